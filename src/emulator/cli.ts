@@ -1,0 +1,2 @@
+/** Placeholder until the emulator lands. */
+export async function runEmulatorCli(_argv: string[]): Promise<void> {}
