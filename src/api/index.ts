@@ -1,0 +1,41 @@
+export { ApiClient } from './client.js';
+export type { ExtractOutcome } from './endpoints/documents.js';
+export type { UploadFile } from './multipart.js';
+export { redactKey } from './redact.js';
+export { parseRateLimit } from './rate-limit.js';
+export type { ApiClientOptions, ApiTimeouts, Endpoint, ExtractOptions, RateLimitInfo, ResponseEvent } from './types.js';
+export { DEFAULT_TIMEOUTS } from './timeouts.js';
+export {
+  ExtractionSuccess,
+  SplitChunk,
+  SplitManifest,
+  ChunkProcessed,
+  CollectedResult,
+  ModelList,
+  Health,
+  Authorised,
+  ErrorEnvelope,
+} from './schemas.js';
+export {
+  DocextractApiError,
+  ApiError,
+  BadRequestError,
+  AuthenticationError,
+  PaymentRequiredError,
+  NotFoundError,
+  MethodNotAllowedError,
+  ConflictError,
+  GoneError,
+  PayloadTooLargeError,
+  UnprocessableEntityError,
+  RateLimitError,
+  ServerError,
+  ServiceUnavailableError,
+  TransportError,
+  NetworkError,
+  TimeoutError,
+  MalformedResponseError,
+  ResponseValidationError,
+} from './errors.js';
+export { decideRetry, DEFAULT_RETRY_TUNING } from './retry-policy.js';
+export type { RetryDecision, RetryTuning, RetryContext } from './retry-policy.js';

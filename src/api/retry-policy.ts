@@ -1,0 +1,131 @@
+/**
+ * Whether, and when, to try a failed request again: a pure function of the
+ * error, the attempt number and an injected clock and random source, so it
+ * can be tested as a table.
+ *
+ * It only decides; the batch layer sleeps and sends through its rate gate.
+ * Requests are the scarce resource (10/min, 100/h by default), so this never
+ * stacks blind retries on top of the gate: every wait here is either dictated
+ * by the server (Reset, busy, a claim) or a capped backoff for failures that
+ * cost nothing to repeat.
+ */
+import { ApiError, ResponseValidationError, TransportError } from './errors.js';
+import type { Endpoint } from './types.js';
+
+export interface RetryTuning {
+  /** First backoff step for 5xx, chunk 422 and transport failures. @default 1000 */
+  baseDelayMs: number;
+  /** Cap of that exponential backoff, and the wait for a 429 without Reset. @default 60_000 */
+  maxDelayMs: number;
+  /** 503 server_busy: staging is full; pause all sending this long (plus jitter). @default 120_000 */
+  busyPauseMs: number;
+  /** 409 chunk_in_progress: first wait, doubling up to the 120 s at which a claim goes stale. @default 10_000 */
+  conflictDelayMs: number;
+  /** Attempts in all, the first included; the answer after the last is give-up. @default 8 */
+  maxAttempts: number;
+}
+
+export type RetryDecision =
+  | { action: 'retry'; delayMs: number; reason: string; /** 503 and 429: pause ALL sending, not just this request. */ pauseAll?: boolean }
+  | { action: 'give-up'; reason: string };
+
+export interface RetryContext {
+  endpoint: Endpoint;
+  /** Unix milliseconds, from the injected clock. */
+  nowMs: number;
+  /** In [0, 1), injected so tests are exact. */
+  random: () => number;
+  tuning?: Partial<RetryTuning>;
+}
+
+export const DEFAULT_RETRY_TUNING: Readonly<RetryTuning> = {
+  baseDelayMs: 1_000,
+  maxDelayMs: 60_000,
+  busyPauseMs: 120_000,
+  conflictDelayMs: 10_000,
+  maxAttempts: 8,
+};
+
+/** A chunk claim is re-claimable after this long (spec §8). */
+const CLAIM_STALE_MS = 120_000;
+/** Never answer a 429 sooner than this, even when Reset is already past: clocks drift. */
+const RESET_FLOOR_MS = 1_000;
+/** Spread for waits dictated by the server, so parallel workers don't return in step. */
+const RESET_JITTER_MS = 1_000;
+/** A Reset further out than the longest window (a month) is garbage; don't sleep on it. */
+const RESET_CEILING_MS = 31 * 24 * 3_600_000;
+/** Jitter on the busy pause, as a fraction of it. */
+const BUSY_JITTER_FRACTION = 0.25;
+
+/** Statuses whose answer won't change by asking again. */
+const FINAL_STATUSES = new Set([400, 401, 402, 404, 405, 410, 413]);
+
+export function decideRetry(error: unknown, attempt: number, ctx: RetryContext): RetryDecision {
+  const t: RetryTuning = { ...DEFAULT_RETRY_TUNING, ...ctx.tuning };
+  const verdict = classify(error, ctx.endpoint);
+  if (verdict.kind === 'final') return { action: 'give-up', reason: verdict.reason };
+  if (attempt >= t.maxAttempts) {
+    return { action: 'give-up', reason: `${verdict.reason}; gave up after ${attempt} attempts` };
+  }
+
+  switch (verdict.kind) {
+    case 'rate-limit': {
+      const resetSeconds = (error as ApiError).rateLimit?.reset;
+      const jitter = ctx.random() * RESET_JITTER_MS;
+      if (resetSeconds === undefined) {
+        // Without Reset, one full minute window is the shortest wait that can help.
+        return { action: 'retry', delayMs: Math.round(t.maxDelayMs + jitter), reason: `${verdict.reason}; no Reset header`, pauseAll: true };
+      }
+      const untilReset = Math.min(Math.max(resetSeconds * 1000 - ctx.nowMs, RESET_FLOOR_MS), RESET_CEILING_MS);
+      return { action: 'retry', delayMs: Math.round(untilReset + jitter), reason: `${verdict.reason}; waiting for the window to reset`, pauseAll: true };
+    }
+    case 'busy': {
+      const delayMs = t.busyPauseMs + ctx.random() * t.busyPauseMs * BUSY_JITTER_FRACTION;
+      return { action: 'retry', delayMs: Math.round(delayMs), reason: verdict.reason, pauseAll: true };
+    }
+    case 'conflict': {
+      const grown = Math.min(t.conflictDelayMs * 2 ** (attempt - 1), CLAIM_STALE_MS);
+      return { action: 'retry', delayMs: Math.round(grown + ctx.random() * RESET_JITTER_MS), reason: verdict.reason };
+    }
+    case 'backoff': {
+      // Full jitter (AWS architecture blog): uniform in [0, capped exponential].
+      const ceiling = Math.min(t.maxDelayMs, t.baseDelayMs * 2 ** (attempt - 1));
+      return { action: 'retry', delayMs: Math.round(ctx.random() * ceiling), reason: verdict.reason };
+    }
+  }
+}
+
+type Verdict =
+  | { kind: 'final'; reason: string }
+  | { kind: 'rate-limit' | 'busy' | 'conflict' | 'backoff'; reason: string };
+
+function classify(error: unknown, endpoint: Endpoint): Verdict {
+  if (error instanceof ResponseValidationError) {
+    return { kind: 'final', reason: 'response does not match the API schema' };
+  }
+  if (error instanceof TransportError) {
+    return { kind: 'backoff', reason: `transport failure (${error.name})` };
+  }
+  if (!(error instanceof ApiError)) {
+    return { kind: 'final', reason: 'not an API failure' };
+  }
+
+  const what = `${error.status} ${error.code}`;
+  if (error.status === 429) {
+    // The server counts open jobs we may not know of; only re-planning helps.
+    if (error.code === 'too_many_open_jobs') return { kind: 'final', reason: `${what}: re-plan open jobs` };
+    return { kind: 'rate-limit', reason: what };
+  }
+  if (error.status === 503) return { kind: 'busy', reason: `${what}: server staging is full` };
+  if (error.status === 409) return { kind: 'conflict', reason: `${what}: another request holds the chunk` };
+  if (error.status === 422) {
+    // A failed chunk stays available and retrying is free; a failed sync
+    // extraction is final and already charged.
+    return endpoint === 'process'
+      ? { kind: 'backoff', reason: `${what}: chunk stays available` }
+      : { kind: 'final', reason: `${what}: final and already charged` };
+  }
+  if (error.status >= 500) return { kind: 'backoff', reason: what };
+  if (FINAL_STATUSES.has(error.status)) return { kind: 'final', reason: what };
+  return { kind: 'final', reason: `${what}: unexpected status` };
+}

@@ -1,0 +1,200 @@
+/**
+ * One HTTP exchange: build the request, enforce the deadline, read the body,
+ * report the answer. It knows nothing of JSON or schemas (see interpret.ts).
+ */
+import type { Dispatcher } from 'undici';
+import { DocextractApiError, NetworkError, TimeoutError, TransportError } from './errors.js';
+import { parseRateLimit } from './rate-limit.js';
+import { keyRedactor, redactKey } from './redact.js';
+import { overallDeadlineMs, resolveTimeouts, sharedDispatcher } from './timeouts.js';
+import type { ApiClientOptions, ApiTimeouts, Endpoint, ResponseEvent } from './types.js';
+
+export interface ApiRequest {
+  endpoint: Endpoint;
+  method: 'GET' | 'POST';
+  query?: Record<string, string>;
+  body?: FormData;
+  /** Size of the file inside `body`, which scales the deadline. @default 0 */
+  bodyBytes?: number;
+  /** Send the Bearer header. Only `health` goes without. */
+  auth: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+export interface ApiAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** undici error codes (on the error or its `cause`) that mean a timer fired. */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+/** A control character in a header value makes fetch throw, which would look like a retryable network error. */
+function hasControlChar(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+export class HttpTransport {
+  readonly baseUrl: string;
+  readonly redact: (text: string) => string;
+  private readonly apiKey: string | undefined;
+  private readonly userAgent: string;
+  private readonly timeouts: Required<ApiTimeouts>;
+  private readonly options: ApiClientOptions;
+
+  constructor(options: ApiClientOptions) {
+    let parsed: URL;
+    try {
+      parsed = new URL(options.baseUrl);
+    } catch {
+      throw new DocextractApiError(`baseUrl is not a URL: ${JSON.stringify(options.baseUrl)}`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new DocextractApiError(`baseUrl must be http or https, got ${parsed.protocol}`);
+    }
+    if (options.apiKey !== undefined && hasControlChar(options.apiKey)) {
+      throw new DocextractApiError('apiKey contains a control character (a stray newline?)');
+    }
+    if (hasControlChar(options.userAgent)) throw new DocextractApiError('userAgent contains a control character');
+    try {
+      this.timeouts = resolveTimeouts(options.timeouts);
+    } catch (error) {
+      throw new DocextractApiError((error as Error).message);
+    }
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.apiKey = options.apiKey || undefined;
+    this.userAgent = options.userAgent;
+    this.options = options;
+    this.redact = keyRedactor(this.apiKey);
+  }
+
+  /** `${baseUrl}/v3.1/<endpoint>` with no extension, plus an encoded query. */
+  url(endpoint: Endpoint, query?: Record<string, string>): string {
+    const search = query ? new URLSearchParams(query).toString() : '';
+    return `${this.baseUrl}/v3.1/${endpoint}${search ? `?${search}` : ''}`;
+  }
+
+  async send(request: ApiRequest): Promise<ApiAnswer> {
+    const { endpoint, signal: callerSignal } = request;
+    const url = this.url(endpoint, request.query);
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
+    if (request.auth && this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+
+    const deadlineMs = overallDeadlineMs(endpoint, request.bodyBytes ?? 0, this.timeouts);
+    const deadline = AbortSignal.timeout(deadlineMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
+    const fail = (error: unknown): unknown => {
+      // The caller's abort is theirs to interpret; it is not a network fault.
+      if (callerSignal?.aborted) return callerSignal.reason;
+      if (deadline.aborted) return new TimeoutError(endpoint, `no complete answer within ${deadlineMs} ms`, { cause: error });
+      return classifyFetchFailure(endpoint, error);
+    };
+
+    this.log(`→ ${request.method} ${url} ${describeHeaders(headers)}${request.body ? ` multipart(${[...request.body.keys()].join(',')}) ${request.bodyBytes ?? 0} bytes` : ''}`);
+    const started = performance.now();
+    let response: Response;
+    try {
+      const fetchFn = this.options.fetch ?? globalThis.fetch;
+      // `dispatcher` is undici's extension to RequestInit. Node's bundled
+      // undici-types and the undici package declare distinct Dispatcher
+      // types, hence the cast; at run time Node's fetch accepts it.
+      const init: Omit<RequestInit, 'dispatcher'> & { dispatcher: Dispatcher } = {
+        method: request.method,
+        headers,
+        signal,
+        // A redirect means a misconfigured baseUrl; following it would turn POST into GET.
+        redirect: 'manual',
+        dispatcher: this.options.dispatcher ?? sharedDispatcher(this.timeouts),
+      };
+      if (request.body) init.body = request.body;
+      response = await fetchFn(url, init as unknown as RequestInit);
+    } catch (error) {
+      const thrown = fail(error);
+      this.log(`✗ ${endpoint} after ${Math.round(performance.now() - started)} ms: ${describeError(thrown)}`);
+      throw thrown;
+    }
+
+    let text: string | undefined;
+    try {
+      text = await response.text();
+    } catch (error) {
+      const thrown = fail(error);
+      this.log(`✗ ${endpoint} HTTP ${response.status}, body failed after ${Math.round(performance.now() - started)} ms: ${describeError(thrown)}`);
+      throw thrown;
+    } finally {
+      this.report(endpoint, response, performance.now() - started);
+    }
+    return { status: response.status, headers: response.headers, text };
+  }
+
+  /** Every answer reaches onResponse, errors included: the rate gate learns from 429s. */
+  private report(endpoint: Endpoint, response: Response, durationMs: number): void {
+    const event: ResponseEvent = { endpoint, status: response.status, durationMs: Math.round(durationMs) };
+    const rateLimit = parseRateLimit(response.headers);
+    if (rateLimit) event.rateLimit = rateLimit;
+    const rl = rateLimit ? ` ratelimit ${rateLimit.remaining ?? '?'}/${rateLimit.limit ?? '?'} reset ${rateLimit.reset ?? '?'}` : '';
+    this.log(`← ${response.status} ${endpoint} ${event.durationMs} ms${rl}`);
+    try {
+      this.options.onResponse?.(event);
+    } catch (error) {
+      // A listener bug must not turn a charged extraction into a failure that gets retried.
+      this.log(`onResponse listener threw: ${describeError(error)}`);
+    }
+  }
+
+  private log(line: string): void {
+    this.options.debug?.(this.redact(line));
+  }
+}
+
+function describeHeaders(headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .map(([name, value]) => (name === 'authorization' ? `${name}=Bearer ${redactKey(value.slice('Bearer '.length))}` : `${name}=${value}`))
+    .join(' ');
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = findCode(error);
+    return `${error.name}: ${error.message}${code ? ` (${code})` : ''}`;
+  }
+  return String(error);
+}
+
+/** The first `code` on the error or down its `cause` chain (fetch wraps undici's error in TypeError). */
+function findCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Anything fetch rejects with, other than our aborts, is a transport fault:
+ * real fetch wraps it in `TypeError('fetch failed' | 'terminated')`, nock
+ * rejects with the raw object it was given.
+ */
+export function classifyFetchFailure(endpoint: Endpoint, error: unknown): TransportError {
+  const code = findCode(error);
+  const detail = [code, findMessage(error)].filter(Boolean).join(': ');
+  const isTimeout = (code !== undefined && TIMEOUT_CODES.has(code)) || (error instanceof Error && error.name === 'TimeoutError');
+  return isTimeout
+    ? new TimeoutError(endpoint, `timed out (${detail})`, { cause: error })
+    : new NetworkError(endpoint, `network failure (${detail || 'unknown'})`, { cause: error });
+}
+
+function findMessage(error: unknown): string | undefined {
+  let innermost: string | undefined;
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === 'string' && message) innermost = message;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return innermost;
+}

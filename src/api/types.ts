@@ -1,0 +1,91 @@
+import type { Dispatcher } from 'undici';
+
+/** The endpoints of API v3.1, by the last segment of their path. */
+export type Endpoint = 'documents' | 'process' | 'result' | 'models' | 'health' | 'authorised';
+
+/**
+ * Extract options, sent as the JSON string of the multipart field `options`.
+ * Only these keys are forwarded: the server silently ignores others, so
+ * sending them would only hide a typo.
+ */
+export type ExtractOptions = {
+  /** Prompt template name (a document type, not an AI model). */
+  model?: string;
+  /** Synonym for `model`. The server's own default is `invoice`. */
+  document_type?: string;
+  /** Store the result server-side; the answer then carries `extraction_id`. @default false */
+  store_db?: boolean;
+};
+
+/** The three X-RateLimit-* headers, as sent. Absent headers stay undefined. */
+export interface RateLimitInfo {
+  limit?: number;
+  remaining?: number;
+  /** Unix seconds when the window resets, as sent by the server. */
+  reset?: number;
+}
+
+/** One HTTP answer, reported whatever its status (the rate gate learns from 429s too). */
+export interface ResponseEvent {
+  endpoint: Endpoint;
+  status: number;
+  rateLimit?: RateLimitInfo;
+  /** From sending the request to the end of reading the response body. */
+  durationMs: number;
+}
+
+/** Explicit network timeouts; see `timeouts.ts` for how undici counts them. */
+export interface ApiTimeouts {
+  /** TCP/TLS connect. @default 10_000 */
+  connectMs?: number;
+  /**
+   * Longest silence before response headers. undici restarts this timer on
+   * every 64 KiB request chunk the socket accepts and again when the body is
+   * written, so it bounds server think time (an AI extraction) plus the
+   * kernel-buffered tail of an upload, not the whole upload.
+   * @default 180_000
+   */
+  headersMs?: number;
+  /** Longest silence between response body chunks. @default 30_000 */
+  bodyMs?: number;
+  /**
+   * Extra allowance per started MiB of request body, added to the overall
+   * per-request deadline (connectMs + headersMs + bodyMs + uploads).
+   * 60 s per MiB lets a 10 MB upload finish on a ~140 kbit/s link.
+   * @default 60_000
+   */
+  uploadMs?: number;
+  /**
+   * Overall deadline for endpoints that do no extraction work
+   * (health, models, authorised, result), so a dead server is noticed in
+   * seconds rather than after headersMs.
+   * @default 30_000
+   */
+  lightMs?: number;
+}
+
+export interface ApiClientOptions {
+  /** Service root, e.g. `http://127.0.0.1:8787`. Trailing slashes are stripped. */
+  baseUrl: string;
+  /** Sent only as `Authorization: Bearer <key>`, on every endpoint except health. Never in a URL. */
+  apiKey?: string;
+  /** e.g. `docextract/0.1.0`. */
+  userAgent: string;
+  /**
+   * The fetch to call. Looked up on each request when not given, so an
+   * interceptor installed after construction (nock in tests) still applies.
+   * @default globalThis.fetch
+   */
+  fetch?: typeof globalThis.fetch;
+  /**
+   * undici dispatcher passed to fetch.
+   * @default a shared undici EnvHttpProxyAgent (honours HTTPS_PROXY/HTTP_PROXY/NO_PROXY) with keep-alive and `timeouts`
+   */
+  dispatcher?: Dispatcher;
+  /** @default see {@link ApiTimeouts} */
+  timeouts?: ApiTimeouts;
+  /** Called for every HTTP answer, errors included. Exceptions it throws are logged to `debug` and ignored. */
+  onResponse?: (event: ResponseEvent) => void;
+  /** Debug sink. Every line is redacted: the key never appears, only `sk_…` and its last 4 chars. */
+  debug?: (line: string) => void;
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  decideRetry,
+  MalformedResponseError,
+  NetworkError,
+  ResponseValidationError,
+  TimeoutError,
+  type Endpoint,
+  type RetryDecision,
+} from '../../../src/api/index.js';
+
+const NOW = 1_767_225_000_000; // Unix ms; a Reset of 1_767_225_060 s is 60 s later
+const headers = (h: Record<string, string> = {}): Headers => new Headers(h);
+const apiError = (endpoint: Endpoint, status: number, code: string, h?: Record<string, string>): ApiError =>
+  ApiError.from(endpoint, status, { success: false, error: { code, message: 'm' } }, headers(h));
+const RESET_60S = { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(NOW / 1000 + 60) };
+const RESET_PAST = { 'X-RateLimit-Reset': String(NOW / 1000 - 5) };
+
+type Row = [label: string, error: unknown, endpoint: Endpoint, attempt: number, random: number, expected: Partial<RetryDecision>];
+
+const rows: Row[] = [
+  // 429: wait for the server's window, plus jitter, and pause everything
+  ['429 rate_limit_exceeded waits until Reset', apiError('documents', 429, 'rate_limit_exceeded', RESET_60S), 'documents', 1, 0, { action: 'retry', delayMs: 60_000, pauseAll: true }],
+  ['429 adds up to 1 s of jitter', apiError('process', 429, 'rate_limit_exceeded', RESET_60S), 'process', 1, 0.5, { action: 'retry', delayMs: 60_500, pauseAll: true }],
+  ['429 with Reset already past waits the 1 s floor', apiError('result', 429, 'rate_limit_exceeded', RESET_PAST), 'result', 1, 0, { action: 'retry', delayMs: 1_000, pauseAll: true }],
+  ['429 without Reset waits a full minute window', apiError('process', 429, 'rate_limit_exceeded'), 'process', 1, 0, { action: 'retry', delayMs: 60_000, pauseAll: true }],
+  ['429 too_many_open_jobs is for the planner', apiError('documents', 429, 'too_many_open_jobs', RESET_60S), 'documents', 1, 0, { action: 'give-up' }],
+  // 503: staging full, pause for minutes
+  ['503 server_busy pauses all for busyPauseMs', apiError('documents', 503, 'server_busy'), 'documents', 1, 0, { action: 'retry', delayMs: 120_000, pauseAll: true }],
+  ['503 jitter is up to a quarter of the pause', apiError('documents', 503, 'server_busy'), 'documents', 2, 1, { action: 'retry', delayMs: 150_000, pauseAll: true }],
+  // 409: someone else holds the chunk; grow the wait up to the 120 s staleness
+  ['409 first wait is conflictDelayMs', apiError('process', 409, 'chunk_in_progress'), 'process', 1, 0, { action: 'retry', delayMs: 10_000 }],
+  ['409 wait doubles', apiError('process', 409, 'chunk_in_progress'), 'process', 3, 0, { action: 'retry', delayMs: 40_000 }],
+  ['409 wait is capped at 120 s', apiError('process', 409, 'chunk_in_progress'), 'process', 6, 0, { action: 'retry', delayMs: 120_000 }],
+  // free-to-repeat failures: capped exponential backoff with full jitter
+  ['500 server_error backs off', apiError('process', 500, 'server_error'), 'process', 1, 1, { action: 'retry', delayMs: 1_000 }],
+  ['500 persist_failed backs off exponentially', apiError('process', 500, 'persist_failed'), 'process', 4, 1, { action: 'retry', delayMs: 8_000 }],
+  ['backoff is capped at maxDelayMs', apiError('process', 500, 'server_error'), 'process', 7, 1, { action: 'retry', delayMs: 60_000 }],
+  ['full jitter can go down to 0', apiError('process', 500, 'server_error'), 'process', 4, 0, { action: 'retry', delayMs: 0 }],
+  ['502 with an envelope backs off', apiError('result', 502, 'server_error'), 'result', 1, 1, { action: 'retry', delayMs: 1_000 }],
+  ['422 on process: the chunk stays available', apiError('process', 422, 'extraction_failed'), 'process', 2, 1, { action: 'retry', delayMs: 2_000 }],
+  ['network error backs off', new NetworkError('process', 'ECONNRESET'), 'process', 1, 0.5, { action: 'retry', delayMs: 500 }],
+  ['timeout backs off', new TimeoutError('result', 'slow'), 'result', 2, 0.5, { action: 'retry', delayMs: 1_000 }],
+  ['HTML 502 backs off', new MalformedResponseError('documents', 502, 'not JSON', '<html>'), 'documents', 1, 1, { action: 'retry', delayMs: 1_000 }],
+  // final answers
+  ['422 on documents is final and charged', apiError('documents', 422, 'extraction_failed'), 'documents', 1, 0, { action: 'give-up' }],
+  ['400 gives up', apiError('documents', 400, 'invalid_file_type'), 'documents', 1, 0, { action: 'give-up' }],
+  ['401 gives up', apiError('models', 401, 'invalid_api_key'), 'models', 1, 0, { action: 'give-up' }],
+  ['402 gives up', apiError('documents', 402, 'insufficient_credits'), 'documents', 1, 0, { action: 'give-up' }],
+  ['404 gives up', apiError('result', 404, 'job_not_found'), 'result', 1, 0, { action: 'give-up' }],
+  ['405 gives up', apiError('models', 405, 'method_not_allowed'), 'models', 1, 0, { action: 'give-up' }],
+  ['410 gives up', apiError('process', 410, 'job_expired'), 'process', 1, 0, { action: 'give-up' }],
+  ['413 gives up', apiError('documents', 413, 'file_too_large'), 'documents', 1, 0, { action: 'give-up' }],
+  ['an unlisted 4xx gives up', apiError('documents', 418, 'teapot'), 'documents', 1, 0, { action: 'give-up' }],
+  ['a schema mismatch gives up', new ResponseValidationError('result', 200, [], 'x'), 'result', 1, 0, { action: 'give-up' }],
+  ['an unknown error gives up', new Error('bug'), 'documents', 1, 0, { action: 'give-up' }],
+  ['a caller abort gives up', new DOMException('aborted', 'AbortError'), 'documents', 1, 0, { action: 'give-up' }],
+  // attempts run out
+  ['500 after maxAttempts gives up', apiError('process', 500, 'server_error'), 'process', 8, 0, { action: 'give-up' }],
+  ['429 after maxAttempts gives up', apiError('process', 429, 'rate_limit_exceeded', RESET_60S), 'process', 8, 0, { action: 'give-up' }],
+  ['transport error after maxAttempts gives up', new NetworkError('process', 'reset'), 'process', 8, 0, { action: 'give-up' }],
+];
+
+describe('decideRetry', () => {
+  it.each(rows)('%s', (_label, error, endpoint, attempt, random, expected) => {
+    const decision = decideRetry(error, attempt, { endpoint, nowMs: NOW, random: () => random });
+    expect(decision).toMatchObject(expected);
+    expect(decision.reason).toEqual(expect.any(String));
+    if (expected.action === 'retry' && expected.pauseAll === undefined) expect(decision).not.toHaveProperty('pauseAll');
+  });
+
+  it('honours tuning overrides', () => {
+    const tuning = { baseDelayMs: 100, maxDelayMs: 500, busyPauseMs: 1_000, conflictDelayMs: 50, maxAttempts: 3 };
+    const ctx = { endpoint: 'process' as const, nowMs: NOW, random: () => 1, tuning };
+    expect(decideRetry(apiError('process', 500, 'server_error'), 2, ctx)).toMatchObject({ action: 'retry', delayMs: 200 });
+    expect(decideRetry(apiError('process', 500, 'server_error'), 3, ctx)).toMatchObject({ action: 'give-up' }); // maxAttempts 3
+    expect(decideRetry(apiError('process', 503, 'server_busy'), 1, ctx)).toMatchObject({ delayMs: 1_250 });
+    expect(decideRetry(apiError('process', 409, 'chunk_in_progress'), 1, ctx)).toMatchObject({ delayMs: 1_050 });
+  });
+
+  it('is pure: same inputs, same decision', () => {
+    const error = apiError('process', 500, 'server_error');
+    const ctx = { endpoint: 'process' as const, nowMs: NOW, random: () => 0.3 };
+    expect(decideRetry(error, 3, ctx)).toEqual(decideRetry(error, 3, ctx));
+  });
+});
