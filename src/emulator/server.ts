@@ -1,0 +1,132 @@
+import { randomInt } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiFailure } from './api-failure.js';
+import { createCounters } from './counters.js';
+import { DEFAULT_CLAIM_TIMEOUT_MS, DEFAULT_OPEN_JOB_CAP, DEFAULT_RATE_LIMITS, DEFAULT_SLOW_MS, DEFAULT_TTL_MS, SMALL_BODY_CAP } from './defaults.js';
+import { FaultInjector } from './fault-injector.js';
+import { handleDocuments } from './handlers/documents.js';
+import { handleAuthorised, handleHealth, handleModels } from './handlers/info.js';
+import { handleProcess } from './handlers/process.js';
+import { handleResult } from './handlers/result.js';
+import { DOCUMENTS_BODY_CAP } from './handlers/upload-validation.js';
+import { readBody, type ReceivedBody } from './http/body.js';
+import { Exchange, type ExchangeEnvironment } from './http/exchange.js';
+import { routeRequest } from './http/router.js';
+import { JobStore } from './job-store.js';
+import { generateDemoKey, KeyRegistry } from './key-registry.js';
+import { RateLimiter } from './rate-limiter.js';
+import { emitEvent, type EmulatorState } from './state.js';
+import { TEMPLATE_NAMES } from './templates.js';
+import type { EmulatorEndpoint, EmulatorOptions, RunningEmulator } from './types.js';
+
+type Handler = (state: EmulatorState, exchange: Exchange, body: ReceivedBody) => Promise<void>;
+
+const HANDLERS: Record<EmulatorEndpoint, Handler> = {
+  documents: handleDocuments,
+  process: handleProcess,
+  result: (state, exchange) => handleResult(state, exchange),
+  models: (state, exchange) => handleModels(state, exchange),
+  health: (state, exchange) => handleHealth(state, exchange),
+  authorised: (state, exchange) => handleAuthorised(state, exchange),
+};
+
+function buildState(options: EmulatorOptions): EmulatorState {
+  const now = options.now ?? Date.now;
+  const counters = createCounters();
+  const events = new EventEmitter();
+  const keys = new KeyRegistry(options.keys ?? [generateDemoKey()], TEMPLATE_NAMES);
+  const state: EmulatorState = {
+    now,
+    baseUrl: '',
+    limits: {
+      ttlMs: options.ttlMs ?? DEFAULT_TTL_MS,
+      claimTimeoutMs: options.claimTimeoutMs ?? DEFAULT_CLAIM_TIMEOUT_MS,
+      openJobCap: options.openJobCap ?? DEFAULT_OPEN_JOB_CAP,
+    },
+    keys,
+    rate: new RateLimiter(options.rateLimits ?? [...DEFAULT_RATE_LIMITS]),
+    faults: new FaultInjector(options.faults ?? {}, options.seed ?? randomInt(2 ** 31)),
+    jobs: new JobStore(options.ttlMs ?? DEFAULT_TTL_MS, now, (job) => {
+      counters.expiredJobs += 1;
+      emitEvent(state, { type: 'expire', key: job.key, jobId: job.id, sha256: job.sha256, filename: job.filename });
+    }),
+    counters,
+    events,
+  };
+  return state;
+}
+
+async function handle(state: EmulatorState, env: ExchangeEnvironment, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://emulator.invalid');
+  let endpoint: EmulatorEndpoint | null = null;
+  let routeFailure: ApiFailure | null = null;
+  try {
+    endpoint = routeRequest(url.pathname, req.method ?? 'GET');
+  } catch (error) {
+    if (!(error instanceof ApiFailure)) throw error;
+    routeFailure = error;
+  }
+  const exchange = new Exchange(req, res, endpoint, url, env);
+  const body = await readBody(req, endpoint === 'documents' ? DOCUMENTS_BODY_CAP : SMALL_BODY_CAP);
+  if (body.aborted) return;
+  if (routeFailure !== null || endpoint === null) {
+    await exchange.sendFailure(routeFailure ?? new ApiFailure(404, 'not_found', 'Not found.'));
+    return;
+  }
+  state.counters.requestsByEndpoint[endpoint] += 1;
+  state.jobs.sweep();
+  try {
+    await HANDLERS[endpoint](state, exchange, body);
+  } catch (error) {
+    const failure = error instanceof ApiFailure ? error : new ApiFailure(500, 'server_error', 'Internal server error.');
+    await exchange.sendFailure(failure);
+  }
+}
+
+/** Starts the emulated Document Extraction Service API v3.1 on a local port. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const state = buildState(options);
+  const env: ExchangeEnvironment = {
+    now: state.now,
+    latencyMs: { ...options.latencyMs },
+    slowMs: options.slowMs ?? DEFAULT_SLOW_MS,
+    countFault: (endpoint, kind) => {
+      const name = `${endpoint}.${kind}`;
+      state.counters.faultsInjected[name] = (state.counters.faultsInjected[name] ?? 0) + 1;
+    },
+    ...(options.onRequest === undefined ? {} : { log: options.onRequest }),
+  };
+  const server = createServer((req, res) => {
+    handle(state, env, req, res).catch(() => {
+      if (!res.headersSent) res.destroy();
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  state.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  return {
+    url: state.baseUrl,
+    port,
+    keys: state.keys.keys,
+    counters: state.counters,
+    events: state.events,
+    setFaults: (faults) => state.faults.setFaults(faults),
+    expireJob: (parentJobId) => state.jobs.forceExpire(parentJobId),
+    loseChunkSource: (parentJobId) => state.jobs.markSourceLost(parentJobId),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,50 @@
+import type { EventEmitter } from 'node:events';
+import { ApiFailure } from './api-failure.js';
+import type { FaultInjector } from './fault-injector.js';
+import type { JobStore } from './job-store.js';
+import type { KeyAccount, KeyRegistry } from './key-registry.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { EmulatorCounters, EmulatorEvent } from './types.js';
+
+/** Limits after defaults are applied. */
+export interface EmulatorLimits {
+  ttlMs: number;
+  claimTimeoutMs: number;
+  openJobCap: number;
+}
+
+/** Everything the handlers share; built once per emulator by startEmulator. */
+export interface EmulatorState {
+  now: () => number;
+  /** Set once the server listens. */
+  baseUrl: string;
+  limits: EmulatorLimits;
+  keys: KeyRegistry;
+  rate: RateLimiter;
+  faults: FaultInjector;
+  jobs: JobStore;
+  counters: EmulatorCounters;
+  events: EventEmitter;
+}
+
+export function emitEvent(state: EmulatorState, event: Omit<EmulatorEvent, 'at'>): void {
+  state.events.emit('event', { at: state.now(), ...event } satisfies EmulatorEvent);
+}
+
+/** Deducts credits and records them; callers have checked the balance. */
+export function chargeCredits(state: EmulatorState, account: KeyAccount, credits: number): void {
+  if (credits <= 0) return;
+  account.creditsRemaining -= credits;
+  state.counters.creditsCharged += credits;
+  state.counters.creditsChargedByKey[account.key] = (state.counters.creditsChargedByKey[account.key] ?? 0) + credits;
+}
+
+/** 402 insufficient_credits unless the balance covers `pages`. */
+export function requireCredits(account: KeyAccount, pages: number): void {
+  if (account.creditsRemaining < pages) {
+    throw new ApiFailure(402, 'insufficient_credits', `${pages} credits are needed but only ${account.creditsRemaining} remain.`, {
+      pages,
+      credits_remaining: account.creditsRemaining,
+    });
+  }
+}

@@ -1,0 +1,125 @@
+import type { EventEmitter } from 'node:events';
+
+/** One API key the emulator accepts, and the account limits attached to it. */
+export interface EmulatorKeyConfig {
+  /** `sk_` followed by 32 hexadecimal characters. */
+  key: string;
+  /** Remaining credits (1 credit = 1 page). @default 1_000_000 */
+  credits?: number;
+  /** Cap on `documents` + `process` requests; reaching it gives 402 usage_limit_exceeded. @default unlimited */
+  allowedRequests?: number;
+  /** An expired key answers 401 expired_api_key. @default false */
+  expired?: boolean;
+  /** An inactive key answers 401 invalid_api_key on every authenticated endpoint, `models` included. @default true */
+  active?: boolean;
+  /** Template names this key may use. `[]` is allowed: `models` lists nothing and every extraction is unknown_model. @default all templates */
+  models?: string[];
+}
+
+/** A sliding-log rate window: at most `limit` requests in any `windowMs`. */
+export interface RateWindowConfig {
+  limit: number;
+  windowMs: number;
+}
+
+export type FaultKind =
+  | 'rate_limit'
+  | 'server_busy'
+  | 'server_error'
+  | 'persist_failed'
+  | 'extraction_failed'
+  | 'chunk_in_progress'
+  | 'chunk_source_lost'
+  | 'reset_before'
+  | 'reset_after'
+  | 'slow'
+  | 'html_502'
+  | 'truncated_json';
+
+export type EmulatorEndpoint = 'documents' | 'process' | 'result' | 'models' | 'health' | 'authorised';
+
+/** Per endpoint, the probability (0..1) of each fault kind. */
+export type FaultConfig = Partial<Record<EmulatorEndpoint, Partial<Record<FaultKind, number>>>>;
+
+/** One line of the request log (used by the CLI; optional for programmatic users). */
+export interface EmulatorRequestLog {
+  at: number;
+  method: string;
+  path: string;
+  endpoint: EmulatorEndpoint | null;
+  status: number | 'reset';
+  code?: string;
+  fault?: FaultKind;
+  durationMs: number;
+}
+
+export interface EmulatorOptions {
+  /** @default 0 (a free port) */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** @default one generated demo key */
+  keys?: (string | EmulatorKeyConfig)[];
+  /** @default 10/60 s, 100/3600 s, 1000/86400 s, 10000/30 days; `[]` = unlimited */
+  rateLimits?: RateWindowConfig[];
+  /** Job time-to-live from the split. @default 2 h */
+  ttlMs?: number;
+  /** A chunk claim older than this may be taken by another request. @default 120 s */
+  claimTimeoutMs?: number;
+  /** Unexpired, unfinalized multi-page jobs per key. @default 5 */
+  openJobCap?: number;
+  /** Added delay per endpoint. @default 0 */
+  latencyMs?: Partial<Record<EmulatorEndpoint, number>>;
+  /** Extra delay of the `slow` fault. @default 2000 */
+  slowMs?: number;
+  faults?: FaultConfig;
+  /** Seeds the fault PRNG: same seed + same request order gives the same faults. @default random */
+  seed?: number;
+  /** Injected clock (ms since epoch) for TTL, claims, rate windows and expires_at. @default Date.now */
+  now?: () => number;
+  /** Called once per answered (or reset) request; the CLI prints these. Not part of the service contract. */
+  onRequest?: (entry: EmulatorRequestLog) => void;
+}
+
+export interface EmulatorCounters {
+  /** Total over all keys. */
+  creditsCharged: number;
+  creditsChargedByKey: Record<string, number>;
+  /** Every documents request whose file part was received, keyed by sha256 hex of the file bytes. */
+  uploadsBySha256: Record<string, number>;
+  requestsByEndpoint: Record<EmulatorEndpoint, number>;
+  /** 429s given: rate_limit_exceeded and too_many_open_jobs, real and injected. */
+  rateLimited: number;
+  /** Jobs that passed their TTL without being finalized. */
+  expiredJobs: number;
+  finalizedJobs: number;
+  /** `${endpoint}.${kind}` -> count of faults that took effect. */
+  faultsInjected: Record<string, number>;
+}
+
+export interface EmulatorEvent {
+  type: 'upload' | 'split' | 'chunk_processed' | 'collect' | 'finalize' | 'expire';
+  at: number;
+  key: string;
+  jobId?: string;
+  sha256?: string;
+  filename?: string;
+}
+
+export interface RunningEmulator {
+  /** Base URL without trailing slash or path, e.g. http://127.0.0.1:43123 */
+  url: string;
+  port: number;
+  keys: string[];
+  /** Live object. */
+  counters: EmulatorCounters;
+  /** Emits 'event' with an EmulatorEvent. 'finalize' fires synchronously while the finalize request is handled, before the data is deleted. */
+  events: EventEmitter;
+  setFaults(faults: FaultConfig): void;
+  /** Test hook: force TTL expiry of a parent job. */
+  expireJob(parentJobId: string): void;
+  /** Test hook: later `process` calls on the job's pending chunks give 410 chunk_source_lost. */
+  loseChunkSource(parentJobId: string): void;
+  /** Closes the server and every keep-alive socket. */
+  close(): Promise<void>;
+}
