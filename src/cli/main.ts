@@ -1,4 +1,100 @@
-/** Placeholder until the CLI lands; returns the process exit code. */
-export async function main(_argv: string[]): Promise<number> {
-  return 0;
+import { Command, CommanderError } from 'commander';
+import { systemClock } from '../util/clock.js';
+import type { ActionFactory, CommandOutcome } from './command.js';
+import { registerCollectCommand } from './commands/collect.js';
+import { registerConfigCommand } from './commands/config.js';
+import { registerExtractCommand } from './commands/extract.js';
+import { registerHealthCommand } from './commands/health.js';
+import { registerModelsCommand } from './commands/models.js';
+import { registerProcessCommand } from './commands/process.js';
+import { registerWhoamiCommand } from './commands/whoami.js';
+import { CliContext, type CliDeps, type GlobalOptions } from './context.js';
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { processIO } from './io.js';
+import { VERSION } from './version.js';
+
+const OUTCOME_EXIT_CODES: Record<CommandOutcome, ExitCodeValue> = {
+  success: ExitCode.Success,
+  'work-failed': ExitCode.WorkFailed,
+  'budget-exhausted': ExitCode.Budget,
+  interrupted: ExitCode.Interrupted,
+};
+
+/** Runs the CLI and returns the exit code; the only place errors become exit codes and printed messages. */
+export async function main(argv: string[], injected: Partial<CliDeps> = {}): Promise<number> {
+  const deps: CliDeps = { io: injected.io ?? processIO(), clock: injected.clock ?? systemClock, fetch: injected.fetch };
+  const state: { outcome?: CommandOutcome; ctx?: CliContext } = {};
+  const program = buildProgram(deps, state);
+  try {
+    await program.parseAsync(argv);
+    return OUTCOME_EXIT_CODES[state.outcome ?? 'success'];
+  } catch (error) {
+    if (error instanceof CommanderError && (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')) {
+      return ExitCode.Success;
+    }
+    if (error instanceof CommanderError) return ExitCode.Usage; // commander already printed its message to stderr
+    return reportError(error, deps, state.ctx);
+  }
+}
+
+function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: CliContext }): Command {
+  const program = new Command('docextract')
+    .description('Batch document extraction with the Document Extraction Service API v3.1')
+    .version(VERSION, '-V, --version')
+    .option('--json', 'print machine-readable JSON (NDJSON for batches) on stdout; messages go to stderr', false)
+    .option('-q, --quiet', 'print only results and errors', false)
+    .option('--no-color', 'no colour (NO_COLOR is honoured too)')
+    .option('--debug', 'debug logs on stderr (key redacted) and stack traces; also DOCEXTRACT_LOG=debug', false)
+    .option('--api-key <key>', 'API key (prefer `config set api-key` or DOCEXTRACT_API_KEY: flags end up in shell history)')
+    .option('--base-url <url>', 'service base URL (DOCEXTRACT_BASE_URL)')
+    .option('--insecure', 'allow sending the key over plain http:// to a non-loopback host', false)
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => deps.io.stdout.write(text),
+      writeErr: (text) => deps.io.stderr.write(text),
+    });
+
+  const action: ActionFactory = <A extends unknown[]>(handler: (ctx: CliContext, ...args: A) => Promise<CommandOutcome | void>) => async (...commanderArgs: unknown[]) => {
+    const command = commanderArgs[commanderArgs.length - 1] as Command;
+    const ctx = new CliContext(deps, command.optsWithGlobals<GlobalOptions>());
+    state.ctx = ctx;
+    // Commander passes the positional arguments, then the options, then the command itself.
+    const outcome = await handler(ctx, ...(commanderArgs.slice(0, -1) as A));
+    state.outcome = outcome ?? 'success';
+  };
+
+  for (const register of [
+    registerExtractCommand,
+    registerCollectCommand,
+    registerProcessCommand,
+    registerModelsCommand,
+    registerHealthCommand,
+    registerWhoamiCommand,
+    registerConfigCommand,
+  ]) {
+    register(program, action);
+  }
+  program.addHelpText(
+    'after',
+    '\nExit codes: 0 success, 1 some work failed, 2 usage or config error, 3 authentication failed,\n4 credits or rate budget exhausted, 130 interrupted (resumable).',
+  );
+  return program;
+}
+
+async function reportError(error: unknown, deps: CliDeps, ctx: CliContext | undefined): Promise<number> {
+  const { describeError } = await import('./error-report.js');
+  const report = describeError(error);
+  const json = ctx?.options.json ?? false;
+  const debug = ctx?.debugEnabled ?? deps.io.env.DOCEXTRACT_LOG === 'debug';
+  if (json) {
+    deps.io.stderr.write(`${JSON.stringify({ error: { code: report.code, message: report.message, hint: report.hint, status: report.status } })}\n`);
+  } else {
+    const paint = ctx?.ui.paint;
+    const label = paint ? paint.red('error:') : 'error:';
+    deps.io.stderr.write(`${label} ${report.message} (${report.code})\n`);
+    if (report.hint) deps.io.stderr.write(`hint: ${report.hint}\n`);
+  }
+  if (debug && error instanceof Error && error.stack) ctx?.debug(error.stack);
+  return report.exitCode;
 }

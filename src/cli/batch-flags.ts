@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+
+/** The flags extract and collect share; defaults come from config (see `docextract config --help`). */
+export function addBatchFlags(command: Command): Command {
+  return command
+    .option('-o, --out <dir>', 'folder for result files (config: out; default ./docextract-out)')
+    .option('--model <name>', 'document type, e.g. invoice, payslip (config: model; see: docextract models)')
+    .option('--store', 'ask the service to store results (store_db); results then carry an extraction_id')
+    .option('--no-finalize', 'keep the job data on the server after the result is saved; an unfinalized job holds one of the 5 open-job slots until it expires (2 h)')
+    .option('--rate-limit <windows>', 'request windows of the key, e.g. 10/min,100/h,1000/d,10000/mo (config: rate-limit)')
+    .option('--concurrency <n>', 'requests in flight at once (config: concurrency; default 4)')
+    .option('--open-jobs <n>', 'open multi-page jobs allowed per key (config: open-jobs; default 5)')
+    .option('--job-ttl <duration>', 'job lifetime on the server (config: job-ttl; default 2h)')
+    .option('--retry-base <duration>', 'first retry delay for transient errors (default 1s)')
+    .option('--retry-max <duration>', 'longest retry delay (default 60s)')
+    .option('--busy-pause <duration>', 'pause after 503 server_busy (default 2min)')
+    .option('--conflict-delay <duration>', 'wait after 409 chunk_in_progress (default 10s)');
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { RunSettings } from '../batch/batch-types.js';
+import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
+import { parseDuration } from '../util/duration.js';
+import { UsageError } from './cli-errors.js';
+import type { CliContext } from './context.js';
+
+/** Flags shared by extract and collect. */
+export interface BatchFlags {
+  out?: string;
+  rateLimit?: string;
+  concurrency?: string;
+  openJobs?: string;
+  jobTtl?: string;
+  model?: string;
+  store?: boolean;
+  finalize?: boolean;
+  maxCredits?: string;
+  retryFailed?: boolean;
+  retryBase?: string;
+  retryMax?: string;
+  busyPause?: string;
+  conflictDelay?: string;
+}
+
+export interface BatchSettings {
+  run: RunSettings;
+  windows: RateWindow[];
+  outDir: string;
+}
+
+/** Resolve flags, environment, config and defaults into one run's settings; bad values are usage errors (exit 2). */
+export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): Promise<BatchSettings> {
+  const value = async (key: Parameters<CliContext['setting']>[0], flag: string | undefined): Promise<string> =>
+    (await ctx.setting(key, flag)).value ?? '';
+  const rateSpec = await value('rate-limit', flags.rateLimit);
+  const windows = parsed('--rate-limit', () => parseRateWindows(rateSpec));
+  const ttlSpec = await value('job-ttl', flags.jobTtl);
+  const model = (await ctx.setting('model', flags.model)).value;
+  const run: RunSettings = {
+    concurrency: positiveInt('--concurrency', await value('concurrency', flags.concurrency)),
+    openJobCap: positiveInt('--open-jobs', await value('open-jobs', flags.openJobs)),
+    ttlMs: parsed('--job-ttl', () => parseDuration(ttlSpec)),
+    marginMs: 0,
+    finalize: flags.finalize !== false,
+    extractOptions: { ...(model ? { model } : {}), ...(flags.store ? { store_db: true } : {}) },
+    maxCredits: flags.maxCredits === undefined ? undefined : positiveInt('--max-credits', flags.maxCredits),
+    retryFailed: Boolean(flags.retryFailed),
+    maxCollectRounds: 4,
+    maxAttempts: 8,
+    retryBaseMs: durationFlag('--retry-base', flags.retryBase, 1000),
+    retryMaxMs: durationFlag('--retry-max', flags.retryMax, 60_000),
+    busyPauseMs: durationFlag('--busy-pause', flags.busyPause, 120_000),
+    conflictDelayMs: durationFlag('--conflict-delay', flags.conflictDelay, 10_000),
+  };
+  // Finish every job well before it expires: a tenth of the TTL, at most 10 minutes.
+  run.marginMs = Math.min(600_000, Math.round(run.ttlMs / 10));
+  const outDir = resolve(ctx.io.cwd, await value('out', flags.out));
+  return { run, windows, outDir };
+}
+
+function parsed<T>(flag: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function positiveInt(flag: string, raw: string): number {
+  if (!/^[1-9]\d*$/.test(raw.trim())) throw new UsageError(`${flag} must be a positive whole number, not "${raw}".`);
+  return Number(raw);
+}
+
+function durationFlag(flag: string, raw: string | undefined, fallback: number): number {
+  return raw === undefined ? fallback : parsed(flag, () => parseDuration(raw));
+}
+
+/** Jobs and send logs are scoped to the key and the service. */
+export function accountId(baseUrl: string, apiKey: string): string {
+  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,12 @@
+import type { Command } from 'commander';
+import type { CliContext } from './context.js';
+
+/** What a command reports back to main, which alone turns it into an exit code. */
+export type CommandOutcome = 'success' | 'work-failed' | 'budget-exhausted' | 'interrupted';
+
+export type CommandHandler<A extends unknown[]> = (ctx: CliContext, ...args: A) => Promise<CommandOutcome | void>;
+
+/** Wraps a handler as a commander action: builds the context from the global flags, runs, records the outcome. */
+export type ActionFactory = <A extends unknown[]>(handler: CommandHandler<A>) => (...commanderArgs: unknown[]) => Promise<void>;
+
+export type CommandRegistration = (program: Command, action: ActionFactory) => void;

@@ -1,0 +1,161 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { ApiClient } from '../api/client.js';
+import type { ResponseEvent } from '../api/index.js';
+import { checkApiKeyShape } from '../config/api-key.js';
+import type { ConfigStore } from '../config/config-store.js';
+import { resolveSetting, type ResolvedSetting, type SettingSource } from '../config/resolve.js';
+import type { SettingKey } from '../config/settings.js';
+import type { Clock } from '../util/clock.js';
+import { redactSecret } from '../util/redact.js';
+import { ConfigError } from './cli-errors.js';
+import type { CliIO } from './io.js';
+import { Ui } from './ui.js';
+import { USER_AGENT } from './version.js';
+
+/** Options every command accepts. */
+export interface GlobalOptions {
+  json: boolean;
+  quiet: boolean;
+  color: boolean;
+  debug: boolean;
+  apiKey?: string;
+  baseUrl?: string;
+  insecure: boolean;
+}
+
+/** What main injects; tests pass fakes. */
+export interface CliDeps {
+  io: CliIO;
+  clock: Clock;
+  /** @default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface ApiKeyInfo {
+  key: string;
+  source: SettingSource;
+}
+
+/**
+ * The one place where dependencies are wired: config, API client, clock,
+ * streams and state folder. Everything below receives them as parameters.
+ */
+export class CliContext {
+  readonly ui: Ui;
+  readonly debugEnabled: boolean;
+  private configStore?: Promise<ConfigStore>;
+  private knownKey?: string;
+
+  constructor(
+    readonly deps: CliDeps,
+    readonly options: GlobalOptions,
+  ) {
+    this.ui = new Ui(deps.io, options);
+    this.debugEnabled = options.debug || deps.io.env.DOCEXTRACT_LOG === 'debug';
+  }
+
+  get io(): CliIO {
+    return this.deps.io;
+  }
+
+  get clock(): Clock {
+    return this.deps.clock;
+  }
+
+  config(): Promise<ConfigStore> {
+    this.configStore ??= import('../config/config-store.js').then(({ ConfigStore }) => ConfigStore.open(this.io.env));
+    return this.configStore;
+  }
+
+  async setting(key: SettingKey, flag?: string): Promise<ResolvedSetting> {
+    const flags: Partial<Record<SettingKey, string>> = { 'api-key': this.options.apiKey, 'base-url': this.options.baseUrl };
+    if (flag !== undefined) flags[key] = flag;
+    // Avoid touching the config file when a flag or the environment already decides.
+    const quick = resolveSetting(key, { flags, env: this.io.env, stored: () => undefined });
+    if (quick.source === 'flag' || quick.source === 'env') return quick;
+    const store = await this.config();
+    return resolveSetting(key, { flags, env: this.io.env, stored: (k) => store.get(k) });
+  }
+
+  /** The key and where it came from; a missing or malformed key is a config error (exit 2), before any request. */
+  async apiKey(): Promise<ApiKeyInfo> {
+    const { value, source } = await this.setting('api-key');
+    if (!value || !source) {
+      throw new ConfigError('No API key is configured.', 'missing_api_key');
+    }
+    const shape = checkApiKeyShape(value);
+    if (!shape.ok) throw new ConfigError(`The API key from ${describeSource(source)} is malformed. ${shape.message}`, 'invalid_api_key_format');
+    this.knownKey = value.trim();
+    return { key: this.knownKey, source };
+  }
+
+  async baseUrl(): Promise<string> {
+    const { value, source } = await this.setting('base-url');
+    let url: URL;
+    try {
+      url = new URL(value ?? '');
+    } catch {
+      throw new ConfigError(`The base URL "${value}" from ${describeSource(source)} is not a URL.`, 'invalid_base_url');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new ConfigError(`The base URL must be http or https, not ${url.protocol}`, 'invalid_base_url');
+    }
+    return url.toString().replace(/\/+$/, '');
+  }
+
+  /** An API client; with `withKey`, refuses to send the key in clear text to a non-loopback host unless --insecure. */
+  async client(withKey = true, onResponse?: (event: ResponseEvent) => void): Promise<ApiClient> {
+    const baseUrl = await this.baseUrl();
+    const apiKey = withKey ? (await this.apiKey()).key : undefined;
+    if (apiKey) this.refuseCleartextKey(baseUrl);
+    const { ApiClient } = await import('../api/client.js');
+    return new ApiClient({
+      baseUrl,
+      apiKey,
+      userAgent: USER_AGENT,
+      fetch: this.deps.fetch,
+      onResponse,
+      debug: this.debugEnabled ? (line) => this.debug(line) : undefined,
+    });
+  }
+
+  /** DOCEXTRACT_STATE_DIR, else $XDG_STATE_HOME/docextract, else ~/.local/state/docextract. */
+  stateDir(): string {
+    const env = this.io.env;
+    if (env.DOCEXTRACT_STATE_DIR) return env.DOCEXTRACT_STATE_DIR;
+    return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'docextract');
+  }
+
+  debug(line: string): void {
+    if (this.debugEnabled) this.io.stderr.write(`debug: ${redactSecret(line, this.knownKey)}\n`);
+  }
+
+  private refuseCleartextKey(baseUrl: string): void {
+    const url = new URL(baseUrl);
+    if (url.protocol === 'https:' || this.options.insecure || isLoopback(url.hostname)) return;
+    throw new ConfigError(
+      `Refusing to send the API key over plain http:// to ${url.hostname}.`,
+      'insecure_transport',
+      'Use an https:// base URL, or pass --insecure if you really mean it.',
+    );
+  }
+}
+
+export function describeSource(source: SettingSource | undefined): string {
+  switch (source) {
+    case 'flag':
+      return 'the command line';
+    case 'env':
+      return 'the environment';
+    case 'config':
+      return 'the config file';
+    default:
+      return 'the built-in default';
+  }
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

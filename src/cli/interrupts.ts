@@ -1,0 +1,30 @@
+import type { Ui } from './ui.js';
+
+/**
+ * First Ctrl-C (or SIGTERM): stop admitting work, let requests in flight
+ * finish, save. Second: exit at once with 130 (everything stays resumable,
+ * because the journal is written before each request). A SIGINT listener
+ * replaces Node's default exit, hence the explicit exit here: the one place
+ * outside main that ends the process, because main cannot run while the
+ * event loop is draining.
+ */
+export function watchInterrupts(ui: Ui): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const onSignal = (name: NodeJS.Signals): void => {
+    if (controller.signal.aborted) {
+      ui.error('second interrupt: exiting now; run the same command again to resume.');
+      process.exit(130);
+    }
+    ui.error(`${name}: finishing the requests in flight and saving; press Ctrl-C again to exit at once.`);
+    controller.abort(new Error(name));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}

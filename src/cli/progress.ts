@@ -1,0 +1,134 @@
+import type { MultiBar, SingleBar } from 'cli-progress';
+import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
+import type { Clock } from '../util/clock.js';
+import { formatDuration } from '../util/duration.js';
+import type { CliContext } from './context.js';
+
+/**
+ * The batch display. Results are data (stdout: NDJSON under --json, one line
+ * per file otherwise); progress is not (stderr: a cli-progress multibar on a
+ * terminal, plain lines elsewhere, nothing under --quiet).
+ */
+export class BatchDisplay implements BatchEvents {
+  private done = 0;
+  private pages = 0;
+  private credits = 0;
+  private requests = 0;
+  private waitUntil = 0;
+  private readonly counts = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+  private multibar?: MultiBar;
+  private overall?: SingleBar;
+  private readonly documentBars = new Map<string, SingleBar>();
+  private lastWaitNotice = 0;
+
+  private constructor(
+    private readonly ctx: CliContext,
+    private readonly total: number,
+    private readonly clock: Clock,
+  ) {}
+
+  static async create(ctx: CliContext, total: number): Promise<BatchDisplay> {
+    const display = new BatchDisplay(ctx, total, ctx.clock);
+    if (ctx.ui.interactive) {
+      const { MultiBar, Presets } = await import('cli-progress');
+      display.multibar = new MultiBar(
+        { stream: ctx.io.stderr as NodeJS.WritableStream, clearOnComplete: false, hideCursor: true, format: '{label} {bar} {value}/{total} {info}', autopadding: true },
+        Presets.shades_classic,
+      );
+      display.overall = display.multibar.create(total, 0, { label: 'files    ', info: '' });
+    }
+    return display;
+  }
+
+  documentStarted(doc: PlannedDocument, chunksTotal: number | null): void {
+    if (this.multibar && chunksTotal) {
+      this.documentBars.set(doc.displayPath, this.multibar.create(chunksTotal, 0, { label: shorten(doc.displayPath), info: `chunks · ${doc.pages ?? '?'} pages` }));
+    } else if (!this.multibar && chunksTotal) {
+      this.ctx.ui.info(`${doc.displayPath}: split into ${chunksTotal} chunks (${doc.pages ?? '?'} pages)`);
+    }
+  }
+
+  chunkDone(doc: PlannedDocument, chunksDone: number): void {
+    this.documentBars.get(doc.displayPath)?.update(chunksDone);
+  }
+
+  requestSent(): void {
+    this.requests += 1;
+    this.refresh();
+  }
+
+  creditsCharged(credits: number): void {
+    this.credits += credits;
+    this.refresh();
+  }
+
+  waiting(untilMs: number, reason: string): void {
+    this.waitUntil = untilMs;
+    const now = this.clock.now();
+    if (!this.multibar && untilMs - now >= 5000 && now - this.lastWaitNotice >= 30_000) {
+      this.lastWaitNotice = now;
+      this.ctx.ui.info(`waiting for the ${reason}: next request slot in ${formatDuration(untilMs - now)}`);
+    }
+    this.refresh();
+  }
+
+  notice(message: string): void {
+    if (this.multibar) this.multibar.log(`${message}\n`);
+    else this.ctx.ui.warn(message);
+  }
+
+  documentFinished(outcome: DocumentOutcome): void {
+    this.done += 1;
+    this.pages += outcome.status === 'complete' || outcome.status === 'partial' ? (outcome.pages ?? 0) : 0;
+    this.counts[outcome.status] += 1;
+    const bar = this.documentBars.get(outcome.file);
+    if (bar) {
+      this.multibar?.remove(bar);
+      this.documentBars.delete(outcome.file);
+    }
+    if (this.ctx.options.json) {
+      this.ctx.io.stdout.write(`${JSON.stringify(outcome)}\n`);
+    } else {
+      const line = humanLine(outcome, this.ctx.ui.paint);
+      if (this.multibar && this.ctx.io.stdout.isTTY) this.multibar.log(`${line}\n`);
+      else this.ctx.io.stdout.write(`${line}\n`);
+    }
+    if (!this.multibar && !this.ctx.options.json && !this.ctx.io.stdout.isTTY) {
+      this.ctx.ui.info(`[${this.done}/${this.total}] ${outcome.status} ${outcome.file}`);
+    }
+    this.refresh();
+  }
+
+  /** The closing summary, on stderr. */
+  finish(report: { requests: number; credits: number }, startedAt: number): void {
+    this.multibar?.stop();
+    const c = this.counts;
+    const parts = [`${c.complete} complete`, `${c.partial} partial`, `${c.failed} failed`];
+    if (c.skipped) parts.push(`${c.skipped} skipped`);
+    if (c.interrupted) parts.push(`${c.interrupted} interrupted`);
+    this.ctx.ui.info(
+      `${parts.join(', ')} · ${this.pages} pages · ${report.credits} credits · ${report.requests} requests · ${formatDuration(this.clock.now() - startedAt)}`,
+    );
+  }
+
+  private refresh(): void {
+    if (!this.overall) return;
+    const wait = this.waitUntil > this.clock.now() ? ` · next request slot in ${formatDuration(this.waitUntil - this.clock.now())}` : '';
+    this.overall.update(this.done, { info: `· ${this.pages} pages · ${this.credits} credits · ${this.requests} requests${wait}` });
+  }
+}
+
+function humanLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']): string {
+  switch (outcome.status) {
+    case 'complete':
+      return `${paint.green('complete')}  ${outcome.file} -> ${outcome.output ?? ''} (${outcome.pages ?? '?'} pages)`;
+    case 'partial':
+      return `${paint.yellow('partial ')}  ${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages?.join(', ') ?? '?'})`;
+    default:
+      return `${paint.red(outcome.status.padEnd(8))}  ${outcome.file}: ${outcome.error?.message ?? ''} (${outcome.error?.code ?? ''})`;
+  }
+}
+
+function shorten(path: string): string {
+  return path.length <= 28 ? path.padEnd(9) : `…${path.slice(-27)}`;
+}

@@ -1,0 +1,56 @@
+import type { DocumentOutcome } from '../batch/batch-types.js';
+import type { BatchDeps, ExtractBatchReport } from '../features/extract.js';
+import { formatDuration } from '../util/duration.js';
+import { accountId, type BatchSettings } from './batch-settings.js';
+import type { CommandOutcome } from './command.js';
+import type { CliContext } from './context.js';
+import { watchInterrupts } from './interrupts.js';
+import { BatchDisplay } from './progress.js';
+
+/**
+ * The shared shell of `extract` and `collect`: open the durable session,
+ * wire the client's rate headers into the gate, show progress, handle
+ * Ctrl-C, and turn the report into a command outcome.
+ */
+export async function runBatchCommand(
+  ctx: CliContext,
+  settings: BatchSettings,
+  total: number,
+  preReported: DocumentOutcome[],
+  work: (deps: BatchDeps, stop: AbortSignal) => Promise<ExtractBatchReport>,
+): Promise<CommandOutcome> {
+  const { key } = await ctx.apiKey();
+  const baseUrl = await ctx.baseUrl();
+  const account = accountId(baseUrl, key);
+  const { BatchSession } = await import('../features/batch-session.js');
+  const session = await BatchSession.open({ stateDir: ctx.stateDir(), account, windows: settings.windows, clock: ctx.clock, ttlMs: settings.run.ttlMs });
+  const startedAt = ctx.clock.now();
+  const display = await BatchDisplay.create(ctx, total);
+  for (const outcome of preReported) display.documentFinished(outcome);
+  const interrupts = watchInterrupts(ctx.ui);
+  let report: ExtractBatchReport;
+  try {
+    const api = await ctx.client(true, (event) => session.observe(event));
+    report = await work({ api, session, clock: ctx.clock, events: display, account }, interrupts.signal);
+  } finally {
+    interrupts.dispose();
+    await session.close();
+  }
+  display.finish(report, startedAt);
+  if (report.fatal) throw report.fatal;
+  const outcomes = [...preReported, ...report.outcomes];
+  printResumeAdvice(ctx, report);
+  if (report.interrupted) return 'interrupted';
+  if (report.budgetExhausted) {
+    ctx.ui.error(`stopped admitting files: ${report.budgetExhausted.message} (${report.budgetExhausted.code})`);
+    return 'budget-exhausted';
+  }
+  return outcomes.every((outcome) => outcome.status === 'complete') ? 'success' : 'work-failed';
+}
+
+function printResumeAdvice(ctx: CliContext, report: ExtractBatchReport): void {
+  if (report.openJobs.length === 0) return;
+  const earliest = report.openJobs.map((job) => Date.parse(job.expiresAt)).reduce((a, b) => Math.min(a, b));
+  ctx.ui.error(`${report.openJobs.length} job(s) are open on the server. Resume by running the same command again before ${new Date(earliest).toISOString()} (in ${formatDuration(earliest - ctx.clock.now())}), or one by one:`);
+  for (const job of report.openJobs) ctx.ui.error(`  docextract collect ${job.parentJobId}    # ${job.file}, expires ${job.expiresAt}`);
+}

@@ -1,0 +1,42 @@
+/**
+ * Every setting docextract reads, with its environment variable and built-in
+ * default. Precedence, highest first: command-line flag, environment, stored
+ * config, default (clig.dev).
+ */
+export interface SettingDefinition {
+  /** Name in `docextract config set <name>`. */
+  key: string;
+  env: string;
+  description: string;
+  default?: string;
+  secret?: boolean;
+}
+
+export const SETTINGS = [
+  { key: 'api-key', env: 'DOCEXTRACT_API_KEY', description: 'API key (sk_ + 32 hex characters)', secret: true },
+  {
+    key: 'base-url',
+    env: 'DOCEXTRACT_BASE_URL',
+    description: 'Service base URL (no /v3.1 suffix)',
+    default: 'http://127.0.0.1:8787',
+  },
+  { key: 'model', env: 'DOCEXTRACT_MODEL', description: 'Default document type (prompt template name)' },
+  {
+    key: 'rate-limit',
+    env: 'DOCEXTRACT_RATE_LIMIT',
+    description: 'Request windows for the key, e.g. 10/min,100/h,1000/d,10000/mo',
+    default: '10/min,100/h,1000/d,10000/mo',
+  },
+  { key: 'out', env: 'DOCEXTRACT_OUT', description: 'Folder for result files', default: './docextract-out' },
+  { key: 'concurrency', env: 'DOCEXTRACT_CONCURRENCY', description: 'Requests in flight at once', default: '4' },
+  { key: 'open-jobs', env: 'DOCEXTRACT_OPEN_JOBS', description: 'Open multi-page jobs allowed per key', default: '5' },
+  { key: 'job-ttl', env: 'DOCEXTRACT_JOB_TTL', description: 'Lifetime of a multi-page job on the server', default: '2h' },
+] as const satisfies readonly SettingDefinition[];
+
+export type SettingKey = (typeof SETTINGS)[number]['key'];
+
+export function findSetting(key: string): SettingDefinition | undefined {
+  return SETTINGS.find((setting) => setting.key === key);
+}
+
+export const SETTING_KEYS: readonly string[] = SETTINGS.map((setting) => setting.key);

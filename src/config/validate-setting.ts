@@ -1,0 +1,45 @@
+import { checkApiKeyShape } from './api-key.js';
+import type { SettingKey } from './settings.js';
+
+export type ValueCheck = { ok: true; value: string } | { ok: false; message: string };
+
+/**
+ * Validate a value before it is stored, so that a typo fails at `config set`
+ * rather than at the next batch. Rate limits and durations are parsed by the
+ * caller-supplied parsers to keep the grammar in one place.
+ */
+export function validateSettingValue(
+  key: SettingKey,
+  raw: string,
+  parsers: { rateLimit: (spec: string) => unknown; duration: (spec: string) => number },
+): ValueCheck {
+  const value = raw.trim();
+  try {
+    switch (key) {
+      case 'api-key': {
+        const shape = checkApiKeyShape(value);
+        return shape.ok ? { ok: true, value } : shape;
+      }
+      case 'base-url': {
+        const url = new URL(value);
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: 'base-url must be an http(s) URL.' };
+        return { ok: true, value: value.replace(/\/+$/, '') };
+      }
+      case 'rate-limit':
+        parsers.rateLimit(value);
+        return { ok: true, value };
+      case 'job-ttl':
+        parsers.duration(value);
+        return { ok: true, value };
+      case 'concurrency':
+      case 'open-jobs':
+        return /^[1-9]\d*$/.test(value) ? { ok: true, value } : { ok: false, message: `${key} must be a positive whole number.` };
+      case 'model':
+        return value ? { ok: true, value: value.toLowerCase() } : { ok: false, message: 'model must not be empty.' };
+      case 'out':
+        return value ? { ok: true, value } : { ok: false, message: 'out must not be empty.' };
+    }
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}

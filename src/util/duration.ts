@@ -1,0 +1,33 @@
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  sec: 1000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000,
+  hr: 3_600_000,
+  d: 86_400_000,
+};
+
+/** Parse `500ms`, `90s`, `15min`, `2h`, `1d` or a bare number of milliseconds. */
+export function parseDuration(spec: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(spec);
+  const unit = match?.[2]?.toLowerCase() || 'ms';
+  const factor = UNIT_MS[unit];
+  if (!match?.[1] || factor === undefined) {
+    throw new Error(`"${spec}" is not a duration; use forms like 500ms, 90s, 15min, 2h or 1d.`);
+  }
+  return Math.round(Number(match[1]) * factor);
+}
+
+/** A short human rendering, e.g. `1h 05m`, `42s`. */
+export function formatDuration(ms: number): string {
+  const totalSeconds = Math.max(0, Math.round(ms / 1000));
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const seconds = totalSeconds % 60;
+  if (hours > 0) return `${hours}h ${String(minutes).padStart(2, '0')}m`;
+  if (minutes > 0) return `${minutes}m ${String(seconds).padStart(2, '0')}s`;
+  if (ms < 1000 && ms > 0) return `${Math.round(ms)}ms`;
+  return `${seconds}s`;
+}
