@@ -1,0 +1,76 @@
+import type { ExtractOptions } from '../api/index.js';
+
+/** A file that passed preflight and is ready to schedule. */
+export interface PlannedDocument {
+  path: string;
+  displayPath: string;
+  sha256: string;
+  size: number;
+  type: 'pdf' | 'jpeg' | 'png';
+  contentType: string;
+  /** undefined: a PDF we could not count; the server's status code decides sync or split. */
+  pages: number | undefined;
+  output: string;
+}
+
+export type DocumentStatus = 'complete' | 'partial' | 'failed' | 'skipped' | 'interrupted';
+
+/** One line per input, as printed by --json. */
+export interface DocumentOutcome {
+  file: string;
+  status: DocumentStatus;
+  pages: number | null;
+  model: string | null;
+  output: string | null;
+  job_id: string | null;
+  extraction_id: string | null;
+  warnings: string[];
+  data?: unknown;
+  error?: { code: string; message: string };
+  missing_pages?: number[];
+  credits: number;
+  /** For interrupted jobs: when the server forgets them. */
+  expires_at?: string;
+}
+
+/** Tuning of one run; every field has a CLI flag or config key. */
+export interface RunSettings {
+  /** Requests in flight at once. @default 4 */
+  concurrency: number;
+  /** Open multi-page jobs per key. @default 5 */
+  openJobCap: number;
+  /** Job lifetime after the split. @default 2 h */
+  ttlMs: number;
+  /** Finish every job this long before it expires. @default 10% of the TTL, at most 10 min */
+  marginMs: number;
+  /** Call result with finalize=true once the result is on disk. @default true */
+  finalize: boolean;
+  extractOptions: ExtractOptions;
+  /** Stop admitting files before this many credits would be spent. */
+  maxCredits?: number;
+  /** Retry a synchronous extraction_failed (already charged). @default false */
+  retryFailed: boolean;
+  /** Collect rounds before a job is reported partial. @default 4 */
+  maxCollectRounds: number;
+  /** Attempts per request before giving up. @default 8 */
+  maxAttempts: number;
+  /** Backoff base for retries. @default 1000 */
+  retryBaseMs: number;
+  /** Backoff cap for retries. @default 60_000 */
+  retryMaxMs: number;
+  /** Pause after 503 server_busy. @default 120_000 */
+  busyPauseMs: number;
+  /** Wait after 409 chunk_in_progress. @default 10_000 */
+  conflictDelayMs: number;
+}
+
+/** What the runner tells the display as work moves. */
+export interface BatchEvents {
+  documentStarted?(doc: PlannedDocument, chunksTotal: number | null): void;
+  chunkDone?(doc: PlannedDocument, chunksDone: number, chunksTotal: number): void;
+  documentFinished(outcome: DocumentOutcome): void;
+  requestSent?(endpoint: string): void;
+  creditsCharged?(credits: number): void;
+  waiting?(untilMs: number, reason: string): void;
+  notice?(message: string): void;
+}

@@ -1,0 +1,119 @@
+import type { ChunkRef } from './journal-records.js';
+import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
+
+export type ChunkStatus = 'pending' | 'in-flight' | 'done' | 'failed';
+
+export interface ChunkState {
+  jobId: string;
+  pages: string;
+  pageNumbers: number[];
+  status: ChunkStatus;
+  attempts: number;
+  readyAt: number;
+}
+
+/** A split document's server-side job, as far as this run knows it. */
+export interface OpenJob {
+  parentJobId: string;
+  chunks: ChunkState[];
+  expiresAt: number;
+  pages: number;
+  model: string | null;
+  collectRounds: number;
+  collectAttempts: number;
+  collectReadyAt: number;
+  collectInFlight: boolean;
+  /** Set once the result file is durable; only then may it be finalized. */
+  written?: 'complete' | 'partial';
+  /** The line to report once the job is finalized (or left open by --no-finalize). */
+  outcome?: DocumentOutcome;
+  finalizeAttempts: number;
+  finalizeReadyAt: number;
+  finalizeInFlight: boolean;
+  finalized: boolean;
+}
+
+export type TaskPhase = 'queued' | 'uploading' | 'open' | 'done';
+
+/** One input document moving through upload, chunks, collect, write and finalize. */
+export class DocumentTask {
+  phase: TaskPhase = 'queued';
+  readyAt = 0;
+  uploadAttempts = 0;
+  reuploads = 0;
+  credits = 0;
+  job?: OpenJob;
+  outcome?: DocumentOutcome;
+  readonly startedAt: number;
+
+  constructor(
+    readonly doc: PlannedDocument,
+    nowMs: number,
+  ) {
+    this.startedAt = nowMs;
+  }
+
+  /** Known to split: more than 3 pages. */
+  get splits(): boolean {
+    return this.doc.pages !== undefined && this.doc.pages > 3;
+  }
+
+  /** May open a job on the server when uploaded (splits, or a PDF we could not count). */
+  get mayOpenJob(): boolean {
+    return this.doc.pages === undefined ? this.doc.type === 'pdf' : this.doc.pages > 3;
+  }
+
+  openJob(job: { parentJobId: string; chunks: ChunkRef[]; expiresAt: number; pages: number; model: string | null }, doneChunks: ReadonlyMap<string, number> = new Map()): void {
+    this.phase = 'open';
+    this.job = {
+      parentJobId: job.parentJobId,
+      chunks: job.chunks.map((chunk) => ({
+        jobId: chunk.jobId,
+        pages: chunk.pages,
+        pageNumbers: pagesOfRange(chunk.pages),
+        status: doneChunks.has(chunk.jobId) ? 'done' : 'pending',
+        attempts: 0,
+        readyAt: 0,
+      })),
+      expiresAt: job.expiresAt,
+      pages: job.pages,
+      model: job.model,
+      collectRounds: 0,
+      collectAttempts: 0,
+      collectReadyAt: 0,
+      collectInFlight: false,
+      finalizeAttempts: 0,
+      finalizeReadyAt: 0,
+      finalizeInFlight: false,
+      finalized: false,
+    };
+  }
+
+  /** Back to the upload queue as a new job (after 410: the old job is gone). */
+  requeueForUpload(readyAt: number): void {
+    this.phase = 'queued';
+    this.job = undefined;
+    this.readyAt = readyAt;
+    this.uploadAttempts = 0;
+  }
+
+  finish(outcome: DocumentOutcome): void {
+    this.phase = 'done';
+    this.outcome = outcome;
+  }
+
+  chunksDone(): number {
+    return this.job?.chunks.filter((chunk) => chunk.status === 'done').length ?? 0;
+  }
+}
+
+/** "4-6" -> [4, 5, 6]; a single page "7" -> [7]. */
+export function pagesOfRange(range: string): number[] {
+  const match = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(range);
+  if (!match?.[1]) return [];
+  const first = Number(match[1]);
+  const last = match[2] ? Number(match[2]) : first;
+  const pages: number[] = [];
+  for (let page = first; page <= last && pages.length < 1000; page += 1) pages.push(page);
+  return pages;
+}

@@ -1,0 +1,73 @@
+import type { ApiClient, Endpoint } from '../api/index.js';
+import { ApiError, decideRetry } from '../api/index.js';
+import type { Journal } from '../store/journal.js';
+import type { Clock } from '../util/clock.js';
+import type { BatchEvents, DocumentOutcome, RunSettings } from './batch-types.js';
+import type { DocumentTask } from './document-task.js';
+import type { JournalRecord } from './journal-records.js';
+import type { RequestGate } from './request-gate.js';
+
+/** What the per-request flows need from the runner that schedules them. */
+export interface FlowHost {
+  readonly api: ApiClient;
+  readonly gate: RequestGate;
+  readonly clock: Clock;
+  readonly journal: Journal<JournalRecord>;
+  readonly events: BatchEvents;
+  readonly settings: RunSettings;
+  /** Hash of base URL and key, stamped on journal records. */
+  readonly account: string;
+  random(): number;
+  writeResult(path: string, text: string): Promise<void>;
+  /** The server no longer has the job (410, or 404 for a job we journaled): upload again, once. */
+  jobLost(task: DocumentTask, code: string, message: string): Promise<void>;
+  /** Credits or the key's request cap ran out: admit nothing more. */
+  budgetExhausted(code: string, message: string): void;
+  /** The key was rejected: stop the whole batch. */
+  fatal(error: unknown): void;
+  /** The server counts open jobs we do not know of. */
+  lowerOpenJobCap(): void;
+  /** An upload whose answer was lost may hold a job slot until its TTL passes. */
+  addPhantomJob(expiresAt: number): void;
+  finish(task: DocumentTask, outcome: DocumentOutcome): void;
+}
+
+export type RetryVerdict = { retryAt: number } | { giveUp: true };
+
+/**
+ * Ask the pure retry policy, and apply its pause-everything advice to the
+ * gate; the caller parks its work item until `retryAt`.
+ */
+export function planRetry(host: FlowHost, error: unknown, attempt: number, endpoint: Endpoint): RetryVerdict {
+  const now = host.clock.now();
+  const decision = decideRetry(error, attempt, {
+    endpoint,
+    nowMs: now,
+    random: () => host.random(),
+    tuning: {
+      baseDelayMs: host.settings.retryBaseMs,
+      maxDelayMs: host.settings.retryMaxMs,
+      busyPauseMs: host.settings.busyPauseMs,
+      conflictDelayMs: host.settings.conflictDelayMs,
+      maxAttempts: host.settings.maxAttempts,
+    },
+  });
+  if (decision.action === 'give-up') return { giveUp: true };
+  const retryAt = now + decision.delayMs;
+  if (decision.pauseAll) {
+    host.gate.pauseUntil(retryAt, decision.reason);
+    host.events.waiting?.(retryAt, decision.reason);
+  }
+  return { retryAt };
+}
+
+export function errorCode(error: unknown): string {
+  if (error instanceof ApiError) return error.code;
+  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') return error.code;
+  if (error instanceof Error && error.name) return error.name.replace(/Error$/, '').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase() || 'error';
+  return 'error';
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,142 @@
+/**
+ * What the batch journal records. Chunk job ids exist only in the 202
+ * manifest, so the manifest is journaled (and fsynced) before any chunk is
+ * processed; an upload of a document that may split is announced by an
+ * intent first, so that a crash between sending and answering leaves a trace
+ * of a job that may be open on the server.
+ */
+export interface ChunkRef {
+  jobId: string;
+  pages: string;
+}
+
+interface RecordBase {
+  /** Hash of base URL and key: jobs are scoped to a key. */
+  account: string;
+  at: number;
+}
+
+export type JournalRecord =
+  | (RecordBase & { type: 'upload-intent'; intentId: string; sha256: string; path: string; pages: number | null })
+  | (RecordBase & { type: 'upload-answered'; intentId: string; sha256: string; outcome: 'sync' | 'rejected' })
+  | (RecordBase & {
+      type: 'manifest';
+      intentId: string;
+      sha256: string;
+      path: string;
+      output: string;
+      parentJobId: string;
+      chunks: ChunkRef[];
+      pages: number;
+      expiresAt: number;
+      model: string | null;
+    })
+  | (RecordBase & { type: 'chunk-done'; parentJobId: string; chunkJobId: string; charged: number })
+  | (RecordBase & { type: 'result-written'; parentJobId: string; output: string; status: 'complete' | 'partial' })
+  | (RecordBase & { type: 'finalized'; parentJobId: string })
+  | (RecordBase & { type: 'job-closed'; parentJobId: string; reason: string });
+
+/** A multi-page job as the journal knows it. */
+export interface JournaledJob {
+  account: string;
+  sha256: string;
+  path: string;
+  output: string;
+  parentJobId: string;
+  chunks: ChunkRef[];
+  pages: number;
+  expiresAt: number;
+  model: string | null;
+  doneChunks: Map<string, number>;
+  resultWritten?: { output: string; status: 'complete' | 'partial' };
+  finalized: boolean;
+  closed?: string;
+}
+
+/** An upload announced but never answered: the server may hold a job for it until the TTL passes. */
+export interface UnansweredUpload {
+  intentId: string;
+  account: string;
+  sha256: string;
+  path: string;
+  at: number;
+}
+
+export interface JournalState {
+  jobs: Map<string, JournaledJob>;
+  unanswered: UnansweredUpload[];
+}
+
+/** Replay records in order into the current picture of jobs. */
+export function replayJournal(records: readonly JournalRecord[]): JournalState {
+  const jobs = new Map<string, JournaledJob>();
+  const pendingIntents = new Map<string, UnansweredUpload>();
+  for (const record of records) {
+    switch (record.type) {
+      case 'upload-intent':
+        pendingIntents.set(record.intentId, {
+          intentId: record.intentId,
+          account: record.account,
+          sha256: record.sha256,
+          path: record.path,
+          at: record.at,
+        });
+        break;
+      case 'upload-answered':
+        pendingIntents.delete(record.intentId);
+        break;
+      case 'manifest':
+        pendingIntents.delete(record.intentId);
+        jobs.set(record.parentJobId, {
+          account: record.account,
+          sha256: record.sha256,
+          path: record.path,
+          output: record.output,
+          parentJobId: record.parentJobId,
+          chunks: record.chunks,
+          pages: record.pages,
+          expiresAt: record.expiresAt,
+          model: record.model,
+          doneChunks: new Map(),
+          finalized: false,
+        });
+        break;
+      case 'chunk-done':
+        jobs.get(record.parentJobId)?.doneChunks.set(record.chunkJobId, record.charged);
+        break;
+      case 'result-written': {
+        const job = jobs.get(record.parentJobId);
+        if (job) job.resultWritten = { output: record.output, status: record.status };
+        break;
+      }
+      case 'finalized': {
+        const job = jobs.get(record.parentJobId);
+        if (job) job.finalized = true;
+        break;
+      }
+      case 'job-closed': {
+        const job = jobs.get(record.parentJobId);
+        if (job) job.closed = record.reason;
+        break;
+      }
+    }
+  }
+  return { jobs, unanswered: [...pendingIntents.values()] };
+}
+
+/** Still worth resuming: not finalized, not closed, not expired. */
+export function isResumable(job: JournaledJob, nowMs: number): boolean {
+  return !job.finalized && !job.closed && job.expiresAt > nowMs;
+}
+
+/** The records to keep when compacting: everything about jobs still resumable, and unanswered uploads still inside their TTL. */
+export function recordsWorthKeeping(records: readonly JournalRecord[], nowMs: number, ttlMs: number): JournalRecord[] {
+  const state = replayJournal(records);
+  const liveJobs = new Set([...state.jobs.values()].filter((job) => isResumable(job, nowMs)).map((job) => job.parentJobId));
+  const liveIntents = new Set(state.unanswered.filter((u) => u.at + ttlMs > nowMs).map((u) => u.intentId));
+  return records.filter((record) => {
+    if ('parentJobId' in record) return liveJobs.has(record.parentJobId);
+    if (record.type === 'upload-intent') return liveIntents.has(record.intentId);
+    return false;
+  });
+}

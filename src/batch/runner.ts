@@ -1,0 +1,464 @@
+import PQueue from 'p-queue';
+import type { ApiClient, Endpoint } from '../api/index.js';
+import type { Journal } from '../store/journal.js';
+import { writeFileAtomically } from '../store/atomic-write.js';
+import type { Clock } from '../util/clock.js';
+import { decideAdmission, requestsForDocument, type OpenJobLoad } from './admission.js';
+import type { BatchEvents, DocumentOutcome, RunSettings } from './batch-types.js';
+import type { ChunkState, DocumentTask, OpenJob } from './document-task.js';
+import { errorMessage, type FlowHost } from './flow-host.js';
+import { collectJob, finalizeJob, processChunk } from './job-flow.js';
+import type { JournalRecord } from './journal-records.js';
+import type { RequestGate } from './request-gate.js';
+import { failure, uploadDocument } from './upload-flow.js';
+
+export interface RunnerDeps {
+  api: ApiClient;
+  gate: RequestGate;
+  clock: Clock;
+  journal: Journal<JournalRecord>;
+  events: BatchEvents;
+  settings: RunSettings;
+  account: string;
+  /** @default Math.random */
+  random?: () => number;
+  /** @default writeFileAtomically */
+  writeResult?: (path: string, text: string) => Promise<void>;
+  /** Jobs that may be open on the server from earlier runs (unanswered uploads), until these instants. */
+  phantomJobsUntil?: number[];
+}
+
+export interface RunReport {
+  outcomes: DocumentOutcome[];
+  requests: number;
+  credits: number;
+  interrupted: boolean;
+  fatal?: unknown;
+  budgetExhausted?: { code: string; message: string };
+}
+
+type WorkItem =
+  | { kind: 'upload'; task: DocumentTask }
+  | { kind: 'process'; task: DocumentTask; job: OpenJob; chunk: ChunkState }
+  | { kind: 'collect'; task: DocumentTask; job: OpenJob }
+  | { kind: 'finalize'; task: DocumentTask; job: OpenJob };
+
+const ENDPOINT_OF: Record<WorkItem['kind'], Endpoint> = { upload: 'documents', process: 'process', collect: 'result', finalize: 'result' };
+
+/**
+ * The scheduler. One pump decides, each time the request gate grants a slot,
+ * which request is most urgent: work of open jobs first, earliest expiry
+ * first (so job slots free up and nothing expires), then the upload of the
+ * largest split document that admission says can still finish in time, then
+ * plain uploads. p-queue bounds the requests in flight; the gate owns time.
+ */
+export class BatchRunner implements FlowHost {
+  readonly api: ApiClient;
+  readonly gate: RequestGate;
+  readonly clock: Clock;
+  readonly journal: Journal<JournalRecord>;
+  readonly events: BatchEvents;
+  readonly settings: RunSettings;
+  readonly account: string;
+  private readonly randomSource: () => number;
+  private readonly writer: (path: string, text: string) => Promise<void>;
+  private readonly queue: PQueue;
+  private tasks: DocumentTask[] = [];
+  private openTasks = new Set<DocumentTask>();
+  private doneCount = 0;
+  private readonly halt = new AbortController();
+  private splitQueue: DocumentTask[] = [];
+  private plainQueue: DocumentTask[] = [];
+  private plainHead = 0;
+  private retryingPlain: DocumentTask[] = [];
+  private uploading = new Map<DocumentTask, number>();
+  private phantomJobsUntil: number[];
+  private openJobCap: number;
+  private committedCredits = 0;
+  private requests = 0;
+  private credits = 0;
+  private stopping = false;
+  private fatalError?: unknown;
+  private exhausted?: { code: string; message: string };
+  private changed = false;
+  private wake?: () => void;
+  private readonly finishedOutcomes: DocumentOutcome[] = [];
+
+  constructor(deps: RunnerDeps) {
+    this.api = deps.api;
+    this.gate = deps.gate;
+    this.clock = deps.clock;
+    this.journal = deps.journal;
+    this.events = deps.events;
+    this.settings = deps.settings;
+    this.account = deps.account;
+    this.randomSource = deps.random ?? Math.random;
+    this.writer = deps.writeResult ?? writeFileAtomically;
+    this.queue = new PQueue({ concurrency: deps.settings.concurrency });
+    this.phantomJobsUntil = [...(deps.phantomJobsUntil ?? [])];
+    this.openJobCap = deps.settings.openJobCap;
+  }
+
+  random(): number {
+    return this.randomSource();
+  }
+
+  writeResult(path: string, text: string): Promise<void> {
+    return this.writer(path, text);
+  }
+
+  /** Runs every task to an outcome; first abort of `stop` stops admitting and drains what is in flight. */
+  async run(tasks: DocumentTask[], stop?: AbortSignal): Promise<RunReport> {
+    this.tasks = tasks;
+    for (const task of tasks) {
+      if (task.phase === 'open') this.openTasks.add(task);
+      else if (task.phase === 'done') this.doneCount += 1;
+      else if (task.mayOpenJob) this.splitQueue.push(task);
+      else this.plainQueue.push(task);
+    }
+    this.sortSplitQueue();
+    const onStop = (): void => {
+      this.stopping = true;
+      this.halt.abort(new Error('stopped'));
+      this.notify();
+    };
+    stop?.addEventListener('abort', onStop, { once: true });
+    if (stop?.aborted) onStop();
+    try {
+      await this.pump();
+    } finally {
+      stop?.removeEventListener('abort', onStop);
+      await this.queue.onIdle();
+    }
+    this.closeUnfinished();
+    return {
+      outcomes: this.finishedOutcomes,
+      requests: this.requests,
+      credits: this.credits,
+      interrupted: this.stopping && !this.fatalError,
+      fatal: this.fatalError,
+      budgetExhausted: this.exhausted,
+    };
+  }
+
+  // ---- FlowHost callbacks -------------------------------------------------
+
+  finish(task: DocumentTask, outcome: DocumentOutcome): void {
+    if (task.phase === 'done') return;
+    this.uploading.delete(task);
+    this.openTasks.delete(task);
+    // A job left unfinalized keeps its slot on the server until it expires.
+    if (task.job && !task.job.finalized) this.addPhantomJob(task.job.expiresAt);
+    task.finish(outcome);
+    this.doneCount += 1;
+    this.events.documentFinished(outcome);
+    // Keep the summary, not the extracted data: 10,000 results must not pile up in memory.
+    const { data: _data, ...summary } = outcome;
+    this.finishedOutcomes.push(summary);
+    this.notify();
+  }
+
+  async jobLost(task: DocumentTask, code: string, message: string): Promise<void> {
+    const job = task.job;
+    if (job) await this.journal.append({ type: 'job-closed', account: this.account, at: this.clock.now(), parentJobId: job.parentJobId, reason: code });
+    if (task.reuploads >= 1) {
+      this.finish(task, failure(task, code, `${message} (the job was lost twice; giving up on this file)`));
+      return;
+    }
+    task.reuploads += 1;
+    this.events.notice?.(`${task.doc.displayPath}: job ${job?.parentJobId ?? '?'} is gone (${code}); uploading it again as a new job`);
+    this.openTasks.delete(task);
+    task.requeueForUpload(this.clock.now());
+    this.requeue(task);
+  }
+
+  budgetExhausted(code: string, message: string): void {
+    this.exhausted ??= { code, message };
+    this.notify();
+  }
+
+  fatal(error: unknown): void {
+    this.fatalError ??= error;
+    this.stopping = true;
+    this.halt.abort(new Error('fatal'));
+    this.notify();
+  }
+
+  lowerOpenJobCap(): void {
+    const open = this.openJobCount(this.clock.now());
+    this.openJobCap = Math.max(1, Math.min(this.openJobCap, open));
+    this.events.notice?.(`the server reports too many open jobs; keeping at most ${this.openJobCap} open`);
+  }
+
+  addPhantomJob(expiresAt: number): void {
+    if (expiresAt > this.clock.now()) this.phantomJobsUntil.push(expiresAt);
+  }
+
+  // ---- the pump -----------------------------------------------------------
+
+  private async pump(): Promise<void> {
+    while (!this.allDone()) {
+      this.changed = false;
+      if (this.stopping) {
+        if (this.queue.pending === 0 && this.queue.size === 0) return;
+        await this.waitForChange(undefined);
+        continue;
+      }
+      const now = this.clock.now();
+      const { item, wakeAt } = this.pick(now);
+      const hasCapacity = this.queue.pending + this.queue.size < this.settings.concurrency;
+      if (!item || !hasCapacity) {
+        if (!item && this.queue.pending === 0 && wakeAt === undefined) {
+          // Nothing in flight, nothing will become ready: whatever is left cannot proceed.
+          return;
+        }
+        await this.waitForChange(item ? undefined : wakeAt);
+        continue;
+      }
+      const slotAt = this.gate.nextSlotAt();
+      if (slotAt > now) this.events.waiting?.(slotAt, 'rate limit');
+      try {
+        await this.gate.acquire(0, this.halt.signal);
+      } catch {
+        continue; // stopped while waiting for a slot
+      }
+      // The best item may have changed while we waited for the slot; rarely
+      // nothing is left to send, and the slot goes unused.
+      const chosen = this.stopping ? undefined : this.pick(this.clock.now()).item;
+      if (chosen) this.start(chosen);
+    }
+  }
+
+  private start(item: WorkItem): void {
+    this.markInFlight(item);
+    this.requests += 1;
+    this.events.requestSent?.(ENDPOINT_OF[item.kind]);
+    void this.queue
+      .add(() => this.execute(item))
+      .catch((error: unknown) => this.finish(item.task, failure(item.task, 'internal_error', errorMessage(error))))
+      .finally(() => this.notify());
+  }
+
+  private markInFlight(item: WorkItem): void {
+    switch (item.kind) {
+      case 'upload':
+        item.task.phase = 'uploading';
+        this.uploading.set(item.task, this.clock.now());
+        this.committedCredits += item.task.doc.pages ?? 1;
+        break;
+      case 'process':
+        item.chunk.status = 'in-flight';
+        break;
+      case 'collect':
+        item.job.collectInFlight = true;
+        break;
+      case 'finalize':
+        item.job.finalizeInFlight = true;
+        break;
+    }
+  }
+
+  private async execute(item: WorkItem): Promise<void> {
+    switch (item.kind) {
+      case 'upload':
+        try {
+          await uploadDocument(this, item.task);
+        } finally {
+          this.uploading.delete(item.task);
+          if (item.task.phase === 'open') this.openTasks.add(item.task);
+          if (item.task.phase === 'queued') {
+            this.committedCredits -= item.task.doc.pages ?? 1;
+            this.requeue(item.task);
+          }
+        }
+        return;
+      case 'process':
+        return processChunk(this, item.task, item.job, item.chunk);
+      case 'collect':
+        try {
+          await collectJob(this, item.task, item.job);
+        } finally {
+          item.job.collectInFlight = false;
+        }
+        if (item.job.written === 'complete' && !this.settings.finalize && item.job.outcome) this.finish(item.task, item.job.outcome);
+        return;
+      case 'finalize':
+        try {
+          await finalizeJob(this, item.task, item.job);
+        } finally {
+          item.job.finalizeInFlight = false;
+        }
+        return;
+    }
+  }
+
+  // ---- choosing the next request -------------------------------------------
+
+  private pick(now: number): { item?: WorkItem; wakeAt?: number } {
+    let wakeAt: number | undefined;
+    const soonest = (at: number): void => {
+      wakeAt = wakeAt === undefined ? at : Math.min(wakeAt, at);
+    };
+    const byExpiry = [...this.openTasks].sort((a, b) => (a.job?.expiresAt ?? 0) - (b.job?.expiresAt ?? 0));
+    for (const task of byExpiry) {
+      const item = this.jobWork(task, task.job as OpenJob, now, soonest);
+      if (item) return { item, wakeAt };
+    }
+    if (this.exhausted || this.stopping) return { wakeAt };
+    const upload = this.nextUpload(now, soonest);
+    return upload ? { item: upload, wakeAt } : { wakeAt };
+  }
+
+  private jobWork(task: DocumentTask, job: OpenJob, now: number, soonest: (at: number) => void): WorkItem | undefined {
+    if (job.written) {
+      if (job.written === 'complete' && this.settings.finalize && !job.finalizeInFlight) {
+        if (job.finalizeReadyAt <= now) return { kind: 'finalize', task, job };
+        soonest(job.finalizeReadyAt);
+      }
+      return undefined;
+    }
+    let unsettled = 0;
+    for (const chunk of job.chunks) {
+      if (chunk.status === 'in-flight') unsettled += 1;
+      if (chunk.status !== 'pending') continue;
+      unsettled += 1;
+      if (chunk.readyAt <= now) return { kind: 'process', task, job, chunk };
+      soonest(chunk.readyAt);
+    }
+    if (unsettled > 0 || job.collectInFlight) return undefined;
+    if (job.collectReadyAt <= now) return { kind: 'collect', task, job };
+    soonest(job.collectReadyAt);
+    return undefined;
+  }
+
+  private nextUpload(now: number, soonest: (at: number) => void): WorkItem | undefined {
+    this.splitQueue = this.splitQueue.filter((task) => task.phase === 'queued');
+    let blocked = false;
+    for (const task of this.splitQueue) {
+      if (task.readyAt > now) {
+        soonest(task.readyAt);
+        continue;
+      }
+      if (!this.withinCreditBudget(task)) return undefined;
+      if (this.admits(task, now)) return { kind: 'upload', task };
+      blocked = true;
+    }
+    if (blocked) soonest(this.earliestRelief(now));
+    this.retryingPlain = this.retryingPlain.filter((task) => task.phase === 'queued');
+    for (const task of this.retryingPlain) {
+      if (task.readyAt <= now) return this.withinCreditBudget(task) ? { kind: 'upload', task } : undefined;
+      soonest(task.readyAt);
+    }
+    while (this.plainHead < this.plainQueue.length && this.plainQueue[this.plainHead]?.phase !== 'queued') this.plainHead += 1;
+    const next = this.plainQueue[this.plainHead];
+    if (next && this.withinCreditBudget(next)) return { kind: 'upload', task: next };
+    return undefined;
+  }
+
+  private withinCreditBudget(task: DocumentTask): boolean {
+    const max = this.settings.maxCredits;
+    if (max === undefined || this.committedCredits + (task.doc.pages ?? 1) <= max) return true;
+    this.budgetExhausted('max_credits_reached', `--max-credits ${max} would be passed by ${task.doc.displayPath} (${task.doc.pages ?? '?'} pages); stopped admitting files`);
+    return false;
+  }
+
+  private admits(task: DocumentTask, now: number): boolean {
+    if (this.openJobCount(now) >= this.openJobCap) return false;
+    if (!task.splits) return true; // a PDF we could not count: only the cap applies
+    const decision = decideAdmission({
+      nowMs: now,
+      projectSlots: (n, from) => this.gate.projectSlots(n, from),
+      openJobs: this.openJobLoads(now),
+      candidateRequests: requestsForDocument(task.doc.pages),
+      ttlMs: this.settings.ttlMs,
+      marginMs: this.settings.marginMs,
+      openJobCap: this.openJobCap,
+    });
+    return decision.admit;
+  }
+
+  /** Open jobs as admission sees them: known jobs, uploads in flight that may open one, and phantoms. */
+  private openJobLoads(now: number): OpenJobLoad[] {
+    const loads: OpenJobLoad[] = [];
+    for (const task of this.openTasks) {
+      const job = task.job;
+      if (!job) continue;
+      const chunksLeft = job.chunks.filter((chunk) => chunk.status !== 'done').length;
+      const finalizeLeft = this.settings.finalize ? 1 : 0;
+      const requestsLeft = job.written ? (job.written === 'complete' ? finalizeLeft : 0) : chunksLeft + 1 + finalizeLeft;
+      loads.push({ id: job.parentJobId, expiresAtMs: job.expiresAt, requestsLeft });
+    }
+    for (const [task, startedAt] of this.uploading) {
+      if (task.mayOpenJob) loads.push({ id: task.doc.path, expiresAtMs: startedAt + this.settings.ttlMs, requestsLeft: Math.max(0, requestsForDocument(task.doc.pages) - 1) });
+    }
+    this.phantomJobsUntil = this.phantomJobsUntil.filter((until) => until > now);
+    this.phantomJobsUntil.forEach((until, index) => loads.push({ id: `phantom-${index}`, expiresAtMs: until, requestsLeft: 0 }));
+    return loads;
+  }
+
+  private openJobCount(now: number): number {
+    return this.openJobLoads(now).length;
+  }
+
+  /** When a blocked upload is worth another look: a phantom job expires, or a little later as the windows slide. */
+  private earliestRelief(now: number): number {
+    const phantom = Math.min(...this.phantomJobsUntil.filter((until) => until > now));
+    return Math.min(phantom, now + 1000);
+  }
+
+  /** A task back from a failed attempt or a lost job. */
+  private requeue(task: DocumentTask): void {
+    if (task.mayOpenJob) {
+      if (!this.splitQueue.includes(task)) this.splitQueue.push(task);
+      this.sortSplitQueue();
+    } else if (!this.retryingPlain.includes(task)) {
+      this.retryingPlain.push(task);
+    }
+  }
+
+  /** Larger documents first: they pack the windows better; uncounted PDFs last. Stable for equal sizes. */
+  private sortSplitQueue(): void {
+    this.splitQueue.sort((a, b) => (b.doc.pages ?? 0) - (a.doc.pages ?? 0));
+  }
+
+  private allDone(): boolean {
+    return this.doneCount >= this.tasks.length;
+  }
+
+  private closeUnfinished(): void {
+    for (const task of this.tasks) {
+      if (task.phase === 'done') continue;
+      const job = task.job;
+      const reason = this.fatalError ? 'not_started' : this.exhausted ? this.exhausted.code : this.stopping ? 'interrupted' : 'not_started';
+      const status = this.stopping && !this.fatalError ? 'interrupted' : 'skipped';
+      const message = job
+        ? `job ${job.parentJobId} is open; resume before ${new Date(job.expiresAt).toISOString()} by running the same command again, or: docextract collect ${job.parentJobId}`
+        : this.exhausted
+          ? this.exhausted.message
+          : 'not started';
+      this.finish(task, {
+        ...failure(task, reason, message),
+        status,
+        ...(job ? { expires_at: new Date(job.expiresAt).toISOString() } : {}),
+      });
+    }
+  }
+
+  private notify(): void {
+    this.changed = true;
+    this.wake?.();
+  }
+
+  private async waitForChange(untilMs: number | undefined): Promise<void> {
+    if (this.changed) return;
+    const controller = new AbortController();
+    const woken = new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+    const waits: Promise<unknown>[] = [woken];
+    if (untilMs !== undefined) waits.push(this.clock.sleep(Math.max(0, untilMs - this.clock.now()), controller.signal).catch(() => undefined));
+    await Promise.race(waits);
+    controller.abort();
+    this.wake = undefined;
+  }
+}

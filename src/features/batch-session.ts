@@ -1,0 +1,59 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ResponseEvent } from '../api/index.js';
+import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
+import { RequestGate } from '../batch/request-gate.js';
+import type { RateWindow } from '../batch/rate-windows.js';
+import { FileSendLog } from '../batch/send-log.js';
+import { Journal } from '../store/journal.js';
+import { acquireStateLock, type StateLock } from '../store/lock.js';
+import type { Clock } from '../util/clock.js';
+
+/**
+ * The durable state of one run: the state-folder lock, the journal, and the
+ * request gate whose send log outlives the process. Opened before the first
+ * request and closed (journal compacted, lock released) after the last.
+ */
+export class BatchSession {
+  private constructor(
+    readonly journal: Journal<JournalRecord>,
+    readonly gate: RequestGate,
+    readonly state: JournalState,
+    private readonly lock: StateLock,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
+
+  static async open(options: { stateDir: string; account: string; windows: RateWindow[]; clock: Clock; ttlMs: number }): Promise<BatchSession> {
+    await mkdir(options.stateDir, { recursive: true });
+    const lock = await acquireStateLock(options.stateDir, { clock: options.clock });
+    try {
+      const journal = await Journal.open<JournalRecord>(join(options.stateDir, 'journal.ndjson'));
+      const keepMs = Math.max(60_000, ...options.windows.map((window) => window.windowMs));
+      // One send log per key and service: the windows are the key's.
+      const sendLog = new FileSendLog(join(options.stateDir, `sends-${options.account}.log`), { keepMs, clock: options.clock });
+      const gate = new RequestGate({ windows: options.windows, clock: options.clock, sendLog });
+      const mine = journal.records.filter((record) => record.account === options.account);
+      return new BatchSession(journal, gate, replayJournal(mine), lock, options.clock, options.ttlMs);
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  /** Feed X-RateLimit-* headers from every answer into the gate. */
+  observe(event: ResponseEvent): void {
+    const info = event.rateLimit;
+    if (!info) return;
+    this.gate.observe({ limit: info.limit, remaining: info.remaining, resetAtMs: info.reset === undefined ? undefined : info.reset * 1000 });
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.journal.compact(recordsWorthKeeping(this.journal.records, this.clock.now(), this.ttlMs));
+      await this.journal.close();
+    } finally {
+      await this.lock.release();
+    }
+  }
+}

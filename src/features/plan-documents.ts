@@ -1,0 +1,82 @@
+import { fitsWithinTtl } from '../batch/admission.js';
+import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
+import type { RateWindow } from '../batch/rate-windows.js';
+import { outputPathFor } from '../batch/result-file.js';
+import { discoverInputs, type DiscoveryResult } from '../files/discover.js';
+import { preflightFile, type PreflightResult } from '../files/preflight.js';
+
+export interface PlanResult {
+  documents: PlannedDocument[];
+  rejected: DocumentOutcome[];
+  skipped: DiscoveryResult['skipped'];
+}
+
+export interface PlanOptions {
+  cwd: string;
+  outDir: string;
+  windows: RateWindow[];
+  ttlMs: number;
+  marginMs: number;
+  /** Files checked at once; reading is I/O bound. @default 8 */
+  parallelism?: number;
+}
+
+/**
+ * Turn the command line into documents worth a request: discover, then
+ * preflight each file locally (type by content, size, pages), rejecting with
+ * the server's own code names whatever the server would reject.
+ */
+export async function planDocuments(args: string[], options: PlanOptions): Promise<PlanResult> {
+  const discovery = await discoverInputs(args, { cwd: options.cwd });
+  const rejected: DocumentOutcome[] = discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message));
+  const results = await mapLimited(discovery.inputs, options.parallelism ?? 8, (input) => preflightFile(input.path));
+  const documents: PlannedDocument[] = [];
+  discovery.inputs.forEach((input, index) => {
+    const checked = results[index] as PreflightResult;
+    if (!checked.ok) {
+      rejected.push({ ...rejection(input.displayPath, checked.code, checked.message), pages: checked.pages ?? null });
+      return;
+    }
+    if (checked.pages !== undefined && checked.pages > 3 && !fitsWithinTtl(checked.pages, options.windows, options.ttlMs, options.marginMs)) {
+      rejected.push({
+        ...rejection(
+          input.displayPath,
+          'rate_budget_too_small',
+          `${input.displayPath} has ${checked.pages} pages; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires. Raise --rate-limit if your key allows more, or split the file.`,
+        ),
+        pages: checked.pages,
+      });
+      return;
+    }
+    documents.push({
+      path: checked.path,
+      displayPath: input.displayPath,
+      sha256: checked.sha256,
+      size: checked.size,
+      type: checked.type,
+      contentType: checked.contentType,
+      pages: checked.pages,
+      output: outputPathFor(options.outDir, discovery.commonBase, checked.path),
+    });
+  });
+  return { documents, rejected, skipped: discovery.skipped };
+}
+
+function rejection(file: string, code: string, message: string): DocumentOutcome {
+  return { file, status: 'failed', pages: null, model: null, output: null, job_id: null, extraction_id: null, warnings: [], error: { code, message }, credits: 0 };
+}
+
+/** Promise.all with a bound; p-queue would do, but this keeps planning free of scheduler state. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
