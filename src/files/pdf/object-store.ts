@@ -1,0 +1,115 @@
+import type { CrossReference } from './cross-reference.js';
+import { readIndirectObjectAt } from './indirect-object.js';
+import { readObjectStream } from './object-stream.js';
+import { buildScanIndex, type ScanIndex } from './scan-index.js';
+import { asDict, asNonNegativeInteger, PdfRef, type PdfValue } from './syntax.js';
+
+/** References to references are legal but rare; a long chain is a cycle. */
+const MAX_REFERENCE_HOPS = 32;
+/** Decoded object streams kept at once; a page count touches two or three. */
+const MAX_CACHED_OBJECT_STREAMS = 8;
+
+/**
+ * Looks objects up by number: through the cross-reference data when it is
+ * right, and through a scan of the whole file (built only when needed) when it
+ * is missing or points at the wrong bytes.
+ */
+export class PdfObjectStore {
+  /** Stream data is encrypted, so object streams cannot be read. */
+  streamsEncrypted = false;
+  /** Set when an answer needed an object that sits inside an encrypted object stream. */
+  neededEncryptedObjectStream = false;
+
+  private readonly objectStreams = new Map<number, Map<number, PdfValue> | undefined>();
+  private readonly pending = new Set<number>();
+  private scanned: ScanIndex | undefined;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly xref: CrossReference | undefined,
+  ) {}
+
+  /** The scan of every object definition, built on first use. */
+  scanIndex(): ScanIndex {
+    this.scanned ??= buildScanIndex(this.bytes, (streamNum, offset) => this.membersAt(streamNum, offset));
+    return this.scanned;
+  }
+
+  /** Follows references until a direct value; undefined for a missing or cyclic object. */
+  resolve(value: PdfValue | undefined): PdfValue | undefined {
+    let current = value;
+    for (let hop = 0; current instanceof PdfRef; hop++) {
+      if (hop >= MAX_REFERENCE_HOPS) return undefined;
+      current = this.getObject(current.num);
+    }
+    return current;
+  }
+
+  getObject(num: number): PdfValue | undefined {
+    if (this.pending.has(num)) return undefined; // e.g. an object stream whose /Length points into itself
+    this.pending.add(num);
+    try {
+      return this.lookUp(num);
+    } finally {
+      this.pending.delete(num);
+    }
+  }
+
+  private lookUp(num: number): PdfValue | undefined {
+    const entry = this.xref?.entries.get(num);
+    if (entry?.kind === 'free') return undefined;
+    if (entry?.kind === 'offset') {
+      const object = readIndirectObjectAt(this.bytes, entry.offset);
+      if (object?.num === num) return object.value;
+    } else if (entry?.kind === 'compressed') {
+      const value = this.memberOf(entry.streamNum, num);
+      if (value !== undefined || this.neededEncryptedObjectStream) return value;
+    }
+    // Not in the xref, or the xref is wrong about it: trust the bytes instead.
+    const found = this.scanIndex().latest.get(num);
+    if (found === undefined) return undefined;
+    if (found.location.kind === 'compressed') return this.memberOf(found.location.streamNum, num);
+    return readIndirectObjectAt(this.bytes, found.location.offset)?.value;
+  }
+
+  private memberOf(streamNum: number, num: number): PdfValue | undefined {
+    if (this.streamsEncrypted) {
+      this.neededEncryptedObjectStream = true;
+      return undefined;
+    }
+    if (!this.objectStreams.has(streamNum)) {
+      if (this.objectStreams.size >= MAX_CACHED_OBJECT_STREAMS) this.objectStreams.clear();
+      this.objectStreams.set(streamNum, this.membersAt(streamNum, this.offsetOf(streamNum)));
+    }
+    return this.objectStreams.get(streamNum)?.get(num);
+  }
+
+  private offsetOf(streamNum: number): number | undefined {
+    const entry = this.xref?.entries.get(streamNum);
+    if (entry?.kind === 'offset' && readIndirectObjectAt(this.bytes, entry.offset)?.num === streamNum) return entry.offset;
+    const found = this.scanIndex().latest.get(streamNum);
+    return found?.location.kind === 'offset' ? found.location.offset : undefined;
+  }
+
+  private membersAt(streamNum: number, offset: number | undefined): Map<number, PdfValue> | undefined {
+    if (this.streamsEncrypted || offset === undefined) return undefined;
+    const object = readIndirectObjectAt(this.bytes, offset);
+    if (object?.num !== streamNum) return undefined;
+    return readObjectStream(this.bytes, object, (length) => this.resolve(length));
+  }
+}
+
+/**
+ * Strings and streams of an encrypted file are ciphertext; numbers, names and
+ * dictionaries are not. Since PDF 1.5 (V 4/5) a file may leave streams in the
+ * clear with the /Identity crypt filter, which is also the default for /StmF.
+ */
+export function streamsAreEncrypted(store: PdfObjectStore, encrypt: PdfValue | undefined): boolean {
+  if (encrypt === undefined || encrypt === null) return false;
+  const dict = asDict(store.resolve(encrypt));
+  if (dict === undefined) return true;
+  const version = asNonNegativeInteger(dict.get('V')) ?? 0;
+  if (version < 4) return true;
+  const streamFilter = dict.nameOf('StmF') ?? 'Identity';
+  return streamFilter !== 'Identity';
+}
