@@ -1,0 +1,41 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/io.js';
+import type { Clock } from '../../src/util/clock.js';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fresh, isolated environment: config and state in their own temp folders, no colour, no CI noise. */
+export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const home = mkdtempSync(join(tmpdir(), 'docextract-test-'));
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_STATE_HOME: join(home, 'state'),
+    NO_COLOR: '1',
+    ...extra,
+  };
+}
+
+/** Run the CLI in-process with captured streams; `stdin` is piped text (not a TTY). */
+export async function runCli(args: string[], options: { env: NodeJS.ProcessEnv; stdin?: string; cwd?: string; clock?: Clock }): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = {
+    stdout: { write: (chunk: string) => (stdout += chunk), isTTY: false },
+    stderr: { write: (chunk: string) => (stderr += chunk), isTTY: false },
+    stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]) as CliIO['stdin'],
+    env: options.env,
+    cwd: options.cwd ?? process.cwd(),
+  };
+  const code = await main(['node', 'docextract', ...args], { io, ...(options.clock ? { clock: options.clock } : {}) });
+  return { code, stdout, stderr };
+}

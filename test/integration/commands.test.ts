@@ -1,0 +1,192 @@
+import { statSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { isolatedEnv, runCli } from '../helpers/run-cli.js';
+
+const GOOD_KEY = 'sk_0123456789abcdef0123456789abcdef';
+const EXPIRED_KEY = 'sk_fedcba9876543210fedcba9876543210';
+const NO_MODELS_KEY = 'sk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+
+let emulator: RunningEmulator;
+
+beforeAll(async () => {
+  emulator = await startEmulator({
+    keys: [GOOD_KEY, { key: EXPIRED_KEY, expired: true }, { key: NO_MODELS_KEY, models: [] }],
+    rateLimits: [],
+  });
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, ...extra });
+}
+
+describe('health', () => {
+  it('prints the service object as JSON on stdout and nothing on stderr', async () => {
+    const run = await runCli(['health', '--json'], { env: env() });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    const health = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(health).toMatchObject({ status: 'ok', version: 'v3.1', database: 'connected' });
+  });
+
+  it('prints a readable table without --json', async () => {
+    const run = await runCli(['health'], { env: env() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^status\s+ok$/m);
+  });
+
+  it('exits 1 with network_error when the service cannot be reached', async () => {
+    const run = await runCli(['health', '--json'], { env: env({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9' }) });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(JSON.parse(run.stderr)).toMatchObject({ error: { code: 'network_error' } });
+  });
+});
+
+describe('models', () => {
+  it('prints the service model list as JSON', async () => {
+    const run = await runCli(['models', '--json'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY }) });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    const list = JSON.parse(run.stdout) as { success: boolean; data: { models: { name: string }[] } };
+    expect(list.success).toBe(true);
+    expect(list.data.models.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it('says so when the key has no model access', async () => {
+    const run = await runCli(['models'], { env: env({ DOCEXTRACT_API_KEY: NO_MODELS_KEY }) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('no model access');
+  });
+
+  it('is a config error (exit 2) without a key, before any request', async () => {
+    const run = await runCli(['models'], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('missing_api_key');
+    expect(run.stderr).toContain('config set api-key');
+  });
+});
+
+describe('whoami', () => {
+  it('reports a working key, its source and its redacted form', async () => {
+    const run = await runCli(['whoami', '--json'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY }) });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, key: 'sk_…cdef', source: 'env' });
+    expect(run.stdout + run.stderr).not.toContain(GOOD_KEY);
+  });
+
+  it('exits 3 for an expired key, names expired_api_key and shows only the redacted key', async () => {
+    const run = await runCli(['whoami'], { env: env({ DOCEXTRACT_API_KEY: EXPIRED_KEY }) });
+    expect(run.code).toBe(3);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('expired_api_key');
+    expect(run.stderr).toContain('sk_…3210');
+    expect(run.stderr).not.toContain(EXPIRED_KEY);
+    expect(run.stderr).not.toContain(EXPIRED_KEY.slice(3, 20));
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('prints a stack trace only with --debug, and still redacts the key', async () => {
+    const run = await runCli(['whoami', '--debug'], { env: env({ DOCEXTRACT_API_KEY: EXPIRED_KEY }) });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/\n\s*at /);
+    expect(run.stderr).not.toContain(EXPIRED_KEY);
+  });
+
+  it('flags another provider\'s key before sending it', async () => {
+    const run = await runCli(['whoami'], { env: env({ DOCEXTRACT_API_KEY: 'sk-0123456789abcdef0123456789abcdef' }) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("another provider's key");
+    expect(emulator.counters.requestsByEndpoint.authorised).toBeGreaterThanOrEqual(0);
+  });
+
+  it('refuses to send the key over plain http to a non-loopback host without --insecure', async () => {
+    const run = await runCli(['whoami'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY, DOCEXTRACT_BASE_URL: 'http://example.invalid' }) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('insecure_transport');
+  });
+});
+
+describe('config', () => {
+  it('stores the key from stdin in a mode-0600 file and never prints it whole', async () => {
+    const e = env();
+    const set = await runCli(['config', 'set', 'api-key'], { env: e, stdin: `${GOOD_KEY}\n` });
+    expect(set.code).toBe(0);
+    expect(set.stdout).toBe('');
+    expect(set.stderr).not.toContain(GOOD_KEY);
+    const path = (await runCli(['config', 'path'], { env: e })).stdout.trim();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const get = await runCli(['config', 'get', 'api-key'], { env: e });
+    expect(get.stdout.trim()).toBe('sk_…cdef');
+    const list = await runCli(['config', 'list', '--json'], { env: e });
+    expect(list.stdout).not.toContain(GOOD_KEY);
+    expect(JSON.parse(list.stdout)).toContainEqual({ key: 'api-key', value: 'sk_…cdef', source: 'config' });
+    const whoami = await runCli(['whoami', '--json'], { env: e });
+    expect(JSON.parse(whoami.stdout)).toMatchObject({ ok: true, source: 'config' });
+  });
+
+  it('applies flag > environment > config > default', async () => {
+    const e = env({ DOCEXTRACT_OUT: '/from-env' });
+    await runCli(['config', 'set', 'out', '/from-config'], { env: e });
+    await runCli(['config', 'set', 'model', 'payslip'], { env: e });
+    expect((await runCli(['config', 'get', 'out'], { env: e })).stdout.trim()).toBe('/from-env');
+    expect((await runCli(['config', 'get', 'model'], { env: e })).stdout.trim()).toBe('payslip');
+    expect((await runCli(['config', 'get', 'rate-limit', '--json'], { env: e })).stdout).toContain('"source":"default"');
+    const { DOCEXTRACT_OUT: _unused, ...withoutEnv } = e;
+    expect((await runCli(['config', 'get', 'out'], { env: withoutEnv })).stdout.trim()).toBe('/from-config');
+    await runCli(['config', 'unset', 'out'], { env: withoutEnv });
+    expect((await runCli(['config', 'get', 'out'], { env: withoutEnv })).stdout.trim()).toBe('./docextract-out');
+    const flagWins = await runCli(['whoami', '--json', '--api-key', GOOD_KEY], { env: { ...e, DOCEXTRACT_API_KEY: EXPIRED_KEY } });
+    expect(JSON.parse(flagWins.stdout)).toMatchObject({ ok: true, source: 'flag' });
+  });
+
+  it('rejects a malformed key and an sk- key with a clear message (exit 2)', async () => {
+    const e = env();
+    const bad = await runCli(['config', 'set', 'api-key', 'sk_nothex'], { env: e });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('32 hexadecimal');
+    const other = await runCli(['config', 'set', 'api-key', 'sk-0123456789abcdef0123456789abcdef'], { env: e });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain("another provider's key");
+  });
+
+  it('rejects unknown settings and bad rate limits', async () => {
+    const e = env();
+    expect((await runCli(['config', 'set', 'colour', 'red'], { env: e })).code).toBe(2);
+    const rate = await runCli(['config', 'set', 'rate-limit', '10/fortnight'], { env: e });
+    expect(rate.code).toBe(2);
+    expect(rate.stderr).toContain('rate-limit');
+  });
+});
+
+describe('usage', () => {
+  it('exits 2 on an unknown command, with the message on stderr', async () => {
+    const run = await runCli(['extrakt'], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('unknown command');
+  });
+
+  it('prints the version and help on stdout with exit 0', async () => {
+    const version = await runCli(['--version'], { env: env() });
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = await runCli(['--help'], { env: env() });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('extract');
+    expect(help.stdout).toContain('Exit codes');
+  });
+});
+
+describe('process and collect', () => {
+  it('maps job_not_found on process to exit 1 with the code and a hint', async () => {
+    const run = await runCli(['process', 'chk_doesnotexist', '--json'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY }) });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(JSON.parse(run.stderr.trim().split('\n').pop() as string)).toMatchObject({ error: { code: 'job_not_found' } });
+  });
+});
