@@ -1,0 +1,146 @@
+/**
+ * Crash-safe file replacement: a reader sees the old content or the new
+ * content, never a mix, even after kill -9 or a power cut.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { hasErrorCode } from './fs-errors.js';
+import { isProcessAlive } from './process-alive.js';
+
+/** Temporary names this process is writing right now, so a sweep never deletes them. */
+const inFlight = new Set<string>();
+
+const TEMP_NAME = /^\..+\.tmp-(\d+)-[0-9a-f]+$/;
+
+function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+}
+
+/**
+ * A fresh tmp name beside `target`, named so that {@link sweepTempFiles}
+ * removes it after a crash but never while this process is using it.
+ * Call `release()` once the file is renamed or removed.
+ */
+export function reserveTempPath(target: string): { path: string; release(): void } {
+  const path = tempPathFor(target);
+  inFlight.add(path);
+  return { path, release: () => inFlight.delete(path) };
+}
+
+/**
+ * Write a tmp file in the same folder (`.<base>.tmp-<pid>-<random>`), fsync it,
+ * rename it over the target, then fsync the folder so the rename itself
+ * survives a power cut (write-file-atomic skips that last step). Creates parent
+ * folders. On failure the tmp file is removed and the fs error (ENOSPC,
+ * EACCES, EISDIR...) is thrown untouched.
+ */
+export async function writeFileAtomically(path: string, data: string | Uint8Array): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const tmp = tempPathFor(path);
+  inFlight.add(tmp);
+  try {
+    const handle = await open(tmp, 'wx');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (error) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw error;
+  } finally {
+    inFlight.delete(tmp);
+  }
+  await syncFolder(dir);
+}
+
+/** Synchronous twin of {@link writeFileAtomically}, for callers that cannot await (the send log). */
+export function writeFileAtomicallySync(path: string, data: string | Uint8Array): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const tmp = tempPathFor(path);
+  inFlight.add(tmp);
+  try {
+    const fd = openSync(tmp, 'wx');
+    try {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      let written = 0;
+      while (written < bytes.length) written += writeSync(fd, bytes, written);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  } finally {
+    inFlight.delete(tmp);
+  }
+  syncFolderSync(dir);
+}
+
+async function syncFolder(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    // Windows cannot open or fsync a folder; its rename is durable enough there.
+    if (process.platform !== 'win32') throw error;
+  }
+}
+
+function syncFolderSync(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (process.platform !== 'win32') throw error;
+  }
+}
+
+/**
+ * Remove tmp files left behind by a kill -9 (named like ours) under `dir`,
+ * recursively; returns how many were removed. Files whose writer is still
+ * alive are left alone: another live process, or this one mid-write. A tmp
+ * file carrying our own pid but not in flight here is from an earlier process
+ * that had the same pid (common in containers), so it goes.
+ */
+export async function sweepTempFiles(dir: string): Promise<number> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) return 0;
+    throw error;
+  }
+  let removed = 0;
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      removed += await sweepTempFiles(path);
+      continue;
+    }
+    const match = TEMP_NAME.exec(entry.name);
+    if (!entry.isFile() || !match) continue;
+    const pid = Number(match[1]);
+    if (inFlight.has(path)) continue;
+    if (pid !== process.pid && isProcessAlive(pid)) continue;
+    await rm(path, { force: true });
+    removed++;
+  }
+  return removed;
+}

@@ -1,0 +1,120 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  reserveTempPath,
+  sweepTempFiles,
+  writeFileAtomically,
+  writeFileAtomicallySync,
+} from '../../../src/store/atomic-write.js';
+
+/** A pid that certainly belonged to a process which has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '']);
+  if (child.pid === undefined) throw new Error('could not spawn a child');
+  return child.pid;
+}
+
+describe('writeFileAtomically', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'atomic-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes the content, creating parent folders, and leaves no tmp file', async () => {
+    const path = join(dir, 'a', 'b', 'result.json');
+    await writeFileAtomically(path, '{"ok":true}\n');
+    expect(readFileSync(path, 'utf8')).toBe('{"ok":true}\n');
+    expect(readdirSync(join(dir, 'a', 'b'))).toEqual(['result.json']);
+  });
+
+  it('replaces an existing file whole, bytes included', async () => {
+    const path = join(dir, 'result.bin');
+    writeFileSync(path, 'old content that is longer');
+    await writeFileAtomically(path, new Uint8Array([1, 2, 3]));
+    expect([...readFileSync(path)]).toEqual([1, 2, 3]);
+    expect(readdirSync(dir)).toEqual(['result.bin']);
+  });
+
+  it('removes its tmp file and throws the fs error untouched when the rename fails', async () => {
+    // A non-empty folder where the file should go: the tmp file is written,
+    // then rename() fails (EISDIR) — and even root cannot override that.
+    const path = join(dir, 'result.json');
+    mkdirSync(path);
+    writeFileSync(join(path, 'occupant'), 'x');
+    await expect(writeFileAtomically(path, 'data')).rejects.toMatchObject({ code: 'EISDIR', syscall: 'rename' });
+    expect(readdirSync(dir)).toEqual(['result.json']);
+  });
+
+  it('throws the fs error untouched when a parent is a regular file', async () => {
+    writeFileSync(join(dir, 'file'), 'x');
+    // Node's recursive mkdir reports EEXIST naming the file in the way (ENOTDIR on some versions).
+    await expect(writeFileAtomically(join(dir, 'file', 'result.json'), 'data')).rejects.toMatchObject({
+      code: expect.stringMatching(/^(EEXIST|ENOTDIR)$/),
+      path: expect.stringContaining('file'),
+    });
+    expect(readdirSync(dir)).toEqual(['file']);
+  });
+
+  it('has a synchronous twin with the same guarantees', () => {
+    const path = join(dir, 'x', 'sends.log');
+    writeFileAtomicallySync(path, '1\n2\n');
+    expect(readFileSync(path, 'utf8')).toBe('1\n2\n');
+    expect(readdirSync(join(dir, 'x'))).toEqual(['sends.log']);
+
+    const blocked = join(dir, 'blocked');
+    mkdirSync(blocked);
+    writeFileSync(join(blocked, 'occupant'), 'x');
+    expect(() => writeFileAtomicallySync(blocked, 'data')).toThrow(expect.objectContaining({ code: 'EISDIR' }));
+    expect(readdirSync(dir).sort()).toEqual(['blocked', 'x']);
+  });
+});
+
+describe('sweepTempFiles', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sweep-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('removes tmp files of dead writers, recursively, and nothing else', async () => {
+    const dead = deadPid();
+    mkdirSync(join(dir, 'out', 'nested'), { recursive: true });
+    const leftovers = [
+      join(dir, `.result.json.tmp-${dead}-0a1b2c3d4e5f`),
+      join(dir, 'out', 'nested', `.doc.json.tmp-${dead}-abcdef`),
+    ];
+    const keep = [
+      join(dir, 'result.json'),
+      join(dir, 'out', 'result.tmp-1-abc'), // not hidden: not ours
+      join(dir, 'out', `.notes.tmp-${dead}-xyz`), // not hex: not ours
+      join(dir, 'out', `.live.json.tmp-${process.ppid}-abcdef`), // the writer is alive
+    ];
+    for (const path of [...leftovers, ...keep]) writeFileSync(path, 'x');
+
+    expect(await sweepTempFiles(dir)).toBe(2);
+    expect(readdirSync(dir).sort()).toEqual(['out', 'result.json']);
+    expect(readdirSync(join(dir, 'out')).sort()).toEqual(
+      [`.live.json.tmp-${process.ppid}-abcdef`, `.notes.tmp-${dead}-xyz`, 'nested', 'result.tmp-1-abc'].sort(),
+    );
+    expect(readdirSync(join(dir, 'out', 'nested'))).toEqual([]);
+  });
+
+  it('removes a tmp file with our own pid left by an earlier process, but not one we are writing', async () => {
+    const stale = join(dir, `.old.json.tmp-${process.pid}-abc123`);
+    writeFileSync(stale, 'x');
+    const mine = reserveTempPath(join(dir, 'new.json'));
+    writeFileSync(mine.path, 'x');
+    expect(await sweepTempFiles(dir)).toBe(1);
+    expect(readdirSync(dir)).toEqual([mine.path.slice(dir.length + 1)]);
+    mine.release();
+    expect(await sweepTempFiles(dir)).toBe(1);
+  });
+
+  it('returns 0 for a missing folder', async () => {
+    expect(await sweepTempFiles(join(dir, 'missing'))).toBe(0);
+  });
+});
