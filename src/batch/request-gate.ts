@@ -1,0 +1,256 @@
+/**
+ * The one gate every API request passes through: a sliding log of send times
+ * checked against several rate windows at once (p-queue has a single
+ * interval), tightened by the server's X-RateLimit-* headers, and held by
+ * pauses after a 429 or 503.
+ */
+import type { Clock } from '../util/clock.js';
+import { defaultGuardMs, projectSendTimes, type RateWindow } from './rate-windows.js';
+import type { SendLog } from './send-log.js';
+
+export interface RateObservation {
+  /** X-RateLimit-Limit: which window the server is talking about. */
+  limit?: number;
+  /** X-RateLimit-Remaining. */
+  remaining?: number;
+  /** X-RateLimit-Reset, converted to epoch milliseconds. */
+  resetAtMs?: number;
+}
+
+export interface RequestGateOptions {
+  windows: RateWindow[];
+  clock: Clock;
+  /** Where send times persist across restarts. @default none (memory only) */
+  sendLog?: SendLog;
+  /**
+   * Safety gap so that latency jitter between our send and the server's
+   * arrival time never tips a window.
+   * @default min(50, 2% of the shortest window) ms
+   */
+  guardMs?: number;
+}
+
+interface Waiter {
+  priority: number;
+  seq: number;
+  resolve: () => void;
+  reject: (reason: unknown) => void;
+  detach: () => void;
+}
+
+/** Dropped log entries tolerated at the front before the array is compacted. */
+const COMPACT_THRESHOLD = 1_024;
+
+export class RequestGate {
+  private readonly windows: readonly RateWindow[];
+  private readonly clock: Clock;
+  private readonly sendLog: SendLog | undefined;
+  private readonly guardMs: number;
+  /** Longest window plus guard: older entries can no longer hold anything back. */
+  private readonly horizonMs: number;
+
+  /** Send times, ascending; entries before `head` are expired and await compaction. */
+  private log: number[];
+  private head = 0;
+
+  private readonly waiters: Waiter[] = [];
+  private seq = 0;
+  private pumping = false;
+  private wakePump: AbortController | undefined;
+
+  private pauseEnd = Number.NEGATIVE_INFINITY;
+  private pauseWhy: string | undefined;
+  /** The server said remaining 0 until its reset, whatever our own windows say. */
+  private serverHoldUntil = Number.NEGATIVE_INFINITY;
+
+  constructor(options: RequestGateOptions) {
+    this.windows = [...options.windows].sort((a, b) => a.windowMs - b.windowMs);
+    this.clock = options.clock;
+    this.sendLog = options.sendLog;
+    this.guardMs = Math.max(0, options.guardMs ?? defaultGuardMs(this.windows));
+    this.horizonMs = Math.max(0, ...this.windows.map((w) => w.windowMs)) + this.guardMs;
+    this.log = [...(this.sendLog?.load() ?? [])].sort((a, b) => a - b);
+    this.prune(this.clock.now());
+  }
+
+  /** Until when all sending is held (may lie in the past). */
+  get pausedUntil(): number {
+    return this.pauseEnd;
+  }
+
+  /** Why sending is held, while it is. */
+  get pauseReason(): string | undefined {
+    return this.pauseEnd > this.clock.now() ? this.pauseWhy : undefined;
+  }
+
+  /** Number of requests waiting for a slot. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Earliest instant >= now at which one more request fits every window, the server-observed budget, and any pause. */
+  nextSlotAt(): number {
+    return this.projectSlots(1)[0] ?? this.clock.now();
+  }
+
+  /**
+   * The next n slot instants if n requests were sent back to back starting no
+   * earlier than `from` (default now), given the current log. Records nothing.
+   */
+  projectSlots(n: number, from?: number): number[] {
+    const now = this.clock.now();
+    this.prune(now);
+    const notBefore = Math.max(now, from ?? now, this.pauseEnd, this.serverHoldUntil);
+    return projectSendTimes(this.log, this.head, this.windows, this.guardMs, n, notBefore);
+  }
+
+  /**
+   * Wait for a slot. Waiters are served strictly by priority (lower first, FIFO
+   * among equals), decided at the instant a slot opens, so a later urgent
+   * waiter overtakes earlier ones. The send time is recorded (in memory and in
+   * the send log) as the promise resolves. Rejects with signal.reason on abort.
+   */
+  acquire(priority: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = (): void => {
+        const index = this.waiters.indexOf(waiter);
+        if (index !== -1) this.waiters.splice(index, 1);
+        reject(signal?.reason);
+        this.wake();
+      };
+      const waiter: Waiter = {
+        priority,
+        seq: this.seq++,
+        resolve,
+        reject,
+        detach: () => signal?.removeEventListener('abort', onAbort),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.enqueue(waiter);
+      this.wake();
+    });
+  }
+
+  /**
+   * Tighten from X-RateLimit-* headers. If the server reports fewer remaining
+   * requests than our log allows in the window whose limit matches (or the
+   * shortest window), another process is using the key: add phantom sends at
+   * now so our remaining matches. A remaining of 0 with a reset time also holds
+   * sending until that reset. Never loosens.
+   */
+  observe(observation: RateObservation): void {
+    const { remaining, resetAtMs, limit } = observation;
+    if (remaining === undefined || !Number.isFinite(remaining)) return;
+    const now = this.clock.now();
+    this.prune(now);
+    const window = this.windows.find((w) => w.limit === limit) ?? this.windows[0];
+    if (window) {
+      const ours = window.limit - this.countSince(now - window.windowMs);
+      const phantoms = Math.min(window.limit, ours - Math.max(0, Math.floor(remaining)));
+      for (let i = 0; i < phantoms; i++) this.record(now);
+    }
+    if (remaining <= 0 && resetAtMs !== undefined && Number.isFinite(resetAtMs)) {
+      this.serverHoldUntil = Math.max(this.serverHoldUntil, resetAtMs + this.guardMs);
+    }
+    this.wake();
+  }
+
+  /** Hold ALL sending until `untilMs` (after a 429 until Reset + jitter, or a 503). The longest pause wins. */
+  pauseUntil(untilMs: number, reason: string): void {
+    if (untilMs <= this.pauseEnd) return;
+    this.pauseEnd = untilMs;
+    this.pauseWhy = reason;
+    this.wake();
+  }
+
+  private enqueue(waiter: Waiter): void {
+    let i = this.waiters.length;
+    while (i > 0 && (this.waiters[i - 1]?.priority ?? 0) > waiter.priority) i--;
+    this.waiters.splice(i, 0, waiter);
+  }
+
+  /**
+   * Re-evaluate now. The pump starts on a microtask, so waiters that arrive in
+   * the same tick are ordered by priority before anyone is served.
+   */
+  private wake(): void {
+    if (this.pumping) {
+      this.wakePump?.abort();
+      return;
+    }
+    if (this.waiters.length === 0) return;
+    this.pumping = true;
+    queueMicrotask(() => void this.pump());
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (this.waiters.length > 0) {
+        const now = this.clock.now();
+        const slot = this.nextSlotAt();
+        if (slot <= now) {
+          this.serve(now);
+          continue;
+        }
+        const wake = new AbortController();
+        this.wakePump = wake;
+        try {
+          await this.clock.sleep(slot - now, wake.signal);
+        } catch {
+          // woken early by a new waiter, pause, observation or abort: re-evaluate
+        } finally {
+          this.wakePump = undefined;
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private serve(now: number): void {
+    const waiter = this.waiters.shift();
+    if (!waiter) return;
+    waiter.detach();
+    try {
+      this.record(now);
+    } catch (error) {
+      // The slot counts as used in memory; the caller learns the send log failed.
+      waiter.reject(error);
+      return;
+    }
+    waiter.resolve();
+  }
+
+  /** Append to the sorted log (in memory first, so a failing send log still throttles). */
+  private record(at: number): void {
+    let i = this.log.length;
+    while (i > this.head && (this.log[i - 1] ?? 0) > at) i--;
+    if (i === this.log.length) this.log.push(at);
+    else this.log.splice(i, 0, at);
+    this.sendLog?.append(at);
+  }
+
+  private countSince(exclusiveStart: number): number {
+    let lo = this.head;
+    let hi = this.log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.log[mid] ?? 0) <= exclusiveStart) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.log.length - lo;
+  }
+
+  private prune(now: number): void {
+    const cutoff = now - this.horizonMs;
+    while (this.head < this.log.length && (this.log[this.head] ?? 0) <= cutoff) this.head++;
+    if (this.head > COMPACT_THRESHOLD && this.head * 2 > this.log.length) {
+      this.log = this.log.slice(this.head);
+      this.head = 0;
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Persisted send times, so that a restarted run does not burst past a window
+ * its predecessor already filled.
+ */
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Clock } from '../util/clock.js';
+import { writeFileAtomicallySync } from '../store/atomic-write.js';
+import { hasErrorCode } from '../store/fs-errors.js';
+
+export interface SendLog {
+  /** Send times still relevant (younger than the longest window), ascending. */
+  load(): number[];
+  append(atMs: number): void;
+}
+
+export interface FileSendLogOptions {
+  /** How long an entry matters: the longest rate window. */
+  keepMs: number;
+  clock: Clock;
+}
+
+/** Entries dropped at load before the file is worth rewriting. */
+const COMPACT_AFTER_DROPPED = 64;
+
+/**
+ * One decimal millisecond timestamp per line, append-only.
+ *
+ * Appends use appendFileSync WITHOUT fsync: the page cache survives kill -9,
+ * which is the restart this log exists for; an OS crash may lose the last few
+ * sends, which only makes the next run slightly optimistic, and the server's
+ * X-RateLimit-* headers tighten the gate again. An fsync per request would
+ * cost more than the protection is worth.
+ */
+export class FileSendLog implements SendLog {
+  private checkedTail = false;
+
+  constructor(
+    readonly path: string,
+    private readonly opts: FileSendLogOptions,
+  ) {}
+
+  /**
+   * Read, drop entries older than keepMs (and any torn or garbled line), and
+   * rewrite the file compactly and atomically when enough was dropped or its
+   * last line was torn.
+   */
+  load(): number[] {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (error) {
+      if (hasErrorCode(error, 'ENOENT')) return [];
+      throw error;
+    }
+    const now = this.opts.clock.now();
+    const oldest = now - this.opts.keepMs;
+    // A clock that jumped back leaves entries slightly in the future; keep
+    // them (they are real sends), but a number beyond now + keepMs is garbage.
+    const newest = now + this.opts.keepMs;
+    const lines = text.split('\n');
+    const torn = lines.pop() !== '';
+    const kept: number[] = [];
+    let dropped = torn ? 1 : 0;
+    for (const line of lines) {
+      const at = Number(line);
+      if (line.trim() !== '' && Number.isSafeInteger(at) && at > oldest && at <= newest) kept.push(at);
+      else dropped++;
+    }
+    kept.sort((a, b) => a - b);
+    if (torn || dropped >= COMPACT_AFTER_DROPPED) {
+      writeFileAtomicallySync(this.path, kept.map((at) => `${at}\n`).join(''));
+    }
+    this.checkedTail = true;
+    return kept;
+  }
+
+  append(atMs: number): void {
+    if (!this.checkedTail) this.prepareForAppend();
+    appendFileSync(this.path, `${Math.round(atMs)}\n`);
+  }
+
+  /** Before the first append without a load: create folders, and never glue onto a torn line. */
+  private prepareForAppend(): void {
+    mkdirSync(dirname(this.path), { recursive: true });
+    this.checkedTail = true;
+    let size = 0;
+    try {
+      size = statSync(this.path).size;
+    } catch (error) {
+      if (hasErrorCode(error, 'ENOENT')) return;
+      throw error;
+    }
+    if (size === 0) return;
+    const fd = openSync(this.path, 'r');
+    try {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) appendFileSync(this.path, '\n');
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/** A SendLog that forgets on exit, for tests and `--no-state` runs. */
+export class MemorySendLog implements SendLog {
+  private readonly entries: number[];
+
+  constructor(initial: readonly number[] = []) {
+    this.entries = [...initial];
+  }
+
+  load(): number[] {
+    return [...this.entries].sort((a, b) => a - b);
+  }
+
+  append(atMs: number): void {
+    this.entries.push(atMs);
+  }
+}

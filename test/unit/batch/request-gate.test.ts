@@ -1,0 +1,326 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseRateWindows } from '../../../src/batch/rate-windows.js';
+import { RequestGate } from '../../../src/batch/request-gate.js';
+import { FileSendLog, MemorySendLog } from '../../../src/batch/send-log.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+
+const T0 = 1_700_000_000_000;
+const MIN = 60_000;
+const DAY = 24 * 60 * MIN;
+
+function gateOn(spec: string, extra: { guardMs?: number; sendLog?: MemorySendLog | FileSendLog; clock?: FakeClock } = {}) {
+  const clock = extra.clock ?? new FakeClock(T0);
+  const gate = new RequestGate({ windows: parseRateWindows(spec), clock, guardMs: extra.guardMs, sendLog: extra.sendLog });
+  return { clock, gate };
+}
+
+/** Deterministic PRNG (mulberry32), so a failing schedule can be replayed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Largest number of sends inside any half-open interval of length `windowMs`, as the server counts them. */
+function busiestWindow(times: number[], windowMs: number): number {
+  let most = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while ((times[start] ?? 0) <= (times[end] ?? 0) - windowMs) start++;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}
+
+describe('RequestGate with several windows at once', () => {
+  it('never lets any sliding 1 s or 12 s interval exceed 8/1s + 60/12s over thousands of sends', async () => {
+    const { clock, gate } = gateOn('8/1s,60/12s');
+    const next = random(42);
+    const sent: number[] = [];
+    const worker = async (): Promise<void> => {
+      for (let i = 0; i < 500; i++) {
+        await gate.acquire(Math.floor(next() * 3));
+        sent.push(clock.now());
+        // Mostly back-to-back pressure, sometimes a pause long enough for windows to drain.
+        if (next() < 0.3) await clock.sleep(Math.floor(next() * 15_000));
+      }
+    };
+    const workers = Array.from({ length: 6 }, worker);
+    await clock.runAll();
+    await Promise.all(workers);
+
+    expect(sent).toHaveLength(3000);
+    expect(busiestWindow(sent, 1_000)).toBe(8);
+    expect(busiestWindow(sent, 12_000)).toBe(60);
+    // The guard (20 ms here) spaces each send from the one `limit` back by W + guard.
+    for (let i = 8; i < sent.length; i++) expect((sent[i] ?? 0) - (sent[i - 8] ?? 0)).toBeGreaterThanOrEqual(1_020);
+    for (let i = 60; i < sent.length; i++) expect((sent[i] ?? 0) - (sent[i - 60] ?? 0)).toBeGreaterThanOrEqual(12_020);
+  });
+
+  it('uses the windows fully: a saturated gate sends at exactly the projected slots', async () => {
+    const { clock, gate } = gateOn('8/1s,60/12s');
+    const projected = gate.projectSlots(500);
+    const sent: number[] = [];
+    const all = Array.from({ length: 500 }, () => gate.acquire(0).then(() => sent.push(clock.now())));
+    await clock.runAll();
+    await Promise.all(all);
+    expect(sent).toEqual(projected);
+    // 60/12s dominates: 8 full batches of 60 (12 s + guard apart), then the
+    // last 20 go out in 8/1s bursts of 8, 8 and 4.
+    expect((sent.at(-1) ?? 0) - T0).toBe(8 * 12_020 + 2 * 1_020);
+  });
+});
+
+describe('RequestGate.projectSlots', () => {
+  it('equals the actual acquire times, on top of an existing history', async () => {
+    const history = Array.from({ length: 95 }, (_, i) => T0 - 50 * MIN + i * 20_000);
+    const { clock, gate } = gateOn('10/min,100/h', { sendLog: new MemorySendLog(history) });
+    const projected = gate.projectSlots(250);
+    expect(gate.waiting).toBe(0);
+    const sent: number[] = [];
+    const sender = async (): Promise<void> => {
+      for (let i = 0; i < 250; i++) {
+        await gate.acquire(1);
+        sent.push(clock.now());
+      }
+    };
+    const done = sender();
+    await clock.runAll();
+    await done;
+    expect(sent).toEqual(projected);
+    // Projection records nothing: asking twice gives the same answer.
+    expect(gate.projectSlots(3)).toEqual(gate.projectSlots(3));
+  });
+
+  it('honours `from`, pauses and the guard', () => {
+    const { clock, gate } = gateOn('2/1s', { guardMs: 20 });
+    expect(gate.projectSlots(4)).toEqual([T0, T0, T0 + 1_020, T0 + 1_020]);
+    expect(gate.projectSlots(2, T0 + 5_000)).toEqual([T0 + 5_000, T0 + 5_000]);
+    gate.pauseUntil(T0 + 7_000, 'server_busy');
+    expect(gate.projectSlots(1)).toEqual([T0 + 7_000]);
+    expect(clock.now()).toBe(T0);
+  });
+});
+
+describe('RequestGate priority', () => {
+  it('lets a later high-priority waiter overtake earlier low-priority ones', async () => {
+    const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
+    const order: string[] = [];
+    const take = (name: string, priority: number) => gate.acquire(priority).then(() => order.push(`${name}@${clock.now() - T0}`));
+    const first = take('low-1', 5);
+    await clock.advance(0);
+    const rest = [take('low-2', 5), take('low-3', 5)];
+    await clock.advance(100);
+    const urgent = take('urgent', 1);
+    expect(gate.waiting).toBe(3);
+    await clock.runAll();
+    await Promise.all([first, ...rest, urgent]);
+    expect(order).toEqual(['low-1@0', 'urgent@1000', 'low-2@2000', 'low-3@3000']);
+  });
+
+  it('orders waiters that arrive in the same tick by priority before serving any', async () => {
+    const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
+    const order: number[] = [];
+    const all = [3, 1, 2, 1].map((p) => gate.acquire(p).then(() => order.push(p)));
+    await clock.runAll();
+    await Promise.all(all);
+    expect(order).toEqual([1, 1, 2, 3]);
+  });
+});
+
+describe('RequestGate abort', () => {
+  it('rejects with the reason, removes the waiter and gives its slot to the next one', async () => {
+    const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
+    await gate.acquire(0);
+    const controller = new AbortController();
+    const doomed = gate.acquire(0, controller.signal);
+    const times: number[] = [];
+    const next = gate.acquire(0).then(() => times.push(clock.now() - T0));
+    await clock.advance(500);
+    expect(gate.waiting).toBe(2);
+    controller.abort(new Error('user cancelled'));
+    await expect(doomed).rejects.toThrow('user cancelled');
+    expect(gate.waiting).toBe(1);
+    await clock.runAll();
+    await next;
+    expect(times).toEqual([1000]);
+    // The aborted waiter consumed nothing: the next slot is one window after the last real send.
+    expect(gate.nextSlotAt() - T0).toBe(2000);
+  });
+
+  it('leaves no timer behind when every waiter gives up', async () => {
+    const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
+    await gate.acquire(0);
+    const controller = new AbortController();
+    const waiting = gate.acquire(0, controller.signal);
+    await clock.advance(10);
+    expect(clock.pendingTimers()).toBe(1);
+    controller.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+    await clock.advance(0);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const { gate } = gateOn('1/1s');
+    await expect(gate.acquire(0, AbortSignal.abort(new Error('late')))).rejects.toThrow('late');
+    expect(gate.waiting).toBe(0);
+  });
+});
+
+describe('RequestGate.pauseUntil', () => {
+  it('holds all sending until the pause ends; the longest pause wins', async () => {
+    const { clock, gate } = gateOn('10/min', { guardMs: 0 });
+    gate.pauseUntil(T0 + 30_000, 'rate_limit_exceeded');
+    gate.pauseUntil(T0 + 10_000, 'shorter, ignored');
+    expect(gate.pausedUntil).toBe(T0 + 30_000);
+    expect(gate.pauseReason).toBe('rate_limit_exceeded');
+    expect(gate.nextSlotAt()).toBe(T0 + 30_000);
+
+    const times: number[] = [];
+    const sending = gate.acquire(0).then(() => times.push(clock.now() - T0));
+    await clock.advance(20_000);
+    // A longer pause arriving while a waiter sleeps pushes it back.
+    gate.pauseUntil(T0 + 200_000, 'server_busy');
+    await clock.runAll();
+    await sending;
+    expect(times).toEqual([200_000]);
+    expect(gate.pauseReason).toBeUndefined();
+  });
+});
+
+describe('RequestGate.observe', () => {
+  it('adds phantom sends when the server knows of requests we do not', async () => {
+    const { clock, gate } = gateOn('10/min,100/h', { guardMs: 0 });
+    await gate.acquire(0);
+    await gate.acquire(0);
+    await clock.advance(1_000);
+    gate.observe({ limit: 10, remaining: 3, resetAtMs: T0 + MIN });
+    expect(gate.projectSlots(4).map((t) => t - T0)).toEqual([1_000, 1_000, 1_000, MIN]);
+  });
+
+  it('never loosens', async () => {
+    const { gate } = gateOn('10/min', { guardMs: 0 });
+    for (let i = 0; i < 10; i++) await gate.acquire(0);
+    const before = gate.nextSlotAt();
+    gate.observe({ limit: 10, remaining: 10, resetAtMs: T0 });
+    gate.observe({ limit: 10, remaining: 7 });
+    expect(gate.nextSlotAt()).toBe(before);
+    expect(before).toBe(T0 + MIN);
+  });
+
+  it('tightens the shortest window when the reported limit matches none of ours', () => {
+    const { gate } = gateOn('10/min,100/h', { guardMs: 0 });
+    gate.observe({ limit: 7, remaining: 0 });
+    expect(gate.nextSlotAt()).toBe(T0 + MIN);
+  });
+
+  it('holds until the reset when the server reports nothing left in a window we do not track', () => {
+    const { gate } = gateOn('10/min', { guardMs: 0 });
+    gate.observe({ limit: 10_000, remaining: 0, resetAtMs: T0 + 3 * DAY });
+    expect(gate.nextSlotAt()).toBe(T0 + 3 * DAY);
+  });
+
+  it('persists phantom sends with the real ones', async () => {
+    const log = new MemorySendLog();
+    const { gate } = gateOn('10/min', { guardMs: 0, sendLog: log });
+    await gate.acquire(0);
+    gate.observe({ limit: 10, remaining: 5 });
+    expect(log.load()).toEqual(Array(5).fill(T0));
+  });
+
+  it('wakes a sleeping waiter only to push it later, never earlier', async () => {
+    const { clock, gate } = gateOn('2/min', { guardMs: 0 });
+    await gate.acquire(0);
+    const times: number[] = [];
+    const sending = gate.acquire(0).then(() => times.push(clock.now() - T0));
+    await clock.advance(0);
+    expect(times).toEqual([0]);
+    const third = gate.acquire(0).then(() => times.push(clock.now() - T0));
+    await clock.advance(1_000);
+    gate.observe({ limit: 2, remaining: 0, resetAtMs: T0 + 90_000 });
+    await clock.runAll();
+    await Promise.all([sending, third]);
+    expect(times).toEqual([0, 90_000]);
+  });
+});
+
+describe('RequestGate persistence', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('does not burst after a restart on the same send log', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gate-'));
+    const path = join(dir, 'state', 'sends.log');
+    const first = new FakeClock(T0);
+    const before = new RequestGate({
+      windows: parseRateWindows('5/min'),
+      clock: first,
+      sendLog: new FileSendLog(path, { keepMs: MIN, clock: first }),
+      guardMs: 0,
+    });
+    for (let i = 0; i < 5; i++) await before.acquire(0);
+
+    // "Restart" ten seconds later: a new process, a new gate, the same file.
+    const clock = new FakeClock(T0 + 10_000);
+    const after = new RequestGate({
+      windows: parseRateWindows('5/min'),
+      clock,
+      sendLog: new FileSendLog(path, { keepMs: MIN, clock }),
+      guardMs: 0,
+    });
+    expect(after.nextSlotAt()).toBe(T0 + MIN);
+    let sentAt: number | undefined;
+    const sending = after.acquire(0).then(() => (sentAt = clock.now()));
+    await clock.runAll();
+    await sending;
+    expect(sentAt).toBe(T0 + MIN);
+
+    // Without the log, the same restart would have sent at once.
+    const amnesiac = new RequestGate({ windows: parseRateWindows('5/min'), clock: new FakeClock(T0 + 10_000), guardMs: 0 });
+    expect(amnesiac.nextSlotAt()).toBe(T0 + 10_000);
+  });
+});
+
+describe('RequestGate with the month window full', () => {
+  it('handles 10,000 logged sends cheaply', { timeout: 10_000 }, async () => {
+    const windows = '10/min,100/h,1000/d,10000/mo';
+    // 10,000 sends spread over the last 29 days fill the month window exactly.
+    const history = Array.from({ length: 10_000 }, (_, i) => T0 - 29 * DAY + i * Math.floor((29 * DAY) / 10_000));
+    const { clock, gate } = gateOn(windows, { sendLog: new MemorySendLog(history), guardMs: 0 });
+    const oldest = history[0] ?? 0;
+    expect(gate.nextSlotAt()).toBe(oldest + 30 * DAY);
+
+    // A linear scan of the log per question would be 2 * 10^9 steps here and
+    // blow the timeout; an indexed read per window takes milliseconds.
+    let last = 0;
+    for (let i = 0; i < 200_000; i++) last = gate.nextSlotAt();
+    expect(last).toBe(oldest + 30 * DAY);
+    expect(gate.projectSlots(2).map((t) => t - oldest)).toEqual([30 * DAY, 30 * DAY + ((history[1] ?? 0) - oldest)]);
+
+    let sentAt = 0;
+    const sending = gate.acquire(0).then(() => (sentAt = clock.now()));
+    await clock.runAll();
+    await sending;
+    expect(sentAt).toBe(oldest + 30 * DAY);
+  });
+
+  it('sends 10,000 requests through a 10000/mo window and blocks the next one for the month', { timeout: 15_000 }, async () => {
+    const { clock, gate } = gateOn('10000/mo', { guardMs: 0 });
+    for (let i = 0; i < 10_000; i++) await gate.acquire(0);
+    expect(clock.now()).toBe(T0);
+    expect(gate.nextSlotAt()).toBe(T0 + 30 * DAY);
+    await clock.advance(30 * DAY);
+    expect(gate.nextSlotAt()).toBe(T0 + 30 * DAY);
+    expect(gate.projectSlots(10_001).at(-1)).toBe(T0 + 60 * DAY);
+  });
+});
