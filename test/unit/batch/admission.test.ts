@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideAdmission,
+  fitsWithinTtl,
+  minimumMakespanMs,
+  requestsForDocument,
+  requestsLeftForJob,
+  type AdmissionInput,
+  type OpenJobLoad,
+} from '../../../src/batch/admission.js';
+import { DEFAULT_RATE_LIMITS, parseRateWindows } from '../../../src/batch/rate-windows.js';
+import { RequestGate } from '../../../src/batch/request-gate.js';
+import { MemorySendLog } from '../../../src/batch/send-log.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+
+const T0 = 1_700_000_000_000;
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const TTL = 2 * HOUR;
+const MARGIN = 5 * MIN;
+
+describe('requestsForDocument', () => {
+  it.each([
+    [undefined, 1],
+    [1, 1],
+    [3, 1],
+    [4, 1 + 2 + 2],
+    [6, 1 + 2 + 2],
+    [7, 1 + 3 + 2],
+    [150, 53],
+  ])('a document of %s pages costs %i requests', (pages, requests) => {
+    expect(requestsForDocument(pages)).toBe(requests);
+  });
+
+  it('follows other chunk sizes and thresholds', () => {
+    expect(requestsForDocument(10, 5, 5)).toBe(1 + 2 + 2);
+    expect(requestsForDocument(5, 5, 5)).toBe(1);
+  });
+});
+
+describe('requestsLeftForJob', () => {
+  it.each([
+    [{ chunksPending: 50, collected: false, finalized: false }, 52],
+    [{ chunksPending: 0, collected: false, finalized: false }, 2],
+    [{ chunksPending: 0, collected: true, finalized: false }, 1],
+    [{ chunksPending: 2, collected: true, finalized: false }, 3],
+    [{ chunksPending: 0, collected: true, finalized: true }, 0],
+  ])('%o needs %i more requests', (job, left) => {
+    expect(requestsLeftForJob(job)).toBe(left);
+  });
+});
+
+/** A fresh gate under `spec`, with `sent` requests already in its log at T0. */
+function projection(spec: string, sent = 0): AdmissionInput['projectSlots'] {
+  const gate = new RequestGate({
+    windows: parseRateWindows(spec),
+    clock: new FakeClock(T0),
+    sendLog: new MemorySendLog(Array(sent).fill(T0)),
+  });
+  return (n, from) => gate.projectSlots(n, from);
+}
+
+function input(overrides: Partial<AdmissionInput>): AdmissionInput {
+  return {
+    nowMs: T0,
+    projectSlots: projection(DEFAULT_RATE_LIMITS),
+    openJobs: [],
+    candidateRequests: 53,
+    ttlMs: TTL,
+    marginMs: MARGIN,
+    openJobCap: 5,
+    ...overrides,
+  };
+}
+
+const job = (id: string, expiresInMs: number, requestsLeft: number): OpenJobLoad => ({
+  id,
+  expiresAtMs: T0 + expiresInMs,
+  requestsLeft,
+});
+
+describe('decideAdmission', () => {
+  it.each<[string, Partial<AdmissionInput>, ReturnType<typeof decideAdmission>['admit'], string?]>([
+    ['an empty schedule', {}, true],
+    [
+      'a full cap of open jobs',
+      { openJobs: [1, 2, 3, 4, 5].map((i) => job(`j${i}`, HOUR, 0)) },
+      false,
+      'open_job_cap',
+    ],
+    ['four open jobs and one that expired', { openJobs: [...[1, 2, 3, 4].map((i) => job(`j${i}`, HOUR, 0)), job('old', -1, 0)] }, true],
+    ['a phantom "possibly open" job that still holds a cap slot', { openJobs: [job('phantom', HOUR, 0)], openJobCap: 1 }, false, 'open_job_cap'],
+    ['a cap lowered after too_many_open_jobs', { openJobs: [job('a', HOUR, 2), job('b', HOUR, 2)], openJobCap: 2 }, false, 'open_job_cap'],
+    ['a synchronous document when the cap is full (it opens no job)', { openJobs: [1, 2, 3, 4, 5].map((i) => job(`j${i}`, HOUR, 0)), candidateRequests: 1 }, true],
+    [
+      // Alone, j1's 50 requests end at 4 min (10/min); behind the candidate's
+      // upload the last lands at 5 min + 5 guards (250 ms), past expiry − margin.
+      'a candidate that would make an open job miss its expiry',
+      { openJobs: [job('j1', 5 * MIN + MARGIN + 100, 50)] },
+      false,
+      'deadline',
+    ],
+    ['the same candidate when that job has time to spare', { openJobs: [job('j1', 30 * MIN, 50)] }, true],
+    ['a candidate that cannot finish itself under 10/h', { projectSlots: projection('10/h') }, false, 'deadline'],
+    [
+      // j1 misses whatever we do; it must not block work that fits.
+      'a job already doomed without the candidate',
+      { openJobs: [job('doomed', 2 * MIN, 30)], candidateRequests: 5 },
+      true,
+    ],
+    ['a budget already spent this hour', { projectSlots: projection(DEFAULT_RATE_LIMITS, 100) }, true],
+    // The upload waits for the budget, and the TTL only starts at the upload.
+    ['a budget already spent today', { projectSlots: projection(DEFAULT_RATE_LIMITS, 1000) }, true],
+    [
+      // The hour is spent: the next 10 slots open at 1 h, the 11th a minute later.
+      // j1's 10 requests fit in that burst alone, but not behind the candidate's upload.
+      'a spent hour that leaves no room for the candidate ahead of an open job',
+      { projectSlots: projection(DEFAULT_RATE_LIMITS, 100), openJobs: [job('j1', HOUR + MARGIN + 1_000, 10)], candidateRequests: 5 },
+      false,
+      'deadline',
+    ],
+    ['the same open job without the candidate squeezing in', { projectSlots: projection(DEFAULT_RATE_LIMITS, 100), openJobs: [job('j1', HOUR + MARGIN + 61_000, 10)], candidateRequests: 5 }, true],
+  ])('%s', (_name, overrides, admit, reason) => {
+    const decision = decideAdmission(input(overrides));
+    expect(decision.admit).toBe(admit);
+    if (!decision.admit) expect(decision.reason).toBe(reason);
+  });
+
+  it('names the job that would be late and when', () => {
+    const decision = decideAdmission(input({ openJobs: [job('j1', 5 * MIN + MARGIN + 100, 50)] }));
+    expect(decision).toMatchObject({ admit: false, reason: 'deadline' });
+    expect(!decision.admit && decision.detail).toMatch(/^j1 would send its last request at 2023-11-14T22:18:20\.250Z, after its expiry/);
+  });
+
+  it('refuses the 4th of five 150-page PDFs under 100/h: they cannot all finish in 2 h', async () => {
+    const clock = new FakeClock(T0);
+    const gate = new RequestGate({ windows: parseRateWindows(DEFAULT_RATE_LIMITS), clock });
+    const open: OpenJobLoad[] = [];
+    const decisions: boolean[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const decision = decideAdmission({
+        nowMs: clock.now(),
+        projectSlots: (n, from) => gate.projectSlots(n, from),
+        openJobs: open,
+        candidateRequests: requestsForDocument(150),
+        ttlMs: TTL,
+        marginMs: MARGIN,
+        openJobCap: 5,
+      });
+      decisions.push(decision.admit);
+      if (!decision.admit) continue;
+      await gate.acquire(0); // the upload
+      open.push({ id: `pdf${i}`, expiresAtMs: clock.now() + TTL, requestsLeft: 52 });
+    }
+    // 100/h gives 200 requests in the first two hours: 3 × 53 fit, 4 × 53 do not.
+    expect(decisions).toEqual([true, true, true, false, false]);
+
+    // And the three admitted really do finish in time when served earliest-expiry-first.
+    const sent: number[] = [];
+    const work = open.flatMap((j) => Array.from({ length: j.requestsLeft }, () => gate.acquire(1).then(() => sent.push(clock.now()))));
+    await clock.runAll();
+    await Promise.all(work);
+    expect(Math.max(...sent)).toBeLessThan(T0 + TTL - MARGIN);
+  });
+});
+
+describe('fitsWithinTtl', () => {
+  it.each([
+    [150, DEFAULT_RATE_LIMITS, true],
+    [150, '10/h', false],
+    [150, '27/h', true], // 53 requests: two hours' worth, the last at 1 h
+    [150, '26/h', false], // the 53rd would fall at 2 h
+    [3, '1/d', true], // synchronous: one request
+    [150, 'none', true],
+  ])('%i pages under %s: %s', (pages, spec, fits) => {
+    expect(fitsWithinTtl(pages, parseRateWindows(spec), TTL, MARGIN)).toBe(fits);
+  });
+});
+
+describe('minimumMakespanMs', () => {
+  it.each([
+    [0, DEFAULT_RATE_LIMITS, 0],
+    [1, DEFAULT_RATE_LIMITS, 0],
+    [10, DEFAULT_RATE_LIMITS, 0],
+    [11, DEFAULT_RATE_LIMITS, MIN],
+    [53, DEFAULT_RATE_LIMITS, 5 * MIN],
+    [250, DEFAULT_RATE_LIMITS, 2 * HOUR + 4 * MIN],
+    [1_000, 'none', 0],
+    [17, '8/1s,60/12s', 2_000],
+    [61, '8/1s,60/12s', 12_000],
+  ])('%i requests under %s take at least %i ms', (requests, spec, ms) => {
+    expect(minimumMakespanMs(requests, parseRateWindows(spec))).toBe(ms);
+  });
+});
