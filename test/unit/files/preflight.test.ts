@@ -1,0 +1,116 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeOversizedFile, makePdfWithFiller, makePdfWithPages } from '../../../fixtures/large.js';
+import { MAX_FILE_BYTES, preflightFile, sha256File, type PreflightResult } from '../../../src/files/preflight.js';
+import { corpusFiles, corpusPath } from './corpus.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'docextract-preflight-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function expectRejected(result: PreflightResult, code: string): asserts result is Extract<PreflightResult, { ok: false }> {
+  expect(result).toMatchObject({ ok: false, code });
+}
+
+describe('preflightFile on the corpus', () => {
+  it.each(corpusFiles().map((file) => [file.name, file] as const))('%s', async (_name, file) => {
+    const result = await preflightFile(corpusPath(file));
+    if (file.preflight !== null) {
+      expect(result).toMatchObject({ ok: false, code: file.preflight });
+      return;
+    }
+    const pages = file.pages ?? undefined;
+    expect(result).toEqual({
+      ok: true,
+      path: corpusPath(file),
+      size: statSync(corpusPath(file)).size,
+      sha256: createHash('sha256').update(readFileSync(corpusPath(file))).digest('hex'),
+      type: file.type,
+      contentType: { pdf: 'application/pdf', jpeg: 'image/jpeg', png: 'image/png' }[file.type ?? 'pdf'],
+      pages,
+      split: pages !== undefined && pages > 3,
+    });
+  });
+});
+
+describe('preflightFile limits', () => {
+  it('rejects a file over 10 MiB as file_too_large, from its size alone', async () => {
+    const path = makeOversizedFile(dir);
+    const result = await preflightFile(path, { displayName: 'big.pdf' });
+    expectRejected(result, 'file_too_large');
+    expect(result.size).toBe(statSync(path).size);
+    expect(result.sha256).toBeUndefined(); // not read, so not hashed
+    expect(result.message).toContain('big.pdf');
+    expect(result.message).toContain('10 MB (10,485,760 bytes)');
+  });
+
+  it('takes a file of exactly 10 MiB and refuses one byte more', async () => {
+    const path = join(dir, 'exactly-10-mib.pdf');
+    const pdf = makePdfWithFiller(MAX_FILE_BYTES - 4096);
+    writeFileSync(path, pdf);
+    appendFileSync(path, Buffer.alloc(MAX_FILE_BYTES - pdf.length, '\n'));
+    expect(await preflightFile(path)).toMatchObject({ ok: true, size: MAX_FILE_BYTES, pages: 1, split: false });
+    appendFileSync(path, '\n');
+    expectRejected(await preflightFile(path), 'file_too_large');
+  });
+
+  it('takes 150 pages (split into chunks) and rejects 151 as page_limit_exceeded', async () => {
+    const at150 = join(dir, '150.pdf');
+    const at151 = join(dir, '151.pdf');
+    writeFileSync(at150, await makePdfWithPages(150));
+    writeFileSync(at151, await makePdfWithPages(151));
+    expect(await preflightFile(at150)).toMatchObject({ ok: true, pages: 150, split: true });
+    const rejected = await preflightFile(at151, { displayName: 'in/151.pdf' });
+    expectRejected(rejected, 'page_limit_exceeded');
+    expect(rejected).toMatchObject({ pages: 151, message: expect.stringMatching(/in\/151\.pdf has 151 pages.*at most 150/) });
+  });
+
+  it('splits only PDFs of more than 3 pages', async () => {
+    expect(await preflightFile(corpusPath('pdf/pages-3.pdf'))).toMatchObject({ pages: 3, split: false });
+    expect(await preflightFile(corpusPath('pdf/pages-4.pdf'))).toMatchObject({ pages: 4, split: true });
+  });
+});
+
+describe('preflightFile on files that are not documents', () => {
+  it('names the accepted types when the content is not one of them', async () => {
+    const result = await preflightFile(corpusPath('broken/not-a-pdf.pdf'), { displayName: 'not-a-pdf.pdf' });
+    expectRejected(result, 'invalid_file_type');
+    expect(result.message).toMatch(/not-a-pdf\.pdf is not a PDF, JPEG or PNG file/);
+  });
+
+  it('reports a missing file as file_not_found', async () => {
+    expectRejected(await preflightFile(join(dir, 'nope.pdf')), 'file_not_found');
+    expectRejected(await preflightFile(join(dir, 'nope', 'below-a-missing-folder.pdf')), 'file_not_found');
+  });
+
+  it('rejects a folder as invalid_file', async () => {
+    mkdirSync(join(dir, 'a-folder.pdf'));
+    expectRejected(await preflightFile(join(dir, 'a-folder.pdf')), 'invalid_file');
+  });
+
+  it.skipIf(spawnSync('mkfifo', ['--version']).status !== 0)('rejects a named pipe without waiting for a writer', async () => {
+    const fifo = join(dir, 'pipe.pdf');
+    spawnSync('mkfifo', [fifo]);
+    expectRejected(await preflightFile(fifo), 'invalid_file');
+  });
+
+  // Root reads anything, so this only means something for an ordinary user (CI); the mapping is tested in preflight-errors.
+  it.skipIf(process.getuid?.() === 0)('reports a file without read permission as file_unreadable', async () => {
+    const path = join(dir, 'locked.pdf');
+    writeFileSync(path, await makePdfWithPages(1), { mode: 0o000 });
+    expectRejected(await preflightFile(path), 'file_unreadable');
+  });
+});
+
+describe('sha256File', () => {
+  it('streams the same digest as hashing the whole file', async () => {
+    const path = corpusPath('pdf/pages-60.pdf');
+    expect(await sha256File(path)).toBe(createHash('sha256').update(readFileSync(path)).digest('hex'));
+  });
+});
