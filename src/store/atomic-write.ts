@@ -85,7 +85,8 @@ export function writeFileAtomicallySync(path: string, data: string | Uint8Array)
   syncFolderSync(dir);
 }
 
-async function syncFolder(dir: string): Promise<void> {
+/** fsync a folder, making renames and new names in it durable (a no-op on Windows, which cannot). */
+export async function syncFolder(dir: string): Promise<void> {
   try {
     const handle = await open(dir, 'r');
     try {

@@ -1,0 +1,105 @@
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal, JournalCorruptError } from '../../../src/store/journal.js';
+
+type Rec = { type: 'intent'; id: string } | { type: 'outcome'; id: string; ok: boolean; note?: string };
+
+describe('Journal', () => {
+  let dir: string;
+  let path: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    path = join(dir, 'state', 'journal.ndjson');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates its folder, appends one JSON line per record, and reads them back on reopen', async () => {
+    const journal = await Journal.open<Rec>(path);
+    expect(journal.records).toEqual([]);
+    await journal.append({ type: 'intent', id: 'a' });
+    await journal.appendMany([
+      { type: 'outcome', id: 'a', ok: true, note: 'two\nlines' },
+      { type: 'intent', id: 'b' },
+    ]);
+    expect(journal.records).toHaveLength(3);
+    await journal.close();
+
+    expect(readFileSync(path, 'utf8').split('\n')).toEqual([
+      '{"type":"intent","id":"a"}',
+      '{"type":"outcome","id":"a","ok":true,"note":"two\\nlines"}',
+      '{"type":"intent","id":"b"}',
+      '',
+    ]);
+    const again = await Journal.open<Rec>(path);
+    expect(again.records).toEqual([
+      { type: 'intent', id: 'a' },
+      { type: 'outcome', id: 'a', ok: true, note: 'two\nlines' },
+      { type: 'intent', id: 'b' },
+    ]);
+    await again.close();
+  });
+
+  it('keeps file order when appends race', async () => {
+    const journal = await Journal.open<Rec>(path);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => journal.append({ type: 'intent', id: String(i) })));
+    await journal.close();
+    const ids = (await Journal.open<Rec>(path)).records.map((r) => r.id);
+    expect(ids).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
+  });
+
+  it.each([
+    ['a line cut short by kill -9', '{"type":"outcome","id":"a","o'],
+    ['a complete-looking line without its newline', '{"type":"outcome","id":"a","ok":true}'],
+    ['zero bytes left by an OS crash', '\0\0\0\0\0\0'],
+    ['garbage then more garbage', 'xx\n\0\0\n{"type":'],
+  ])('tolerates a torn tail (%s) and truncates it away', async (_name, tail) => {
+    const good = '{"type":"intent","id":"a"}\n';
+    writeFileSync(join(dir, 'j.ndjson'), good + tail);
+    const journal = await Journal.open<Rec>(join(dir, 'j.ndjson'));
+    expect(journal.records).toEqual([{ type: 'intent', id: 'a' }]);
+    expect(readFileSync(join(dir, 'j.ndjson'), 'utf8')).toBe(good);
+    await journal.append({ type: 'intent', id: 'b' });
+    await journal.close();
+    expect((await Journal.open<Rec>(join(dir, 'j.ndjson'))).records.map((r) => r.id)).toEqual(['a', 'b']);
+  });
+
+  it('refuses a journal damaged in the middle rather than silently dropping records', async () => {
+    writeFileSync(join(dir, 'j.ndjson'), '{"type":"intent","id":"a"}\nnot json\n{"type":"intent","id":"b"}\n');
+    await expect(Journal.open<Rec>(join(dir, 'j.ndjson'))).rejects.toThrow(JournalCorruptError);
+    await expect(Journal.open<Rec>(join(dir, 'j.ndjson'))).rejects.toThrow(/line 2/);
+  });
+
+  it('compacts atomically to the records it is told to keep, and keeps appending after', async () => {
+    const journal = await Journal.open<Rec>(path);
+    await journal.appendMany([
+      { type: 'intent', id: 'done' },
+      { type: 'outcome', id: 'done', ok: true },
+      { type: 'intent', id: 'open' },
+    ]);
+    await journal.compact([{ type: 'intent', id: 'open' }]);
+    await journal.append({ type: 'outcome', id: 'open', ok: false });
+    expect(journal.records).toEqual([
+      { type: 'intent', id: 'open' },
+      { type: 'outcome', id: 'open', ok: false },
+    ]);
+    await journal.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"type":"intent","id":"open"}\n{"type":"outcome","id":"open","ok":false}\n');
+    expect(readdirSync(join(dir, 'state'))).toEqual(['journal.ndjson']);
+  });
+
+  it('rejects appends after close', async () => {
+    const journal = await Journal.open<Rec>(path);
+    await journal.close();
+    await expect(journal.append({ type: 'intent', id: 'x' })).rejects.toThrow(/closed/);
+  });
+
+  it('ignores blank lines a hand edit may leave', async () => {
+    writeFileSync(path.replace('state/journal.ndjson', 'j.ndjson'), '\n{"type":"intent","id":"a"}\n\n');
+    appendFileSync(join(dir, 'j.ndjson'), '{"type":"intent","id":"b"}\n');
+    const journal = await Journal.open<Rec>(join(dir, 'j.ndjson'));
+    expect(journal.records.map((r) => r.id)).toEqual(['a', 'b']);
+    await journal.close();
+  });
+});
