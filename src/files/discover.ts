@@ -1,0 +1,174 @@
+import type { Stats } from 'node:fs';
+import { lstat, realpath, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import fg from 'fast-glob';
+import { entryKind, errorCode, takeIfSupported, walkFolder, type SearchFindings } from './folder-walk.js';
+import { commonParentFolder, comparePaths, toDisplayPath } from './paths.js';
+
+export interface DiscoveredInput {
+  /** Absolute, as reached (symbolic links are not resolved, so outputs mirror what the user sees). */
+  path: string;
+  /** As the user would recognise it: relative to cwd when inside it, absolute otherwise. */
+  displayPath: string;
+  /** Found by searching (a folder or a glob) rather than named explicitly. */
+  fromFolder: boolean;
+  /** How it was found: named as a file, inside a named folder, or matched by a glob. */
+  via: 'file' | 'folder' | 'glob';
+}
+
+export interface DiscoveryProblem {
+  /** The argument as given. */
+  arg: string;
+  code: 'file_not_found' | 'no_match' | 'unreadable';
+  message: string;
+}
+
+/**
+ * A file that was found but not taken. Reasons: an unsupported extension
+ * inside a folder or glob, a hidden file or folder, a symbolic link to a
+ * folder or a broken one, an unreadable subfolder, or a second path to a file
+ * already taken (a symbolic link, say; the same path reached twice is not
+ * reported).
+ */
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+export interface DiscoveryResult {
+  inputs: DiscoveredInput[];
+  skipped: SkippedFile[];
+  problems: DiscoveryProblem[];
+  /** The deepest folder containing every input (cwd when there are none): outputs mirror paths below it, so `a/x.pdf` and `b/x.pdf` never collide. */
+  commonBase: string;
+}
+
+export interface DiscoveryOptions {
+  /** Folder that relative arguments and globs are resolved against. @default process.cwd() */
+  cwd?: string;
+}
+
+/**
+ * Turns command-line arguments (files, folders, globs) into the list of
+ * files to process. An argument that exists as a path is taken literally,
+ * even when it looks like a glob (`brackets [1].pdf`); only one that does not
+ * exist and that fast-glob calls dynamic is expanded, so a quoted glob such as
+ * `'./in/**\/*.pdf'` works in shells without globstar. Order: arguments in
+ * the order given, and each folder's or glob's files sorted. A file reached
+ * twice (same real path) is taken once.
+ */
+export async function discoverInputs(args: string[], options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const result: DiscoveryResult = { inputs: [], skipped: [], problems: [], commonBase: cwd };
+  const taken = new Map<string, string>(); // real path → display path of the first mention
+
+  const take = async (path: string, via: DiscoveredInput['via']): Promise<void> => {
+    const real = await realpath(path).catch(() => path);
+    const displayPath = toDisplayPath(path, cwd);
+    const first = taken.get(real);
+    if (first !== undefined) {
+      if (first !== displayPath) result.skipped.push({ path, reason: `same file as ${first}` });
+      return;
+    }
+    taken.set(real, displayPath);
+    result.inputs.push({ path, displayPath, fromFolder: via !== 'file', via });
+  };
+  const takeFindings = async (findings: SearchFindings, via: 'folder' | 'glob'): Promise<void> => {
+    for (const path of findings.files) await take(path, via);
+    result.skipped.push(...findings.skipped);
+  };
+
+  for (const arg of args) {
+    const problem = (code: DiscoveryProblem['code'], message: string): void => void result.problems.push({ arg, code, message });
+    if (arg === '') {
+      problem('file_not_found', 'An empty argument names no file.');
+      continue;
+    }
+    const path = resolve(cwd, arg);
+    const found = await statLiteral(path);
+    if (found.kind === 'file') {
+      await take(path, 'file');
+    } else if (found.kind === 'folder') {
+      try {
+        await takeFindings(await walkFolder(path), 'folder');
+      } catch (error) {
+        problem('unreadable', `${arg}: folder cannot be read (${errorCode(error)}).`);
+      }
+    } else if (found.kind === 'other') {
+      problem('unreadable', `${arg}: ${found.reason}.`);
+    } else if (fg.isDynamicPattern(arg)) {
+      const findings = await expandGlob(arg, cwd);
+      if (findings.files.length === 0 && findings.skipped.length === 0) problem('no_match', `${arg}: no file matches this pattern.`);
+      await takeFindings(findings, 'glob');
+    } else {
+      problem('file_not_found', `${arg}: no such file or folder.`);
+    }
+  }
+  result.skipped = uniqueByPath(result.skipped);
+  result.commonBase = commonParentFolder(
+    result.inputs.map((input) => input.path),
+    cwd,
+  );
+  return result;
+}
+
+/** Overlapping arguments (`in/` and `in/*`) would otherwise report the same skipped file twice. */
+function uniqueByPath(skipped: SkippedFile[]): SkippedFile[] {
+  const seen = new Set<string>();
+  return skipped.filter((file) => !seen.has(file.path) && seen.add(file.path));
+}
+
+type LiteralPath = { kind: 'file' | 'folder' | 'missing' } | { kind: 'other'; reason: string };
+
+async function statLiteral(path: string): Promise<LiteralPath> {
+  let info: Stats;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      // A dangling symbolic link exists as a name but not as a file: say so rather than "no such file".
+      const link = await lstat(path).catch(() => undefined);
+      return link?.isSymbolicLink() ? { kind: 'other', reason: 'broken symbolic link' } : { kind: 'missing' };
+    }
+    return { kind: 'other', reason: `cannot be read (${errorCode(error)})` };
+  }
+  if (info.isFile()) return { kind: 'file' };
+  if (info.isDirectory()) return { kind: 'folder' };
+  return { kind: 'other', reason: 'not a regular file or folder' };
+}
+
+/**
+ * Expands a glob. Symbolic links to folders are not followed (fast-glob would
+ * walk a loop like `a/loop -> ..` until the OS gives up); a matched folder is
+ * searched like a named one. Unreadable folders are passed over, as a shell does.
+ */
+async function expandGlob(pattern: string, cwd: string): Promise<SearchFindings> {
+  const entries = await fg(pattern, {
+    cwd,
+    absolute: true,
+    onlyFiles: false,
+    followSymbolicLinks: false,
+    dot: false,
+    unique: true,
+    suppressErrors: true,
+    objectMode: true,
+  });
+  entries.sort((a, b) => comparePaths(a.path, b.path));
+  const findings: SearchFindings = { files: [], skipped: [] };
+  for (const entry of entries) {
+    if (entry.dirent.isDirectory()) {
+      const inner = await walkFolder(entry.path).catch((error: unknown) => {
+        findings.skipped.push({ path: entry.path, reason: `folder cannot be read (${errorCode(error)})` });
+        return undefined;
+      });
+      findings.files.push(...(inner?.files ?? []));
+      findings.skipped.push(...(inner?.skipped ?? []));
+      continue;
+    }
+    const kind = await entryKind(entry.dirent, entry.path);
+    if (kind === 'file') takeIfSupported(entry.path, findings);
+    else findings.skipped.push({ path: entry.path, reason: kind });
+  }
+  return findings;
+}

@@ -1,0 +1,86 @@
+import type { Dirent } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ACCEPTED_TYPES_TEXT } from './file-type.js';
+import { hasSupportedExtension, isHiddenName } from './paths.js';
+
+/** What a search (a folder or a glob) found: files to take, and files it passed over with a reason. */
+export interface SearchFindings {
+  files: string[];
+  skipped: { path: string; reason: string }[];
+}
+
+/**
+ * Lists the supported files under `folder`, recursively, in a stable order
+ * (names sorted by code unit at each level, depth first).
+ *
+ * Rules, and why:
+ * - Symbolic links to files are taken; symbolic links to folders are not
+ *   followed (like `find`, `fd` and ripgrep by default). Following them can
+ *   leave the folder the user named (`a/loop -> ..`) or loop for ever.
+ * - Hidden files and folders (name starting with a dot) are passed over but
+ *   reported, so nothing disappears silently; a hidden folder is reported once
+ *   and not entered.
+ * - Files whose extension is not .pdf/.jpg/.jpeg/.png are reported, not taken:
+ *   inside a folder the name is all we have to tell documents from the rest.
+ * - A subfolder that cannot be read is reported and the walk goes on.
+ */
+export async function walkFolder(folder: string): Promise<SearchFindings> {
+  const findings: SearchFindings = { files: [], skipped: [] };
+  const visitedFolders = new Set<string>();
+  await walk(folder, findings, visitedFolders);
+  return findings;
+}
+
+async function walk(folder: string, findings: SearchFindings, visitedFolders: Set<string>): Promise<void> {
+  // Real paths guard against bind mounts and other cycles that are not symbolic links.
+  const real = await realpath(folder).catch(() => folder);
+  if (visitedFolders.has(real)) return;
+  visitedFolders.add(real);
+
+  const entries = await readdir(folder, { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = join(folder, entry.name);
+    if (isHiddenName(entry.name)) {
+      findings.skipped.push({ path, reason: entry.isDirectory() ? 'hidden folder (not searched)' : 'hidden file' });
+      continue;
+    }
+    if (entry.isDirectory()) {
+      try {
+        await walk(path, findings, visitedFolders);
+      } catch (error) {
+        findings.skipped.push({ path, reason: `folder cannot be read (${errorCode(error)})` });
+      }
+      continue;
+    }
+    const kind = await entryKind(entry, path);
+    if (kind === 'file') takeIfSupported(path, findings);
+    else findings.skipped.push({ path, reason: kind });
+  }
+}
+
+/** Adds a file found by searching when its name says it is a document we accept. */
+export function takeIfSupported(path: string, findings: SearchFindings): void {
+  if (hasSupportedExtension(path)) findings.files.push(path);
+  else findings.skipped.push({ path, reason: `not a ${ACCEPTED_TYPES_TEXT} file name (.pdf, .jpg, .jpeg, .png)` });
+}
+
+/** 'file', or why the entry is not one: a reason for `skipped`. */
+export async function entryKind(entry: Pick<Dirent, 'isFile' | 'isSymbolicLink'>, path: string): Promise<string> {
+  if (entry.isFile()) return 'file';
+  if (!entry.isSymbolicLink()) return 'not a regular file';
+  try {
+    const target = await stat(path);
+    if (target.isFile()) return 'file';
+    return target.isDirectory() ? 'symbolic link to a folder (not followed)' : 'symbolic link to something that is not a file';
+  } catch (error) {
+    return errorCode(error) === 'ENOENT' ? 'broken symbolic link' : `symbolic link cannot be followed (${errorCode(error)})`;
+  }
+}
+
+export function errorCode(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return code ?? String(error);
+}

@@ -1,0 +1,50 @@
+import { dirname, isAbsolute, relative, sep } from 'node:path';
+
+/** Extensions taken when searching folders and globs (compared case-insensitively). */
+export const SUPPORTED_EXTENSIONS: readonly string[] = ['.pdf', '.jpg', '.jpeg', '.png'];
+
+export function hasSupportedExtension(path: string): boolean {
+  const lower = path.toLowerCase();
+  return SUPPORTED_EXTENSIONS.some((extension) => lower.endsWith(extension));
+}
+
+/** Hidden by Unix convention: the name starts with a dot (`.git`, `.DS_Store`). */
+export function isHiddenName(name: string): boolean {
+  return name.startsWith('.');
+}
+
+/** The path as the user would recognise it: relative to `cwd` when inside it, absolute otherwise. */
+export function toDisplayPath(path: string, cwd: string): string {
+  const relativePath = relative(cwd, path);
+  if (relativePath === '' || isAbsolute(relativePath) || relativePath === '..' || relativePath.startsWith(`..${sep}`)) return path;
+  return relativePath;
+}
+
+/**
+ * Orders paths folder by folder: segment-wise, by code unit. The result is
+ * the same on every machine (no locale), and a folder's files stay together
+ * (`a/b.pdf` before `a-b.pdf`, which plain string order would not give).
+ */
+export function comparePaths(a: string, b: string): number {
+  const left = a.split(sep);
+  const right = b.split(sep);
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const x = left[i] ?? '';
+    const y = right[i] ?? '';
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+/** The deepest folder that contains every path (all absolute); `fallback` when there are none. */
+export function commonParentFolder(paths: readonly string[], fallback: string): string {
+  const [first, ...rest] = paths.map((path) => dirname(path).split(sep));
+  if (first === undefined) return fallback;
+  let length = first.length;
+  for (const segments of rest) {
+    let same = 0;
+    while (same < Math.min(length, segments.length) && segments[same] === first[same]) same++;
+    length = same;
+  }
+  return first.slice(0, length).join(sep) || sep;
+}
