@@ -108,9 +108,12 @@ describe('fault injection', () => {
     };
     t.emulator.events.on('event', listener);
     t.emulator.setFaults({ documents: { reset_after: 1 } });
-    await expect(upload(t, await makePdf(4))).rejects.toThrow();
+    await expect(upload(t, await makePdf(4), { filename: 'four.pdf' })).rejects.toThrow();
     t.emulator.events.off('event', listener);
     expect(events.map((e) => e.type)).toEqual(['upload', 'split']);
+    expect(events[1]).toMatchObject({ key: t.key, filename: 'four.pdf', at: t.clock.now() });
+    expect(events[1]?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(events[1]?.jobId).toMatch(/^job_/);
   });
 
   it('reset_after on a finalize: the job is gone for the retry', async () => {
