@@ -96,11 +96,14 @@ export class Journal<T extends { type: string }> {
     return this.serialize(async () => {
       const old = this.openHandle();
       await writeFileAtomically(this.path, text);
-      // The rename replaced the file; the old handle appends to the orphaned inode.
-      this.handle = await open(this.path, 'a');
-      await old.close();
+      // The rename replaced the file; the old handle would append to the
+      // orphaned inode, so it goes now. Should reopening fail, the journal is
+      // closed (appends throw) rather than silently writing nowhere.
+      this.handle = undefined;
       this.size = Buffer.byteLength(text);
       this.items.splice(0, this.items.length, ...keep);
+      await old.close().catch(() => undefined);
+      this.handle = await open(this.path, 'a');
     });
   }
 

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -101,5 +101,25 @@ describe('Journal', () => {
     const journal = await Journal.open<Rec>(join(dir, 'j.ndjson'));
     expect(journal.records.map((r) => r.id)).toEqual(['a', 'b']);
     await journal.close();
+  });
+});
+
+describe('Journal.compact failure', () => {
+  it('leaves the journal intact and appendable when the rewrite fails', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    try {
+      const path = join(dir, 'journal.ndjson');
+      const journal = await Journal.open<Rec>(path);
+      await journal.append({ type: 'intent', id: 'a' });
+      // Put a non-empty folder where the file is, so the rewrite's rename fails (EISDIR, even as root).
+      rmSync(path);
+      mkdirSync(path);
+      writeFileSync(join(path, 'occupant'), 'x');
+      await expect(journal.compact([])).rejects.toMatchObject({ code: 'EISDIR' });
+      expect(journal.records).toEqual([{ type: 'intent', id: 'a' }]);
+      await journal.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
