@@ -1,5 +1,5 @@
 import type { ApiClient, Endpoint } from '../api/index.js';
-import { ApiError, decideRetry } from '../api/index.js';
+import { decideRetry } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { BatchEvents, DocumentOutcome, RunSettings } from './batch-types.js';
@@ -61,12 +61,7 @@ export function planRetry(host: FlowHost, error: unknown, attempt: number, endpo
   return { retryAt };
 }
 
-export function errorCode(error: unknown): string {
-  if (error instanceof ApiError) return error.code;
-  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') return error.code;
-  if (error instanceof Error && error.name) return error.name.replace(/Error$/, '').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase() || 'error';
-  return 'error';
-}
+export { errorCodeOf as errorCode } from '../api/error-code.js';
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,14 +1,7 @@
 import { CommanderError } from 'commander';
-import {
-  ApiError,
-  AuthenticationError,
-  MalformedResponseError,
-  PaymentRequiredError,
-  RateLimitError,
-  ResponseValidationError,
-  TimeoutError,
-  TransportError,
-} from '../api/errors.js';
+import { errorCodeOf } from '../api/error-code.js';
+import { ApiError, AuthenticationError, PaymentRequiredError, RateLimitError, ResponseValidationError, TransportError } from '../api/errors.js';
+import { LockedError } from '../store/lock.js';
 import { ConfigError, UsageError } from './cli-errors.js';
 import { hintFor } from './error-hints.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
@@ -32,12 +25,14 @@ export function describeError(error: unknown): ErrorReport {
   if (error instanceof ApiError) {
     return withHint({ exitCode: exitCodeForApiError(error), code: error.code, message: error.message, status: error.status });
   }
-  if (error instanceof ResponseValidationError) {
-    return withHint({ exitCode: ExitCode.WorkFailed, code: 'response_validation_failed', message: error.message });
+  if (error instanceof ResponseValidationError || error instanceof TransportError) {
+    return withHint({ exitCode: ExitCode.WorkFailed, code: errorCodeOf(error), message: error.message });
   }
-  if (error instanceof TransportError) {
-    const code = error instanceof TimeoutError ? 'timeout' : error instanceof MalformedResponseError ? 'malformed_response' : 'network_error';
-    return withHint({ exitCode: ExitCode.WorkFailed, code, message: error.message });
+  if (error instanceof LockedError) {
+    return withHint(
+      { exitCode: ExitCode.Usage, code: 'state_locked', message: error.message },
+      'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.',
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: ExitCode.WorkFailed, code: 'internal_error', message };
