@@ -35,8 +35,9 @@ function countPages(bytes: Uint8Array): number | undefined {
   const xref = readCrossReference(bytes);
   const store = new PdfObjectStore(bytes, xref);
   const encrypt = xref?.trailers.find((trailer) => trailer.get('Encrypt') !== undefined)?.get('Encrypt');
-  // Assume the worst until the /Encrypt dictionary (always a direct object) says otherwise.
-  store.streamsEncrypted = encrypt !== undefined || mentionsEncryption(bytes);
+  // Assume the worst until the /Encrypt dictionary (always a direct object) says otherwise. Without
+  // readable trailers we cannot tell, so any mention of /Encrypt counts.
+  store.streamsEncrypted = encrypt !== undefined || (xref === undefined && mentionsEncryption(bytes));
   if (encrypt !== undefined) store.streamsEncrypted = streamsAreEncrypted(store, encrypt);
 
   const root = xref?.trailers.find((trailer) => trailer.get('Root') instanceof PdfRef)?.get('Root');

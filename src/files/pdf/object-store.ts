@@ -1,6 +1,6 @@
 import type { CrossReference } from './cross-reference.js';
 import { readIndirectObjectAt } from './indirect-object.js';
-import { readObjectStream } from './object-stream.js';
+import { readObjectStream, type ObjectStreamMembers } from './object-stream.js';
 import { buildScanIndex, type ScanIndex } from './scan-index.js';
 import { asDict, asNonNegativeInteger, PdfRef, type PdfValue } from './syntax.js';
 
@@ -20,7 +20,7 @@ export class PdfObjectStore {
   /** Set when an answer needed an object that sits inside an encrypted object stream. */
   neededEncryptedObjectStream = false;
 
-  private readonly objectStreams = new Map<number, Map<number, PdfValue> | undefined>();
+  private readonly objectStreams = new Map<number, ObjectStreamMembers | undefined>();
   private readonly pending = new Set<number>();
   private scanned: ScanIndex | undefined;
 
@@ -91,7 +91,7 @@ export class PdfObjectStore {
     return found?.location.kind === 'offset' ? found.location.offset : undefined;
   }
 
-  private membersAt(streamNum: number, offset: number | undefined): Map<number, PdfValue> | undefined {
+  private membersAt(streamNum: number, offset: number | undefined): ObjectStreamMembers | undefined {
     if (this.streamsEncrypted || offset === undefined) return undefined;
     const object = readIndirectObjectAt(this.bytes, offset);
     if (object?.num !== streamNum) return undefined;

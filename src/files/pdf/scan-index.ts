@@ -1,4 +1,5 @@
 import { readIndirectObjectAt } from './indirect-object.js';
+import type { ObjectStreamMembers } from './object-stream.js';
 import { isDigit, isTokenEnd, isWhitespace, PdfDict, PdfRef, PdfSyntaxReader, type PdfValue } from './syntax.js';
 
 /** Where the latest definition of an object number lives, found by scanning rather than by the xref. */
@@ -28,7 +29,7 @@ export interface ScanIndex {
  */
 export function buildScanIndex(
   bytes: Uint8Array,
-  membersOf: (streamNum: number, offset: number) => Map<number, PdfValue> | undefined,
+  membersOf: (streamNum: number, offset: number) => ObjectStreamMembers | undefined,
 ): ScanIndex {
   const latest = new Map<number, ScannedDefinition>();
   let root: { position: number; ref: PdfRef } | undefined;
@@ -47,7 +48,7 @@ export function buildScanIndex(
     const type = object.value.nameOf('Type');
     if (type === 'XRef') noteTrailer(object.value, offset);
     if (type !== 'ObjStm') continue;
-    for (const [num, value] of membersOf(object.num, offset) ?? []) {
+    for (const [num, value] of membersOf(object.num, offset)?.entries() ?? []) {
       const previous = latest.get(num);
       if (previous !== undefined && previous.position > offset) continue;
       latest.set(num, { position: offset, location: { kind: 'compressed', streamNum: object.num }, isPageTreeRoot: isPageTreeRoot(value) });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -88,6 +88,20 @@ describe('discoverInputs: files and folders', () => {
     files('elsewhere/a.pdf', 'here/b.pdf');
     const result = await discoverInputs([join(root, 'elsewhere/a.pdf'), 'b.pdf'], { cwd: join(root, 'here') });
     expect(shown(result)).toEqual([join(root, 'elsewhere/a.pdf'), 'b.pdf']);
+  });
+});
+
+// Root reads any folder, so these only run as an ordinary user (as in CI).
+describe.skipIf(process.getuid?.() === 0)('discoverInputs: folders without read permission', () => {
+  afterEach(() => chmodSync(join(root, 'in/locked'), 0o755));
+
+  it('reports an unreadable subfolder as skipped and an unreadable named folder as a problem', async () => {
+    files('in/ok.pdf', 'in/locked/secret.pdf');
+    chmodSync(join(root, 'in/locked'), 0o000);
+    const result = await discover('in', 'in/locked');
+    expect(shown(result)).toEqual(['in/ok.pdf']);
+    expect(skippedNames(result)).toEqual({ 'in/locked': 'folder cannot be read (permission denied)' });
+    expect(result.problems).toEqual([{ arg: 'in/locked', code: 'unreadable', message: expect.stringContaining('permission denied') }]);
   });
 });
 
