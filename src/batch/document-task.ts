@@ -33,6 +33,13 @@ export interface OpenJob {
   finalized: boolean;
 }
 
+/** An upload read, checked and announced, waiting for its request slot. */
+export interface PreparedUpload {
+  body: Buffer;
+  intentId: string | undefined;
+  intentAt: number;
+}
+
 export type TaskPhase = 'queued' | 'uploading' | 'open' | 'done';
 
 /** One input document moving through upload, chunks, collect, write and finalize. */
@@ -43,6 +50,7 @@ export class DocumentTask {
   reuploads = 0;
   credits = 0;
   job?: OpenJob;
+  prepared?: PreparedUpload;
   outcome?: DocumentOutcome;
   readonly startedAt: number;
 

@@ -18,6 +18,8 @@ export interface FlowHost {
   /** Hash of base URL and key, stamped on journal records. */
   readonly account: string;
   random(): number;
+  /** Credits the service charged for this task (per page; 1 for a failed synchronous extraction). */
+  recordCredits(task: DocumentTask, credits: number): void;
   writeResult(path: string, text: string): Promise<void>;
   /** The server no longer has the job (410, or 404 for a job we journaled): upload again, once. */
   jobLost(task: DocumentTask, code: string, message: string): Promise<void>;

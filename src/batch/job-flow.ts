@@ -10,8 +10,7 @@ export async function processChunk(host: FlowHost, task: DocumentTask, job: Open
     const answer = await host.api.processChunk(chunk.jobId, host.settings.extractOptions);
     const charged = answer.code === 'chunk_processed' ? chunk.pageNumbers.length : 0;
     chunk.status = 'done';
-    task.credits += charged;
-    if (charged) host.events.creditsCharged?.(charged);
+    if (charged) host.recordCredits(task, charged);
     await host.journal.append({ type: 'chunk-done', account: host.account, at: host.clock.now(), parentJobId: job.parentJobId, chunkJobId: chunk.jobId, charged });
     host.events.chunkDone?.(task.doc, task.chunksDone(), job.chunks.length);
   } catch (error) {

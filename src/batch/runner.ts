@@ -10,7 +10,7 @@ import { errorMessage, type FlowHost } from './flow-host.js';
 import { collectJob, finalizeJob, processChunk } from './job-flow.js';
 import type { JournalRecord } from './journal-records.js';
 import type { RequestGate } from './request-gate.js';
-import { failure, uploadDocument } from './upload-flow.js';
+import { failure, prepareUpload, uploadDocument } from './upload-flow.js';
 
 export interface RunnerDeps {
   api: ApiClient;
@@ -101,6 +101,12 @@ export class BatchRunner implements FlowHost {
 
   random(): number {
     return this.randomSource();
+  }
+
+  recordCredits(task: DocumentTask, credits: number): void {
+    task.credits += credits;
+    this.credits += credits;
+    this.events.creditsCharged?.(credits);
   }
 
   writeResult(path: string, text: string): Promise<void> {
@@ -215,6 +221,11 @@ export class BatchRunner implements FlowHost {
         await this.waitForChange(item ? undefined : wakeAt);
         continue;
       }
+      if (item.kind === 'upload' && !item.task.prepared) {
+        // File I/O and the intent's fsync happen before the slot, never between slot and send.
+        await prepareUpload(this, item.task);
+        continue;
+      }
       const slotAt = this.gate.nextSlotAt();
       if (slotAt > now) this.events.waiting?.(slotAt, 'rate limit');
       try {
@@ -225,6 +236,7 @@ export class BatchRunner implements FlowHost {
       // The best item may have changed while we waited for the slot; rarely
       // nothing is left to send, and the slot goes unused.
       const chosen = this.stopping ? undefined : this.pick(this.clock.now()).item;
+      if (chosen?.kind === 'upload' && !chosen.task.prepared) continue; // overtaken by another upload: prepare it first
       if (chosen) this.start(chosen);
     }
   }

@@ -7,29 +7,45 @@ import type { DocumentTask } from './document-task.js';
 import { errorCode, errorMessage, planRetry, type FlowHost } from './flow-host.js';
 import { writeSyncResult } from './result-flow.js';
 
-/** POST documents for one task: 200 writes the result, 202 journals the manifest and opens the job. */
-export async function uploadDocument(host: FlowHost, task: DocumentTask): Promise<void> {
+/**
+ * Everything an upload needs before its request: read the file, check it is
+ * still the content that was preflighted, and journal the intent (fsync) when
+ * the upload may open a job. Done before the request gate grants a slot, so
+ * that the send time the gate records is the time the request really leaves.
+ * Returns false when the task has finished (unreadable or changed file).
+ */
+export async function prepareUpload(host: FlowHost, task: DocumentTask): Promise<boolean> {
   const { doc } = task;
   let body: Buffer;
   try {
     body = await readFile(doc.path);
   } catch (error) {
     host.finish(task, failure(task, 'file_unreadable', `cannot read ${doc.displayPath}: ${errorMessage(error)}`));
-    return;
+    return false;
   }
   if (createHash('sha256').update(body).digest('hex') !== doc.sha256) {
     host.finish(task, failure(task, 'file_changed', `${doc.displayPath} changed while the batch ran; run the command again to send the new content`));
-    return;
+    return false;
   }
-  const intentId = task.mayOpenJob ? randomUUID() : undefined;
   const intentAt = host.clock.now();
+  const intentId = task.mayOpenJob ? randomUUID() : undefined;
   if (intentId) {
     await host.journal.append({ type: 'upload-intent', account: host.account, at: intentAt, intentId, sha256: doc.sha256, path: doc.path, pages: doc.pages ?? null });
   }
+  task.prepared = { body, intentId, intentAt };
+  return true;
+}
+
+/** POST documents for a prepared task: 200 writes the result, 202 journals the manifest and opens the job. */
+export async function uploadDocument(host: FlowHost, task: DocumentTask): Promise<void> {
+  const prepared = task.prepared;
+  if (!prepared) throw new Error(`upload of ${task.doc.displayPath} was not prepared`);
+  task.prepared = undefined;
+  const { doc } = task;
+  const { intentId, intentAt } = prepared;
   task.uploadAttempts += 1;
   try {
-    const outcome = await host.api.extract({ body, filename: basename(doc.path), contentType: doc.contentType }, host.settings.extractOptions);
-    body = Buffer.alloc(0);
+    const outcome = await host.api.extract({ body: prepared.body, filename: basename(doc.path), contentType: doc.contentType }, host.settings.extractOptions);
     if (outcome.kind === 'sync') {
       if (intentId) await host.journal.append({ type: 'upload-answered', account: host.account, at: host.clock.now(), intentId, sha256: doc.sha256, outcome: 'sync' });
       await acceptSyncResult(host, task, outcome.result);
@@ -47,11 +63,9 @@ export async function uploadDocument(host: FlowHost, task: DocumentTask): Promis
   }
 }
 
-
 async function acceptSyncResult(host: FlowHost, task: DocumentTask, result: ExtractionSuccess): Promise<void> {
   const pages = typeof result.pages === 'number' ? result.pages : (task.doc.pages ?? 1);
-  task.credits += pages;
-  host.events.creditsCharged?.(pages);
+  host.recordCredits(task, pages);
   await writeSyncResult(host, task, result, pages);
 }
 
@@ -101,8 +115,7 @@ function handleUploadError(host: FlowHost, task: DocumentTask, error: unknown): 
   }
   if (error instanceof UnprocessableEntityError) {
     // A synchronous extraction_failed is final and already charged (spec §1).
-    task.credits += 1;
-    host.events.creditsCharged?.(1);
+    host.recordCredits(task, 1);
     if (host.settings.retryFailed && task.uploadAttempts < 2) {
       task.phase = 'queued';
       task.readyAt = host.clock.now();
