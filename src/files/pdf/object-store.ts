@@ -4,6 +4,8 @@ import { readObjectStream, type ObjectStreamMembers } from './object-stream.js';
 import { buildScanIndex, type ScanIndex } from './scan-index.js';
 import { asDict, asNonNegativeInteger, PdfRef, type PdfValue } from './syntax.js';
 
+const EMPTY_SCAN: ScanIndex = { latest: new Map(), root: undefined, encrypted: false };
+
 /** References to references are legal but rare; a long chain is a cycle. */
 const MAX_REFERENCE_HOPS = 32;
 /** Decoded object streams kept at once; a page count touches two or three. */
@@ -31,7 +33,13 @@ export class PdfObjectStore {
 
   /** The scan of every object definition, built on first use. */
   scanIndex(): ScanIndex {
-    this.scanned ??= buildScanIndex(this.bytes, (streamNum, offset) => this.membersAt(streamNum, offset));
+    if (this.scanned === undefined) {
+      // Decoding an object stream during the scan may resolve an indirect /Length, which would ask
+      // for the scan again; until it is built, such lookups find nothing (the stream is then
+      // delimited by its `endstream` keyword instead).
+      this.scanned = EMPTY_SCAN;
+      this.scanned = buildScanIndex(this.bytes, (streamNum, offset) => this.membersAt(streamNum, offset));
+    }
     return this.scanned;
   }
 

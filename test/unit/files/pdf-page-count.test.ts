@@ -85,6 +85,18 @@ describe('countPdfPages never throws and never hangs', () => {
     expect(countPdfPages(new Uint8Array(Buffer.from(withoutXref, 'latin1')))).toBe(2);
   });
 
+  it('reads an object stream with an indirect /Length in a file without any xref', () => {
+    const pagesRoot = '<< /Type /Pages /Kids [3 0 R] /Count 1 >>';
+    const objects = [
+      { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+      { num: 3, body: '<< /Type /Page /Parent 2 0 R >>' },
+      { num: 4, body: `<< /Type /ObjStm /N 1 /First 4 /Length 5 0 R >>\nstream\n2 0 ${pagesRoot}\nendstream` },
+      { num: 5, body: String(4 + pagesRoot.length) },
+    ];
+    const withoutXref = Buffer.from(buildRawPdf(objects, { root: 1 })).toString('latin1').replace(/xref[\s\S]*$/, '');
+    expect(countPdfPages(new Uint8Array(Buffer.from(withoutXref, 'latin1')))).toBe(1);
+  });
+
   it('declines an object stream with a filter it does not decode', () => {
     const objects = [
       { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
