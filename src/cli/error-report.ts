@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { errorCodeOf } from '../api/error-code.js';
 import { ApiError, AuthenticationError, PaymentRequiredError, RateLimitError, ResponseValidationError, TransportError } from '../api/errors.js';
+import { JournalCorruptError } from '../store/journal.js';
 import { LockedError } from '../store/lock.js';
 import { ConfigError, UsageError } from './cli-errors.js';
 import { hintFor } from './error-hints.js';
@@ -27,6 +28,12 @@ export function describeError(error: unknown): ErrorReport {
   }
   if (error instanceof ResponseValidationError || error instanceof TransportError) {
     return withHint({ exitCode: ExitCode.WorkFailed, code: errorCodeOf(error), message: error.message });
+  }
+  if (error instanceof JournalCorruptError) {
+    return withHint(
+      { exitCode: ExitCode.Usage, code: 'journal_corrupt', message: error.message },
+      'The state journal is damaged in the middle, so docextract will not guess. Move it aside (it names open jobs you can still finish with `docextract collect <job_id>`), then run again.',
+    );
   }
   if (error instanceof LockedError) {
     return withHint(
