@@ -13,7 +13,9 @@
  *   Built from 64 KiB parts (see multipart.ts), each part refreshes it, and
  *   the same upload succeeds in 13.4 s. The timer then bounds a stalled
  *   upload, and after the last write it bounds server think time plus the
- *   tail still in kernel buffers (which on loopback can be megabytes).
+ *   tail still in kernel buffers: ~5-6 MB on loopback (measured), up to the
+ *   4 MB tcp_wmem cap plus the peer's window on a real link. At 1 Mbit/s that
+ *   tail alone is ~30 s, one reason headersMs is generous.
  * - `bodyTimeout` starts once headers arrive and is the longest gap between
  *   response body chunks; it does not count upload time at all.
  * - A server that reads everything and never answers, or stops reading,

@@ -125,7 +125,7 @@ describe('processChunk (POST process)', () => {
   const processed = { success: true, data: null, job_id: 'chunk a/1', status: 'done', code: 'chunk_processed', pages: '1-3', chunks_done: 1, chunks_total: 2, processing_time_ms: 900 };
 
   it('puts job_id in the query and options in a multipart field named `options`', async () => {
-    let options: FormDataEntryValue | null = null;
+    let options: ReturnType<FormData["get"]> = null;
     nock(BASE)
       .post('/v3.1/process')
       .query({ job_id: 'chunk a/1' })

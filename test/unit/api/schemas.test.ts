@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ChunkProcessed, CollectedResult, ErrorEnvelope, ExtractionSuccess, ModelList, SplitManifest } from '../../../src/api/index.js';
+
+describe('response schemas', () => {
+  it('let unknown fields pass through, at the root and in open maps', () => {
+    const body = { success: true, data: { nested: { anything: [1, 'two'] } }, pages: null, new_field_in_v3_2: 'kept' };
+    expect(ExtractionSuccess.parse(body)).toEqual(body);
+  });
+
+  it('keep model items open', () => {
+    const body = { success: true, data: { models: [{ name: 'invoice', languages: ['de'], beta: true }] }, meta: 1 };
+    expect(ModelList.parse(body)).toEqual(body);
+  });
+
+  it('keep manifest chunks and error details open', () => {
+    const manifest = { success: true, data: [{ job_id: 'c', pages: '1-3', size: 9 }], job_id: 'p', pages: 4, expires_at: 't' };
+    expect(SplitManifest.parse(manifest)).toEqual(manifest);
+    const error = { success: false, error: { code: 'invalid_file_type', details: { accepted_types: ['image/png'] }, hint: 'x' } };
+    expect(ErrorEnvelope.parse(error)).toEqual(error);
+  });
+
+  it('reject what callers branch on when it is wrong', () => {
+    expect(ChunkProcessed.safeParse({ success: true, job_id: 'c', status: 'done', code: 'chunk_started' }).success).toBe(false);
+    expect(CollectedResult.safeParse({ success: true, data: {}, job_id: 'p', status: 'pending' }).success).toBe(false);
+    expect(ExtractionSuccess.safeParse({ success: false, data: {} }).success).toBe(false);
+    expect(SplitManifest.safeParse({ success: true, data: [], job_id: 'p', pages: 4.5, expires_at: 't' }).success).toBe(false);
+  });
+});
