@@ -90,6 +90,11 @@ export class FakeClock implements Clock {
     return this.sleepers.length;
   }
 
+  /** The instant of the earliest pending timer, if any. */
+  nextTimerAt(): number | undefined {
+    return this.sleepers[0]?.at;
+  }
+
   private fire(sleeper: Sleeper): void {
     this.sleepers.shift();
     this.current = Math.max(this.current, sleeper.at);

@@ -26,7 +26,10 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 /** Run the CLI in-process with captured streams; `stdin` is piped text (not a TTY). */
-export async function runCli(args: string[], options: { env: NodeJS.ProcessEnv; stdin?: string; cwd?: string; clock?: Clock }): Promise<CliRun> {
+export async function runCli(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; stdin?: string; cwd?: string; clock?: Clock; fetch?: typeof globalThis.fetch },
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
@@ -36,6 +39,6 @@ export async function runCli(args: string[], options: { env: NodeJS.ProcessEnv; 
     env: options.env,
     cwd: options.cwd ?? process.cwd(),
   };
-  const code = await main(['node', 'docextract', ...args], { io, ...(options.clock ? { clock: options.clock } : {}) });
+  const code = await main(['node', 'docextract', ...args], { io, ...(options.clock ? { clock: options.clock } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
   return { code, stdout, stderr };
 }

@@ -1,0 +1,112 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleepReal } from 'node:timers/promises';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { minimumMakespanMs } from '../../src/batch/admission.js';
+import { parseRateWindows } from '../../src/batch/rate-windows.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { isolatedEnv, runCli, type CliRun } from '../helpers/run-cli.js';
+import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
+
+const KEY = 'sk_0123456789abcdef0123456789abcdef';
+const HOUR = 3_600_000;
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+async function writePdf(path: string, pages: number, label: string): Promise<void> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let page = 1; page <= pages; page += 1) doc.addPage([200, 200]).drawText(`${label} p${page}`, { x: 10, y: 100, size: 8, font });
+  writeFileSync(path, await doc.save());
+}
+
+/**
+ * Run the CLI on a fake clock shared with the emulator. Time jumps to the
+ * next timer only while no request is in flight, so the server sees every
+ * request at the instant the client's gate recorded it: hours of
+ * rate-limited work run in well under a minute of real time.
+ */
+async function runOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock): Promise<CliRun> {
+  let inFlight = 0;
+  const countingFetch: typeof fetch = async (...request) => {
+    inFlight += 1;
+    try {
+      return await fetch(...request);
+    } finally {
+      inFlight -= 1;
+    }
+  };
+  let finished = false;
+  const run = runCli(args, { env, clock, fetch: countingFetch }).finally(() => {
+    finished = true;
+  });
+  let idlePolls = 0;
+  while (!finished) {
+    await sleepReal(1);
+    const next = clock.nextTimerAt();
+    idlePolls = inFlight === 0 && next !== undefined ? idlePolls + 1 : 0;
+    if (idlePolls >= 3 && next !== undefined) {
+      await clock.advance(Math.max(0, next - clock.now()));
+      idlePolls = 0;
+    }
+  }
+  return run;
+}
+
+describe('scheduling under the default limits (10/min, 100/h) on a fake clock', () => {
+  it('finishes a mixed batch near the lower bound with no 429 and no expired job', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 10, 21, 9, 0, 0));
+    emulator = await startEmulator({ keys: [KEY], now: () => clock.now() });
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    let pages = 0;
+    let requests = 0;
+    for (let i = 0; i < 40; i += 1) {
+      await writePdf(join(ws.inputs, `short-${i}.pdf`), 1 + (i % 3), `short ${i}`);
+      pages += 1 + (i % 3);
+      requests += 1;
+    }
+    for (const [i, count] of [30, 45, 60, 24].entries()) {
+      await writePdf(join(ws.inputs, `long-${i}.pdf`), count, `long ${i}`);
+      pages += count;
+      requests += 1 + Math.ceil(count / 3) + 2;
+    }
+    const started = clock.now();
+    const run = await runOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json'], isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), clock);
+    const makespan = clock.now() - started;
+
+    expect(run.code).toBe(0);
+    expect(parseNdjson(run.stdout).every((line) => line.status === 'complete')).toBe(true);
+    expect(emulator.counters.rateLimited).toBe(0);
+    expect(emulator.counters.expiredJobs).toBe(0);
+    expect(emulator.counters.creditsCharged).toBe(pages);
+    const sent = Object.values(emulator.counters.requestsByEndpoint).reduce((a, b) => a + b, 0);
+    expect(sent).toBe(requests);
+    const lowerBound = minimumMakespanMs(requests, parseRateWindows('10/min,100/h,1000/d,10000/mo'));
+    expect(makespan).toBeGreaterThan(HOUR); // more than 100 requests: the hourly window binds
+    expect(lowerBound / makespan).toBeGreaterThan(0.9);
+  });
+
+  it('admits 150-page PDFs only as fast as they can finish before they expire', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 10, 21, 9, 0, 0));
+    emulator = await startEmulator({ keys: [KEY], now: () => clock.now() });
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    // Each costs 1 + 50 + 2 = 53 requests; at 100/h five of them cannot all finish within 2 h.
+    for (let i = 0; i < 6; i += 1) await writePdf(join(ws.inputs, `big-${i}.pdf`), 150, `big ${i}`);
+    const run = await runOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json'], isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), clock);
+
+    expect(run.code).toBe(0);
+    expect(parseNdjson(run.stdout).map((line) => line.status)).toEqual(Array(6).fill('complete'));
+    expect(emulator.counters.expiredJobs).toBe(0);
+    expect(emulator.counters.rateLimited).toBe(0);
+    expect(emulator.counters.creditsCharged).toBe(900);
+    expect(emulator.counters.finalizedJobs).toBe(6);
+  });
+});
