@@ -61,7 +61,7 @@ const BUSY_JITTER_FRACTION = 0.25;
 const FINAL_STATUSES = new Set([400, 401, 402, 404, 405, 410, 413]);
 
 export function decideRetry(error: unknown, attempt: number, ctx: RetryContext): RetryDecision {
-  const t: RetryTuning = { ...DEFAULT_RETRY_TUNING, ...ctx.tuning };
+  const t = resolveTuning(ctx.tuning);
   const verdict = classify(error, ctx.endpoint);
   if (verdict.kind === 'final') return { action: 'give-up', reason: verdict.reason };
   if (attempt >= t.maxAttempts) {
@@ -93,6 +93,16 @@ export function decideRetry(error: unknown, attempt: number, ctx: RetryContext):
       return { action: 'retry', delayMs: Math.round(ctx.random() * ceiling), reason: verdict.reason };
     }
   }
+}
+
+/** Defaults, overridden only by defined values: `{ maxAttempts: undefined }` from an unset setting must not erase a default. */
+function resolveTuning(tuning: Partial<RetryTuning> | undefined): RetryTuning {
+  const t: RetryTuning = { ...DEFAULT_RETRY_TUNING };
+  for (const key of Object.keys(t) as (keyof RetryTuning)[]) {
+    const value = tuning?.[key];
+    if (value !== undefined && Number.isFinite(value)) t[key] = value;
+  }
+  return t;
 }
 
 type Verdict =

@@ -79,6 +79,13 @@ describe('decideRetry', () => {
     expect(decideRetry(apiError('process', 409, 'chunk_in_progress'), 1, ctx)).toMatchObject({ delayMs: 1_050 });
   });
 
+  it('keeps the defaults for tuning values that are present but undefined', () => {
+    const tuning = { baseDelayMs: undefined, maxAttempts: undefined };
+    const ctx = { endpoint: 'process' as const, nowMs: NOW, random: () => 1, tuning };
+    expect(decideRetry(apiError('process', 500, 'server_error'), 2, ctx)).toMatchObject({ action: 'retry', delayMs: 2_000 });
+    expect(decideRetry(apiError('process', 500, 'server_error'), 7, ctx)).toMatchObject({ action: 'retry' });
+  });
+
   it('is pure: same inputs, same decision', () => {
     const error = apiError('process', 500, 'server_error');
     const ctx = { endpoint: 'process' as const, nowMs: NOW, random: () => 0.3 };
