@@ -101,6 +101,8 @@ export class BatchDisplay implements BatchEvents {
 
   /** The closing summary, on stderr. */
   finish(report: { requests: number; credits: number }, startedAt: number): void {
+    // cli-progress prints logged lines on its next redraw; force one so the last results are not dropped.
+    this.multibar?.update();
     this.multibar?.stop();
     const c = this.counts;
     const parts = [`${c.complete} complete`, `${c.partial} partial`, `${c.failed} failed`];
@@ -121,12 +123,16 @@ export class BatchDisplay implements BatchEvents {
 function humanLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']): string {
   switch (outcome.status) {
     case 'complete':
-      return `${paint.green('complete')}  ${outcome.file} -> ${outcome.output ?? ''} (${outcome.pages ?? '?'} pages)`;
+      return `${paint.green('complete')}  ${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')})`;
     case 'partial':
       return `${paint.yellow('partial ')}  ${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages?.join(', ') ?? '?'})`;
     default:
       return `${paint.red(outcome.status.padEnd(8))}  ${outcome.file}: ${outcome.error?.message ?? ''} (${outcome.error?.code ?? ''})`;
   }
+}
+
+function plural(count: number | null, noun: string): string {
+  return count === 1 ? `1 ${noun}` : `${count ?? '?'} ${noun}s`;
 }
 
 function shorten(path: string): string {
