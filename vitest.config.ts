@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     // Integration tests start real HTTP servers and child processes; two cores
     // are the budget, so keep the worker pool small and the timeouts honest.
     pool: 'forks',

@@ -45,6 +45,7 @@ export class CliContext {
   readonly ui: Ui;
   readonly debugEnabled: boolean;
   private configStore?: Promise<ConfigStore>;
+  private stored?: Promise<Record<string, string>>;
   private knownKey?: string;
 
   constructor(
@@ -63,6 +64,7 @@ export class CliContext {
     return this.deps.clock;
   }
 
+  /** The writable store, for `config set` and `config unset`. */
   config(): Promise<ConfigStore> {
     this.configStore ??= import('../config/config-store.js').then(({ ConfigStore }) => ConfigStore.open(this.io.env));
     return this.configStore;
@@ -74,8 +76,20 @@ export class CliContext {
     // Avoid touching the config file when a flag or the environment already decides.
     const quick = resolveSetting(key, { flags, env: this.io.env, stored: () => undefined });
     if (quick.source === 'flag' || quick.source === 'env') return quick;
-    const store = await this.config();
-    return resolveSetting(key, { flags, env: this.io.env, stored: (k) => store.get(k) });
+    const stored = await this.storedSettings();
+    return resolveSetting(key, { flags, env: this.io.env, stored: (k) => stored[k] });
+  }
+
+  /** The config file's settings, read once, without loading conf. */
+  storedSettings(): Promise<Record<string, string>> {
+    this.stored ??= import('../config/config-store.js').then(({ readStoredSettings }) => {
+      try {
+        return readStoredSettings(this.io.env);
+      } catch (error) {
+        throw new ConfigError((error as Error).message, 'invalid_config_file');
+      }
+    });
+    return this.stored;
   }
 
   /** The key and where it came from; a missing or malformed key is a config error (exit 2), before any request. */

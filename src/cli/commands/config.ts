@@ -52,8 +52,9 @@ export const registerConfigCommand: CommandRegistration = (program, action) => {
     .description('print the path of the config file')
     .action(
       action(async (ctx) => {
-        const store = await ctx.config();
-        printData(ctx, { path: store.path }, () => store.path);
+        const { configFilePath } = await import('../../config/config-store.js');
+        const path = configFilePath(ctx.io.env);
+        printData(ctx, { path }, () => path);
       }),
     );
 };

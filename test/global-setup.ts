@@ -1,0 +1,11 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/**
+ * Tests that run the CLI as a child process (kill -9, Ctrl-C) need dist/ to
+ * match src/: build once per test run.
+ */
+export default function buildOnce(): void {
+  const root = resolve(import.meta.dirname, '..');
+  execFileSync(process.execPath, [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+}
