@@ -3,7 +3,7 @@ import { decideRetry } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { BatchEvents, DocumentOutcome, RunSettings } from './batch-types.js';
-import type { DocumentTask } from './document-task.js';
+import type { DocumentTask, OpenJob } from './document-task.js';
 import type { JournalRecord } from './journal-records.js';
 import type { RequestGate } from './request-gate.js';
 
@@ -22,9 +22,9 @@ export interface FlowHost {
   recordCredits(task: DocumentTask, credits: number): void;
   writeResult(path: string, text: string): Promise<void>;
   /** The server no longer has the job (410, or 404 for a job we journaled): upload again, once. */
-  jobLost(task: DocumentTask, code: string, message: string): Promise<void>;
-  /** Credits or the key's request cap ran out: admit nothing more. */
-  budgetExhausted(code: string, message: string): void;
+  jobLost(task: DocumentTask, job: OpenJob, code: string, message: string): Promise<void>;
+  /** Credits or the key's request cap ran out: admit nothing more (or, for insufficient_credits, nothing of `pages` or more). */
+  budgetExhausted(code: string, message: string, pages?: number): void;
   /** The key was rejected: stop the whole batch. */
   fatal(error: unknown): void;
   /** The server counts open jobs we do not know of. */

@@ -14,7 +14,7 @@ export async function processChunk(host: FlowHost, task: DocumentTask, job: Open
     await host.journal.append({ type: 'chunk-done', account: host.account, at: host.clock.now(), parentJobId: job.parentJobId, chunkJobId: chunk.jobId, charged });
     host.events.chunkDone?.(task.doc, task.chunksDone(), job.chunks.length);
   } catch (error) {
-    if (await handleJobGone(host, task, error)) return;
+    if (await handleJobGone(host, task, job, error)) return;
     if (error instanceof PaymentRequiredError) {
       host.budgetExhausted(errorCode(error), errorMessage(error));
       chunk.status = 'failed';
@@ -41,7 +41,7 @@ export async function collectJob(host: FlowHost, task: DocumentTask, job: OpenJo
   try {
     collected = await host.api.collect(job.parentJobId);
   } catch (error) {
-    if (await handleJobGone(host, task, error)) return;
+    if (await handleJobGone(host, task, job, error)) return;
     const verdict = planRetry(host, error, job.collectAttempts, 'result');
     if ('retryAt' in verdict) {
       job.collectReadyAt = verdict.retryAt;
@@ -109,13 +109,13 @@ async function writePartial(host: FlowHost, task: DocumentTask, job: OpenJob, co
   });
 }
 
-async function handleJobGone(host: FlowHost, task: DocumentTask, error: unknown): Promise<boolean> {
+async function handleJobGone(host: FlowHost, task: DocumentTask, job: OpenJob, error: unknown): Promise<boolean> {
   if (error instanceof AuthenticationError) {
     host.fatal(error);
     return false;
   }
   if (error instanceof GoneError || error instanceof NotFoundError) {
-    await host.jobLost(task, errorCode(error), errorMessage(error));
+    await host.jobLost(task, job, errorCode(error), errorMessage(error));
     return true;
   }
   return false;

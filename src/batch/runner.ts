@@ -80,6 +80,10 @@ export class BatchRunner implements FlowHost {
   private stopping = false;
   private fatalError?: unknown;
   private exhausted?: { code: string; message: string };
+  /** Documents of at least this many pages cannot be paid for (after insufficient_credits). */
+  private creditCeiling = Number.POSITIVE_INFINITY;
+  /** The key's request cap or --max-credits is reached: no more uploads. */
+  private admitNothing = false;
   private changed = false;
   private wake?: () => void;
   private readonly finishedOutcomes: DocumentOutcome[] = [];
@@ -117,7 +121,9 @@ export class BatchRunner implements FlowHost {
   async run(tasks: DocumentTask[], stop?: AbortSignal): Promise<RunReport> {
     this.tasks = tasks;
     for (const task of tasks) {
-      if (task.phase === 'open') this.openTasks.add(task);
+      if (task.phase === 'open' && task.job?.outcome && !this.settings.finalize) {
+        this.finish(task, task.job.outcome); // resumed, already on disk, and asked not to finalize: nothing to send
+      } else if (task.phase === 'open') this.openTasks.add(task);
       else if (task.phase === 'done') this.doneCount += 1;
       else if (task.mayOpenJob) this.splitQueue.push(task);
       else this.plainQueue.push(task);
@@ -164,22 +170,32 @@ export class BatchRunner implements FlowHost {
     this.notify();
   }
 
-  async jobLost(task: DocumentTask, code: string, message: string): Promise<void> {
-    const job = task.job;
-    if (job) await this.journal.append({ type: 'job-closed', account: this.account, at: this.clock.now(), parentJobId: job.parentJobId, reason: code });
+  async jobLost(task: DocumentTask, lostJob: OpenJob, code: string, message: string): Promise<void> {
+    // Several chunks in flight can each learn that the job is gone: act once,
+    // deciding synchronously before anything awaits.
+    if (task.job !== lostJob || task.phase !== 'open') return;
+    lostJob.finalized = true; // gone from the server: it holds no slot
     if (task.reuploads >= 1) {
       this.finish(task, failure(task, code, `${message} (the job was lost twice; giving up on this file)`));
-      return;
+    } else {
+      task.reuploads += 1;
+      this.events.notice?.(`${task.doc.displayPath}: job ${lostJob.parentJobId} is gone (${code}); uploading it again as a new job`);
+      this.openTasks.delete(task);
+      task.requeueForUpload(this.clock.now());
+      this.requeue(task);
+      this.notify();
     }
-    task.reuploads += 1;
-    this.events.notice?.(`${task.doc.displayPath}: job ${job?.parentJobId ?? '?'} is gone (${code}); uploading it again as a new job`);
-    this.openTasks.delete(task);
-    task.requeueForUpload(this.clock.now());
-    this.requeue(task);
+    await this.journal.append({ type: 'job-closed', account: this.account, at: this.clock.now(), parentJobId: lostJob.parentJobId, reason: code });
   }
 
-  budgetExhausted(code: string, message: string): void {
+  budgetExhausted(code: string, message: string, pages?: number): void {
     this.exhausted ??= { code, message };
+    if (code === 'insufficient_credits' && pages !== undefined) {
+      // Only documents this large or larger cannot be paid for; smaller ones still can.
+      this.creditCeiling = Math.min(this.creditCeiling, pages);
+    } else {
+      this.admitNothing = true;
+    }
     this.notify();
   }
 
@@ -316,7 +332,7 @@ export class BatchRunner implements FlowHost {
       const item = this.jobWork(task, task.job as OpenJob, now, soonest);
       if (item) return { item, wakeAt };
     }
-    if (this.exhausted || this.stopping) return { wakeAt };
+    if (this.admitNothing || this.stopping) return { wakeAt };
     const upload = this.nextUpload(now, soonest);
     return upload ? { item: upload, wakeAt } : { wakeAt };
   }
@@ -368,6 +384,11 @@ export class BatchRunner implements FlowHost {
   }
 
   private withinCreditBudget(task: DocumentTask): boolean {
+    const pages = task.doc.pages ?? 1;
+    if (pages >= this.creditCeiling) {
+      this.finish(task, { ...failure(task, 'insufficient_credits', `not enough credits left for ${task.doc.displayPath} (${pages} pages); not sent`), status: 'skipped' });
+      return false;
+    }
     const max = this.settings.maxCredits;
     if (max === undefined || this.committedCredits + (task.doc.pages ?? 1) <= max) return true;
     this.budgetExhausted('max_credits_reached', `--max-credits ${max} would be passed by ${task.doc.displayPath} (${task.doc.pages ?? '?'} pages); stopped admitting files`);

@@ -102,7 +102,7 @@ function handleUploadError(host: FlowHost, task: DocumentTask, error: unknown): 
     return;
   }
   if (error instanceof PaymentRequiredError) {
-    host.budgetExhausted(code, errorMessage(error));
+    host.budgetExhausted(code, errorMessage(error), task.doc.pages ?? 1);
     host.finish(task, { ...failure(task, code, errorMessage(error)), status: 'skipped' });
     return;
   }

@@ -1,0 +1,111 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { isolatedEnv, runCli } from '../helpers/run-cli.js';
+import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
+
+const KEY = 'sk_0123456789abcdef0123456789abcdef';
+const FAST = ['--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms', '--conflict-delay', '20ms'];
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+async function start(options: EmulatorOptions = {}): Promise<{ emu: RunningEmulator; env: NodeJS.ProcessEnv }> {
+  emulator = await startEmulator({ keys: [KEY], rateLimits: [], ...options });
+  return { emu: emulator, env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }) };
+}
+
+describe('cost controls', () => {
+  it('--max-credits stops admitting files before the limit would be passed, and exits 4', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-3.pdf', 'b.pdf': 'pdf/pages-2.pdf', 'c.pdf': 'pdf/pages-4.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--max-credits', '6', ...FAST], { env });
+    expect(run.code).toBe(4);
+    const lines = parseNdjson(run.stdout);
+    expect(lines).toHaveLength(3);
+    expect(emu.counters.creditsCharged).toBeLessThanOrEqual(6);
+    expect(lines.filter((line) => line.status === 'skipped')).not.toHaveLength(0);
+    expect(lines.find((line) => line.status === 'skipped')).toMatchObject({ error: { code: 'max_credits_reached' } });
+    expect(run.stderr).toContain('max_credits_reached');
+  });
+
+  it('insufficient_credits stops admitting, keeps what was done, and exits 4', async () => {
+    const { emu, env } = await start({ keys: [{ key: KEY, credits: 4 }] });
+    const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-3.pdf', 'b.pdf': 'pdf/pages-12.pdf', 'c.png': 'images/id-card.png' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    expect(run.code).toBe(4);
+    const lines = parseNdjson(run.stdout);
+    expect(lines.some((line) => line.status === 'complete')).toBe(true);
+    expect(lines.some((line) => (line.error as { code?: string } | undefined)?.code === 'insufficient_credits')).toBe(true);
+    expect(emu.counters.creditsCharged).toBeLessThanOrEqual(4);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--model and --store travel in the options field: the result names the model and carries an extraction_id', async () => {
+    const { env } = await start();
+    const ws = makeWorkspace({ 'slip.pdf': 'pdf/pages-1.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--model', 'payslip', '--store', ...FAST], { env });
+    expect(run.code).toBe(0);
+    const [line] = parseNdjson(run.stdout);
+    expect(line).toMatchObject({ status: 'complete', model: 'payslip' });
+    expect(line?.extraction_id).toEqual(expect.any(String));
+    expect((line?.data as { document_type?: string }).document_type).toBe('payslip');
+  });
+
+  it('an unknown --model is a per-file unknown_model error', async () => {
+    const { env } = await start();
+    const ws = makeWorkspace({ 'slip.pdf': 'pdf/pages-1.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--model', 'no-such-template', ...FAST], { env });
+    expect(run.code).toBe(1);
+    expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'unknown_model' } });
+  });
+});
+
+describe('job lifecycle', () => {
+  it('--no-finalize keeps the job on the server; a later run without it finalizes and uploads nothing', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
+    const kept = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--no-finalize', ...FAST], { env });
+    expect(kept.code).toBe(0);
+    expect(emu.counters.finalizedJobs).toBe(0);
+    expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--no-finalize', ...FAST], { env });
+    expect(again.code).toBe(0);
+    expect(emu.counters.finalizedJobs).toBe(0);
+    const finalized = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    expect(finalized.code).toBe(0);
+    expect(emu.counters.finalizedJobs).toBe(1);
+    expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long.pdf'))]).toBe(1);
+    expect(emu.counters.creditsCharged).toBe(7);
+  });
+
+  it('410 chunk_source_lost uploads the file again once, then gives up with the code', async () => {
+    const { emu, env } = await start({ faults: { process: { chunk_source_lost: 1 } }, seed: 3 });
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    expect(run.code).toBe(1);
+    expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'chunk_source_lost' } });
+    expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long.pdf'))]).toBe(2);
+    expect(emu.counters.creditsCharged).toBe(0);
+  });
+
+  it('a job expired on the server is uploaded again as a new job and completes', async () => {
+    const { emu, env } = await start({ latencyMs: { process: 30 } });
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-12.pdf' });
+    let expired = false;
+    emu.events.on('event', (event: { type: string; jobId?: string }) => {
+      if (event.type === 'split' && event.jobId && !expired) {
+        expired = true;
+        setTimeout(() => emu.expireJob(event.jobId as string), 40);
+      }
+    });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    expect(run.code).toBe(0);
+    expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 12);
+    expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long.pdf'))]).toBe(2);
+    expect(run.stderr).toContain('uploading it again');
+  });
+});
