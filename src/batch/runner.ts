@@ -177,6 +177,9 @@ export class BatchRunner implements FlowHost {
     lostJob.finalized = true; // gone from the server: it holds no slot
     if (task.reuploads >= 1) {
       this.finish(task, failure(task, code, `${message} (the job was lost twice; giving up on this file)`));
+    } else if (!task.doc.path) {
+      // `collect <id>` of a job the journal does not know: there is no file to upload again.
+      this.finish(task, failure(task, code, `${message}; its source file is not in the journal, so it cannot be uploaded again (run docextract extract on the file)`));
     } else {
       task.reuploads += 1;
       this.events.notice?.(`${task.doc.displayPath}: job ${lostJob.parentJobId} is gone (${code}); uploading it again as a new job`);
