@@ -4,7 +4,7 @@ import type { ApiClient } from '../api/client.js';
 import type { ResponseEvent } from '../api/index.js';
 import { checkApiKeyShape } from '../config/api-key.js';
 import type { ConfigStore } from '../config/config-store.js';
-import { resolveSetting, type ResolvedSetting, type SettingSource } from '../config/resolve.js';
+import { describeSource, resolveSetting, type ResolvedSetting, type SettingSource } from '../config/resolve.js';
 import type { SettingKey } from '../config/settings.js';
 import type { Clock } from '../util/clock.js';
 import { redactSecret } from '../util/redact.js';
@@ -153,19 +153,6 @@ export class CliContext {
       'insecure_transport',
       'Use an https:// base URL, or pass --insecure if you really mean it.',
     );
-  }
-}
-
-export function describeSource(source: SettingSource | undefined): string {
-  switch (source) {
-    case 'flag':
-      return 'the command line';
-    case 'env':
-      return 'the environment';
-    case 'config':
-      return 'the config file';
-    default:
-      return 'the built-in default';
   }
 }
 

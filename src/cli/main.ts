@@ -8,7 +8,7 @@ import { registerHealthCommand } from './commands/health.js';
 import { registerModelsCommand } from './commands/models.js';
 import { registerProcessCommand } from './commands/process.js';
 import { registerWhoamiCommand } from './commands/whoami.js';
-import { CliContext, type CliDeps, type GlobalOptions } from './context.js';
+import type { CliContext, CliDeps, GlobalOptions } from './context.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { processIO } from './io.js';
 import { VERSION } from './version.js';
@@ -57,6 +57,8 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
 
   const action: ActionFactory = <A extends unknown[]>(handler: (ctx: CliContext, ...args: A) => Promise<CommandOutcome | void>) => async (...commanderArgs: unknown[]) => {
     const command = commanderArgs[commanderArgs.length - 1] as Command;
+    // Loaded only when a command runs, so that --help and --version start fast.
+    const { CliContext } = await import('./context.js');
     const ctx = new CliContext(deps, command.optsWithGlobals<GlobalOptions>());
     state.ctx = ctx;
     // Commander passes the positional arguments, then the options, then the command itself.

@@ -2,6 +2,20 @@ import { SETTINGS, type SettingKey } from './settings.js';
 
 export type SettingSource = 'flag' | 'env' | 'config' | 'default';
 
+/** Where a setting came from, in words. */
+export function describeSource(source: SettingSource | undefined): string {
+  switch (source) {
+    case 'flag':
+      return 'the command line';
+    case 'env':
+      return 'the environment';
+    case 'config':
+      return 'the config file';
+    default:
+      return 'the built-in default';
+  }
+}
+
 export interface ResolvedSetting {
   value: string | undefined;
   source: SettingSource | undefined;

@@ -97,9 +97,14 @@ export class RateLimiter {
 }
 
 /** Entries t with now - windowMs < t <= now, oldest first (the log is kept sorted). */
+/**
+ * Entries in the window ending at `now`. Requests are stamped at arrival, and
+ * one that arrived earlier may be admitted after a later one, so entries past
+ * `now` count too: strict, never lenient.
+ */
 function entriesInWindow(log: number[], window: RateWindowConfig, now: number): number[] {
   const start = now - window.windowMs;
-  return log.filter((t) => t > start && t <= now);
+  return log.filter((t) => t > start);
 }
 
 export function rateHeaders(status: RateStatus): Record<string, string> {

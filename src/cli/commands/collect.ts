@@ -1,5 +1,5 @@
 import { addBatchFlags } from '../batch-flags.js';
-import { resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
+import type { BatchFlags } from '../batch-settings.js';
 import type { CommandRegistration } from '../command.js';
 
 export const registerCollectCommand: CommandRegistration = (program, action) => {
@@ -10,6 +10,7 @@ export const registerCollectCommand: CommandRegistration = (program, action) => 
       .argument('<parent_job_id>', 'the parent job id from the 202 manifest (printed when a run is interrupted)'),
   ).action(
     action(async (ctx, parentJobId: string, flags: BatchFlags) => {
+      const { resolveBatchSettings } = await import('../batch-settings.js');
       const settings = await resolveBatchSettings(ctx, flags);
       const { runBatchCommand } = await import('../run-batch.js');
       const { runCollectJob } = await import('../../features/collect.js');

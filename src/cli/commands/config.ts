@@ -3,8 +3,8 @@ import { SETTINGS, SETTING_KEYS, findSetting, type SettingKey } from '../../conf
 import { redactKey } from '../../util/redact.js';
 import { UsageError } from '../cli-errors.js';
 import type { ActionFactory, CommandRegistration } from '../command.js';
-import type { SettingSource } from '../../config/resolve.js';
-import { describeSource, type CliContext } from '../context.js';
+import { describeSource, type SettingSource } from '../../config/resolve.js';
+import type { CliContext } from '../context.js';
 import { formatPairs, printData } from '../output.js';
 import { readSecret } from '../read-secret.js';
 

@@ -1,5 +1,5 @@
 import { addBatchFlags } from '../batch-flags.js';
-import { resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
+import type { BatchFlags } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandRegistration } from '../command.js';
 
@@ -24,6 +24,7 @@ export const registerExtractCommand: CommandRegistration = (program, action) => 
     .action(
       action(async (ctx, inputs: string[], flags: ExtractFlags) => {
         if (inputs.length === 0) throw new UsageError('Name at least one file, folder or glob.');
+        const { resolveBatchSettings } = await import('../batch-settings.js');
         const settings = await resolveBatchSettings(ctx, flags);
         const { planDocuments } = await import('../../features/plan-documents.js');
         const plan = await planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs });

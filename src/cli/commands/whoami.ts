@@ -1,6 +1,6 @@
 import { redactKey } from '../../util/redact.js';
 import type { CommandRegistration } from '../command.js';
-import { describeSource } from '../context.js';
+import { describeSource } from '../../config/resolve.js';
 import { formatPairs, printData } from '../output.js';
 
 export const registerWhoamiCommand: CommandRegistration = (program, action) => {

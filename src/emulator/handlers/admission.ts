@@ -89,7 +89,7 @@ export async function admit(state: EmulatorState, exchange: Exchange, rules: Adm
   let rateStatus: RateStatus | null = null;
   let admittedAt: number | null = null;
   if (rules.rateLimited && account !== null) {
-    const decision = state.rate.tryAdmit(account.key, state.now());
+    const decision = state.rate.tryAdmit(account.key, exchange.receivedAt);
     if (!decision.admitted) {
       state.counters.rateLimited += 1;
       throw rateLimitFailure('rate_limit_exceeded', 'Rate limit exceeded.', decision.status);

@@ -24,6 +24,13 @@ function sleep(ms: number): Promise<void> {
  */
 export class Exchange {
   private readonly startedAt = performance.now();
+  /**
+   * When the request arrived (its headers), on the emulator's clock. The rate
+   * windows count this instant, as a server's front door would, not the later
+   * moment the body has been read and parsed: a busy event loop here must not
+   * look like a client that sent too fast.
+   */
+  readonly receivedAt: number;
   private fault: FaultDraw = NO_FAULT;
   private pendingDelayMs: number;
   private answered = false;
@@ -36,6 +43,7 @@ export class Exchange {
     private readonly env: ExchangeEnvironment,
   ) {
     this.pendingDelayMs = endpoint === null ? 0 : (env.latencyMs[endpoint] ?? 0);
+    this.receivedAt = env.now();
   }
 
   get primaryFault(): FaultKind | null {
