@@ -43,6 +43,9 @@ type WorkItem =
   | { kind: 'collect'; task: DocumentTask; job: OpenJob }
   | { kind: 'finalize'; task: DocumentTask; job: OpenJob };
 
+/** Ids of "possibly open" jobs in the admission loads. */
+const PHANTOM_PREFIX = 'phantom-';
+
 const ENDPOINT_OF: Record<WorkItem['kind'], Endpoint> = { upload: 'documents', process: 'process', collect: 'result', finalize: 'result' };
 
 /**
@@ -84,6 +87,8 @@ export class BatchRunner implements FlowHost {
   private creditCeiling = Number.POSITIVE_INFINITY;
   /** The key's request cap or --max-credits is reached: no more uploads. */
   private admitNothing = false;
+  /** The server answered too_many_open_jobs: from then on, jobs that may be open (phantoms) are taken at their word. */
+  private serverFull = false;
   private changed = false;
   private wake?: () => void;
   private readonly finishedOutcomes: DocumentOutcome[] = [];
@@ -210,6 +215,7 @@ export class BatchRunner implements FlowHost {
   }
 
   lowerOpenJobCap(): void {
+    this.serverFull = true;
     const open = this.openJobCount(this.clock.now());
     this.openJobCap = Math.max(1, Math.min(this.openJobCap, open));
     this.events.notice?.(`the server reports too many open jobs; keeping at most ${this.openJobCap} open`);
@@ -399,12 +405,21 @@ export class BatchRunner implements FlowHost {
   }
 
   private admits(task: DocumentTask, now: number): boolean {
-    if (this.openJobCount(now) >= this.openJobCap) return false;
+    let loads = this.openJobLoads(now);
+    if (loads.length >= this.openJobCap) {
+      // Phantoms are jobs that MAY be open (uploads whose answer was lost). They must not stall the
+      // batch until they expire (2 h): when only they fill the cap, send one upload at a time and let
+      // the server decide; its too_many_open_jobs makes them count again (serverFull).
+      const certain = loads.filter((load) => !load.id.startsWith(PHANTOM_PREFIX));
+      const splitUploading = [...this.uploading.keys()].some((uploading) => uploading.mayOpenJob);
+      if (this.serverFull || certain.length >= this.openJobCap || splitUploading) return false;
+      loads = certain;
+    }
     if (!task.splits) return true; // a PDF we could not count: only the cap applies
     const decision = decideAdmission({
       nowMs: now,
       projectSlots: (n, from) => this.gate.projectSlots(n, from),
-      openJobs: this.openJobLoads(now),
+      openJobs: loads,
       candidateRequests: requestsForDocument(task.doc.pages),
       ttlMs: this.settings.ttlMs,
       marginMs: this.settings.marginMs,
@@ -428,7 +443,7 @@ export class BatchRunner implements FlowHost {
       if (task.mayOpenJob) loads.push({ id: task.doc.path, expiresAtMs: startedAt + this.settings.ttlMs, requestsLeft: Math.max(0, requestsForDocument(task.doc.pages) - 1) });
     }
     this.phantomJobsUntil = this.phantomJobsUntil.filter((until) => until > now);
-    this.phantomJobsUntil.forEach((until, index) => loads.push({ id: `phantom-${index}`, expiresAtMs: until, requestsLeft: 0 }));
+    this.phantomJobsUntil.forEach((until, index) => loads.push({ id: `${PHANTOM_PREFIX}${index}`, expiresAtMs: until, requestsLeft: 0 }));
     return loads;
   }
 
