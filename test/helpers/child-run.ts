@@ -1,0 +1,36 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** The built CLI (test/global-setup.ts builds dist once per test run). */
+export const DOCEXTRACT_BIN = resolve(import.meta.dirname, '../../bin/docextract.js');
+
+export interface ChildResult {
+  /** null when a signal ended the process. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunningChild {
+  child: ChildProcess;
+  done: Promise<ChildResult>;
+}
+
+/** `node bin/docextract.js <args>` with exactly `env` (nothing inherited), keeping the signal that ended it. */
+export function startChildCli(args: string[], env: NodeJS.ProcessEnv): RunningChild {
+  const child = spawn(process.execPath, [DOCEXTRACT_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const done = new Promise<ChildResult>((resolveDone, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolveDone({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+export function runChildCli(args: string[], env: NodeJS.ProcessEnv): Promise<ChildResult> {
+  return startChildCli(args, env).done;
+}

@@ -1,0 +1,344 @@
+/**
+ * Bad-input suite: every 400 and 413 cause of spec §7 that a user can reach
+ * from the command line, unreadable, truncated and empty files, folders and
+ * missing paths, awkward file names, files that change, and an output folder
+ * that cannot be written. Each case ends in a per-file error (an NDJSON line
+ * with `error.code`) or a clean exit with a clear message, never a stack
+ * trace, and the other files of the batch still finish.
+ *
+ * Not reachable from the CLI, so not here:
+ * - `invalid_request` (missing `file` field, non-multipart body, missing
+ *   job_id): the client always sends a well-formed multipart body with the
+ *   file and the id; only a raw HTTP caller can omit them (the emulator's own
+ *   contract tests cover those answers).
+ * - `invalid_options`: the client builds `options` with JSON.stringify from a
+ *   string model and a boolean store_db, so it can never be malformed; a bad
+ *   `--model` is `unknown_model`, covered below.
+ * - A 413 from the server: preflight refuses files over 10 MiB before any
+ *   request, with the same code, and the emulator's limit is the same 10 MiB.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeOversizedFile } from '../../../fixtures/large.js';
+import type { EmulatorEvent, RunningEmulator } from '../../../src/emulator/index.js';
+import { FAST_FLAGS, emulatorEnv, expectNoStackTrace, readJournal, startTestEmulator } from '../../helpers/emulator-run.js';
+import { runCli } from '../../helpers/run-cli.js';
+import { CORPUS, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+const BASE_FLAGS = ['--json', '--rate-limit', 'none', ...FAST_FLAGS];
+const isRoot = process.getuid?.() === 0;
+
+function byName(stdout: string): Map<string, Record<string, unknown>> {
+  return new Map(parseNdjson(stdout).map((line) => [String(line.file).split('/').pop() as string, line]));
+}
+
+describe('bad input: the 400 and 413 causes, per file, while the rest of the batch finishes', () => {
+  it('empty, header-only, truncated, not-a-PDF, text, 151 pages, over 10 MB, missing, a pipe and a broken link', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({
+      'good-two.pdf': 'pdf/pages-2.pdf',
+      'good-seven.pdf': 'pdf/pages-7.pdf',
+      'good.jpg': 'images/receipt.jpg',
+      'empty.pdf': 'broken/empty.pdf',
+      'header-only.pdf': 'broken/header-only.pdf',
+      'truncated.pdf': 'broken/truncated.pdf',
+      'not-a-pdf.pdf': 'broken/not-a-pdf.pdf',
+      'over-limit-151.pdf': 'broken/over-limit-151.pdf',
+    });
+    makeOversizedFile(ws.inputs, { name: 'oversized.pdf' });
+    const notes = join(ws.dir, 'notes.txt');
+    copyFileSync(join(CORPUS, 'mislabeled/notes.txt'), notes);
+    const link = join(ws.dir, 'dangling.pdf');
+    symlinkSync(join(ws.dir, 'nowhere.pdf'), link);
+    const hasMkfifo = spawnSync('mkfifo', [join(ws.dir, 'pipe.pdf')]).status === 0;
+
+    const args = ['extract', ws.inputs, notes, join(ws.dir, 'missing.pdf'), link, ...(hasMkfifo ? [join(ws.dir, 'pipe.pdf')] : []), '--out', ws.out, ...BASE_FLAGS];
+    const run = await runCli(args, { env: emulatorEnv(emu) });
+
+    expectNoStackTrace(run.stderr);
+    expect(run.code).toBe(1);
+    const lines = byName(run.stdout);
+    expect(lines.get('good-two.pdf')).toMatchObject({ status: 'complete', pages: 2 });
+    expect(lines.get('good-seven.pdf')).toMatchObject({ status: 'complete', pages: 7 });
+    expect(lines.get('good.jpg')).toMatchObject({ status: 'complete', pages: 1 });
+    // Inputs from ws.dir and ws.dir/in: results mirror their paths below ws.dir.
+    expectCompleteResult(join(ws.out, 'in/good-seven.pdf.json'), join(ws.inputs, 'good-seven.pdf'), 7);
+    expect(lines.get('good.jpg')?.output).toBe(join(ws.out, 'in/good.jpg.json'));
+    const expected: Record<string, string> = {
+      'empty.pdf': 'invalid_file',
+      'header-only.pdf': 'invalid_file',
+      // Sent (its pages cannot be counted locally) and refused by the server.
+      'truncated.pdf': 'invalid_file',
+      'not-a-pdf.pdf': 'invalid_file_type',
+      'notes.txt': 'invalid_file_type',
+      'over-limit-151.pdf': 'page_limit_exceeded',
+      'oversized.pdf': 'file_too_large',
+      'missing.pdf': 'file_not_found',
+      'dangling.pdf': 'unreadable',
+      ...(hasMkfifo ? { 'pipe.pdf': 'unreadable' } : {}),
+    };
+    for (const [name, code] of Object.entries(expected)) {
+      const line = lines.get(name);
+      expect(line, name).toMatchObject({ status: 'failed', output: null, error: { code } });
+      expect(String((line?.error as { message: string }).message).length, `${name}: a message`).toBeGreaterThan(10);
+    }
+    expect(lines.size).toBe(3 + Object.keys(expected).length);
+    // Only the good files and the one PDF preflight could not judge were sent; nothing failed was charged.
+    expect(emu.counters.requestsByEndpoint.documents).toBe(4);
+    expect(emu.counters.creditsCharged).toBe(2 + 7 + 1);
+    expect(existsSync(join(ws.out, 'in/empty.pdf.json'))).toBe(false);
+  });
+
+  it('an unknown --model is unknown_model for every file, charged nothing, with a hint', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'short.pdf': 'pdf/pages-2.pdf', 'long.pdf': 'pdf/pages-4.pdf', 'scan.png': 'images/id-card.png' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'no-such-template', ...BASE_FLAGS], { env: emulatorEnv(emu) });
+    expectNoStackTrace(run.stderr);
+    expect(run.code).toBe(1);
+    const lines = parseNdjson(run.stdout);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatchObject({ status: 'failed', error: { code: 'unknown_model' } });
+    // A 400 is final: one request per file, no retries, no credits.
+    expect(emu.counters.requestsByEndpoint.documents).toBe(3);
+    expect(emu.counters.creditsCharged).toBe(0);
+    expect(emu.counters.requestsByEndpoint.process).toBe(0);
+  });
+
+  it.skipIf(isRoot)('an unreadable file (chmod 000) is file_unreadable; the rest finishes', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'locked.pdf': 'pdf/pages-2.pdf', 'open.pdf': 'pdf/pages-1.pdf' });
+    chmodSync(join(ws.inputs, 'locked.pdf'), 0o000);
+    try {
+      const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...BASE_FLAGS], { env: emulatorEnv(emu) });
+      expectNoStackTrace(run.stderr);
+      expect(run.code).toBe(1);
+      const lines = byName(run.stdout);
+      expect(lines.get('locked.pdf')).toMatchObject({ status: 'failed', error: { code: 'file_unreadable' } });
+      expect(lines.get('open.pdf')).toMatchObject({ status: 'complete' });
+    } finally {
+      chmodSync(join(ws.inputs, 'locked.pdf'), 0o644);
+    }
+  });
+  // Running as root, chmod 000 does not stop reads; the pipe and the broken link above stand in for unreadable inputs.
+});
+
+describe('bad input: folders and paths', () => {
+  it('a folder with no documents is a usage error (exit 2) that sends nothing; skipped files are named', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'docs/notes.txt': 'mislabeled/notes.txt' });
+    mkdirSync(join(ws.inputs, 'empty-folder'), { recursive: true });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...BASE_FLAGS], { env: emulatorEnv(emu) });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expectNoStackTrace(run.stderr);
+    expect(run.stderr).toContain('notes.txt');
+    expect(run.stderr).toMatch(/No PDF, JPEG or PNG files found/);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(0);
+  });
+
+  it('only missing paths: one failed line each, exit 1, nothing sent', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({});
+    const run = await runCli(['extract', join(ws.dir, 'gone.pdf'), join(ws.dir, 'no-folder/'), '--out', ws.out, ...BASE_FLAGS], { env: emulatorEnv(emu) });
+    expectNoStackTrace(run.stderr);
+    expect(run.code).toBe(1);
+    expect(parseNdjson(run.stdout).map((line) => (line.error as { code: string }).code)).toEqual(['file_not_found', 'file_not_found']);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(0);
+  });
+
+  it('nested folders mirror into --out below the inputs\' deepest common folder; a file named twice is taken once', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'a/b/c/deep.pdf': 'pdf/pages-4.pdf', 'a/top.png': 'images/logo-with-alpha.png' });
+    const run = await runCli(['extract', ws.inputs, join(ws.inputs, 'a/top.png'), '--out', ws.out, ...BASE_FLAGS], { env: emulatorEnv(emu) });
+    expectNoStackTrace(run.stderr);
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseNdjson(run.stdout)).toHaveLength(2);
+    // Both inputs live below in/a: that is the base the results mirror.
+    expectCompleteResult(join(ws.out, 'b/c/deep.pdf.json'), join(ws.inputs, 'a/b/c/deep.pdf'), 4);
+    expectCompleteResult(join(ws.out, 'top.png.json'), join(ws.inputs, 'a/top.png'), 1);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(2);
+  });
+});
+
+describe('bad input: file names', () => {
+  it('spaces, unicode, quotes, #, glob brackets and a newline: every file completes under its own name', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({
+      'with spaces.pdf': 'names/with spaces.pdf',
+      'ünïcødé 文書.pdf': 'names/ünïcødé 文書.pdf',
+      'hash#1.pdf': 'names/hash#1.pdf',
+      'brackets [1].pdf': 'names/brackets [1].pdf',
+      'it\'s "quoted".pdf': 'names/it\'s "quoted".pdf',
+      'long name with spaces & ünïcødé #2.pdf': 'pdf/pages-4.pdf',
+    });
+    const newline = 'line\nbreak.pdf';
+    copyFileSync(join(CORPUS, 'pdf/pages-2.pdf'), join(ws.inputs, newline));
+    const names = ['with spaces.pdf', 'ünïcødé 文書.pdf', 'hash#1.pdf', 'brackets [1].pdf', 'it\'s "quoted".pdf', 'long name with spaces & ünïcødé #2.pdf', newline];
+
+    // The folder, and two of the names given literally (one of them looks like a glob).
+    const run = await runCli(['extract', ws.inputs, join(ws.inputs, 'brackets [1].pdf'), join(ws.inputs, newline), '--out', ws.out, ...BASE_FLAGS], { env: emulatorEnv(emu) });
+    expectNoStackTrace(run.stderr);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = byName(run.stdout);
+    expect(lines.size).toBe(names.length);
+    for (const name of names) {
+      const pages = name.startsWith('long') ? 4 : name === newline ? 2 : 1;
+      expect(lines.get(name), JSON.stringify(name)).toMatchObject({ status: 'complete', output: join(ws.out, `${name}.json`) });
+      expectCompleteResult(join(ws.out, `${name}.json`), join(ws.inputs, name), pages);
+    }
+    expect(Object.values(emu.counters.uploadsBySha256).every((count) => count === 1)).toBe(true);
+  });
+});
+
+describe('bad input: files that change', () => {
+  it('same path, new content on the next run: a new document, uploaded once, its result overwritten', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'doc.pdf': 'pdf/pages-2.pdf', 'long.pdf': 'pdf/pages-4.pdf' });
+    const env = emulatorEnv(emu);
+    const args = ['extract', ws.inputs, '--out', ws.out, ...BASE_FLAGS];
+    const oldShas = [sha256Of(join(ws.inputs, 'doc.pdf')), sha256Of(join(ws.inputs, 'long.pdf'))];
+    expect((await runCli(args, { env })).code).toBe(0);
+
+    copyFileSync(join(CORPUS, 'pdf/pages-3.pdf'), join(ws.inputs, 'doc.pdf'));
+    copyFileSync(join(CORPUS, 'pdf/pages-7.pdf'), join(ws.inputs, 'long.pdf'));
+    const second = await runCli(args, { env });
+    expectNoStackTrace(second.stderr);
+    expect(second.code, second.stderr).toBe(0);
+    expect(byName(second.stdout).get('doc.pdf')).toMatchObject({ status: 'complete', pages: 3, credits: 3 });
+    expectCompleteResult(join(ws.out, 'doc.pdf.json'), join(ws.inputs, 'doc.pdf'), 3);
+    expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
+    for (const sha of [...oldShas, sha256Of(join(ws.inputs, 'doc.pdf')), sha256Of(join(ws.inputs, 'long.pdf'))]) expect(emu.counters.uploadsBySha256[sha]).toBe(1);
+    expect(emu.counters.creditsCharged).toBe(2 + 4 + 3 + 7);
+
+    // And a third run costs nothing.
+    const before = emu.counters.requestsByEndpoint.documents;
+    expect((await runCli(args, { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(before);
+  });
+
+  it('a file that changes while the batch runs is file_changed (nothing sent for it); the next run sends the new content', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-1.pdf', 'b.pdf': 'pdf/pages-2.pdf' });
+    const env = emulatorEnv(emu);
+    const oldB = sha256Of(join(ws.inputs, 'b.pdf'));
+    // One request at a time: b.pdf is read for its upload only after a.pdf's answer, so
+    // replacing it while a.pdf is on the server lands between preflight and upload.
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type === 'upload' && event.filename === 'a.pdf') copyFileSync(join(CORPUS, 'pdf/pages-3.pdf'), join(ws.inputs, 'b.pdf'));
+    });
+    const args = ['extract', ws.inputs, '--out', ws.out, '--concurrency', '1', ...BASE_FLAGS];
+    const run = await runCli(args, { env });
+    expectNoStackTrace(run.stderr);
+    expect(run.code).toBe(1);
+    expect(byName(run.stdout).get('a.pdf')).toMatchObject({ status: 'complete' });
+    expect(byName(run.stdout).get('b.pdf')).toMatchObject({ status: 'failed', error: { code: 'file_changed' } });
+    expect(emu.counters.uploadsBySha256[oldB]).toBeUndefined();
+
+    const again = await runCli(args, { env });
+    expect(again.code, again.stderr).toBe(0);
+    expectCompleteResult(join(ws.out, 'b.pdf.json'), join(ws.inputs, 'b.pdf'), 3);
+    expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'a.pdf'))]).toBe(1);
+  });
+});
+
+describe('bad input: an output folder that cannot be written', () => {
+  /** Run 1 fails to write; nothing is finalized; after `fix()`, the same command finishes without a new upload of the split file. */
+  async function expectResumableAfterWriteFailure(out: string, expectedErrno: RegExp, fix: () => void): Promise<void> {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf', 'short.pdf': 'pdf/pages-2.pdf' });
+    const env = emulatorEnv(emu);
+    const args = ['extract', ws.inputs, '--out', out, ...BASE_FLAGS];
+
+    const first = await runCli(args, { env });
+    expectNoStackTrace(first.stderr);
+    expect(first.code).toBe(1);
+    const lines = byName(first.stdout);
+    for (const name of ['long.pdf', 'short.pdf']) {
+      const line = lines.get(name) as { status: string; error: { code: string; message: string } };
+      expect(line, name).toMatchObject({ status: 'failed', error: { code: 'output_write_failed' } });
+      expect(line.error.message).toMatch(expectedErrno);
+      expect(line.error.message).toContain('nothing was finalized');
+    }
+    expect(emu.counters.finalizedJobs).toBe(0);
+    // The split job stays resumable: journaled, chunks done, not finalized.
+    const journal = readJournal(env.DOCEXTRACT_STATE_DIR as string);
+    const manifest = journal.find((record) => record.type === 'manifest');
+    expect(manifest).toBeDefined();
+    expect(journal.some((record) => record.type === 'finalized')).toBe(false);
+    expect(emu.counters.creditsCharged).toBe(7 + 2);
+
+    fix();
+    const second = await runCli(args, { env });
+    expectNoStackTrace(second.stderr);
+    expect(second.code, second.stderr).toBe(0);
+    expectCompleteResult(join(out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
+    expectCompleteResult(join(out, 'short.pdf.json'), join(ws.inputs, 'short.pdf'), 2);
+    // The split file resumed its job: no new upload, no chunk charged twice, finalized once.
+    expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long.pdf'))]).toBe(1);
+    expect(emu.counters.finalizedJobs).toBe(1);
+    expect(JSON.parse(readFileSync(join(out, 'long.pdf.json'), 'utf8'))).toMatchObject({ job: { parent_job_id: manifest?.parentJobId } });
+    // The sync file's result existed only in the lost answer: it is extracted (and charged) again.
+    expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'short.pdf'))]).toBe(2);
+    expect(emu.counters.creditsCharged).toBe(7 + 2 + 2);
+  }
+
+  it('--out below a regular file (ENOTDIR / EEXIST): per-file output_write_failed, nothing finalized, resumable', async () => {
+    const ws = makeWorkspace({});
+    mkdirSync(ws.dir, { recursive: true });
+    const blocker = join(ws.dir, 'blocker');
+    writeFileSync(blocker, 'a regular file where a folder should be');
+    await expectResumableAfterWriteFailure(join(blocker, 'out'), /ENOTDIR|EEXIST/, () => rmSync(blocker));
+  });
+
+  // A real full disk: a tiny tmpfs, filled up. Needs mount rights (root, in a container that allows it); skipped otherwise.
+  it('a full disk (ENOSPC on a tiny tmpfs): per-file output_write_failed, nothing finalized, resumable', async (ctx) => {
+    const mountDir = join(makeWorkspace({}).dir, 'tiny-fs');
+    mkdirSync(mountDir, { recursive: true });
+    if (!isRoot || spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountDir]).status !== 0) {
+      ctx.skip('cannot mount a tmpfs here');
+      return;
+    }
+    try {
+      const filler = join(mountDir, 'filler');
+      try {
+        writeFileSync(filler, Buffer.alloc(1024 * 1024));
+      } catch {
+        // ENOSPC: the disk is now full, which is the point.
+      }
+      await expectResumableAfterWriteFailure(join(mountDir, 'out'), /ENOSPC/, () => rmSync(filler));
+    } finally {
+      spawnSync('umount', [mountDir]);
+    }
+  });
+});
+
+describe('bad input: collect with a job id it cannot finish', () => {
+  it.each([
+    ['an id the server does not know', 'job_000000000000000000000000', 'job_not_found'],
+    ['a job finalized and gone from the journal', 'finalized', 'job_expired'],
+  ])('%s: a clear per-job error, no stack trace, nothing uploaded', async (_what, id, code) => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-4.pdf' });
+    const env = emulatorEnv(emu);
+    let jobId = id;
+    if (id === 'finalized') {
+      const done = await runCli(['extract', ws.inputs, '--out', ws.out, ...BASE_FLAGS], { env });
+      jobId = String(parseNdjson(done.stdout)[0]?.job_id);
+    }
+    const uploads = emu.counters.requestsByEndpoint.documents;
+    const run = await runCli(['collect', jobId, '--out', ws.out, ...BASE_FLAGS], { env });
+    expectNoStackTrace(run.stderr);
+    expect(run.code).toBe(1);
+    expect(parseNdjson(run.stdout)).toEqual([expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code }) })]);
+    expect(run.stderr).not.toContain('uploading it again');
+    expect(emu.counters.requestsByEndpoint.documents).toBe(uploads);
+  });
+});
