@@ -85,12 +85,12 @@ export class HttpTransport {
     if (request.auth && this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
 
     const deadlineMs = overallDeadlineMs(endpoint, request.bodyBytes ?? 0, this.timeouts);
-    const deadline = AbortSignal.timeout(deadlineMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
+    const deadline = new ExchangeDeadline(deadlineMs, callerSignal);
+    const signal = deadline.signal;
     const fail = (error: unknown): unknown => {
       // The caller's abort is theirs to interpret; it is not a network fault.
       if (callerSignal?.aborted) return callerSignal.reason;
-      if (deadline.aborted) return new TimeoutError(endpoint, `no complete answer within ${deadlineMs} ms`, { cause: error });
+      if (deadline.expired) return new TimeoutError(endpoint, `no complete answer within ${deadlineMs} ms`, { cause: error });
       return classifyFetchFailure(endpoint, error);
     };
 
@@ -114,6 +114,7 @@ export class HttpTransport {
       response = await fetchFn(url, init as unknown as RequestInit);
     } catch (error) {
       const thrown = fail(error);
+      deadline.dispose();
       this.log(`✗ ${endpoint} after ${Math.round(performance.now() - started)} ms: ${describeError(thrown)}`);
       throw thrown;
     }
@@ -126,6 +127,7 @@ export class HttpTransport {
       this.log(`✗ ${endpoint} HTTP ${response.status}, body failed after ${Math.round(performance.now() - started)} ms: ${describeError(thrown)}`);
       throw thrown;
     } finally {
+      deadline.dispose();
       this.report(endpoint, response, performance.now() - started);
     }
     return { status: response.status, headers: response.headers, text };
@@ -149,6 +151,44 @@ export class HttpTransport {
   private log(line: string): void {
     this.options.debug?.(this.redact(line));
   }
+}
+
+/**
+ * The overall deadline of one exchange, joined with the caller's signal.
+ * Not AbortSignal.timeout + AbortSignal.any: their timers and weak links stay
+ * alive until the deadline passes (minutes), long after the request is done,
+ * and at hundreds of requests a second that is a heap full of dead timers.
+ */
+class ExchangeDeadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  expired = false;
+
+  constructor(
+    deadlineMs: number,
+    private readonly callerSignal: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.controller.abort(new DOMException(`deadline of ${deadlineMs} ms passed`, 'TimeoutError'));
+    }, deadlineMs);
+    this.timer.unref();
+    if (callerSignal?.aborted) this.controller.abort(callerSignal.reason);
+    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  private readonly onCallerAbort = (): void => {
+    this.controller.abort(this.callerSignal?.reason);
+  };
 }
 
 function describeHeaders(headers: Record<string, string>): string {

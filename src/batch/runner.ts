@@ -166,11 +166,12 @@ export class BatchRunner implements FlowHost {
     this.openTasks.delete(task);
     // A job left unfinalized keeps its slot on the server until it expires.
     if (task.job && !task.job.finalized) this.addPhantomJob(task.job.expiresAt);
-    task.finish(outcome);
-    this.doneCount += 1;
-    this.events.documentFinished(outcome);
     // Keep the summary, not the extracted data: 10,000 results must not pile up in memory.
     const { data: _data, ...summary } = outcome;
+    task.finish(summary);
+    if (task.job) task.job.outcome = undefined;
+    this.doneCount += 1;
+    this.events.documentFinished(outcome);
     this.finishedOutcomes.push(summary);
     this.notify();
   }
