@@ -6,7 +6,11 @@ export type CommandOutcome = 'success' | 'work-failed' | 'budget-exhausted' | 'i
 
 export type CommandHandler<A extends unknown[]> = (ctx: CliContext, ...args: A) => Promise<CommandOutcome | void>;
 
-/** Wraps a handler as a commander action: builds the context from the global flags, runs, records the outcome. */
-export type ActionFactory = <A extends unknown[]>(handler: CommandHandler<A>) => (...commanderArgs: unknown[]) => Promise<void>;
+/**
+ * Wraps a handler as a commander action: builds the context from the global
+ * flags, runs, records the outcome. The handler is loaded only when its
+ * command runs, so that `--help` loads nothing but the command definitions.
+ */
+export type ActionFactory = <A extends unknown[]>(load: () => Promise<CommandHandler<A>>) => (...commanderArgs: unknown[]) => Promise<void>;
 
 export type CommandRegistration = (program: Command, action: ActionFactory) => void;

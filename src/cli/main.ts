@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { systemClock } from '../util/clock.js';
-import type { ActionFactory, CommandOutcome } from './command.js';
+import type { ActionFactory, CommandHandler, CommandOutcome } from './command.js';
 import { registerCollectCommand } from './commands/collect.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerExtractCommand } from './commands/extract.js';
@@ -55,10 +55,10 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
       writeErr: (text) => deps.io.stderr.write(text),
     });
 
-  const action: ActionFactory = <A extends unknown[]>(handler: (ctx: CliContext, ...args: A) => Promise<CommandOutcome | void>) => async (...commanderArgs: unknown[]) => {
+  const action: ActionFactory = <A extends unknown[]>(load: () => Promise<CommandHandler<A>>) => async (...commanderArgs: unknown[]) => {
     const command = commanderArgs[commanderArgs.length - 1] as Command;
     // Loaded only when a command runs, so that --help and --version start fast.
-    const { CliContext } = await import('./context.js');
+    const [{ CliContext }, handler] = await Promise.all([import('./context.js'), load()]);
     const ctx = new CliContext(deps, command.optsWithGlobals<GlobalOptions>());
     state.ctx = ctx;
     // Commander passes the positional arguments, then the options, then the command itself.

@@ -1,25 +1,8 @@
 import type { CommandRegistration } from '../command.js';
-import { printData } from '../output.js';
 
 export const registerModelsCommand: CommandRegistration = (program, action) => {
   program
     .command('models')
     .description('list the document types (prompt templates) this key may use; no credits')
-    .action(
-      action(async (ctx) => {
-        const client = await ctx.client();
-        const list = await client.models();
-        const models = list.data.models;
-        printData(ctx, list, () => {
-          if (models.length === 0) return 'This key has no model access configured (the list is empty).';
-          return models.map((model) => describeModel(model)).join('\n');
-        });
-      }),
-    );
+    .action(action(() => import('../run/models.js').then((m) => m.runModels)));
 };
-
-function describeModel(model: Record<string, unknown>): string {
-  const name = String(model.name ?? model.document_type ?? model.id ?? JSON.stringify(model));
-  const description = typeof model.description === 'string' ? `  ${model.description}` : '';
-  return `${name}${description}`;
-}

@@ -1,0 +1,62 @@
+import { configFilePath } from '../../config/config-store.js';
+import { describeSource, type SettingSource } from '../../config/resolve.js';
+import { SETTINGS, SETTING_KEYS, findSetting, type SettingKey } from '../../config/settings.js';
+import { validateSettingValue } from '../../config/validate-setting.js';
+import { parseRateWindows } from '../../batch/rate-windows.js';
+import { parseDuration } from '../../util/duration.js';
+import { redactKey } from '../../util/redact.js';
+import { UsageError } from '../cli-errors.js';
+import type { CommandOutcome } from '../command.js';
+import type { CliContext } from '../context.js';
+import { formatPairs, printData } from '../output.js';
+import { readSecret } from '../read-secret.js';
+
+export async function runConfigSet(ctx: CliContext, key: string, value: string | undefined): Promise<void> {
+  const name = requireKey(key);
+  let raw = value;
+  if (raw === undefined) {
+    if (name !== 'api-key') throw new UsageError(`config set ${name} needs a value.`);
+    raw = await readSecret(ctx.io, 'API key (input hidden): ');
+  }
+  const checked = validateSettingValue(name, raw, { rateLimit: parseRateWindows, duration: parseDuration });
+  if (!checked.ok) throw new UsageError(`Invalid ${name}: ${checked.message}`, 'invalid_setting');
+  const store = await ctx.config();
+  store.set(name, checked.value);
+  const shown = name === 'api-key' ? redactKey(checked.value) : checked.value;
+  ctx.ui.info(`${name} = ${shown} (saved to ${store.path})`);
+}
+
+export async function runConfigGet(ctx: CliContext, key: string): Promise<CommandOutcome> {
+  const setting = await effective(ctx, requireKey(key));
+  printData(ctx, setting, () => setting.value ?? '');
+  return setting.value === undefined ? 'work-failed' : 'success';
+}
+
+export async function runConfigUnset(ctx: CliContext, key: string): Promise<void> {
+  const store = await ctx.config();
+  store.unset(requireKey(key));
+  ctx.ui.info(`removed ${key} from ${store.path}`);
+}
+
+export async function runConfigList(ctx: CliContext): Promise<void> {
+  const all = await Promise.all(SETTINGS.map((setting) => effective(ctx, setting.key)));
+  printData(ctx, all, () => formatPairs(all.map((s) => [s.key, s.value === undefined ? '(not set)' : `${s.value}  (${describeSource(s.source)})`])));
+}
+
+export async function runConfigPath(ctx: CliContext): Promise<void> {
+  const path = configFilePath(ctx.io.env);
+  printData(ctx, { path }, () => path);
+}
+
+async function effective(ctx: CliContext, key: SettingKey): Promise<{ key: string; value: string | undefined; source: SettingSource | undefined }> {
+  const { value, source } = await ctx.setting(key);
+  const secret = findSetting(key)?.secret;
+  return { key, value: value !== undefined && secret ? redactKey(value) : value, source };
+}
+
+function requireKey(key: string): SettingKey {
+  if (!SETTING_KEYS.includes(key)) {
+    throw new UsageError(`Unknown setting "${key}". Known settings: ${SETTING_KEYS.join(', ')}.`, 'unknown_setting');
+  }
+  return key as SettingKey;
+}

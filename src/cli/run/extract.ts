@@ -1,0 +1,28 @@
+import type { BatchFlags } from '../batch-settings.js';
+import { resolveBatchSettings } from '../batch-settings.js';
+import { UsageError } from '../cli-errors.js';
+import type { CommandOutcome } from '../command.js';
+import type { CliContext } from '../context.js';
+import { runBatchCommand } from '../run-batch.js';
+
+interface ExtractFlags extends BatchFlags {
+  dryRun?: boolean;
+}
+
+export async function runExtract(ctx: CliContext, inputs: string[], flags: ExtractFlags): Promise<CommandOutcome> {
+  if (inputs.length === 0) throw new UsageError('Name at least one file, folder or glob.');
+  const settings = await resolveBatchSettings(ctx, flags);
+  const { planDocuments } = await import('../../features/plan-documents.js');
+  const plan = await planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs });
+  for (const skipped of plan.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
+  if (flags.dryRun) {
+    const { printDryRun } = await import('../dry-run.js');
+    printDryRun(ctx, plan, settings);
+    return plan.rejected.length > 0 ? 'work-failed' : 'success';
+  }
+  if (plan.documents.length === 0 && plan.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
+  const { runExtractBatch } = await import('../../features/extract.js');
+  return runBatchCommand(ctx, settings, plan.documents.length + plan.rejected.length, plan.rejected, (deps, stop) =>
+    runExtractBatch(deps, plan.documents, settings.run, settings.outDir, stop),
+  );
+}

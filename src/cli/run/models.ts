@@ -1,0 +1,18 @@
+import type { CliContext } from '../context.js';
+import { printData } from '../output.js';
+
+export async function runModels(ctx: CliContext): Promise<void> {
+  const client = await ctx.client();
+  const list = await client.models();
+  const models = list.data.models;
+  printData(ctx, list, () => {
+    if (models.length === 0) return 'This key has no model access configured (the list is empty).';
+    return models.map((model) => describeModel(model)).join('\n');
+  });
+}
+
+function describeModel(model: Record<string, unknown>): string {
+  const name = String(model.name ?? model.document_type ?? model.id ?? JSON.stringify(model));
+  const description = typeof model.description === 'string' ? `  ${model.description}` : '';
+  return `${name}${description}`;
+}
