@@ -1,7 +1,9 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ApiClient } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import { BatchRunner, type RunReport } from '../batch/runner.js';
-import { sweepTempFiles } from '../store/atomic-write.js';
+import { reserveTempPath, sweepTempFiles } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
 import type { BatchSession } from './batch-session.js';
 import { planResume } from './resume-tasks.js';
@@ -29,6 +31,20 @@ export async function runExtractBatch(deps: BatchDeps, documents: PlannedDocumen
   for (const job of plan.strayJobs) {
     deps.events.notice?.(`job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: docextract collect ${job.parentJobId}`);
   }
+  const blocked = plan.tasks.length > 0 ? await outputFolderProblem(outDir) : undefined;
+  if (blocked) {
+    // A result is paid for before it is written: send nothing whose result could not be saved.
+    const failed = plan.tasks.map((task) => unwritableOutcome(task.doc, task.job?.parentJobId ?? null, outDir, blocked));
+    for (const outcome of failed) deps.events.documentFinished(outcome);
+    return {
+      outcomes: [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...failed],
+      requests: 0,
+      credits: 0,
+      interrupted: false,
+      openJobs: [],
+      strayJobs: plan.strayJobs.map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
+    };
+  }
   const runner = new BatchRunner({
     api: deps.api,
     gate: deps.session.gate,
@@ -51,3 +67,32 @@ export async function runExtractBatch(deps: BatchDeps, documents: PlannedDocumen
   };
 }
 
+/** Why results cannot be written to `outDir` (an errno code), or undefined when a test file can be created there. */
+async function outputFolderProblem(outDir: string): Promise<string | undefined> {
+  const probe = reserveTempPath(join(outDir, '.docextract-write-test'));
+  try {
+    await mkdir(outDir, { recursive: true });
+    await writeFile(probe.path, 'ok', { flag: 'wx' });
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? String(error);
+  } finally {
+    await rm(probe.path, { force: true }).catch(() => undefined);
+    probe.release();
+  }
+}
+
+function unwritableOutcome(doc: PlannedDocument, jobId: string | null, outDir: string, code: string): DocumentOutcome {
+  return {
+    file: doc.displayPath,
+    status: 'failed',
+    pages: doc.pages ?? null,
+    model: null,
+    output: null,
+    job_id: jobId,
+    extraction_id: null,
+    warnings: [],
+    error: { code: 'output_write_failed', message: `cannot write results to ${outDir} (${code}); nothing was sent for ${doc.displayPath}: fix the output folder and run again` },
+    credits: 0,
+  };
+}
