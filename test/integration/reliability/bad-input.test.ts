@@ -250,14 +250,51 @@ describe('bad input: files that change', () => {
 });
 
 describe('bad input: an output folder that cannot be written', () => {
-  /** Run 1 fails to write; nothing is finalized; after `fix()`, the same command finishes without a new upload of the split file. */
-  async function expectResumableAfterWriteFailure(out: string, expectedErrno: RegExp, fix: () => void): Promise<void> {
+  it('--out below a regular file: every file fails with output_write_failed before anything is sent (no credit spent on a result that could not be saved)', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf', 'short.pdf': 'pdf/pages-2.pdf', 'scan.jpg': 'images/receipt.jpg' });
+    const blocker = join(ws.dir, 'blocker');
+    writeFileSync(blocker, 'a regular file where a folder should be');
+    const env = emulatorEnv(emu);
+    const args = ['extract', ws.inputs, '--out', join(blocker, 'out'), ...BASE_FLAGS];
+    const first = await runCli(args, { env });
+    expectNoStackTrace(first.stderr);
+    expect(first.code).toBe(1);
+    for (const line of parseNdjson(first.stdout)) {
+      expect(line).toMatchObject({ status: 'failed', error: { code: 'output_write_failed' } });
+      expect((line.error as { message: string }).message).toMatch(/ENOTDIR|EEXIST/);
+      expect((line.error as { message: string }).message).toContain(join(blocker, 'out'));
+    }
+    expect(Object.values(emu.counters.requestsByEndpoint).reduce((a, b) => a + b, 0)).toBe(0);
+
+    rmSync(blocker);
+    const second = await runCli(args, { env });
+    expect(second.code, second.stderr).toBe(0);
+    expectCompleteResult(join(blocker, 'out/long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
+    expect(Object.values(emu.counters.uploadsBySha256)).toEqual([1, 1, 1]);
+    expect(emu.counters.creditsCharged).toBe(7 + 2 + 1);
+  });
+
+  /**
+   * The output folder breaks once the batch is under way (at the first upload): results cannot
+   * be written, nothing is finalized, and after `fix()` the same command finishes without a new
+   * upload of the split file.
+   */
+  async function expectResumableAfterWriteFailure(out: string, expectedErrno: RegExp, breakIt: () => void, fix: () => void): Promise<void> {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf', 'short.pdf': 'pdf/pages-2.pdf' });
     const env = emulatorEnv(emu);
     const args = ['extract', ws.inputs, '--out', out, ...BASE_FLAGS];
+    let broken = false;
+    const onEvent = (event: EmulatorEvent): void => {
+      if (event.type !== 'upload' || broken) return;
+      broken = true;
+      breakIt();
+    };
+    emu.events.on('event', onEvent);
 
     const first = await runCli(args, { env });
+    emu.events.off('event', onEvent);
     expectNoStackTrace(first.stderr);
     expect(first.code).toBe(1);
     const lines = byName(first.stdout);
@@ -290,16 +327,22 @@ describe('bad input: an output folder that cannot be written', () => {
     expect(emu.counters.creditsCharged).toBe(7 + 2 + 2);
   }
 
-  it('--out below a regular file (ENOTDIR / EEXIST): per-file output_write_failed, nothing finalized, resumable', async () => {
+  it('--out replaced by a regular file mid-run (ENOTDIR / EEXIST): per-file output_write_failed, nothing finalized, resumable', async () => {
     const ws = makeWorkspace({});
-    mkdirSync(ws.dir, { recursive: true });
-    const blocker = join(ws.dir, 'blocker');
-    writeFileSync(blocker, 'a regular file where a folder should be');
-    await expectResumableAfterWriteFailure(join(blocker, 'out'), /ENOTDIR|EEXIST/, () => rmSync(blocker));
+    const out = join(ws.dir, 'out');
+    await expectResumableAfterWriteFailure(
+      out,
+      /ENOTDIR|EEXIST/,
+      () => {
+        rmSync(out, { recursive: true, force: true });
+        writeFileSync(out, 'a regular file where the output folder was');
+      },
+      () => rmSync(out),
+    );
   });
 
-  // A real full disk: a tiny tmpfs, filled up. Needs mount rights (root, in a container that allows it); skipped otherwise.
-  it('a full disk (ENOSPC on a tiny tmpfs): per-file output_write_failed, nothing finalized, resumable', async (ctx) => {
+  // A real full disk: a tiny tmpfs that fills up mid-run. Needs mount rights (root, in a container that allows it); skipped otherwise.
+  it('a full disk (ENOSPC on a tiny tmpfs): nothing sent when full at the start; filled mid-run: output_write_failed, nothing finalized, resumable', async (ctx) => {
     const mountDir = join(makeWorkspace({}).dir, 'tiny-fs');
     mkdirSync(mountDir, { recursive: true });
     if (!isRoot || spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountDir]).status !== 0) {
@@ -308,12 +351,26 @@ describe('bad input: an output folder that cannot be written', () => {
     }
     try {
       const filler = join(mountDir, 'filler');
-      try {
-        writeFileSync(filler, Buffer.alloc(1024 * 1024));
-      } catch {
-        // ENOSPC: the disk is now full, which is the point.
-      }
-      await expectResumableAfterWriteFailure(join(mountDir, 'out'), /ENOSPC/, () => rmSync(filler));
+      const fill = (): void => {
+        try {
+          writeFileSync(filler, Buffer.alloc(1024 * 1024));
+        } catch {
+          // ENOSPC: the disk is now full, which is the point.
+        }
+      };
+      // Full before the run: nothing is sent.
+      fill();
+      const emu = (emulator = await startTestEmulator());
+      const ws = makeWorkspace({ 'short.pdf': 'pdf/pages-2.pdf' });
+      const full = await runCli(['extract', ws.inputs, '--out', join(mountDir, 'out'), ...BASE_FLAGS], { env: emulatorEnv(emu) });
+      expect(full.code).toBe(1);
+      expect(parseNdjson(full.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'output_write_failed', message: expect.stringMatching(/ENOSPC/) } });
+      expect(emu.counters.requestsByEndpoint.documents).toBe(0);
+      await emu.close();
+      rmSync(filler);
+
+      // Filled while the batch runs.
+      await expectResumableAfterWriteFailure(join(mountDir, 'out'), /ENOSPC/, fill, () => rmSync(filler));
     } finally {
       spawnSync('umount', [mountDir]);
     }
