@@ -377,6 +377,20 @@ describe('bad input: an output folder that cannot be written', () => {
   });
 });
 
+describe('bad input: a state folder that cannot be used', () => {
+  it('DOCEXTRACT_STATE_DIR below a regular file: a clear message naming it, no stack trace, nothing sent', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'doc.pdf': 'pdf/pages-2.pdf' });
+    const blocker = join(ws.dir, 'blocker');
+    writeFileSync(blocker, 'not a folder');
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--rate-limit', 'none'], { env: emulatorEnv(emu, { DOCEXTRACT_STATE_DIR: join(blocker, 'state') }) });
+    expectNoStackTrace(run.stderr);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/^error: .*ENOTDIR.*blocker/m);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(0);
+  });
+});
+
 describe('bad input: collect with a job id it cannot finish', () => {
   it.each([
     ['an id the server does not know', 'job_000000000000000000000000', 'job_not_found'],

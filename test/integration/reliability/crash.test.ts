@@ -21,7 +21,7 @@
  *   and the expected credits say so.
  * - No file is uploaded more than twice (one kill, at most one repeat).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, EmulatorOptions, RunningEmulator } from '../../../src/emulator/index.js';
@@ -32,6 +32,7 @@ import {
   batchFiles,
   emulatorEnv,
   expectNoStackTrace,
+  filesBelow,
   outputsBySha,
   readJournal,
   startTestEmulator,
@@ -145,6 +146,7 @@ class Killer {
 }
 
 interface AfterKill {
+  pid: number;
   journal: Record<string, unknown>[];
   onDisk: Set<string>;
   lockLeft: boolean;
@@ -158,7 +160,7 @@ async function runAndKill(emu: RunningEmulator, killer: Killer, args: string[], 
   expect(killed.signal, `the kill at ${killer.firedAt ?? 'no point'} must land mid-run; stderr: ${killed.stderr}`).toBe('SIGKILL');
   const stateDir = env.DOCEXTRACT_STATE_DIR as string;
   const onDisk = new Set(FILES.filter((file) => completeOnDisk(join(ws.out, `${file.target}.json`), sha256Of(join(ws.inputs, file.target)))).map((file) => file.target));
-  return { journal: readJournal(stateDir), onDisk, lockLeft: existsSync(join(stateDir, 'lock')) };
+  return { pid: running.child.pid as number, journal: readJournal(stateDir), onDisk, lockLeft: existsSync(join(stateDir, 'lock')) };
 }
 
 function acceptedUploads(emu: RunningEmulator): Map<string, number> {
@@ -227,6 +229,11 @@ describe('crash suite: kill -9 mid-batch, then the same command again', () => {
     const afterKill = await runAndKill(emu, killer, args, env, ws);
     // kill -9 leaves the lock behind; it must not block the rerun.
     expect(afterKill.lockLeft).toBe(true);
+    // And a kill in the middle of a result write leaves its temporary file: plant one, named as
+    // the dead process would have named it, deep in the output folder.
+    const leftover = join(ws.out, 'long', `.twelve.pdf.json.tmp-${afterKill.pid}-0123456789ab`);
+    mkdirSync(join(ws.out, 'long'), { recursive: true });
+    writeFileSync(leftover, '{"status":"comp');
 
     const rerun = await runChildCli(args, env);
     expectNoStackTrace(rerun.stderr);
@@ -235,6 +242,7 @@ describe('crash suite: kill -9 mid-batch, then the same command again', () => {
     expect(lines.map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
     expectRecovered(emu, ws, afterKill, accepted, finalizes);
     expect(existsSync(join(env.DOCEXTRACT_STATE_DIR as string, 'lock'))).toBe(false);
+    expect(filesBelow(ws.out).filter((path) => /\.tmp-\d+-[0-9a-f]+$/.test(path))).toEqual([]);
     expect(readJournal(env.DOCEXTRACT_STATE_DIR as string).filter((record) => record.type === 'manifest')).toEqual([]);
   });
 });
