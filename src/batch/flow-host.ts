@@ -1,5 +1,5 @@
 import type { ApiClient, Endpoint } from '../api/index.js';
-import { decideRetry } from '../api/index.js';
+import { decideRetry, RateLimitError } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { BatchEvents, DocumentOutcome, RunSettings } from './batch-types.js';
@@ -55,6 +55,7 @@ export function planRetry(host: FlowHost, error: unknown, attempt: number, endpo
     },
   });
   if (decision.action === 'give-up') return { giveUp: true };
+  if (error instanceof RateLimitError && error.code === 'rate_limit_exceeded') host.gate.widenGuard();
   const retryAt = now + decision.delayMs;
   if (decision.pauseAll) {
     host.gate.pauseUntil(retryAt, decision.reason);

@@ -38,6 +38,9 @@ interface Waiter {
   detach: () => void;
 }
 
+/** X-RateLimit-Reset is whole Unix seconds, so it may lie up to a second after the true instant. */
+const RESET_ROUNDING_MS = 1_000;
+
 /** Dropped log entries tolerated at the front before the array is compacted. */
 const COMPACT_THRESHOLD = 1_024;
 
@@ -45,9 +48,11 @@ export class RequestGate {
   private readonly windows: readonly RateWindow[];
   private readonly clock: Clock;
   private readonly sendLog: SendLog | undefined;
-  private readonly guardMs: number;
+  private guardMs: number;
+  /** The widest the guard may grow after rejections: a tenth of the shortest window. */
+  private readonly maxGuardMs: number;
   /** Longest window plus guard: older entries can no longer hold anything back. */
-  private readonly horizonMs: number;
+  private horizonMs: number;
 
   /** Send times, ascending; entries before `head` are expired and await compaction. */
   private log: number[];
@@ -68,6 +73,7 @@ export class RequestGate {
     this.clock = options.clock;
     this.sendLog = options.sendLog;
     this.guardMs = Math.max(0, options.guardMs ?? defaultGuardMs(this.windows));
+    this.maxGuardMs = Math.max(this.guardMs, Math.round((this.windows[0]?.windowMs ?? 0) / 10));
     this.horizonMs = Math.max(0, ...this.windows.map((w) => w.windowMs)) + this.guardMs;
     this.log = [...(this.sendLog?.load() ?? [])].sort((a, b) => a - b);
     this.prune(this.clock.now());
@@ -147,16 +153,40 @@ export class RequestGate {
     if (remaining === undefined || !Number.isFinite(remaining)) return;
     const now = this.clock.now();
     this.prune(now);
-    const window = this.windows.find((w) => w.limit === limit) ?? this.windows[0];
+    const matched = this.windows.find((w) => w.limit === limit);
+    const window = matched ?? this.windows[0];
     if (window) {
       const ours = window.limit - this.countSince(now - window.windowMs);
       const phantoms = Math.min(window.limit, ours - Math.max(0, Math.floor(remaining)));
       for (let i = 0; i < phantoms; i++) this.record(now);
     }
     if (remaining <= 0 && resetAtMs !== undefined && Number.isFinite(resetAtMs)) {
-      this.serverHoldUntil = Math.max(this.serverHoldUntil, resetAtMs + this.guardMs);
+      // A full window we track is already exact in our log; the server's reset
+      // is the same instant rounded up to whole seconds. Holding until it would
+      // idle up to a second each time a window fills. Hold only when the
+      // server's reset is later than rounding explains, or the window is not ours.
+      const explainedByRounding = matched !== undefined && resetAtMs - RESET_ROUNDING_MS <= this.nextSlotAt();
+      if (!explainedByRounding) this.serverHoldUntil = Math.max(this.serverHoldUntil, resetAtMs + this.guardMs);
     }
     this.wake();
+  }
+
+  /**
+   * The server rejected a request our log allowed: requests reach it later
+   * than we record them (a slow handshake, a busy server). Double the safety
+   * gap, up to a tenth of the shortest window.
+   */
+  widenGuard(): void {
+    const widened = Math.min(this.maxGuardMs, Math.max(10, this.guardMs * 2));
+    if (widened <= this.guardMs) return;
+    this.horizonMs += widened - this.guardMs;
+    this.guardMs = widened;
+    this.wake();
+  }
+
+  /** The current safety gap between a window's oldest send and the next (ms). */
+  get guard(): number {
+    return this.guardMs;
   }
 
   /** Hold ALL sending until `untilMs` (after a 429 until Reset + jitter, or a 503). The longest pause wins. */

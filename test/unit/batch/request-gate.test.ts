@@ -228,6 +228,27 @@ describe('RequestGate.observe', () => {
     expect(gate.nextSlotAt()).toBe(T0 + 3 * DAY);
   });
 
+  it('does not idle until a whole-second reset when our own log already knows the window is full', async () => {
+    const { gate } = gateOn('2/1s', { guardMs: 0 });
+    await gate.acquire(0);
+    await gate.acquire(0);
+    // Our next slot is T0 + 1 s; a reset less than a second after it is only the server's rounding.
+    gate.observe({ limit: 2, remaining: 0, resetAtMs: T0 + 1_999 });
+    expect(gate.nextSlotAt()).toBe(T0 + 1_000);
+  });
+
+  it('widens its safety gap after a rejection, up to a tenth of the shortest window', async () => {
+    const { gate } = gateOn('2/1s', { guardMs: 20 });
+    await gate.acquire(0);
+    await gate.acquire(0);
+    expect(gate.nextSlotAt()).toBe(T0 + 1_020);
+    gate.widenGuard();
+    expect(gate.guard).toBe(40);
+    expect(gate.nextSlotAt()).toBe(T0 + 1_040);
+    for (let i = 0; i < 10; i++) gate.widenGuard();
+    expect(gate.guard).toBe(100);
+  });
+
   it('persists phantom sends with the real ones', async () => {
     const log = new MemorySendLog();
     const { gate } = gateOn('10/min', { guardMs: 0, sendLog: log });
