@@ -25,6 +25,8 @@ export interface FlowHost {
   jobLost(task: DocumentTask, job: OpenJob, code: string, message: string): Promise<void>;
   /** Credits or the key's request cap ran out: admit nothing more (or, for insufficient_credits, nothing of `pages` or more). */
   budgetExhausted(code: string, message: string, pages?: number): void;
+  /** Results cannot be written where they must go: admit nothing more, since it would be paid for and lost. */
+  outputUnwritable(code: string, message: string): void;
   /** The key was rejected: stop the whole batch. */
   fatal(error: unknown): void;
   /** The server counts open jobs we do not know of. */

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { CollectedResult, ExtractionSuccess } from '../api/index.js';
 import type { DocumentOutcome } from './batch-types.js';
 import type { DocumentTask } from './document-task.js';
@@ -62,6 +63,9 @@ function resultDocument(host: FlowHost, task: DocumentTask, parts: Pick<ResultDo
   };
 }
 
+/** Errors that say the output location itself is unusable, not just this one file's name. */
+const OUTPUT_LOCATION_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST', 'EIO']);
+
 async function writeOrFail(host: FlowHost, task: DocumentTask, document: ResultDocument): Promise<boolean> {
   try {
     await host.writeResult(task.doc.output, serializeResult(document));
@@ -69,6 +73,7 @@ async function writeOrFail(host: FlowHost, task: DocumentTask, document: ResultD
   } catch (error) {
     // Nothing is finalized: the job (if any) stays journaled and resumable.
     const code = (error as NodeJS.ErrnoException).code ?? 'output_write_failed';
+    if (OUTPUT_LOCATION_FAILURES.has(code)) host.outputUnwritable('output_write_failed', `cannot write results in ${dirname(task.doc.output)} (${code})`);
     host.finish(task, failure(task, 'output_write_failed', `cannot write ${task.doc.output} (${code}): ${errorMessage(error)}; nothing was finalized, fix the output folder and run again`));
     return false;
   }

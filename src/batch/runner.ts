@@ -85,8 +85,10 @@ export class BatchRunner implements FlowHost {
   private exhausted?: { code: string; message: string };
   /** Documents of at least this many pages cannot be paid for (after insufficient_credits). */
   private creditCeiling = Number.POSITIVE_INFINITY;
-  /** The key's request cap or --max-credits is reached: no more uploads. */
+  /** The key's request cap or --max-credits is reached, or results cannot be written: no more uploads. */
   private admitNothing = false;
+  /** Results cannot be written (disk full, read-only...): why admission stopped. */
+  private halted?: { code: string; message: string };
   /** The server answered too_many_open_jobs: from then on, jobs that may be open (phantoms) are taken at their word. */
   private serverFull = false;
   private changed = false;
@@ -195,6 +197,13 @@ export class BatchRunner implements FlowHost {
       this.notify();
     }
     await this.journal.append({ type: 'job-closed', account: this.account, at: this.clock.now(), parentJobId: lostJob.parentJobId, reason: code });
+  }
+
+  outputUnwritable(code: string, message: string): void {
+    if (!this.halted) this.events.notice?.(`${message}; no further files are admitted (they would be paid for and lost)`);
+    this.halted ??= { code, message };
+    this.admitNothing = true;
+    this.notify();
   }
 
   budgetExhausted(code: string, message: string, pages?: number): void {
@@ -481,13 +490,12 @@ export class BatchRunner implements FlowHost {
     for (const task of this.tasks) {
       if (task.phase === 'done') continue;
       const job = task.job;
-      const reason = this.fatalError ? 'not_started' : this.exhausted ? this.exhausted.code : this.stopping ? 'interrupted' : 'not_started';
+      const stoppedBy = this.halted ?? this.exhausted;
+      const reason = this.fatalError ? 'not_started' : stoppedBy ? stoppedBy.code : this.stopping ? 'interrupted' : 'not_started';
       const status = this.stopping && !this.fatalError ? 'interrupted' : 'skipped';
       const message = job
         ? `job ${job.parentJobId} is open; resume before ${new Date(job.expiresAt).toISOString()} by running the same command again, or: docextract collect ${job.parentJobId}`
-        : this.exhausted
-          ? this.exhausted.message
-          : 'not started';
+        : (stoppedBy?.message ?? 'not started');
       this.finish(task, {
         ...failure(task, reason, message),
         status,

@@ -3,6 +3,7 @@ import { errorCodeOf } from '../api/error-code.js';
 import { ApiError, AuthenticationError, PaymentRequiredError, RateLimitError, ResponseValidationError, TransportError } from '../api/errors.js';
 import { JournalCorruptError } from '../store/journal.js';
 import { LockedError } from '../store/lock.js';
+import { StateDirError } from '../store/state-dir-error.js';
 import { ConfigError, UsageError } from './cli-errors.js';
 import { hintFor } from './error-hints.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
@@ -33,6 +34,12 @@ export function describeError(error: unknown): ErrorReport {
     return withHint(
       { exitCode: ExitCode.Usage, code: 'journal_corrupt', message: error.message },
       'The state journal is damaged in the middle, so docextract will not guess. Move it aside (it names open jobs you can still finish with `docextract collect <job_id>`), then run again.',
+    );
+  }
+  if (error instanceof StateDirError) {
+    return withHint(
+      { exitCode: ExitCode.Usage, code: 'state_dir_unusable', message: error.message },
+      'docextract keeps its journal and request log there. Fix its permissions, or point DOCEXTRACT_STATE_DIR (or XDG_STATE_HOME) at a writable folder.',
     );
   }
   if (error instanceof LockedError) {

@@ -5,8 +5,9 @@ import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalSta
 import { RequestGate } from '../batch/request-gate.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { FileSendLog } from '../batch/send-log.js';
-import { Journal } from '../store/journal.js';
-import { acquireStateLock, type StateLock } from '../store/lock.js';
+import { Journal, JournalCorruptError } from '../store/journal.js';
+import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
+import { StateDirError } from '../store/state-dir-error.js';
 import type { Clock } from '../util/clock.js';
 
 /**
@@ -25,6 +26,16 @@ export class BatchSession {
   ) {}
 
   static async open(options: { stateDir: string; account: string; windows: RateWindow[]; clock: Clock; ttlMs: number }): Promise<BatchSession> {
+    try {
+      return await BatchSession.openUnchecked(options);
+    } catch (error) {
+      // A busy or damaged folder has its own message; any other failure is the folder itself.
+      if (error instanceof LockedError || error instanceof JournalCorruptError) throw error;
+      throw new StateDirError(options.stateDir, error);
+    }
+  }
+
+  private static async openUnchecked(options: { stateDir: string; account: string; windows: RateWindow[]; clock: Clock; ttlMs: number }): Promise<BatchSession> {
     await mkdir(options.stateDir, { recursive: true });
     const lock = await acquireStateLock(options.stateDir, { clock: options.clock });
     try {

@@ -1,3 +1,4 @@
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
@@ -61,6 +62,28 @@ describe('cost controls', () => {
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--model', 'no-such-template', ...FAST], { env });
     expect(run.code).toBe(1);
     expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'unknown_model' } });
+  });
+});
+
+describe('output failures', () => {
+  it('stops admitting files once results cannot be written: nothing more is paid for and lost', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'a.png': 'images/id-card.png', 'b.png': 'images/logo-with-alpha.png', 'c.jpg': 'images/receipt.jpg', 'd.pdf': 'pdf/pages-1.pdf', 'e.pdf': 'pdf/pages-2.pdf' });
+    let broken = false;
+    emu.events.on('event', (event: { type: string }) => {
+      if (event.type !== 'upload' || broken) return;
+      broken = true;
+      rmSync(ws.out, { recursive: true, force: true });
+      writeFileSync(ws.out, 'a regular file where the output folder was');
+    });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    expect(run.code).toBe(1);
+    const lines = parseNdjson(run.stdout);
+    expect(lines).toHaveLength(5);
+    expect(lines.filter((line) => line.status === 'failed')).toHaveLength(1);
+    expect(lines.filter((line) => line.status === 'skipped').every((line) => (line.error as { code: string }).code === 'output_write_failed')).toBe(true);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(1);
+    expect(run.stderr).toContain('no further files are admitted');
   });
 });
 

@@ -385,8 +385,9 @@ describe('bad input: a state folder that cannot be used', () => {
     writeFileSync(blocker, 'not a folder');
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--rate-limit', 'none'], { env: emulatorEnv(emu, { DOCEXTRACT_STATE_DIR: join(blocker, 'state') }) });
     expectNoStackTrace(run.stderr);
-    expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/^error: .*ENOTDIR.*blocker/m);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error: .*blocker.*ENOTDIR.*\(state_dir_unusable\)/m);
+    expect(run.stderr).toContain('DOCEXTRACT_STATE_DIR');
     expect(emu.counters.requestsByEndpoint.documents).toBe(0);
   });
 });

@@ -1,0 +1,12 @@
+/** The state folder (journal, lock, send log) cannot be created, read or written. */
+export class StateDirError extends Error {
+  override readonly name = 'StateDirError';
+
+  constructor(
+    readonly stateDir: string,
+    override readonly cause: unknown,
+  ) {
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+    super(`The state folder ${stateDir} is not usable${code ? ` (${code})` : ''}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
