@@ -6,6 +6,14 @@ import { Journal, JournalCorruptError } from '../../../src/store/journal.js';
 
 type Rec = { type: 'intent'; id: string } | { type: 'outcome'; id: string; ok: boolean; note?: string };
 
+
+/** Read a journal's records and close it again (an open handle left to the GC is a leak). */
+async function recordsOf(path: string): Promise<readonly Rec[]> {
+  const journal = await Journal.open<Rec>(path);
+  await journal.close();
+  return journal.records;
+}
+
 describe('Journal', () => {
   let dir: string;
   let path: string;
@@ -45,7 +53,7 @@ describe('Journal', () => {
     const journal = await Journal.open<Rec>(path);
     await Promise.all(Array.from({ length: 50 }, (_, i) => journal.append({ type: 'intent', id: String(i) })));
     await journal.close();
-    const ids = (await Journal.open<Rec>(path)).records.map((r) => r.id);
+    const ids = (await recordsOf(path)).map((r) => r.id);
     expect(ids).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
   });
 
@@ -62,7 +70,7 @@ describe('Journal', () => {
     expect(readFileSync(join(dir, 'j.ndjson'), 'utf8')).toBe(good);
     await journal.append({ type: 'intent', id: 'b' });
     await journal.close();
-    expect((await Journal.open<Rec>(join(dir, 'j.ndjson'))).records.map((r) => r.id)).toEqual(['a', 'b']);
+    expect((await recordsOf(join(dir, 'j.ndjson'))).map((r) => r.id)).toEqual(['a', 'b']);
   });
 
   it('refuses a journal damaged in the middle rather than silently dropping records', async () => {
