@@ -3,14 +3,15 @@ import type { ApiClient, Endpoint } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
-import { decideAdmission, requestsForDocument, type OpenJobLoad } from './admission.js';
 import type { BatchEvents, DocumentOutcome, RunSettings } from './batch-types.js';
 import type { ChunkState, DocumentTask, OpenJob } from './document-task.js';
 import { errorMessage, type FlowHost } from './flow-host.js';
 import { collectJob, finalizeJob, processChunk } from './job-flow.js';
 import type { JournalRecord } from './journal-records.js';
+import { OpenJobLedger } from './open-job-ledger.js';
 import type { RequestGate } from './request-gate.js';
 import { failure, prepareUpload, uploadDocument } from './upload-flow.js';
+import { UploadQueue, type UploadVerdict } from './upload-queue.js';
 
 export interface RunnerDeps {
   api: ApiClient;
@@ -43,9 +44,6 @@ type WorkItem =
   | { kind: 'collect'; task: DocumentTask; job: OpenJob }
   | { kind: 'finalize'; task: DocumentTask; job: OpenJob };
 
-/** Ids of "possibly open" jobs in the admission loads. */
-const PHANTOM_PREFIX = 'phantom-';
-
 const ENDPOINT_OF: Record<WorkItem['kind'], Endpoint> = { upload: 'documents', process: 'process', collect: 'result', finalize: 'result' };
 
 /**
@@ -67,16 +65,10 @@ export class BatchRunner implements FlowHost {
   private readonly writer: (path: string, text: string) => Promise<void>;
   private readonly queue: PQueue;
   private tasks: DocumentTask[] = [];
-  private openTasks = new Set<DocumentTask>();
   private doneCount = 0;
   private readonly halt = new AbortController();
-  private splitQueue: DocumentTask[] = [];
-  private plainQueue: DocumentTask[] = [];
-  private plainHead = 0;
-  private retryingPlain: DocumentTask[] = [];
-  private uploading = new Map<DocumentTask, number>();
-  private phantomJobsUntil: number[];
-  private openJobCap: number;
+  private readonly ledger: OpenJobLedger;
+  private uploads = new UploadQueue([]);
   private committedCredits = 0;
   private requests = 0;
   private credits = 0;
@@ -89,8 +81,6 @@ export class BatchRunner implements FlowHost {
   private admitNothing = false;
   /** Results cannot be written (disk full, read-only...): why admission stopped. */
   private halted?: { code: string; message: string };
-  /** The server answered too_many_open_jobs: from then on, jobs that may be open (phantoms) are taken at their word. */
-  private serverFull = false;
   private changed = false;
   private wake?: () => void;
   private readonly finishedOutcomes: DocumentOutcome[] = [];
@@ -106,8 +96,7 @@ export class BatchRunner implements FlowHost {
     this.randomSource = deps.random ?? Math.random;
     this.writer = deps.writeResult ?? writeFileAtomically;
     this.queue = new PQueue({ concurrency: deps.settings.concurrency });
-    this.phantomJobsUntil = [...(deps.phantomJobsUntil ?? [])];
-    this.openJobCap = deps.settings.openJobCap;
+    this.ledger = new OpenJobLedger(deps.settings, deps.phantomJobsUntil ?? []);
   }
 
   random(): number {
@@ -127,15 +116,13 @@ export class BatchRunner implements FlowHost {
   /** Runs every task to an outcome; first abort of `stop` stops admitting and drains what is in flight. */
   async run(tasks: DocumentTask[], stop?: AbortSignal): Promise<RunReport> {
     this.tasks = tasks;
+    this.uploads = new UploadQueue(tasks);
     for (const task of tasks) {
       if (task.phase === 'open' && task.job?.outcome && !this.settings.finalize) {
         this.finish(task, task.job.outcome); // resumed, already on disk, and asked not to finalize: nothing to send
-      } else if (task.phase === 'open') this.openTasks.add(task);
+      } else if (task.phase === 'open') this.ledger.open.add(task);
       else if (task.phase === 'done') this.doneCount += 1;
-      else if (task.mayOpenJob) this.splitQueue.push(task);
-      else this.plainQueue.push(task);
     }
-    this.sortSplitQueue();
     const onStop = (): void => {
       this.stopping = true;
       this.halt.abort(new Error('stopped'));
@@ -164,8 +151,8 @@ export class BatchRunner implements FlowHost {
 
   finish(task: DocumentTask, outcome: DocumentOutcome): void {
     if (task.phase === 'done') return;
-    this.uploading.delete(task);
-    this.openTasks.delete(task);
+    this.ledger.uploadEnded(task);
+    this.ledger.open.delete(task);
     // A job left unfinalized keeps its slot on the server until it expires.
     if (task.job && !task.job.finalized) this.addPhantomJob(task.job.expiresAt);
     // Keep the summary, not the extracted data: 10,000 results must not pile up in memory.
@@ -191,9 +178,9 @@ export class BatchRunner implements FlowHost {
     } else {
       task.reuploads += 1;
       this.events.notice?.(`${task.doc.displayPath}: job ${lostJob.parentJobId} is gone (${code}); uploading it again as a new job`);
-      this.openTasks.delete(task);
+      this.ledger.open.delete(task);
       task.requeueForUpload(this.clock.now());
-      this.requeue(task);
+      this.uploads.requeue(task);
       this.notify();
     }
     await this.journal.append({ type: 'job-closed', account: this.account, at: this.clock.now(), parentJobId: lostJob.parentJobId, reason: code });
@@ -225,14 +212,12 @@ export class BatchRunner implements FlowHost {
   }
 
   lowerOpenJobCap(): void {
-    this.serverFull = true;
-    const open = this.openJobCount(this.clock.now());
-    this.openJobCap = Math.max(1, Math.min(this.openJobCap, open));
-    this.events.notice?.(`the server reports too many open jobs; keeping at most ${this.openJobCap} open`);
+    const cap = this.ledger.lowerCap(this.clock.now());
+    this.events.notice?.(`the server reports too many open jobs; keeping at most ${cap} open`);
   }
 
   addPhantomJob(expiresAt: number): void {
-    if (expiresAt > this.clock.now()) this.phantomJobsUntil.push(expiresAt);
+    this.ledger.addPhantom(expiresAt, this.clock.now());
   }
 
   // ---- the pump -----------------------------------------------------------
@@ -290,7 +275,7 @@ export class BatchRunner implements FlowHost {
     switch (item.kind) {
       case 'upload':
         item.task.phase = 'uploading';
-        this.uploading.set(item.task, this.clock.now());
+        this.ledger.uploadStarted(item.task, this.clock.now());
         this.committedCredits += item.task.doc.pages ?? 1;
         break;
       case 'process':
@@ -311,11 +296,11 @@ export class BatchRunner implements FlowHost {
         try {
           await uploadDocument(this, item.task);
         } finally {
-          this.uploading.delete(item.task);
-          if (item.task.phase === 'open') this.openTasks.add(item.task);
+          this.ledger.uploadEnded(item.task);
+          if (item.task.phase === 'open') this.ledger.open.add(item.task);
           if (item.task.phase === 'queued') {
             this.committedCredits -= item.task.doc.pages ?? 1;
-            this.requeue(item.task);
+            this.uploads.requeue(item.task);
           }
         }
         return;
@@ -346,8 +331,7 @@ export class BatchRunner implements FlowHost {
     const soonest = (at: number): void => {
       wakeAt = wakeAt === undefined ? at : Math.min(wakeAt, at);
     };
-    const byExpiry = [...this.openTasks].sort((a, b) => (a.job?.expiresAt ?? 0) - (b.job?.expiresAt ?? 0));
-    for (const task of byExpiry) {
+    for (const task of this.ledger.byExpiry()) {
       const item = this.jobWork(task, task.job as OpenJob, now, soonest);
       if (item) return { item, wakeAt };
     }
@@ -379,107 +363,28 @@ export class BatchRunner implements FlowHost {
   }
 
   private nextUpload(now: number, soonest: (at: number) => void): WorkItem | undefined {
-    this.splitQueue = this.splitQueue.filter((task) => task.phase === 'queued');
-    let blocked = false;
-    for (const task of this.splitQueue) {
-      if (task.readyAt > now) {
-        soonest(task.readyAt);
-        continue;
-      }
-      if (!this.withinCreditBudget(task)) return undefined;
-      if (this.admits(task, now)) return { kind: 'upload', task };
-      blocked = true;
-    }
-    if (blocked) soonest(this.earliestRelief(now));
-    this.retryingPlain = this.retryingPlain.filter((task) => task.phase === 'queued');
-    for (const task of this.retryingPlain) {
-      if (task.readyAt <= now) return this.withinCreditBudget(task) ? { kind: 'upload', task } : undefined;
-      soonest(task.readyAt);
-    }
-    while (this.plainHead < this.plainQueue.length && this.plainQueue[this.plainHead]?.phase !== 'queued') this.plainHead += 1;
-    const next = this.plainQueue[this.plainHead];
-    if (next && this.withinCreditBudget(next)) return { kind: 'upload', task: next };
-    return undefined;
+    const judge = (task: DocumentTask): UploadVerdict => {
+      const budget = this.creditVerdict(task);
+      if (budget !== 'send' || !task.mayOpenJob) return budget;
+      if (this.ledger.admits(task, now, (n, from) => this.gate.projectSlots(n, from))) return 'send';
+      soonest(this.ledger.earliestRelief(now));
+      return 'next';
+    };
+    const task = this.uploads.next(now, judge, soonest);
+    return task ? { kind: 'upload', task } : undefined;
   }
 
-  private withinCreditBudget(task: DocumentTask): boolean {
+  /** Can this document still be paid for? Skips it when credits ran short for its size; stops at --max-credits. */
+  private creditVerdict(task: DocumentTask): UploadVerdict {
     const pages = task.doc.pages ?? 1;
     if (pages >= this.creditCeiling) {
       this.finish(task, { ...failure(task, 'insufficient_credits', `not enough credits left for ${task.doc.displayPath} (${pages} pages); not sent`), status: 'skipped' });
-      return false;
+      return 'next';
     }
     const max = this.settings.maxCredits;
-    if (max === undefined || this.committedCredits + (task.doc.pages ?? 1) <= max) return true;
+    if (max === undefined || this.committedCredits + pages <= max) return 'send';
     this.budgetExhausted('max_credits_reached', `--max-credits ${max} would be passed by ${task.doc.displayPath} (${task.doc.pages ?? '?'} pages); stopped admitting files`);
-    return false;
-  }
-
-  private admits(task: DocumentTask, now: number): boolean {
-    let loads = this.openJobLoads(now);
-    if (loads.length >= this.openJobCap) {
-      // Phantoms are jobs that MAY be open (uploads whose answer was lost). They must not stall the
-      // batch until they expire (2 h): when only they fill the cap, send one upload at a time and let
-      // the server decide; its too_many_open_jobs makes them count again (serverFull).
-      const certain = loads.filter((load) => !load.id.startsWith(PHANTOM_PREFIX));
-      const splitUploading = [...this.uploading.keys()].some((uploading) => uploading.mayOpenJob);
-      if (this.serverFull || certain.length >= this.openJobCap || splitUploading) return false;
-      loads = certain;
-    }
-    if (!task.splits) return true; // a PDF we could not count: only the cap applies
-    const decision = decideAdmission({
-      nowMs: now,
-      projectSlots: (n, from) => this.gate.projectSlots(n, from),
-      openJobs: loads,
-      candidateRequests: requestsForDocument(task.doc.pages),
-      ttlMs: this.settings.ttlMs,
-      marginMs: this.settings.marginMs,
-      openJobCap: this.openJobCap,
-    });
-    return decision.admit;
-  }
-
-  /** Open jobs as admission sees them: known jobs, uploads in flight that may open one, and phantoms. */
-  private openJobLoads(now: number): OpenJobLoad[] {
-    const loads: OpenJobLoad[] = [];
-    for (const task of this.openTasks) {
-      const job = task.job;
-      if (!job) continue;
-      const chunksLeft = job.chunks.filter((chunk) => chunk.status !== 'done').length;
-      const finalizeLeft = this.settings.finalize ? 1 : 0;
-      const requestsLeft = job.written ? (job.written === 'complete' ? finalizeLeft : 0) : chunksLeft + 1 + finalizeLeft;
-      loads.push({ id: job.parentJobId, expiresAtMs: job.expiresAt, requestsLeft });
-    }
-    for (const [task, startedAt] of this.uploading) {
-      if (task.mayOpenJob) loads.push({ id: task.doc.path, expiresAtMs: startedAt + this.settings.ttlMs, requestsLeft: Math.max(0, requestsForDocument(task.doc.pages) - 1) });
-    }
-    this.phantomJobsUntil = this.phantomJobsUntil.filter((until) => until > now);
-    this.phantomJobsUntil.forEach((until, index) => loads.push({ id: `${PHANTOM_PREFIX}${index}`, expiresAtMs: until, requestsLeft: 0 }));
-    return loads;
-  }
-
-  private openJobCount(now: number): number {
-    return this.openJobLoads(now).length;
-  }
-
-  /** When a blocked upload is worth another look: a phantom job expires, or a little later as the windows slide. */
-  private earliestRelief(now: number): number {
-    const phantom = Math.min(...this.phantomJobsUntil.filter((until) => until > now));
-    return Math.min(phantom, now + 1000);
-  }
-
-  /** A task back from a failed attempt or a lost job. */
-  private requeue(task: DocumentTask): void {
-    if (task.mayOpenJob) {
-      if (!this.splitQueue.includes(task)) this.splitQueue.push(task);
-      this.sortSplitQueue();
-    } else if (!this.retryingPlain.includes(task)) {
-      this.retryingPlain.push(task);
-    }
-  }
-
-  /** Larger documents first: they pack the windows better; uncounted PDFs last. Stable for equal sizes. */
-  private sortSplitQueue(): void {
-    this.splitQueue.sort((a, b) => (b.doc.pages ?? 0) - (a.doc.pages ?? 0));
+    return 'stop';
   }
 
   private allDone(): boolean {

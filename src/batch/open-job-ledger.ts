@@ -1,0 +1,106 @@
+import { decideAdmission, requestsForDocument, type OpenJobLoad } from './admission.js';
+import type { RunSettings } from './batch-types.js';
+import type { DocumentTask } from './document-task.js';
+
+/** Ids of "possibly open" jobs in the admission loads. */
+const PHANTOM_PREFIX = 'phantom-';
+
+/**
+ * Every job that holds, or may hold, one of the key's open-job slots, as
+ * admission must see them: jobs open in this run, uploads in flight that may
+ * open one, and phantoms (uploads whose answer was lost, and jobs left
+ * unfinalized) until they expire.
+ */
+export class OpenJobLedger {
+  /** Jobs open in this run, with their work still to do. */
+  readonly open = new Set<DocumentTask>();
+  private readonly uploading = new Map<DocumentTask, number>();
+  private phantomsUntil: number[];
+  private cap: number;
+  /** The server answered too_many_open_jobs: from then on phantoms are taken at their word. */
+  private serverFull = false;
+
+  constructor(
+    private readonly settings: RunSettings,
+    phantomsUntil: readonly number[],
+  ) {
+    this.phantomsUntil = [...phantomsUntil];
+    this.cap = settings.openJobCap;
+  }
+
+  get openJobCap(): number {
+    return this.cap;
+  }
+
+  uploadStarted(task: DocumentTask, at: number): void {
+    this.uploading.set(task, at);
+  }
+
+  uploadEnded(task: DocumentTask): void {
+    this.uploading.delete(task);
+  }
+
+  addPhantom(expiresAt: number, now: number): void {
+    if (expiresAt > now) this.phantomsUntil.push(expiresAt);
+  }
+
+  /** Open jobs, earliest expiry first: the order their work is served in. */
+  byExpiry(): DocumentTask[] {
+    return [...this.open].sort((a, b) => (a.job?.expiresAt ?? 0) - (b.job?.expiresAt ?? 0));
+  }
+
+  /** The server counts jobs we do not know of: keep no more open than we have now. */
+  lowerCap(now: number): number {
+    this.serverFull = true;
+    this.cap = Math.max(1, Math.min(this.cap, this.loads(now).length));
+    return this.cap;
+  }
+
+  /** May this document's upload go now, without any open job (its own included) missing its expiry? */
+  admits(task: DocumentTask, now: number, projectSlots: (n: number, from?: number) => number[]): boolean {
+    let loads = this.loads(now);
+    if (loads.length >= this.cap) {
+      // Phantoms are jobs that MAY be open. They must not stall the batch until
+      // they expire (2 h): when only they fill the cap, send one upload at a
+      // time and let the server decide; its too_many_open_jobs makes them count.
+      const certain = loads.filter((load) => !load.id.startsWith(PHANTOM_PREFIX));
+      const splitUploading = [...this.uploading.keys()].some((uploading) => uploading.mayOpenJob);
+      if (this.serverFull || certain.length >= this.cap || splitUploading) return false;
+      loads = certain;
+    }
+    if (!task.splits) return true; // a PDF we could not count: only the cap applies
+    return decideAdmission({
+      nowMs: now,
+      projectSlots,
+      openJobs: loads,
+      candidateRequests: requestsForDocument(task.doc.pages),
+      ttlMs: this.settings.ttlMs,
+      marginMs: this.settings.marginMs,
+      openJobCap: this.cap,
+    }).admit;
+  }
+
+  /** When a blocked upload is worth another look: a phantom expires, or a little later as the windows slide. */
+  earliestRelief(now: number): number {
+    return Math.min(...this.phantomsUntil.filter((until) => until > now), now + 1000);
+  }
+
+  /** Each job's remaining requests and expiry. */
+  loads(now: number): OpenJobLoad[] {
+    const loads: OpenJobLoad[] = [];
+    const finalizeLeft = this.settings.finalize ? 1 : 0;
+    for (const task of this.open) {
+      const job = task.job;
+      if (!job) continue;
+      const chunksLeft = job.chunks.filter((chunk) => chunk.status !== 'done').length;
+      const requestsLeft = job.written ? (job.written === 'complete' ? finalizeLeft : 0) : chunksLeft + 1 + finalizeLeft;
+      loads.push({ id: job.parentJobId, expiresAtMs: job.expiresAt, requestsLeft });
+    }
+    for (const [task, startedAt] of this.uploading) {
+      if (task.mayOpenJob) loads.push({ id: task.doc.path, expiresAtMs: startedAt + this.settings.ttlMs, requestsLeft: Math.max(0, requestsForDocument(task.doc.pages) - 1) });
+    }
+    this.phantomsUntil = this.phantomsUntil.filter((until) => until > now);
+    this.phantomsUntil.forEach((until, index) => loads.push({ id: `${PHANTOM_PREFIX}${index}`, expiresAtMs: until, requestsLeft: 0 }));
+    return loads;
+  }
+}

@@ -1,0 +1,64 @@
+import type { DocumentTask } from './document-task.js';
+
+/** What the scheduler says of the next candidate: send it, look at the one after, or send no upload now. */
+export type UploadVerdict = 'send' | 'next' | 'stop';
+
+/**
+ * Documents waiting for their upload. Documents that may open a job come
+ * first, largest first (they pack the windows better; uncounted PDFs last);
+ * then plain documents in input order, with retries once they are due. The
+ * plain queue is walked with a cursor, so 10,000 images cost O(1) per pick.
+ */
+export class UploadQueue {
+  private split: DocumentTask[] = [];
+  private readonly plain: DocumentTask[] = [];
+  private plainHead = 0;
+  private retrying: DocumentTask[] = [];
+
+  constructor(tasks: readonly DocumentTask[]) {
+    for (const task of tasks) {
+      if (task.phase !== 'queued') continue;
+      if (task.mayOpenJob) this.split.push(task);
+      else this.plain.push(task);
+    }
+    this.sortSplit();
+  }
+
+  /** A task back from a failed attempt or a lost job. */
+  requeue(task: DocumentTask): void {
+    if (task.mayOpenJob) {
+      if (!this.split.includes(task)) this.split.push(task);
+      this.sortSplit();
+    } else if (!this.retrying.includes(task)) {
+      this.retrying.push(task);
+    }
+  }
+
+  /** The first due candidate the judge lets go; `soonest` learns when a waiting retry falls due. */
+  next(now: number, judge: (task: DocumentTask) => UploadVerdict, soonest: (at: number) => void): DocumentTask | undefined {
+    this.split = this.split.filter((task) => task.phase === 'queued');
+    this.retrying = this.retrying.filter((task) => task.phase === 'queued');
+    for (const task of [...this.split, ...this.retrying]) {
+      if (task.readyAt > now) {
+        soonest(task.readyAt);
+        continue;
+      }
+      const verdict = judge(task);
+      if (verdict === 'send') return task;
+      if (verdict === 'stop') return undefined;
+    }
+    for (;;) {
+      while (this.plainHead < this.plain.length && this.plain[this.plainHead]?.phase !== 'queued') this.plainHead += 1;
+      const task = this.plain[this.plainHead];
+      if (!task) return undefined;
+      const verdict = judge(task);
+      if (verdict === 'send') return task;
+      // 'next' on a plain task means the judge settled it; if not, wait rather than spin.
+      if (verdict === 'stop' || task.phase === 'queued') return undefined;
+    }
+  }
+
+  private sortSplit(): void {
+    this.split.sort((a, b) => (b.doc.pages ?? 0) - (a.doc.pages ?? 0));
+  }
+}
