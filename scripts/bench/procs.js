@@ -1,0 +1,98 @@
+// Child processes and emulators the bench starts, tracked so that a failure, a timeout or Ctrl-C
+// never leaves one running. Each child gets its own process group (detached), so killing the group
+// also ends what it started (xargs and its curls, a node under /usr/bin/time).
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fromDist } from './context.js';
+
+const children = new Set();
+const emulators = new Set();
+
+/**
+ * Runs a command to completion.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ env?: NodeJS.ProcessEnv, cwd?: string, timeoutMs?: number, captureStdout?: boolean,
+ *   onStdoutLine?: (line: string) => void, onSpawn?: (pid: number) => void }} [options]
+ * @returns {Promise<{ code: number | null, signal: string | null, wallMs: number, timedOut: boolean, stdout: string, stderrTail: string }>}
+ */
+export function run(command, args, options = {}) {
+  const { env = process.env, cwd, timeoutMs = 120_000, captureStdout = false, onStdoutLine, onSpawn } = options;
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let exitedAt = 0;
+    const child = spawn(command, args, { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let stdout = '';
+    let partial = '';
+    let stderrTail = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (text) => {
+      if (captureStdout) stdout += text;
+      if (onStdoutLine) {
+        const lines = (partial + text).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) onStdoutLine(line);
+      }
+    });
+    // Only the tail: a 10,000-file run prints a line per file on stderr.
+    child.stderr.setEncoding('utf8').on('data', (text) => {
+      stderrTail = (stderrTail + text).slice(-4000);
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child, 'SIGKILL');
+    }, timeoutMs);
+    child.on('spawn', () => onSpawn?.(child.pid));
+    child.on('exit', () => {
+      exitedAt = performance.now();
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      children.delete(child);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (onStdoutLine && partial !== '') onStdoutLine(partial);
+      // The group may still hold grandchildren (a curl whose xargs died): end them too.
+      killGroup(child, 'SIGKILL');
+      resolve({ code, signal, wallMs: (exitedAt || performance.now()) - started, timedOut, stdout, stderrTail });
+    });
+  });
+}
+
+function killGroup(child, signal) {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Starts an emulator from dist/ and remembers it until stopEmulator. */
+export async function startTrackedEmulator(options) {
+  const { startEmulator } = await fromDist('emulator/index.js');
+  const emulator = await startEmulator(options);
+  emulators.add(emulator);
+  return emulator;
+}
+
+export async function stopEmulator(emulator) {
+  emulators.delete(emulator);
+  await emulator.close();
+}
+
+/** Ends every child still running and closes every emulator; safe to call more than once. */
+export async function cleanUp() {
+  killStragglers();
+  await Promise.allSettled([...emulators].map((emulator) => stopEmulator(emulator)));
+}
+
+/** Synchronous part of the clean-up, for process 'exit'. */
+export function killStragglers() {
+  for (const child of children) killGroup(child, 'SIGKILL');
+  children.clear();
+}

@@ -1,0 +1,41 @@
+// 3. Start-up: median wall time of `docextract --version` and `--help` against `node -e 0`,
+// interleaved so that a slow moment of the machine hits all three alike.
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { cli, cliEnv, scratch } from './context.js';
+import { median } from './report.js';
+
+const RUNS = 21;
+
+/** @param {import('./report.js').Section} section */
+export async function benchStartup(section) {
+  const env = cliEnv(null, scratch('startup'));
+  const commands = {
+    'node -e 0': ['-e', '0'],
+    'docextract --version': [cli, '--version'],
+    'docextract --help': [cli, '--help'],
+  };
+  const times = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+  // One unmeasured round first: the first spawn pays for cold disk caches.
+  for (let round = -1; round < RUNS; round++) {
+    for (const [name, args] of Object.entries(commands)) {
+      const started = performance.now();
+      const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+      const elapsed = performance.now() - started;
+      if (result.status !== 0) {
+        section.problem(`${name} exited ${result.status ?? result.signal}: ${String(result.stderr).trim().slice(0, 200)}`);
+        return;
+      }
+      if (round >= 0) times[name].push(elapsed);
+    }
+  }
+  const base = median(times['node -e 0']);
+  section.add('runs', `${RUNS} of each, interleaved (hyperfine not used)`);
+  section.add('node -e 0 (median)', base, { unit: 'ms', digits: 1 });
+  for (const name of ['docextract --version', 'docextract --help']) {
+    const value = median(times[name]);
+    section.add(`${name} (median)`, value, { unit: 'ms', digits: 1 });
+    section.add(`${name} / node -e 0`, value / base, { digits: 2, atMost: 1.5 });
+  }
+  section.details = { runs: RUNS, mediansMs: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)])), timesMs: times };
+}
