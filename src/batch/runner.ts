@@ -27,6 +27,8 @@ export interface RunnerDeps {
   writeResult?: (path: string, text: string) => Promise<void>;
   /** Jobs that may be open on the server from earlier runs (unanswered uploads), until these instants. */
   phantomJobsUntil?: number[];
+  /** Called once, before the first gated request (the HTTP client's one-off start-up must not skew the first send times). */
+  warmUp?: () => Promise<void>;
 }
 
 export interface RunReport {
@@ -63,6 +65,7 @@ export class BatchRunner implements FlowHost {
   readonly account: string;
   private readonly randomSource: () => number;
   private readonly writer: (path: string, text: string) => Promise<void>;
+  private warmUp: (() => Promise<void>) | undefined;
   private readonly queue: PQueue;
   private tasks: DocumentTask[] = [];
   private doneCount = 0;
@@ -95,6 +98,7 @@ export class BatchRunner implements FlowHost {
     this.account = deps.account;
     this.randomSource = deps.random ?? Math.random;
     this.writer = deps.writeResult ?? writeFileAtomically;
+    this.warmUp = deps.warmUp;
     this.queue = new PQueue({ concurrency: deps.settings.concurrency });
     this.ledger = new OpenJobLedger(deps.settings, deps.phantomJobsUntil ?? []);
   }
@@ -244,6 +248,12 @@ export class BatchRunner implements FlowHost {
       if (item.kind === 'upload' && !item.task.prepared) {
         // File I/O and the intent's fsync happen before the slot, never between slot and send.
         await prepareUpload(this, item.task);
+        continue;
+      }
+      if (this.warmUp) {
+        const warmUp = this.warmUp;
+        this.warmUp = undefined;
+        await warmUp();
         continue;
       }
       const slotAt = this.gate.nextSlotAt();

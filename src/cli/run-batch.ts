@@ -1,3 +1,4 @@
+import { TransportError, type ApiClient } from '../api/index.js';
 import type { DocumentOutcome } from '../batch/batch-types.js';
 import type { BatchDeps, ExtractBatchReport } from '../features/extract.js';
 import { formatDuration } from '../util/duration.js';
@@ -33,7 +34,7 @@ export async function runBatchCommand(
   let report: ExtractBatchReport;
   try {
     const api = await ctx.client(true, (event) => session.observe(event));
-    report = await work({ api, session, clock: ctx.clock, events: display, account }, interrupts.signal);
+    report = await work({ api, session, clock: ctx.clock, events: display, account, warmUp: () => warmUp(api) }, interrupts.signal);
   } finally {
     interrupts.dispose();
     await session.close();
@@ -48,6 +49,22 @@ export async function runBatchCommand(
     return 'budget-exhausted';
   }
   return outcomes.every((outcome) => outcome.status === 'complete') ? 'success' : 'work-failed';
+}
+
+/**
+ * One `health` call before the first gated request: it needs no key, costs no
+ * credit and counts against no rate window (spec §4.5, §5), and it pays the
+ * HTTP client's one-off start-up (connection, parser compilation). Without
+ * it the first requests of a run reach the server up to ~80 ms after the gate
+ * recorded them, enough to tip a window into a 429. An unreachable service
+ * fails here, before anything is sent; any HTTP answer will do.
+ */
+async function warmUp(api: ApiClient): Promise<void> {
+  try {
+    await api.health();
+  } catch (error) {
+    if (error instanceof TransportError) throw error;
+  }
 }
 
 function printResumeAdvice(ctx: CliContext, report: ExtractBatchReport): void {

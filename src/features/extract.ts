@@ -14,6 +14,8 @@ export interface BatchDeps {
   clock: Clock;
   events: BatchEvents;
   account: string;
+  /** Called once before the first request a run sends. */
+  warmUp?: () => Promise<void>;
 }
 
 export interface ExtractBatchReport extends RunReport {
@@ -54,6 +56,7 @@ export async function runExtractBatch(deps: BatchDeps, documents: PlannedDocumen
     settings,
     account: deps.account,
     phantomJobsUntil: plan.phantomJobsUntil,
+    warmUp: deps.warmUp,
   });
   const report = await runner.run(plan.tasks, stop);
   const summaries: DocumentOutcome[] = [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes];

@@ -65,6 +65,18 @@ describe('cost controls', () => {
   });
 });
 
+describe('start of a run', () => {
+  it('an unreachable service stops the run at its keyless warm-up, before anything is paid for', async () => {
+    const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9', DOCEXTRACT_API_KEY: KEY });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('network_error');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe('output failures', () => {
   it('stops admitting files once results cannot be written: nothing more is paid for and lost', async () => {
     const { emu, env } = await start();

@@ -86,7 +86,8 @@ describe('scheduling under the default limits (10/min, 100/h) on a fake clock', 
     expect(emulator.counters.rateLimited).toBe(0);
     expect(emulator.counters.expiredJobs).toBe(0);
     expect(emulator.counters.creditsCharged).toBe(pages);
-    const sent = Object.values(emulator.counters.requestsByEndpoint).reduce((a, b) => a + b, 0);
+    const { documents, process, result } = emulator.counters.requestsByEndpoint;
+    const sent = documents + process + result;
     expect(sent).toBe(requests);
     const lowerBound = minimumMakespanMs(requests, parseRateWindows('10/min,100/h,1000/d,10000/mo'));
     expect(makespan).toBeGreaterThan(HOUR); // more than 100 requests: the hourly window binds
