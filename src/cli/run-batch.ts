@@ -5,7 +5,6 @@ import { formatDuration } from '../util/duration.js';
 import { accountId, type BatchSettings } from './batch-settings.js';
 import type { CommandOutcome } from './command.js';
 import type { CliContext } from './context.js';
-import { tuneHeapForLongRuns } from './heap-tuning.js';
 import { watchInterrupts } from './interrupts.js';
 import { BatchDisplay } from './progress.js';
 
@@ -21,7 +20,6 @@ export async function runBatchCommand(
   preReported: DocumentOutcome[],
   work: (deps: BatchDeps, stop: AbortSignal) => Promise<ExtractBatchReport>,
 ): Promise<CommandOutcome> {
-  tuneHeapForLongRuns();
   const { key } = await ctx.apiKey();
   const baseUrl = await ctx.baseUrl();
   const account = accountId(baseUrl, key);

@@ -3,6 +3,7 @@ import { resolveBatchSettings } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
+import { tuneHeapForLongRuns } from '../heap-tuning.js';
 import { runBatchCommand } from '../run-batch.js';
 
 interface ExtractFlags extends BatchFlags {
@@ -11,6 +12,7 @@ interface ExtractFlags extends BatchFlags {
 
 export async function runExtract(ctx: CliContext, inputs: string[], flags: ExtractFlags): Promise<CommandOutcome> {
   if (inputs.length === 0) throw new UsageError('Name at least one file, folder or glob.');
+  tuneHeapForLongRuns(); // before planning, which touches every file
   const settings = await resolveBatchSettings(ctx, flags);
   const { planDocuments } = await import('../../features/plan-documents.js');
   const plan = await planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs });

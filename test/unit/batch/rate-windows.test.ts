@@ -94,9 +94,10 @@ describe('formatRateWindows', () => {
 });
 
 describe('defaultGuardMs', () => {
-  it('is min(50 ms, 2% of the shortest window)', () => {
+  it('is min(50 ms, 5% of the shortest window)', () => {
     expect(defaultGuardMs(parseRateWindows(DEFAULT_RATE_LIMITS))).toBe(50);
-    expect(defaultGuardMs(parseRateWindows('5/500ms,100/h'))).toBe(10);
+    expect(defaultGuardMs(parseRateWindows('5/500ms,100/h'))).toBe(25);
+    expect(defaultGuardMs(parseRateWindows('8/1s,60/12s'))).toBe(50);
     expect(defaultGuardMs([])).toBe(0);
   });
 });

@@ -72,9 +72,9 @@ describe('RequestGate with several windows at once', () => {
     await clock.runAll();
     await Promise.all(all);
     expect(sent).toEqual(projected);
-    // 60/12s dominates: 8 full batches of 60 (12 s + guard apart), then the
+    // 60/12s dominates: 8 full batches of 60 (12 s + the 50 ms guard apart), then the
     // last 20 go out in 8/1s bursts of 8, 8 and 4.
-    expect((sent.at(-1) ?? 0) - T0).toBe(8 * 12_020 + 2 * 1_020);
+    expect((sent.at(-1) ?? 0) - T0).toBe(8 * 12_050 + 2 * 1_050);
   });
 });
 
