@@ -20,7 +20,7 @@ const LONG_PDF_PAGES = [4, 5, 6, 7, 9, 12, 15, 21, 30, 36, 48, 60];
 /** @param {import('./report.js').Section} section @param {{ ttlMs: number }} options */
 export async function benchSchedule(section, { ttlMs }) {
   const { minimumMakespanMs, requestsForDocument, fitsWithinTtl } = await fromDist('batch/admission.js');
-  const { parseRateWindows } = await fromDist('batch/rate-windows.js');
+  const { parseRateWindows, defaultGuardMs } = await fromDist('batch/rate-windows.js');
   const windows = parseRateWindows(RATE_SPEC);
   const largest = Math.max(...LONG_PDF_PAGES);
   if (!fitsWithinTtl(largest, windows, ttlMs, Math.round(ttlMs / 10))) {
@@ -86,7 +86,7 @@ export async function benchSchedule(section, { ttlMs }) {
   const limited = log.filter((e) => e.status === 429).map((e) => `${e.endpoint} ${e.code} at ${((e.at - e.durationMs - firstArrival) / 1000).toFixed(2)} s`);
   section.add('429s', counters.rateLimited, { equals: 0, text: `${counters.rateLimited}${limited.length ? ` (${limited.join('; ')})` : ''}` });
   const lag = sendLag(join(dir, 'state'), log);
-  if (lag) section.add('send-log stamp to server arrival', lag.maxMs, { text: `median ${lag.medianMs} ms, max ${lag.maxMs} ms over ${lag.pairs} requests, approx. (the gate's guard here is ${Math.min(50, Math.floor(1000 * 0.02))} ms)` });
+  if (lag) section.add('send-log stamp to server arrival', lag.maxMs, { text: `median ${lag.medianMs} ms, max ${lag.maxMs} ms over ${lag.pairs} requests, approx. (the gate's default guard here is ${defaultGuardMs(parseRateWindows(RATE_SPEC))} ms)` });
   section.add('expired jobs', counters.expiredJobs, { equals: 0 });
   section.add('jobs left unfinalized', unfinalized, { equals: 0 });
   section.add('longest job life / TTL', lives.length ? Math.max(...lives) / ttlMs : null, { digits: 2, text: lives.length ? `${(Math.max(...lives) / 1000).toFixed(1)} s / ${ttlMs / 1000} s` : 'n/a' });

@@ -33,7 +33,7 @@ export interface RequestGateOptions {
 interface Waiter {
   priority: number;
   seq: number;
-  resolve: () => void;
+  resolve: (sentAt: number) => void;
   reject: (reason: unknown) => void;
   detach: () => void;
 }
@@ -114,10 +114,11 @@ export class RequestGate {
    * Wait for a slot. Waiters are served strictly by priority (lower first, FIFO
    * among equals), decided at the instant a slot opens, so a later urgent
    * waiter overtakes earlier ones. The send time is recorded (in memory and in
-   * the send log) as the promise resolves. Rejects with signal.reason on abort.
+   * the send log) as the promise resolves, and is its value. Rejects with
+   * signal.reason on abort.
    */
-  acquire(priority: number, signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  acquire(priority: number, signal?: AbortSignal): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);
         return;
@@ -181,6 +182,22 @@ export class RequestGate {
     if (widened <= this.guardMs) return;
     this.horizonMs += widened - this.guardMs;
     this.guardMs = widened;
+    this.wake();
+  }
+
+  /**
+   * Move a recorded send later, to when the server most likely counted it. An
+   * upload is counted once its body has arrived, which for megabytes over a
+   * real link is seconds after we sent it; no fixed guard covers that. Never
+   * moves a send earlier. The send log keeps both instants (it is
+   * append-only), which after a restart can only make the gate more careful.
+   */
+  restamp(recordedAt: number, countedAt: number): void {
+    if (countedAt <= recordedAt) return;
+    const index = this.log.lastIndexOf(recordedAt);
+    if (index < this.head) return;
+    this.log.splice(index, 1);
+    this.record(countedAt);
     this.wake();
   }
 
@@ -252,7 +269,7 @@ export class RequestGate {
       waiter.reject(error);
       return;
     }
-    waiter.resolve();
+    waiter.resolve(now);
   }
 
   /** Append to the sorted log (in memory first, so a failing send log still throttles). */

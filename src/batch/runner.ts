@@ -258,8 +258,9 @@ export class BatchRunner implements FlowHost {
       }
       const slotAt = this.gate.nextSlotAt();
       if (slotAt > now) this.events.waiting?.(slotAt, 'rate limit');
+      let sentAt: number;
       try {
-        await this.gate.acquire(0, this.halt.signal);
+        sentAt = await this.gate.acquire(0, this.halt.signal);
       } catch {
         continue; // stopped while waiting for a slot
       }
@@ -267,16 +268,16 @@ export class BatchRunner implements FlowHost {
       // nothing is left to send, and the slot goes unused.
       const chosen = this.stopping ? undefined : this.pick(this.clock.now()).item;
       if (chosen?.kind === 'upload' && !chosen.task.prepared) continue; // overtaken by another upload: prepare it first
-      if (chosen) this.start(chosen);
+      if (chosen) this.start(chosen, sentAt);
     }
   }
 
-  private start(item: WorkItem): void {
+  private start(item: WorkItem, sentAt: number): void {
     this.markInFlight(item);
     this.requests += 1;
     this.events.requestSent?.(ENDPOINT_OF[item.kind]);
     void this.queue
-      .add(() => this.execute(item))
+      .add(() => this.execute(item, sentAt))
       .catch((error: unknown) => this.finish(item.task, failure(item.task, 'internal_error', errorMessage(error))))
       .finally(() => this.notify());
   }
@@ -300,11 +301,11 @@ export class BatchRunner implements FlowHost {
     }
   }
 
-  private async execute(item: WorkItem): Promise<void> {
+  private async execute(item: WorkItem, sentAt: number): Promise<void> {
     switch (item.kind) {
       case 'upload':
         try {
-          await uploadDocument(this, item.task);
+          await uploadDocument(this, item.task, sentAt);
         } finally {
           this.ledger.uploadEnded(item.task);
           if (item.task.phase === 'open') this.ledger.open.add(item.task);

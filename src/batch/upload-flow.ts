@@ -36,8 +36,12 @@ export async function prepareUpload(host: FlowHost, task: DocumentTask): Promise
   return true;
 }
 
-/** POST documents for a prepared task: 200 writes the result, 202 journals the manifest and opens the job. */
-export async function uploadDocument(host: FlowHost, task: DocumentTask): Promise<void> {
+/**
+ * POST documents for a prepared task: 200 writes the result, 202 journals the
+ * manifest and opens the job. `sentAt` is the send the gate recorded; once
+ * answered, it moves to when the server most likely counted the upload.
+ */
+export async function uploadDocument(host: FlowHost, task: DocumentTask, sentAt: number): Promise<void> {
   const prepared = task.prepared;
   if (!prepared) throw new Error(`upload of ${task.doc.displayPath} was not prepared`);
   task.prepared = undefined;
@@ -46,6 +50,7 @@ export async function uploadDocument(host: FlowHost, task: DocumentTask): Promis
   task.uploadAttempts += 1;
   try {
     const outcome = await host.api.extract({ body: prepared.body, filename: basename(doc.path), contentType: doc.contentType }, host.settings.extractOptions);
+    host.gate.restamp(sentAt, countedAt(host.clock.now(), outcome.kind === 'sync' ? outcome.result.processing_time_ms : undefined));
     if (outcome.kind === 'sync') {
       if (intentId) await host.journal.append({ type: 'upload-answered', account: host.account, at: host.clock.now(), intentId, sha256: doc.sha256, outcome: 'sync' });
       await acceptSyncResult(host, task, outcome.result);
@@ -53,6 +58,7 @@ export async function uploadDocument(host: FlowHost, task: DocumentTask): Promis
       await acceptManifest(host, task, outcome.manifest, intentId ?? randomUUID());
     }
   } catch (error) {
+    host.gate.restamp(sentAt, host.clock.now());
     if (intentId && error instanceof ApiError) {
       // The server answered with an error: no job was created for this attempt.
       await host.journal.append({ type: 'upload-answered', account: host.account, at: host.clock.now(), intentId, sha256: doc.sha256, outcome: 'rejected' });
@@ -61,6 +67,15 @@ export async function uploadDocument(host: FlowHost, task: DocumentTask): Promis
     }
     handleUploadError(host, task, error);
   }
+}
+
+/**
+ * When the server counted an answered upload: it reports how long it worked
+ * on it (processing_time_ms), and counted it no later than that before it
+ * answered. Without that figure, the answer's own time is the safe bound.
+ */
+function countedAt(answeredAt: number, processingMs: number | undefined): number {
+  return typeof processingMs === 'number' && processingMs > 0 ? answeredAt - processingMs : answeredAt;
 }
 
 async function acceptSyncResult(host: FlowHost, task: DocumentTask, result: ExtractionSuccess): Promise<void> {

@@ -237,6 +237,22 @@ describe('RequestGate.observe', () => {
     expect(gate.nextSlotAt()).toBe(T0 + 1_000);
   });
 
+  it('moves an answered send later to when the server counted it, never earlier', async () => {
+    const { clock, gate } = gateOn('2/1s', { guardMs: 0 });
+    const first = await gate.acquire(0);
+    await gate.acquire(0);
+    expect(gate.nextSlotAt()).toBe(T0 + 1_000);
+    await clock.advance(300);
+    gate.restamp(first, T0 + 250); // a slow upload reached the server's limiter 250 ms late
+    expect(gate.nextSlotAt()).toBe(T0 + 1_000); // the other send still fills the window until then...
+    await clock.advance(700);
+    const third = await gate.acquire(0);
+    expect(third).toBe(T0 + 1_000);
+    expect(gate.nextSlotAt()).toBe(T0 + 1_250); // ...but the moved one holds its place until T0 + 1.25 s
+    gate.restamp(third, T0 + 500);
+    expect(gate.nextSlotAt()).toBe(T0 + 1_250);
+  });
+
   it('widens its safety gap after a rejection, up to a tenth of the shortest window', async () => {
     const { gate } = gateOn('2/1s', { guardMs: 20 });
     await gate.acquire(0);
