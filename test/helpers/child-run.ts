@@ -15,6 +15,8 @@ export interface ChildResult {
 export interface RunningChild {
   child: ChildProcess;
   done: Promise<ChildResult>;
+  /** What the child has written to stderr so far (to wait for a message). */
+  stderrSoFar(): string;
 }
 
 /** `node bin/docextract.js <args>` with exactly `env` (nothing inherited), keeping the signal that ended it. */
@@ -28,7 +30,7 @@ export function startChildCli(args: string[], env: NodeJS.ProcessEnv): RunningCh
     child.once('error', reject);
     child.once('close', (code, signal) => resolveDone({ code, signal, stdout, stderr }));
   });
-  return { child, done };
+  return { child, done, stderrSoFar: () => stderr };
 }
 
 export function runChildCli(args: string[], env: NodeJS.ProcessEnv): Promise<ChildResult> {

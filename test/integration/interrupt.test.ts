@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { spawnCli } from '../helpers/child-cli.js';
+import { startChildCli } from '../helpers/child-run.js';
 import { isolatedEnv } from '../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
@@ -30,7 +30,7 @@ describe('Ctrl-C', () => {
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY });
     const args = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '2'];
 
-    const first = spawnCli(args, env);
+    const first = startChildCli(args, env);
     await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 2);
     first.child.kill('SIGINT');
     const stopped = await first.done;
@@ -43,7 +43,7 @@ describe('Ctrl-C', () => {
     const interrupted = parseNdjson(stopped.stdout).filter((line) => line.status === 'interrupted');
     expect(interrupted.length).toBeGreaterThan(0);
 
-    const second = spawnCli(args, env);
+    const second = startChildCli(args, env);
     const finished = await second.done;
     expect(finished.code).toBe(0);
     for (const [name, pages] of [['twelve.pdf', 12], ['thirty.pdf', 30], ['one.pdf', 1]] as const) {
@@ -59,16 +59,16 @@ describe('Ctrl-C', () => {
     const ws = makeWorkspace({ 'thirty.pdf': 'pdf/pages-30.pdf' });
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY });
     const args = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '3', '--conflict-delay', '100ms'];
-    const first = spawnCli(args, env);
+    const first = startChildCli(args, env);
     await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 1);
     first.child.kill('SIGINT');
-    await waitFor(() => first.stderr().includes('finishing the requests'));
+    await waitFor(() => first.stderrSoFar().includes('finishing the requests'));
     first.child.kill('SIGINT');
     const stopped = await first.done;
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain('exiting now');
 
-    const second = await spawnCli(args, env).done;
+    const second = await startChildCli(args, env).done;
     expect(second.code).toBe(0);
     expectCompleteResult(join(ws.out, 'thirty.pdf.json'), join(ws.inputs, 'thirty.pdf'), 30);
     expect(emulator.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'thirty.pdf'))]).toBe(1);
