@@ -27,12 +27,6 @@ export function requestsForDocument(pages: number | undefined, chunkPages = 3, s
   return 1 + Math.ceil(pages / chunkPages) + 2;
 }
 
-/** Requests an open job still needs; a finalized job needs none. */
-export function requestsLeftForJob(job: { chunksPending: number; collected: boolean; finalized: boolean }): number {
-  if (job.finalized) return 0;
-  return Math.max(0, job.chunksPending) + (job.collected ? 0 : 1) + 1;
-}
-
 export interface AdmissionInput {
   nowMs: number;
   /** The gate's projection (RequestGate.projectSlots). */

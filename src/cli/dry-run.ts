@@ -1,4 +1,5 @@
 import { minimumMakespanMs, requestsForDocument } from '../batch/admission.js';
+import { formatRateWindows } from '../batch/rate-windows.js';
 import type { PlanResult } from '../features/plan-documents.js';
 import { formatDuration } from '../util/duration.js';
 import type { BatchSettings } from './batch-settings.js';
@@ -20,7 +21,7 @@ export function printDryRun(ctx: CliContext, plan: PlanResult, settings: BatchSe
   printData(ctx, summary, () => {
     const lines = files.map((f) => `${String(f.pages ?? '?').padStart(4)} pages  ${f.mode.padEnd(7)}  ${String(f.credits).padStart(4)} credits  ${String(f.requests).padStart(3)} requests  ${f.file}`);
     for (const r of rejected) lines.push(`   rejected  ${r.file}: ${r.error?.message ?? ''} (${r.error?.code ?? ''})`);
-    lines.push(`total: ${files.length} files, ${summary.total.pages} pages, ${credits} credits, ${requests} requests; at least ${formatDuration(shortestMs)} under ${settings.windows.map((w) => w.label).join(', ') || 'no rate limit'}`);
+    lines.push(`total: ${files.length} files, ${summary.total.pages} pages, ${credits} credits, ${requests} requests; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(settings.windows)}`);
     return lines.join('\n');
   });
 }

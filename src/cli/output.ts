@@ -10,11 +10,6 @@ export function printData(ctx: CliContext, value: unknown, human: () => string):
   }
 }
 
-/** One NDJSON line on stdout (batch results as they finish). */
-export function printJsonLine(ctx: CliContext, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(value)}\n`);
-}
-
 /** Two aligned columns, for key/value listings. */
 export function formatPairs(pairs: [string, string][]): string {
   const width = Math.max(0, ...pairs.map(([key]) => key.length));

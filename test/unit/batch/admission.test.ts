@@ -4,7 +4,6 @@ import {
   fitsWithinTtl,
   minimumMakespanMs,
   requestsForDocument,
-  requestsLeftForJob,
   type AdmissionInput,
   type OpenJobLoad,
 } from '../../../src/batch/admission.js';
@@ -35,18 +34,6 @@ describe('requestsForDocument', () => {
   it('follows other chunk sizes and thresholds', () => {
     expect(requestsForDocument(10, 5, 5)).toBe(1 + 2 + 2);
     expect(requestsForDocument(5, 5, 5)).toBe(1);
-  });
-});
-
-describe('requestsLeftForJob', () => {
-  it.each([
-    [{ chunksPending: 50, collected: false, finalized: false }, 52],
-    [{ chunksPending: 0, collected: false, finalized: false }, 2],
-    [{ chunksPending: 0, collected: true, finalized: false }, 1],
-    [{ chunksPending: 2, collected: true, finalized: false }, 3],
-    [{ chunksPending: 0, collected: true, finalized: true }, 0],
-  ])('%o needs %i more requests', (job, left) => {
-    expect(requestsLeftForJob(job)).toBe(left);
   });
 });
 
