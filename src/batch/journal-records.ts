@@ -36,17 +36,10 @@ export type JournalRecord =
   | (RecordBase & { type: 'finalized'; parentJobId: string })
   | (RecordBase & { type: 'job-closed'; parentJobId: string; reason: string });
 
-/** A multi-page job as the journal knows it. */
-export interface JournaledJob {
-  account: string;
-  sha256: string;
-  path: string;
-  output: string;
-  parentJobId: string;
-  chunks: ChunkRef[];
-  pages: number;
-  expiresAt: number;
-  model: string | null;
+type ManifestRecord = Extract<JournalRecord, { type: 'manifest' }>;
+
+/** A multi-page job as the journal knows it: its manifest, and what happened since. */
+export interface JournaledJob extends Omit<ManifestRecord, 'type' | 'at' | 'intentId'> {
   doneChunks: Map<string, number>;
   resultWritten?: { output: string; status: 'complete' | 'partial' };
   finalized: boolean;
@@ -85,22 +78,12 @@ export function replayJournal(records: readonly JournalRecord[]): JournalState {
       case 'upload-answered':
         pendingIntents.delete(record.intentId);
         break;
-      case 'manifest':
+      case 'manifest': {
         pendingIntents.delete(record.intentId);
-        jobs.set(record.parentJobId, {
-          account: record.account,
-          sha256: record.sha256,
-          path: record.path,
-          output: record.output,
-          parentJobId: record.parentJobId,
-          chunks: record.chunks,
-          pages: record.pages,
-          expiresAt: record.expiresAt,
-          model: record.model,
-          doneChunks: new Map(),
-          finalized: false,
-        });
+        const { type: _type, at: _at, intentId: _intentId, ...manifest } = record;
+        jobs.set(record.parentJobId, { ...manifest, doneChunks: new Map(), finalized: false });
         break;
+      }
       case 'chunk-done':
         jobs.get(record.parentJobId)?.doneChunks.set(record.chunkJobId, record.charged);
         break;
