@@ -1,25 +1,26 @@
-/** Errors raised by the CLI layer itself, before or around any request. */
-
-/** Bad flags or arguments; exit 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+/** Errors raised by the CLI layer itself, before any request; both exit 2. */
+abstract class CliError extends Error {
   constructor(
     message: string,
-    readonly code = 'usage_error',
+    readonly code: string,
     readonly hint?: string,
   ) {
     super(message);
   }
 }
 
-/** Missing or invalid configuration (no key, malformed key or URL); exit 2. */
-export class ConfigError extends Error {
+/** Bad flags or arguments. */
+export class UsageError extends CliError {
+  override readonly name = 'UsageError';
+  constructor(message: string, code = 'usage_error', hint?: string) {
+    super(message, code, hint);
+  }
+}
+
+/** Missing or invalid configuration (no key, malformed key or URL, refused cleartext). */
+export class ConfigError extends CliError {
   override readonly name = 'ConfigError';
-  constructor(
-    message: string,
-    readonly code = 'config_error',
-    readonly hint?: string,
-  ) {
-    super(message);
+  constructor(message: string, code = 'config_error', hint?: string) {
+    super(message, code, hint);
   }
 }

@@ -5,6 +5,7 @@ import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { tuneHeapForLongRuns } from '../heap-tuning.js';
 import { runBatchCommand } from '../run-batch.js';
+import { withSpinner } from '../spinner.js';
 
 interface ExtractFlags extends BatchFlags {
   dryRun?: boolean;
@@ -15,7 +16,12 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   tuneHeapForLongRuns(); // before planning, which touches every file
   const settings = await resolveBatchSettings(ctx, flags);
   const { planDocuments } = await import('../../features/plan-documents.js');
-  const plan = await planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs });
+  const plan = await withSpinner(
+    ctx,
+    'finding and checking files (type, size, pages)',
+    () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs }),
+    (done) => `${done.documents.length} files ready${done.rejected.length ? `, ${done.rejected.length} rejected before sending` : ''}`,
+  );
   for (const skipped of plan.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
   if (flags.dryRun) {
     const { printDryRun } = await import('../dry-run.js');

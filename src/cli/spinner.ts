@@ -1,0 +1,21 @@
+import type { CliContext } from './context.js';
+
+/**
+ * Run `work` under an ora spinner on stderr, only where the UI may animate
+ * (a terminal, not CI, --quiet or --json); elsewhere just run it. ora is
+ * loaded only then. stdin stays untouched: ora's raw-mode stdin would swallow
+ * the Ctrl-C our own handler needs.
+ */
+export async function withSpinner<T>(ctx: CliContext, text: string, work: () => Promise<T>, summary: (result: T) => string): Promise<T> {
+  if (!ctx.ui.interactive) return work();
+  const { default: ora } = await import('ora');
+  const spinner = ora({ text, stream: ctx.io.stderr as NodeJS.WritableStream, discardStdin: false, color: ctx.ui.paint.level > 0 ? 'cyan' : false }).start();
+  try {
+    const result = await work();
+    spinner.succeed(summary(result));
+    return result;
+  } catch (error) {
+    spinner.stop();
+    throw error;
+  }
+}
