@@ -1,5 +1,6 @@
 import type { ChunkRef } from './journal-records.js';
 import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
+import type { FlowEffect } from './flow-effects.js';
 
 export type ChunkStatus = 'pending' | 'in-flight' | 'done' | 'failed';
 
@@ -124,4 +125,26 @@ export function pagesOfRange(range: string): number[] {
   const pages: number[] = [];
   for (let page = first; page <= last && pages.length < 1000; page += 1) pages.push(page);
   return pages;
+}
+
+/** The service charged the task: the task's own count (written into its result) and the effect for the batch's totals. */
+export function chargeTask(task: DocumentTask, credits: number): FlowEffect {
+  task.credits += credits;
+  return { type: 'charged', credits };
+}
+
+/** The outcome line of a document that did not complete. */
+export function failure(task: DocumentTask, code: string, message: string): DocumentOutcome {
+  return {
+    file: task.doc.displayPath,
+    status: 'failed',
+    pages: task.doc.pages ?? null,
+    model: null,
+    output: null,
+    job_id: task.job?.parentJobId ?? null,
+    extraction_id: null,
+    warnings: [],
+    error: { code, message },
+    credits: task.credits,
+  };
 }

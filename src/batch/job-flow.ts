@@ -1,124 +1,130 @@
 import { AuthenticationError, GoneError, NotFoundError, PaymentRequiredError, type CollectedResult } from '../api/index.js';
-import type { ChunkState, DocumentTask, OpenJob } from './document-task.js';
-import { errorCode, errorMessage, planRetry, type FlowHost } from './flow-host.js';
+import { chargeTask, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
+import { errorCode, errorMessage, planRetry, type FlowContext } from './flow-context.js';
+import { finished, type FlowEffect } from './flow-effects.js';
 import { writeCollectedResult } from './result-flow.js';
 
 /** POST process for one chunk. A replay (`chunk_already_processed`) counts as done and costs nothing. */
-export async function processChunk(host: FlowHost, task: DocumentTask, job: OpenJob, chunk: ChunkState): Promise<void> {
+export async function processChunk(ctx: FlowContext, task: DocumentTask, job: OpenJob, chunk: ChunkState): Promise<FlowEffect[]> {
   chunk.attempts += 1;
   try {
-    const answer = await host.api.processChunk(chunk.jobId, host.settings.extractOptions);
+    const answer = await ctx.api.processChunk(chunk.jobId, ctx.settings.extractOptions);
     const charged = answer.code === 'chunk_processed' ? chunk.pageNumbers.length : 0;
     chunk.status = 'done';
-    if (charged) host.recordCredits(task, charged);
-    await host.journal.append({ type: 'chunk-done', account: host.account, at: host.clock.now(), parentJobId: job.parentJobId, chunkJobId: chunk.jobId, charged });
-    host.events.chunkDone?.(task.doc, task.chunksDone(), job.chunks.length);
+    const effects: FlowEffect[] = charged ? [chargeTask(task, charged)] : [];
+    await ctx.journal.append({ type: 'chunk-done', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId, chunkJobId: chunk.jobId, charged });
+    return [...effects, { type: 'chunk-done' }];
   } catch (error) {
-    if (await handleJobGone(host, task, job, error)) return;
+    const gone = await jobGone(ctx, job, error);
+    if (gone) {
+      chunk.status = 'failed';
+      return gone;
+    }
     if (error instanceof PaymentRequiredError) {
-      host.budgetExhausted(errorCode(error), errorMessage(error));
       chunk.status = 'failed';
-      return;
+      return [{ type: 'budget-exhausted', code: errorCode(error), message: errorMessage(error) }];
     }
-    const verdict = planRetry(host, error, chunk.attempts, 'process');
-    if ('retryAt' in verdict) {
+    const plan = planRetry(ctx, error, chunk.attempts, 'process');
+    if ('retryAt' in plan) {
       chunk.status = 'pending';
-      chunk.readyAt = verdict.retryAt;
-    } else {
-      chunk.status = 'failed';
+      chunk.readyAt = plan.retryAt;
+      return plan.effects;
     }
+    chunk.status = 'failed';
+    return [];
   }
 }
 
 /**
- * GET result without finalize: a pure read. Complete -> write, then finalize.
- * Partial -> put the chunks behind failed or pending pages back in the queue,
- * for a bounded number of rounds, then write what there is as partial.
+ * GET result without finalize: a pure read. Complete -> write, then finalize
+ * (or finish, under --no-finalize). Partial -> put the chunks behind failed or
+ * pending pages back in the queue, for a bounded number of rounds, then write
+ * what there is as partial.
  */
-export async function collectJob(host: FlowHost, task: DocumentTask, job: OpenJob): Promise<void> {
+export async function collectJob(ctx: FlowContext, task: DocumentTask, job: OpenJob): Promise<FlowEffect[]> {
   job.collectAttempts += 1;
   let collected: CollectedResult;
   try {
-    collected = await host.api.collect(job.parentJobId);
+    collected = await ctx.api.collect(job.parentJobId);
   } catch (error) {
-    if (await handleJobGone(host, task, job, error)) return;
-    const verdict = planRetry(host, error, job.collectAttempts, 'result');
-    if ('retryAt' in verdict) {
-      job.collectReadyAt = verdict.retryAt;
-    } else {
-      await writePartial(host, task, job, emptyCollect(job), allPages(job));
+    const gone = await jobGone(ctx, job, error);
+    if (gone) return gone;
+    const plan = planRetry(ctx, error, job.collectAttempts, 'result');
+    if ('retryAt' in plan) {
+      job.collectReadyAt = plan.retryAt;
+      return plan.effects;
     }
-    return;
+    return writePartial(ctx, task, job, emptyCollect(job), allPages(job));
   }
   job.collectAttempts = 0;
   if (collected.status === 'complete') {
-    job.outcome = await writeCollectedResult(host, task, collected, 'complete', []);
-    return;
+    const written = await writeCollectedResult(ctx, task, collected, 'complete', []);
+    if ('effects' in written) return written.effects;
+    job.outcome = written.outcome;
+    // Asked not to finalize: the job stays open on the server, and the document is done.
+    return ctx.settings.finalize ? [] : [finished(written.outcome)];
   }
   job.collectRounds += 1;
   const missing = [...new Set([...(collected.failed_pages ?? []), ...(collected.pending_pages ?? [])])].sort((a, b) => a - b);
-  if (job.collectRounds >= host.settings.maxCollectRounds || missing.length === 0) {
-    await writePartial(host, task, job, collected, missing);
-    return;
-  }
-  const now = host.clock.now();
-  const delay = Math.min(host.settings.retryMaxMs, host.settings.retryBaseMs * 2 ** (job.collectRounds - 1));
+  if (job.collectRounds >= ctx.settings.maxCollectRounds || missing.length === 0) return writePartial(ctx, task, job, collected, missing);
+  const now = ctx.clock.now();
+  const delay = Math.min(ctx.settings.retryMaxMs, ctx.settings.retryBaseMs * 2 ** (job.collectRounds - 1));
   const retried = job.chunks.filter((chunk) => chunk.pageNumbers.some((page) => missing.includes(page)));
-  if (retried.length === 0) {
-    // Chunk ids are unknown (collect without a journal entry): nothing to retry.
-    await writePartial(host, task, job, collected, missing);
-    return;
-  }
+  // Chunk ids are unknown (collect without a journal entry): nothing to retry.
+  if (retried.length === 0) return writePartial(ctx, task, job, collected, missing);
   for (const chunk of retried) {
     chunk.status = 'pending';
     chunk.attempts = 0;
-    chunk.readyAt = now + delay * host.random();
+    chunk.readyAt = now + delay * ctx.random();
   }
+  return [];
 }
 
 /** GET result with finalize=true, only after the result file is durable. */
-export async function finalizeJob(host: FlowHost, task: DocumentTask, job: OpenJob): Promise<void> {
+export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: OpenJob): Promise<FlowEffect[]> {
   job.finalizeAttempts += 1;
+  const effects: FlowEffect[] = [];
   try {
-    await host.api.collect(job.parentJobId, { finalize: true });
+    await ctx.api.collect(job.parentJobId, { finalize: true });
   } catch (error) {
     if (error instanceof GoneError || error instanceof NotFoundError) {
       // Already gone: an earlier finalize whose answer was lost, or expiry. The result is on disk either way.
     } else {
-      const verdict = planRetry(host, error, job.finalizeAttempts, 'result');
-      if ('retryAt' in verdict) {
-        job.finalizeReadyAt = verdict.retryAt;
-        return;
+      const plan = planRetry(ctx, error, job.finalizeAttempts, 'result');
+      if ('retryAt' in plan) {
+        job.finalizeReadyAt = plan.retryAt;
+        return plan.effects;
       }
-      host.events.notice?.(`could not finalize job ${job.parentJobId} (${errorCode(error)}); its result is on disk, the job holds a slot until it expires`);
+      effects.push({ type: 'notice', message: `could not finalize job ${job.parentJobId} (${errorCode(error)}); its result is on disk, the job holds a slot until it expires` });
     }
   }
-  await host.journal.append({ type: 'finalized', account: host.account, at: host.clock.now(), parentJobId: job.parentJobId });
+  await ctx.journal.append({ type: 'finalized', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId });
   job.finalized = true;
-  if (job.outcome) host.finish(task, job.outcome);
+  if (job.outcome) effects.push(finished(job.outcome));
+  return effects;
 }
 
-async function writePartial(host: FlowHost, task: DocumentTask, job: OpenJob, collected: CollectedResult, missing: number[]): Promise<void> {
-  const outcome = await writeCollectedResult(host, task, collected, 'partial', missing);
-  if (!outcome) return;
+async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, collected: CollectedResult, missing: number[]): Promise<FlowEffect[]> {
+  const written = await writeCollectedResult(ctx, task, collected, 'partial', missing);
+  if ('effects' in written) return written.effects;
   // Not finalized: the chunks can still be retried with `docextract collect <job_id>` until the job expires.
-  host.finish(task, {
-    ...outcome,
-    expires_at: new Date(job.expiresAt).toISOString(),
-    error: { code: 'partial', message: `pages ${missing.join(', ')} missing after ${job.collectRounds} collect round(s); resume with: docextract collect ${job.parentJobId}` },
-  });
+  return [
+    finished({
+      ...written.outcome,
+      expires_at: new Date(job.expiresAt).toISOString(),
+      error: { code: 'partial', message: `pages ${missing.join(', ')} missing after ${job.collectRounds} collect round(s); resume with: docextract collect ${job.parentJobId}` },
+    }),
+  ];
 }
 
-async function handleJobGone(host: FlowHost, task: DocumentTask, job: OpenJob, error: unknown): Promise<boolean> {
-  if (error instanceof AuthenticationError) {
-    host.fatal(error);
-    return false;
-  }
-  if (error instanceof GoneError || error instanceof NotFoundError) {
-    await host.jobLost(task, job, errorCode(error), errorMessage(error));
-    return true;
-  }
-  return false;
+/** A rejected key stops the batch; a job the server no longer has is lost. Anything else is not about the job. */
+async function jobGone(ctx: FlowContext, job: OpenJob, error: unknown): Promise<FlowEffect[] | undefined> {
+  if (error instanceof AuthenticationError) return [{ type: 'fatal', error }];
+  if (!(error instanceof GoneError || error instanceof NotFoundError)) return undefined;
+  const code = errorCode(error);
+  // Several chunks in flight may each learn this; closing twice in the journal is harmless.
+  await ctx.journal.append({ type: 'job-closed', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId, reason: code });
+  return [{ type: 'job-lost', job, code, message: errorMessage(error) }];
 }
 
 function emptyCollect(job: OpenJob): CollectedResult {

@@ -1,16 +1,16 @@
 import { dirname } from 'node:path';
 import type { CollectedResult, ExtractionSuccess } from '../api/index.js';
 import type { DocumentOutcome } from './batch-types.js';
-import type { DocumentTask } from './document-task.js';
-import { errorMessage, type FlowHost } from './flow-host.js';
+import { failure, type DocumentTask } from './document-task.js';
+import { errorMessage, type FlowContext } from './flow-context.js';
+import { finished, type FlowEffect } from './flow-effects.js';
 import { serializeResult, type ResultDocument, type ResultStatus } from './result-file.js';
-import { failure } from './upload-flow.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
-export async function writeSyncResult(host: FlowHost, task: DocumentTask, result: ExtractionSuccess, pages: number): Promise<void> {
+export async function writeSyncResult(ctx: FlowContext, task: DocumentTask, result: ExtractionSuccess, pages: number): Promise<FlowEffect[]> {
   const model = typeof result.model_used === 'string' ? result.model_used : null;
   const extractionId = typeof result.extraction_id === 'string' ? result.extraction_id : null;
-  const document = resultDocument(host, task, {
+  const document = resultDocument(ctx, task, {
     status: 'complete',
     model,
     pages: { total: pages, processed: pages, missing: [] },
@@ -19,18 +19,24 @@ export async function writeSyncResult(host: FlowHost, task: DocumentTask, result
     warnings: [],
     data: result.data,
   });
-  if (!(await writeOrFail(host, task, document))) return;
-  host.finish(task, outcomeOf(task, document));
+  const failed = await writeOrFail(ctx, task, document);
+  return failed ?? [finished(outcomeOf(task, document))];
 }
 
 /**
- * A collected multi-page result. Returns true once the file is durable; only
- * then may the job be finalized.
+ * A collected multi-page result. Returns the outcome once the file is
+ * durable (only then may the job be finalized), or the effects of a failed write.
  */
-export async function writeCollectedResult(host: FlowHost, task: DocumentTask, collected: CollectedResult, status: ResultStatus, missing: number[]): Promise<DocumentOutcome | undefined> {
+export async function writeCollectedResult(
+  ctx: FlowContext,
+  task: DocumentTask,
+  collected: CollectedResult,
+  status: ResultStatus,
+  missing: number[],
+): Promise<{ outcome: DocumentOutcome } | { effects: FlowEffect[] }> {
   const job = task.job;
-  if (!job) return undefined;
-  const document = resultDocument(host, task, {
+  if (!job) throw new Error(`${task.doc.displayPath} has no open job to write`);
+  const document = resultDocument(ctx, task, {
     status,
     model: job.model ?? (typeof collected.data?.document_type === 'string' ? collected.data.document_type : null),
     pages: { total: collected.pages_total ?? job.pages, processed: collected.pages_processed ?? null, missing },
@@ -39,13 +45,14 @@ export async function writeCollectedResult(host: FlowHost, task: DocumentTask, c
     warnings: collected.warnings ?? [],
     data: collected.data,
   });
-  if (!(await writeOrFail(host, task, document))) return undefined;
+  const failed = await writeOrFail(ctx, task, document);
+  if (failed) return { effects: failed };
   job.written = status;
-  await host.journal.append({ type: 'result-written', account: host.account, at: host.clock.now(), parentJobId: job.parentJobId, output: task.doc.output, status });
-  return outcomeOf(task, document);
+  await ctx.journal.append({ type: 'result-written', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId, output: task.doc.output, status });
+  return { outcome: outcomeOf(task, document) };
 }
 
-function resultDocument(host: FlowHost, task: DocumentTask, parts: Pick<ResultDocument, 'status' | 'model' | 'pages' | 'job' | 'extraction_id' | 'warnings' | 'data'>): ResultDocument {
+function resultDocument(ctx: FlowContext, task: DocumentTask, parts: Pick<ResultDocument, 'status' | 'model' | 'pages' | 'job' | 'extraction_id' | 'warnings' | 'data'>): ResultDocument {
   const { doc } = task;
   return {
     status: parts.status,
@@ -57,7 +64,7 @@ function resultDocument(host: FlowHost, task: DocumentTask, parts: Pick<ResultDo
     warnings: parts.warnings,
     credits: task.credits,
     started_at: new Date(task.startedAt).toISOString(),
-    completed_at: new Date(host.clock.now()).toISOString(),
+    completed_at: new Date(ctx.clock.now()).toISOString(),
     generator: 'docextract',
     data: parts.data,
   };
@@ -66,16 +73,20 @@ function resultDocument(host: FlowHost, task: DocumentTask, parts: Pick<ResultDo
 /** Errors that say the output location itself is unusable, not just this one file's name. */
 const OUTPUT_LOCATION_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST', 'EIO']);
 
-async function writeOrFail(host: FlowHost, task: DocumentTask, document: ResultDocument): Promise<boolean> {
+/** Undefined once the file is durable; otherwise what the failed write means. */
+async function writeOrFail(ctx: FlowContext, task: DocumentTask, document: ResultDocument): Promise<FlowEffect[] | undefined> {
   try {
-    await host.writeResult(task.doc.output, serializeResult(document));
-    return true;
+    await ctx.writeResult(task.doc.output, serializeResult(document));
+    return undefined;
   } catch (error) {
     // Nothing is finalized: the job (if any) stays journaled and resumable.
     const code = (error as NodeJS.ErrnoException).code ?? 'output_write_failed';
-    if (OUTPUT_LOCATION_FAILURES.has(code)) host.outputUnwritable('output_write_failed', `cannot write results in ${dirname(task.doc.output)} (${code})`);
-    host.finish(task, failure(task, 'output_write_failed', `cannot write ${task.doc.output} (${code}): ${errorMessage(error)}; nothing was finalized, fix the output folder and run again`));
-    return false;
+    const effects: FlowEffect[] = [];
+    if (OUTPUT_LOCATION_FAILURES.has(code)) {
+      effects.push({ type: 'output-unwritable', code: 'output_write_failed', message: `cannot write results in ${dirname(task.doc.output)} (${code})` });
+    }
+    effects.push(finished(failure(task, 'output_write_failed', `cannot write ${task.doc.output} (${code}): ${errorMessage(error)}; nothing was finalized, fix the output folder and run again`)));
+    return effects;
   }
 }
 

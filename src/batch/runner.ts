@@ -3,14 +3,17 @@ import type { ApiClient, Endpoint } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
+import { AdmissionStops, type StopReason } from './admission-stops.js';
 import type { BatchEvents, DocumentOutcome, RunSettings } from './batch-types.js';
-import type { ChunkState, DocumentTask, OpenJob } from './document-task.js';
-import { errorMessage, type FlowHost } from './flow-host.js';
+import { failure, type DocumentTask } from './document-task.js';
+import { errorMessage, type FlowContext } from './flow-context.js';
+import type { FlowEffect } from './flow-effects.js';
 import { collectJob, finalizeJob, processChunk } from './job-flow.js';
+import { nextJobWork, type WorkItem } from './job-work.js';
 import type { JournalRecord } from './journal-records.js';
 import { OpenJobLedger } from './open-job-ledger.js';
 import type { RequestGate } from './request-gate.js';
-import { failure, prepareUpload, uploadDocument } from './upload-flow.js';
+import { prepareUpload, uploadDocument } from './upload-flow.js';
 import { UploadQueue, type UploadVerdict } from './upload-queue.js';
 
 export interface RunnerDeps {
@@ -37,96 +40,73 @@ export interface RunReport {
   credits: number;
   interrupted: boolean;
   fatal?: unknown;
-  budgetExhausted?: { code: string; message: string };
+  budgetExhausted?: StopReason;
 }
-
-type WorkItem =
-  | { kind: 'upload'; task: DocumentTask }
-  | { kind: 'process'; task: DocumentTask; job: OpenJob; chunk: ChunkState }
-  | { kind: 'collect'; task: DocumentTask; job: OpenJob }
-  | { kind: 'finalize'; task: DocumentTask; job: OpenJob };
 
 const ENDPOINT_OF: Record<WorkItem['kind'], Endpoint> = { upload: 'documents', process: 'process', collect: 'result', finalize: 'result' };
 
 /**
- * The scheduler. One pump decides, each time the request gate grants a slot,
- * which request is most urgent: work of open jobs first, earliest expiry
- * first (so job slots free up and nothing expires), then the upload of the
- * largest split document that admission says can still finish in time, then
- * plain uploads. p-queue bounds the requests in flight; the gate owns time.
+ * The scheduler. Documents arrive while it runs (all at once for `extract`,
+ * as files settle for `watch`); it ends when their source has ended and every
+ * document has an outcome. One pump decides, each time the request gate
+ * grants a slot, which request is most urgent: work of open jobs first,
+ * earliest expiry first (so job slots free up and nothing expires), then the
+ * upload of the largest split document that admission says can still finish
+ * in time, then plain uploads. p-queue bounds the requests in flight; the
+ * gate owns time. Flows report what happened as effects, and `apply` is the
+ * one place where those change the batch.
  */
-export class BatchRunner implements FlowHost {
-  readonly api: ApiClient;
-  readonly gate: RequestGate;
-  readonly clock: Clock;
-  readonly journal: Journal<JournalRecord>;
-  readonly events: BatchEvents;
-  readonly settings: RunSettings;
-  readonly account: string;
-  private readonly randomSource: () => number;
-  private readonly writer: (path: string, text: string) => Promise<void>;
+export class BatchRunner {
+  private readonly gate: RequestGate;
+  private readonly clock: Clock;
+  private readonly events: BatchEvents;
+  private readonly settings: RunSettings;
+  private readonly flows: FlowContext;
   private warmUp: (() => Promise<void>) | undefined;
   private readonly queue: PQueue;
-  private tasks: DocumentTask[] = [];
-  private doneCount = 0;
+  /** Documents without an outcome yet. */
+  private readonly unfinished = new Set<DocumentTask>();
+  private sourceEnded = false;
   private readonly halt = new AbortController();
   private readonly ledger: OpenJobLedger;
-  private uploads = new UploadQueue([]);
-  private committedCredits = 0;
+  private readonly uploads = new UploadQueue([]);
+  private readonly stops: AdmissionStops;
   private requests = 0;
   private credits = 0;
   private stopping = false;
   private fatalError?: unknown;
-  private exhausted?: { code: string; message: string };
-  /** Documents of at least this many pages cannot be paid for (after insufficient_credits). */
-  private creditCeiling = Number.POSITIVE_INFINITY;
-  /** The key's request cap or --max-credits is reached, or results cannot be written: no more uploads. */
-  private admitNothing = false;
-  /** Results cannot be written (disk full, read-only...): why admission stopped. */
-  private halted?: { code: string; message: string };
   private changed = false;
   private wake?: () => void;
   private readonly finishedOutcomes: DocumentOutcome[] = [];
 
   constructor(deps: RunnerDeps) {
-    this.api = deps.api;
     this.gate = deps.gate;
     this.clock = deps.clock;
-    this.journal = deps.journal;
     this.events = deps.events;
     this.settings = deps.settings;
-    this.account = deps.account;
-    this.randomSource = deps.random ?? Math.random;
-    this.writer = deps.writeResult ?? writeFileAtomically;
+    const random = deps.random ?? Math.random;
+    const writer = deps.writeResult ?? writeFileAtomically;
+    this.flows = {
+      api: deps.api,
+      clock: deps.clock,
+      journal: deps.journal,
+      settings: deps.settings,
+      account: deps.account,
+      random,
+      writeResult: writer,
+    };
     this.warmUp = deps.warmUp;
     this.queue = new PQueue({ concurrency: deps.settings.concurrency });
     this.ledger = new OpenJobLedger(deps.settings, deps.phantomJobsUntil ?? []);
+    this.stops = new AdmissionStops(deps.settings.maxCredits);
   }
 
-  random(): number {
-    return this.randomSource();
-  }
-
-  recordCredits(task: DocumentTask, credits: number): void {
-    task.credits += credits;
-    this.credits += credits;
-    this.events.creditsCharged?.(credits);
-  }
-
-  writeResult(path: string, text: string): Promise<void> {
-    return this.writer(path, text);
-  }
-
-  /** Runs every task to an outcome; first abort of `stop` stops admitting and drains what is in flight. */
-  async run(tasks: DocumentTask[], stop?: AbortSignal): Promise<RunReport> {
-    this.tasks = tasks;
-    this.uploads = new UploadQueue(tasks);
-    for (const task of tasks) {
-      if (task.phase === 'open' && task.job?.outcome && !this.settings.finalize) {
-        this.finish(task, task.job.outcome); // resumed, already on disk, and asked not to finalize: nothing to send
-      } else if (task.phase === 'open') this.ledger.open.add(task);
-      else if (task.phase === 'done') this.doneCount += 1;
-    }
+  /**
+   * Runs every document the source yields to an outcome, and returns once the
+   * source has ended and nothing is left. The first abort of `stop` stops
+   * taking documents and admitting uploads, and drains what is in flight.
+   */
+  async run(source: AsyncIterable<readonly DocumentTask[]>, stop?: AbortSignal): Promise<RunReport> {
     const onStop = (): void => {
       this.stopping = true;
       this.halt.abort(new Error('stopped'));
@@ -134,11 +114,14 @@ export class BatchRunner implements FlowHost {
     };
     stop?.addEventListener('abort', onStop, { once: true });
     if (stop?.aborted) onStop();
+    const intake = this.intake(source);
     try {
       await this.pump();
     } finally {
       stop?.removeEventListener('abort', onStop);
       await this.queue.onIdle();
+      if (!this.sourceEnded) this.halt.abort(new Error('stopped'));
+      await intake;
     }
     this.closeUnfinished();
     return {
@@ -147,87 +130,164 @@ export class BatchRunner implements FlowHost {
       credits: this.credits,
       interrupted: this.stopping && !this.fatalError,
       fatal: this.fatalError,
-      budgetExhausted: this.exhausted,
+      budgetExhausted: this.stops.exhausted,
     };
   }
 
-  // ---- FlowHost callbacks -------------------------------------------------
+  // ---- documents arriving -------------------------------------------------
 
-  finish(task: DocumentTask, outcome: DocumentOutcome): void {
+  private async intake(source: AsyncIterable<readonly DocumentTask[]>): Promise<void> {
+    const iterator = source[Symbol.asyncIterator]();
+    const halted = new Promise<'halted'>((resolve) => {
+      if (this.halt.signal.aborted) resolve('halted');
+      else this.halt.signal.addEventListener('abort', () => resolve('halted'), { once: true });
+    });
+    try {
+      for (;;) {
+        const next = await Promise.race([iterator.next(), halted]);
+        if (next === 'halted') {
+          void iterator.return?.();
+          return;
+        }
+        if (next.done) return;
+        this.take(next.value);
+      }
+    } catch (error) {
+      this.apply(undefined, [{ type: 'fatal', error }]);
+    } finally {
+      this.sourceEnded = true;
+      this.notify();
+    }
+  }
+
+  private take(tasks: readonly DocumentTask[]): void {
+    for (const task of tasks) {
+      this.unfinished.add(task);
+      if (task.phase === 'open' && task.job?.outcome && !this.settings.finalize) {
+        this.finish(task, task.job.outcome); // resumed, already on disk, and asked not to finalize: nothing to send
+      } else if (task.phase === 'open') {
+        this.ledger.open.add(task);
+      } else {
+        this.uploads.add(task);
+      }
+    }
+    this.notify();
+  }
+
+  // ---- applying what flows report -------------------------------------------
+
+  /** The one place where what happened to a document changes the batch. */
+  private apply(task: DocumentTask | undefined, effects: readonly FlowEffect[]): void {
+    for (const effect of effects) {
+      switch (effect.type) {
+        case 'charged':
+          this.credits += effect.credits;
+          this.events.creditsCharged?.(effect.credits);
+          break;
+        case 'finished':
+          if (task) this.finish(task, effect.outcome);
+          break;
+        case 'job-opened':
+          if (task?.job) {
+            this.ledger.open.add(task);
+            this.events.documentStarted?.(task.doc, task.job.chunks.length);
+          }
+          break;
+        case 'chunk-done':
+          if (task?.job) this.events.chunkDone?.(task.doc, task.chunksDone(), task.job.chunks.length);
+          break;
+        case 'upload-again':
+          if (task && task.phase !== 'done') {
+            task.phase = 'queued';
+            task.readyAt = effect.at;
+            this.stops.uploadReturned(task);
+            this.uploads.requeue(task);
+          }
+          break;
+        case 'job-lost':
+          if (task) this.jobLost(task, effect);
+          break;
+        case 'budget-exhausted':
+          this.stops.budgetExhausted(effect.code, effect.message, effect.pages);
+          break;
+        case 'output-unwritable':
+          if (this.stops.outputUnwritable(effect.code, effect.message)) {
+            this.events.notice?.(`${effect.message}; no further files are admitted (they would be paid for and lost)`);
+          }
+          break;
+        case 'fatal':
+          this.fatalError ??= effect.error;
+          this.stopping = true;
+          this.halt.abort(new Error('fatal'));
+          break;
+        case 'server-jobs-full': {
+          const cap = this.ledger.lowerCap(this.clock.now());
+          this.events.notice?.(`the server reports too many open jobs; keeping at most ${cap} open`);
+          break;
+        }
+        case 'possible-job':
+          this.ledger.addPhantom(effect.expiresAt, this.clock.now());
+          break;
+        case 'pause':
+          this.gate.pauseUntil(effect.until, effect.reason);
+          this.events.waiting?.(effect.until, effect.reason);
+          break;
+        case 'rate-limited':
+          this.gate.widenGuard();
+          break;
+        case 'restamp':
+          this.gate.restamp(effect.recordedAt, effect.countedAt);
+          break;
+        case 'notice':
+          this.events.notice?.(effect.message);
+          break;
+      }
+    }
+    this.notify();
+  }
+
+  private finish(task: DocumentTask, outcome: DocumentOutcome): void {
     if (task.phase === 'done') return;
     this.ledger.uploadEnded(task);
     this.ledger.open.delete(task);
     // A job left unfinalized keeps its slot on the server until it expires.
-    if (task.job && !task.job.finalized) this.addPhantomJob(task.job.expiresAt);
+    if (task.job && !task.job.finalized) this.ledger.addPhantom(task.job.expiresAt, this.clock.now());
     // Keep the summary, not the extracted data: 10,000 results must not pile up in memory.
     const { data: _data, ...summary } = outcome;
     task.finish(summary);
     if (task.job) task.job.outcome = undefined;
-    this.doneCount += 1;
+    task.prepared = undefined;
+    this.unfinished.delete(task);
     this.events.documentFinished(outcome);
     this.finishedOutcomes.push(summary);
-    this.notify();
   }
 
-  async jobLost(task: DocumentTask, lostJob: OpenJob, code: string, message: string): Promise<void> {
-    // Several chunks in flight can each learn that the job is gone: act once,
-    // deciding synchronously before anything awaits.
-    if (task.job !== lostJob || task.phase !== 'open') return;
-    lostJob.finalized = true; // gone from the server: it holds no slot
+  private jobLost(task: DocumentTask, lost: Extract<FlowEffect, { type: 'job-lost' }>): void {
+    // Several chunks in flight can each learn that the job is gone: act once.
+    if (task.job !== lost.job || task.phase !== 'open') return;
+    lost.job.finalized = true; // gone from the server: it holds no slot
+    this.ledger.open.delete(task);
     if (task.reuploads >= 1) {
-      this.finish(task, failure(task, code, `${message} (the job was lost twice; giving up on this file)`));
+      this.finish(task, failure(task, lost.code, `${lost.message} (the job was lost twice; giving up on this file)`));
     } else if (!task.doc.path) {
       // `collect <id>` of a job the journal does not know: there is no file to upload again.
-      this.finish(task, failure(task, code, `${message}; its source file is not in the journal, so it cannot be uploaded again (run docextract extract on the file)`));
+      this.finish(task, failure(task, lost.code, `${lost.message}; its source file is not in the journal, so it cannot be uploaded again (run docextract extract on the file)`));
     } else {
       task.reuploads += 1;
-      this.events.notice?.(`${task.doc.displayPath}: job ${lostJob.parentJobId} is gone (${code}); uploading it again as a new job`);
-      this.ledger.open.delete(task);
+      this.events.notice?.(`${task.doc.displayPath}: job ${lost.job.parentJobId} is gone (${lost.code}); uploading it again as a new job`);
       task.requeueForUpload(this.clock.now());
       this.uploads.requeue(task);
-      this.notify();
     }
-    await this.journal.append({ type: 'job-closed', account: this.account, at: this.clock.now(), parentJobId: lostJob.parentJobId, reason: code });
-  }
-
-  outputUnwritable(code: string, message: string): void {
-    if (!this.halted) this.events.notice?.(`${message}; no further files are admitted (they would be paid for and lost)`);
-    this.halted ??= { code, message };
-    this.admitNothing = true;
-    this.notify();
-  }
-
-  budgetExhausted(code: string, message: string, pages?: number): void {
-    this.exhausted ??= { code, message };
-    if (code === 'insufficient_credits' && pages !== undefined) {
-      // Only documents this large or larger cannot be paid for; smaller ones still can.
-      this.creditCeiling = Math.min(this.creditCeiling, pages);
-    } else {
-      this.admitNothing = true;
-    }
-    this.notify();
-  }
-
-  fatal(error: unknown): void {
-    this.fatalError ??= error;
-    this.stopping = true;
-    this.halt.abort(new Error('fatal'));
-    this.notify();
-  }
-
-  lowerOpenJobCap(): void {
-    const cap = this.ledger.lowerCap(this.clock.now());
-    this.events.notice?.(`the server reports too many open jobs; keeping at most ${cap} open`);
-  }
-
-  addPhantomJob(expiresAt: number): void {
-    this.ledger.addPhantom(expiresAt, this.clock.now());
   }
 
   // ---- the pump -----------------------------------------------------------
 
+  private get finishedAll(): boolean {
+    return this.sourceEnded && this.unfinished.size === 0;
+  }
+
   private async pump(): Promise<void> {
-    while (!this.allDone()) {
+    while (!this.finishedAll) {
       this.changed = false;
       if (this.stopping) {
         if (this.queue.pending === 0 && this.queue.size === 0) return;
@@ -238,8 +298,8 @@ export class BatchRunner implements FlowHost {
       const { item, wakeAt } = this.pick(now);
       const hasCapacity = this.queue.pending + this.queue.size < this.settings.concurrency;
       if (!item || !hasCapacity) {
-        if (!item && this.queue.pending === 0 && wakeAt === undefined) {
-          // Nothing in flight, nothing will become ready: whatever is left cannot proceed.
+        if (!item && this.queue.pending === 0 && wakeAt === undefined && this.sourceEnded) {
+          // Nothing in flight, nothing will become ready, nothing more will arrive: whatever is left cannot proceed.
           return;
         }
         await this.waitForChange(item ? undefined : wakeAt);
@@ -247,7 +307,7 @@ export class BatchRunner implements FlowHost {
       }
       if (item.kind === 'upload' && !item.task.prepared) {
         // File I/O and the intent's fsync happen before the slot, never between slot and send.
-        await prepareUpload(this, item.task);
+        this.apply(item.task, await prepareUpload(this.flows, item.task));
         continue;
       }
       if (this.warmUp) {
@@ -277,9 +337,8 @@ export class BatchRunner implements FlowHost {
     this.requests += 1;
     this.events.requestSent?.(ENDPOINT_OF[item.kind]);
     void this.queue
-      .add(() => this.execute(item, sentAt))
-      .catch((error: unknown) => this.finish(item.task, failure(item.task, 'internal_error', errorMessage(error))))
-      .finally(() => this.notify());
+      .add(async () => this.apply(item.task, await this.execute(item, sentAt)))
+      .catch((error: unknown) => this.apply(item.task, [{ type: 'finished', outcome: failure(item.task, 'internal_error', errorMessage(error)) }]));
   }
 
   private markInFlight(item: WorkItem): void {
@@ -287,7 +346,7 @@ export class BatchRunner implements FlowHost {
       case 'upload':
         item.task.phase = 'uploading';
         this.ledger.uploadStarted(item.task, this.clock.now());
-        this.committedCredits += item.task.doc.pages ?? 1;
+        this.stops.uploadSent(item.task);
         break;
       case 'process':
         item.chunk.status = 'in-flight';
@@ -301,37 +360,28 @@ export class BatchRunner implements FlowHost {
     }
   }
 
-  private async execute(item: WorkItem, sentAt: number): Promise<void> {
+  private async execute(item: WorkItem, sentAt: number): Promise<FlowEffect[]> {
     switch (item.kind) {
       case 'upload':
         try {
-          await uploadDocument(this, item.task, sentAt);
+          return await uploadDocument(this.flows, item.task, sentAt);
         } finally {
           this.ledger.uploadEnded(item.task);
-          if (item.task.phase === 'open') this.ledger.open.add(item.task);
-          if (item.task.phase === 'queued') {
-            this.committedCredits -= item.task.doc.pages ?? 1;
-            this.uploads.requeue(item.task);
-          }
         }
-        return;
       case 'process':
-        return processChunk(this, item.task, item.job, item.chunk);
+        return processChunk(this.flows, item.task, item.job, item.chunk);
       case 'collect':
         try {
-          await collectJob(this, item.task, item.job);
+          return await collectJob(this.flows, item.task, item.job);
         } finally {
           item.job.collectInFlight = false;
         }
-        if (item.job.written === 'complete' && !this.settings.finalize && item.job.outcome) this.finish(item.task, item.job.outcome);
-        return;
       case 'finalize':
         try {
-          await finalizeJob(this, item.task, item.job);
+          return await finalizeJob(this.flows, item.task, item.job);
         } finally {
           item.job.finalizeInFlight = false;
         }
-        return;
     }
   }
 
@@ -343,40 +393,23 @@ export class BatchRunner implements FlowHost {
       wakeAt = wakeAt === undefined ? at : Math.min(wakeAt, at);
     };
     for (const task of this.ledger.byExpiry()) {
-      const item = this.jobWork(task, task.job as OpenJob, now, soonest);
+      const item = task.job ? nextJobWork(task, task.job, now, this.settings.finalize, soonest) : undefined;
       if (item) return { item, wakeAt };
     }
-    if (this.admitNothing || this.stopping) return { wakeAt };
+    if (this.stops.admitNothing || this.stopping) return { wakeAt };
     const upload = this.nextUpload(now, soonest);
     return upload ? { item: upload, wakeAt } : { wakeAt };
   }
 
-  private jobWork(task: DocumentTask, job: OpenJob, now: number, soonest: (at: number) => void): WorkItem | undefined {
-    if (job.written) {
-      if (job.written === 'complete' && this.settings.finalize && !job.finalizeInFlight) {
-        if (job.finalizeReadyAt <= now) return { kind: 'finalize', task, job };
-        soonest(job.finalizeReadyAt);
-      }
-      return undefined;
-    }
-    let unsettled = 0;
-    for (const chunk of job.chunks) {
-      if (chunk.status === 'in-flight') unsettled += 1;
-      if (chunk.status !== 'pending') continue;
-      unsettled += 1;
-      if (chunk.readyAt <= now) return { kind: 'process', task, job, chunk };
-      soonest(chunk.readyAt);
-    }
-    if (unsettled > 0 || job.collectInFlight) return undefined;
-    if (job.collectReadyAt <= now) return { kind: 'collect', task, job };
-    soonest(job.collectReadyAt);
-    return undefined;
-  }
-
   private nextUpload(now: number, soonest: (at: number) => void): WorkItem | undefined {
     const judge = (task: DocumentTask): UploadVerdict => {
-      const budget = this.creditVerdict(task);
-      if (budget !== 'send' || !task.mayOpenJob) return budget;
+      const verdict = this.stops.verdict(task);
+      if ('skip' in verdict) {
+        this.finish(task, verdict.skip);
+        return 'next';
+      }
+      if ('stop' in verdict) return 'stop';
+      if (!task.mayOpenJob) return 'send';
       if (this.ledger.admits(task, now, (n, from) => this.gate.projectSlots(n, from))) return 'send';
       soonest(this.ledger.earliestRelief(now));
       return 'next';
@@ -385,28 +418,10 @@ export class BatchRunner implements FlowHost {
     return task ? { kind: 'upload', task } : undefined;
   }
 
-  /** Can this document still be paid for? Skips it when credits ran short for its size; stops at --max-credits. */
-  private creditVerdict(task: DocumentTask): UploadVerdict {
-    const pages = task.doc.pages ?? 1;
-    if (pages >= this.creditCeiling) {
-      this.finish(task, { ...failure(task, 'insufficient_credits', `not enough credits left for ${task.doc.displayPath} (${pages} pages); not sent`), status: 'skipped' });
-      return 'next';
-    }
-    const max = this.settings.maxCredits;
-    if (max === undefined || this.committedCredits + pages <= max) return 'send';
-    this.budgetExhausted('max_credits_reached', `--max-credits ${max} would be passed by ${task.doc.displayPath} (${task.doc.pages ?? '?'} pages); stopped admitting files`);
-    return 'stop';
-  }
-
-  private allDone(): boolean {
-    return this.doneCount >= this.tasks.length;
-  }
-
   private closeUnfinished(): void {
-    for (const task of this.tasks) {
-      if (task.phase === 'done') continue;
+    for (const task of [...this.unfinished]) {
       const job = task.job;
-      const stoppedBy = this.halted ?? this.exhausted;
+      const stoppedBy = this.stops.halted ?? this.stops.exhausted;
       const reason = this.fatalError ? 'not_started' : stoppedBy ? stoppedBy.code : this.stopping ? 'interrupted' : 'not_started';
       const status = this.stopping && !this.fatalError ? 'interrupted' : 'skipped';
       const message = job

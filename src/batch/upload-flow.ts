@@ -2,9 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ApiError, AuthenticationError, PaymentRequiredError, TransportError, UnprocessableEntityError, type ExtractionSuccess, type SplitManifest } from '../api/index.js';
-import type { DocumentOutcome } from './batch-types.js';
-import type { DocumentTask } from './document-task.js';
-import { errorCode, errorMessage, planRetry, type FlowHost } from './flow-host.js';
+import { chargeTask, failure, type DocumentTask } from './document-task.js';
+import { errorCode, errorMessage, planRetry, type FlowContext } from './flow-context.js';
+import { finished, type FlowEffect } from './flow-effects.js';
 import { writeSyncResult } from './result-flow.js';
 
 /**
@@ -12,28 +12,27 @@ import { writeSyncResult } from './result-flow.js';
  * still the content that was preflighted, and journal the intent (fsync) when
  * the upload may open a job. Done before the request gate grants a slot, so
  * that the send time the gate records is the time the request really leaves.
- * Returns false when the task has finished (unreadable or changed file).
+ * Returns the effects of a file that can no longer be sent (unreadable or
+ * changed), or none when the task is prepared.
  */
-export async function prepareUpload(host: FlowHost, task: DocumentTask): Promise<boolean> {
+export async function prepareUpload(ctx: FlowContext, task: DocumentTask): Promise<FlowEffect[]> {
   const { doc } = task;
   let body: Buffer;
   try {
     body = await readFile(doc.path);
   } catch (error) {
-    host.finish(task, failure(task, 'file_unreadable', `cannot read ${doc.displayPath}: ${errorMessage(error)}`));
-    return false;
+    return [finished(failure(task, 'file_unreadable', `cannot read ${doc.displayPath}: ${errorMessage(error)}`))];
   }
   if (createHash('sha256').update(body).digest('hex') !== doc.sha256) {
-    host.finish(task, failure(task, 'file_changed', `${doc.displayPath} changed while the batch ran; run the command again to send the new content`));
-    return false;
+    return [finished(failure(task, 'file_changed', `${doc.displayPath} changed while the batch ran; run the command again to send the new content`))];
   }
-  const intentAt = host.clock.now();
+  const intentAt = ctx.clock.now();
   const intentId = task.mayOpenJob ? randomUUID() : undefined;
   if (intentId) {
-    await host.journal.append({ type: 'upload-intent', account: host.account, at: intentAt, intentId, sha256: doc.sha256, path: doc.path, pages: doc.pages ?? null });
+    await ctx.journal.append({ type: 'upload-intent', account: ctx.account, at: intentAt, intentId, sha256: doc.sha256, path: doc.path, pages: doc.pages ?? null });
   }
   task.prepared = { body, intentId, intentAt };
-  return true;
+  return [];
 }
 
 /**
@@ -41,7 +40,7 @@ export async function prepareUpload(host: FlowHost, task: DocumentTask): Promise
  * manifest and opens the job. `sentAt` is the send the gate recorded; once
  * answered, it moves to when the server most likely counted the upload.
  */
-export async function uploadDocument(host: FlowHost, task: DocumentTask, sentAt: number): Promise<void> {
+export async function uploadDocument(ctx: FlowContext, task: DocumentTask, sentAt: number): Promise<FlowEffect[]> {
   const prepared = task.prepared;
   if (!prepared) throw new Error(`upload of ${task.doc.displayPath} was not prepared`);
   task.prepared = undefined;
@@ -49,23 +48,23 @@ export async function uploadDocument(host: FlowHost, task: DocumentTask, sentAt:
   const { intentId, intentAt } = prepared;
   task.uploadAttempts += 1;
   try {
-    const outcome = await host.api.extract({ body: prepared.body, filename: basename(doc.path), contentType: doc.contentType }, host.settings.extractOptions);
-    host.gate.restamp(sentAt, countedAt(host.clock.now(), outcome.kind === 'sync' ? outcome.result.processing_time_ms : undefined));
+    const outcome = await ctx.api.extract({ body: prepared.body, filename: basename(doc.path), contentType: doc.contentType }, ctx.settings.extractOptions);
+    const restamp: FlowEffect = { type: 'restamp', recordedAt: sentAt, countedAt: countedAt(ctx.clock.now(), outcome.kind === 'sync' ? outcome.result.processing_time_ms : undefined) };
     if (outcome.kind === 'sync') {
-      if (intentId) await host.journal.append({ type: 'upload-answered', account: host.account, at: host.clock.now(), intentId, sha256: doc.sha256, outcome: 'sync' });
-      await acceptSyncResult(host, task, outcome.result);
-    } else {
-      await acceptManifest(host, task, outcome.manifest, intentId ?? randomUUID());
+      if (intentId) await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'sync' });
+      return [restamp, ...(await acceptSyncResult(ctx, task, outcome.result))];
     }
+    await acceptManifest(ctx, task, outcome.manifest, intentId ?? randomUUID());
+    return [restamp, { type: 'job-opened' }];
   } catch (error) {
-    host.gate.restamp(sentAt, host.clock.now());
+    const effects: FlowEffect[] = [{ type: 'restamp', recordedAt: sentAt, countedAt: ctx.clock.now() }];
     if (intentId && error instanceof ApiError) {
       // The server answered with an error: no job was created for this attempt.
-      await host.journal.append({ type: 'upload-answered', account: host.account, at: host.clock.now(), intentId, sha256: doc.sha256, outcome: 'rejected' });
+      await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'rejected' });
     } else if (intentId && error instanceof TransportError) {
-      host.addPhantomJob(intentAt + host.settings.ttlMs);
+      effects.push({ type: 'possible-job', expiresAt: intentAt + ctx.settings.ttlMs });
     }
-    handleUploadError(host, task, error);
+    return [...effects, ...uploadFailed(ctx, task, error)];
   }
 }
 
@@ -78,23 +77,23 @@ function countedAt(answeredAt: number, processingMs: number | undefined): number
   return typeof processingMs === 'number' && processingMs > 0 ? answeredAt - processingMs : answeredAt;
 }
 
-async function acceptSyncResult(host: FlowHost, task: DocumentTask, result: ExtractionSuccess): Promise<void> {
+async function acceptSyncResult(ctx: FlowContext, task: DocumentTask, result: ExtractionSuccess): Promise<FlowEffect[]> {
   const pages = typeof result.pages === 'number' ? result.pages : (task.doc.pages ?? 1);
-  host.recordCredits(task, pages);
-  await writeSyncResult(host, task, result, pages);
+  const charge = chargeTask(task, pages);
+  return [charge, ...(await writeSyncResult(ctx, task, result, pages))];
 }
 
-async function acceptManifest(host: FlowHost, task: DocumentTask, manifest: SplitManifest, intentId: string): Promise<void> {
+async function acceptManifest(ctx: FlowContext, task: DocumentTask, manifest: SplitManifest, intentId: string): Promise<void> {
   const { doc } = task;
   const parsedExpiry = Date.parse(String(manifest.expires_at ?? ''));
-  const expiresAt = Number.isFinite(parsedExpiry) ? parsedExpiry : host.clock.now() + host.settings.ttlMs;
+  const expiresAt = Number.isFinite(parsedExpiry) ? parsedExpiry : ctx.clock.now() + ctx.settings.ttlMs;
   const chunks = manifest.data.map((chunk) => ({ jobId: chunk.job_id, pages: chunk.pages }));
-  const model = host.settings.extractOptions.model ?? host.settings.extractOptions.document_type ?? null;
+  const model = ctx.settings.extractOptions.model ?? ctx.settings.extractOptions.document_type ?? null;
   // Chunk ids exist only here: journal them durably before any chunk is processed.
-  await host.journal.append({
+  await ctx.journal.append({
     type: 'manifest',
-    account: host.account,
-    at: host.clock.now(),
+    account: ctx.account,
+    at: ctx.clock.now(),
     intentId,
     sha256: doc.sha256,
     path: doc.path,
@@ -106,59 +105,31 @@ async function acceptManifest(host: FlowHost, task: DocumentTask, manifest: Spli
     model,
   });
   task.openJob({ parentJobId: manifest.job_id, chunks, expiresAt, pages: manifest.pages, model });
-  host.events.documentStarted?.(doc, chunks.length);
 }
 
-function handleUploadError(host: FlowHost, task: DocumentTask, error: unknown): void {
+function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): FlowEffect[] {
   const code = errorCode(error);
   if (error instanceof AuthenticationError) {
-    host.fatal(error);
-    host.finish(task, failure(task, code, errorMessage(error)));
-    return;
+    return [{ type: 'fatal', error }, finished(failure(task, code, errorMessage(error)))];
   }
   if (error instanceof PaymentRequiredError) {
-    host.budgetExhausted(code, errorMessage(error), task.doc.pages ?? 1);
-    host.finish(task, { ...failure(task, code, errorMessage(error)), status: 'skipped' });
-    return;
+    return [
+      { type: 'budget-exhausted', code, message: errorMessage(error), pages: task.doc.pages ?? 1 },
+      finished({ ...failure(task, code, errorMessage(error)), status: 'skipped' }),
+    ];
   }
   if (code === 'too_many_open_jobs') {
     // Not this file's fault: the server counts jobs we do not know of.
-    host.lowerOpenJobCap();
-    task.phase = 'queued';
-    task.readyAt = host.clock.now() + host.settings.retryBaseMs * Math.min(60, 2 ** Math.min(task.uploadAttempts, 6));
-    return;
+    const backoff = ctx.settings.retryBaseMs * Math.min(60, 2 ** Math.min(task.uploadAttempts, 6));
+    return [{ type: 'server-jobs-full' }, { type: 'upload-again', at: ctx.clock.now() + backoff }];
   }
   if (error instanceof UnprocessableEntityError) {
     // A synchronous extraction_failed is final and already charged (spec §1).
-    host.recordCredits(task, 1);
-    if (host.settings.retryFailed && task.uploadAttempts < 2) {
-      task.phase = 'queued';
-      task.readyAt = host.clock.now();
-      return;
-    }
-    host.finish(task, failure(task, code, `${errorMessage(error)} (1 credit charged; --retry-failed tries once more)`));
-    return;
+    const charge = chargeTask(task, 1);
+    if (ctx.settings.retryFailed && task.uploadAttempts < 2) return [charge, { type: 'upload-again', at: ctx.clock.now() }];
+    return [charge, finished(failure(task, code, `${errorMessage(error)} (1 credit charged; --retry-failed tries once more)`))];
   }
-  const verdict = planRetry(host, error, task.uploadAttempts, 'documents');
-  if ('retryAt' in verdict) {
-    task.phase = 'queued';
-    task.readyAt = verdict.retryAt;
-    return;
-  }
-  host.finish(task, failure(task, code, errorMessage(error)));
-}
-
-export function failure(task: DocumentTask, code: string, message: string): DocumentOutcome {
-  return {
-    file: task.doc.displayPath,
-    status: 'failed',
-    pages: task.doc.pages ?? null,
-    model: null,
-    output: null,
-    job_id: task.job?.parentJobId ?? null,
-    extraction_id: null,
-    warnings: [],
-    error: { code, message },
-    credits: task.credits,
-  };
+  const plan = planRetry(ctx, error, task.uploadAttempts, 'documents');
+  if ('retryAt' in plan) return [...plan.effects, { type: 'upload-again', at: plan.retryAt }];
+  return [finished(failure(task, code, errorMessage(error)))];
 }

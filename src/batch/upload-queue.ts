@@ -11,24 +11,25 @@ export type UploadVerdict = 'send' | 'next' | 'stop';
  */
 export class UploadQueue {
   private split: DocumentTask[] = [];
-  private readonly plain: DocumentTask[] = [];
+  private plain: DocumentTask[] = [];
   private plainHead = 0;
   private retrying: DocumentTask[] = [];
 
   constructor(tasks: readonly DocumentTask[]) {
-    for (const task of tasks) {
-      if (task.phase !== 'queued') continue;
-      if (task.mayOpenJob) this.split.push(task);
-      else this.plain.push(task);
-    }
-    this.sortSplit();
+    for (const task of tasks) this.add(task);
+  }
+
+  /** A document that has just arrived. */
+  add(task: DocumentTask): void {
+    if (task.phase !== 'queued') return;
+    if (task.mayOpenJob) this.insertSplit(task);
+    else this.plain.push(task);
   }
 
   /** A task back from a failed attempt or a lost job. */
   requeue(task: DocumentTask): void {
     if (task.mayOpenJob) {
-      if (!this.split.includes(task)) this.split.push(task);
-      this.sortSplit();
+      if (!this.split.includes(task)) this.insertSplit(task);
     } else if (!this.retrying.includes(task)) {
       this.retrying.push(task);
     }
@@ -49,6 +50,7 @@ export class UploadQueue {
     }
     for (;;) {
       while (this.plainHead < this.plain.length && this.plain[this.plainHead]?.phase !== 'queued') this.plainHead += 1;
+      this.compactPlain();
       const task = this.plain[this.plainHead];
       if (!task) return undefined;
       const verdict = judge(task);
@@ -58,7 +60,23 @@ export class UploadQueue {
     }
   }
 
-  private sortSplit(): void {
-    this.split.sort((a, b) => (b.doc.pages ?? 0) - (a.doc.pages ?? 0));
+  /** Documents keep arriving under `watch`: drop the ones behind the cursor once they are most of the array. */
+  private compactPlain(): void {
+    if (this.plainHead < 1024 || this.plainHead * 2 < this.plain.length) return;
+    this.plain = this.plain.slice(this.plainHead);
+    this.plainHead = 0;
+  }
+
+  /** Largest first, and after every task of the same size (stable), by binary search. */
+  private insertSplit(task: DocumentTask): void {
+    const pages = task.doc.pages ?? 0;
+    let lo = 0;
+    let hi = this.split.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.split[mid]?.doc.pages ?? 0) >= pages) lo = mid + 1;
+      else hi = mid;
+    }
+    this.split.splice(lo, 0, task);
   }
 }

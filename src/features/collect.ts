@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { BatchRunner } from '../batch/runner.js';
-import type { BatchDeps, ExtractBatchReport } from './extract.js';
+import { arrivingAtOnce, type BatchDeps, type ExtractBatchReport } from './extract.js';
 import { outcomeFromFile, resumeJob } from './resume-tasks.js';
 
 /**
@@ -43,7 +43,7 @@ export async function runCollectJob(deps: BatchDeps, parentJobId: string, settin
     task.openJob({ parentJobId, chunks: [], expiresAt: now + settings.ttlMs, pages: 0, model: null });
   }
   const runner = new BatchRunner({ api: deps.api, gate: deps.session.gate, clock: deps.clock, journal: deps.session.journal, events: deps.events, settings, account: deps.account, warmUp: deps.warmUp });
-  const report = await runner.run([task], stop);
+  const report = await runner.run(arrivingAtOnce([task]), stop);
   return {
     ...report,
     openJobs: report.outcomes.filter((o) => o.status === 'interrupted' && o.expires_at).map((o) => ({ parentJobId, file: o.file, expiresAt: o.expires_at as string })),

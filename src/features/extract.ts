@@ -58,7 +58,7 @@ export async function runExtractBatch(deps: BatchDeps, documents: PlannedDocumen
     phantomJobsUntil: plan.phantomJobsUntil,
     warmUp: deps.warmUp,
   });
-  const report = await runner.run(plan.tasks, stop);
+  const report = await runner.run(arrivingAtOnce(plan.tasks), stop);
   const summaries: DocumentOutcome[] = [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes];
   return {
     ...report,
@@ -98,4 +98,9 @@ function unwritableOutcome(doc: PlannedDocument, jobId: string | null, outDir: s
     error: { code: 'output_write_failed', message: `cannot write results to ${outDir} (${code}); nothing was sent for ${doc.displayPath}: fix the output folder and run again` },
     credits: 0,
   };
+}
+
+/** The source of a batch whose documents are all known up front: one arrival. */
+export async function* arrivingAtOnce<T>(items: readonly T[]): AsyncGenerator<readonly T[]> {
+  if (items.length > 0) yield items;
 }

@@ -1,0 +1,79 @@
+import type { DocumentOutcome } from './batch-types.js';
+import { failure, type DocumentTask } from './document-task.js';
+
+/** Why uploads stopped, as the closing report names it. */
+export interface StopReason {
+  code: string;
+  message: string;
+}
+
+/** What the budgets say of one more upload. */
+export type CreditVerdict = { send: true } | { skip: DocumentOutcome } | { stop: StopReason };
+
+/**
+ * The limits that stop uploads, apart from time and job slots: credits the
+ * service says are short, `--max-credits`, the key's request cap, and an
+ * output folder that can no longer take results (they would be paid for and
+ * lost). Open jobs keep being served whatever this says.
+ */
+export class AdmissionStops {
+  /** Pages of every upload sent, counted against --max-credits before the service charges them. */
+  private committed = 0;
+  /** Documents of at least this many pages cannot be paid for (after insufficient_credits). */
+  private creditCeiling = Number.POSITIVE_INFINITY;
+  private everything = false;
+  /** Results cannot be written (disk full, read-only...). */
+  halted?: StopReason;
+  /** Credits, the request cap or --max-credits ran out. */
+  exhausted?: StopReason;
+
+  constructor(private readonly maxCredits: number | undefined) {}
+
+  /** No upload at all may go. */
+  get admitNothing(): boolean {
+    return this.everything;
+  }
+
+  /** Can this document still be paid for? */
+  verdict(task: DocumentTask): CreditVerdict {
+    const pages = task.doc.pages ?? 1;
+    if (pages >= this.creditCeiling) {
+      return { skip: { ...failure(task, 'insufficient_credits', `not enough credits left for ${task.doc.displayPath} (${pages} pages); not sent`), status: 'skipped' } };
+    }
+    if (this.maxCredits === undefined || this.committed + pages <= this.maxCredits) return { send: true };
+    return {
+      stop: this.budgetExhausted(
+        'max_credits_reached',
+        `--max-credits ${this.maxCredits} would be passed by ${task.doc.displayPath} (${task.doc.pages ?? '?'} pages); stopped admitting files`,
+      ),
+    };
+  }
+
+  uploadSent(task: DocumentTask): void {
+    this.committed += task.doc.pages ?? 1;
+  }
+
+  /** The upload was not accepted and goes back to the queue: its pages are not spent. */
+  uploadReturned(task: DocumentTask): void {
+    this.committed -= task.doc.pages ?? 1;
+  }
+
+  budgetExhausted(code: string, message: string, pages?: number): StopReason {
+    this.exhausted ??= { code, message };
+    if (code === 'insufficient_credits' && pages !== undefined) {
+      // Only documents this large or larger cannot be paid for; smaller ones still can.
+      this.creditCeiling = Math.min(this.creditCeiling, pages);
+    } else {
+      this.everything = true;
+    }
+    return this.exhausted;
+  }
+
+  /** Returns true the first time, so the reason is said once. */
+  outputUnwritable(code: string, message: string): boolean {
+    const first = !this.halted;
+    this.halted ??= { code, message };
+    this.everything = true;
+    return first;
+  }
+}

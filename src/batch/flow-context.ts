@@ -1,0 +1,57 @@
+import type { ApiClient, Endpoint } from '../api/index.js';
+import { decideRetry, RateLimitError } from '../api/index.js';
+import type { Journal } from '../store/journal.js';
+import type { Clock } from '../util/clock.js';
+import type { RunSettings } from './batch-types.js';
+import type { FlowEffect } from './flow-effects.js';
+import type { JournalRecord } from './journal-records.js';
+
+/**
+ * The services a flow may use: it sends, journals and writes through these,
+ * and reports what happened as effects. Nothing here reaches back into the
+ * scheduler that started the flow.
+ */
+export interface FlowContext {
+  readonly api: ApiClient;
+  readonly clock: Clock;
+  readonly journal: Journal<JournalRecord>;
+  readonly settings: RunSettings;
+  /** Hash of base URL and key, stamped on journal records. */
+  readonly account: string;
+  random(): number;
+  writeResult(path: string, text: string): Promise<void>;
+}
+
+export type RetryPlan = { retryAt: number; effects: FlowEffect[] } | { giveUp: true };
+
+/**
+ * Ask the pure retry policy. A retry comes with its pause-everything advice
+ * as effects (for the gate); the caller parks its work item until `retryAt`.
+ */
+export function planRetry(ctx: FlowContext, error: unknown, attempt: number, endpoint: Endpoint): RetryPlan {
+  const now = ctx.clock.now();
+  const decision = decideRetry(error, attempt, {
+    endpoint,
+    nowMs: now,
+    random: () => ctx.random(),
+    tuning: {
+      baseDelayMs: ctx.settings.retryBaseMs,
+      maxDelayMs: ctx.settings.retryMaxMs,
+      busyPauseMs: ctx.settings.busyPauseMs,
+      conflictDelayMs: ctx.settings.conflictDelayMs,
+      maxAttempts: ctx.settings.maxAttempts,
+    },
+  });
+  if (decision.action === 'give-up') return { giveUp: true };
+  const retryAt = now + decision.delayMs;
+  const effects: FlowEffect[] = [];
+  if (error instanceof RateLimitError && error.code === 'rate_limit_exceeded') effects.push({ type: 'rate-limited' });
+  if (decision.pauseAll) effects.push({ type: 'pause', until: retryAt, reason: decision.reason });
+  return { retryAt, effects };
+}
+
+export { errorCodeOf as errorCode } from '../api/error-code.js';
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

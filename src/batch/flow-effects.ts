@@ -1,0 +1,44 @@
+import type { DocumentOutcome } from './batch-types.js';
+import type { OpenJob } from './document-task.js';
+
+/**
+ * What a flow reports back: the things that happened to one document which
+ * matter beyond it. Flows change only the task and job they were handed
+ * (chunk status, ready times); everything the batch as a whole must learn
+ * (budgets, the ledger of open jobs, the gate, the display) comes back as
+ * effects, and the runner applies them in one place (`BatchRunner.apply`).
+ */
+export type FlowEffect =
+  /** The service charged these credits for the document. */
+  | { type: 'charged'; credits: number }
+  /** The document is finished; nothing more will be sent for it. */
+  | { type: 'finished'; outcome: DocumentOutcome }
+  /** The upload answered 202: the task now has an open job. */
+  | { type: 'job-opened' }
+  /** A chunk is done (display only). */
+  | { type: 'chunk-done' }
+  /** The upload was not accepted this time: send it again at `at`. */
+  | { type: 'upload-again'; at: number }
+  /** The server no longer has the job (410, or 404 for a job we journaled). */
+  | { type: 'job-lost'; job: OpenJob; code: string; message: string }
+  /** Credits or the key's request cap ran out; for insufficient_credits, only documents of `pages` or more. */
+  | { type: 'budget-exhausted'; code: string; message: string; pages?: number }
+  /** Results cannot be written where they must go: admitting more would pay for results that are lost. */
+  | { type: 'output-unwritable'; code: string; message: string }
+  /** The key was rejected: stop the whole batch. */
+  | { type: 'fatal'; error: unknown }
+  /** too_many_open_jobs: the server counts open jobs we do not know of. */
+  | { type: 'server-jobs-full' }
+  /** An upload whose answer was lost may hold a job slot until this instant. */
+  | { type: 'possible-job'; expiresAt: number }
+  /** Hold all sending until `until` (429 reset, 503). */
+  | { type: 'pause'; until: number; reason: string }
+  /** A 429 that our log allowed: requests reach the server later than we record them. */
+  | { type: 'rate-limited' }
+  /** An answered request's send moves to when the server counted it. */
+  | { type: 'restamp'; recordedAt: number; countedAt: number }
+  /** Something the user should read (stderr). */
+  | { type: 'notice'; message: string };
+
+export const finished = (outcome: DocumentOutcome): FlowEffect => ({ type: 'finished', outcome });
+export const charged = (credits: number): FlowEffect => ({ type: 'charged', credits });

@@ -1,0 +1,35 @@
+import type { ChunkState, DocumentTask, OpenJob } from './document-task.js';
+
+/** One request the scheduler can send. */
+export type WorkItem =
+  | { kind: 'upload'; task: DocumentTask }
+  | { kind: 'process'; task: DocumentTask; job: OpenJob; chunk: ChunkState }
+  | { kind: 'collect'; task: DocumentTask; job: OpenJob }
+  | { kind: 'finalize'; task: DocumentTask; job: OpenJob };
+
+/**
+ * The next request an open job can send now: a pending chunk whose time has
+ * come, else the collect once every chunk has settled, else the finalize once
+ * the result is durable. `soonest` learns when a parked request falls due.
+ */
+export function nextJobWork(task: DocumentTask, job: OpenJob, now: number, finalize: boolean, soonest: (at: number) => void): WorkItem | undefined {
+  if (job.written) {
+    if (job.written === 'complete' && finalize && !job.finalizeInFlight) {
+      if (job.finalizeReadyAt <= now) return { kind: 'finalize', task, job };
+      soonest(job.finalizeReadyAt);
+    }
+    return undefined;
+  }
+  let unsettled = 0;
+  for (const chunk of job.chunks) {
+    if (chunk.status === 'in-flight') unsettled += 1;
+    if (chunk.status !== 'pending') continue;
+    unsettled += 1;
+    if (chunk.readyAt <= now) return { kind: 'process', task, job, chunk };
+    soonest(chunk.readyAt);
+  }
+  if (unsettled > 0 || job.collectInFlight) return undefined;
+  if (job.collectReadyAt <= now) return { kind: 'collect', task, job };
+  soonest(job.collectReadyAt);
+  return undefined;
+}
