@@ -26,7 +26,28 @@ const emulator = await startEmulator({
 const scratch = mkdtempSync(join(tmpdir(), 'docextract-demo-'));
 process.stderr.write(`emulator listening at ${emulator.url}\n`);
 
-const args = [join(root, 'bin/docextract.js'), 'extract', join(root, 'fixtures/demo'), '--out', join(root, 'demo-out'), '--rate-limit', rateLimit, ...process.argv.slice(2)];
+// The demo folder is a mixed inbox: a document type per path, first match wins, invoice for the rest.
+const modelRules = [
+  'ids/passport*=passport',
+  'ids/driving-licence*=drivers_license',
+  'ids/**=id_card',
+  'payslips/**=payslip',
+  'invoices/receipt*=receipt',
+  'invoices/*contract*=contract',
+  'invoices/statement*=bank_statement',
+  'invoice',
+].flatMap((rule) => ['--model', rule]);
+const args = [
+  join(root, 'bin/docextract.js'),
+  'extract',
+  join(root, 'fixtures/demo'),
+  '--out',
+  join(root, 'demo-out'),
+  '--rate-limit',
+  rateLimit,
+  ...modelRules,
+  ...process.argv.slice(2),
+];
 const child = spawn(process.execPath, args, {
   stdio: 'inherit',
   env: {

@@ -1,5 +1,3 @@
-import type { ExtractOptions } from '../api/index.js';
-
 /** A file that passed preflight and is ready to schedule. */
 export interface PlannedDocument {
   path: string;
@@ -11,6 +9,8 @@ export interface PlannedDocument {
   /** undefined: a PDF we could not count; the server's status code decides sync or split. */
   pages: number | undefined;
   output: string;
+  /** The template to send, normalised; undefined leaves it to the service (invoice). */
+  model?: string;
 }
 
 export type DocumentStatus = 'complete' | 'partial' | 'failed' | 'skipped' | 'interrupted';
@@ -31,6 +31,10 @@ export interface DocumentOutcome {
   credits: number;
   /** For interrupted jobs: when the server forgets them. */
   expires_at?: string;
+  /** Set when an earlier answer was reused instead of sending: why it answers this question. */
+  reused?: string;
+  /** Credits that reuse saved (what the reused result cost when it was made). */
+  saved_credits?: number;
 }
 
 /** Tuning of one run; every field has a CLI flag or config key. */
@@ -45,7 +49,8 @@ export interface RunSettings {
   marginMs: number;
   /** Call result with finalize=true once the result is on disk. @default true */
   finalize: boolean;
-  extractOptions: ExtractOptions;
+  /** Ask the service to store results (store_db). @default false */
+  storeDb: boolean;
   /** Stop admitting files before this many credits would be spent. */
   maxCredits?: number;
   /** Retry a synchronous extraction_failed (already charged). @default false */

@@ -1,6 +1,8 @@
+import type { ExtractOptions } from '../api/index.js';
 import type { ChunkRef } from './journal-records.js';
 import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
 import type { FlowEffect } from './flow-effects.js';
+import { normaliseModel } from './question.js';
 
 export type ChunkStatus = 'pending' | 'in-flight' | 'done' | 'failed';
 
@@ -54,12 +56,28 @@ export class DocumentTask {
   prepared?: PreparedUpload;
   outcome?: DocumentOutcome;
   readonly startedAt: number;
+  /**
+   * Other files with the same content, asking the same question: extracted
+   * once, with the result written for each of them too.
+   */
+  readonly copies: PlannedDocument[] = [];
+  /** Copies whose result file could not be written, with why. */
+  readonly copyFailures = new Map<PlannedDocument, DocumentOutcome>();
 
   constructor(
     readonly doc: PlannedDocument,
     nowMs: number,
   ) {
     this.startedAt = nowMs;
+  }
+
+  /**
+   * The options of this document's requests. A job's chunks keep the model
+   * it was uploaded with (a resumed job included), whatever is asked now.
+   */
+  requestOptions(storeDb: boolean): ExtractOptions {
+    const model = this.job ? this.job.model : this.doc.model;
+    return { ...(model ? { model: normaliseModel(model) } : {}), ...(storeDb ? { store_db: true } : {}) };
   }
 
   /** Known to split: more than 3 pages. */

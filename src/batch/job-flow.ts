@@ -8,7 +8,7 @@ import { writeCollectedResult } from './result-flow.js';
 export async function processChunk(ctx: FlowContext, task: DocumentTask, job: OpenJob, chunk: ChunkState): Promise<FlowEffect[]> {
   chunk.attempts += 1;
   try {
-    const answer = await ctx.api.processChunk(chunk.jobId, ctx.settings.extractOptions);
+    const answer = await ctx.api.processChunk(chunk.jobId, task.requestOptions(ctx.settings.storeDb));
     const charged = answer.code === 'chunk_processed' ? chunk.pageNumbers.length : 0;
     chunk.status = 'done';
     const effects: FlowEffect[] = charged ? [chargeTask(task, charged)] : [];
@@ -59,10 +59,10 @@ export async function collectJob(ctx: FlowContext, task: DocumentTask, job: Open
   job.collectAttempts = 0;
   if (collected.status === 'complete') {
     const written = await writeCollectedResult(ctx, task, collected, 'complete', []);
-    if ('effects' in written) return written.effects;
+    if (!written.durable) return written.effects;
     job.outcome = written.outcome;
     // Asked not to finalize: the job stays open on the server, and the document is done.
-    return ctx.settings.finalize ? [] : [finished(written.outcome)];
+    return ctx.settings.finalize ? written.effects : [...written.effects, finished(written.outcome)];
   }
   job.collectRounds += 1;
   const missing = [...new Set([...(collected.failed_pages ?? []), ...(collected.pending_pages ?? [])])].sort((a, b) => a - b);
@@ -106,9 +106,10 @@ export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: Ope
 
 async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, collected: CollectedResult, missing: number[]): Promise<FlowEffect[]> {
   const written = await writeCollectedResult(ctx, task, collected, 'partial', missing);
-  if ('effects' in written) return written.effects;
+  if (!written.durable) return written.effects;
   // Not finalized: the chunks can still be retried with `docextract collect <job_id>` until the job expires.
   return [
+    ...written.effects,
     finished({
       ...written.outcome,
       expires_at: new Date(job.expiresAt).toISOString(),

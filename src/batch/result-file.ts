@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative } from 'node:path';
+import { questionOf, type Question } from './question.js';
 
 /** The result file mirrors the input's path below the inputs' common base, so a/x.pdf and b/x.pdf never collide. */
 export function outputPathFor(outDir: string, commonBase: string, inputPath: string): string {
@@ -14,6 +15,9 @@ export type ResultStatus = 'complete' | 'partial';
 export interface ResultDocument {
   status: ResultStatus;
   source: { path: string; sha256: string; size: number; type: string; pages: number | null };
+  /** What was asked; a result is reused only for the same question. */
+  question: Question;
+  /** The template the service reports it used, else the one asked. */
   model: string | null;
   pages: { total: number | null; processed: number | null; missing: number[] };
   job: { parent_job_id: string; chunk_job_ids: string[]; expires_at: string } | null;
@@ -26,19 +30,50 @@ export interface ResultDocument {
   data: unknown;
 }
 
+/** What a re-run needs to know of a result already on disk. */
+export interface ExistingResult {
+  status: ResultStatus;
+  question: Question;
+  /** The file names its own source: a copy of it elsewhere names that path. */
+  sourcePath: string | null;
+  hasExtractionId: boolean;
+  pages: number | null;
+  credits: number;
+}
+
 /**
- * Read back the sha256 and status of an existing result, so that a re-run
- * spends nothing on work already on disk. Anything unreadable counts as absent.
+ * Read back what an existing result answers, so that a re-run spends nothing
+ * on work already on disk. Anything unreadable counts as absent. Results
+ * written before the question was recorded answered the model they name (or
+ * the service's default), stored when they carry an extraction_id.
  */
-export async function readExistingResult(path: string): Promise<{ sha256: string; status: ResultStatus } | undefined> {
+export async function readExistingResult(path: string): Promise<ExistingResult | undefined> {
+  let parsed: Partial<ResultDocument>;
   try {
-    const parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<ResultDocument>;
-    const sha256 = parsed.source?.sha256;
-    if (typeof sha256 !== 'string' || (parsed.status !== 'complete' && parsed.status !== 'partial')) return undefined;
-    return { sha256, status: parsed.status };
+    parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<ResultDocument>;
   } catch {
     return undefined;
   }
+  return existingResultOf(parsed);
+}
+
+export function existingResultOf(parsed: Partial<ResultDocument>): ExistingResult | undefined {
+  const sha256 = parsed.source?.sha256;
+  if (typeof sha256 !== 'string' || (parsed.status !== 'complete' && parsed.status !== 'partial')) return undefined;
+  const hasExtractionId = typeof parsed.extraction_id === 'string' && parsed.extraction_id !== '';
+  const recorded = parsed.question;
+  const question =
+    recorded && typeof recorded.model === 'string' && typeof recorded.store_db === 'boolean'
+      ? questionOf(sha256, recorded.model, recorded.store_db)
+      : questionOf(sha256, typeof parsed.model === 'string' ? parsed.model : null, hasExtractionId);
+  return {
+    status: parsed.status,
+    question,
+    sourcePath: typeof parsed.source?.path === 'string' ? parsed.source.path : null,
+    hasExtractionId,
+    pages: typeof parsed.pages?.total === 'number' ? parsed.pages.total : null,
+    credits: typeof parsed.credits === 'number' ? parsed.credits : 0,
+  };
 }
 
 export function serializeResult(result: ResultDocument): string {

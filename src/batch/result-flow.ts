@@ -1,26 +1,26 @@
 import { dirname } from 'node:path';
 import type { CollectedResult, ExtractionSuccess } from '../api/index.js';
-import type { DocumentOutcome } from './batch-types.js';
+import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
 import { failure, type DocumentTask } from './document-task.js';
 import { errorMessage, type FlowContext } from './flow-context.js';
 import { finished, type FlowEffect } from './flow-effects.js';
+import { questionOf } from './question.js';
 import { serializeResult, type ResultDocument, type ResultStatus } from './result-file.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
 export async function writeSyncResult(ctx: FlowContext, task: DocumentTask, result: ExtractionSuccess, pages: number): Promise<FlowEffect[]> {
-  const model = typeof result.model_used === 'string' ? result.model_used : null;
   const extractionId = typeof result.extraction_id === 'string' ? result.extraction_id : null;
   const document = resultDocument(ctx, task, {
     status: 'complete',
-    model,
+    model: typeof result.model_used === 'string' ? result.model_used : null,
     pages: { total: pages, processed: pages, missing: [] },
     job: null,
     extraction_id: extractionId,
     warnings: [],
     data: result.data,
   });
-  const failed = await writeOrFail(ctx, task, document);
-  return failed ?? [finished(outcomeOf(task, document))];
+  const written = await writeWithCopies(ctx, task, document);
+  return written.durable ? [...written.effects, finished(outcomeOf(task, document))] : written.effects;
 }
 
 /**
@@ -33,7 +33,7 @@ export async function writeCollectedResult(
   collected: CollectedResult,
   status: ResultStatus,
   missing: number[],
-): Promise<{ outcome: DocumentOutcome } | { effects: FlowEffect[] }> {
+): Promise<{ durable: true; outcome: DocumentOutcome; effects: FlowEffect[] } | { durable: false; effects: FlowEffect[] }> {
   const job = task.job;
   if (!job) throw new Error(`${task.doc.displayPath} has no open job to write`);
   const document = resultDocument(ctx, task, {
@@ -45,19 +45,23 @@ export async function writeCollectedResult(
     warnings: collected.warnings ?? [],
     data: collected.data,
   });
-  const failed = await writeOrFail(ctx, task, document);
-  if (failed) return { effects: failed };
+  const written = await writeWithCopies(ctx, task, document);
+  if (!written.durable) return { durable: false, effects: written.effects };
   job.written = status;
   await ctx.journal.append({ type: 'result-written', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId, output: task.doc.output, status });
-  return { outcome: outcomeOf(task, document) };
+  return { durable: true, outcome: outcomeOf(task, document), effects: written.effects };
 }
 
-function resultDocument(ctx: FlowContext, task: DocumentTask, parts: Pick<ResultDocument, 'status' | 'model' | 'pages' | 'job' | 'extraction_id' | 'warnings' | 'data'>): ResultDocument {
+type ResultParts = Pick<ResultDocument, 'status' | 'pages' | 'job' | 'extraction_id' | 'warnings' | 'data'> & { model: string | null };
+
+function resultDocument(ctx: FlowContext, task: DocumentTask, parts: ResultParts): ResultDocument {
   const { doc } = task;
+  const question = questionOf(doc.sha256, task.job ? task.job.model : doc.model, ctx.settings.storeDb);
   return {
     status: parts.status,
     source: { path: doc.path, sha256: doc.sha256, size: doc.size, type: doc.type, pages: doc.pages ?? parts.pages.total ?? null },
-    model: parts.model,
+    question,
+    model: parts.model ?? question.model,
     pages: parts.pages,
     job: parts.job,
     extraction_id: parts.extraction_id,
@@ -73,20 +77,42 @@ function resultDocument(ctx: FlowContext, task: DocumentTask, parts: Pick<Result
 /** Errors that say the output location itself is unusable, not just this one file's name. */
 const OUTPUT_LOCATION_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST', 'EIO']);
 
-/** Undefined once the file is durable; otherwise what the failed write means. */
-async function writeOrFail(ctx: FlowContext, task: DocumentTask, document: ResultDocument): Promise<FlowEffect[] | undefined> {
+/**
+ * Write the document's result, then one for each copy (each naming its own
+ * source path; credits were spent once, on the first). `durable` once the
+ * document's own file is; a copy that cannot be written fails alone,
+ * recorded on the task, and only what it says of the output folder remains.
+ */
+async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: ResultDocument): Promise<{ durable: boolean; effects: FlowEffect[] }> {
+  const failed = await writeOrFail(ctx, task, task.doc, document);
+  if (failed) return { durable: false, effects: failed.effects };
+  const effects: FlowEffect[] = [];
+  for (const copy of task.copies) {
+    const copyFailed = await writeOrFail(ctx, task, copy, { ...document, source: { ...document.source, path: copy.path }, credits: 0 });
+    if (!copyFailed) continue;
+    task.copyFailures.set(copy, copyFailed.outcome);
+    effects.push(...copyFailed.effects.filter((effect) => effect.type !== 'finished'));
+  }
+  return { durable: true, effects };
+}
+
+async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: PlannedDocument, document: ResultDocument): Promise<{ effects: FlowEffect[]; outcome: DocumentOutcome } | undefined> {
   try {
-    await ctx.writeResult(task.doc.output, serializeResult(document));
+    await ctx.writeResult(target.output, serializeResult(document));
     return undefined;
   } catch (error) {
     // Nothing is finalized: the job (if any) stays journaled and resumable.
     const code = (error as NodeJS.ErrnoException).code ?? 'output_write_failed';
     const effects: FlowEffect[] = [];
     if (OUTPUT_LOCATION_FAILURES.has(code)) {
-      effects.push({ type: 'output-unwritable', code: 'output_write_failed', message: `cannot write results in ${dirname(task.doc.output)} (${code})` });
+      effects.push({ type: 'output-unwritable', code: 'output_write_failed', message: `cannot write results in ${dirname(target.output)} (${code})` });
     }
-    effects.push(finished(failure(task, 'output_write_failed', `cannot write ${task.doc.output} (${code}): ${errorMessage(error)}; nothing was finalized, fix the output folder and run again`)));
-    return effects;
+    const outcome = {
+      ...failure(task, 'output_write_failed', `cannot write ${target.output} (${code}): ${errorMessage(error)}; nothing was finalized, fix the output folder and run again`),
+      file: target.displayPath,
+    };
+    effects.push(finished(outcome));
+    return { effects, outcome };
   }
 }
 

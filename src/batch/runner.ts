@@ -252,12 +252,19 @@ export class BatchRunner {
     this.ledger.open.delete(task);
     // A job left unfinalized keeps its slot on the server until it expires.
     if (task.job && !task.job.finalized) this.ledger.addPhantom(task.job.expiresAt, this.clock.now());
-    // Keep the summary, not the extracted data: 10,000 results must not pile up in memory.
     const { data: _data, ...summary } = outcome;
     task.finish(summary);
     if (task.job) task.job.outcome = undefined;
     task.prepared = undefined;
     this.unfinished.delete(task);
+    this.report(outcome);
+    // Identical files asked the same question: each has its own line, and its own result file was written with the document's.
+    for (const copy of task.copies) this.report(task.copyFailures.get(copy) ?? { ...outcome, file: copy.displayPath, output: outcome.output === null ? null : copy.output, credits: 0 });
+  }
+
+  private report(outcome: DocumentOutcome): void {
+    // Keep the summary, not the extracted data: 10,000 results must not pile up in memory.
+    const { data: _data, ...summary } = outcome;
     this.events.documentFinished(outcome);
     this.finishedOutcomes.push(summary);
   }

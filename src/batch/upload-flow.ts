@@ -48,7 +48,7 @@ export async function uploadDocument(ctx: FlowContext, task: DocumentTask, sentA
   const { intentId, intentAt } = prepared;
   task.uploadAttempts += 1;
   try {
-    const outcome = await ctx.api.extract({ body: prepared.body, filename: basename(doc.path), contentType: doc.contentType }, ctx.settings.extractOptions);
+    const outcome = await ctx.api.extract({ body: prepared.body, filename: basename(doc.path), contentType: doc.contentType }, task.requestOptions(ctx.settings.storeDb));
     const restamp: FlowEffect = { type: 'restamp', recordedAt: sentAt, countedAt: countedAt(ctx.clock.now(), outcome.kind === 'sync' ? outcome.result.processing_time_ms : undefined) };
     if (outcome.kind === 'sync') {
       if (intentId) await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'sync' });
@@ -88,7 +88,7 @@ async function acceptManifest(ctx: FlowContext, task: DocumentTask, manifest: Sp
   const parsedExpiry = Date.parse(String(manifest.expires_at ?? ''));
   const expiresAt = Number.isFinite(parsedExpiry) ? parsedExpiry : ctx.clock.now() + ctx.settings.ttlMs;
   const chunks = manifest.data.map((chunk) => ({ jobId: chunk.job_id, pages: chunk.pages }));
-  const model = ctx.settings.extractOptions.model ?? ctx.settings.extractOptions.document_type ?? null;
+  const model = doc.model ?? null;
   // Chunk ids exist only here: journal them durably before any chunk is processed.
   await ctx.journal.append({
     type: 'manifest',

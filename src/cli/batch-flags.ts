@@ -4,7 +4,11 @@ import type { Command } from 'commander';
 export function addBatchFlags(command: Command): Command {
   return command
     .option('-o, --out <dir>', 'folder for result files (config: out; default ./docextract-out)')
-    .option('--model <name>', 'document type, e.g. invoice, payslip (config: model; see: docextract models)')
+    .option(
+      '--model <rule>',
+      "document type, e.g. payslip, or GLOB=MODEL for files matching GLOB (relative to the inputs' base), first match wins; repeatable (config: models, model; see: docextract models)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
     .option('--store', 'ask the service to store results (store_db); results then carry an extraction_id')
     .option('--no-finalize', 'keep the job data on the server after the result is saved; an unfinalized job holds one of the 5 open-job slots until it expires (2 h)')
     .option('--rate-limit <windows>', 'request windows of the key, e.g. 10/min,100/h,1000/d,10000/mo (config: rate-limit)')

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { RunSettings } from '../batch/batch-types.js';
 import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
+import { ModelRules } from '../features/model-rules.js';
 import { parseDuration } from '../util/duration.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
@@ -13,7 +14,7 @@ export interface BatchFlags {
   concurrency?: string;
   openJobs?: string;
   jobTtl?: string;
-  model?: string;
+  model?: string[];
   store?: boolean;
   finalize?: boolean;
   maxCredits?: string;
@@ -28,6 +29,8 @@ export interface BatchSettings {
   run: RunSettings;
   windows: RateWindow[];
   outDir: string;
+  /** The document type of each file. */
+  models: ModelRules;
 }
 
 /** Resolve flags, environment, config and defaults into one run's settings; bad values are usage errors (exit 2). */
@@ -37,14 +40,14 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
   const rateSpec = await value('rate-limit', flags.rateLimit);
   const windows = parsed('--rate-limit', () => parseRateWindows(rateSpec));
   const ttlSpec = await value('job-ttl', flags.jobTtl);
-  const model = (await ctx.setting('model', flags.model)).value;
+  const models = await resolveModelRules(ctx, flags.model);
   const run: RunSettings = {
     concurrency: positiveInt('--concurrency', await value('concurrency', flags.concurrency)),
     openJobCap: positiveInt('--open-jobs', await value('open-jobs', flags.openJobs)),
     ttlMs: parsed('--job-ttl', () => parseDuration(ttlSpec)),
     marginMs: 0,
     finalize: flags.finalize !== false,
-    extractOptions: { ...(model ? { model } : {}), ...(flags.store ? { store_db: true } : {}) },
+    storeDb: Boolean(flags.store),
     maxCredits: flags.maxCredits === undefined ? undefined : positiveInt('--max-credits', flags.maxCredits),
     retryFailed: Boolean(flags.retryFailed),
     maxCollectRounds: 4,
@@ -57,7 +60,19 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
   // Finish every job well before it expires: a tenth of the TTL, at most 10 minutes.
   run.marginMs = Math.min(600_000, Math.round(run.ttlMs / 10));
   const outDir = resolve(ctx.io.cwd, await value('out', flags.out));
-  return { run, windows, outDir };
+  return { run, windows, outDir, models };
+}
+
+/**
+ * `--model` values replace the configured rules; otherwise the `models` rules
+ * (flag > environment > config), with `model` as their default.
+ */
+async function resolveModelRules(ctx: CliContext, flagValues: string[] | undefined): Promise<ModelRules> {
+  if (flagValues && flagValues.length > 0) return parsed('--model', () => ModelRules.parse(flagValues));
+  const rules = (await ctx.setting('models')).value;
+  const fallback = (await ctx.setting('model')).value;
+  const configured = rules ? parsed('models (config or DOCEXTRACT_MODELS)', () => ModelRules.parseList(rules)) : ModelRules.none();
+  return configured.withFallback(fallback || undefined);
 }
 
 function parsed<T>(flag: string, parse: () => T): T {

@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { errorCodeOf } from '../api/error-code.js';
 import { ApiError, AuthenticationError, PaymentRequiredError, RateLimitError, ResponseValidationError, TransportError } from '../api/errors.js';
+import { UnknownModelError } from '../features/check-models.js';
 import { JournalCorruptError } from '../store/journal.js';
 import { LockedError } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
@@ -20,6 +21,9 @@ export interface ErrorReport {
 export function describeError(error: unknown): ErrorReport {
   if (error instanceof UsageError || error instanceof ConfigError) {
     return withHint({ exitCode: ExitCode.Usage, code: error.code, message: error.message }, error.hint);
+  }
+  if (error instanceof UnknownModelError) {
+    return withHint({ exitCode: ExitCode.Usage, code: error.code, message: error.message }, 'List the document types this key may use with: docextract models');
   }
   if (error instanceof CommanderError) {
     return { exitCode: ExitCode.Usage, code: 'usage_error', message: error.message.replace(/^error: /, '') };

@@ -16,6 +16,9 @@ export class BatchDisplay implements BatchEvents {
   private requests = 0;
   private waitUntil = 0;
   private readonly counts = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+  /** Files answered by a result already paid for, and what those results cost when they were made. */
+  private reused = 0;
+  private savedCredits = 0;
   private multibar?: MultiBar;
   private overall?: SingleBar;
   private readonly documentBars = new Map<string, SingleBar>();
@@ -81,6 +84,10 @@ export class BatchDisplay implements BatchEvents {
     this.done += 1;
     this.pages += outcome.status === 'complete' || outcome.status === 'partial' ? (outcome.pages ?? 0) : 0;
     this.counts[outcome.status] += 1;
+    if (outcome.reused) {
+      this.reused += 1;
+      this.savedCredits += outcome.saved_credits ?? 0;
+    }
     const bar = this.documentBars.get(outcome.file);
     if (bar) {
       this.multibar?.remove(bar);
@@ -91,10 +98,9 @@ export class BatchDisplay implements BatchEvents {
     } else {
       const line = humanLine(outcome, this.ctx.ui.paint);
       if (this.multibar && this.ctx.io.stdout.isTTY) this.multibar.log(`${line}\n`);
-      else this.ctx.io.stdout.write(`${line}\n`);
-    }
-    if (!this.multibar && !this.ctx.options.json && !this.ctx.io.stdout.isTTY) {
-      this.ctx.ui.info(`[${this.done}/${this.total}] ${outcome.status} ${outcome.file}`);
+      // Without bars, the count goes on the file's own line: one line per finished file.
+      else if (this.multibar) this.ctx.io.stdout.write(`${line}\n`);
+      else this.ctx.io.stdout.write(`[${this.done}/${this.total}] ${line}\n`);
     }
     this.refresh();
   }
@@ -108,6 +114,7 @@ export class BatchDisplay implements BatchEvents {
     const parts = [`${c.complete} complete`, `${c.partial} partial`, `${c.failed} failed`];
     if (c.skipped) parts.push(`${c.skipped} skipped`);
     if (c.interrupted) parts.push(`${c.interrupted} interrupted`);
+    if (this.reused) parts.push(`${this.reused} reused (${plural(this.savedCredits, 'credit')} saved)`);
     this.ctx.ui.info(
       `${parts.join(', ')} · ${this.pages} pages · ${report.credits} credits · ${report.requests} requests · ${formatDuration(this.clock.now() - startedAt)}`,
     );
@@ -123,7 +130,7 @@ export class BatchDisplay implements BatchEvents {
 function humanLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']): string {
   switch (outcome.status) {
     case 'complete':
-      return `${paint.green('complete')}  ${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')})`;
+      return `${paint.green('complete')}  ${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')}${outcome.reused ? `; reused: ${outcome.reused}` : ''})`;
     case 'partial':
       return `${paint.yellow('partial ')}  ${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages?.join(', ') ?? '?'})`;
     default:

@@ -22,6 +22,11 @@ export const SETTINGS = [
   },
   { key: 'model', env: 'DOCEXTRACT_MODEL', description: 'Default document type (prompt template name)' },
   {
+    key: 'models',
+    env: 'DOCEXTRACT_MODELS',
+    description: "Document type per path: GLOB=MODEL rules separated by ';', first match wins, e.g. ids/**=id_card;payslips/**=payslip;invoice",
+  },
+  {
     key: 'rate-limit',
     env: 'DOCEXTRACT_RATE_LIMIT',
     description: 'Request windows for the key, e.g. 10/min,100/h,1000/d,10000/mo',

@@ -11,7 +11,7 @@ export type ValueCheck = { ok: true; value: string } | { ok: false; message: str
 export function validateSettingValue(
   key: SettingKey,
   raw: string,
-  parsers: { rateLimit: (spec: string) => unknown; duration: (spec: string) => number },
+  parsers: { rateLimit: (spec: string) => unknown; duration: (spec: string) => number; modelRules: (spec: string) => unknown },
 ): ValueCheck {
   const value = raw.trim();
   try {
@@ -36,6 +36,9 @@ export function validateSettingValue(
         return /^[1-9]\d*$/.test(value) ? { ok: true, value } : { ok: false, message: `${key} must be a positive whole number.` };
       case 'model':
         return value ? { ok: true, value: value.toLowerCase() } : { ok: false, message: 'model must not be empty.' };
+      case 'models':
+        parsers.modelRules(value);
+        return value ? { ok: true, value } : { ok: false, message: 'models must not be empty (use config unset models).' };
       case 'out':
         return value ? { ok: true, value } : { ok: false, message: 'out must not be empty.' };
     }

@@ -5,8 +5,11 @@ import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from 
 import { BatchRunner, type RunReport } from '../batch/runner.js';
 import { reserveTempPath, sweepTempFiles } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
+import type { DocumentTask } from '../batch/document-task.js';
+import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import type { BatchSession } from './batch-session.js';
-import { planResume } from './resume-tasks.js';
+import { checkModelNames, UnknownModelError } from './check-models.js';
+import { ArrivalPlanner, type ArrivalOptions } from './resume-tasks.js';
 
 export interface BatchDeps {
   api: ApiClient;
@@ -24,11 +27,29 @@ export interface ExtractBatchReport extends RunReport {
   strayJobs: { parentJobId: string; path: string; expiresAt: string }[];
 }
 
-/** Extract every planned document: resume what earlier runs left, skip what is already on disk, run the rest. */
-export async function runExtractBatch(deps: BatchDeps, documents: PlannedDocument[], settings: RunSettings, outDir: string, stop?: AbortSignal): Promise<ExtractBatchReport> {
+/**
+ * Extract every planned document: resume what earlier runs left, reuse what
+ * already answers the same question, extract identical files once, run the rest.
+ */
+export async function runExtractBatch(
+  deps: BatchDeps,
+  documents: PlannedDocument[],
+  settings: RunSettings,
+  outDir: string,
+  reuse: Omit<ArrivalOptions, 'storeDb'>,
+  stop?: AbortSignal,
+): Promise<ExtractBatchReport> {
   await sweepTempFiles(outDir).catch(() => 0);
   const now = deps.clock.now();
-  const plan = await planResume(documents, deps.session.state, now, settings.ttlMs);
+  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...reuse, storeDb: settings.storeDb });
+  const arrival = await planner.plan(documents);
+  const strayJobs = planner.unclaimedJobs();
+  const plan = {
+    tasks: arrival.tasks,
+    alreadyDone: arrival.reused,
+    strayJobs,
+    phantomJobsUntil: [...strayJobs.map((job) => job.expiresAt), ...deps.session.state.unanswered.map((upload) => upload.at + settings.ttlMs).filter((until) => until > now)],
+  };
   for (const outcome of plan.alreadyDone) deps.events.documentFinished(outcome);
   for (const job of plan.strayJobs) {
     deps.events.notice?.(`job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: docextract collect ${job.parentJobId}`);
@@ -36,7 +57,7 @@ export async function runExtractBatch(deps: BatchDeps, documents: PlannedDocumen
   const blocked = plan.tasks.length > 0 ? await outputFolderProblem(outDir) : undefined;
   if (blocked) {
     // A result is paid for before it is written: send nothing whose result could not be saved.
-    const failed = plan.tasks.map((task) => unwritableOutcome(task.doc, task.job?.parentJobId ?? null, outDir, blocked));
+    const failed = plan.tasks.flatMap((task) => [task.doc, ...task.copies].map((doc) => unwritableOutcome(doc, task.job?.parentJobId ?? null, outDir, blocked)));
     for (const outcome of failed) deps.events.documentFinished(outcome);
     return {
       outcomes: [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...failed],
@@ -47,6 +68,7 @@ export async function runExtractBatch(deps: BatchDeps, documents: PlannedDocumen
       strayJobs: plan.strayJobs.map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
     };
   }
+  await checkModelsBeforeSending(deps, plan.tasks);
   const runner = new BatchRunner({
     api: deps.api,
     gate: deps.session.gate,
@@ -68,6 +90,20 @@ export async function runExtractBatch(deps: BatchDeps, documents: PlannedDocumen
       .map((outcome) => ({ parentJobId: outcome.job_id as string, file: outcome.file, expiresAt: outcome.expires_at as string })),
     strayJobs: plan.strayJobs.map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
   };
+}
+
+/**
+ * A misspelled document type must cost nothing: before the first counted
+ * request, check every name the uploads will send against the free `models`
+ * list. Resumed jobs keep the model they started with; reused files send nothing.
+ */
+async function checkModelsBeforeSending(deps: BatchDeps, tasks: readonly DocumentTask[]): Promise<void> {
+  const uploads = tasks.filter((task) => task.phase === 'queued');
+  const names = [...new Set(uploads.map((task) => task.doc.model ?? SERVICE_DEFAULT_MODEL))];
+  if (names.length === 0) return;
+  const check = await checkModelNames(deps.api, names);
+  if (check.ok === 'unchecked') deps.events.notice?.(`${check.reason}; the document types were not checked before sending`);
+  else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, uploads.some((task) => task.doc.model !== undefined));
 }
 
 /** Why results cannot be written to `outDir` (an errno code), or undefined when a test file can be created there. */

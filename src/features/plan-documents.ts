@@ -1,9 +1,11 @@
+import { relative } from 'node:path';
 import { fitsWithinTtl } from '../batch/admission.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { outputPathFor } from '../batch/result-file.js';
 import { discoverInputs, type DiscoveryResult } from '../files/discover.js';
 import { preflightFile, type PreflightResult } from '../files/preflight.js';
+import type { ModelRules } from './model-rules.js';
 
 export interface PlanResult {
   documents: PlannedDocument[];
@@ -17,6 +19,8 @@ export interface PlanOptions {
   windows: RateWindow[];
   ttlMs: number;
   marginMs: number;
+  /** The document type of each file, by its path relative to the inputs' base. @default the service's default for every file */
+  models?: ModelRules;
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
 }
@@ -48,7 +52,9 @@ export async function planDocuments(args: string[], options: PlanOptions): Promi
       });
       return;
     }
+    const model = options.models?.modelFor(relative(discovery.commonBase, checked.path));
     documents.push({
+      ...(model ? { model } : {}),
       path: checked.path,
       displayPath: input.displayPath,
       sha256: checked.sha256,

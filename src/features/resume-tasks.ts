@@ -2,55 +2,118 @@ import { readFile } from 'node:fs/promises';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { isResumable, type JournaledJob, type JournalState } from '../batch/journal-records.js';
-import { readExistingResult, type ResultDocument } from '../batch/result-file.js';
+import { questionKey, questionOf, type Question } from '../batch/question.js';
+import { readExistingResult, serializeResult, type ResultDocument } from '../batch/result-file.js';
+import { writeFileAtomically } from '../store/atomic-write.js';
+import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
 
-export interface ResumePlan {
+export interface ArrivalOptions extends ReuseOptions {
+  /** Extract identical files (same question) once and write the result for each. @default true */
+  dedupe: boolean;
+}
+
+export interface ArrivalPlan {
+  /** Documents to send (or whose open job to finish). */
   tasks: DocumentTask[];
-  /** Inputs already done on disk: 0 requests. Reported, not sent. */
-  alreadyDone: DocumentOutcome[];
-  /** Open jobs of this key from earlier runs that are not part of this batch: they hold slots until they expire. */
-  strayJobs: JournaledJob[];
-  phantomJobsUntil: number[];
+  /** Documents already answered: nothing is sent for them. */
+  reused: DocumentOutcome[];
 }
 
 /**
- * Match each document with what earlier runs left: an open job to resume
- * (without a new upload), a written but unfinalized job to finalize, or a
- * result on disk with the same sha256 (nothing to do).
+ * Decides, before anything is sent, what each arriving document needs: its
+ * open job from an earlier run finished (without a new upload), its result
+ * on disk reused, the result of an identical file of this run copied, or an
+ * extraction. Arrivals keep coming under `watch`, so what it learned (jobs
+ * matched, documents being extracted) carries over from one to the next.
  */
-export async function planResume(documents: PlannedDocument[], state: JournalState, nowMs: number, ttlMs: number): Promise<ResumePlan> {
-  const openBySha = new Map<string, JournaledJob>();
-  for (const job of state.jobs.values()) {
-    if (isResumable(job, nowMs)) openBySha.set(job.sha256, job);
-  }
-  const tasks: DocumentTask[] = [];
-  const alreadyDone: DocumentOutcome[] = [];
-  const used = new Set<string>();
-  for (const doc of documents) {
-    const task = new DocumentTask(doc, nowMs);
-    const job = openBySha.get(doc.sha256);
-    if (job && !used.has(job.parentJobId)) {
-      used.add(job.parentJobId);
-      await resumeJob(task, job);
-      tasks.push(task);
-      continue;
+export class ArrivalPlanner {
+  private readonly openBySha = new Map<string, JournaledJob[]>();
+  private readonly matched = new Set<string>();
+  /** The task extracting each question in this run. */
+  private readonly leaders = new Map<string, DocumentTask>();
+  /** Results on disk found to answer a question in this run. */
+  private readonly known = new Map<string, { output: string; file: string }>();
+
+  constructor(
+    state: JournalState,
+    private readonly nowMs: () => number,
+    private readonly options: ArrivalOptions,
+  ) {
+    const now = nowMs();
+    for (const job of state.jobs.values()) {
+      if (!isResumable(job, now)) continue;
+      this.openBySha.set(job.sha256, [...(this.openBySha.get(job.sha256) ?? []), job]);
     }
-    const existing = await readExistingResult(doc.output);
-    if (existing?.sha256 === doc.sha256 && existing.status === 'complete') {
-      const outcome = await outcomeFromFile(doc.output, doc.displayPath);
-      if (outcome) {
-        alreadyDone.push(outcome);
+  }
+
+  /**
+   * Two passes over an arrival: first what resumes an open job or is answered
+   * by its own result on disk (that result then answers its copies too), then
+   * the rest: a copy of a known answer, a copy riding on a document being
+   * extracted, or an extraction of its own.
+   */
+  async plan(documents: readonly PlannedDocument[]): Promise<ArrivalPlan> {
+    const tasks: DocumentTask[] = [];
+    const reused: DocumentOutcome[] = [];
+    const rest: { doc: PlannedDocument; key: string }[] = [];
+    for (const doc of documents) {
+      const asked = questionOf(doc.sha256, doc.model, this.options.storeDb);
+      const key = questionKey(asked);
+      const job = this.openJobFor(asked);
+      if (job) {
+        const task = new DocumentTask(doc, this.nowMs());
+        await resumeJob(task, job);
+        this.lead(key, task, tasks);
         continue;
       }
+      const onDisk = judgeResultOnDisk(await readExistingResult(doc.output), asked, this.options);
+      const outcome = onDisk.reuse ? await outcomeFromFile(doc.output, doc.displayPath) : undefined;
+      if (!outcome) {
+        rest.push({ doc, key });
+        continue;
+      }
+      reused.push({ ...outcome, reused: onDisk.reason });
+      this.known.set(key, { output: doc.output, file: doc.displayPath });
     }
+    for (const { doc, key } of rest) {
+      const known = this.options.dedupe ? this.knownAnswer(key) : undefined;
+      const copied = known ? await copyResult(known.output, doc) : undefined;
+      if (copied) {
+        reused.push({ ...copied, reused: `identical to ${known?.file ?? 'another file'}, already extracted` });
+        continue;
+      }
+      const leader = this.options.dedupe ? this.leaders.get(key) : undefined;
+      if (leader && leader.phase !== 'done') leader.copies.push(doc);
+      else this.lead(key, new DocumentTask(doc, this.nowMs()), tasks);
+    }
+    return { tasks, reused };
+  }
+
+  /** A result on disk that answers the question: one reused in this run, or the complete result of a document this run extracted. */
+  private knownAnswer(key: string): { output: string; file: string } | undefined {
+    const leader = this.leaders.get(key);
+    if (leader?.outcome?.status === 'complete' && leader.outcome.output) return { output: leader.outcome.output, file: leader.doc.displayPath };
+    return this.known.get(key);
+  }
+
+  /** Open jobs of earlier runs that no arriving document has claimed: they hold job slots until they expire. */
+  unclaimedJobs(): JournaledJob[] {
+    return [...this.openBySha.values()].flat().filter((job) => !this.matched.has(job.parentJobId));
+  }
+
+  private lead(key: string, task: DocumentTask, tasks: DocumentTask[]): void {
+    this.leaders.set(key, task);
     tasks.push(task);
   }
-  const strayJobs = [...openBySha.values()].filter((job) => !used.has(job.parentJobId));
-  const phantomJobsUntil = [
-    ...strayJobs.map((job) => job.expiresAt),
-    ...state.unanswered.map((upload) => upload.at + ttlMs).filter((until) => until > nowMs),
-  ];
-  return { tasks, alreadyDone, strayJobs, phantomJobsUntil };
+
+  /** An open job of the same content and model: finishing it answers the question without a new upload. */
+  private openJobFor(asked: Question): JournaledJob | undefined {
+    const job = this.openBySha
+      .get(asked.sha256)
+      ?.find((candidate) => !this.matched.has(candidate.parentJobId) && questionOf(candidate.sha256, candidate.model, asked.store_db).model === asked.model);
+    if (job) this.matched.add(job.parentJobId);
+    return job;
+  }
 }
 
 /** Rebuild a task's open job from the journal; a durable result means only the finalize is left. */
@@ -61,7 +124,7 @@ export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<
   if (!open || job.resultWritten?.status !== 'complete') return;
   const outcome = await outcomeFromFile(job.resultWritten.output, task.doc.displayPath);
   const existing = await readExistingResult(job.resultWritten.output);
-  if (outcome && existing?.sha256 === job.sha256) {
+  if (outcome && existing?.question.sha256 === job.sha256) {
     open.written = 'complete';
     open.outcome = outcome;
   }
@@ -70,19 +133,36 @@ export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<
 /** The NDJSON line for a result already on disk. */
 export async function outcomeFromFile(path: string, displayPath: string): Promise<DocumentOutcome | undefined> {
   try {
-    const result = JSON.parse(await readFile(path, 'utf8')) as ResultDocument;
-    return {
-      file: displayPath,
-      status: result.status,
-      pages: result.pages?.total ?? null,
-      model: result.model ?? null,
-      output: path,
-      job_id: result.job?.parent_job_id ?? null,
-      extraction_id: result.extraction_id ?? null,
-      warnings: result.warnings ?? [],
-      data: result.data,
-      credits: 0,
-    };
+    return outcomeOfResult(JSON.parse(await readFile(path, 'utf8')) as ResultDocument, path, displayPath);
+  } catch {
+    return undefined;
+  }
+}
+
+function outcomeOfResult(result: ResultDocument, path: string, displayPath: string): DocumentOutcome {
+  return {
+    file: displayPath,
+    status: result.status,
+    pages: result.pages?.total ?? null,
+    model: result.model ?? null,
+    output: path,
+    job_id: result.job?.parent_job_id ?? null,
+    extraction_id: result.extraction_id ?? null,
+    warnings: result.warnings ?? [],
+    data: result.data,
+    credits: 0,
+    saved_credits: typeof result.credits === 'number' && result.credits > 0 ? result.credits : (result.pages?.total ?? 0),
+  };
+}
+
+/** The result of identical content, written again for this document (naming its own source). Undefined if it cannot be read or written. */
+async function copyResult(from: string, doc: PlannedDocument): Promise<DocumentOutcome | undefined> {
+  try {
+    const result = JSON.parse(await readFile(from, 'utf8')) as ResultDocument;
+    if (result.source?.sha256 !== doc.sha256) return undefined;
+    const copy: ResultDocument = { ...result, source: { ...result.source, path: doc.path }, credits: 0 };
+    await writeFileAtomically(doc.output, serializeResult(copy));
+    return { ...outcomeOfResult(copy, doc.output, doc.displayPath), saved_credits: result.credits };
   } catch {
     return undefined;
   }

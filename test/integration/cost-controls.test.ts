@@ -56,12 +56,23 @@ describe('cost controls', () => {
     expect((line?.data as { document_type?: string }).document_type).toBe('payslip');
   });
 
-  it('an unknown --model is a per-file unknown_model error', async () => {
-    const { env } = await start();
+  it('when models cannot answer, the run says so and goes on: a wrong name is then the per-file unknown_model of the service', async () => {
+    const { emu, env } = await start({ faults: { models: { server_error: 1 } } });
     const ws = makeWorkspace({ 'slip.pdf': 'pdf/pages-1.pdf' });
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--model', 'no-such-template', ...FAST], { env });
     expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the document types were not checked before sending');
     expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'unknown_model' } });
+    expect(emu.counters.requestsByEndpoint.models).toBe(1);
+  });
+
+  it('a second run whose files are all answered on disk sends nothing at all, not even the free model check', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'slip.pdf': 'pdf/pages-1.pdf' });
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env })).code).toBe(0);
+    const before = { ...emu.counters.requestsByEndpoint };
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint).toEqual(before);
   });
 });
 

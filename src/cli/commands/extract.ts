@@ -11,6 +11,8 @@ export const registerExtractCommand: CommandRegistration = (program, action) => 
     .option('--dry-run', 'list pages, credits and requests per file and the shortest possible time; send nothing')
     .option('--max-credits <n>', 'stop admitting files before this many credits would be spent')
     .option('--retry-failed', 'retry a synchronous extraction_failed once (it is charged again)')
+    .option('--force', 'extract every file again, whatever results are on disk (with --dry-run: what that would cost)')
+    .option('--no-dedupe', 'pay for each copy of identical files (by default identical content asking the same question is extracted once)')
     .addHelpText(
       'after',
       '\nResults are written to --out before any job is finalized. Run the same command again to resume\nafter an interruption or crash: finished files cost nothing, open jobs resume without re-upload.',

@@ -4,6 +4,7 @@ import { SETTINGS, SETTING_KEYS, findSetting, type SettingKey } from '../../conf
 import { validateSettingValue } from '../../config/validate-setting.js';
 import { parseRateWindows } from '../../batch/rate-windows.js';
 import { parseDuration } from '../../util/duration.js';
+import { ModelRules } from '../../features/model-rules.js';
 import { redactKey } from '../../util/redact.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
@@ -18,7 +19,7 @@ export async function runConfigSet(ctx: CliContext, key: string, value: string |
     if (name !== 'api-key') throw new UsageError(`config set ${name} needs a value.`);
     raw = await readSecret(ctx.io, 'API key (input hidden): ');
   }
-  const checked = validateSettingValue(name, raw, { rateLimit: parseRateWindows, duration: parseDuration });
+  const checked = validateSettingValue(name, raw, { rateLimit: parseRateWindows, duration: parseDuration, modelRules: ModelRules.parseList });
   if (!checked.ok) throw new UsageError(`Invalid ${name}: ${checked.message}`, 'invalid_setting');
   const store = await ctx.config();
   store.set(name, checked.value);

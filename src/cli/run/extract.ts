@@ -9,6 +9,8 @@ import { withSpinner } from '../spinner.js';
 
 interface ExtractFlags extends BatchFlags {
   dryRun?: boolean;
+  force?: boolean;
+  dedupe?: boolean;
 }
 
 export async function runExtract(ctx: CliContext, inputs: string[], flags: ExtractFlags): Promise<CommandOutcome> {
@@ -19,18 +21,19 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   const plan = await withSpinner(
     ctx,
     'finding and checking files (type, size, pages)',
-    () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs }),
+    () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models }),
     (done) => `${done.documents.length} files ready${done.rejected.length ? `, ${done.rejected.length} rejected before sending` : ''}`,
   );
   for (const skipped of plan.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
   if (flags.dryRun) {
     const { printDryRun } = await import('../dry-run.js');
-    printDryRun(ctx, plan, settings);
+    await printDryRun(ctx, plan, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false });
     return plan.rejected.length > 0 ? 'work-failed' : 'success';
   }
   if (plan.documents.length === 0 && plan.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
   const { runExtractBatch } = await import('../../features/extract.js');
   return runBatchCommand(ctx, settings, plan.documents.length + plan.rejected.length, plan.rejected, (deps, stop) =>
-    runExtractBatch(deps, plan.documents, settings.run, settings.outDir, stop),
+    runExtractBatch(deps, plan.documents, settings.run, settings.outDir, { force: Boolean(flags.force), dedupe: flags.dedupe !== false }, stop),
   );
 }
+

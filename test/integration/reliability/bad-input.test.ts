@@ -97,19 +97,18 @@ describe('bad input: the 400 and 413 causes, per file, while the rest of the bat
     expect(existsSync(join(ws.out, 'in/empty.pdf.json'))).toBe(false);
   });
 
-  it('an unknown --model is unknown_model for every file, charged nothing, with a hint', async () => {
+  it('a misspelled --model is a usage error (exit 2) naming the closest valid names, after one free models call and nothing counted', async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace({ 'short.pdf': 'pdf/pages-2.pdf', 'long.pdf': 'pdf/pages-4.pdf', 'scan.png': 'images/id-card.png' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'no-such-template', ...BASE_FLAGS], { env: emulatorEnv(emu) });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'invoce', ...BASE_FLAGS], { env: emulatorEnv(emu) });
     expectNoStackTrace(run.stderr);
-    expect(run.code).toBe(1);
-    const lines = parseNdjson(run.stdout);
-    expect(lines).toHaveLength(3);
-    for (const line of lines) expect(line).toMatchObject({ status: 'failed', error: { code: 'unknown_model' } });
-    // A 400 is final: one request per file, no retries, no credits.
-    expect(emu.counters.requestsByEndpoint.documents).toBe(3);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('unknown document type \\"invoce\\"; did you mean \\"invoice\\"?');
+    expect(run.stderr).toContain('Nothing was sent.');
+    expect(run.stderr).toContain('List the document types this key may use with: docextract models');
+    expect(emu.counters.requestsByEndpoint).toMatchObject({ models: 1, documents: 0, process: 0, result: 0 });
     expect(emu.counters.creditsCharged).toBe(0);
-    expect(emu.counters.requestsByEndpoint.process).toBe(0);
   });
 
   it.skipIf(isRoot)('an unreadable file (chmod 000) is file_unreadable; the rest finishes', async () => {

@@ -303,7 +303,9 @@ describe('crash suite: the state lock', () => {
   it('a second run on the same state folder exits 2 with state_locked and sends nothing; the first finishes', async () => {
     let firstRequest!: () => void;
     const started = new Promise<void>((resolve) => (firstRequest = resolve));
-    const emu = (emulator = await startTestEmulator({ rateLimits: RATE_WINDOWS, latencyMs: { process: 150 }, onRequest: () => firstRequest() }));
+    // Slow uploads keep the first run busy (and holding the lock) for seconds after its first
+    // request, so the second child's cold start cannot outlast it even on a loaded machine.
+    const emu = (emulator = await startTestEmulator({ rateLimits: RATE_WINDOWS, latencyMs: { process: 150, documents: 1500 }, onRequest: () => firstRequest() }));
     const ws = makeWorkspace(batchFiles(FILES));
     const other = makeWorkspace({ 'other.png': 'images/logo-with-alpha.png' });
     const env = emulatorEnv(emu);

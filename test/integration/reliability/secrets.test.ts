@@ -218,9 +218,13 @@ describe('secrets: no key over plain http:// to a non-loopback host', () => {
     const run = await runOffline(['--insecure', 'extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--retry-base', '1ms', '--retry-max', '2ms'], offlineEnv('http://192.0.2.1'));
     expect(run.stderr).not.toContain('insecure_transport');
     expect(run.code).toBe(1);
-    // A run first calls health, which carries no key; then the upload, with the key.
-    expect(run.calls[0]).toEqual({ url: 'http://192.0.2.1/v3.1/health', authorization: null });
-    expect(run.calls[1]).toEqual({ url: 'http://192.0.2.1/v3.1/documents', authorization: `Bearer ${TEST_KEY}` });
+    // A run first checks the document types with the free models call, with the key; then the
+    // keyless health warm-up; then the upload, with the key.
+    expect(run.calls.slice(0, 3)).toEqual([
+      { url: 'http://192.0.2.1/v3.1/models', authorization: `Bearer ${TEST_KEY}` },
+      { url: 'http://192.0.2.1/v3.1/health', authorization: null },
+      { url: 'http://192.0.2.1/v3.1/documents', authorization: `Bearer ${TEST_KEY}` },
+    ]);
     expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'network_error' } });
     expectNoKeyInRun(run, '--insecure extract');
   });

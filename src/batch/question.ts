@@ -1,0 +1,28 @@
+/**
+ * What a result answers: this content, read with this template, stored or
+ * not. A result is reused only for the same question, and the same question
+ * is paid for once.
+ */
+export interface Question {
+  sha256: string;
+  /** As the service reads it: lowercased and trimmed; the service's default when none was sent. */
+  model: string;
+  store_db: boolean;
+}
+
+/** The service's template when a request names none (spec §2.1). */
+export const SERVICE_DEFAULT_MODEL = 'invoice';
+
+/** A template name as the service reads it: lowercased and trimmed (spec §2.1). */
+export function normaliseModel(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+export function questionOf(sha256: string, model: string | null | undefined, storeDb: boolean): Question {
+  return { sha256, model: model ? normaliseModel(model) : SERVICE_DEFAULT_MODEL, store_db: storeDb };
+}
+
+/** One string per question, for maps and indexes. */
+export function questionKey(question: Question): string {
+  return `${question.sha256}:${question.model}:${question.store_db ? 'stored' : 'unstored'}`;
+}

@@ -1,0 +1,96 @@
+import type { ApiClient } from '../api/client.js';
+import { AuthenticationError } from '../api/errors.js';
+
+/** Some document types a run would send are not among those the key may use: nothing was sent. */
+export class UnknownModelError extends Error {
+  override readonly name = 'UnknownModelError';
+  readonly code = 'unknown_model';
+  constructor(
+    readonly unknown: readonly UnknownModel[],
+    readonly available: readonly string[],
+    /** False when no document type was asked for and the service's default is the unknown one. */
+    named: boolean,
+  ) {
+    const lines = unknown.map(({ name, closest }) => {
+      const what = named ? `unknown document type "${name}"` : `no --model was given, and the service's default "${name}" is not available to this key`;
+      return closest.length > 0 ? `${what}; did you mean ${closest.map((c) => `"${c}"`).join(' or ')}?` : what;
+    });
+    const list = available.length > 0 ? `This key may use: ${available.join(', ')}.` : 'This key has no document types (ask the service for model access).';
+    super(`${lines.join('\n')}\nNothing was sent. ${list}`);
+  }
+}
+
+export interface UnknownModel {
+  name: string;
+  /** Closest names the key may use, best first. */
+  closest: string[];
+}
+
+export type ModelCheck =
+  | { ok: true; available: string[] }
+  | { ok: false; unknown: UnknownModel[]; available: string[] }
+  /** `models` could not answer, or answered in a shape whose names cannot be read: the run goes on unchecked. */
+  | { ok: 'unchecked'; reason: string };
+
+/**
+ * Check template names against `models`, which costs no credit and counts
+ * against no window (spec §4.4), before anything counted is sent: a typo in
+ * `--model` would otherwise be answered `unknown_model` once per file, each
+ * answer a counted request. A rejected key is thrown as it is; any other
+ * failure leaves the names unchecked (an unreachable service is then stopped
+ * by the run's keyless warm-up, before anything counted is sent).
+ */
+export async function checkModelNames(api: ApiClient, names: readonly string[]): Promise<ModelCheck> {
+  if (names.length === 0) return { ok: true, available: [] };
+  let items: unknown[];
+  try {
+    items = (await api.models()).data.models;
+  } catch (error) {
+    if (error instanceof AuthenticationError) throw error;
+    return { ok: 'unchecked', reason: `the service's model list could not be read (${error instanceof Error ? error.message : String(error)})` };
+  }
+  const available = items.map(modelName).filter((name): name is string => name !== undefined);
+  if (available.length < items.length) return { ok: 'unchecked', reason: 'the service lists models in a shape whose names docextract cannot read' };
+  const known = new Set(available.map((name) => name.trim().toLowerCase()));
+  const unknown = names.filter((name) => !known.has(name)).map((name) => ({ name, closest: closestNames(name, available) }));
+  return unknown.length === 0 ? { ok: true, available } : { ok: false, unknown, available };
+}
+
+/** The spec leaves a model item's fields open: take the first field that names it. */
+function modelName(item: unknown): string | undefined {
+  if (typeof item === 'string') return item;
+  if (typeof item !== 'object' || item === null) return undefined;
+  const record = item as Record<string, unknown>;
+  for (const field of ['name', 'model', 'id', 'template', 'document_type']) {
+    const value = record[field];
+    if (typeof value === 'string' && value.trim()) return value;
+  }
+  return undefined;
+}
+
+/** Names within a small edit distance (or sharing a prefix), closest first, at most three. */
+export function closestNames(name: string, available: readonly string[]): string[] {
+  const scored = available
+    .map((candidate) => ({ candidate, distance: editDistance(name, candidate.toLowerCase()) }))
+    .filter(({ candidate, distance }) => distance <= Math.max(2, Math.floor(name.length / 3)) || candidate.startsWith(name) || name.startsWith(candidate))
+    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate));
+  return scored.slice(0, 3).map(({ candidate }) => candidate);
+}
+
+/**
+ * Levenshtein distance. Written here rather than taken from a package: two
+ * dozen short names once per run, and ten lines are easier to trust than a
+ * dependency.
+ */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

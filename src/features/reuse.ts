@@ -1,0 +1,28 @@
+import type { ExistingResult } from '../batch/result-file.js';
+import type { Question } from '../batch/question.js';
+
+export interface ReuseOptions {
+  /** --store: only a stored result (with an extraction_id) answers. */
+  storeDb: boolean;
+  /** --force: extract again whatever is on disk. */
+  force: boolean;
+}
+
+/** Whether a result already on disk answers what is asked now, and why (for --dry-run and --debug). */
+export type DiskVerdict = { reuse: true; reason: string } | { reuse: false; reason: string };
+
+/**
+ * A result is reused only when it answers the same question: the same
+ * content, read with the same template, and stored when storing is asked (a
+ * stored result also answers an unstored question: its data is the same).
+ * A partial result is never taken for a complete one.
+ */
+export function judgeResultOnDisk(existing: ExistingResult | undefined, asked: Question, options: ReuseOptions): DiskVerdict {
+  if (!existing) return { reuse: false, reason: 'no result on disk' };
+  if (options.force) return { reuse: false, reason: '--force' };
+  if (existing.question.sha256 !== asked.sha256) return { reuse: false, reason: 'result on disk is for other content (the file changed)' };
+  if (existing.question.model !== asked.model) return { reuse: false, reason: `result on disk is for model ${existing.question.model}` };
+  if (asked.store_db && !existing.hasExtractionId) return { reuse: false, reason: 'result on disk was not stored (no extraction_id); --store asks for one' };
+  if (existing.status !== 'complete') return { reuse: false, reason: 'result on disk is partial' };
+  return { reuse: true, reason: `result on disk answers it (model ${asked.model}${asked.store_db ? ', stored' : ''})` };
+}

@@ -1,0 +1,171 @@
+import { copyFileSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { isolatedEnv, runCli } from '../helpers/run-cli.js';
+import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
+
+const KEY = 'sk_0123456789abcdef0123456789abcdef';
+const FAST = ['--json', '--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms'];
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+async function start(): Promise<{ emu: RunningEmulator; env: NodeJS.ProcessEnv }> {
+  emulator = await startEmulator({ keys: [KEY], rateLimits: [] });
+  return { emu: emulator, env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }) };
+}
+
+function counted(emu: RunningEmulator): number {
+  const { documents, process, result } = emu.counters.requestsByEndpoint;
+  return documents + process + result;
+}
+
+function resultOf(path: string): { model: string; question: { model: string; store_db: boolean }; source: { path: string }; extraction_id: string | null; credits: number } {
+  return JSON.parse(readFileSync(path, 'utf8')) as ReturnType<typeof resultOf>;
+}
+
+const FOLDER = { 'a.pdf': 'pdf/pages-2.pdf', 'b.png': 'images/id-card.png', 'long.pdf': 'pdf/pages-4.pdf' };
+
+describe('a result is reused only when it answers the same question', () => {
+  it('a folder extracted as invoice, then with --model payslip, is sent again with payslip; a third payslip run costs 0 requests', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace(FOLDER);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    const afterInvoice = counted(emu);
+
+    const payslip = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'payslip', ...FAST], { env });
+    expect(payslip.code).toBe(0);
+    expect(counted(emu)).toBe(afterInvoice * 2);
+    for (const line of parseNdjson(payslip.stdout)) expect(line).toMatchObject({ status: 'complete', model: 'payslip' });
+    expect(resultOf(join(ws.out, 'long.pdf.json')).question.model).toBe('payslip');
+    expect(resultOf(join(ws.out, 'a.pdf.json')).model).toBe('payslip');
+
+    const before = { ...emu.counters.requestsByEndpoint };
+    const third = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', ' PaySlip ', ...FAST], { env });
+    expect(third.code).toBe(0);
+    expect(emu.counters.requestsByEndpoint).toEqual(before);
+    for (const line of parseNdjson(third.stdout)) expect(line).toMatchObject({ status: 'complete', model: 'payslip', reused: expect.stringContaining('answers it') });
+  });
+
+  it('--store after a run without it extracts again, and the results carry an extraction_id', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    expect(resultOf(join(ws.out, 'a.pdf.json')).extraction_id).toBeNull();
+    const stored = await runCli(['extract', ws.inputs, '--out', ws.out, '--store', ...FAST], { env });
+    expect(stored.code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(2);
+    expect(resultOf(join(ws.out, 'a.pdf.json')).extraction_id).toEqual(expect.any(String));
+    // A stored result also answers an unstored question: nothing more is sent.
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(2);
+  });
+
+  it('a partial result on disk is never taken for a complete one', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-4.pdf' });
+    emu.setFaults({ process: { extraction_failed: 1 } });
+    const first = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env: { ...env, DOCEXTRACT_STATE_DIR: join(ws.dir, 'state-1') } });
+    expect(parseNdjson(first.stdout)[0]).toMatchObject({ status: 'partial' });
+    emu.setFaults({});
+    // A fresh state folder: no journaled job to resume, only the partial file on disk.
+    const second = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env: { ...env, DOCEXTRACT_STATE_DIR: join(ws.dir, 'state-2') } });
+    expect(second.code).toBe(0);
+    expect(parseNdjson(second.stdout)[0]).toMatchObject({ status: 'complete' });
+    expect(emu.counters.requestsByEndpoint.documents).toBe(2);
+  });
+
+  it('--force extracts every file again; with --dry-run it shows what that costs', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace(FOLDER);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    const dry = await runCli(['extract', ws.inputs, '--out', ws.out, '--force', '--dry-run', ...FAST], { env });
+    expect(JSON.parse(dry.stdout)).toMatchObject({ total: { files: 3, reused: 0, credits: 7 } });
+    const uploads = emu.counters.requestsByEndpoint.documents;
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--force', ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(uploads + 3);
+  });
+
+  it('--dry-run says for each file whether it will be reused or extracted, and why', async () => {
+    const { env } = await start();
+    const ws = makeWorkspace(FOLDER);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    const dry = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'a.pdf=payslip', '--model', 'invoice', '--dry-run', ...FAST], { env });
+    const files = (JSON.parse(dry.stdout) as { files: { file: string; action: string; why: string; model: string }[] }).files;
+    const byName = new Map(files.map((file) => [file.file.split('/').pop(), file]));
+    expect(byName.get('a.pdf')).toMatchObject({ action: 'extract', model: 'payslip', why: 'result on disk is for model invoice' });
+    expect(byName.get('b.png')).toMatchObject({ action: 'reuse', model: 'invoice' });
+  });
+});
+
+describe('identical content is paid for once', () => {
+  it('three identical copies under different names cost one extraction; each result names its own source', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'invoice.pdf': 'pdf/pages-4.pdf', 'invoice (1).pdf': 'pdf/pages-4.pdf', 'mail/again.pdf': 'pdf/pages-4.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env });
+    expect(run.code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(1);
+    expect(emu.counters.creditsCharged).toBe(4);
+    const lines = parseNdjson(run.stdout);
+    expect(lines).toHaveLength(3);
+    for (const name of ['invoice.pdf', 'invoice (1).pdf', 'mail/again.pdf']) {
+      expect(resultOf(join(ws.out, `${name}.json`)).source.path).toBe(join(ws.inputs, name));
+    }
+    expect(lines.map((line) => line.status)).toEqual(['complete', 'complete', 'complete']);
+  });
+
+  it('--no-dedupe pays for each copy', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'one.png': 'images/id-card.png', 'two.png': 'images/id-card.png' });
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--no-dedupe', ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(2);
+  });
+
+  it('a deleted result is not reused: the file is extracted again', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'a.png': 'images/id-card.png' });
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    rmSync(join(ws.out, 'a.png.json'));
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(2);
+  });
+
+  it('a copy added next to an answered file reuses its answer from disk without sending', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'a.png': 'images/id-card.png' });
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    copyFileSync(join(ws.inputs, 'a.png'), join(ws.inputs, 'b.png'));
+    renameSync(join(ws.inputs, 'a.png'), join(ws.inputs, 'a-kept.png'));
+    copyFileSync(join(ws.inputs, 'a-kept.png'), join(ws.inputs, 'a.png'));
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env });
+    expect(run.code).toBe(0);
+    // a.png's own result answers it; b.png and a-kept.png are identical to it in this run.
+    expect(emu.counters.requestsByEndpoint.documents).toBe(1);
+    expect(resultOf(join(ws.out, 'b.png.json')).source.path).toBe(join(ws.inputs, 'b.png'));
+  });
+});
+
+describe('a document type per path', () => {
+  it('GLOB=MODEL rules (first match wins) and a bare default send each file with its own model', async () => {
+    const { env } = await start();
+    const ws = makeWorkspace({ 'ids/card.png': 'images/id-card.png', 'payslips/may.pdf': 'pdf/pages-2.pdf', 'other.pdf': 'pdf/pages-1.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'ids/**=id_card', '--model', 'payslips/**=payslip', '--model', 'receipt', ...FAST], { env });
+    expect(run.code).toBe(0);
+    expect(resultOf(join(ws.out, 'ids/card.png.json')).model).toBe('id_card');
+    expect(resultOf(join(ws.out, 'payslips/may.pdf.json')).model).toBe('payslip');
+    expect(resultOf(join(ws.out, 'other.pdf.json')).model).toBe('receipt');
+  });
+
+  it('the config key models holds the same rules', async () => {
+    const { env } = await start();
+    const ws = makeWorkspace({ 'ids/card.png': 'images/id-card.png', 'other.pdf': 'pdf/pages-1.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env: { ...env, DOCEXTRACT_MODELS: 'ids/**=id_card; receipt' } });
+    expect(run.code).toBe(0);
+    expect(resultOf(join(ws.out, 'ids/card.png.json')).model).toBe('id_card');
+    expect(resultOf(join(ws.out, 'other.pdf.json')).model).toBe('receipt');
+  });
+});
