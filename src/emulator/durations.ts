@@ -1,10 +1,11 @@
-import type { RateWindowConfig } from './types.js';
+import type { ForeignJobsConfig, RateWindowConfig, RequestRate } from './types.js';
 
 /** Milliseconds per unit. A month is 30 days, like the service's monthly window. */
 const UNIT_MS: Record<string, number> = {
   ms: 1,
   s: 1_000,
   sec: 1_000,
+  m: 60_000,
   min: 60_000,
   h: 3_600_000,
   d: 86_400_000,
@@ -22,8 +23,34 @@ export function parseDuration(text: string): number {
   const unit = (match?.[2] ?? '').toLowerCase();
   if (amount === undefined) throw new RangeError(`invalid duration "${text}" (expected e.g. 2h, 90s, 500ms)`);
   const factor = unit === '' ? 1 : UNIT_MS[unit];
-  if (factor === undefined) throw new RangeError(`invalid duration unit "${unit}" in "${text}" (use ms, s, min, h, d, mo)`);
+  if (factor === undefined) throw new RangeError(`invalid duration unit "${unit}" in "${text}" (use ms, s, m or min, h, d, mo)`);
   return Math.round(Number(amount) * factor);
+}
+
+/** A duration that may be negative: `4s`, `+4s`, `-4s` (a clock behind ours). */
+export function parseSignedDuration(text: string): number {
+  const match = /^\s*([+-]?)(.*)$/.exec(text);
+  const magnitude = parseDuration(match?.[2] ?? '');
+  return match?.[1] === '-' ? -magnitude : magnitude;
+}
+
+/** A steady rate: `2/s`, `1/500ms`, `30/min`, `/s` (= 1/s). */
+export function parseRequestRate(text: string): RequestRate {
+  const match = /^\s*(\d+(?:\.\d+)?)?\s*\/\s*(.+)$/.exec(text);
+  const per = match?.[2];
+  if (match === null || per === undefined) throw new RangeError(`invalid rate "${text}" (expected e.g. 2/s, 1/500ms, 30/min)`);
+  const count = Number(match[1] ?? '1');
+  const perMs = parseDuration(/^\d/.test(per.trim()) ? per : `1${per.trim()}`);
+  if (!(count > 0 && perMs > 0)) throw new RangeError(`rate "${text}" must be positive`);
+  return { count, perMs };
+}
+
+/** `5` or `3@10m`: that many foreign open jobs per key, optionally with their own lifetime. */
+export function parseForeignJobs(text: string): ForeignJobsConfig {
+  const match = /^\s*(\d+)\s*(?:@(.+))?$/.exec(text);
+  const count = match?.[1];
+  if (match === null || count === undefined) throw new RangeError(`invalid foreign jobs "${text}" (expected e.g. 5 or 3@10m)`);
+  return { count: Number(count), ...(match[2] === undefined ? {} : { ttlMs: parseDuration(match[2]) }) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { AnswerHeaders } from './lying-headers.js';
-import { createGzip } from 'node:zlib';
+import { constants, createGzip } from 'node:zlib';
 
 /** Both bodies are valid JSON if read to the end: a string field that never seems to stop. */
 const PAD_PREFIX = Buffer.from('{"success":true,"data":{"pad":"');
@@ -48,18 +48,23 @@ export async function streamOversizedBody(res: ServerResponse, status: number, h
   return sent + PAD_SUFFIX.length;
 }
 
+/** Bigger pieces for the one-off compression: fewer zlib calls. */
+const BOMB_PIECE_BYTES = 1024 * 1024;
+
 /**
  * The gzip_bomb body: about 1 KB of gzip per MB of blanks inside a JSON
- * string, inflating to exactly `inflatedBytes`. Built by streaming zlib over
- * one reused buffer, so only the compressed bytes are ever held.
+ * string (deflate's best ratio), inflating to exactly `inflatedBytes`. Built
+ * by streaming zlib over one reused buffer, so only the compressed bytes are
+ * ever held. Z_RLE finds the same maximal matches as level 9's search here,
+ * about 7x faster (1.5 GiB in ~1.5 s instead of ~10 s, measured).
  */
 export async function buildGzipBomb(inflatedBytes: number): Promise<Buffer> {
-  const gzip = createGzip({ level: 9 });
+  const gzip = createGzip({ level: 9, strategy: constants.Z_RLE });
   const compressed: Buffer[] = [];
   gzip.on('data', (chunk: Buffer) => compressed.push(chunk));
   const ended = once(gzip, 'end');
   gzip.write(PAD_PREFIX);
-  const fill = Buffer.alloc(PIECE_BYTES, ' ');
+  const fill = Buffer.alloc(BOMB_PIECE_BYTES, ' ');
   let padLeft = Math.max(0, inflatedBytes - PAD_PREFIX.length - PAD_SUFFIX.length);
   while (padLeft > 0) {
     const piece = padLeft >= fill.length ? fill : fill.subarray(0, padLeft);
