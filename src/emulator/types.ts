@@ -101,7 +101,7 @@ export interface EmulatorOptions {
   openJobCap?: number;
   /** Added delay per endpoint. @default 0 */
   latencyMs?: Partial<Record<EmulatorEndpoint, number>>;
-  /** Extra delay of the `slow` fault. @default 2000 */
+  /** Extra delay of the `slow` fault; `trickle_stop` trickles a byte every slowMs/10 and hangs up after slowMs*10. @default 2000 */
   slowMs?: number;
   faults?: FaultConfig;
   /** Seeds the fault PRNG: same seed + same request order gives the same faults. @default random */
