@@ -5,12 +5,17 @@ const UNIT_MS: Record<string, number> = {
   ms: 1,
   s: 1_000,
   sec: 1_000,
-  m: 60_000,
   min: 60_000,
   h: 3_600_000,
   d: 86_400_000,
   mo: 30 * 86_400_000,
 };
+
+/**
+ * A duration also takes `m` for minutes (`10m`, as in Go and systemd). A rate
+ * window does not: in `10/m`, minute or month is a guess.
+ */
+const DURATION_UNIT_MS: Record<string, number> = { ...UNIT_MS, m: 60_000 };
 
 /**
  * Parses a duration such as `2h`, `90s`, `500ms`, `1.5min`. A bare number is
@@ -22,7 +27,7 @@ export function parseDuration(text: string): number {
   const amount = match?.[1];
   const unit = (match?.[2] ?? '').toLowerCase();
   if (amount === undefined) throw new RangeError(`invalid duration "${text}" (expected e.g. 2h, 90s, 500ms)`);
-  const factor = unit === '' ? 1 : UNIT_MS[unit];
+  const factor = unit === '' ? 1 : DURATION_UNIT_MS[unit];
   if (factor === undefined) throw new RangeError(`invalid duration unit "${unit}" in "${text}" (use ms, s, m or min, h, d, mo)`);
   return Math.round(Number(amount) * factor);
 }
