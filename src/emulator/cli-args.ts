@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { parseDuration, parseRateWindows } from './durations.js';
+import { parseDuration, parseForeignJobs, parseRateWindows, parseRequestRate, parseSignedDuration } from './durations.js';
 import { ENDPOINTS, FAULT_KINDS } from './fault-injector.js';
 import { generateDemoKey, isWellFormedKey } from './key-registry.js';
-import type { EmulatorEndpoint, EmulatorKeyConfig, EmulatorOptions, FaultConfig, FaultKind } from './types.js';
+import { RESET_STYLES } from './server-clock.js';
+import type { EmulatorEndpoint, EmulatorKeyConfig, EmulatorOptions, FaultConfig, FaultKind, ResetStyle } from './types.js';
 
 /** The port when --port is not given: fixed, so a demo can be pointed at it by hand. */
 export const DEFAULT_CLI_PORT = 8787;
@@ -28,6 +30,15 @@ function argument<T>(parse: (text: string, previous?: T) => T): (text: string, p
 function nonNegativeInteger(text: string): number {
   if (!/^\d+$/.test(text.trim())) throw new RangeError(`"${text}" is not a non-negative integer`);
   return Number(text);
+}
+
+/** PEM from a file, read at start-up so a wrong path fails as a usage error. */
+function pemFile(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new RangeError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 function endpointsFor(name: string): EmulatorEndpoint[] {
@@ -81,6 +92,13 @@ export function buildEmulatorProgram(): Command {
     .option('--slow-ms <ms>', "extra delay of the 'slow' fault (default 2000)", argument(parseDuration))
     .option('--fault <endpoint.kind=prob>', 'inject a fault with this probability (repeatable); endpoint may be *', argument(addFault))
     .option('--seed <n>', 'seed of the fault PRNG (same seed + same request order = same faults)', argument(nonNegativeInteger))
+    .option('--oversize-bytes <n>', 'inflated body size of the oversized_body and gzip_bomb faults (default 1.5 GiB)', argument(nonNegativeInteger))
+    .option('--clock-skew <duration>', "the server's clock runs this far ahead (e.g. 4s) or behind (-4s, or --clock-skew=-4s) in what it shows", argument(parseSignedDuration))
+    .addOption(new Option('--reset-style <style>', 'how X-RateLimit-Reset is written (default epoch: Unix seconds)').choices(RESET_STYLES))
+    .option('--foreign-rate <n/period>', 'another client on each key spends the rate windows at this rate, e.g. 2/s, 1/500ms', argument(parseRequestRate))
+    .option('--foreign-jobs <n[@ttl]>', 'another client holds n open multi-page jobs on each key from start-up, e.g. 5 or 3@10m (default ttl: the job TTL)', argument(parseForeignJobs))
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); needs --tls-key', argument(pemFile))
+    .option('--tls-key <file>', 'the PEM private key for --tls-cert', argument(pemFile))
     .option('-q, --quiet', 'no per-request log lines on stderr', false);
 }
 
@@ -98,11 +116,25 @@ interface ProgramValues {
   slowMs?: number;
   fault?: FaultConfig;
   seed?: number;
+  oversizeBytes?: number;
+  clockSkew?: number;
+  resetStyle?: ResetStyle;
+  foreignRate?: EmulatorOptions['foreignRate'];
+  foreignJobs?: EmulatorOptions['foreignJobs'];
+  tlsCert?: Buffer;
+  tlsKey?: Buffer;
   quiet: boolean;
 }
 
-/** Turns parsed flag values into EmulatorOptions. */
+function tlsFrom(values: ProgramValues): EmulatorOptions['tls'] {
+  if (values.tlsCert === undefined && values.tlsKey === undefined) return undefined;
+  if (values.tlsCert === undefined || values.tlsKey === undefined) throw new RangeError('--tls-cert and --tls-key go together');
+  return { cert: values.tlsCert, key: values.tlsKey };
+}
+
+/** Turns parsed flag values into EmulatorOptions; a RangeError for flags that do not fit together. */
 export function cliConfigFrom(values: ProgramValues): EmulatorCliConfig {
+  const tls = tlsFrom(values);
   const generatedKey = values.key === undefined ? generateDemoKey() : null;
   const keys: EmulatorKeyConfig[] = (values.key ?? [generatedKey ?? '']).map((key) => ({
     key,
@@ -121,6 +153,12 @@ export function cliConfigFrom(values: ProgramValues): EmulatorCliConfig {
     ...(values.slowMs === undefined ? {} : { slowMs: values.slowMs }),
     ...(values.fault === undefined ? {} : { faults: values.fault }),
     ...(values.seed === undefined ? {} : { seed: values.seed }),
+    ...(values.oversizeBytes === undefined ? {} : { oversizeBytes: values.oversizeBytes }),
+    ...(values.clockSkew === undefined ? {} : { clockSkewMs: values.clockSkew }),
+    ...(values.resetStyle === undefined ? {} : { resetStyle: values.resetStyle }),
+    ...(values.foreignRate === undefined ? {} : { foreignRate: values.foreignRate }),
+    ...(values.foreignJobs === undefined ? {} : { foreignJobs: values.foreignJobs }),
+    ...(tls === undefined ? {} : { tls }),
   };
   return { options, quiet: values.quiet, generatedKey };
 }

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
-import { buildEmulatorProgram, cliConfigFrom, parsedValues } from './cli-args.js';
+import { buildEmulatorProgram, cliConfigFrom, parsedValues, type EmulatorCliConfig } from './cli-args.js';
 import { startEmulator } from './server.js';
-import type { EmulatorRequestLog, RateWindowConfig, RunningEmulator } from './types.js';
+import type { EmulatorOptions, EmulatorRequestLog, RateWindowConfig, RunningEmulator } from './types.js';
 
 /** Where the CLI writes; injected so tests can capture it. */
 export interface EmulatorCliIO {
@@ -15,11 +15,22 @@ function describeWindows(windows: RateWindowConfig[] | undefined): string {
   return windows.map((w) => `${w.limit}/${w.windowMs}ms`).join(', ');
 }
 
+function describeWorld(options: EmulatorOptions): string {
+  const parts = [
+    options.clockSkewMs === undefined ? null : `clock skew ${options.clockSkewMs}ms`,
+    options.resetStyle === undefined ? null : `Reset as ${options.resetStyle}`,
+    options.foreignRate === undefined ? null : `a foreign client at ${options.foreignRate.count}/${options.foreignRate.perMs}ms`,
+    options.foreignJobs === undefined ? null : `${options.foreignJobs.count} foreign open jobs per key`,
+  ].filter((part) => part !== null);
+  return parts.length === 0 ? 'alone, on our clock' : parts.join(', ');
+}
+
 function logLine(entry: EmulatorRequestLog): string {
   const time = new Date(entry.at).toISOString().slice(11, 23);
   const code = entry.code === undefined ? '' : ` ${entry.code}`;
   const fault = entry.fault === undefined ? '' : ` [fault ${entry.fault}]`;
-  return `${time} ${entry.method} ${entry.path} ${entry.status}${code} ${entry.durationMs}ms${fault}\n`;
+  const bytes = entry.bodyBytes === undefined ? '' : ` ${entry.bodyBytes} body bytes`;
+  return `${time} ${entry.method} ${entry.path} ${entry.status}${code} ${entry.durationMs}ms${bytes}${fault}\n`;
 }
 
 /**
@@ -32,7 +43,13 @@ export async function launchEmulatorCli(argv: string[], io: EmulatorCliIO): Prom
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
   await program.parseAsync(argv);
-  const config = cliConfigFrom(parsedValues(program));
+  let config: EmulatorCliConfig;
+  try {
+    config = cliConfigFrom(parsedValues(program));
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return program.error(`error: ${error.message}`); // prints, then throws a CommanderError
+  }
   const emulator = await startEmulator({
     ...config.options,
     ...(config.quiet ? {} : { onRequest: (entry: EmulatorRequestLog) => io.stderr.write(logLine(entry)) }),
@@ -45,6 +62,7 @@ export async function launchEmulatorCli(argv: string[], io: EmulatorCliIO): Prom
       `  keys: ${emulator.keys.length}${config.generatedKey === null ? '' : ' (generated, printed on stdout)'}`,
       `  rate limits: ${describeWindows(config.options.rateLimits)}`,
       `  faults: ${config.options.faults === undefined ? 'none' : JSON.stringify(config.options.faults)}`,
+      `  world: ${describeWorld(config.options)}`,
       '  Ctrl-C to stop',
       '',
     ].join('\n'),

@@ -11,5 +11,6 @@ export function createCounters(): EmulatorCounters {
     expiredJobs: 0,
     finalizedJobs: 0,
     faultsInjected: {},
+    foreignRequests: 0,
   };
 }

@@ -17,3 +17,5 @@ export const DEFAULT_OPEN_JOB_CAP = 5;
 export const DEFAULT_SLOW_MS = 2_000;
 /** Bodies of endpoints other than documents carry at most an options field. */
 export const SMALL_BODY_CAP = 1024 * 1024;
+/** Inflated size of the oversized_body and gzip_bomb faults: 1.5 GiB, past any sane client's buffer. */
+export const DEFAULT_OVERSIZE_BYTES = 1.5 * 1024 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { RateWindowConfig } from './types.js';
+import type { ForeignJobsConfig, RateWindowConfig, RequestRate } from './types.js';
 
 /** Milliseconds per unit. A month is 30 days, like the service's monthly window. */
 const UNIT_MS: Record<string, number> = {
@@ -12,6 +12,12 @@ const UNIT_MS: Record<string, number> = {
 };
 
 /**
+ * A duration also takes `m` for minutes (`10m`, as in Go and systemd). A rate
+ * window does not: in `10/m`, minute or month is a guess.
+ */
+const DURATION_UNIT_MS: Record<string, number> = { ...UNIT_MS, m: 60_000 };
+
+/**
  * Parses a duration such as `2h`, `90s`, `500ms`, `1.5min`. A bare number is
  * milliseconds. Throws a RangeError on anything else, so a typo in a flag
  * fails loudly instead of turning into "no TTL".
@@ -21,9 +27,35 @@ export function parseDuration(text: string): number {
   const amount = match?.[1];
   const unit = (match?.[2] ?? '').toLowerCase();
   if (amount === undefined) throw new RangeError(`invalid duration "${text}" (expected e.g. 2h, 90s, 500ms)`);
-  const factor = unit === '' ? 1 : UNIT_MS[unit];
-  if (factor === undefined) throw new RangeError(`invalid duration unit "${unit}" in "${text}" (use ms, s, min, h, d, mo)`);
+  const factor = unit === '' ? 1 : DURATION_UNIT_MS[unit];
+  if (factor === undefined) throw new RangeError(`invalid duration unit "${unit}" in "${text}" (use ms, s, m or min, h, d, mo)`);
   return Math.round(Number(amount) * factor);
+}
+
+/** A duration that may be negative: `4s`, `+4s`, `-4s` (a clock behind ours). */
+export function parseSignedDuration(text: string): number {
+  const match = /^\s*([+-]?)(.*)$/.exec(text);
+  const magnitude = parseDuration(match?.[2] ?? '');
+  return match?.[1] === '-' ? -magnitude : magnitude;
+}
+
+/** A steady rate: `2/s`, `1/500ms`, `30/min`, `/s` (= 1/s). */
+export function parseRequestRate(text: string): RequestRate {
+  const match = /^\s*(\d+(?:\.\d+)?)?\s*\/\s*(.+)$/.exec(text);
+  const per = match?.[2];
+  if (match === null || per === undefined) throw new RangeError(`invalid rate "${text}" (expected e.g. 2/s, 1/500ms, 30/min)`);
+  const count = Number(match[1] ?? '1');
+  const perMs = parseDuration(/^\d/.test(per.trim()) ? per : `1${per.trim()}`);
+  if (!(count > 0 && perMs > 0)) throw new RangeError(`rate "${text}" must be positive`);
+  return { count, perMs };
+}
+
+/** `5` or `3@10m`: that many foreign open jobs per key, optionally with their own lifetime. */
+export function parseForeignJobs(text: string): ForeignJobsConfig {
+  const match = /^\s*(\d+)\s*(?:@(.+))?$/.exec(text);
+  const count = match?.[1];
+  if (match === null || count === undefined) throw new RangeError(`invalid foreign jobs "${text}" (expected e.g. 5 or 3@10m)`);
+  return { count: Number(count), ...(match[2] === undefined ? {} : { ttlMs: parseDuration(match[2]) }) };
 }
 
 /**

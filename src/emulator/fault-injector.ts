@@ -13,7 +13,31 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'reset_after',
   'html_502',
   'truncated_json',
+  'oversized_body',
+  'gzip_bomb',
+  'wrong_field',
+  'extra_headers',
+  'ratelimit_garbage',
+  'date_garbage',
+  'trickle_stop',
   'slow',
+];
+
+/**
+ * Faults that let the request do its work and then distort the answer (its
+ * body, headers or delivery). Admission lets them through; the exchange
+ * applies them when it answers.
+ */
+export const ANSWER_FAULTS: readonly FaultKind[] = [
+  'reset_after',
+  'truncated_json',
+  'oversized_body',
+  'gzip_bomb',
+  'wrong_field',
+  'extra_headers',
+  'ratelimit_garbage',
+  'date_garbage',
+  'trickle_stop',
 ];
 
 export const ENDPOINTS: readonly EmulatorEndpoint[] = ['documents', 'process', 'result', 'models', 'health', 'authorised'];
@@ -56,6 +80,16 @@ export class FaultInjector {
       }
     }
     this.faults = structuredClone(faults);
+  }
+
+  /**
+   * One of `choices`, from the same seeded stream as the draws, so a corrupted
+   * answer replays exactly for a given seed and request order.
+   */
+  pick<T>(choices: readonly T[]): T {
+    const choice = choices[Math.floor(this.random() * choices.length)];
+    if (choice === undefined) throw new RangeError('pick() needs at least one choice');
+    return choice;
   }
 
   draw(endpoint: EmulatorEndpoint): FaultDraw {

@@ -16,6 +16,11 @@ export type {
   EmulatorRequestLog,
   FaultConfig,
   FaultKind,
+  ForeignJobsConfig,
+  LyingFaultKind,
+  RequestRate,
+  ResetStyle,
+  TlsConfig,
   RateWindowConfig,
   RunningEmulator,
 } from './types.js';

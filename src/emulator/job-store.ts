@@ -35,9 +35,11 @@ export interface ParentJob {
   /** The file carries the fail-extraction marker: every chunk fails with 422. */
   failsExtraction: boolean;
   creditsUsed: number;
+  /** Opened by another client on the key (foreignJobs): holds a slot, never shown, not counted as ours when it expires. */
+  foreign: boolean;
 }
 
-export type NewJob = Pick<ParentJob, 'key' | 'sha256' | 'filename' | 'pageCount' | 'failsExtraction'>;
+export type NewJob = Pick<ParentJob, 'key' | 'sha256' | 'filename' | 'pageCount' | 'failsExtraction'> & Partial<Pick<ParentJob, 'foreign'>>;
 
 /** [first, first + 1, ..., last] */
 export function pageRange(first: number, last: number): number[] {
@@ -75,9 +77,9 @@ export class JobStore {
   ) {}
 
   /** A split: the parent and its chunks of CHUNK_PAGES pages, in page order. */
-  create(spec: NewJob): ParentJob {
+  create(spec: NewJob, ttlMs = this.ttlMs): ParentJob {
     const createdAt = this.now();
-    const job: ParentJob = { ...spec, id: newJobId(), chunks: [], createdAt, expiresAt: createdAt + this.ttlMs, sourceLost: false, creditsUsed: 0 };
+    const job: ParentJob = { foreign: false, ...spec, id: newJobId(), chunks: [], createdAt, expiresAt: createdAt + ttlMs, sourceLost: false, creditsUsed: 0 };
     for (let first = 1; first <= spec.pageCount; first += CHUNK_PAGES) {
       const lastPage = Math.min(spec.pageCount, first + CHUNK_PAGES - 1);
       const chunk: ChunkJob = { id: newJobId(), parentId: job.id, firstPage: first, lastPage, done: false, lastAttemptFailed: false, claim: null, model: null, pages: null };

@@ -1,3 +1,5 @@
+import type { ForeignClient, SharedWindows } from './foreign-traffic.js';
+import type { ServerClock } from './server-clock.js';
 import type { RateWindowConfig } from './types.js';
 
 /** What the three X-RateLimit-* headers say. `resetAtMs` is rounded up to whole seconds when sent. */
@@ -17,12 +19,16 @@ const UNLIMITED = 2_147_483_647;
  * admitted requests enter the log; a request answered 429 never does, and a
  * request that ends up 429 for another reason is refunded.
  */
-export class RateLimiter {
+export class RateLimiter implements SharedWindows {
   private readonly logs = new Map<string, number[]>();
   private readonly windows: RateWindowConfig[];
   private readonly longestWindowMs: number;
 
-  constructor(windows: RateWindowConfig[]) {
+  /** @param foreign another client spending the same windows, brought up to date before every look at them */
+  constructor(
+    windows: RateWindowConfig[],
+    private readonly foreign: ForeignClient | null = null,
+  ) {
     // Shortest first, so that ties on "remaining" go to the shortest window.
     this.windows = [...windows].sort((a, b) => a.windowMs - b.windowMs);
     this.longestWindowMs = Math.max(0, ...this.windows.map((w) => w.windowMs));
@@ -30,13 +36,35 @@ export class RateLimiter {
 
   /** Admits and logs the request, or tells when the next one would be admitted. */
   tryAdmit(key: string, now: number): RateDecision {
+    this.foreign?.catchUp(key, now, this);
     const log = this.prunedLog(key, now);
     const blocked = this.blockedStatus(log, now);
     if (blocked !== null) return { admitted: false, status: blocked };
-    log.push(now);
-    // An injected clock may step back; the window arithmetic needs a sorted log.
-    if (log.length > 1 && (log[log.length - 2] ?? 0) > now) log.sort((a, b) => a - b);
+    this.record(key, now);
     return { admitted: true, status: this.currentStatus(key, now), admittedAt: now };
+  }
+
+  record(key: string, at: number): void {
+    const log = this.prunedLog(key, at);
+    log.push(at);
+    // An injected clock may step back (and the foreign client is replayed late); the window arithmetic needs a sorted log.
+    if (log.length > 1 && (log[log.length - 2] ?? 0) > at) log.sort((a, b) => a - b);
+  }
+
+  /**
+   * A window of `limit` in `windowMs` has room at t when fewer than `limit`
+   * entries are later than t - windowMs, i.e. once its limit-th newest entry
+   * has left: t >= that entry + windowMs. No entry is added meanwhile, so the
+   * answer is the latest of those instants over the full windows.
+   */
+  earliestRoom(key: string, at: number): number {
+    const log = this.prunedLog(key, at);
+    let earliest = at;
+    for (const window of this.windows) {
+      const mustLeave = log[log.length - window.limit];
+      if (log.length >= window.limit && mustLeave !== undefined) earliest = Math.max(earliest, mustLeave + window.windowMs);
+    }
+    return earliest;
   }
 
   /** Takes an admitted request back out of the log (it was answered 429 after all). */
@@ -48,6 +76,7 @@ export class RateLimiter {
 
   /** The most constrained window right now: lowest remaining, ties to the shortest window. */
   currentStatus(key: string, now: number): RateStatus {
+    this.foreign?.catchUp(key, now, this);
     const log = this.prunedLog(key, now);
     let best: RateStatus | null = null;
     for (const window of this.windows) {
@@ -62,6 +91,7 @@ export class RateLimiter {
 
   /** Headers for an injected 429: nothing left, and a retry admitted no sooner than a second from now. */
   injectedStatus(key: string | null, now: number): RateStatus {
+    if (key !== null) this.foreign?.catchUp(key, now, this);
     const real = key === null ? null : this.blockedStatus(this.prunedLog(key, now), now);
     if (real !== null) return real;
     const shortest = this.windows[0];
@@ -107,10 +137,11 @@ function entriesInWindow(log: number[], window: RateWindowConfig, now: number): 
   return log.filter((t) => t > start);
 }
 
-export function rateHeaders(status: RateStatus): Record<string, string> {
+/** The three headers; Reset is written on the server's shown clock, in its configured style. */
+export function rateHeaders(status: RateStatus, clock: ServerClock): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(status.limit),
     'X-RateLimit-Remaining': String(status.remaining),
-    'X-RateLimit-Reset': String(Math.ceil(status.resetAtMs / 1000)),
+    'X-RateLimit-Reset': clock.resetHeader(status.resetAtMs),
   };
 }

@@ -1,22 +1,26 @@
 import { randomInt } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ApiFailure } from './api-failure.js';
 import { createCounters } from './counters.js';
-import { DEFAULT_CLAIM_TIMEOUT_MS, DEFAULT_OPEN_JOB_CAP, DEFAULT_RATE_LIMITS, DEFAULT_SLOW_MS, DEFAULT_TTL_MS, SMALL_BODY_CAP } from './defaults.js';
+import { DEFAULT_CLAIM_TIMEOUT_MS, DEFAULT_OPEN_JOB_CAP, DEFAULT_OVERSIZE_BYTES, DEFAULT_RATE_LIMITS, DEFAULT_SLOW_MS, DEFAULT_TTL_MS, SMALL_BODY_CAP } from './defaults.js';
 import { FaultInjector } from './fault-injector.js';
+import { ForeignClient, openForeignJobs } from './foreign-traffic.js';
 import { handleDocuments } from './handlers/documents.js';
 import { handleAuthorised, handleHealth, handleModels } from './handlers/info.js';
 import { handleProcess } from './handlers/process.js';
 import { handleResult } from './handlers/result.js';
 import { DOCUMENTS_BODY_CAP } from './handlers/upload-validation.js';
 import { readBody, type ReceivedBody } from './http/body.js';
+import { buildGzipBomb } from './http/lying-bodies.js';
 import { Exchange, type ExchangeEnvironment } from './http/exchange.js';
 import { routeRequest } from './http/router.js';
 import { JobStore } from './job-store.js';
 import { generateDemoKey, KeyRegistry } from './key-registry.js';
 import { RateLimiter } from './rate-limiter.js';
+import { ServerClock } from './server-clock.js';
 import { emitEvent, type EmulatorState } from './state.js';
 import { TEMPLATE_NAMES } from './templates.js';
 import type { EmulatorEndpoint, EmulatorOptions, RunningEmulator } from './types.js';
@@ -37,8 +41,15 @@ function buildState(options: EmulatorOptions): EmulatorState {
   const counters = createCounters();
   const events = new EventEmitter();
   const keys = new KeyRegistry(options.keys ?? [generateDemoKey()], TEMPLATE_NAMES);
+  const foreign =
+    options.foreignRate === undefined
+      ? null
+      : new ForeignClient(options.foreignRate, now(), () => {
+          counters.foreignRequests += 1;
+        });
   const state: EmulatorState = {
     now,
+    clock: new ServerClock(now, options.clockSkewMs ?? 0, options.resetStyle ?? 'epoch'),
     baseUrl: '',
     limits: {
       ttlMs: options.ttlMs ?? DEFAULT_TTL_MS,
@@ -46,15 +57,18 @@ function buildState(options: EmulatorOptions): EmulatorState {
       openJobCap: options.openJobCap ?? DEFAULT_OPEN_JOB_CAP,
     },
     keys,
-    rate: new RateLimiter(options.rateLimits ?? [...DEFAULT_RATE_LIMITS]),
+    rate: new RateLimiter(options.rateLimits ?? [...DEFAULT_RATE_LIMITS], foreign),
     faults: new FaultInjector(options.faults ?? {}, options.seed ?? randomInt(2 ** 31)),
     jobs: new JobStore(options.ttlMs ?? DEFAULT_TTL_MS, now, (job) => {
+      // Another client's job expiring is not one of ours lost.
+      if (job.foreign) return;
       counters.expiredJobs += 1;
       emitEvent(state, { type: 'expire', key: job.key, jobId: job.id, sha256: job.sha256, filename: job.filename });
     }),
     counters,
     events,
   };
+  if (options.foreignJobs !== undefined) openForeignJobs(state.jobs, keys.keys, options.foreignJobs);
   return state;
 }
 
@@ -88,21 +102,27 @@ async function handle(state: EmulatorState, env: ExchangeEnvironment, req: Incom
 /** Starts the emulated Document Extraction Service API v3.1 on a local port. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const state = buildState(options);
+  let gzipBomb: Promise<Buffer> | null = null;
   const env: ExchangeEnvironment = {
     now: state.now,
+    clock: state.clock,
     latencyMs: { ...options.latencyMs },
     slowMs: options.slowMs ?? DEFAULT_SLOW_MS,
+    oversizeBytes: options.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES,
+    gzipBomb: () => (gzipBomb ??= buildGzipBomb(options.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES)),
+    pick: (choices) => state.faults.pick(choices),
     countFault: (endpoint, kind) => {
       const name = `${endpoint}.${kind}`;
       state.counters.faultsInjected[name] = (state.counters.faultsInjected[name] ?? 0) + 1;
     },
     ...(options.onRequest === undefined ? {} : { log: options.onRequest }),
   };
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     handle(state, env, req, res).catch(() => {
       if (!res.headersSent) res.destroy();
     });
-  });
+  };
+  const server = options.tls === undefined ? createServer(listener) : createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -112,7 +132,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     });
   });
   const port = (server.address() as AddressInfo).port;
-  state.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  state.baseUrl = `${options.tls === undefined ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   return {
     url: state.baseUrl,

@@ -4,6 +4,7 @@ import type { FaultInjector } from './fault-injector.js';
 import type { JobStore } from './job-store.js';
 import type { KeyAccount, KeyRegistry } from './key-registry.js';
 import type { RateLimiter } from './rate-limiter.js';
+import type { ServerClock } from './server-clock.js';
 import type { EmulatorCounters, EmulatorEvent } from './types.js';
 
 /** Limits after defaults are applied. */
@@ -16,6 +17,8 @@ export interface EmulatorLimits {
 /** Everything the handlers share; built once per emulator by startEmulator. */
 export interface EmulatorState {
   now: () => number;
+  /** What the server shows of the time (skewed Date, Reset, expires_at). */
+  clock: ServerClock;
   /** Set once the server listens. */
   baseUrl: string;
   limits: EmulatorLimits;

@@ -34,7 +34,36 @@ export type FaultKind =
   | 'reset_after'
   | 'slow'
   | 'html_502'
-  | 'truncated_json';
+  | 'truncated_json'
+  | LyingFaultKind;
+
+/**
+ * Faults of a server that lies: the work is done, then the answer is too
+ * big, a gzip bomb, mistyped, has contradictory or garbage headers, or stalls.
+ */
+export type LyingFaultKind = 'oversized_body' | 'gzip_bomb' | 'wrong_field' | 'extra_headers' | 'ratelimit_garbage' | 'date_garbage' | 'trickle_stop';
+
+/** How X-RateLimit-Reset is written: the spec's Unix seconds, Unix milliseconds, or seconds from now. */
+export type ResetStyle = 'epoch' | 'epoch-ms' | 'delta-seconds';
+
+/** A steady request rate: `count` requests per `perMs` milliseconds. */
+export interface RequestRate {
+  count: number;
+  perMs: number;
+}
+
+/** Multi-page jobs another client holds open on every key from the start. */
+export interface ForeignJobsConfig {
+  count: number;
+  /** How long they stay open. @default the job TTL (ttlMs) */
+  ttlMs?: number;
+}
+
+/** PEM text (or bytes) of the server certificate chain and its private key. */
+export interface TlsConfig {
+  cert: string | Buffer;
+  key: string | Buffer;
+}
 
 export type EmulatorEndpoint = 'documents' | 'process' | 'result' | 'models' | 'health' | 'authorised';
 
@@ -51,6 +80,8 @@ export interface EmulatorRequestLog {
   code?: string;
   fault?: FaultKind;
   durationMs: number;
+  /** Body bytes actually written, for answers streamed by a fault (oversized_body, trickle_stop). */
+  bodyBytes?: number;
 }
 
 export interface EmulatorOptions {
@@ -70,13 +101,43 @@ export interface EmulatorOptions {
   openJobCap?: number;
   /** Added delay per endpoint. @default 0 */
   latencyMs?: Partial<Record<EmulatorEndpoint, number>>;
-  /** Extra delay of the `slow` fault. @default 2000 */
+  /** Extra delay of the `slow` fault; `trickle_stop` trickles a byte every slowMs/10 and hangs up after slowMs*10. @default 2000 */
   slowMs?: number;
   faults?: FaultConfig;
   /** Seeds the fault PRNG: same seed + same request order gives the same faults. @default random */
   seed?: number;
   /** Injected clock (ms since epoch) for TTL, claims, rate windows and expires_at. @default Date.now */
   now?: () => number;
+  /**
+   * The server's clock runs this far ahead (negative: behind) of `now`. Only
+   * what the client sees moves: the Date header, health's timestamp,
+   * X-RateLimit-Reset, expires_at and next_expiry_at. Windows and TTLs keep
+   * running on `now`. @default 0
+   */
+  clockSkewMs?: number;
+  /** How every X-RateLimit-Reset is written. @default 'epoch' (the spec's Unix seconds) */
+  resetStyle?: ResetStyle;
+  /**
+   * Another client on every key, attempting requests at this steady rate from
+   * start-up. Each attempt takes a slot in the key's rate windows the moment
+   * they have room (waiting, not giving up, when they are full), simulated
+   * lazily on the `now` clock. Counted in `counters.foreignRequests`, not in
+   * `requestsByEndpoint`, nor in `allowedRequests`. @default none
+   */
+  foreignRate?: RequestRate;
+  /**
+   * Multi-page jobs another client opened on every key at start-up. They hold
+   * open-job slots (toward `openJobCap`) until they expire; their ids are
+   * never shown. @default none
+   */
+  foreignJobs?: ForeignJobsConfig;
+  /** Serve HTTPS with this certificate and key instead of HTTP. @default none (plain HTTP) */
+  tls?: TlsConfig;
+  /**
+   * Inflated body size of the `oversized_body` and `gzip_bomb` faults, in
+   * bytes. @default 1_610_612_736 (1.5 GiB)
+   */
+  oversizeBytes?: number;
   /** Called once per answered (or reset) request; the CLI prints these. Not part of the service contract. */
   onRequest?: (entry: EmulatorRequestLog) => void;
 }
@@ -95,6 +156,8 @@ export interface EmulatorCounters {
   finalizedJobs: number;
   /** `${endpoint}.${kind}` -> count of faults that took effect. */
   faultsInjected: Record<string, number>;
+  /** Requests of the simulated foreign client (`foreignRate`) admitted into the rate windows. */
+  foreignRequests: number;
 }
 
 export interface EmulatorEvent {

@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addFault, parseLatency } from '../../src/emulator/cli-args.js';
+import { addFault, buildEmulatorProgram, cliConfigFrom, parseLatency, parsedValues } from '../../src/emulator/cli-args.js';
+import { parseForeignJobs, parseRequestRate, parseSignedDuration } from '../../src/emulator/durations.js';
 import { launchEmulatorCli } from '../../src/emulator/cli.js';
 import { bearer, expectError, makePdf, newKey, uploadForm } from './helpers.js';
 
@@ -60,7 +61,20 @@ describe('docextract-emulator CLI', () => {
   });
 
   it('refuses bad flags with a usage error', async () => {
-    for (const bad of [['--rate-limit', '10/fortnight'], ['--key', 'sk-abc'], ['--fault', 'documents.meteor=1'], ['--ttl', 'soon'], ['--port', '-1']]) {
+    for (const bad of [
+      ['--rate-limit', '10/fortnight'],
+      ['--key', 'sk-abc'],
+      ['--fault', 'documents.meteor=1'],
+      ['--ttl', 'soon'],
+      ['--port', '-1'],
+      ['--clock-skew', 'late'],
+      ['--reset-style', 'sundial'],
+      ['--foreign-rate', 'fast'],
+      ['--foreign-jobs', 'some@2h'],
+      ['--oversize-bytes', '1.5GB'],
+      ['--tls-cert', '/nonexistent/cert.pem', '--tls-key', '/nonexistent/key.pem'],
+      ['--port', '0', '--tls-cert', import.meta.filename],
+    ]) {
       const streams = capture();
       await expect(launchEmulatorCli(argv(...bad), streams.io)).rejects.toBeInstanceOf(CommanderError);
       expect(streams.err()).toMatch(/error/i);
@@ -73,5 +87,35 @@ describe('docextract-emulator CLI', () => {
     expect(faults.health).toEqual({ server_busy: 0.1 });
     expect(parseLatency('*=10,process=200')).toMatchObject({ documents: 10, process: 200 });
     expect(() => addFault('documents.server_busy=2')).toThrow(RangeError);
+  });
+
+  it('parses the world and lying-server flags into options', () => {
+    const program = buildEmulatorProgram().exitOverride();
+    program.parse(
+      argv('--clock-skew', '-4s', '--reset-style', 'delta-seconds', '--foreign-rate', '1/500ms', '--foreign-jobs', '3@10m', '--oversize-bytes', '4194304', '--fault', 'result.gzip_bomb=0.5', '--fault', '*.trickle_stop=0.1'),
+    );
+    const { options } = cliConfigFrom(parsedValues(program));
+    expect(options).toMatchObject({
+      clockSkewMs: -4_000,
+      resetStyle: 'delta-seconds',
+      foreignRate: { count: 1, perMs: 500 },
+      foreignJobs: { count: 3, ttlMs: 600_000 },
+      oversizeBytes: 4_194_304,
+      faults: { result: { gzip_bomb: 0.5, trickle_stop: 0.1 }, health: { trickle_stop: 0.1 } },
+    });
+    expect(options.tls).toBeUndefined();
+  });
+
+  it('reads signed durations, rates and foreign-job counts', () => {
+    expect([parseSignedDuration('4s'), parseSignedDuration('+4s'), parseSignedDuration('-1.5min'), parseSignedDuration('-250')]).toEqual([4_000, 4_000, -90_000, -250]);
+    expect([parseRequestRate('2/s'), parseRequestRate('1/500ms'), parseRequestRate('/min'), parseRequestRate('30/2h')]).toEqual([
+      { count: 2, perMs: 1_000 },
+      { count: 1, perMs: 500 },
+      { count: 1, perMs: 60_000 },
+      { count: 30, perMs: 7_200_000 },
+    ]);
+    expect([parseForeignJobs('5'), parseForeignJobs('3@10m'), parseForeignJobs('2@90s')]).toEqual([{ count: 5 }, { count: 3, ttlMs: 600_000 }, { count: 2, ttlMs: 90_000 }]);
+    for (const bad of ['0/s', '2/', 'two/s']) expect(() => parseRequestRate(bad)).toThrow(RangeError);
+    expect(() => parseSignedDuration('--4s')).toThrow(RangeError);
   });
 });

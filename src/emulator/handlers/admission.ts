@@ -1,4 +1,5 @@
 import { ApiFailure } from '../api-failure.js';
+import { ANSWER_FAULTS } from '../fault-injector.js';
 import type { Exchange } from '../http/exchange.js';
 import type { KeyAccount } from '../key-registry.js';
 import { rateHeaders, type RateStatus } from '../rate-limiter.js';
@@ -51,8 +52,14 @@ function presentedKey(exchange: Exchange, auth: AdmissionRules['auth']): string 
   return bearer;
 }
 
-export function rateLimitFailure(code: 'rate_limit_exceeded' | 'too_many_open_jobs', message: string, status: RateStatus, details?: Record<string, unknown>): ApiFailure {
-  return new ApiFailure(429, code, message, details, rateHeaders(status));
+export function rateLimitFailure(
+  state: EmulatorState,
+  code: 'rate_limit_exceeded' | 'too_many_open_jobs',
+  message: string,
+  status: RateStatus,
+  details?: Record<string, unknown>,
+): ApiFailure {
+  return new ApiFailure(429, code, message, details, rateHeaders(status, state.clock));
 }
 
 /**
@@ -83,7 +90,7 @@ export async function admit(state: EmulatorState, exchange: Exchange, rules: Adm
   if (fault === 'rate_limit') {
     exchange.countFault(fault);
     state.counters.rateLimited += 1;
-    throw rateLimitFailure('rate_limit_exceeded', 'Rate limit exceeded.', state.rate.injectedStatus(account?.key ?? null, state.now()));
+    throw rateLimitFailure(state, 'rate_limit_exceeded', 'Rate limit exceeded.', state.rate.injectedStatus(account?.key ?? null, state.now()));
   }
 
   let rateStatus: RateStatus | null = null;
@@ -92,13 +99,13 @@ export async function admit(state: EmulatorState, exchange: Exchange, rules: Adm
     const decision = state.rate.tryAdmit(account.key, exchange.receivedAt);
     if (!decision.admitted) {
       state.counters.rateLimited += 1;
-      throw rateLimitFailure('rate_limit_exceeded', 'Rate limit exceeded.', decision.status);
+      throw rateLimitFailure(state, 'rate_limit_exceeded', 'Rate limit exceeded.', decision.status);
     }
     rateStatus = decision.status;
     admittedAt = decision.admittedAt;
   }
 
-  if (fault !== null && fault !== 'reset_after' && fault !== 'truncated_json' && !rules.naturalFaults.includes(fault)) {
+  if (fault !== null && !ANSWER_FAULTS.includes(fault) && !rules.naturalFaults.includes(fault)) {
     const answer = FAULT_ANSWERS[fault];
     if (answer !== undefined) {
       exchange.countFault(fault);

@@ -73,7 +73,7 @@ async function extractSynchronously(state: EmulatorState, exchange: Exchange, ad
       pages: upload.pages,
       ...(upload.options.storeDb ? { extraction_id: `ext_${randomBytes(12).toString('hex')}` } : {}),
     },
-    rateHeaders(admission.rateStatus ?? state.rate.currentStatus(account.key, state.now())),
+    rateHeaders(admission.rateStatus ?? state.rate.currentStatus(account.key, state.now()), state.clock),
   );
 }
 
@@ -85,10 +85,10 @@ async function split(state: EmulatorState, exchange: Exchange, admission: Admiss
     admission.refund();
     state.counters.rateLimited += 1;
     const nextExpiry = Math.min(...openJobs.map((job) => job.expiresAt));
-    throw rateLimitFailure('too_many_open_jobs', `This key already has ${openJobs.length} open multi-page jobs; finalize one or wait until one expires.`, state.rate.currentStatus(account.key, state.now()), {
+    throw rateLimitFailure(state, 'too_many_open_jobs', `This key already has ${openJobs.length} open multi-page jobs; finalize one or wait until one expires.`, state.rate.currentStatus(account.key, state.now()), {
       open_jobs: openJobs.length,
       max_open_jobs: state.limits.openJobCap,
-      next_expiry_at: new Date(nextExpiry).toISOString(),
+      next_expiry_at: state.clock.isoDate(nextExpiry),
     });
   }
   // Staging happens at upload; an injected failure here means no job was created.
@@ -110,9 +110,9 @@ async function split(state: EmulatorState, exchange: Exchange, admission: Admiss
       job_id: job.id,
       pages: job.pageCount,
       result_url: `${state.baseUrl}/v3.1/jobs/${job.id}/result`,
-      expires_at: new Date(job.expiresAt).toISOString(),
+      expires_at: state.clock.isoDate(job.expiresAt),
       message: `Document split into ${job.chunks.length} chunks. Call POST /v3.1/process?job_id=<chunk job_id> for each chunk, then GET /v3.1/result?job_id=${job.id}.`,
     },
-    rateHeaders(admission.rateStatus ?? state.rate.currentStatus(account.key, state.now())),
+    rateHeaders(admission.rateStatus ?? state.rate.currentStatus(account.key, state.now()), state.clock),
   );
 }

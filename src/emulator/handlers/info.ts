@@ -19,7 +19,7 @@ export async function handleHealth(state: EmulatorState, exchange: Exchange): Pr
   if (admission === null) return;
   await exchange.sendJson(200, {
     status: 'ok',
-    timestamp: Math.floor(state.now() / 1000),
+    timestamp: state.clock.unixSeconds(),
     version: 'v3.1',
     environment: 'development',
     database: 'connected',

@@ -1,6 +1,7 @@
 import { ApiFailure } from '../api-failure.js';
 import type { Exchange } from '../http/exchange.js';
 import { pageRange, type ChunkJob, type ParentJob } from '../job-store.js';
+import type { ServerClock } from '../server-clock.js';
 import { emitEvent, type EmulatorState } from '../state.js';
 import { documentData } from '../synthetic/extract.js';
 import { accountOf, admit } from './admission.js';
@@ -11,7 +12,7 @@ function pagesOf(chunks: readonly ChunkJob[]): number[] {
 }
 
 /** The CollectedResult (section 2.5): everything completed so far, stitched in page order. */
-export function collectedResult(job: ParentJob): Record<string, unknown> {
+export function collectedResult(job: ParentJob, clock: ServerClock): Record<string, unknown> {
   const done = job.chunks.filter((chunk) => chunk.done);
   const pending = job.chunks.filter((chunk) => !chunk.done && !chunk.lastAttemptFailed);
   const failed = job.chunks.filter((chunk) => !chunk.done && chunk.lastAttemptFailed);
@@ -28,7 +29,7 @@ export function collectedResult(job: ParentJob): Record<string, unknown> {
     chunks_done: done.length,
     chunks_total: job.chunks.length,
     credits_used: job.creditsUsed,
-    expires_at: new Date(job.expiresAt).toISOString(),
+    expires_at: clock.isoDate(job.expiresAt),
     ...(pending.length > 0 ? { pending_pages: pagesOf(pending) } : {}),
     ...(failed.length > 0 ? { failed_pages: pagesOf(failed) } : {}),
     ...(models.length > 1 ? { warnings: ['mixed_models'] } : {}),
@@ -55,7 +56,7 @@ export async function handleResult(state: EmulatorState, exchange: Exchange): Pr
   if (lookup.state === 'gone') throw jobExpired(jobId);
   const job = lookup.job;
 
-  const body = collectedResult(job);
+  const body = collectedResult(job, state.clock);
   emitEvent(state, { type: 'collect', key: account.key, jobId: job.id, sha256: job.sha256, filename: job.filename });
   if (finalize) {
     state.jobs.finalize(job);

@@ -2,14 +2,31 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { ApiFailure } from '../api-failure.js';
 import { NO_FAULT, type FaultDraw } from '../fault-injector.js';
+import type { ServerClock } from '../server-clock.js';
 import type { EmulatorEndpoint, EmulatorRequestLog, FaultKind } from '../types.js';
+import { streamOversizedBody, trickleThenStall } from './lying-bodies.js';
+import { addExtraHeaders, garbleDate, garbleRateHeaders, normalisedHeaders, type AnswerHeaders, type Pick } from './lying-headers.js';
+import { corruptOneField } from './wrong-field.js';
 
 export interface ExchangeEnvironment {
   now: () => number;
+  /** What the server shows of the time: every answer's Date comes from it. */
+  clock: ServerClock;
   latencyMs: Partial<Record<EmulatorEndpoint, number>>;
   slowMs: number;
+  /** Inflated size of oversized_body and gzip_bomb. */
+  oversizeBytes: number;
+  /** The gzip_bomb body, built once on first use. */
+  gzipBomb(): Promise<Buffer>;
+  /** The fault PRNG, for faults that choose what to break. */
+  pick: Pick;
   countFault(endpoint: EmulatorEndpoint, kind: FaultKind): void;
   log?: (entry: EmulatorRequestLog) => void;
+}
+
+/** A fault's success status: the real one when it was a success, else 200 (the lie is a 2xx). */
+function successStatus(status: number): number {
+  return status >= 200 && status < 300 ? status : 200;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -19,8 +36,9 @@ function sleep(ms: number): Promise<void> {
 
 /**
  * One request and its answer. It owns the endpoint's simulated delay (spent
- * once, where the handler does its "work", or just before answering) and the
- * answer-time faults: reset_after and truncated_json.
+ * once, where the handler does its "work", or just before answering), the
+ * Date header of every answer, and the answer-time faults (ANSWER_FAULTS):
+ * the work is done, then the answer lies.
  */
 export class Exchange {
   private readonly startedAt = performance.now();
@@ -82,10 +100,23 @@ export class Exchange {
       this.reset(code);
       return;
     }
+    if (this.fault.primary === 'wrong_field') {
+      // A copy: the handler's objects may be live state.
+      const copy = structuredClone(body);
+      if (corruptOneField(copy, this.env.pick) !== null) {
+        this.countFault('wrong_field');
+        body = copy;
+      }
+    }
     let text = JSON.stringify(body);
     if (this.fault.primary === 'truncated_json') {
       this.countFault('truncated_json');
       text = text.slice(0, Math.floor(text.length / 2));
+    }
+    const fault = this.fault.primary;
+    if (fault === 'oversized_body' || fault === 'gzip_bomb' || fault === 'trickle_stop') {
+      await this.sendStreamingLie(fault, status, text, headers, code);
+      return;
     }
     this.write(status, 'application/json', text, headers, code);
   }
@@ -114,12 +145,53 @@ export class Exchange {
   private write(status: number, contentType: string, text: string, headers: Record<string, string>, code: string | undefined): void {
     this.answered = true;
     const body = Buffer.from(text, 'utf8');
-    this.res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': String(body.length) });
+    this.res.writeHead(status, { ...this.answerHeaders(headers), 'content-type': contentType, 'content-length': String(body.length) });
     this.res.end(body);
     this.logAnswer(status, code);
   }
 
-  private logAnswer(status: number | 'reset', code: string | undefined): void {
+  /**
+   * The answer's headers: its own, the Date on the server's clock (Node's
+   * automatic one would follow the real clock, not the injected one), then
+   * whichever header fault was drawn.
+   */
+  private answerHeaders(headers: Record<string, string>): AnswerHeaders {
+    this.res.sendDate = false;
+    const shownNow = this.env.clock.shown(this.env.now());
+    const out = normalisedHeaders(headers);
+    out.date = new Date(shownNow).toUTCString();
+    const fault = this.fault.primary;
+    if (fault === 'extra_headers') addExtraHeaders(out, shownNow);
+    else if (fault === 'ratelimit_garbage') garbleRateHeaders(out, shownNow, this.env.pick);
+    else if (fault === 'date_garbage') garbleDate(out, shownNow, this.env.pick);
+    else return out;
+    this.countFault(fault);
+    return out;
+  }
+
+  /** Answers that are delivered wrongly rather than worded wrongly; logged when the connection closes. */
+  private async sendStreamingLie(fault: 'oversized_body' | 'gzip_bomb' | 'trickle_stop', status: number, text: string, headers: Record<string, string>, code: string | undefined): Promise<void> {
+    this.answered = true;
+    this.countFault(fault);
+    const out = this.answerHeaders(headers);
+    let bodyBytes: number;
+    if (fault === 'oversized_body') {
+      status = successStatus(status);
+      bodyBytes = await streamOversizedBody(this.res, status, out, this.env.oversizeBytes);
+    } else if (fault === 'gzip_bomb') {
+      status = successStatus(status);
+      const bomb = await this.env.gzipBomb();
+      this.res.writeHead(status, { ...out, 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(bomb.length) });
+      this.res.end(bomb);
+      bodyBytes = bomb.length;
+    } else {
+      const timing = { intervalMs: Math.max(1, Math.round(this.env.slowMs / 10)), closeAfterMs: this.env.slowMs * 10 };
+      bodyBytes = await trickleThenStall(this.res, status, { ...out, 'content-type': 'application/json' }, Buffer.from(text, 'utf8'), timing);
+    }
+    this.logAnswer(status, code, bodyBytes);
+  }
+
+  private logAnswer(status: number | 'reset', code: string | undefined, bodyBytes?: number): void {
     this.env.log?.({
       at: this.env.now(),
       method: this.req.method ?? 'GET',
@@ -129,6 +201,7 @@ export class Exchange {
       ...(code === undefined ? {} : { code }),
       ...(this.fault.primary === null ? {} : { fault: this.fault.primary }),
       durationMs: this.elapsedMs(),
+      ...(bodyBytes === undefined ? {} : { bodyBytes }),
     });
   }
 }

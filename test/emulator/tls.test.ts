@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchEmulatorCli } from '../../src/emulator/cli.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { runChildCli } from '../helpers/child-run.js';
+import { isolatedEnv } from '../helpers/run-cli.js';
+
+/** Whether the openssl CLI is on PATH (Debian's openssl, on the dev machines and in CI). */
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface TestPki {
+  dir: string;
+  caPath: string;
+  certPath: string;
+  keyPath: string;
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+}
+
+/** A private CA and a server certificate for 127.0.0.1 and localhost, made fresh for this run. */
+function makePki(): TestPki {
+  const dir = mkdtempSync(join(tmpdir(), 'docextract-tls-'));
+  const at = (name: string): string => join(dir, name);
+  const openssl = (...args: string[]): void => {
+    execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  };
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl('req', '-x509', ...ec, '-keyout', at('ca.key'), '-out', at('ca.pem'), '-subj', '/CN=docextract test CA', '-days', '2');
+  openssl('req', ...ec, '-keyout', at('server.key'), '-out', at('server.csr'), '-subj', '/CN=127.0.0.1');
+  writeFileSync(at('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
+  openssl('x509', '-req', '-in', at('server.csr'), '-CA', at('ca.pem'), '-CAkey', at('ca.key'), '-CAcreateserial', '-out', at('server.pem'), '-days', '2', '-extfile', at('server.ext'));
+  return {
+    dir,
+    caPath: at('ca.pem'),
+    certPath: at('server.pem'),
+    keyPath: at('server.key'),
+    ca: readFileSync(at('ca.pem')),
+    cert: readFileSync(at('server.pem')),
+    key: readFileSync(at('server.key')),
+  };
+}
+
+const opensslPresent = hasOpenssl();
+
+describe.skipIf(!opensslPresent)('HTTPS (tls option, --tls-cert/--tls-key; skipped only when the openssl CLI is absent)', () => {
+  let pki: TestPki;
+  let emulator: RunningEmulator;
+  beforeAll(async () => {
+    pki = makePki();
+    emulator = await startEmulator({ tls: { cert: pki.cert, key: pki.key.toString('utf8') }, rateLimits: [] });
+  });
+  afterAll(async () => {
+    await emulator.close();
+    rmSync(pki.dir, { recursive: true, force: true });
+  });
+
+  it('serves https:// and answers a client that trusts the private CA', async () => {
+    expect(emulator.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const dispatcher = new Agent({ connect: { ca: pki.ca } });
+    try {
+      const response = await undiciFetch(`${emulator.url}/v3.1/health`, { dispatcher });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ status: 'ok', version: 'v3.1' });
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  it('is refused by a client that does not trust the CA', async () => {
+    const dispatcher = new Agent();
+    try {
+      await expect(undiciFetch(`${emulator.url}/v3.1/health`, { dispatcher })).rejects.toThrow();
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
+  it('answers the built docextract CLI given the CA in NODE_EXTRA_CA_CERTS', async () => {
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, NODE_EXTRA_CA_CERTS: pki.caPath });
+    const run = await runChildCli(['health', '--json'], env);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', version: 'v3.1' });
+  });
+
+  it('docextract-emulator --tls-cert/--tls-key prints an https base URL', async () => {
+    let out = '';
+    const io = { stdout: { write: (text: string) => (out += text) }, stderr: { write: () => true } };
+    const cli = await launchEmulatorCli(['node', 'docextract-emulator', '--port', '0', '--quiet', '--tls-cert', pki.certPath, '--tls-key', pki.keyPath], io);
+    const dispatcher = new Agent({ connect: { ca: pki.ca } });
+    try {
+      const [url = ''] = out.split('\n');
+      expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect((await undiciFetch(`${url}/v3.1/health`, { dispatcher })).status).toBe(200);
+    } finally {
+      await dispatcher.close();
+      await cli.close();
+    }
+  });
+});
