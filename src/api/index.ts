@@ -35,7 +35,12 @@ export {
   NetworkError,
   TimeoutError,
   MalformedResponseError,
+  ResponseTooLargeError,
+  ProxyAuthRequiredError,
   ResponseValidationError,
 } from './errors.js';
+export { errorCodeOf } from './error-code.js';
+export { DEFAULT_RESPONSE_CAPS } from './response-caps.js';
+export type { ResponseCaps } from './response-caps.js';
 export { decideRetry, DEFAULT_RETRY_TUNING } from './retry-policy.js';
 export type { RetryDecision, RetryTuning, RetryContext } from './retry-policy.js';
