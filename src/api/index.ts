@@ -3,7 +3,7 @@ export type { ExtractOutcome } from './endpoints/documents.js';
 export type { UploadFile } from './multipart.js';
 export { redactKey } from './redact.js';
 export { parseRateLimit } from './rate-limit.js';
-export type { ApiClientOptions, ApiTimeouts, Endpoint, ExtractOptions, RateLimitInfo, ResponseEvent } from './types.js';
+export type { ApiClientOptions, ApiTimeouts, Endpoint, ExtractOptions, IgnoredHeader, RateLimitInfo, ResponseEvent } from './types.js';
 export { DEFAULT_TIMEOUTS } from './timeouts.js';
 export {
   ExtractionSuccess,

@@ -143,7 +143,7 @@ export class HttpTransport {
       if (!body.complete) throw new ResponseTooLargeError(endpoint, response.status, cap);
       return { status: response.status, headers: response.headers, text: body.text };
     } catch (error) {
-      this.log(`✗ ${endpoint} HTTP ${response.status}, body failed after ${Math.round(performance.now() - started)} ms: ${describeError(error)}`);
+      this.log(`✗ ${endpoint} HTTP ${response.status}, no usable body after ${Math.round(performance.now() - started)} ms: ${describeError(error)}`);
       throw error;
     } finally {
       deadline.dispose();
