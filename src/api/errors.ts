@@ -5,10 +5,12 @@
  *   DocextractApiError
  *   ├─ ApiError                  the server answered with the error envelope
  *   │   ├─ BadRequestError 400 … ServiceUnavailableError 503 (see ApiError.from)
- *   ├─ TransportError            no usable answer; always retryable
+ *   ├─ TransportError            no usable answer; retryable (one exception below)
  *   │   ├─ NetworkError          refused, reset, DNS, socket closed mid-body
  *   │   ├─ TimeoutError
- *   │   └─ MalformedResponseError  HTML 502, truncated JSON, error without envelope
+ *   │   ├─ MalformedResponseError  HTML 502, truncated JSON, error without envelope
+ *   │   └─ ResponseTooLargeError   body past the endpoint's cap; final on `documents`
+ *   ├─ ProxyAuthRequiredError    a proxy answered 407; a configuration problem
  *   └─ ResponseValidationError   valid JSON that breaks the spec's schema
  *
  * A caller's abort is not in here: it rejects with the signal's own reason.
@@ -102,11 +104,15 @@ const STATUS_CLASSES: Readonly<Record<number, new (init: ApiErrorInit) => ApiErr
   503: ServiceUnavailableError,
 };
 
-/** No usable HTTP answer. Always worth retrying: the request may not have been processed. */
+/**
+ * No usable HTTP answer. Worth retrying: the request may not have been
+ * processed, or asking again is free. The one exception is an oversized
+ * answer to `documents` (see ResponseTooLargeError).
+ */
 export class TransportError extends DocextractApiError {
   override readonly name: string = 'TransportError';
   readonly endpoint: Endpoint;
-  readonly retryable = true as const;
+  readonly retryable: boolean = true;
 
   constructor(endpoint: Endpoint, message: string, options?: { cause?: unknown }) {
     super(`${endpoint}: ${message}`, options);
@@ -134,6 +140,48 @@ export class MalformedResponseError extends TransportError {
     super(endpoint, `HTTP ${status}, ${reason}`);
     this.status = status;
     this.bodySnippet = bodySnippet;
+  }
+}
+
+/**
+ * The answer's body passed the endpoint's cap (see response-caps.ts), counted
+ * in bytes as fetch delivers them, i.e. after gzip/deflate/br inflation.
+ * Reading stopped there and the connection was dropped. Retryable on
+ * `result` (a pure read) and `process` (a replay is free); final on
+ * `documents`, where the server may already have charged the extraction
+ * and asking again would pay twice.
+ */
+export class ResponseTooLargeError extends TransportError {
+  override readonly name: string = 'ResponseTooLargeError';
+  readonly code = 'response_too_large' as const;
+  override readonly retryable: boolean;
+  readonly status: number;
+  /** The cap that was passed, in bytes. */
+  readonly capBytes: number;
+
+  constructor(endpoint: Endpoint, status: number, capBytes: number) {
+    super(endpoint, `HTTP ${status}, body larger than the ${capBytes}-byte cap for ${endpoint}; stopped reading`);
+    this.status = status;
+    this.capBytes = capBytes;
+    this.retryable = endpoint !== 'documents';
+  }
+}
+
+/**
+ * A proxy between us and the service wants credentials (HTTP 407), either
+ * refusing the CONNECT tunnel or answering a forwarded request. Not a
+ * transport fault: asking again without credentials gets the same answer.
+ * The message never carries the proxy URL, which may hold credentials.
+ */
+export class ProxyAuthRequiredError extends DocextractApiError {
+  override readonly name: string = 'ProxyAuthRequiredError';
+  readonly code = 'proxy_auth_required' as const;
+  readonly endpoint: Endpoint;
+  readonly status = 407 as const;
+
+  constructor(endpoint: Endpoint, options?: { cause?: unknown }) {
+    super(`${endpoint}: the proxy answered 407 Proxy Authentication Required`, options);
+    this.endpoint = endpoint;
   }
 }
 

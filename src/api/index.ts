@@ -3,7 +3,7 @@ export type { ExtractOutcome } from './endpoints/documents.js';
 export type { UploadFile } from './multipart.js';
 export { redactKey } from './redact.js';
 export { parseRateLimit } from './rate-limit.js';
-export type { ApiClientOptions, ApiTimeouts, Endpoint, ExtractOptions, RateLimitInfo, ResponseEvent } from './types.js';
+export type { ApiClientOptions, ApiTimeouts, Endpoint, ExtractOptions, IgnoredHeader, RateLimitInfo, ResponseEvent } from './types.js';
 export { DEFAULT_TIMEOUTS } from './timeouts.js';
 export {
   ExtractionSuccess,
@@ -35,7 +35,12 @@ export {
   NetworkError,
   TimeoutError,
   MalformedResponseError,
+  ResponseTooLargeError,
+  ProxyAuthRequiredError,
   ResponseValidationError,
 } from './errors.js';
+export { errorCodeOf } from './error-code.js';
+export { DEFAULT_RESPONSE_CAPS } from './response-caps.js';
+export type { ResponseCaps } from './response-caps.js';
 export { decideRetry, DEFAULT_RETRY_TUNING } from './retry-policy.js';
 export type { RetryDecision, RetryTuning, RetryContext } from './retry-policy.js';

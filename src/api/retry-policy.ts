@@ -9,7 +9,7 @@
  * by the server (Reset, busy, a claim) or a capped backoff for failures that
  * cost nothing to repeat.
  */
-import { ApiError, ResponseValidationError, TransportError } from './errors.js';
+import { ApiError, ProxyAuthRequiredError, ResponseTooLargeError, ResponseValidationError, TransportError } from './errors.js';
 import type { Endpoint } from './types.js';
 
 export interface RetryTuning {
@@ -112,6 +112,14 @@ type Verdict =
 function classify(error: unknown, endpoint: Endpoint): Verdict {
   if (error instanceof ResponseValidationError) {
     return { kind: 'final', reason: 'response does not match the API schema' };
+  }
+  if (error instanceof ProxyAuthRequiredError) {
+    return { kind: 'final', reason: 'the proxy wants credentials (407)' };
+  }
+  if (error instanceof ResponseTooLargeError && endpoint === 'documents') {
+    // The server answered, so it may have charged the extraction; a second
+    // upload could pay again for an answer just as unreadable.
+    return { kind: 'final', reason: 'answer past the size cap; the upload may have been charged' };
   }
   if (error instanceof TransportError) {
     return { kind: 'backoff', reason: `transport failure (${error.name})` };

@@ -1,11 +1,15 @@
 /**
- * One HTTP exchange: build the request, enforce the deadline, read the body,
- * report the answer. It knows nothing of JSON or schemas (see interpret.ts).
+ * One HTTP exchange: build the request, enforce the deadline, read the body
+ * under the endpoint's cap, report the answer. It knows nothing of JSON or
+ * schemas (see interpret.ts).
  */
 import type { Dispatcher } from 'undici';
-import { DocextractApiError, NetworkError, TimeoutError, TransportError } from './errors.js';
+import { DocextractApiError, NetworkError, ProxyAuthRequiredError, ResponseTooLargeError, TimeoutError, TransportError } from './errors.js';
 import { parseRateLimit } from './rate-limit.js';
+import { readBodyCapped } from './read-body.js';
 import { keyRedactor, redactKey } from './redact.js';
+import { resolveResponseCaps, type ResponseCaps } from './response-caps.js';
+import { parseServerDate } from './server-date.js';
 import { overallDeadlineMs, resolveTimeouts, sharedDispatcher } from './timeouts.js';
 import type { ApiClientOptions, ApiTimeouts, Endpoint, ResponseEvent } from './types.js';
 
@@ -44,6 +48,8 @@ export class HttpTransport {
   private readonly apiKey: string | undefined;
   private readonly userAgent: string;
   private readonly timeouts: Required<ApiTimeouts>;
+  private readonly caps: ResponseCaps;
+  private readonly now: () => number;
   private readonly options: ApiClientOptions;
 
   constructor(options: ApiClientOptions) {
@@ -62,6 +68,7 @@ export class HttpTransport {
     if (hasControlChar(options.userAgent)) throw new DocextractApiError('userAgent contains a control character');
     try {
       this.timeouts = resolveTimeouts(options.timeouts);
+      this.caps = resolveResponseCaps(options.responseCaps);
     } catch (error) {
       throw new DocextractApiError((error as Error).message);
     }
@@ -69,6 +76,7 @@ export class HttpTransport {
     this.apiKey = options.apiKey || undefined;
     this.userAgent = options.userAgent;
     this.options = options;
+    this.now = options.now ?? Date.now;
     this.redact = keyRedactor(this.apiKey);
   }
 
@@ -96,6 +104,7 @@ export class HttpTransport {
 
     this.log(`→ ${request.method} ${url} ${describeHeaders(headers)}${request.body ? ` multipart(${[...request.body.keys()].join(',')}) ${request.bodyBytes ?? 0} bytes` : ''}`);
     const started = performance.now();
+    const sentAtMs = this.now();
     let response: Response;
     try {
       const fetchFn = this.options.fetch ?? globalThis.fetch;
@@ -119,27 +128,41 @@ export class HttpTransport {
       throw thrown;
     }
 
-    let text: string | undefined;
+    const receivedAtMs = this.now();
+    const cap = this.caps[endpoint];
     try {
-      text = await response.text();
+      // The API never answers 407; only a proxy in between does, and its
+      // body (an HTML page) is of no use.
+      if (response.status === 407) {
+        response.body?.cancel().catch(() => undefined);
+        throw new ProxyAuthRequiredError(endpoint);
+      }
+      const body = await readBodyCapped(response.body, cap).catch((error: unknown) => {
+        throw fail(error);
+      });
+      if (!body.complete) throw new ResponseTooLargeError(endpoint, response.status, cap);
+      return { status: response.status, headers: response.headers, text: body.text };
     } catch (error) {
-      const thrown = fail(error);
-      this.log(`✗ ${endpoint} HTTP ${response.status}, body failed after ${Math.round(performance.now() - started)} ms: ${describeError(thrown)}`);
-      throw thrown;
+      this.log(`✗ ${endpoint} HTTP ${response.status}, no usable body after ${Math.round(performance.now() - started)} ms: ${describeError(error)}`);
+      throw error;
     } finally {
       deadline.dispose();
-      this.report(endpoint, response, performance.now() - started);
+      this.report(endpoint, response, performance.now() - started, sentAtMs, receivedAtMs);
     }
-    return { status: response.status, headers: response.headers, text };
   }
 
   /** Every answer reaches onResponse, errors included: the rate gate learns from 429s. */
-  private report(endpoint: Endpoint, response: Response, durationMs: number): void {
-    const event: ResponseEvent = { endpoint, status: response.status, durationMs: Math.round(durationMs) };
+  private report(endpoint: Endpoint, response: Response, durationMs: number, sentAtMs: number, receivedAtMs: number): void {
+    const event: ResponseEvent = { endpoint, status: response.status, durationMs: Math.round(durationMs), sentAtMs, receivedAtMs };
     const rateLimit = parseRateLimit(response.headers);
     if (rateLimit) event.rateLimit = rateLimit;
+    const date = parseServerDate(response.headers, receivedAtMs);
+    if (date.serverDateMs !== undefined) event.serverDateMs = date.serverDateMs;
+    const ignored = [...(rateLimit?.ignored ?? []), ...(date.ignored ? [date.ignored] : [])];
+    if (ignored.length > 0) event.ignored = ignored;
     const rl = rateLimit ? ` ratelimit ${rateLimit.remaining ?? '?'}/${rateLimit.limit ?? '?'} reset ${rateLimit.reset ?? '?'}` : '';
-    this.log(`← ${response.status} ${endpoint} ${event.durationMs} ms${rl}`);
+    const junk = ignored.map((entry) => ` ignored ${entry.header}=${JSON.stringify(entry.value)} (${entry.reason})`).join('');
+    this.log(`← ${response.status} ${endpoint} ${event.durationMs} ms${rl}${junk}`);
     try {
       this.options.onResponse?.(event);
     } catch (error) {
@@ -216,17 +239,38 @@ function findCode(error: unknown): string | undefined {
 }
 
 /**
- * Anything fetch rejects with, other than our aborts, is a transport fault:
- * real fetch wraps it in `TypeError('fetch failed' | 'terminated')`, nock
- * rejects with the raw object it was given.
+ * undici's words when a proxy refuses with 407: ProxyAgent's CONNECT tunnel
+ * ("Proxy response (407) !== 200 when HTTP Tunneling", https targets and, by
+ * default, http ones too) and its non-tunnelling forwarder
+ * ("Proxy Authentication Required (407)"). Matched on the message because
+ * undici gives both only generic codes (UND_ERR_ABORTED, UND_ERR_INVALID_ARG).
  */
-export function classifyFetchFailure(endpoint: Endpoint, error: unknown): TransportError {
+const PROXY_407 = /Proxy response \(407\)|Proxy Authentication Required \(407\)/;
+
+/**
+ * Anything fetch rejects with, other than our aborts, is a transport fault
+ * (or a proxy's refusal): real fetch wraps it in
+ * `TypeError('fetch failed' | 'terminated')`, nock rejects with the raw
+ * object it was given.
+ */
+export function classifyFetchFailure(endpoint: Endpoint, error: unknown): TransportError | ProxyAuthRequiredError {
+  if (messagesOf(error).some((message) => PROXY_407.test(message))) return new ProxyAuthRequiredError(endpoint, { cause: error });
   const code = findCode(error);
   const detail = [code, findMessage(error)].filter(Boolean).join(': ');
   const isTimeout = (code !== undefined && TIMEOUT_CODES.has(code)) || (error instanceof Error && error.name === 'TimeoutError');
   return isTimeout
     ? new TimeoutError(endpoint, `timed out (${detail})`, { cause: error })
     : new NetworkError(endpoint, `network failure (${detail || 'unknown'})`, { cause: error });
+}
+
+function messagesOf(error: unknown): string[] {
+  const messages: string[] = [];
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === 'string') messages.push(message);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return messages;
 }
 
 function findMessage(error: unknown): string | undefined {

@@ -17,12 +17,30 @@ export type ExtractOptions = {
   store_db?: boolean;
 };
 
-/** The three X-RateLimit-* headers, as sent. Absent headers stay undefined. */
+/** A header we received but did not use as a sample, and why; for one `--debug` line. */
+export interface IgnoredHeader {
+  /** Lower-case header name, e.g. `x-ratelimit-remaining`. */
+  header: string;
+  /** The value as received, cut to 100 characters. */
+  value: string;
+  /** e.g. `negative`, `several values`, `above x-ratelimit-limit`. */
+  reason: string;
+}
+
+/**
+ * The three X-RateLimit-* headers, as sent. Absent and ignored headers stay
+ * undefined; each ignored one is listed in `ignored`.
+ */
 export interface RateLimitInfo {
   limit?: number;
   remaining?: number;
-  /** Unix seconds when the window resets, as sent by the server. */
+  /**
+   * The raw integer as sent (the spec says Unix seconds; servers also send
+   * milliseconds or seconds-from-now). See `interpretReset` in batch/reset-time.ts.
+   */
   reset?: number;
+  /** Headers present but unusable (not a non-negative integer, several values, Remaining above Limit). */
+  ignored?: IgnoredHeader[];
 }
 
 /** One HTTP answer, reported whatever its status (the rate gate learns from 429s too). */
@@ -32,6 +50,21 @@ export interface ResponseEvent {
   rateLimit?: RateLimitInfo;
   /** From sending the request to the end of reading the response body. */
   durationMs: number;
+  /**
+   * Local instant (`ApiClientOptions.now`, Unix ms) when the request was
+   * handed to fetch. With `receivedAtMs` it brackets the moment the server
+   * stamped `Date`: a sample for batch/server-clock.ts.
+   */
+  sentAtMs: number;
+  /** Local instant (Unix ms) when the status line and headers arrived, before the body was read. */
+  receivedAtMs: number;
+  /**
+   * The `Date` header in Unix ms (whole seconds, truncated by the server).
+   * Undefined when absent, unparseable, or more than a year from `receivedAtMs`.
+   */
+  serverDateMs?: number;
+  /** Every header on this answer that was present but ignored: the rate-limit ones and `date`. */
+  ignored?: IgnoredHeader[];
 }
 
 /** Explicit network timeouts; see `timeouts.ts` for how undici counts them. */
@@ -84,6 +117,19 @@ export interface ApiClientOptions {
   dispatcher?: Dispatcher;
   /** @default see {@link ApiTimeouts} */
   timeouts?: ApiTimeouts;
+  /**
+   * Body bytes accepted per endpoint, counted after inflation; past it the
+   * call rejects with ResponseTooLargeError. For tests; the defaults sit far
+   * above any real answer.
+   * @default DEFAULT_RESPONSE_CAPS in response-caps.ts (1 MiB health/authorised/process, 8 MiB models, 64 MiB documents/result)
+   */
+  responseCaps?: Partial<Record<Endpoint, number>>;
+  /**
+   * The local wall clock, Unix ms, for `sentAtMs`/`receivedAtMs` on each
+   * ResponseEvent and the plausibility check of `Date`.
+   * @default Date.now
+   */
+  now?: () => number;
   /** Called for every HTTP answer, errors included. Exceptions it throws are logged to `debug` and ignored. */
   onResponse?: (event: ResponseEvent) => void;
   /** Debug sink. Every line is redacted: the key never appears, only `sk_…` and its last 4 chars. */

@@ -20,9 +20,12 @@ const HINTS: Record<string, string> = {
   page_limit_exceeded: 'The service accepts PDFs of up to 150 pages. Split the file first.',
   invalid_file_type: 'The service accepts PDF, JPEG and PNG files, judged by content.',
   invalid_file: 'The file could not be read as a PDF or image.',
+  proxy_auth_required:
+    'The proxy asks for credentials (HTTP 407). Put them in the proxy URL, percent-encoded, e.g. HTTPS_PROXY=http://user:p%40ss@proxy:3128 for the password "p@ss" (encode @ : / % # ? and spaces, as encodeURIComponent does). If the service needs no proxy, add its host to NO_PROXY.',
   network_error: 'Could not reach the service. Check --base-url, the network and any proxy (HTTPS_PROXY, NO_PROXY).',
   timeout: 'The service did not answer in time. Try again later.',
   malformed_response: 'The service (or a proxy in between) sent an answer that is not the API\'s JSON. Try again later.',
+  response_too_large: 'The answer was far larger than any real one (a broken server or proxy?); docextract stopped reading it. Check --base-url and any proxy; an upload that got one may have been charged.',
   response_validation_failed: 'The service answered, but not as API v3.1 specifies. Check --base-url points at a v3.1 service.',
   missing_api_key: 'Set a key: docextract config set api-key, or DOCEXTRACT_API_KEY, or --api-key.',
 };

@@ -1,6 +1,14 @@
 import { CommanderError } from 'commander';
 import { errorCodeOf } from '../api/error-code.js';
-import { ApiError, AuthenticationError, PaymentRequiredError, RateLimitError, ResponseValidationError, TransportError } from '../api/errors.js';
+import {
+  ApiError,
+  AuthenticationError,
+  PaymentRequiredError,
+  ProxyAuthRequiredError,
+  RateLimitError,
+  ResponseValidationError,
+  TransportError,
+} from '../api/errors.js';
 import { UnknownModelError } from '../features/check-models.js';
 import { JournalCorruptError } from '../store/journal.js';
 import { LockedError } from '../store/lock.js';
@@ -30,6 +38,10 @@ export function describeError(error: unknown): ErrorReport {
   }
   if (error instanceof ApiError) {
     return withHint({ exitCode: exitCodeForApiError(error), code: error.code, message: error.message, status: error.status });
+  }
+  if (error instanceof ProxyAuthRequiredError) {
+    // Configuration, not the service: nothing will work until the proxy URL carries credentials.
+    return withHint({ exitCode: ExitCode.Usage, code: error.code, message: error.message, status: error.status });
   }
   if (error instanceof ResponseValidationError || error instanceof TransportError) {
     return withHint({ exitCode: ExitCode.WorkFailed, code: errorCodeOf(error), message: error.message });

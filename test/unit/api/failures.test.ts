@@ -122,7 +122,8 @@ describe('aborting', () => {
 describe('onResponse', () => {
   it('reports every answer, errors included, with rate-limit values', async () => {
     const events: ResponseEvent[] = [];
-    const client = makeClient({ onResponse: (e) => events.push(e) });
+    let tick = 1_767_225_000_000;
+    const client = makeClient({ onResponse: (e) => events.push(e), now: () => (tick += 10) });
     nock(BASE).get('/v3.1/models').reply(200, { success: true, data: { models: [] } });
     nock(BASE).post('/v3.1/documents').reply(429, envelope('rate_limit_exceeded'), RATE_HEADERS);
     nock(BASE).get('/v3.1/health').reply(502, '<html>');
@@ -132,9 +133,16 @@ describe('onResponse', () => {
     await expect(client.health()).rejects.toBeInstanceOf(MalformedResponseError);
 
     expect(events).toEqual([
-      { endpoint: 'models', status: 200, durationMs: expect.any(Number) },
-      { endpoint: 'documents', status: 429, durationMs: expect.any(Number), rateLimit: { limit: 10, remaining: 0, reset: 1767225600 } },
-      { endpoint: 'health', status: 502, durationMs: expect.any(Number) },
+      { endpoint: 'models', status: 200, durationMs: expect.any(Number), sentAtMs: 1_767_225_000_010, receivedAtMs: 1_767_225_000_020 },
+      {
+        endpoint: 'documents',
+        status: 429,
+        durationMs: expect.any(Number),
+        sentAtMs: 1_767_225_000_030,
+        receivedAtMs: 1_767_225_000_040,
+        rateLimit: { limit: 10, remaining: 0, reset: 1767225600 },
+      },
+      { endpoint: 'health', status: 502, durationMs: expect.any(Number), sentAtMs: 1_767_225_000_050, receivedAtMs: 1_767_225_000_060 },
     ]);
   });
 

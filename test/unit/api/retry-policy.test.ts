@@ -4,6 +4,8 @@ import {
   decideRetry,
   MalformedResponseError,
   NetworkError,
+  ProxyAuthRequiredError,
+  ResponseTooLargeError,
   ResponseValidationError,
   TimeoutError,
   type Endpoint,
@@ -43,6 +45,14 @@ const rows: Row[] = [
   ['network error backs off', new NetworkError('process', 'ECONNRESET'), 'process', 1, 0.5, { action: 'retry', delayMs: 500 }],
   ['timeout backs off', new TimeoutError('result', 'slow'), 'result', 2, 0.5, { action: 'retry', delayMs: 1_000 }],
   ['HTML 502 backs off', new MalformedResponseError('documents', 502, 'not JSON', '<html>'), 'documents', 1, 1, { action: 'retry', delayMs: 1_000 }],
+  // an answer past its size cap: free to ask again, except an upload that may be charged
+  ['too large on result (a pure read) backs off', new ResponseTooLargeError('result', 200, 1024), 'result', 1, 1, { action: 'retry', delayMs: 1_000 }],
+  ['too large on process (a free replay) backs off', new ResponseTooLargeError('process', 200, 1024), 'process', 2, 1, { action: 'retry', delayMs: 2_000 }],
+  ['too large on documents is final: the upload may be charged', new ResponseTooLargeError('documents', 200, 1024), 'documents', 1, 0, { action: 'give-up' }],
+  ['too large after maxAttempts gives up', new ResponseTooLargeError('result', 200, 1024), 'result', 8, 0, { action: 'give-up' }],
+  // a proxy wanting credentials will want them again
+  ['a proxy 407 gives up', new ProxyAuthRequiredError('documents'), 'documents', 1, 0, { action: 'give-up' }],
+  ['a proxy 407 on a free read gives up too', new ProxyAuthRequiredError('result'), 'result', 1, 0, { action: 'give-up' }],
   // final answers
   ['422 on documents is final and charged', apiError('documents', 422, 'extraction_failed'), 'documents', 1, 0, { action: 'give-up' }],
   ['400 gives up', apiError('documents', 400, 'invalid_file_type'), 'documents', 1, 0, { action: 'give-up' }],
@@ -61,6 +71,14 @@ const rows: Row[] = [
   ['429 after maxAttempts gives up', apiError('process', 429, 'rate_limit_exceeded', RESET_60S), 'process', 8, 0, { action: 'give-up' }],
   ['transport error after maxAttempts gives up', new NetworkError('process', 'reset'), 'process', 8, 0, { action: 'give-up' }],
 ];
+
+describe('ResponseTooLargeError', () => {
+  it('says whether it is retryable the way the policy decides it', () => {
+    expect(new ResponseTooLargeError('result', 200, 1).retryable).toBe(true);
+    expect(new ResponseTooLargeError('process', 200, 1).retryable).toBe(true);
+    expect(new ResponseTooLargeError('documents', 200, 1).retryable).toBe(false);
+  });
+});
 
 describe('decideRetry', () => {
   it.each(rows)('%s', (_label, error, endpoint, attempt, random, expected) => {
