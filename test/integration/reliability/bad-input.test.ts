@@ -97,7 +97,9 @@ describe('bad input: the 400 and 413 causes, per file, while the rest of the bat
     expect(existsSync(join(ws.out, 'in/empty.pdf.json'))).toBe(false);
   });
 
-  it('an unknown --model is unknown_model for every file, charged nothing, with a hint', async () => {
+  // extract prints no hint of its own per file (hints come with an error that ends a command; see
+  // error-hints.test.ts): what tells the user what to do is the message, checked word for word.
+  it('an unknown --model is unknown_model for every file, charged nothing, with a message naming the model and how to list models', async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace({ 'short.pdf': 'pdf/pages-2.pdf', 'long.pdf': 'pdf/pages-4.pdf', 'scan.png': 'images/id-card.png' });
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'no-such-template', ...BASE_FLAGS], { env: emulatorEnv(emu) });
@@ -105,7 +107,13 @@ describe('bad input: the 400 and 413 causes, per file, while the rest of the bat
     expect(run.code).toBe(1);
     const lines = parseNdjson(run.stdout);
     expect(lines).toHaveLength(3);
-    for (const line of lines) expect(line).toMatchObject({ status: 'failed', error: { code: 'unknown_model' } });
+    for (const line of lines) {
+      expect(line).toMatchObject({
+        status: 'failed',
+        credits: 0,
+        error: { code: 'unknown_model', message: 'documents: HTTP 400 unknown_model: Unknown template "no-such-template". List the templates this key may use with GET /v3.1/models.' },
+      });
+    }
     // A 400 is final: one request per file, no retries, no credits.
     expect(emu.counters.requestsByEndpoint.documents).toBe(3);
     expect(emu.counters.creditsCharged).toBe(0);
