@@ -167,15 +167,28 @@ describe('GET result', () => {
   });
 
   it('expires a job after the TTL on the injected clock, counting it once', async () => {
-    const manifest = await uploadSplit(t, 4);
-    const ids = chunkIds(manifest);
-    const expiredBefore = t.emulator.counters.expiredJobs;
-    t.clock.advance(2 * 3600_000 - 1);
-    expect((await collect(t, manifest.job_id)).status).toBe(200);
-    t.clock.advance(1);
-    await expectError(await collect(t, manifest.job_id), 410, 'job_expired');
-    await expectError(await processChunk(t, ids[0] ?? ''), 410, 'job_expired');
-    expect(t.emulator.counters.expiredJobs).toBeGreaterThanOrEqual(expiredBefore + 1);
+    // Its own emulator: moving the shared clock by 2 h would also expire the other tests' jobs.
+    const own = await startTestEmulator();
+    const expired: EmulatorEvent[] = [];
+    own.emulator.events.on('event', (event: EmulatorEvent) => {
+      if (event.type === 'expire') expired.push(event);
+    });
+    try {
+      const manifest = await uploadSplit(own, 4);
+      const ids = chunkIds(manifest);
+      own.clock.advance(2 * 3600_000 - 1);
+      expect((await collect(own, manifest.job_id)).status).toBe(200);
+      expect(own.emulator.counters.expiredJobs).toBe(0);
+      own.clock.advance(1);
+      await expectError(await collect(own, manifest.job_id), 410, 'job_expired');
+      await expectError(await processChunk(own, ids[0] ?? ''), 410, 'job_expired');
+      await expectError(await collect(own, manifest.job_id), 410, 'job_expired');
+      // Three lookups of the expired job, one expiry.
+      expect(own.emulator.counters.expiredJobs).toBe(1);
+      expect(expired.map((event) => event.jobId)).toEqual([manifest.job_id]);
+    } finally {
+      await own.emulator.close();
+    }
   });
 
   it('expires a job on demand through the test hook', async () => {

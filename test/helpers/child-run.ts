@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { honouringFileModes } from './file-modes.js';
 
 /** The built CLI (test/global-setup.ts builds dist once per test run). */
 export const DOCEXTRACT_BIN = resolve(import.meta.dirname, '../../bin/docextract.js');
@@ -19,9 +20,16 @@ export interface RunningChild {
   stderrSoFar(): string;
 }
 
+export interface ChildOptions {
+  /** Run so that file modes bind the CLI even when the tests run as root (see file-modes.ts). @default false */
+  honourFileModes?: boolean;
+}
+
 /** `node bin/docextract.js <args>` with exactly `env` (nothing inherited), keeping the signal that ended it. */
-export function startChildCli(args: string[], env: NodeJS.ProcessEnv): RunningChild {
-  const child = spawn(process.execPath, [DOCEXTRACT_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startChildCli(args: string[], env: NodeJS.ProcessEnv, options: ChildOptions = {}): RunningChild {
+  const node: [string, string[]] = [process.execPath, [DOCEXTRACT_BIN, ...args]];
+  const [command, commandArgs] = options.honourFileModes === true ? honouringFileModes(...node) : node;
+  const child = spawn(command, commandArgs, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -33,6 +41,6 @@ export function startChildCli(args: string[], env: NodeJS.ProcessEnv): RunningCh
   return { child, done, stderrSoFar: () => stderr };
 }
 
-export function runChildCli(args: string[], env: NodeJS.ProcessEnv): Promise<ChildResult> {
-  return startChildCli(args, env).done;
+export function runChildCli(args: string[], env: NodeJS.ProcessEnv, options: ChildOptions = {}): Promise<ChildResult> {
+  return startChildCli(args, env, options).done;
 }

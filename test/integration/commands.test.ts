@@ -19,6 +19,11 @@ afterAll(async () => {
   await emulator.close();
 });
 
+/** Every request the emulator has counted, on any endpoint. */
+function requestsSoFar(): number {
+  return Object.values(emulator.counters.requestsByEndpoint).reduce((sum, count) => sum + count, 0);
+}
+
 function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, ...extra });
 }
@@ -98,10 +103,11 @@ describe('whoami', () => {
   });
 
   it('flags another provider\'s key before sending it', async () => {
+    const before = requestsSoFar();
     const run = await runCli(['whoami'], { env: env({ DOCEXTRACT_API_KEY: 'sk-0123456789abcdef0123456789abcdef' }) });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("another provider's key");
-    expect(emulator.counters.requestsByEndpoint.authorised).toBeGreaterThanOrEqual(0);
+    expect(requestsSoFar()).toBe(before);
   });
 
   it('refuses to send the key over plain http to a non-loopback host without --insecure', async () => {
@@ -187,6 +193,14 @@ describe('process and collect', () => {
     const run = await runCli(['process', 'chk_doesnotexist', '--json'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY }) });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(JSON.parse(run.stderr.trim().split('\n').pop() as string)).toMatchObject({ error: { code: 'job_not_found' } });
+    expect(JSON.parse(run.stderr.trim().split('\n').pop() as string)).toMatchObject({
+      error: { code: 'job_not_found', hint: 'No such job for this key. Check the id (a chunk id for process, the parent id for collect).' },
+    });
+  });
+
+  it('prints the hint under the error without --json', async () => {
+    const run = await runCli(['process', 'chk_doesnotexist'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY }) });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: .*\(job_not_found\)\nhint: No such job for this key\. Check the id \(a chunk id for process, the parent id for collect\)\.\n$/m);
   });
 });

@@ -139,19 +139,25 @@ describe('job lifecycle', () => {
   });
 
   it('a job expired on the server is uploaded again as a new job and completes', async () => {
-    const { emu, env } = await start({ latencyMs: { process: 30 } });
+    const { emu, env } = await start();
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-12.pdf' });
-    let expired = false;
+    // Expire the first job as soon as its first chunk is processed (the emulator emits events while
+    // it handles the request): one chunk done, three left, whatever the timing.
+    let firstJob: string | undefined;
+    let chunksBeforeExpiry = 0;
     emu.events.on('event', (event: { type: string; jobId?: string }) => {
-      if (event.type === 'split' && event.jobId && !expired) {
-        expired = true;
-        setTimeout(() => emu.expireJob(event.jobId as string), 40);
+      if (event.type === 'split' && firstJob === undefined) firstJob = event.jobId;
+      if (event.type === 'chunk_processed' && firstJob !== undefined && chunksBeforeExpiry === 0) {
+        chunksBeforeExpiry += 1;
+        emu.expireJob(firstJob);
       }
     });
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
     expect(run.code).toBe(0);
     expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 12);
     expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long.pdf'))]).toBe(2);
+    expect(emu.counters.expiredJobs).toBe(1);
+    expect(chunksBeforeExpiry).toBe(1);
     expect(run.stderr).toContain('uploading it again');
   });
 });

@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorEvent, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { runCliOnFakeClock } from '../helpers/fake-clock-cli.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { MIXED_BATCH, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
@@ -84,9 +86,12 @@ describe('docextract extract', () => {
   });
 
   it('never draws a 429 and lets no job expire under scaled-down windows', async () => {
-    const emu = await start({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 30, windowMs: 6000 }] });
+    // The client's gate and the emulator's limiter share a fake clock: real 1 s windows would
+    // race the machine's load against the gate's guard.
+    const clock = new FakeClock(Date.UTC(2026, 10, 21, 9, 0, 0));
+    const emu = await start({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 30, windowMs: 6000 }], now: () => clock.now() });
     const ws = makeWorkspace(MIXED_BATCH);
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '8/1s,30/6s'], { env: cliEnv(emu) });
+    const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '8/1s,30/6s'], cliEnv(emu), clock);
     expect(run.code).toBe(0);
     expect(emu.counters.rateLimited).toBe(0);
     expect(emu.counters.expiredJobs).toBe(0);

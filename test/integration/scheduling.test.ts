@@ -1,13 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleepReal } from 'node:timers/promises';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { minimumMakespanMs } from '../../src/batch/admission.js';
 import { parseRateWindows } from '../../src/batch/rate-windows.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { isolatedEnv, runCli, type CliRun } from '../helpers/run-cli.js';
+import { runCliOnFakeClock } from '../helpers/fake-clock-cli.js';
+import { isolatedEnv } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
@@ -24,39 +24,6 @@ async function writePdf(path: string, pages: number, label: string): Promise<voi
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let page = 1; page <= pages; page += 1) doc.addPage([200, 200]).drawText(`${label} p${page}`, { x: 10, y: 100, size: 8, font });
   writeFileSync(path, await doc.save());
-}
-
-/**
- * Run the CLI on a fake clock shared with the emulator. Time jumps to the
- * next timer only while no request is in flight, so the server sees every
- * request at the instant the client's gate recorded it: hours of
- * rate-limited work run in well under a minute of real time.
- */
-async function runOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock): Promise<CliRun> {
-  let inFlight = 0;
-  const countingFetch: typeof fetch = async (...request) => {
-    inFlight += 1;
-    try {
-      return await fetch(...request);
-    } finally {
-      inFlight -= 1;
-    }
-  };
-  let finished = false;
-  const run = runCli(args, { env, clock, fetch: countingFetch }).finally(() => {
-    finished = true;
-  });
-  let idlePolls = 0;
-  while (!finished) {
-    await sleepReal(1);
-    const next = clock.nextTimerAt();
-    idlePolls = inFlight === 0 && next !== undefined ? idlePolls + 1 : 0;
-    if (idlePolls >= 3 && next !== undefined) {
-      await clock.advance(Math.max(0, next - clock.now()));
-      idlePolls = 0;
-    }
-  }
-  return run;
 }
 
 describe('scheduling under the default limits (10/min, 100/h) on a fake clock', () => {
@@ -78,7 +45,7 @@ describe('scheduling under the default limits (10/min, 100/h) on a fake clock', 
       requests += 1 + Math.ceil(count / 3) + 2;
     }
     const started = clock.now();
-    const run = await runOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json'], isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), clock);
+    const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json'], isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), clock);
     const makespan = clock.now() - started;
 
     expect(run.code).toBe(0);
@@ -101,7 +68,7 @@ describe('scheduling under the default limits (10/min, 100/h) on a fake clock', 
     mkdirSync(ws.inputs, { recursive: true });
     // Each costs 1 + 50 + 2 = 53 requests; at 100/h five of them cannot all finish within 2 h.
     for (let i = 0; i < 6; i += 1) await writePdf(join(ws.inputs, `big-${i}.pdf`), 150, `big ${i}`);
-    const run = await runOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json'], isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), clock);
+    const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json'], isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), clock);
 
     expect(run.code).toBe(0);
     expect(parseNdjson(run.stdout).map((line) => line.status)).toEqual(Array(6).fill('complete'));

@@ -20,12 +20,20 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeOversizedFile } from '../../../fixtures/large.js';
 import type { EmulatorEvent, RunningEmulator } from '../../../src/emulator/index.js';
 import { FAST_FLAGS, emulatorEnv, expectNoStackTrace, readJournal, startTestEmulator } from '../../helpers/emulator-run.js';
+import { runChildCli } from '../../helpers/child-run.js';
+import { fullDisk } from '../../helpers/full-disk.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { CORPUS, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+
+// The writer seam for a full disk where no tmpfs can be mounted (see the ENOSPC case).
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const { fsPromisesWithFullDisk } = await import('../../helpers/full-disk.js');
+  return fsPromisesWithFullDisk(await importOriginal());
+});
 
 let emulator: RunningEmulator | undefined;
 afterEach(async () => {
@@ -111,22 +119,23 @@ describe('bad input: the 400 and 413 causes, per file, while the rest of the bat
     expect(emu.counters.creditsCharged).toBe(0);
   });
 
-  it.skipIf(isRoot)('an unreadable file (chmod 000) is file_unreadable; the rest finishes', async () => {
+  // Root reads a chmod 000 file, and CI runs as root: the built CLI runs in a child that file modes bind.
+  it('an unreadable file (chmod 000) is file_unreadable; the rest finishes', async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace({ 'locked.pdf': 'pdf/pages-2.pdf', 'open.pdf': 'pdf/pages-1.pdf' });
     chmodSync(join(ws.inputs, 'locked.pdf'), 0o000);
     try {
-      const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...BASE_FLAGS], { env: emulatorEnv(emu) });
+      const run = await runChildCli(['extract', ws.inputs, '--out', ws.out, ...BASE_FLAGS], emulatorEnv(emu), { honourFileModes: true });
       expectNoStackTrace(run.stderr);
       expect(run.code).toBe(1);
       const lines = byName(run.stdout);
-      expect(lines.get('locked.pdf')).toMatchObject({ status: 'failed', error: { code: 'file_unreadable' } });
+      expect(lines.get('locked.pdf')).toMatchObject({ status: 'failed', error: { code: 'file_unreadable', message: expect.stringContaining('permission denied') } });
       expect(lines.get('open.pdf')).toMatchObject({ status: 'complete' });
+      expect(emu.counters.requestsByEndpoint.documents).toBe(1);
     } finally {
       chmodSync(join(ws.inputs, 'locked.pdf'), 0o644);
     }
   });
-  // Running as root, chmod 000 does not stop reads; the pipe and the broken link above stand in for unreadable inputs.
 });
 
 describe('bad input: folders and paths', () => {
@@ -340,38 +349,42 @@ describe('bad input: an output folder that cannot be written', () => {
     );
   });
 
-  // A real full disk: a tiny tmpfs that fills up mid-run. Needs mount rights (root, in a container that allows it); skipped otherwise.
-  it('a full disk (ENOSPC on a tiny tmpfs): nothing sent when full at the start; filled mid-run: output_write_failed, nothing finalized, resumable', async (ctx) => {
-    const mountDir = join(makeWorkspace({}).dir, 'tiny-fs');
-    mkdirSync(mountDir, { recursive: true });
-    if (!isRoot || spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountDir]).status !== 0) {
-      ctx.skip('cannot mount a tmpfs here');
-      return;
-    }
+  // A full disk, twice: full at the start, and filled mid-run. As root (CI), a real tiny tmpfs;
+  // where it cannot be mounted, the same case with ENOSPC injected through fs/promises (full-disk.ts).
+  it('a full disk (ENOSPC): nothing sent when full at the start; filled mid-run: output_write_failed, nothing finalized, resumable', async () => {
+    const diskDir = join(makeWorkspace({}).dir, 'tiny-fs');
+    mkdirSync(diskDir, { recursive: true });
+    const mounted = isRoot && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', diskDir]).status === 0;
+    const filler = join(diskDir, 'filler');
+    const fill = (): void => {
+      if (!mounted) {
+        fullDisk.fill(diskDir);
+        return;
+      }
+      try {
+        writeFileSync(filler, Buffer.alloc(1024 * 1024));
+      } catch {
+        // ENOSPC: the disk is now full, which is the point.
+      }
+    };
+    const empty = (): void => (mounted ? rmSync(filler) : fullDisk.empty(diskDir));
     try {
-      const filler = join(mountDir, 'filler');
-      const fill = (): void => {
-        try {
-          writeFileSync(filler, Buffer.alloc(1024 * 1024));
-        } catch {
-          // ENOSPC: the disk is now full, which is the point.
-        }
-      };
       // Full before the run: nothing is sent.
       fill();
       const emu = (emulator = await startTestEmulator());
       const ws = makeWorkspace({ 'short.pdf': 'pdf/pages-2.pdf' });
-      const full = await runCli(['extract', ws.inputs, '--out', join(mountDir, 'out'), ...BASE_FLAGS], { env: emulatorEnv(emu) });
+      const full = await runCli(['extract', ws.inputs, '--out', join(diskDir, 'out'), ...BASE_FLAGS], { env: emulatorEnv(emu) });
       expect(full.code).toBe(1);
       expect(parseNdjson(full.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'output_write_failed', message: expect.stringMatching(/ENOSPC/) } });
       expect(emu.counters.requestsByEndpoint.documents).toBe(0);
       await emu.close();
-      rmSync(filler);
+      empty();
 
       // Filled while the batch runs.
-      await expectResumableAfterWriteFailure(join(mountDir, 'out'), /ENOSPC/, fill, () => rmSync(filler));
+      await expectResumableAfterWriteFailure(join(diskDir, 'out'), /ENOSPC/, fill, empty);
     } finally {
-      spawnSync('umount', [mountDir]);
+      fullDisk.empty(diskDir);
+      if (mounted) spawnSync('umount', [diskDir]);
     }
   });
 });

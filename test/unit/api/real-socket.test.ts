@@ -3,9 +3,12 @@
  * path (Node's fetch + an undici dispatcher). No nock in this file: nock
  * would answer instead of undici, and these tests are about undici.
  */
+import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, NetworkError, TimeoutError, type ApiClientOptions } from '../../../src/api/index.js';
@@ -86,32 +89,51 @@ describe('over a real socket', () => {
     expect(Math.max(...sizes)).toBe(UPLOAD_PART_BYTES);
   });
 
-  it('a slow upload longer than headersMs still succeeds', async () => {
-    // The server reads ~4-5 MB/s, so 16 MB takes ~3.3 s against a 2 s
-    // headers timeout: the upload must not count against it. ~6 MB stays in
-    // loopback kernel buffers after undici's last write (measured), and that
-    // tail (~1.4 s) does count. This is a regression test, not a proof that
-    // 64 KiB parts are needed: on loopback a single 16 MB chunk also slips
-    // through because the kernel absorbs so much. The measured contrast
-    // (12 MB at 0.9 MB/s, 3 s timeout: one chunk fails at 3.5 s, parts finish
-    // in 13.4 s) is in timeouts.ts; the test above pins the parts.
-    const bytesPerTick = 200 * 1024;
-    let uploadMs = 0;
-    const base = await listen(http.createServer((req, res) => {
-      const started = Date.now();
-      let budget = bytesPerTick;
-      const refill = setInterval(() => { budget = bytesPerTick; req.resume(); }, 50);
-      req.on('data', (chunk: Buffer) => { budget -= chunk.length; if (budget <= 0) req.pause(); });
+  it('a slow upload longer than headersMs still succeeds, because each 64 KiB part refreshes the headers timer', async () => {
+    // What timeouts.ts measured: undici refreshes headersTimeout only when a body
+    // write meets backpressure, so one big piece (the file as a single buffer) lets
+    // a slow upload trip it, and 64 KiB parts keep it alive. Over TCP loopback the
+    // kernel absorbs ~6 MB and hid the difference; a Unix socket buffers ~200 KB, so
+    // here a single piece cannot finish its write before the timer fires.
+    //
+    // The server reads one burst per tick. Margins are wide on purpose: with parts
+    // the timer is refreshed every tick (100 ms against 1 s) and, after the last
+    // write, waits for at most the few ticks that drain the socket buffers; one piece
+    // would need its whole 16 MB written first: 32 ticks, over 3 s.
+    const headersMs = 1_000;
+    const tickMs = 100;
+    const burstBytes = 512 * 1024;
+    const fileBytes = 16 * 1024 * 1024;
+    const socketPath = join(mkdtempSync(join(tmpdir(), 'docextract-uds-')), 'server.sock');
+    let ticks = 0;
+    const server = http.createServer((req, res) => {
+      let budget = 0;
+      req.pause();
+      const tick = setInterval(() => {
+        ticks += 1;
+        budget = burstBytes;
+        req.resume();
+      }, tickMs);
+      req.on('data', (chunk: Buffer) => {
+        budget -= chunk.length;
+        if (budget <= 0) req.pause();
+      });
       req.on('end', () => {
-        clearInterval(refill);
-        uploadMs = Date.now() - started;
+        clearInterval(tick);
         res.end(JSON.stringify({ success: true, data: { ok: true } }));
       });
-      req.on('close', () => clearInterval(refill));
-    }));
-    const slowClient = client(base, { timeouts: { headersMs: 2_000 } });
-    const outcome = await slowClient.extract(pdf(16 * 1024 * 1024));
-    expect(outcome.kind).toBe('sync');
-    expect(uploadMs).toBeGreaterThan(2_000);
+      req.on('close', () => clearInterval(tick));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    const agent = new Agent({ connect: { socketPath }, headersTimeout: headersMs });
+    try {
+      const outcome = await client('http://localhost', { dispatcher: agent }).extract(pdf(fileBytes));
+      expect(outcome.kind).toBe('sync');
+      // The server really held the upload for longer than headersMs (counted in its ticks, not measured).
+      expect(ticks * tickMs).toBeGreaterThan(2 * headersMs);
+    } finally {
+      await agent.close();
+    }
   });
 });

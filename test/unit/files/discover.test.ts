@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverInputs, type DiscoveryResult } from '../../../src/files/discover.js';
 import { hasSupportedExtension } from '../../../src/files/paths.js';
+import { callBuiltHonouringFileModes } from '../../helpers/file-modes.js';
 import { CORPUS_DIR, corpusFiles } from './corpus.js';
 
 let root: string;
@@ -91,14 +92,14 @@ describe('discoverInputs: files and folders', () => {
   });
 });
 
-// Root reads any folder, so these only run as an ordinary user (as in CI).
-describe.skipIf(process.getuid?.() === 0)('discoverInputs: folders without read permission', () => {
+// Root reads any folder, and CI runs as root: the search runs in a child that file modes bind.
+describe('discoverInputs: folders without read permission', () => {
   afterEach(() => chmodSync(join(root, 'in/locked'), 0o755));
 
   it('reports an unreadable subfolder as skipped and an unreadable named folder as a problem', async () => {
     files('in/ok.pdf', 'in/locked/secret.pdf');
     chmodSync(join(root, 'in/locked'), 0o000);
-    const result = await discover('in', 'in/locked');
+    const result = await callBuiltHonouringFileModes<DiscoveryResult>('files/discover.js', 'discoverInputs', [['in', 'in/locked'], { cwd: root }]);
     expect(shown(result)).toEqual(['in/ok.pdf']);
     expect(skippedNames(result)).toEqual({ 'in/locked': 'folder cannot be read (permission denied)' });
     expect(result.problems).toEqual([{ arg: 'in/locked', code: 'unreadable', message: expect.stringContaining('permission denied') }]);

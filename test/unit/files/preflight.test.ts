@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeOversizedFile, makePdfWithFiller, makePdfWithPages } from '../../../fixtures/large.js';
 import { MAX_FILE_BYTES, preflightFile, sha256File, type PreflightResult } from '../../../src/files/preflight.js';
+import { callBuiltHonouringFileModes } from '../../helpers/file-modes.js';
 import { corpusFiles, corpusPath } from './corpus.js';
 
 let dir: string;
@@ -94,17 +95,19 @@ describe('preflightFile on files that are not documents', () => {
     expectRejected(await preflightFile(join(dir, 'a-folder.pdf')), 'invalid_file');
   });
 
-  it.skipIf(spawnSync('mkfifo', ['--version']).status !== 0)('rejects a named pipe without waiting for a writer', async () => {
+  it('rejects a named pipe without waiting for a writer', async () => {
     const fifo = join(dir, 'pipe.pdf');
-    spawnSync('mkfifo', [fifo]);
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     expectRejected(await preflightFile(fifo), 'invalid_file');
   });
 
-  // Root reads anything, so this only means something for an ordinary user (CI); the mapping is tested in preflight-errors.
-  it.skipIf(process.getuid?.() === 0)('reports a file without read permission as file_unreadable', async () => {
+  // Root reads anything, and CI runs as root: the check runs in a child that file modes bind.
+  it('reports a file without read permission as file_unreadable', async () => {
     const path = join(dir, 'locked.pdf');
     writeFileSync(path, await makePdfWithPages(1), { mode: 0o000 });
-    expectRejected(await preflightFile(path), 'file_unreadable');
+    const result = await callBuiltHonouringFileModes<PreflightResult>('files/preflight.js', 'preflightFile', [path]);
+    expectRejected(result, 'file_unreadable');
+    expect(result.message).toContain('permission denied');
   });
 });
 

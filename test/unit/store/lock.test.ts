@@ -120,14 +120,23 @@ describe('acquireStateLock', () => {
   });
 
   it('does not delete or overwrite a lock that someone else took over', async () => {
-    const clock = new FakeClock(T0);
-    const lock = await acquireStateLock(join(dir, 'state'), { clock, heartbeatMs: 10 });
-    writeHolder({ pid: process.ppid, token: 'new-owner', heartbeatAt: T0 });
-    await clock.advance(60_000);
-    // Give the heartbeat timer a few turns; it must notice and leave the file alone.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(owner()).toMatchObject({ token: 'new-owner', heartbeatAt: T0 });
-    await lock.release();
-    expect(owner().token).toBe('new-owner');
+    // The heartbeat is a real setInterval (see lock.ts); fake only that, so the
+    // test fires exactly one beat and then waits for its outcome, not for time.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const clock = new FakeClock(T0);
+      const lock = await acquireStateLock(join(dir, 'state'), { clock, heartbeatMs: 10 });
+      expect(vi.getTimerCount()).toBe(1);
+      writeHolder({ pid: process.ppid, token: 'new-owner', heartbeatAt: T0 });
+      await clock.advance(60_000);
+      vi.advanceTimersByTime(10);
+      // The beat that saw another owner's token stops the heartbeat; a beat that wrote would keep it.
+      await vi.waitFor(() => expect(vi.getTimerCount()).toBe(0), { timeout: 5_000, interval: 5 });
+      expect(owner()).toMatchObject({ token: 'new-owner', heartbeatAt: T0 });
+      await lock.release();
+      expect(owner().token).toBe('new-owner');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,0 +1,50 @@
+/**
+ * `extract --dry-run` as the user reads it: the exact text for fixed sets of
+ * corpus files. It sends nothing, so the service address is a closed port.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isolatedEnv, runCli } from '../helpers/run-cli.js';
+import { makeWorkspace } from '../helpers/workspace.js';
+
+const env = (): NodeJS.ProcessEnv => isolatedEnv({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9', DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef' });
+
+describe('extract --dry-run text', () => {
+  it('an image, a short PDF and a split PDF under the default limits (exit 0)', async () => {
+    const ws = makeWorkspace({ 'a/scan.png': 'images/id-card.png', 'a/two.pdf': 'pdf/pages-2.pdf', 'b/seven.pdf': 'pdf/pages-7.pdf' });
+    const run = await runCli(['extract', 'in', '--dry-run'], { env: env(), cwd: ws.dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(
+      [
+        '   1 pages  sync        1 credits    1 requests  in/a/scan.png',
+        '   2 pages  sync        2 credits    1 requests  in/a/two.pdf',
+        '   7 pages  split       7 credits    6 requests  in/b/seven.pdf',
+        'total: 3 files, 10 pages, 10 credits, 8 requests; at least 0s under the rate limits 10/min,100/h,1000/d,10000/mo',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('an uncountable PDF, a rejected file, --no-finalize and limits that stretch the run (exit 1)', async () => {
+    const ws = makeWorkspace({
+      'a/scan.png': 'images/id-card.png',
+      'b/twelve.pdf': 'pdf/pages-12.pdf',
+      'c/empty.pdf': 'broken/empty.pdf',
+      'c/no-count.pdf': 'pdf/page-tree-without-count-3.pdf',
+    });
+    const run = await runCli(['extract', 'in', '--dry-run', '--no-finalize', '--rate-limit', '2/1s,30/6s'], { env: env(), cwd: ws.dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(
+      [
+        '   1 pages  sync        1 credits    1 requests  in/a/scan.png',
+        '  12 pages  split      12 credits    6 requests  in/b/twelve.pdf',
+        '   ? pages  unknown     1 credits    1 requests  in/c/no-count.pdf',
+        `   rejected  in/c/empty.pdf: ${join(ws.inputs, 'c/empty.pdf')} is empty (0 bytes). (invalid_file)`,
+        'total: 3 files, 13 pages, 14 credits, 8 requests; at least 3s under the rate limits 2/s,30/6s',
+        '',
+      ].join('\n'),
+    );
+  });
+});
