@@ -3,6 +3,7 @@ import { systemClock } from '../util/clock.js';
 import type { ActionFactory, CommandHandler, CommandOutcome } from './command.js';
 import { registerCollectCommand } from './commands/collect.js';
 import { registerConfigCommand } from './commands/config.js';
+import { registerExportCommand } from './commands/export.js';
 import { registerExtractCommand } from './commands/extract.js';
 import { registerHealthCommand } from './commands/health.js';
 import { registerModelsCommand } from './commands/models.js';
@@ -74,6 +75,7 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     registerHealthCommand,
     registerWhoamiCommand,
     registerConfigCommand,
+    registerExportCommand,
   ]) {
     register(program, action);
   }
