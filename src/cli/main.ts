@@ -6,6 +6,7 @@ import { registerConfigCommand } from './commands/config.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerExtractCommand } from './commands/extract.js';
 import { registerHealthCommand } from './commands/health.js';
+import { registerJobsCommand } from './commands/jobs.js';
 import { registerModelsCommand } from './commands/models.js';
 import { registerProcessCommand } from './commands/process.js';
 import { registerWhoamiCommand } from './commands/whoami.js';
@@ -76,6 +77,7 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     registerWhoamiCommand,
     registerConfigCommand,
     registerExportCommand,
+    registerJobsCommand,
   ]) {
     register(program, action);
   }
