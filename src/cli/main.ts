@@ -3,8 +3,10 @@ import { systemClock } from '../util/clock.js';
 import type { ActionFactory, CommandHandler, CommandOutcome } from './command.js';
 import { registerCollectCommand } from './commands/collect.js';
 import { registerConfigCommand } from './commands/config.js';
+import { registerExportCommand } from './commands/export.js';
 import { registerExtractCommand } from './commands/extract.js';
 import { registerHealthCommand } from './commands/health.js';
+import { registerJobsCommand } from './commands/jobs.js';
 import { registerModelsCommand } from './commands/models.js';
 import { registerProcessCommand } from './commands/process.js';
 import { registerWhoamiCommand } from './commands/whoami.js';
@@ -74,6 +76,8 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     registerHealthCommand,
     registerWhoamiCommand,
     registerConfigCommand,
+    registerExportCommand,
+    registerJobsCommand,
   ]) {
     register(program, action);
   }

@@ -1,6 +1,7 @@
 import { TransportError, type ApiClient } from '../api/index.js';
 import type { DocumentOutcome } from '../batch/batch-types.js';
 import type { BatchDeps, ExtractBatchReport } from '../features/extract.js';
+import { recordLastRun } from '../features/last-run.js';
 import { formatDuration } from '../util/duration.js';
 import { accountId, type BatchSettings } from './batch-settings.js';
 import type { CommandOutcome } from './command.js';
@@ -40,6 +41,7 @@ export async function runBatchCommand(
   display.finish(report, startedAt);
   if (report.fatal) throw report.fatal;
   const outcomes = [...preReported, ...report.outcomes];
+  await recordLastRun(ctx.stateDir(), account, outcomes, startedAt, ctx.clock.now()); // for `docextract jobs`
   printResumeAdvice(ctx, report);
   if (report.interrupted) return 'interrupted';
   if (report.budgetExhausted) {

@@ -21,6 +21,8 @@ export interface PlanOptions {
   marginMs: number;
   /** The document type of each file, by its path relative to the inputs' base. @default the service's default for every file */
   models?: ModelRules;
+  /** Paths from `--files-from`: checked like arguments, but never expanded as globs. @default [] */
+  listed?: readonly string[];
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
 }
@@ -31,7 +33,7 @@ export interface PlanOptions {
  * the server's own code names whatever the server would reject.
  */
 export async function planDocuments(args: string[], options: PlanOptions): Promise<PlanResult> {
-  const discovery = await discoverInputs(args, { cwd: options.cwd });
+  const discovery = await discoverInputs(args, { cwd: options.cwd, literal: options.listed });
   const rejected: DocumentOutcome[] = discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message));
   const results = await mapLimited(discovery.inputs, options.parallelism ?? 8, (input) => preflightFile(input.path));
   const documents: PlannedDocument[] = [];

@@ -46,6 +46,12 @@ export interface DiscoveryResult {
 export interface DiscoveryOptions {
   /** Folder that relative arguments and globs are resolved against. @default process.cwd() */
   cwd?: string;
+  /**
+   * Paths taken after `args`, exactly as named and never expanded as globs
+   * (from `--files-from`: a file named `a*b.pdf` is that file, and a missing
+   * one is reported, not matched). @default []
+   */
+  literal?: readonly string[];
 }
 
 /**
@@ -78,11 +84,11 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
     result.skipped.push(...findings.skipped);
   };
 
-  for (const arg of args) {
+  const visit = async (arg: string, mayGlob: boolean): Promise<void> => {
     const problem = (code: DiscoveryProblem['code'], message: string): void => void result.problems.push({ arg, code, message });
     if (arg === '') {
       problem('file_not_found', 'An empty argument names no file.');
-      continue;
+      return;
     }
     const path = resolve(cwd, arg);
     const found = await statLiteral(path);
@@ -96,14 +102,16 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       }
     } else if (found.kind === 'other') {
       problem('unreadable', `${arg}: ${found.reason}.`);
-    } else if (fg.isDynamicPattern(arg)) {
+    } else if (mayGlob && fg.isDynamicPattern(arg)) {
       const findings = await expandGlob(arg, cwd);
       if (findings.files.length === 0 && findings.skipped.length === 0) problem('no_match', `${arg}: no file matches this pattern.`);
       await takeFindings(findings, 'glob');
     } else {
       problem('file_not_found', `${arg}: no such file or folder.`);
     }
-  }
+  };
+  for (const arg of args) await visit(arg, true);
+  for (const path of options.literal ?? []) await visit(path, false);
   result.skipped = uniqueByPath(result.skipped);
   result.commonBase = commonParentFolder(
     result.inputs.map((input) => input.path),

@@ -6,8 +6,10 @@ export const registerExtractCommand: CommandRegistration = (program, action) => 
     program
       .command('extract')
       .description('extract structured JSON from PDFs and images: files, folders (recursive) and globs')
-      .argument('<inputs...>', 'files, folders or globs (quote a glob to let docextract expand it)'),
+      .argument('[inputs...]', 'files, folders or globs (quote a glob to let docextract expand it)'),
   )
+    .option('--files-from <file>', 'also extract the paths listed in this file (- for standard input), one a line; names are literal, never globs')
+    .option('-0, --null', '--files-from is NUL-separated, as from `find ... -print0`')
     .option('--dry-run', 'list pages, credits and requests per file and the shortest possible time; send nothing')
     .option('--max-credits <n>', 'stop admitting files before this many credits would be spent')
     .option('--retry-failed', 'retry a synchronous extraction_failed once (it is charged again)')

@@ -6,22 +6,24 @@ import type { CliContext } from '../context.js';
 import { tuneHeapForLongRuns } from '../heap-tuning.js';
 import { runBatchCommand } from '../run-batch.js';
 import { withSpinner } from '../spinner.js';
+import { listedInputs, type FilesFromFlags } from './files-from.js';
 
-interface ExtractFlags extends BatchFlags {
+interface ExtractFlags extends BatchFlags, FilesFromFlags {
   dryRun?: boolean;
   force?: boolean;
   dedupe?: boolean;
 }
 
 export async function runExtract(ctx: CliContext, inputs: string[], flags: ExtractFlags): Promise<CommandOutcome> {
-  if (inputs.length === 0) throw new UsageError('Name at least one file, folder or glob.');
+  const listed = await listedInputs(ctx, flags);
+  if (inputs.length === 0 && flags.filesFrom === undefined) throw new UsageError('Name at least one file, folder or glob.');
   tuneHeapForLongRuns(); // before planning, which touches every file
   const settings = await resolveBatchSettings(ctx, flags);
   const { planDocuments } = await import('../../features/plan-documents.js');
   const plan = await withSpinner(
     ctx,
     'finding and checking files (type, size, pages)',
-    () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models }),
+    () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, listed }),
     (done) => `${done.documents.length} files ready${done.rejected.length ? `, ${done.rejected.length} rejected before sending` : ''}`,
   );
   for (const skipped of plan.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);

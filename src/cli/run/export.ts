@@ -1,0 +1,46 @@
+import { resolve } from 'node:path';
+import { UsageError } from '../cli-errors.js';
+import type { CommandOutcome } from '../command.js';
+import type { CliContext } from '../context.js';
+
+interface ExportFlags {
+  out: string;
+  format: string;
+  bom: boolean;
+}
+
+/** Reads result files and writes tables; never resolves the key nor touches the state folder, so it runs beside an active batch. */
+export async function runExport(ctx: CliContext, resultsDir: string, flags: ExportFlags): Promise<CommandOutcome> {
+  if (flags.format !== 'csv' && flags.format !== 'ndjson') throw new UsageError(`--format must be csv or ndjson, not "${flags.format}".`);
+  if (flags.out === '-' && flags.format !== 'ndjson') throw new UsageError('--out - (stdout) needs --format ndjson: CSV tables are several files.');
+  const { exportResults, ExportInputError } = await import('../../features/export-results.js');
+  const out = flags.out === '-' ? '-' : resolve(ctx.io.cwd, flags.out);
+  let summary;
+  try {
+    summary = await exportResults({
+      resultsDir: resolve(ctx.io.cwd, resultsDir),
+      out,
+      format: flags.format,
+      bom: flags.bom,
+      stdout: ctx.io.stdout,
+      onSkipped: (file) => ctx.ui.info(`skipped ${file}: not a docextract result`),
+      onProblem: (file, why) => ctx.ui.error(`${file}: ${why}; left out of the tables`),
+    });
+  } catch (error) {
+    if (error instanceof ExportInputError) throw new UsageError(error.message);
+    throw error;
+  }
+  const report = { out, ...summary };
+  if (ctx.options.json) {
+    // With --out - stdout carries the documents themselves; the summary must not mix with them.
+    (out === '-' ? ctx.io.stderr : ctx.io.stdout).write(`${JSON.stringify(report)}\n`);
+  } else {
+    const tables = summary.tables.map((table) => `  ${table.file}  ${table.rows} rows`).join('\n');
+    ctx.ui.info(`exported ${summary.documents} documents to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${summary.skipped} other JSON files skipped)` : ''}:\n${tables}`);
+  }
+  if (summary.problems > 0) {
+    ctx.ui.error(`${summary.problems} file(s) could not be read; see above.`);
+    return 'work-failed';
+  }
+  return 'success';
+}

@@ -1,0 +1,48 @@
+import type { JobListing, JobsOverview } from '../../features/list-jobs.js';
+import type { ServerJobView } from '../../features/refresh-jobs.js';
+import { formatDuration } from '../../util/duration.js';
+
+/** The human listing of `docextract jobs` (stdout). */
+export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, ServerJobView>, options: { allAccounts: boolean }): string {
+  const lines: string[] = [];
+  const who = (account: string): string => (options.allAccounts ? `  [account ${account}]` : '');
+  if (overview.jobs.length === 0) lines.push('No open jobs.');
+  else lines.push(`Open jobs (${overview.jobs.length}):`);
+  for (const job of overview.jobs) {
+    lines.push(`  ${job.file}  job ${job.parent_job_id}  ${progress(job)}  ${expiry(job)}${who(job.account)}`);
+    const view = views.get(job.parent_job_id);
+    if (view) lines.push(`    server: ${serverText(view)}`);
+    lines.push(job.resume ? `    finish: ${job.resume}` : '    the server has forgotten it: run extract again (it is uploaded anew)');
+  }
+  if (overview.unanswered.length > 0) {
+    lines.push('', 'Uploads sent without an answer (the server may hold a job for each, which holds an open-job slot):');
+    for (const upload of overview.unanswered) lines.push(`  ${upload.file}  sent ${upload.sent_at}, possibly open until ${upload.possibly_open_until}${who(upload.account)}`);
+  }
+  for (const run of overview.lastRuns) {
+    const counts = Object.entries(run.counts).filter(([, count]) => count > 0).map(([status, count]) => `${count} ${status}`).join(', ');
+    lines.push('', `Last run (finished ${run.finished_at}): ${counts || 'no files'}${who(run.account)}`);
+    for (const file of overview.failedFiles.filter((f) => f.account === run.account)) {
+      const why = file.code ? `${file.code}: ${file.message ?? ''}` : (file.message ?? '');
+      const missing = file.missing_pages?.length ? ` (missing pages ${file.missing_pages.join(', ')})` : '';
+      lines.push(`  ${file.file}  ${file.status}${missing}${why ? `  ${why}` : ''}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function progress(job: JobListing): string {
+  if (job.state === 'result-saved') return 'result saved, not finalized';
+  return `chunks ${job.chunks_done}/${job.chunks_total}`;
+}
+
+function expiry(job: JobListing): string {
+  return job.expires_in_ms > 0 ? `expires in ${formatDuration(job.expires_in_ms)}` : `expired at ${job.expires_at}`;
+}
+
+function serverText(view: ServerJobView): string {
+  if (view.status === 'error') return `${view.code}: ${view.message}`;
+  const chunks = view.chunks_done !== null && view.chunks_total !== null ? `chunks ${view.chunks_done}/${view.chunks_total}` : 'chunks unknown';
+  const pending = view.pending_pages.length ? `, pending pages ${view.pending_pages.join(', ')}` : '';
+  const failed = view.failed_pages.length ? `, failed pages ${view.failed_pages.join(', ')}` : '';
+  return `${view.status}, ${chunks}${pending}${failed}`;
+}

@@ -1,0 +1,76 @@
+import type { JobsOverview } from '../../features/list-jobs.js';
+import type { ServerJobView } from '../../features/refresh-jobs.js';
+import { parseDuration } from '../../util/duration.js';
+import { accountId, resolveBatchSettings } from '../batch-settings.js';
+import { ConfigError } from '../cli-errors.js';
+import type { CommandOutcome } from '../command.js';
+import type { CliContext } from '../context.js';
+import { renderJobs } from './jobs-render.js';
+
+interface JobsFlags {
+  refresh?: boolean;
+  rateLimit?: string;
+}
+
+const DEFAULT_TTL_MS = 2 * 3_600_000;
+
+/**
+ * Lists without the state lock (a run may be active) and without sending;
+ * `--refresh` is the one path that sends, and it takes the lock and the gate
+ * like any run.
+ */
+export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<CommandOutcome> {
+  const account = flags.refresh ? await requiredAccount(ctx) : await configuredAccount(ctx);
+  if (account === undefined) ctx.ui.info('no API key is configured: showing the jobs of every key and service in the state folder');
+  const { listJobs } = await import('../../features/list-jobs.js');
+  const stateDir = ctx.stateDir();
+  const overview = await listJobs({ stateDir, account, nowMs: ctx.clock.now(), ttlMs: await jobTtlMs(ctx) });
+  const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, account, overview) : new Map<string, ServerJobView>();
+  if (ctx.options.json) {
+    for (const job of overview.jobs) ctx.io.stdout.write(`${JSON.stringify(views.has(job.parent_job_id) ? { ...job, server: views.get(job.parent_job_id) } : job)}\n`);
+    for (const line of [...overview.unanswered, ...overview.failedFiles]) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
+  } else {
+    ctx.io.stdout.write(renderJobs(overview, views, { allAccounts: account === undefined }));
+  }
+  return 'success';
+}
+
+async function refresh(ctx: CliContext, flags: JobsFlags, account: string, overview: JobsOverview): Promise<Map<string, ServerJobView>> {
+  const live = overview.jobs.filter((job) => job.state !== 'expired');
+  if (live.length === 0) return new Map();
+  ctx.ui.info(`asking the server about ${live.length} job(s): ${live.length} counted request(s) (result without finalize; nothing is finalized)`);
+  const settings = await resolveBatchSettings(ctx, { rateLimit: flags.rateLimit });
+  const [{ BatchSession }, { refreshJobs }] = await Promise.all([import('../../features/batch-session.js'), import('../../features/refresh-jobs.js')]);
+  const session = await BatchSession.open({ stateDir: ctx.stateDir(), account, windows: settings.windows, clock: ctx.clock, ttlMs: settings.run.ttlMs });
+  try {
+    const api = await ctx.client(true, (event) => session.observe(event));
+    return await refreshJobs(session, api, live);
+  } finally {
+    await session.close();
+  }
+}
+
+/** The account of the configured key and service, or undefined when no usable key is configured; never prompts. */
+async function configuredAccount(ctx: CliContext): Promise<string | undefined> {
+  try {
+    return await requiredAccount(ctx);
+  } catch (error) {
+    if (error instanceof ConfigError) return undefined;
+    throw error;
+  }
+}
+
+async function requiredAccount(ctx: CliContext): Promise<string> {
+  const { key } = await ctx.apiKey();
+  return accountId(await ctx.baseUrl(), key);
+}
+
+/** Only to say until when an unanswered upload may hold a job; a bad setting is not worth failing a listing. */
+async function jobTtlMs(ctx: CliContext): Promise<number> {
+  try {
+    const { value } = await ctx.setting('job-ttl');
+    return value ? parseDuration(value) : DEFAULT_TTL_MS;
+  } catch {
+    return DEFAULT_TTL_MS;
+  }
+}

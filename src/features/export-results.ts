@@ -1,0 +1,147 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { walkJsonFiles } from '../files/json-walk.js';
+import { toExportedDocument, type ExportedDocument } from './export/flatten.js';
+import { tableColumns, tableRows, type TableRow } from './export/table-rows.js';
+import { CsvTableWriter } from './export/table-writer.js';
+
+/** Something that takes text, with or without backpressure (a file stream, stdout, a test's buffer). */
+export interface TextSink {
+  write(chunk: string): unknown;
+  once?(event: 'drain', listener: () => void): unknown;
+}
+
+export interface ExportOptions {
+  resultsDir: string;
+  /** A folder for the tables (created), or `-` for NDJSON on `stdout`. */
+  out: string;
+  format: 'csv' | 'ndjson';
+  /** Start each CSV with a UTF-8 BOM, for Excel. @default false */
+  bom?: boolean;
+  stdout: TextSink;
+  /** Told about each JSON file that is not a docextract result. */
+  onSkipped(file: string): void;
+  /** Told about each file that cannot be read or parsed. */
+  onProblem(file: string, message: string): void;
+}
+
+export interface ExportSummary {
+  format: 'csv' | 'ndjson';
+  /** Documents exported. */
+  documents: number;
+  /** Each file written (`-` for stdout) and its rows. */
+  tables: { file: string; rows: number }[];
+  skipped: number;
+  problems: number;
+}
+
+/** Thrown for a results folder that is not there: nothing could be exported. */
+export class ExportInputError extends Error {
+  override readonly name = 'ExportInputError';
+}
+
+/** Turn a folder of result files into tables; sends nothing, needs no key. */
+export async function exportResults(options: ExportOptions): Promise<ExportSummary> {
+  const info = await stat(options.resultsDir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new ExportInputError(`${options.resultsDir}: no such folder of results.`);
+  if (options.out !== '-') await mkdir(options.out, { recursive: true });
+  return options.format === 'ndjson' ? exportNdjson(options) : exportCsv(options);
+}
+
+/**
+ * CSV is streamed, yet a header comes before the first row: so two passes.
+ * The first only collects column names per table (memory bounded by the
+ * number of distinct columns, not of files); the second writes rows. Sorted
+ * columns after fixed leading ones make the header independent of file order.
+ * A column that appears only between the passes (a file written meanwhile)
+ * has no place in the header and is left out of that row.
+ */
+async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
+  const columns = new Map<string, { kind: TableRow['kind']; names: Set<string> }>();
+  for await (const doc of readDocuments(options.resultsDir, undefined)) {
+    for (const row of tableRows(doc)) {
+      const table = columns.get(row.table) ?? { kind: row.kind, names: new Set<string>() };
+      columns.set(row.table, table);
+      for (const name of Object.keys(row.record)) table.names.add(name);
+    }
+  }
+  const writers = new Map<string, CsvTableWriter>();
+  const summary: ExportSummary = { format: 'csv', documents: 0, tables: [], skipped: 0, problems: 0 };
+  try {
+    for await (const doc of readDocuments(options.resultsDir, { options, summary })) {
+      summary.documents += 1;
+      for (const row of tableRows(doc)) {
+        const known = columns.get(row.table);
+        if (!known) continue; // a table born between the passes: its header was never seen
+        let writer = writers.get(row.table);
+        if (!writer) {
+          writer = CsvTableWriter.open(join(options.out, `${row.table}.csv`), tableColumns(known.kind, known.names), options.bom ?? false);
+          writers.set(row.table, writer);
+        }
+        await writer.write(row.record);
+      }
+    }
+  } finally {
+    await Promise.all([...writers.values()].map((writer) => writer.close()));
+  }
+  summary.tables = [...writers.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([table, writer]) => ({ file: `${table}.csv`, rows: writer.rows }));
+  return summary;
+}
+
+/** One flat object per document: the fixed fields, then the data with dotted names; lists stay JSON lists. */
+async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
+  const toStdout = options.out === '-';
+  const fileStream = toStdout ? undefined : createWriteStream(join(options.out, 'documents.ndjson'));
+  const sink: TextSink = fileStream ?? options.stdout;
+  const summary: ExportSummary = { format: 'ndjson', documents: 0, tables: [], skipped: 0, problems: 0 };
+  try {
+    for await (const doc of readDocuments(options.resultsDir, { options, summary })) {
+      summary.documents += 1;
+      await writeLine(sink, `${JSON.stringify({ ...doc.head, ...doc.fields })}\n`);
+    }
+  } finally {
+    if (fileStream) {
+      fileStream.end();
+      await once(fileStream, 'finish');
+    }
+  }
+  summary.tables = [{ file: toStdout ? '-' : 'documents.ndjson', rows: summary.documents }];
+  return summary;
+}
+
+/** Write, and wait for `drain` when the sink says it is full. */
+async function writeLine(sink: TextSink, line: string): Promise<void> {
+  if (sink.write(line) === false && sink.once) await new Promise<void>((resolve) => sink.once?.('drain', resolve));
+}
+
+/**
+ * The results below `dir`, one file read at a time. With `report`, each
+ * non-result file and each broken one is told and counted; without (the
+ * column pass), they are passed over silently so each is told once.
+ */
+async function* readDocuments(dir: string, report: { options: ExportOptions; summary: ExportSummary } | undefined): AsyncGenerator<ExportedDocument> {
+  for await (const file of walkJsonFiles(dir)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readFile(file.path, 'utf8'));
+    } catch (error) {
+      if (report) {
+        report.summary.problems += 1;
+        const why = error instanceof SyntaxError ? `not valid JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+        report.options.onProblem(file.relativePath, why);
+      }
+      continue;
+    }
+    const doc = toExportedDocument(parsed, file.relativePath);
+    if (!doc) {
+      if (report) {
+        report.summary.skipped += 1;
+        report.options.onSkipped(file.relativePath);
+      }
+      continue;
+    }
+    yield doc;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Turning one result file into flat records: what `export` writes as a table
+ * row (CSV) or as one object (NDJSON).
+ */
+
+/** The columns every document row starts with, in this order. */
+export const DOCUMENT_COLUMNS = ['source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages'] as const;
+
+/** The columns every line-item row starts with, in this order. */
+export const ITEM_COLUMNS = ['source_file', 'row'] as const;
+
+export type FlatRecord = Record<string, unknown>;
+
+/** A result file, reduced to what the tables show. */
+export interface ExportedDocument {
+  /** The result's model, else `data.document_type`, else `unknown`. */
+  type: string;
+  /** The fixed leading columns. */
+  head: Record<(typeof DOCUMENT_COLUMNS)[number], unknown>;
+  /** `data`, nested objects flattened to dotted names; arrays kept as they are. */
+  fields: FlatRecord;
+}
+
+/**
+ * Recognise a docextract result (status, source.path and data; see
+ * `ResultDocument` in src/batch/result-file.ts) and reduce it. Anything else
+ * (another tool's JSON, a settings file) is not a result: undefined.
+ */
+export function toExportedDocument(parsed: unknown, resultFile: string): ExportedDocument | undefined {
+  if (!isPlainObject(parsed) || typeof parsed.status !== 'string' || !('data' in parsed)) return undefined;
+  const source = parsed.source;
+  if (!isPlainObject(source) || typeof source.path !== 'string') return undefined;
+  const data = isPlainObject(parsed.data) ? parsed.data : {};
+  const pages = isPlainObject(parsed.pages) ? parsed.pages : {};
+  const model = typeof parsed.model === 'string' && parsed.model.trim() ? parsed.model.trim() : undefined;
+  const declared = typeof data.document_type === 'string' && data.document_type.trim() ? data.document_type.trim() : undefined;
+  const missing = Array.isArray(pages.missing) && pages.missing.length > 0 ? pages.missing : undefined;
+  return {
+    type: model ?? declared ?? 'unknown',
+    head: {
+      source_file: source.path,
+      status: parsed.status,
+      model: model ?? null,
+      pages: typeof pages.total === 'number' ? pages.total : typeof source.pages === 'number' ? source.pages : null,
+      result_file: resultFile,
+      missing_pages: missing ?? null,
+    },
+    fields: flattenObject(data, '', new Set(DOCUMENT_COLUMNS), 'data.'),
+  };
+}
+
+/**
+ * Nested objects become dotted names (`vendor.address.city`); arrays stay
+ * whole, for the caller to place. A name that collides with a fixed column
+ * (a data field called `status`) gets `clashPrefix`, so no value is lost.
+ */
+export function flattenObject(value: Record<string, unknown>, prefix: string, reserved: ReadonlySet<string>, clashPrefix: string, into: FlatRecord = {}): FlatRecord {
+  for (const [key, inner] of Object.entries(value)) {
+    const name = `${prefix}${key}`;
+    if (isPlainObject(inner)) {
+      flattenObject(inner, `${name}.`, reserved, clashPrefix, into);
+    } else {
+      into[prefix === '' && reserved.has(name) ? `${clashPrefix}${name}` : name] = inner;
+    }
+  }
+  return into;
+}
+
+/** A non-empty list of objects (line items, transactions, pages) gets a table of its own; any other list is a value. */
+export function isItemList(value: unknown): value is Record<string, unknown>[] {
+  return Array.isArray(value) && value.length > 0 && value.every(isPlainObject);
+}
+
+/** One line item as a row: its own objects flattened; lists inside an item stay whole (one table level is what a spreadsheet can join). */
+export function flattenItem(item: Record<string, unknown>): FlatRecord {
+  return flattenObject(item, '', new Set(ITEM_COLUMNS), 'item.');
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

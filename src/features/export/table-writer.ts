@@ -1,0 +1,52 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { stringify, type Stringifier } from 'csv-stringify';
+import { cellText } from './table-rows.js';
+
+/**
+ * One CSV file, written through csv-stringify (node-csv: maintained, no
+ * dependencies, streaming, RFC 4180 quoting of commas, quotes, CR and LF done
+ * right; hand-written quoting is where CSV exporters go wrong). Records go in
+ * with backpressure: `write` waits while the file is behind.
+ */
+export class CsvTableWriter {
+  rows = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly stringifier: Stringifier,
+    private readonly finished: Promise<void>,
+  ) {}
+
+  /**
+   * RFC 4180: CRLF between records, every field with a comma, quote, CR or
+   * LF quoted, quotes doubled. `bom` prefixes a UTF-8 byte order mark, which
+   * Excel needs to read non-ASCII text as UTF-8 (other tools do not want it).
+   */
+  static open(path: string, columns: string[], bom: boolean): CsvTableWriter {
+    const stringifier = stringify({
+      header: true,
+      columns,
+      bom,
+      record_delimiter: 'windows',
+      // A given record_delimiter turns this off by default; a lone LF or CR in a value must still be quoted.
+      quote_record_delimiter: true,
+    });
+    const finished = pipeline(stringifier, createWriteStream(path));
+    finished.catch(() => undefined); // observed in close(); an early failure must not go unhandled meanwhile
+    return new CsvTableWriter(path, stringifier, finished);
+  }
+
+  async write(record: Record<string, unknown>): Promise<void> {
+    const row: Record<string, string> = {};
+    for (const [name, value] of Object.entries(record)) row[name] = cellText(value);
+    this.rows += 1;
+    if (!this.stringifier.write(row)) await Promise.race([once(this.stringifier, 'drain'), this.finished]);
+  }
+
+  async close(): Promise<void> {
+    this.stringifier.end();
+    await this.finished;
+  }
+}

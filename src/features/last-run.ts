@@ -1,0 +1,36 @@
+import type { DocumentOutcome } from '../batch/batch-types.js';
+import { writeLastRunReport, type LastRunReport } from '../store/last-run-report.js';
+
+/** The report of one run: counts per status, and every file that did not complete with why. */
+export function lastRunReportFrom(outcomes: readonly DocumentOutcome[], startedAtMs: number, finishedAtMs: number): LastRunReport {
+  const counts: Record<string, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+  const files: LastRunReport['files'] = [];
+  for (const outcome of outcomes) {
+    counts[outcome.status] = (counts[outcome.status] ?? 0) + 1;
+    if (outcome.status === 'complete') continue;
+    files.push({
+      file: outcome.file,
+      status: outcome.status,
+      code: outcome.error?.code ?? null,
+      message: outcome.error?.message ?? null,
+      ...(outcome.missing_pages?.length ? { missing_pages: outcome.missing_pages } : {}),
+      ...(outcome.job_id ? { job_id: outcome.job_id } : {}),
+      ...(outcome.expires_at ? { expires_at: outcome.expires_at } : {}),
+    });
+  }
+  return { started_at: new Date(startedAtMs).toISOString(), finished_at: new Date(finishedAtMs).toISOString(), counts, files };
+}
+
+/**
+ * Save the run's report for `docextract jobs`. Best effort: the results are
+ * already safe on disk, and a report we cannot write is no reason to fail the
+ * run; it returns whether it was written.
+ */
+export async function recordLastRun(stateDir: string, account: string, outcomes: readonly DocumentOutcome[], startedAtMs: number, finishedAtMs: number): Promise<boolean> {
+  try {
+    await writeLastRunReport(stateDir, account, lastRunReportFrom(outcomes, startedAtMs, finishedAtMs));
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { replayJournal, type JournalRecord, type JournaledJob } from '../batch/journal-records.js';
+import { readJournalSnapshot } from '../store/journal-reader.js';
+import { readLastRunReports, type LastRunFile } from '../store/last-run-report.js';
+
+/** A multi-page job the journal knows is not finalized. */
+export interface JobListing {
+  kind: 'job';
+  account: string;
+  parent_job_id: string;
+  file: string;
+  output: string;
+  pages: number;
+  chunks_done: number;
+  chunks_total: number;
+  /** `open`: chunks or collect left; `result-saved`: on disk, only the finalize is missing; `expired`: the server has forgotten it. */
+  state: 'open' | 'result-saved' | 'expired';
+  expires_at: string;
+  /** Negative once expired. */
+  expires_in_ms: number;
+  /** The command that finishes it; null once expired (run extract again: the file is uploaded anew). */
+  resume: string | null;
+}
+
+/** An upload sent without an answer: the server may hold a job for it, unknown to us, until the TTL passes. */
+export interface UnansweredUploadListing {
+  kind: 'unanswered-upload';
+  account: string;
+  file: string;
+  sent_at: string;
+  /** When the server forgets such a job at the latest. */
+  possibly_open_until: string;
+}
+
+/** A file the account's last run did not complete. */
+export interface FailedFileListing extends LastRunFile {
+  kind: 'failed-file';
+  account: string;
+  run_finished_at: string;
+}
+
+export interface JobsOverview {
+  jobs: JobListing[];
+  unanswered: UnansweredUploadListing[];
+  failedFiles: FailedFileListing[];
+  lastRuns: { account: string; finished_at: string; counts: Record<string, number> }[];
+}
+
+export interface ListJobsOptions {
+  stateDir: string;
+  /** Only this account's; all accounts when undefined. */
+  account?: string;
+  nowMs: number;
+  ttlMs: number;
+}
+
+/**
+ * What the state folder knows, read without the lock and without sending
+ * anything: another run may be active, and reading its journal is harmless.
+ */
+export async function listJobs(options: ListJobsOptions): Promise<JobsOverview> {
+  const all = await readJournalSnapshot<JournalRecord>(join(options.stateDir, 'journal.ndjson'));
+  const records = options.account === undefined ? all : all.filter((record) => record.account === options.account);
+  const state = replayJournal(records);
+  const jobs = [...state.jobs.values()]
+    .filter((job) => !job.finalized && !job.closed)
+    .map((job) => jobListing(job, options.nowMs))
+    .sort((a, b) => a.expires_in_ms - b.expires_in_ms);
+  const unanswered = state.unanswered
+    .filter((upload) => upload.at + options.ttlMs > options.nowMs)
+    .map((upload): UnansweredUploadListing => ({
+      kind: 'unanswered-upload',
+      account: upload.account,
+      file: upload.path,
+      sent_at: new Date(upload.at).toISOString(),
+      possibly_open_until: new Date(upload.at + options.ttlMs).toISOString(),
+    }));
+  const reports = await readLastRunReports(options.stateDir, options.account);
+  const failedFiles = reports.flatMap((report) => report.files.map((file): FailedFileListing => ({ kind: 'failed-file', account: report.account, run_finished_at: report.finished_at, ...file })));
+  const lastRuns = reports.map((report) => ({ account: report.account, finished_at: report.finished_at, counts: report.counts }));
+  return { jobs, unanswered, failedFiles, lastRuns };
+}
+
+function jobListing(job: JournaledJob, nowMs: number): JobListing {
+  const expired = job.expiresAt <= nowMs;
+  return {
+    kind: 'job',
+    account: job.account,
+    parent_job_id: job.parentJobId,
+    file: job.path,
+    output: job.resultWritten?.output ?? job.output,
+    pages: job.pages,
+    chunks_done: job.chunks.filter((chunk) => job.doneChunks.has(chunk.jobId)).length,
+    chunks_total: job.chunks.length,
+    state: expired ? 'expired' : job.resultWritten?.status === 'complete' ? 'result-saved' : 'open',
+    expires_at: new Date(job.expiresAt).toISOString(),
+    expires_in_ms: job.expiresAt - nowMs,
+    resume: expired ? null : `docextract collect ${job.parentJobId}`,
+  };
+}

@@ -1,0 +1,36 @@
+import { ApiError, AuthenticationError, type ApiClient } from '../api/index.js';
+import type { BatchSession } from './batch-session.js';
+import type { JobListing } from './list-jobs.js';
+
+/** What the server says of a job now. */
+export type ServerJobView =
+  | { status: 'complete' | 'partial'; chunks_done: number | null; chunks_total: number | null; pending_pages: number[]; failed_pages: number[] }
+  | { status: 'error'; code: string; message: string };
+
+/**
+ * Ask the server about each job with `result` WITHOUT finalize (finalize
+ * deletes the data, and the result is not saved here). Each is a counted
+ * request, so each waits for its slot in the request gate, which enforces
+ * the key's windows together with every other run's persisted sends.
+ */
+export async function refreshJobs(session: BatchSession, api: ApiClient, jobs: readonly JobListing[], signal?: AbortSignal): Promise<Map<string, ServerJobView>> {
+  const views = new Map<string, ServerJobView>();
+  for (const job of jobs) {
+    await session.gate.acquire(0, signal);
+    try {
+      const answer = await api.collect(job.parent_job_id, { finalize: false }, signal);
+      views.set(job.parent_job_id, {
+        status: answer.status,
+        chunks_done: answer.chunks_done ?? null,
+        chunks_total: answer.chunks_total ?? null,
+        pending_pages: answer.pending_pages ?? [],
+        failed_pages: answer.failed_pages ?? [],
+      });
+    } catch (error) {
+      // One job gone (410) or unknown must not hide what the others say; a bad key concerns them all.
+      if (!(error instanceof ApiError) || error instanceof AuthenticationError) throw error;
+      views.set(job.parent_job_id, { status: 'error', code: error.code, message: error.message });
+    }
+  }
+  return views;
+}

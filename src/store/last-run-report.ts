@@ -1,0 +1,70 @@
+/**
+ * What the last batch run of an account left undone: the journal records
+ * jobs, not per-file failures, so `docextract jobs` reads this instead. One
+ * file per account (`last-run-<account>.json`), written atomically, so two
+ * runs with different keys never overwrite each other's report.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomically } from './atomic-write.js';
+import { hasErrorCode } from './fs-errors.js';
+
+/** A file the run did not complete. */
+export interface LastRunFile {
+  file: string;
+  /** `failed`, `partial`, `skipped` or `interrupted`. */
+  status: string;
+  code: string | null;
+  message: string | null;
+  missing_pages?: number[];
+  job_id?: string | null;
+  expires_at?: string;
+}
+
+export interface LastRunReport {
+  started_at: string;
+  finished_at: string;
+  /** Files per status, `complete` included. */
+  counts: Record<string, number>;
+  /** Every file not complete, in the order they finished. */
+  files: LastRunFile[];
+}
+
+export interface StoredLastRunReport extends LastRunReport {
+  account: string;
+}
+
+const FILE_NAME = /^last-run-([0-9a-f]+)\.json$/;
+
+export function lastRunReportPath(stateDir: string, account: string): string {
+  return join(stateDir, `last-run-${account}.json`);
+}
+
+/** Replace the account's report; the folder must exist (the batch session made it). */
+export async function writeLastRunReport(stateDir: string, account: string, report: LastRunReport): Promise<void> {
+  const stored: StoredLastRunReport = { account, ...report };
+  await writeFileAtomically(lastRunReportPath(stateDir, account), `${JSON.stringify(stored, null, 2)}\n`);
+}
+
+/** Every account's report (or only `account`'s); a damaged one is passed over, since it only describes the past. */
+export async function readLastRunReports(stateDir: string, account?: string): Promise<StoredLastRunReport[]> {
+  let names: string[];
+  try {
+    names = await readdir(stateDir);
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) return [];
+    throw error;
+  }
+  const reports: StoredLastRunReport[] = [];
+  for (const name of names.sort()) {
+    const match = FILE_NAME.exec(name);
+    if (!match || (account !== undefined && match[1] !== account)) continue;
+    try {
+      const parsed = JSON.parse(await readFile(join(stateDir, name), 'utf8')) as StoredLastRunReport;
+      if (Array.isArray(parsed.files) && typeof parsed.finished_at === 'string') reports.push({ ...parsed, account: match[1] as string });
+    } catch {
+      // a report cut short or edited by hand: nothing to list from it
+    }
+  }
+  return reports;
+}

@@ -1,0 +1,156 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { isolatedEnv, runCli } from '../../helpers/run-cli.js';
+import { parseNdjson } from '../../helpers/workspace.js';
+
+interface FakeResult {
+  status?: string;
+  path?: string;
+  model?: string | null;
+  pages?: number;
+  missing?: number[];
+  data?: unknown;
+}
+
+/** A result file shaped like the ones docextract writes (src/batch/result-file.ts). */
+function resultJson(result: FakeResult): string {
+  return `${JSON.stringify({
+    status: result.status ?? 'complete',
+    source: { path: result.path ?? 'in/x.pdf', sha256: 'ab'.repeat(32), size: 10, type: 'pdf', pages: result.pages ?? 1 },
+    model: result.model === undefined ? 'invoice' : result.model,
+    pages: { total: result.pages ?? 1, processed: result.pages ?? 1, missing: result.missing ?? [] },
+    job: null,
+    extraction_id: null,
+    warnings: [],
+    credits: 1,
+    started_at: '2026-01-01T00:00:00.000Z',
+    completed_at: '2026-01-01T00:00:01.000Z',
+    generator: 'docextract/test',
+    data: result.data ?? {},
+  })}\n`;
+}
+
+function resultsFolder(files: Record<string, string>): { dir: string; results: string; tables: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'docextract-export-'));
+  const results = join(dir, 'results');
+  mkdirSync(results);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(results, name)), { recursive: true });
+    writeFileSync(join(results, name), text);
+  }
+  return { dir, results, tables: join(dir, 'tables') };
+}
+
+/** A strict RFC 4180 read: CRLF records, every row as wide as the header, no loose quotes. */
+function readCsv(path: string): Record<string, string>[] {
+  return parse(readFileSync(path), { columns: true, record_delimiter: '\r\n', relax_quotes: false, relax_column_count: false, bom: false }) as Record<string, string>[];
+}
+
+function header(path: string): string {
+  return readFileSync(path, 'utf8').split('\r\n')[0] as string;
+}
+
+describe('docextract export', () => {
+  it('writes one table per type and one per list of objects, with a stable header and a summary', async () => {
+    const ws = resultsFolder({
+      'a.pdf.json': resultJson({ path: 'in/a.pdf', data: { vendor: { name: 'ACME' }, total: 10, line_items: [{ sku: 'A1', qty: 2 }, { sku: 'A2', qty: 1 }] } }),
+      'sub/b.pdf.json': resultJson({ path: 'in/sub/b.pdf', status: 'partial', pages: 7, missing: [5, 6, 7], data: { vendor: { name: 'Beta', vat: 'FR1' }, tags: ['x', 'y'] } }),
+      'c.png.json': resultJson({ path: 'in/c.png', model: null, data: { document_type: 'receipt', merchant: 'Shop' } }),
+      'notes.json': '{"hello": "world"}\n',
+    });
+    const env = isolatedEnv();
+    const run = await runCli(['export', ws.results, '--out', ws.tables, '--json'], { env });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      out: ws.tables,
+      format: 'csv',
+      documents: 3,
+      tables: [
+        { file: 'invoice.csv', rows: 2 },
+        { file: 'invoice.line_items.csv', rows: 2 },
+        { file: 'receipt.csv', rows: 1 },
+      ],
+      skipped: 1,
+      problems: 0,
+    });
+    expect(run.stderr).toContain('skipped notes.json: not a docextract result');
+    expect(header(join(ws.tables, 'invoice.csv'))).toBe('source_file,status,model,pages,result_file,missing_pages,tags,total,vendor.name,vendor.vat');
+    const invoices = readCsv(join(ws.tables, 'invoice.csv'));
+    const partial = invoices.find((row) => row.source_file === 'in/sub/b.pdf');
+    expect(partial).toMatchObject({ status: 'partial', pages: '7', missing_pages: '[5,6,7]', tags: '["x","y"]', 'vendor.vat': 'FR1', result_file: join('sub', 'b.pdf.json') });
+    expect(readCsv(join(ws.tables, 'invoice.line_items.csv'))).toEqual([
+      { source_file: 'in/a.pdf', row: '1', qty: '2', sku: 'A1' },
+      { source_file: 'in/a.pdf', row: '2', qty: '1', sku: 'A2' },
+    ]);
+    expect(readCsv(join(ws.tables, 'receipt.csv'))[0]).toMatchObject({ model: '', document_type: 'receipt', merchant: 'Shop' });
+    // Sends nothing and needs no key: the state folder is never created.
+    expect(existsSync(join(env.XDG_STATE_HOME as string, 'docextract'))).toBe(false);
+  });
+
+  it('round-trips commas, quotes, newlines and unicode through a strict RFC 4180 parser, with a BOM on request', async () => {
+    const awkward = ['a,b', 'say "hi"', 'two\nlines', 'cr\rhere', 'crlf\r\nend', 'Zoë 東京 🚀', ' padded ', '=SUM(A1)'];
+    const ws = resultsFolder(Object.fromEntries(awkward.map((value, i) => [`r${i}.json`, resultJson({ path: `in/${value}.pdf`, data: { note: value, [`k,"${i}"`]: value } })])));
+    const run = await runCli(['export', ws.results, '--out', ws.tables, '--bom'], { env: isolatedEnv() });
+    expect(run.code).toBe(0);
+    const bytes = readFileSync(join(ws.tables, 'invoice.csv'));
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const rows = parse(bytes, { columns: true, bom: true, record_delimiter: '\r\n' }) as Record<string, string>[];
+    expect(rows.map((row) => row.note).sort()).toEqual([...awkward].sort());
+    for (const row of rows) expect(row.source_file).toBe(`in/${row.note}.pdf`);
+    awkward.forEach((value, i) => expect(rows.find((row) => row.note === value)?.[`k,"${i}"`]).toBe(value));
+    expect(run.stderr).toMatch(/exported 8 documents/);
+  });
+
+  it('names a broken file, exports the rest, and exits 1', async () => {
+    const ws = resultsFolder({
+      'good.json': resultJson({ path: 'in/good.pdf' }),
+      'broken.json': '{"status": "complete", "source": {',
+    });
+    const run = await runCli(['export', ws.results, '--out', ws.tables], { env: isolatedEnv() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/broken\.json: not valid JSON/);
+    expect(readCsv(join(ws.tables, 'invoice.csv')).map((row) => row.source_file)).toEqual(['in/good.pdf']);
+  });
+
+  it('exports 2,000 results with items in two passes: every row once, the same header whatever the file order', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 2000; i++) {
+      // Each document brings its own extra field, so the header is only known after the last file.
+      files[`batch-${i % 10}/doc-${i}.pdf.json`] = resultJson({ path: `in/doc-${i}.pdf`, data: { n: i, [`only_${i % 50}`]: 'x', items: [{ i: 1 }, { i: 2 }, { i: 3 }] } });
+    }
+    const ws = resultsFolder(files);
+    const run = await runCli(['export', ws.results, '--out', ws.tables, '--json'], { env: isolatedEnv() });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).tables).toEqual([
+      { file: 'invoice.csv', rows: 2000 },
+      { file: 'invoice.items.csv', rows: 6000 },
+    ]);
+    const rows = readCsv(join(ws.tables, 'invoice.csv'));
+    expect(new Set(rows.map((row) => row.n)).size).toBe(2000);
+    expect(Object.keys(rows[0] as object)).toHaveLength(6 + 1 + 50);
+    expect(readCsv(join(ws.tables, 'invoice.items.csv'))).toHaveLength(6000);
+    expect(readdirSync(ws.tables).sort()).toEqual(['invoice.csv', 'invoice.items.csv']);
+  });
+
+  it('--format ndjson writes one flat object per document to a file, or to stdout with --out -', async () => {
+    const ws = resultsFolder({ 'a.json': resultJson({ path: 'in/a.pdf', data: { vendor: { name: 'ACME' }, items: [{ sku: 'A' }] } }) });
+    const toFile = await runCli(['export', ws.results, '--out', ws.tables, '--format', 'ndjson'], { env: isolatedEnv() });
+    expect(toFile.code).toBe(0);
+    const expected = { source_file: 'in/a.pdf', status: 'complete', model: 'invoice', pages: 1, result_file: 'a.json', missing_pages: null, 'vendor.name': 'ACME', items: [{ sku: 'A' }] };
+    expect(parseNdjson(readFileSync(join(ws.tables, 'documents.ndjson'), 'utf8'))).toEqual([expected]);
+    const toStdout = await runCli(['export', ws.results, '--out', '-', '--format', 'ndjson', '--json'], { env: isolatedEnv() });
+    expect(toStdout.code).toBe(0);
+    expect(parseNdjson(toStdout.stdout)).toEqual([expected]);
+    expect(JSON.parse(toStdout.stderr)).toMatchObject({ out: '-', format: 'ndjson', documents: 1 });
+  });
+
+  it('refuses a missing results folder and a CSV to stdout as usage errors', async () => {
+    const ws = resultsFolder({});
+    expect((await runCli(['export', join(ws.dir, 'nope'), '--out', ws.tables], { env: isolatedEnv() })).code).toBe(2);
+    expect((await runCli(['export', ws.results, '--out', '-'], { env: isolatedEnv() })).code).toBe(2);
+    expect((await runCli(['export', ws.results, '--out', ws.tables, '--format', 'xlsx'], { env: isolatedEnv() })).code).toBe(2);
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { toExportedDocument } from '../../../src/features/export/flatten.js';
+import { cellText, tableColumns, tableRows } from '../../../src/features/export/table-rows.js';
+
+const result = (overrides: Record<string, unknown>): Record<string, unknown> => ({
+  status: 'complete',
+  source: { path: 'in/a.pdf', sha256: 'x', size: 1, type: 'pdf', pages: 2 },
+  model: 'invoice',
+  pages: { total: 2, processed: 2, missing: [] },
+  data: {},
+  ...overrides,
+});
+
+describe('toExportedDocument', () => {
+  it('flattens nested objects to dotted names and keeps the fixed columns first', () => {
+    const doc = toExportedDocument(result({ data: { vendor: { name: 'ACME', address: { city: 'Lyon' } }, total: 12.5, paid: false } }), 'a.pdf.json');
+    expect(doc?.type).toBe('invoice');
+    expect(doc?.head).toEqual({ source_file: 'in/a.pdf', status: 'complete', model: 'invoice', pages: 2, result_file: 'a.pdf.json', missing_pages: null });
+    expect(doc?.fields).toEqual({ 'vendor.name': 'ACME', 'vendor.address.city': 'Lyon', total: 12.5, paid: false });
+  });
+
+  it('falls back to data.document_type, then unknown, for the type', () => {
+    expect(toExportedDocument(result({ model: null, data: { document_type: 'payslip' } }), 'r.json')?.type).toBe('payslip');
+    expect(toExportedDocument(result({ model: null, data: null, status: 'failed' }), 'r.json')?.type).toBe('unknown');
+  });
+
+  it('lists the missing pages of a partial result', () => {
+    expect(toExportedDocument(result({ status: 'partial', pages: { total: 7, processed: 4, missing: [5, 6, 7] } }), 'r.json')?.head).toMatchObject({ status: 'partial', missing_pages: [5, 6, 7] });
+  });
+
+  it('is not fooled by other JSON files', () => {
+    expect(toExportedDocument({ results: [] }, 'bench.json')).toBeUndefined();
+    expect(toExportedDocument([1, 2], 'list.json')).toBeUndefined();
+    expect(toExportedDocument({ status: 'ok', source: 'x', data: {} }, 'other.json')).toBeUndefined();
+  });
+
+  it('renames a data field that would collide with a fixed column', () => {
+    expect(toExportedDocument(result({ data: { status: 'PAID', pages: 3 } }), 'r.json')?.fields).toEqual({ 'data.status': 'PAID', 'data.pages': 3 });
+  });
+});
+
+describe('tableRows', () => {
+  it('sends lists of objects to <type>.<field> keyed by source_file and a 1-based row; other lists stay in the cell', () => {
+    const doc = toExportedDocument(
+      result({ data: { tags: ['a', 'b'], line_items: [{ sku: 'X', price: { net: 1 } }, { sku: 'Y', row: 'r' }], statement: { transactions: [{ amount: 5 }] }, empty: [] } }),
+      'a.pdf.json',
+    );
+    const rows = tableRows(doc as NonNullable<typeof doc>);
+    expect(rows.map((row) => row.table)).toEqual(['invoice', 'invoice.line_items', 'invoice.line_items', 'invoice.statement.transactions']);
+    expect(rows[0]?.record).toMatchObject({ tags: ['a', 'b'], empty: [] });
+    expect(rows[0]?.record).not.toHaveProperty('line_items');
+    expect(rows[1]?.record).toEqual({ source_file: 'in/a.pdf', row: 1, sku: 'X', 'price.net': 1 });
+    expect(rows[2]?.record).toEqual({ source_file: 'in/a.pdf', row: 2, sku: 'Y', 'item.row': 'r' });
+    expect(rows[3]?.record).toEqual({ source_file: 'in/a.pdf', row: 1, amount: 5 });
+  });
+
+  it('makes a model name safe as a file name', () => {
+    const doc = toExportedDocument(result({ model: '../etc/passwd' }), 'r.json');
+    expect(tableRows(doc as NonNullable<typeof doc>)[0]?.table).toBe('___etc_passwd');
+  });
+});
+
+describe('tableColumns and cellText', () => {
+  it('puts the fixed columns first and sorts the rest by code unit, whatever order they were seen in', () => {
+    expect(tableColumns('document', ['zeta', 'status', 'Alpha', 'beta.x', 'beta'])).toEqual([
+      'source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages', 'Alpha', 'beta', 'beta.x', 'zeta',
+    ]);
+    expect(tableColumns('item', ['b', 'row', 'a'])).toEqual(['source_file', 'row', 'a', 'b']);
+  });
+
+  it('writes lists and objects as JSON text and nothing as an empty cell', () => {
+    expect([cellText(null), cellText(undefined), cellText('x'), cellText(0), cellText(false), cellText(['a', 'b']), cellText({ k: 1 })]).toEqual(['', '', 'x', '0', 'false', '["a","b"]', '{"k":1}']);
+  });
+});
