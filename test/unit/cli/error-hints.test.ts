@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ApiError, MalformedResponseError, NetworkError, ResponseValidationError, TimeoutError } from '../../../src/api/errors.js';
+import { ApiError, MalformedResponseError, NetworkError, ProxyAuthRequiredError, ResponseTooLargeError, ResponseValidationError, TimeoutError } from '../../../src/api/errors.js';
+import { UnknownModelError } from '../../../src/features/check-models.js';
 import { ConfigError } from '../../../src/cli/cli-errors.js';
 import { describeError } from '../../../src/cli/error-report.js';
 import { JournalCorruptError } from '../../../src/store/journal.js';
@@ -41,6 +42,16 @@ const OTHER_HINTS: [code: string, error: Error, hint: string][] = [
   ['timeout', new TimeoutError('documents', 'UND_ERR_HEADERS_TIMEOUT'), 'The service did not answer in time. Try again later.'],
   ['malformed_response', new MalformedResponseError('result', 502, 'not JSON', '<html>'), "The service (or a proxy in between) sent an answer that is not the API's JSON. Try again later."],
   ['response_validation_failed', new ResponseValidationError('models', 200, [], 'data.models: expected array'), 'The service answered, but not as API v3.1 specifies. Check --base-url points at a v3.1 service.'],
+  [
+    'proxy_auth_required',
+    new ProxyAuthRequiredError('health'),
+    'The proxy asks for credentials (HTTP 407). Put them in the proxy URL, percent-encoded, e.g. HTTPS_PROXY=http://user:p%40ss@proxy:3128 for the password "p@ss" (encode @ : / % # ? and spaces, as encodeURIComponent does). If the service needs no proxy, add its host to NO_PROXY.',
+  ],
+  [
+    'response_too_large',
+    new ResponseTooLargeError('result', 200, 1024),
+    'The answer was far larger than any real one (a broken server or proxy?); docextract stopped reading it. Check --base-url and any proxy; an upload that got one may have been charged.',
+  ],
   ['missing_api_key', new ConfigError('No API key is configured.', 'missing_api_key'), 'Set a key: docextract config set api-key, or DOCEXTRACT_API_KEY, or --api-key.'],
 ];
 
@@ -56,6 +67,7 @@ const LOCAL_HINTS: [code: string, error: Error, hint: string][] = [
     new StateDirError('/state', Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' })),
     'docextract keeps its journal and request log there. Fix its permissions, or point DOCEXTRACT_STATE_DIR (or XDG_STATE_HOME) at a writable folder.',
   ],
+  ['unknown_model', new UnknownModelError([{ name: 'invoce', closest: ['invoice'] }], ['invoice'], true), 'List the document types this key may use with: docextract models'],
   ['state_locked', new LockedError(4242, '/state/lock'), 'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.'],
 ];
 
@@ -80,7 +92,7 @@ describe('error hints: the exact text for every code', () => {
     // Read from the source: the table is private, and a hint added without a test here must fail.
     const source = readFileSync(resolve(import.meta.dirname, '../../../src/cli/error-hints.ts'), 'utf8');
     const table = source.slice(source.indexOf('const HINTS'), source.indexOf('};'));
-    const codes = [...table.matchAll(/^ {2}(\w+): /gm)].map((match) => match[1]);
+    const codes = [...table.matchAll(/^ {2}(\w+):/gm)].map((match) => match[1]);
     expect(codes.length).toBeGreaterThan(20);
     expect([...codes].sort()).toEqual([...API_HINTS, ...OTHER_HINTS].map(([code]) => code).sort());
   });
