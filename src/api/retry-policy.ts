@@ -36,6 +36,13 @@ export interface RetryContext {
   /** In [0, 1), injected so tests are exact. */
   random: () => number;
   tuning?: Partial<RetryTuning>;
+  /**
+   * A 429's reset as the caller read it through the server's clock and the
+   * windows it knows: `resetAtMs` undefined when the header is absent or
+   * cannot be true, and the length of the window the 429 belongs to, which
+   * bounds every wait. Without it, Reset is taken as the spec's Unix seconds.
+   */
+  rateLimit?: { resetAtMs: number | undefined; windowMs: number | undefined };
 }
 
 export const DEFAULT_RETRY_TUNING: Readonly<RetryTuning> = {
@@ -70,13 +77,16 @@ export function decideRetry(error: unknown, attempt: number, ctx: RetryContext):
 
   switch (verdict.kind) {
     case 'rate-limit': {
-      const resetSeconds = (error as ApiError).rateLimit?.reset;
       const jitter = ctx.random() * RESET_JITTER_MS;
-      if (resetSeconds === undefined) {
-        // Without Reset, one full minute window is the shortest wait that can help.
-        return { action: 'retry', delayMs: Math.round(t.maxDelayMs + jitter), reason: `${verdict.reason}; no Reset header`, pauseAll: true };
+      const rawReset = (error as ApiError).rateLimit?.reset;
+      const resetAtMs = ctx.rateLimit ? ctx.rateLimit.resetAtMs : rawReset === undefined ? undefined : rawReset * 1000;
+      const windowMs = ctx.rateLimit?.windowMs;
+      if (resetAtMs === undefined) {
+        // Without a Reset to believe, one full window is the shortest wait sure to help, and the longest needed.
+        const wait = Math.min(t.maxDelayMs, windowMs ?? t.maxDelayMs);
+        return { action: 'retry', delayMs: Math.round(wait + jitter), reason: `${verdict.reason}; no usable Reset header`, pauseAll: true };
       }
-      const untilReset = Math.min(Math.max(resetSeconds * 1000 - ctx.nowMs, RESET_FLOOR_MS), RESET_CEILING_MS);
+      const untilReset = Math.min(Math.max(resetAtMs - ctx.nowMs, RESET_FLOOR_MS), windowMs ?? RESET_CEILING_MS, RESET_CEILING_MS);
       return { action: 'retry', delayMs: Math.round(untilReset + jitter), reason: `${verdict.reason}; waiting for the window to reset`, pauseAll: true };
     }
     case 'busy': {

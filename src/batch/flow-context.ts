@@ -5,6 +5,7 @@ import type { Clock } from '../util/clock.js';
 import type { RunSettings } from './batch-types.js';
 import type { FlowEffect } from './flow-effects.js';
 import type { JournalRecord } from './journal-records.js';
+import type { ServiceReadings } from './service-readings.js';
 
 /**
  * The services a flow may use: it sends, journals and writes through these,
@@ -18,6 +19,8 @@ export interface FlowContext {
   readonly settings: RunSettings;
   /** Hash of base URL and key, stamped on journal records. */
   readonly account: string;
+  /** The service's clock and windows, as its answers showed them. */
+  readonly readings: ServiceReadings;
   random(): number;
   writeResult(path: string, text: string): Promise<void>;
 }
@@ -33,6 +36,7 @@ export function planRetry(ctx: FlowContext, error: unknown, attempt: number, end
   const decision = decideRetry(error, attempt, {
     endpoint,
     nowMs: now,
+    ...(error instanceof RateLimitError ? { rateLimit: { resetAtMs: ctx.readings.resetAt(error.rateLimit, now), windowMs: ctx.readings.windowOf(error.rateLimit) } } : {}),
     random: () => ctx.random(),
     tuning: {
       baseDelayMs: ctx.settings.retryBaseMs,

@@ -13,6 +13,7 @@ import { nextJobWork, type WorkItem } from './job-work.js';
 import type { JournalRecord } from './journal-records.js';
 import { OpenJobLedger } from './open-job-ledger.js';
 import type { RequestGate } from './request-gate.js';
+import type { ServiceReadings } from './service-readings.js';
 import { prepareUpload, uploadDocument } from './upload-flow.js';
 import { UploadQueue, type UploadVerdict } from './upload-queue.js';
 
@@ -24,6 +25,8 @@ export interface RunnerDeps {
   events: BatchEvents;
   settings: RunSettings;
   account: string;
+  /** What the service's answers say of its clock and windows. */
+  readings: ServiceReadings;
   /** @default Math.random */
   random?: () => number;
   /** @default writeFileAtomically */
@@ -92,6 +95,7 @@ export class BatchRunner {
       journal: deps.journal,
       settings: deps.settings,
       account: deps.account,
+      readings: deps.readings,
       random,
       writeResult: writer,
     };

@@ -1,7 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { ApiError, AuthenticationError, PaymentRequiredError, TransportError, UnprocessableEntityError, type ExtractionSuccess, type SplitManifest } from '../api/index.js';
+import {
+  ApiError,
+  AuthenticationError,
+  PaymentRequiredError,
+  ResponseTooLargeError,
+  ResponseValidationError,
+  TransportError,
+  UnprocessableEntityError,
+  type ExtractionSuccess,
+  type SplitManifest,
+} from '../api/index.js';
 import { chargeTask, failure, type DocumentTask } from './document-task.js';
 import { errorCode, errorMessage, planRetry, type FlowContext } from './flow-context.js';
 import { finished, type FlowEffect } from './flow-effects.js';
@@ -86,7 +96,8 @@ async function acceptSyncResult(ctx: FlowContext, task: DocumentTask, result: Ex
 async function acceptManifest(ctx: FlowContext, task: DocumentTask, manifest: SplitManifest, intentId: string): Promise<void> {
   const { doc } = task;
   const parsedExpiry = Date.parse(String(manifest.expires_at ?? ''));
-  const expiresAt = Number.isFinite(parsedExpiry) ? parsedExpiry : ctx.clock.now() + ctx.settings.ttlMs;
+  // The server's expires_at, on our clock: a job's remaining life is its expiry less the server's now.
+  const expiresAt = Number.isFinite(parsedExpiry) ? ctx.readings.toLocal(parsedExpiry) : ctx.clock.now() + ctx.settings.ttlMs;
   const chunks = manifest.data.map((chunk) => ({ jobId: chunk.job_id, pages: chunk.pages }));
   const model = doc.model ?? null;
   // Chunk ids exist only here: journal them durably before any chunk is processed.
@@ -123,6 +134,13 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
     const backoff = ctx.settings.retryBaseMs * Math.min(60, 2 ** Math.min(task.uploadAttempts, 6));
     return [{ type: 'server-jobs-full' }, { type: 'upload-again', at: ctx.clock.now() + backoff }];
   }
+  if (answeredButUnreadable(error)) {
+    // The service said yes and did the work; only its answer is lost. It has almost
+    // certainly charged the pages, and sending again would be charged again.
+    const pages = task.doc.pages ?? 1;
+    const charge = chargeTask(task, pages);
+    return [charge, finished(failure(task, code, `${errorMessage(error)}; the service accepted the upload and has probably charged ${pages} credit${pages === 1 ? '' : 's'} for it (not sent again)`))];
+  }
   if (error instanceof UnprocessableEntityError) {
     // A synchronous extraction_failed is final and already charged (spec §1).
     const charge = chargeTask(task, 1);
@@ -132,4 +150,9 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
   const plan = planRetry(ctx, error, task.uploadAttempts, 'documents');
   if ('retryAt' in plan) return [...plan.effects, { type: 'upload-again', at: plan.retryAt }];
   return [finished(failure(task, code, errorMessage(error)))];
+}
+
+/** A 2xx on documents whose body could not be read: too large, or not the API's shape. */
+function answeredButUnreadable(error: unknown): boolean {
+  return (error instanceof ResponseTooLargeError || error instanceof ResponseValidationError) && error.status >= 200 && error.status < 300;
 }

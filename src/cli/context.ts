@@ -130,6 +130,8 @@ export class CliContext {
       userAgent: USER_AGENT,
       fetch: this.deps.fetch,
       onResponse,
+      // Send and receive instants on the run's clock: they are what the server's Date is compared with.
+      now: () => this.clock.now(),
       debug: this.debugEnabled ? (line) => this.debug(line) : undefined,
     });
   }

@@ -25,7 +25,15 @@ export async function runBatchCommand(
   const baseUrl = await ctx.baseUrl();
   const account = accountId(baseUrl, key);
   const { BatchSession } = await import('../features/batch-session.js');
-  const session = await BatchSession.open({ stateDir: ctx.stateDir(), account, windows: settings.windows, clock: ctx.clock, ttlMs: settings.run.ttlMs });
+  const session = await BatchSession.open({
+    stateDir: ctx.stateDir(),
+    account,
+    windows: settings.windows,
+    clock: ctx.clock,
+    ttlMs: settings.run.ttlMs,
+    debug: (line) => ctx.debug(line),
+    notice: (message) => ctx.ui.warn(message),
+  });
   const startedAt = ctx.clock.now();
   const display = await BatchDisplay.create(ctx, total);
   for (const outcome of preReported) display.documentFinished(outcome);

@@ -3,12 +3,25 @@ import { join } from 'node:path';
 import type { ResponseEvent } from '../api/index.js';
 import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
 import { RequestGate } from '../batch/request-gate.js';
+import { ServiceReadings } from '../batch/service-readings.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { FileSendLog } from '../batch/send-log.js';
 import { Journal, JournalCorruptError } from '../store/journal.js';
 import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
 import type { Clock } from '../util/clock.js';
+
+export interface SessionOptions {
+  stateDir: string;
+  account: string;
+  windows: RateWindow[];
+  clock: Clock;
+  ttlMs: number;
+  /** Lines for --debug. */
+  debug?: (line: string) => void;
+  /** Said plainly on stderr when an untrusted header changes the plan. */
+  notice?: (message: string) => void;
+}
 
 /**
  * The durable state of one run: the state-folder lock, the journal, and the
@@ -19,13 +32,15 @@ export class BatchSession {
   private constructor(
     readonly journal: Journal<JournalRecord>,
     readonly gate: RequestGate,
+    /** What the service's answers say of its clock and its windows. */
+    readonly readings: ServiceReadings,
     readonly state: JournalState,
     private readonly lock: StateLock,
     private readonly clock: Clock,
     private readonly ttlMs: number,
   ) {}
 
-  static async open(options: { stateDir: string; account: string; windows: RateWindow[]; clock: Clock; ttlMs: number }): Promise<BatchSession> {
+  static async open(options: SessionOptions): Promise<BatchSession> {
     try {
       return await BatchSession.openUnchecked(options);
     } catch (error) {
@@ -35,7 +50,7 @@ export class BatchSession {
     }
   }
 
-  private static async openUnchecked(options: { stateDir: string; account: string; windows: RateWindow[]; clock: Clock; ttlMs: number }): Promise<BatchSession> {
+  private static async openUnchecked(options: SessionOptions): Promise<BatchSession> {
     await mkdir(options.stateDir, { recursive: true });
     const lock = await acquireStateLock(options.stateDir, { clock: options.clock });
     try {
@@ -45,18 +60,18 @@ export class BatchSession {
       const sendLog = new FileSendLog(join(options.stateDir, `sends-${options.account}.log`), { keepMs, clock: options.clock });
       const gate = new RequestGate({ windows: options.windows, clock: options.clock, sendLog });
       const mine = journal.records.filter((record) => record.account === options.account);
-      return new BatchSession(journal, gate, replayJournal(mine), lock, options.clock, options.ttlMs);
+      const readings = new ServiceReadings({ windows: options.windows, debug: options.debug, notice: options.notice });
+      return new BatchSession(journal, gate, readings, replayJournal(mine), lock, options.clock, options.ttlMs);
     } catch (error) {
       await lock.release();
       throw error;
     }
   }
 
-  /** Feed X-RateLimit-* headers from every answer into the gate. */
+  /** Learn from every answer (its Date and rate headers) and feed what can be trusted into the gate. */
   observe(event: ResponseEvent): void {
-    const info = event.rateLimit;
-    if (!info) return;
-    this.gate.observe({ limit: info.limit, remaining: info.remaining, resetAtMs: info.reset === undefined ? undefined : info.reset * 1000 });
+    const observation = this.readings.observe(event);
+    if (observation) this.gate.observe(observation);
   }
 
   async close(): Promise<void> {

@@ -42,7 +42,7 @@ export async function runCollectJob(deps: BatchDeps, parentJobId: string, settin
     task = new DocumentTask(doc, now);
     task.openJob({ parentJobId, chunks: [], expiresAt: now + settings.ttlMs, pages: 0, model: null });
   }
-  const runner = new BatchRunner({ api: deps.api, gate: deps.session.gate, clock: deps.clock, journal: deps.session.journal, events: deps.events, settings, account: deps.account, warmUp: deps.warmUp });
+  const runner = new BatchRunner({ api: deps.api, gate: deps.session.gate, readings: deps.session.readings, clock: deps.clock, journal: deps.session.journal, events: deps.events, settings, account: deps.account, warmUp: deps.warmUp });
   const report = await runner.run(arrivingAtOnce([task]), stop);
   return {
     ...report,

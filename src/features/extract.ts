@@ -72,6 +72,7 @@ export async function runExtractBatch(
   const runner = new BatchRunner({
     api: deps.api,
     gate: deps.session.gate,
+    readings: deps.session.readings,
     clock: deps.clock,
     journal: deps.session.journal,
     events: deps.events,

@@ -76,6 +76,20 @@ describe('cost controls', () => {
   });
 });
 
+describe('answers that cannot be read', () => {
+  it('a documents 200 too large to read fails the file, is not sent again, and counts its pages as probably charged', async () => {
+    const { emu, env } = await start({ faults: { documents: { oversized_body: 1 } }, oversizeBytes: 70 * 1024 * 1024 });
+    const ws = makeWorkspace({ 'scan.png': 'images/id-card.png' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    expect(run.code).toBe(1);
+    const line = parseNdjson(run.stdout)[0];
+    expect(line).toMatchObject({ status: 'failed', credits: 1, error: { code: 'response_too_large' } });
+    expect((line?.error as { message: string }).message).toContain('has probably charged 1 credit for it (not sent again)');
+    expect(emu.counters.requestsByEndpoint.documents).toBe(1);
+    expect(emu.counters.creditsCharged).toBe(1);
+  });
+});
+
 describe('start of a run', () => {
   it('an unreachable service stops the run at its keyless warm-up, before anything is paid for', async () => {
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });

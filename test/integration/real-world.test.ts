@@ -1,0 +1,82 @@
+/**
+ * The service as real deployments run it: a clock that is not ours, and
+ * X-RateLimit-Reset in the units servers really send. The client and the
+ * emulator share a fake clock, so each run's makespan is measured in the
+ * emulator's time, not the machine's.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { runCliOnFakeClock } from '../helpers/fake-clock-cli.js';
+import { isolatedEnv } from '../helpers/run-cli.js';
+import { MIXED_BATCH, makeWorkspace, parseNdjson } from '../helpers/workspace.js';
+
+const KEY = 'sk_0123456789abcdef0123456789abcdef';
+const WINDOWS = [
+  { limit: 8, windowMs: 1000 },
+  { limit: 30, windowMs: 6000 },
+];
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+interface Measured {
+  code: number;
+  stderr: string;
+  makespanMs: number;
+  emu: RunningEmulator;
+}
+
+async function runBatch(options: EmulatorOptions, extraArgs: string[] = []): Promise<Measured> {
+  await emulator?.close();
+  const clock = new FakeClock(Date.UTC(2026, 10, 21, 9, 0, 0));
+  const emu = (emulator = await startEmulator({ keys: [KEY], rateLimits: WINDOWS, seed: 7, now: () => clock.now(), ...options }));
+  const ws = makeWorkspace(MIXED_BATCH);
+  const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY });
+  const started = clock.now();
+  const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '8/1s,30/6s', ...extraArgs], env, clock);
+  expect(parseNdjson(run.stdout).every((line) => line.status === 'complete'), run.stderr).toBe(true);
+  return { code: run.code, stderr: run.stderr, makespanMs: clock.now() - started, emu };
+}
+
+describe('X-RateLimit-Reset in the units servers really send', () => {
+  it.each(['epoch-ms', 'delta-seconds'] as const)('with Reset as %s and 429s, the batch finishes near the spec-style run and never waits past its longest window', async (resetStyle) => {
+    const faults = { documents: { rate_limit: 0.15 }, process: { rate_limit: 0.15 } };
+    const spec = await runBatch({ faults });
+    const other = await runBatch({ faults, resetStyle }, ['--debug']);
+    expect(other.code).toBe(0);
+    expect(other.emu.counters.faultsInjected['documents.rate_limit'] ?? 0).toBeGreaterThan(0);
+    expect(spec.makespanMs / other.makespanMs).toBeGreaterThanOrEqual(0.8);
+    // No announced wait longer than the 6 s window: "next request slot in 744h" was the bug.
+    for (const match of other.stderr.matchAll(/next request slot in (\d+)(h|m|s)/g)) {
+      expect(match[2]).toBe('s');
+      expect(Number(match[1])).toBeLessThanOrEqual(7);
+    }
+    if (resetStyle === 'epoch-ms') expect(other.stderr).not.toContain('cannot be a reset of any rate window');
+  });
+
+  it('a Reset that cannot be true (years ahead, in the past) is ignored, said once, and never waited on', async () => {
+    const run = await runBatch({ faults: { documents: { ratelimit_garbage: 0.3 } } }, ['--debug']);
+    expect(run.code).toBe(0);
+    expect(run.emu.counters.rateLimited).toBe(0);
+    const said = run.stderr.split('\n').filter((line) => line.includes('cannot be a reset of any rate window'));
+    expect(said.length).toBeLessThanOrEqual(2); // once in --debug, once plainly
+    expect(run.makespanMs).toBeLessThan(60_000);
+  });
+});
+
+describe("the server's clock is not ours", () => {
+  it.each([4000, -4000])('with the server %i ms off, the batch draws no 429, no job expires, and it takes about as long as without skew', async (clockSkewMs) => {
+    // A tight TTL, as in the bench: reading expires_at in the wrong clock shows as expired jobs or idle waits.
+    const baseline = await runBatch({ ttlMs: 24_000 }, ['--job-ttl', '24s']);
+    const skewed = await runBatch({ clockSkewMs, ttlMs: 24_000 }, ['--job-ttl', '24s', '--debug']);
+    expect(skewed.code).toBe(0);
+    expect(skewed.emu.counters.rateLimited).toBe(0);
+    expect(skewed.emu.counters.expiredJobs).toBe(0);
+    expect(skewed.makespanMs).toBeLessThanOrEqual(baseline.makespanMs * 1.05 + 50);
+    expect(skewed.stderr).toMatch(/the service's clock is \d+\.\d s (ahead of|behind) ours/);
+  });
+});
