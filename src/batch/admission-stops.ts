@@ -69,6 +69,11 @@ export class AdmissionStops {
     return this.exhausted;
   }
 
+  /** Something stopped some documents (they are skipped) while the rest go on: the run still ends as stopped by a budget. */
+  note(reason: StopReason): void {
+    this.exhausted ??= reason;
+  }
+
   /** Returns true the first time, so the reason is said once. */
   outputUnwritable(code: string, message: string): boolean {
     const first = !this.halted;

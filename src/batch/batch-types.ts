@@ -63,6 +63,8 @@ export interface RunSettings {
   retryBaseMs: number;
   /** Backoff cap for retries. @default 60_000 */
   retryMaxMs: number;
+  /** How long split documents may wait while jobs outside this run hold every job slot; 0: not at all. @default 1_800_000 (30 min) */
+  slotWaitMs: number;
   /** Pause after 503 server_busy. @default 120_000 */
   busyPauseMs: number;
   /** Wait after 409 chunk_in_progress. @default 10_000 */
@@ -77,5 +79,7 @@ export interface BatchEvents {
   requestSent?(endpoint: string): void;
   creditsCharged?(credits: number): void;
   waiting?(untilMs: number, reason: string): void;
+  /** Job slots held by jobs outside this run (0: none any more), and when the next probe goes. */
+  slotsHeld?(held: number, nextTryAt: number | undefined): void;
   notice?(message: string): void;
 }

@@ -49,23 +49,42 @@ export class OpenJobLedger {
     return [...this.open].sort((a, b) => (a.job?.expiresAt ?? 0) - (b.job?.expiresAt ?? 0));
   }
 
-  /** The server counts jobs we do not know of: keep no more open than we have now. */
+  /**
+   * The server counts jobs we do not know of: keep no more open than we know
+   * of now, which may be none (others hold every slot; a probe past the cap
+   * then asks, see SlotProbe).
+   */
   lowerCap(now: number): number {
     this.serverFull = true;
-    this.cap = Math.max(1, Math.min(this.cap, this.loads(now).length));
+    this.cap = Math.max(0, Math.min(this.cap, this.loads(now).length));
     return this.cap;
   }
 
-  /** May this document's upload go now, without any open job (its own included) missing its expiry? */
-  admits(task: DocumentTask, now: number, projectSlots: (n: number, from?: number) => number[]): boolean {
+  /** A probe past the cap was accepted: one slot that others held is free again. */
+  raiseCap(): void {
+    this.cap = Math.min(this.settings.openJobCap, this.cap + 1);
+  }
+
+  /** Slots of the key's cap that jobs outside this run hold, as far as we can tell. */
+  get heldByOthers(): number {
+    return this.settings.openJobCap - this.cap;
+  }
+
+  /**
+   * May this document's upload go now, without any open job (its own
+   * included) missing its expiry? `beyondCap` lets a probe ask for one slot
+   * more than we believe free.
+   */
+  admits(task: DocumentTask, now: number, projectSlots: (n: number, from?: number) => number[], beyondCap = 0): boolean {
+    const cap = this.cap + beyondCap;
     let loads = this.loads(now);
-    if (loads.length >= this.cap) {
+    if (loads.length >= cap) {
       // Phantoms are jobs that MAY be open. They must not stall the batch until
       // they expire (2 h): when only they fill the cap, send one upload at a
       // time and let the server decide; its too_many_open_jobs makes them count.
       const certain = loads.filter((load) => !load.id.startsWith(PHANTOM_PREFIX));
       const splitUploading = [...this.uploading.keys()].some((uploading) => uploading.mayOpenJob);
-      if (this.serverFull || certain.length >= this.cap || splitUploading) return false;
+      if (this.serverFull || certain.length >= cap || splitUploading) return false;
       loads = certain;
     }
     if (!task.splits) return true; // a PDF we could not count: only the cap applies
@@ -76,7 +95,7 @@ export class OpenJobLedger {
       candidateRequests: requestsForDocument(task.doc.pages),
       ttlMs: this.settings.ttlMs,
       marginMs: this.settings.marginMs,
-      openJobCap: this.cap,
+      openJobCap: cap,
     }).admit;
   }
 

@@ -3,6 +3,7 @@ import type { ApiClient, Endpoint } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
+import { formatDuration } from '../util/duration.js';
 import { AdmissionStops, type StopReason } from './admission-stops.js';
 import type { BatchEvents, DocumentOutcome, RunSettings } from './batch-types.js';
 import { failure, type DocumentTask } from './document-task.js';
@@ -14,6 +15,7 @@ import type { JournalRecord } from './journal-records.js';
 import { OpenJobLedger } from './open-job-ledger.js';
 import type { RequestGate } from './request-gate.js';
 import type { ServiceReadings } from './service-readings.js';
+import { SlotProbe } from './slot-probe.js';
 import { prepareUpload, uploadDocument } from './upload-flow.js';
 import { UploadQueue, type UploadVerdict } from './upload-queue.js';
 
@@ -74,6 +76,11 @@ export class BatchRunner {
   private readonly ledger: OpenJobLedger;
   private readonly uploads = new UploadQueue([]);
   private readonly stops: AdmissionStops;
+  /** Job slots held by jobs outside this run, and when to ask again. */
+  private readonly slots: SlotProbe;
+  /** The split upload that may go past the cap as a probe (chosen by the last pick), and the one in flight. */
+  private probeCandidate?: DocumentTask;
+  private probeTask?: DocumentTask;
   private requests = 0;
   private credits = 0;
   private stopping = false;
@@ -103,6 +110,7 @@ export class BatchRunner {
     this.queue = new PQueue({ concurrency: deps.settings.concurrency });
     this.ledger = new OpenJobLedger(deps.settings, deps.phantomJobsUntil ?? []);
     this.stops = new AdmissionStops(deps.settings.maxCredits);
+    this.slots = new SlotProbe({ slotWaitMs: deps.settings.slotWaitMs });
   }
 
   /**
@@ -192,6 +200,11 @@ export class BatchRunner {
           if (task) this.finish(task, effect.outcome);
           break;
         case 'job-opened':
+          if (task && task === this.probeTask) {
+            this.slots.accepted();
+            this.ledger.raiseCap();
+            this.events.slotsHeld?.(this.ledger.heldByOthers, undefined);
+          }
           if (task?.job) {
             this.ledger.open.add(task);
             this.events.documentStarted?.(task.doc, task.job.chunks.length);
@@ -225,8 +238,16 @@ export class BatchRunner {
           this.halt.abort(new Error('fatal'));
           break;
         case 'server-jobs-full': {
-          const cap = this.ledger.lowerCap(this.clock.now());
-          this.events.notice?.(`the server reports too many open jobs; keeping at most ${cap} open`);
+          const now = this.clock.now();
+          const cap = this.ledger.lowerCap(now);
+          const held = this.ledger.heldByOthers;
+          if (this.slots.refused(now, cap)) {
+            this.events.notice?.(
+              `${held} of the key's ${this.settings.openJobCap} job slots are held by jobs outside this run; documents that split wait for one` +
+                ` (asking again with backoff, from ${formatDuration(this.slots.nextTryAt - now)}; up to --slot-wait ${formatDuration(this.settings.slotWaitMs)}), the rest go on`,
+            );
+          }
+          this.events.slotsHeld?.(held, this.slots.nextTryAt);
           break;
         }
         case 'possible-job':
@@ -348,7 +369,14 @@ export class BatchRunner {
     this.requests += 1;
     this.events.requestSent?.(ENDPOINT_OF[item.kind]);
     void this.queue
-      .add(async () => this.apply(item.task, await this.execute(item, sentAt)))
+      .add(async () => {
+        this.apply(item.task, await this.execute(item, sentAt));
+        if (this.probeTask === item.task) {
+          // Accepted or refused, it has been applied; anything else says nothing about slots.
+          this.slots.ended();
+          this.probeTask = undefined;
+        }
+      })
       .catch((error: unknown) => this.apply(item.task, [{ type: 'finished', outcome: failure(item.task, 'internal_error', errorMessage(error)) }]));
   }
 
@@ -358,6 +386,10 @@ export class BatchRunner {
         item.task.phase = 'uploading';
         this.ledger.uploadStarted(item.task, this.clock.now());
         this.stops.uploadSent(item.task);
+        if (item.task === this.probeCandidate) {
+          this.slots.started();
+          this.probeTask = item.task;
+        }
         break;
       case 'process':
         item.chunk.status = 'in-flight';
@@ -413,6 +445,7 @@ export class BatchRunner {
   }
 
   private nextUpload(now: number, soonest: (at: number) => void): WorkItem | undefined {
+    this.probeCandidate = undefined;
     const judge = (task: DocumentTask): UploadVerdict => {
       const verdict = this.stops.verdict(task);
       if ('skip' in verdict) {
@@ -421,12 +454,35 @@ export class BatchRunner {
       }
       if ('stop' in verdict) return 'stop';
       if (!task.mayOpenJob) return 'send';
-      if (this.ledger.admits(task, now, (n, from) => this.gate.projectSlots(n, from))) return 'send';
+      const projectSlots = (n: number, from?: number): number[] => this.gate.projectSlots(n, from);
+      if (this.ledger.admits(task, now, projectSlots)) return 'send';
+      if (this.slots.gaveUp(now)) {
+        this.finish(task, this.slotWaitOver(task));
+        return 'next';
+      }
+      if (this.slots.due(now) && !this.probeCandidate && this.ledger.admits(task, now, projectSlots, 1)) {
+        this.probeCandidate = task;
+        return 'send';
+      }
       soonest(this.ledger.earliestRelief(now));
+      if (this.slots.active) soonest(this.slots.nextTryAt);
+      const giveUpAt = this.slots.giveUpAt;
+      if (giveUpAt !== undefined) soonest(giveUpAt);
       return 'next';
     };
     const task = this.uploads.next(now, judge, soonest);
     return task ? { kind: 'upload', task } : undefined;
+  }
+
+  /** No job slot came free within --slot-wait: the document is not sent, and the run says how to go on. */
+  private slotWaitOver(task: DocumentTask): DocumentOutcome {
+    const held = this.ledger.heldByOthers;
+    const waited = formatDuration(this.settings.slotWaitMs);
+    this.stops.note({
+      code: 'too_many_open_jobs',
+      message: `documents that split waited --slot-wait ${waited} for a job slot; ${held} are held by jobs outside this run. Run the same command again later (those slots free up when their jobs are finalized or expire, at most 2 h after they opened), or raise --slot-wait`,
+    });
+    return { ...failure(task, 'too_many_open_jobs', `no job slot came free within --slot-wait ${waited} (${held} held by jobs outside this run); not sent`), status: 'skipped' };
   }
 
   private closeUnfinished(): void {

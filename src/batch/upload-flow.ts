@@ -130,9 +130,9 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
     ];
   }
   if (code === 'too_many_open_jobs') {
-    // Not this file's fault: the server counts jobs we do not know of.
-    const backoff = ctx.settings.retryBaseMs * Math.min(60, 2 ** Math.min(task.uploadAttempts, 6));
-    return [{ type: 'server-jobs-full' }, { type: 'upload-again', at: ctx.clock.now() + backoff }];
+    // Not this file's fault: the server counts jobs we do not know of. When a slot is ours
+    // again is for the ledger and the slot probe to say, not a per-file backoff.
+    return [{ type: 'server-jobs-full' }, { type: 'upload-again', at: ctx.clock.now() }];
   }
   if (answeredButUnreadable(error)) {
     // The service said yes and did the work; only its answer is lost. It has almost

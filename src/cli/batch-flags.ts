@@ -15,6 +15,7 @@ export function addBatchFlags(command: Command): Command {
     .option('--concurrency <n>', 'requests in flight at once (config: concurrency; default 4)')
     .option('--open-jobs <n>', 'open multi-page jobs allowed per key (config: open-jobs; default 5)')
     .option('--job-ttl <duration>', 'job lifetime on the server (config: job-ttl; default 2h)')
+    .option('--slot-wait <duration>', 'how long documents that split may wait while jobs outside this run hold every job slot; 0: not at all (default 30m)')
     .option('--retry-base <duration>', 'first retry delay for transient errors (default 1s)')
     .option('--retry-max <duration>', 'longest retry delay (default 60s)')
     .option('--busy-pause <duration>', 'pause after 503 server_busy (default 2min)')

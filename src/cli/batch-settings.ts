@@ -22,6 +22,7 @@ export interface BatchFlags {
   retryBase?: string;
   retryMax?: string;
   busyPause?: string;
+  slotWait?: string;
   conflictDelay?: string;
 }
 
@@ -55,6 +56,7 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
     retryBaseMs: durationFlag('--retry-base', flags.retryBase, 1000),
     retryMaxMs: durationFlag('--retry-max', flags.retryMax, 60_000),
     busyPauseMs: durationFlag('--busy-pause', flags.busyPause, 120_000),
+    slotWaitMs: flags.slotWait?.trim() === '0' ? 0 : durationFlag('--slot-wait', flags.slotWait, 1_800_000),
     conflictDelayMs: durationFlag('--conflict-delay', flags.conflictDelay, 10_000),
   };
   // Finish every job well before it expires: a tenth of the TTL, at most 10 minutes.

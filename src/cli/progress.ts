@@ -23,6 +23,9 @@ export class BatchDisplay implements BatchEvents {
   private overall?: SingleBar;
   private readonly documentBars = new Map<string, SingleBar>();
   private lastWaitNotice = 0;
+  /** Job slots held by jobs outside this run, and when the next probe goes. */
+  private slotsHeldBy = 0;
+  private slotsNextTry: number | undefined;
 
   private constructor(
     private readonly ctx: CliContext,
@@ -75,6 +78,12 @@ export class BatchDisplay implements BatchEvents {
     this.refresh();
   }
 
+  slotsHeld(held: number, nextTryAt: number | undefined): void {
+    this.slotsHeldBy = held;
+    this.slotsNextTry = nextTryAt;
+    this.refresh();
+  }
+
   notice(message: string): void {
     if (this.multibar) this.multibar.log(`${message}\n`);
     else this.ctx.ui.warn(message);
@@ -122,8 +131,13 @@ export class BatchDisplay implements BatchEvents {
 
   private refresh(): void {
     if (!this.overall) return;
-    const wait = this.waitUntil > this.clock.now() ? ` · next request slot in ${formatDuration(this.waitUntil - this.clock.now())}` : '';
-    this.overall.update(this.done, { info: `· ${this.pages} pages · ${this.credits} credits · ${this.requests} requests${wait}` });
+    const now = this.clock.now();
+    const wait = this.waitUntil > now ? ` · next request slot in ${formatDuration(this.waitUntil - now)}` : '';
+    const slots =
+      this.slotsHeldBy > 0
+        ? ` · ${this.slotsHeldBy} job slots held by jobs outside this run${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}`
+        : '';
+    this.overall.update(this.done, { info: `· ${this.pages} pages · ${this.credits} credits · ${this.requests} requests${wait}${slots}` });
   }
 }
 

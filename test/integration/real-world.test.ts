@@ -80,3 +80,54 @@ describe("the server's clock is not ours", () => {
     expect(skewed.stderr).toMatch(/the service's clock is \d+\.\d s (ahead of|behind) ours/);
   });
 });
+
+describe('job slots held by jobs outside this run', () => {
+  const BATCH = { 'a.png': 'images/id-card.png', 'b.jpg': 'images/receipt.jpg', 'one.pdf': 'pdf/pages-1.pdf', 'long/four.pdf': 'pdf/pages-4.pdf', 'long/twelve.pdf': 'pdf/pages-12.pdf' };
+
+  async function runHeld(foreignJobs: EmulatorOptions['foreignJobs'], extraArgs: string[]): Promise<{ code: number; stdout: string; stderr: string; emu: RunningEmulator; probeTimes: number[] }> {
+    await emulator?.close();
+    const clock = new FakeClock(Date.UTC(2026, 10, 21, 9, 0, 0));
+    const emu = (emulator = await startEmulator({ keys: [KEY], rateLimits: [], now: () => clock.now(), ...(foreignJobs ? { foreignJobs } : {}) }));
+    const started = clock.now();
+    const probeTimes: number[] = [];
+    emu.events.on('event', (event: { type: string; at: number }) => {
+      if (event.type === 'upload') probeTimes.push(event.at - started);
+    });
+    const ws = makeWorkspace(BATCH);
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY });
+    const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...extraArgs], env, clock);
+    return { ...run, emu, probeTimes };
+  }
+
+  it('all five held for hours: synchronous files finish, splits wait with backoff (at most 4 probes in 75 s), are skipped after --slot-wait, exit 4, said once', async () => {
+    const run = await runHeld({ count: 5 }, ['--slot-wait', '5m']);
+    expect(run.code).toBe(4);
+    const byFile = new Map(parseNdjson(run.stdout).map((line) => [String(line.file).split('/').pop(), line]));
+    for (const name of ['a.png', 'b.jpg', 'one.pdf']) expect(byFile.get(name)).toMatchObject({ status: 'complete' });
+    for (const name of ['four.pdf', 'twelve.pdf']) expect(byFile.get(name)).toMatchObject({ status: 'skipped', error: { code: 'too_many_open_jobs' } });
+    const splitUploads = run.emu.counters.requestsByEndpoint.documents - 3;
+    expect(splitUploads).toBeGreaterThanOrEqual(2);
+    expect(splitUploads).toBeLessThanOrEqual(5);
+    // The figure: at most 4 probes in the first 75 s (the 3 synchronous uploads aside).
+    expect(run.probeTimes.filter((at) => at <= 75_000).length - 3).toBeLessThanOrEqual(4);
+    expect(run.emu.counters.rateLimited).toBe(splitUploads);
+    expect(run.stderr.match(/job slots are held by jobs outside this run/g)).toHaveLength(1);
+    expect(run.stderr).toContain('Run the same command again later');
+  });
+
+  it('once the foreign jobs expire, a probe gets a slot and every document completes', async () => {
+    const run = await runHeld({ count: 5, ttlMs: 180_000 }, []);
+    expect(run.code).toBe(0);
+    expect(parseNdjson(run.stdout).every((line) => line.status === 'complete')).toBe(true);
+    // Probes before the slots free up: about one a minute, growing, never one a second.
+    const refused = run.emu.counters.rateLimited;
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(refused).toBeLessThanOrEqual(4);
+  });
+
+  it('with three foreign jobs, the two slots left keep working', async () => {
+    const run = await runHeld({ count: 3 }, ['--slot-wait', '0']);
+    expect(run.code).toBe(0);
+    expect(parseNdjson(run.stdout).every((line) => line.status === 'complete')).toBe(true);
+  });
+});
