@@ -1,5 +1,5 @@
 import type { ApiClient, Endpoint } from '../api/index.js';
-import { decideRetry, RateLimitError } from '../api/index.js';
+import { decideRetry, RateLimitError, ServiceUnavailableError } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { RunSettings } from './batch-types.js';
@@ -50,6 +50,7 @@ export function planRetry(ctx: FlowContext, error: unknown, attempt: number, end
   const retryAt = now + decision.delayMs;
   const effects: FlowEffect[] = [];
   if (error instanceof RateLimitError && error.code === 'rate_limit_exceeded') effects.push({ type: 'rate-limited' });
+  if (error instanceof ServiceUnavailableError) effects.push({ type: 'server-busy' });
   if (decision.pauseAll) effects.push({ type: 'pause', until: retryAt, reason: decision.reason });
   return { retryAt, effects };
 }

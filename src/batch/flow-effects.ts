@@ -33,6 +33,8 @@ export type FlowEffect =
   | { type: 'possible-job'; expiresAt: number }
   /** Hold all sending until `until` (429 reset, 503). */
   | { type: 'pause'; until: number; reason: string }
+  /** 503 server_busy: fewer requests in flight for a while. */
+  | { type: 'server-busy' }
   /** A 429 that our log allowed: requests reach the server later than we record them. */
   | { type: 'rate-limited' }
   /** An answered request's send moves to when the server counted it. */

@@ -79,6 +79,11 @@ export class RequestGate {
     this.prune(this.clock.now());
   }
 
+  /** The windows it enforces, shortest first. */
+  get rateWindows(): readonly RateWindow[] {
+    return this.windows;
+  }
+
   /** Until when all sending is held (may lie in the past). */
   get pausedUntil(): number {
     return this.pauseEnd;

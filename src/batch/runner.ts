@@ -12,6 +12,7 @@ import type { FlowEffect } from './flow-effects.js';
 import { collectJob, finalizeJob, processChunk } from './job-flow.js';
 import { nextJobWork, type WorkItem } from './job-work.js';
 import type { JournalRecord } from './journal-records.js';
+import { InFlightBudget } from './in-flight-budget.js';
 import { OpenJobLedger } from './open-job-ledger.js';
 import type { RequestGate } from './request-gate.js';
 import type { ServiceReadings } from './service-readings.js';
@@ -69,6 +70,8 @@ export class BatchRunner {
   private readonly flows: FlowContext;
   private warmUp: (() => Promise<void>) | undefined;
   private readonly queue: PQueue;
+  /** How many requests to keep in flight: the windows' rate x measured answer times, up to --concurrency. */
+  private readonly inFlight: InFlightBudget;
   /** Documents without an outcome yet. */
   private readonly unfinished = new Set<DocumentTask>();
   private sourceEnded = false;
@@ -108,6 +111,7 @@ export class BatchRunner {
     };
     this.warmUp = deps.warmUp;
     this.queue = new PQueue({ concurrency: deps.settings.concurrency });
+    this.inFlight = new InFlightBudget({ ceiling: deps.settings.concurrency, windows: deps.gate.rateWindows });
     this.ledger = new OpenJobLedger(deps.settings, deps.phantomJobsUntil ?? []);
     this.stops = new AdmissionStops(deps.settings.maxCredits);
     this.slots = new SlotProbe({ slotWaitMs: deps.settings.slotWaitMs });
@@ -260,6 +264,9 @@ export class BatchRunner {
         case 'rate-limited':
           this.gate.widenGuard();
           break;
+        case 'server-busy':
+          this.inFlight.busy();
+          break;
         case 'restamp':
           this.gate.restamp(effect.recordedAt, effect.countedAt);
           break;
@@ -328,7 +335,7 @@ export class BatchRunner {
       }
       const now = this.clock.now();
       const { item, wakeAt } = this.pick(now);
-      const hasCapacity = this.queue.pending + this.queue.size < this.settings.concurrency;
+      const hasCapacity = this.queue.pending + this.queue.size < this.inFlight.limit;
       if (!item || !hasCapacity) {
         if (!item && this.queue.pending === 0 && wakeAt === undefined && this.sourceEnded) {
           // Nothing in flight, nothing will become ready, nothing more will arrive: whatever is left cannot proceed.
@@ -370,7 +377,9 @@ export class BatchRunner {
     this.events.requestSent?.(ENDPOINT_OF[item.kind]);
     void this.queue
       .add(async () => {
-        this.apply(item.task, await this.execute(item, sentAt));
+        const effects = await this.execute(item, sentAt);
+        this.inFlight.answered(ENDPOINT_OF[item.kind], this.clock.now() - sentAt);
+        this.apply(item.task, effects);
         if (this.probeTask === item.task) {
           // Accepted or refused, it has been applied; anything else says nothing about slots.
           this.slots.ended();

@@ -33,7 +33,12 @@ export const SETTINGS = [
     default: '10/min,100/h,1000/d,10000/mo',
   },
   { key: 'out', env: 'DOCEXTRACT_OUT', description: 'Folder for result files', default: './docextract-out' },
-  { key: 'concurrency', env: 'DOCEXTRACT_CONCURRENCY', description: 'Requests in flight at once', default: '4' },
+  {
+    key: 'concurrency',
+    env: 'DOCEXTRACT_CONCURRENCY',
+    description: 'Most requests in flight at once; docextract keeps the rate limits\' rate x the measured answer time in flight, up to this',
+    default: '16',
+  },
   { key: 'open-jobs', env: 'DOCEXTRACT_OPEN_JOBS', description: 'Open multi-page jobs allowed per key', default: '5' },
   { key: 'job-ttl', env: 'DOCEXTRACT_JOB_TTL', description: 'Lifetime of a multi-page job on the server', default: '2h' },
 ] as const satisfies readonly SettingDefinition[];

@@ -1,0 +1,83 @@
+import type { RateWindow } from './rate-windows.js';
+
+export interface InFlightBudgetOptions {
+  /** The most requests in flight, whatever the arithmetic says (--concurrency). */
+  ceiling: number;
+  windows: readonly RateWindow[];
+  /** In flight before any answer has been timed. @default min(4, ceiling) */
+  initial?: number;
+  /** Weight of a new answer time in the running average. @default 0.2 */
+  smoothing?: number;
+  /** Answers after a 503 before one more request may be in flight again. @default 8 */
+  answersPerStep?: number;
+}
+
+/**
+ * How many requests to keep in flight. Little's law: in flight = arrival
+ * rate x time in the system. The rate is what the tightest rate window
+ * grants on average; the time is each endpoint's measured answer time (an
+ * extraction takes seconds, a collect milliseconds), weighted by how often
+ * the endpoint is used. With a 60 per 10 s key and 2 s answers that is 12,
+ * where a fixed 4 left two thirds of the budget idle; under 10/min it is 1 or
+ * 2, and the gate, not concurrency, is what paces. A 503 server_busy halves
+ * it (multiplicative decrease) and it grows back by one every few answers.
+ */
+export class InFlightBudget {
+  private readonly ceiling: number;
+  private readonly ratePerMs: number;
+  private readonly smoothing: number;
+  private readonly answersPerStep: number;
+  private readonly averageMs = new Map<string, number>();
+  private readonly counts = new Map<string, number>();
+  private initial: number;
+  /** After a 503: the limit it may not exceed, growing back; undefined when not constrained. */
+  private busyCap: number | undefined;
+  private answersSinceStep = 0;
+
+  constructor(options: InFlightBudgetOptions) {
+    this.ceiling = Math.max(1, options.ceiling);
+    this.ratePerMs = options.windows.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...options.windows.map((w) => w.limit / w.windowMs));
+    this.initial = Math.max(1, Math.min(options.initial ?? 4, this.ceiling));
+    this.smoothing = options.smoothing ?? 0.2;
+    this.answersPerStep = options.answersPerStep ?? 8;
+  }
+
+  /** Requests that may be in flight now. */
+  get limit(): number {
+    const wanted = this.averageMs.size === 0 ? this.initial : this.littlesLaw();
+    return Math.max(1, Math.min(this.ceiling, wanted, this.busyCap ?? Number.POSITIVE_INFINITY));
+  }
+
+  /** One answer (or failure) of `endpoint`, `elapsedMs` after it was sent. */
+  answered(endpoint: string, elapsedMs: number): void {
+    const previous = this.averageMs.get(endpoint);
+    const sample = Math.max(0, elapsedMs);
+    this.averageMs.set(endpoint, previous === undefined ? sample : previous + this.smoothing * (sample - previous));
+    this.counts.set(endpoint, (this.counts.get(endpoint) ?? 0) + 1);
+    if (this.busyCap === undefined) return;
+    this.answersSinceStep += 1;
+    if (this.answersSinceStep < this.answersPerStep) return;
+    this.answersSinceStep = 0;
+    this.busyCap += 1;
+    if (this.busyCap >= this.ceiling) this.busyCap = undefined;
+  }
+
+  /** 503 server_busy: halve what is in flight. */
+  busy(): void {
+    this.busyCap = Math.max(1, Math.floor(this.limit / 2));
+    this.answersSinceStep = 0;
+  }
+
+  private littlesLaw(): number {
+    if (!Number.isFinite(this.ratePerMs)) return this.ceiling;
+    let total = 0;
+    let weighted = 0;
+    for (const [endpoint, count] of this.counts) {
+      total += count;
+      weighted += count * (this.averageMs.get(endpoint) ?? 0);
+    }
+    const answerMs = total === 0 ? 0 : weighted / total;
+    // Round up and keep one spare: a request waiting for its slot must already be queued when the slot opens.
+    return Math.ceil(this.ratePerMs * answerMs) + 1;
+  }
+}
