@@ -42,9 +42,14 @@ export class InFlightBudget {
     this.answersPerStep = options.answersPerStep ?? 8;
   }
 
-  /** Requests that may be in flight now. */
-  get limit(): number {
-    const wanted = this.averageMs.size === 0 ? this.initial : this.littlesLaw();
+  /**
+   * Requests that may be in flight now. With the gate's projection, the rate
+   * is what the gate can grant over the next answer time (a fresh window
+   * grants its whole limit at once); without it, the tightest window's
+   * average rate.
+   */
+  limit(now?: number, projectSlots?: (n: number) => number[]): number {
+    const wanted = this.averageMs.size === 0 ? this.initial : this.littlesLaw(now, projectSlots);
     return Math.max(1, Math.min(this.ceiling, wanted, this.busyCap ?? Number.POSITIVE_INFINITY));
   }
 
@@ -64,20 +69,28 @@ export class InFlightBudget {
 
   /** 503 server_busy: halve what is in flight. */
   busy(): void {
-    this.busyCap = Math.max(1, Math.floor(this.limit / 2));
+    this.busyCap = Math.max(1, Math.floor(this.limit() / 2));
     this.answersSinceStep = 0;
   }
 
-  private littlesLaw(): number {
+  private littlesLaw(now: number | undefined, projectSlots: ((n: number) => number[]) | undefined): number {
     if (!Number.isFinite(this.ratePerMs)) return this.ceiling;
+    const answerMs = this.answerMs();
+    // Round up and keep one spare: a request waiting for its slot must already be queued when the slot opens.
+    const average = Math.ceil(this.ratePerMs * answerMs) + 1;
+    if (now === undefined || !projectSlots) return average;
+    const granted = projectSlots(this.ceiling).filter((at) => at <= now + answerMs).length;
+    return Math.max(average, granted + 1);
+  }
+
+  /** The answer time of a request, averaged over endpoints by how often each answers. */
+  private answerMs(): number {
     let total = 0;
     let weighted = 0;
     for (const [endpoint, count] of this.counts) {
       total += count;
       weighted += count * (this.averageMs.get(endpoint) ?? 0);
     }
-    const answerMs = total === 0 ? 0 : weighted / total;
-    // Round up and keep one spare: a request waiting for its slot must already be queued when the slot opens.
-    return Math.ceil(this.ratePerMs * answerMs) + 1;
+    return total === 0 ? 0 : weighted / total;
   }
 }

@@ -335,7 +335,7 @@ export class BatchRunner {
       }
       const now = this.clock.now();
       const { item, wakeAt } = this.pick(now);
-      const hasCapacity = this.queue.pending + this.queue.size < this.inFlight.limit;
+      const hasCapacity = this.queue.pending + this.queue.size < this.inFlight.limit(now, (n) => this.gate.projectSlots(n));
       if (!item || !hasCapacity) {
         if (!item && this.queue.pending === 0 && wakeAt === undefined && this.sourceEnded) {
           // Nothing in flight, nothing will become ready, nothing more will arrive: whatever is left cannot proceed.
