@@ -4,7 +4,7 @@ import { parseDuration, parseForeignJobs, parseRateWindows, parseRequestRate, pa
 import { ENDPOINTS, FAULT_KINDS } from './fault-injector.js';
 import { generateDemoKey, isWellFormedKey } from './key-registry.js';
 import { RESET_STYLES } from './server-clock.js';
-import type { EmulatorEndpoint, EmulatorKeyConfig, EmulatorOptions, FaultConfig, FaultKind, ResetStyle } from './types.js';
+import type { EmulatorEndpoint, EmulatorKeyConfig, EmulatorOptions, FaultConfig, Latency, FaultKind, ResetStyle } from './types.js';
 
 /** The port when --port is not given: fixed, so a demo can be pointed at it by hand. */
 export const DEFAULT_CLI_PORT = 8787;
@@ -47,15 +47,26 @@ function endpointsFor(name: string): EmulatorEndpoint[] {
   return [name as EmulatorEndpoint];
 }
 
-/** `process=200,documents=50,*=10` -> per-endpoint milliseconds (durations such as 1s work too). */
-export function parseLatency(text: string): Partial<Record<EmulatorEndpoint, number>> {
-  const latency: Partial<Record<EmulatorEndpoint, number>> = {};
+/**
+ * `process=200,documents=50,*=10` -> per-endpoint milliseconds (durations such
+ * as 1s work too); `documents=1.5s..2.5s` draws each answer's delay from a range.
+ */
+export function parseLatency(text: string): Partial<Record<EmulatorEndpoint, Latency>> {
+  const latency: Partial<Record<EmulatorEndpoint, Latency>> = {};
   for (const part of text.split(',')) {
     const [name, value] = part.split('=');
-    if (name === undefined || value === undefined) throw new RangeError(`"${part}" is not endpoint=ms`);
-    for (const endpoint of endpointsFor(name.trim())) latency[endpoint] = parseDuration(value);
+    if (name === undefined || value === undefined) throw new RangeError(`"${part}" is not endpoint=ms or endpoint=min..max`);
+    for (const endpoint of endpointsFor(name.trim())) latency[endpoint] = parseLatencyValue(value);
   }
   return latency;
+}
+
+function parseLatencyValue(value: string): Latency {
+  const range = value.split('..');
+  if (range.length === 1) return parseDuration(value);
+  const [minMs, maxMs] = range.map((bound) => parseDuration(bound));
+  if (range.length !== 2 || minMs === undefined || maxMs === undefined || maxMs < minMs) throw new RangeError(`"${value}" is not a range min..max`);
+  return { minMs, maxMs };
 }
 
 /** `documents.server_busy=0.1` or `*.slow=0.5`, merged into what came before (repeatable flag). */
@@ -88,7 +99,7 @@ export function buildEmulatorProgram(): Command {
     .option('--ttl <duration>', 'job TTL from the split, e.g. 2h (default), 90s, 500ms', argument(parseDuration))
     .option('--claim-timeout <duration>', 'age at which a chunk claim may be taken over (default 120s)', argument(parseDuration))
     .option('--open-jobs <n>', 'open multi-page jobs per key (default 5)', argument(nonNegativeInteger))
-    .option('--latency <endpoint=ms,...>', 'added delay per endpoint; endpoint may be *', argument(parseLatency))
+    .option('--latency <endpoint=ms,...>', 'added delay per endpoint (ms, a duration, or a range such as 1.5s..2.5s); endpoint may be *', argument(parseLatency))
     .option('--slow-ms <ms>', "extra delay of the 'slow' fault (default 2000)", argument(parseDuration))
     .option('--fault <endpoint.kind=prob>', 'inject a fault with this probability (repeatable); endpoint may be *', argument(addFault))
     .option('--seed <n>', 'seed of the fault PRNG (same seed + same request order = same faults)', argument(nonNegativeInteger))

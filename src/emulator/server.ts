@@ -18,12 +18,13 @@ import { buildGzipBomb } from './http/lying-bodies.js';
 import { Exchange, type ExchangeEnvironment } from './http/exchange.js';
 import { routeRequest } from './http/router.js';
 import { JobStore } from './job-store.js';
+import { mulberry32 } from './prng.js';
 import { generateDemoKey, KeyRegistry } from './key-registry.js';
 import { RateLimiter } from './rate-limiter.js';
 import { ServerClock } from './server-clock.js';
 import { emitEvent, type EmulatorState } from './state.js';
 import { TEMPLATE_NAMES } from './templates.js';
-import type { EmulatorEndpoint, EmulatorOptions, RunningEmulator } from './types.js';
+import type { EmulatorEndpoint, EmulatorOptions, Latency, RunningEmulator } from './types.js';
 
 type Handler = (state: EmulatorState, exchange: Exchange, body: ReceivedBody) => Promise<void>;
 
@@ -99,6 +100,20 @@ async function handle(state: EmulatorState, env: ExchangeEnvironment, req: Incom
   }
 }
 
+/**
+ * Each answer's simulated processing time. Ranges draw from a PRNG of their
+ * own (seeded beside the faults'), so adding a latency range never changes
+ * which requests a given fault seed breaks.
+ */
+export function latencyDrawer(latency: Partial<Record<EmulatorEndpoint, Latency>>, seed: number | undefined): (endpoint: EmulatorEndpoint) => number {
+  const random = mulberry32((seed ?? randomInt(2 ** 31)) ^ 0x5eed1a7e);
+  return (endpoint) => {
+    const value = latency[endpoint] ?? 0;
+    if (typeof value === 'number') return value;
+    return Math.round(value.minMs + random() * (value.maxMs - value.minMs));
+  };
+}
+
 /** Starts the emulated Document Extraction Service API v3.1 on a local port. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const state = buildState(options);
@@ -106,7 +121,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const env: ExchangeEnvironment = {
     now: state.now,
     clock: state.clock,
-    latencyMs: { ...options.latencyMs },
+    latencyFor: latencyDrawer(options.latencyMs ?? {}, options.seed),
     slowMs: options.slowMs ?? DEFAULT_SLOW_MS,
     oversizeBytes: options.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES,
     gzipBomb: () => (gzipBomb ??= buildGzipBomb(options.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES)),

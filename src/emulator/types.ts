@@ -84,6 +84,9 @@ export interface EmulatorRequestLog {
   bodyBytes?: number;
 }
 
+/** A fixed delay in ms, or a uniform range of them. */
+export type Latency = number | { minMs: number; maxMs: number };
+
 export interface EmulatorOptions {
   /** @default 0 (a free port) */
   port?: number;
@@ -99,8 +102,13 @@ export interface EmulatorOptions {
   claimTimeoutMs?: number;
   /** Unexpired, unfinalized multi-page jobs per key. @default 5 */
   openJobCap?: number;
-  /** Added delay per endpoint. @default 0 */
-  latencyMs?: Partial<Record<EmulatorEndpoint, number>>;
+  /**
+   * Added delay per endpoint: a fixed number of ms, or a range drawn uniformly
+   * per request (real extraction answers take seconds, and never the same
+   * number of them). Ranges are drawn from their own PRNG seeded by `seed`,
+   * so they do not move the fault draws. @default 0
+   */
+  latencyMs?: Partial<Record<EmulatorEndpoint, Latency>>;
   /** Extra delay of the `slow` fault; `trickle_stop` trickles a byte every slowMs/10 and hangs up after slowMs*10. @default 2000 */
   slowMs?: number;
   faults?: FaultConfig;

@@ -86,6 +86,8 @@ describe('docextract-emulator CLI', () => {
     expect(faults.process).toEqual({ server_busy: 0.1, reset_after: 0.25 });
     expect(faults.health).toEqual({ server_busy: 0.1 });
     expect(parseLatency('*=10,process=200')).toMatchObject({ documents: 10, process: 200 });
+    expect(parseLatency('documents=1.5s..2.5s')).toEqual({ documents: { minMs: 1_500, maxMs: 2_500 } });
+    expect(() => parseLatency('documents=2s..1s')).toThrow(/range/);
     expect(() => addFault('documents.server_busy=2')).toThrow(RangeError);
   });
 

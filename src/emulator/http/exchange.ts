@@ -12,7 +12,8 @@ export interface ExchangeEnvironment {
   now: () => number;
   /** What the server shows of the time: every answer's Date comes from it. */
   clock: ServerClock;
-  latencyMs: Partial<Record<EmulatorEndpoint, number>>;
+  /** The simulated processing time of one answer of this endpoint (ms). */
+  latencyFor(endpoint: EmulatorEndpoint): number;
   slowMs: number;
   /** Inflated size of oversized_body and gzip_bomb. */
   oversizeBytes: number;
@@ -60,7 +61,7 @@ export class Exchange {
     readonly url: URL,
     private readonly env: ExchangeEnvironment,
   ) {
-    this.pendingDelayMs = endpoint === null ? 0 : (env.latencyMs[endpoint] ?? 0);
+    this.pendingDelayMs = endpoint === null ? 0 : env.latencyFor(endpoint);
     this.receivedAt = env.now();
   }
 
