@@ -4,7 +4,8 @@
 //   2. client overhead against a plain `xargs -P curl` loop,
 //   3. start-up time against `node -e 0`,
 //   4. peak memory over 10,000 files, and the time to glob and preflight them,
-//   5. PDF page counting speed and correctness against an independent counter.
+//   5. PDF page counting speed and correctness against an independent counter,
+//   6. the real world: a competitor on the key, the server's clock off, slow answers, slots held by others.
 // Prints a table on stdout (progress on stderr) and writes bench/results.json.
 // Not part of `npm test`: timings depend on the machine, and no test asserts one.
 //
@@ -24,6 +25,7 @@ import { benchOverhead } from './bench/overhead.js';
 import { benchPages } from './bench/pages.js';
 import { benchScale } from './bench/scale.js';
 import { benchSchedule } from './bench/schedule.js';
+import { benchRealWorld } from './bench/real-world.js';
 import { benchStartup } from './bench/startup.js';
 
 const SECTIONS = [
@@ -32,6 +34,7 @@ const SECTIONS = [
   { name: 'startup', title: '3 start-up', bench: benchStartup },
   { name: 'scale', title: '4 memory/scale', bench: benchScale },
   { name: 'pages', title: '5 page count', bench: benchPages },
+  { name: 'real-world', title: '6 real world', bench: benchRealWorld },
 ];
 
 const options = parseOptions(process.argv.slice(2));
