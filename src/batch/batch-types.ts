@@ -39,7 +39,7 @@ export interface DocumentOutcome {
 
 /** Tuning of one run; every field has a CLI flag or config key. */
 export interface RunSettings {
-  /** Most requests in flight at once; below it, the windows' rate x measured answer times decide (InFlightBudget). @default 16 */
+  /** Most requests in flight at once; below it, the windows' rate x measured answer times decide (InFlightBudget). @default 64 */
   concurrency: number;
   /** Open multi-page jobs per key. @default 5 */
   openJobCap: number;

@@ -1,5 +1,14 @@
 import type { RateWindow } from './rate-windows.js';
 
+/** What the budget may see of the gate and of the requests in flight. */
+export interface GateView {
+  now: number;
+  /** Requests sent and not yet answered. */
+  inFlight: number;
+  /** The gate's next n slot instants (RequestGate.projectSlots). */
+  projectSlots: (n: number) => number[];
+}
+
 export interface InFlightBudgetOptions {
   /** The most requests in flight, whatever the arithmetic says (--concurrency). */
   ceiling: number;
@@ -19,8 +28,12 @@ export interface InFlightBudgetOptions {
  * extraction takes seconds, a collect milliseconds), weighted by how often
  * the endpoint is used. With a 60 per 10 s key and 2 s answers that is 12,
  * where a fixed 4 left two thirds of the budget idle; under 10/min it is 1 or
- * 2, and the gate, not concurrency, is what paces. A 503 server_busy halves
- * it (multiplicative decrease) and it grows back by one every few answers.
+ * 2, and the gate, not concurrency, is what paces. A fresh window's burst is
+ * granted at once, and the burst sets the shape of every later window (the
+ * slots free again one window after they were used), so whatever the gate
+ * can grant before the next answer may be in flight too. A 503 server_busy
+ * halves it (multiplicative decrease) and it grows back by one every few
+ * answers.
  */
 export class InFlightBudget {
   private readonly ceiling: number;
@@ -43,13 +56,16 @@ export class InFlightBudget {
   }
 
   /**
-   * Requests that may be in flight now. With the gate's projection, the rate
-   * is what the gate can grant over the next answer time (a fresh window
-   * grants its whole limit at once); without it, the tightest window's
-   * average rate.
+   * Requests that may be in flight now. With a view of the gate, that is
+   * those already sent plus every slot the gate can grant before the first of
+   * them is likely answered (a fresh window grants its whole limit at once;
+   * before any answer is timed, what it grants this instant), plus one to be
+   * queued when the next slot opens. Sent requests are already in the gate's
+   * log, so they no longer show as grantable: they count on top. Without a
+   * view, the tightest window's average rate x the answer time.
    */
-  limit(now?: number, projectSlots?: (n: number) => number[]): number {
-    const wanted = this.averageMs.size === 0 ? this.initial : this.littlesLaw(now, projectSlots);
+  limit(view?: GateView): number {
+    const wanted = view === undefined ? this.average() : Math.max(this.average(), this.grantable(view));
     return Math.max(1, Math.min(this.ceiling, wanted, this.busyCap ?? Number.POSITIVE_INFINITY));
   }
 
@@ -67,20 +83,25 @@ export class InFlightBudget {
     if (this.busyCap >= this.ceiling) this.busyCap = undefined;
   }
 
-  /** 503 server_busy: halve what is in flight. */
-  busy(): void {
-    this.busyCap = Math.max(1, Math.floor(this.limit() / 2));
+  /** 503 server_busy: halve what is in flight (`inFlight` requests now). */
+  busy(inFlight: number): void {
+    this.busyCap = Math.max(1, Math.floor(Math.min(inFlight, this.ceiling) / 2));
     this.answersSinceStep = 0;
   }
 
-  private littlesLaw(now: number | undefined, projectSlots: ((n: number) => number[]) | undefined): number {
+  /** Little's law on the tightest window's average rate; `initial` before any answer has been timed. */
+  private average(): number {
+    if (this.averageMs.size === 0) return this.initial;
     if (!Number.isFinite(this.ratePerMs)) return this.ceiling;
-    const answerMs = this.answerMs();
     // Round up and keep one spare: a request waiting for its slot must already be queued when the slot opens.
-    const average = Math.ceil(this.ratePerMs * answerMs) + 1;
-    if (now === undefined || !projectSlots) return average;
-    const granted = projectSlots(this.ceiling).filter((at) => at <= now + answerMs).length;
-    return Math.max(average, granted + 1);
+    return Math.ceil(this.ratePerMs * this.answerMs()) + 1;
+  }
+
+  private grantable({ now, inFlight, projectSlots }: GateView): number {
+    if (!Number.isFinite(this.ratePerMs)) return this.ceiling;
+    const horizon = now + this.answerMs();
+    const granted = projectSlots(this.ceiling).filter((at) => at <= horizon).length;
+    return inFlight + granted + 1;
   }
 
   /** The answer time of a request, averaged over endpoints by how often each answers. */

@@ -49,6 +49,14 @@ export interface RunReport {
   budgetExhausted?: StopReason;
 }
 
+/**
+ * Upload bodies are read whole (the hash is checked against the plan before
+ * sending); with up to --concurrency of them in flight and files of up to
+ * 10 MB, memory would follow the rate limits. Past this many bytes a further
+ * upload waits for an answer (one always goes, whatever its size).
+ */
+const UPLOAD_BODY_BYTES = 128 * 1024 * 1024;
+
 const ENDPOINT_OF: Record<WorkItem['kind'], Endpoint> = { upload: 'documents', process: 'process', collect: 'result', finalize: 'result' };
 
 /**
@@ -90,6 +98,8 @@ export class BatchRunner {
   private fatalError?: unknown;
   private changed = false;
   private wake?: () => void;
+  /** Bytes of upload bodies read into memory and not yet answered. */
+  private bodyBytes = 0;
   private readonly finishedOutcomes: DocumentOutcome[] = [];
 
   constructor(deps: RunnerDeps) {
@@ -265,7 +275,7 @@ export class BatchRunner {
           this.gate.widenGuard();
           break;
         case 'server-busy':
-          this.inFlight.busy();
+          this.inFlight.busy(this.queue.pending + this.queue.size);
           break;
         case 'restamp':
           this.gate.restamp(effect.recordedAt, effect.countedAt);
@@ -335,7 +345,8 @@ export class BatchRunner {
       }
       const now = this.clock.now();
       const { item, wakeAt } = this.pick(now);
-      const hasCapacity = this.queue.pending + this.queue.size < this.inFlight.limit(now, (n) => this.gate.projectSlots(n));
+      const inFlight = this.queue.pending + this.queue.size;
+      const hasCapacity = inFlight < this.inFlight.limit({ now, inFlight, projectSlots: (n) => this.gate.projectSlots(n) });
       if (!item || !hasCapacity) {
         if (!item && this.queue.pending === 0 && wakeAt === undefined && this.sourceEnded) {
           // Nothing in flight, nothing will become ready, nothing more will arrive: whatever is left cannot proceed.
@@ -345,8 +356,14 @@ export class BatchRunner {
         continue;
       }
       if (item.kind === 'upload' && !item.task.prepared) {
+        if (this.bodyBytes > 0 && this.bodyBytes + item.task.doc.size > UPLOAD_BODY_BYTES) {
+          await this.waitForChange(undefined);
+          continue;
+        }
         // File I/O and the intent's fsync happen before the slot, never between slot and send.
-        this.apply(item.task, await prepareUpload(this.flows, item.task));
+        const task: DocumentTask = item.task;
+        this.apply(task, await prepareUpload(this.flows, task));
+        this.bodyBytes += task.prepared?.body.length ?? 0;
         continue;
       }
       if (this.warmUp) {
@@ -375,9 +392,10 @@ export class BatchRunner {
     this.markInFlight(item);
     this.requests += 1;
     this.events.requestSent?.(ENDPOINT_OF[item.kind]);
+    const bodyBytes = item.kind === 'upload' ? (item.task.prepared?.body.length ?? 0) : 0;
     void this.queue
       .add(async () => {
-        const effects = await this.execute(item, sentAt);
+        const effects = await this.execute(item, sentAt).finally(() => (this.bodyBytes -= bodyBytes));
         this.inFlight.answered(ENDPOINT_OF[item.kind], this.clock.now() - sentAt);
         this.apply(item.task, effects);
         if (this.probeTask === item.task) {

@@ -12,7 +12,7 @@ export function addBatchFlags(command: Command): Command {
     .option('--store', 'ask the service to store results (store_db); results then carry an extraction_id')
     .option('--no-finalize', 'keep the job data on the server after the result is saved; an unfinalized job holds one of the 5 open-job slots until it expires (2 h)')
     .option('--rate-limit <windows>', 'request windows of the key, e.g. 10/min,100/h,1000/d,10000/mo (config: rate-limit)')
-    .option('--concurrency <n>', 'most requests in flight; the rate limits x measured answer times decide below it (config: concurrency; default 16)')
+    .option('--concurrency <n>', 'most requests in flight; the rate limits x measured answer times decide below it (config: concurrency; default 64)')
     .option('--open-jobs <n>', 'open multi-page jobs allowed per key (config: open-jobs; default 5)')
     .option('--job-ttl <duration>', 'job lifetime on the server (config: job-ttl; default 2h)')
     .option('--slot-wait <duration>', 'how long documents that split may wait while jobs outside this run hold every job slot; 0: not at all (default 30m)')

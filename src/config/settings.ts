@@ -37,7 +37,7 @@ export const SETTINGS = [
     key: 'concurrency',
     env: 'DOCEXTRACT_CONCURRENCY',
     description: 'Most requests in flight at once; docextract keeps the rate limits\' rate x the measured answer time in flight, up to this',
-    default: '16',
+    default: '64',
   },
   { key: 'open-jobs', env: 'DOCEXTRACT_OPEN_JOBS', description: 'Open multi-page jobs allowed per key', default: '5' },
   { key: 'job-ttl', env: 'DOCEXTRACT_JOB_TTL', description: 'Lifetime of a multi-page job on the server', default: '2h' },

@@ -38,13 +38,24 @@ describe('InFlightBudget (Little\'s law)', () => {
     expect(b.limit()).toBe(10);
   });
 
-  it("with the gate's projection, a fresh window's burst counts: what the gate grants within one answer time, plus one", () => {
-    const b = budget('60/10s');
+  it("with a view of the gate, what was sent counts on top of what the gate grants within one answer time, plus one", () => {
+    const b = budget('60/10s', 64);
     for (let i = 0; i < 20; i++) b.answered('documents', 2000);
     const burst = (n: number): number[] => Array.from({ length: n }, () => 1000);
-    expect(b.limit(1000, burst)).toBe(16);
+    expect(b.limit({ now: 1000, inFlight: 0, projectSlots: burst })).toBe(64);
     const steady = (n: number): number[] => Array.from({ length: n }, (_, i) => 1000 + i * 500);
-    expect(b.limit(1000, steady)).toBe(13);
+    // 5 slots within the next 2 s (1000, 1500, ..., 3000), 10 already in flight.
+    expect(b.limit({ now: 1000, inFlight: 10, projectSlots: steady })).toBe(16);
+    // The window is full for the next 8 s: the average rate still keeps 13 (6/s x 2 s + 1).
+    const full = (n: number): number[] => Array.from({ length: n }, (_, i) => 9000 + i);
+    expect(b.limit({ now: 1000, inFlight: 3, projectSlots: full })).toBe(13);
+  });
+
+  it("before any answer is timed, a fresh window's whole burst may go at once", () => {
+    const b = budget('60/10s', 64);
+    const fresh = (n: number): number[] => Array.from({ length: n }, (_, i) => (i < 60 ? 0 : 10_000));
+    expect(b.limit({ now: 0, inFlight: 0, projectSlots: fresh })).toBe(61);
+    expect(b.limit()).toBe(4);
   });
 
   it('without rate windows, the ceiling', () => {
@@ -56,7 +67,7 @@ describe('InFlightBudget (Little\'s law)', () => {
   it('a 503 halves what is in flight, and it grows back by one every 8 answers', () => {
     const b = budget('60/10s');
     for (let i = 0; i < 20; i++) b.answered('documents', 2000);
-    b.busy();
+    b.busy(13);
     expect(b.limit()).toBe(6);
     for (let i = 0; i < 7; i++) b.answered('documents', 2000);
     expect(b.limit()).toBe(6);
