@@ -49,7 +49,7 @@ export function planRetry(ctx: FlowContext, error: unknown, attempt: number, end
   if (decision.action === 'give-up') return { giveUp: true };
   const retryAt = now + decision.delayMs;
   const effects: FlowEffect[] = [];
-  if (error instanceof RateLimitError && error.code === 'rate_limit_exceeded') effects.push({ type: 'rate-limited' });
+  if (error instanceof RateLimitError && error.code === 'rate_limit_exceeded') effects.push({ type: 'rate-limited', ...(error.rateLimit?.limit === undefined ? {} : { limit: error.rateLimit.limit }) });
   if (error instanceof ServiceUnavailableError) effects.push({ type: 'server-busy' });
   if (decision.pauseAll) effects.push({ type: 'pause', until: retryAt, reason: decision.reason });
   return { retryAt, effects };

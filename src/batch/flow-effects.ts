@@ -36,7 +36,7 @@ export type FlowEffect =
   /** 503 server_busy: fewer requests in flight for a while. */
   | { type: 'server-busy' }
   /** A 429 that our log allowed: requests reach the server later than we record them. */
-  | { type: 'rate-limited' }
+  | { type: 'rate-limited'; limit?: number }
   /** An answered request's send moves to when the server counted it. */
   | { type: 'restamp'; recordedAt: number; countedAt: number }
   /** Something the user should read (stderr). */

@@ -5,6 +5,7 @@
  * pauses after a 429 or 503.
  */
 import type { Clock } from '../util/clock.js';
+import { KeyShare } from './key-share.js';
 import { defaultGuardMs, projectSendTimes, type RateWindow } from './rate-windows.js';
 import type { SendLog } from './send-log.js';
 
@@ -15,6 +16,8 @@ export interface RateObservation {
   remaining?: number;
   /** X-RateLimit-Reset, converted to epoch milliseconds. */
   resetAtMs?: number;
+  /** When we sent the request these headers answer (our clock): the server counted its window then. */
+  sentAt?: number;
 }
 
 export interface RequestGateOptions {
@@ -67,6 +70,8 @@ export class RequestGate {
   private pauseWhy: string | undefined;
   /** The server said remaining 0 until its reset, whatever our own windows say. */
   private serverHoldUntil = Number.NEGATIVE_INFINITY;
+  /** What other clients of the key take from each window. */
+  private readonly share = new KeyShare();
 
   constructor(options: RequestGateOptions) {
     this.windows = [...options.windows].sort((a, b) => a.windowMs - b.windowMs);
@@ -112,7 +117,21 @@ export class RequestGate {
     const now = this.clock.now();
     this.prune(now);
     const notBefore = Math.max(now, from ?? now, this.pauseEnd, this.serverHoldUntil);
-    return projectSendTimes(this.log, this.head, this.windows, this.guardMs, n, notBefore);
+    return projectSendTimes(this.log, this.head, this.ourWindows(now), this.guardMs, n, notBefore);
+  }
+
+  /** Each window with the limit that is ours to use now: what other clients take is left to them. */
+  private ourWindows(now: number): readonly RateWindow[] {
+    return this.windows.map((window) => {
+      const limit = this.share.limitOf(window, now);
+      return limit === window.limit ? window : { ...window, limit };
+    });
+  }
+
+  /** Other clients' requests in the window of this limit, as estimated now (for tests and --debug). */
+  othersIn(limit: number): number | undefined {
+    const window = this.windows.find((w) => w.limit === limit);
+    return window === undefined ? undefined : this.share.othersIn(window, this.clock.now());
   }
 
   /**
@@ -148,11 +167,11 @@ export class RequestGate {
   }
 
   /**
-   * Tighten from X-RateLimit-* headers. If the server reports fewer remaining
-   * requests than our log allows in the window whose limit matches (or the
-   * shortest window), another process is using the key: add phantom sends at
-   * now so our remaining matches. A remaining of 0 with a reset time also holds
-   * sending until that reset. Never loosens.
+   * Learn from X-RateLimit-* headers. The server's count in the window its
+   * Limit names (or the shortest), less ours at the instant it counted (when
+   * we sent the request), is other clients' use: the window leaves that much
+   * to them (KeyShare). A remaining of 0 with a reset time also holds sending
+   * until that reset. Never loosens what our own log says.
    */
   observe(observation: RateObservation): void {
     const { remaining, resetAtMs, limit } = observation;
@@ -162,9 +181,17 @@ export class RequestGate {
     const matched = this.windows.find((w) => w.limit === limit);
     const window = matched ?? this.windows[0];
     if (window) {
-      const ours = window.limit - this.countSince(now - window.windowMs);
-      const phantoms = Math.min(window.limit, ours - Math.max(0, Math.floor(remaining)));
-      for (let i = 0; i < phantoms; i++) this.record(now);
+      // The server counted its window when our request arrived, some time
+      // between our send and now; every send of ours from a window before the
+      // send until now may be in its count. Taking them all errs towards
+      // seeing fewer other clients, never more: with none, none are seen.
+      const sentAt = Math.min(now, observation.sentAt ?? now);
+      const ours = this.countSince(sentAt - window.windowMs - this.guardMs);
+      this.share.counted(window, Math.floor(remaining), ours, now);
+    }
+    if (remaining <= 0 && resetAtMs === undefined && window && this.countSince(now - window.windowMs) < window.limit) {
+      // Full by the server's count, not by ours, and no reset to wait for: a window from now frees whatever it holds.
+      this.serverHoldUntil = Math.max(this.serverHoldUntil, now + window.windowMs + this.guardMs);
     }
     if (remaining <= 0 && resetAtMs !== undefined && Number.isFinite(resetAtMs)) {
       // A full window we track is already exact in our log; the server's reset
@@ -175,6 +202,18 @@ export class RequestGate {
       if (!explainedByRounding) this.serverHoldUntil = Math.max(this.serverHoldUntil, resetAtMs + this.guardMs);
     }
     this.wake();
+  }
+
+  /**
+   * A 429 our log allowed, in the window whose limit the answer names: cut
+   * that window's capacity (it recovers by one request per window length),
+   * and widen the safety gap, since requests may reach the server later than
+   * we record them.
+   */
+  rejected(limit: number | undefined): void {
+    const window = this.windows.find((w) => w.limit === limit);
+    if (window) this.share.rejected(window, this.clock.now());
+    this.widenGuard();
   }
 
   /**

@@ -272,7 +272,7 @@ export class BatchRunner {
           this.events.waiting?.(effect.until, effect.reason);
           break;
         case 'rate-limited':
-          this.gate.widenGuard();
+          this.gate.rejected(effect.limit);
           break;
         case 'server-busy':
           this.inFlight.busy(this.queue.pending + this.queue.size);

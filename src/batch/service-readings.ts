@@ -46,7 +46,7 @@ export class ServiceReadings {
     }
     const info = event.rateLimit;
     if (!info) return undefined;
-    return { limit: info.limit, remaining: info.remaining, resetAtMs: this.resetAt(info, event.receivedAtMs) };
+    return { limit: info.limit, remaining: info.remaining, resetAtMs: this.resetAt(info, event.receivedAtMs), sentAt: event.sentAtMs };
   }
 
   /**

@@ -4,12 +4,16 @@
  * emulator share a fake clock, so each run's makespan is measured in the
  * emulator's time, not the machine's.
  */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { minimumMakespanMs } from '../../src/batch/admission.js';
+import { parseRateWindows } from '../../src/batch/rate-windows.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { runCliOnFakeClock } from '../helpers/fake-clock-cli.js';
 import { isolatedEnv } from '../helpers/run-cli.js';
-import { MIXED_BATCH, makeWorkspace, parseNdjson } from '../helpers/workspace.js';
+import { CORPUS, MIXED_BATCH, makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
 const WINDOWS = [
@@ -65,6 +69,42 @@ describe('X-RateLimit-Reset in the units servers really send', () => {
     const said = run.stderr.split('\n').filter((line) => line.includes('cannot be a reset of any rate window'));
     expect(said.length).toBeLessThanOrEqual(2); // once in --debug, once plainly
     expect(run.makespanMs).toBeLessThan(60_000);
+  });
+});
+
+describe('a key shared with another client', () => {
+  it('with another client spending 20% of every window, at most 4% of our requests draw a 429, at 0.85 of the capacity left to us or better', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 10, 21, 9, 0, 0));
+    const emu = (emulator = await startEmulator({ keys: [KEY], rateLimits: WINDOWS, seed: 7, now: () => clock.now(), foreignRate: { count: 1, perMs: 1_000 } }));
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    const png = readFileSync(join(CORPUS, 'images/id-card.png'));
+    for (let i = 0; i < 80; i += 1) writeFileSync(join(ws.inputs, `scan-${i}.png`), Buffer.concat([png, Buffer.from(`copy ${i}`)]));
+    const started = clock.now();
+    const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '8/1s,30/6s'], isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY }), clock);
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseNdjson(run.stdout).filter((line) => line.status === 'complete')).toHaveLength(80);
+    const ours = emu.counters.requestsByEndpoint.documents;
+    expect(emu.counters.foreignRequests).toBeGreaterThan(10);
+    expect(emu.counters.rateLimited / ours).toBeLessThanOrEqual(0.04);
+    // 1/s of 5/s leaves 6/1s,24/6s to us.
+    const bound = minimumMakespanMs(80, parseRateWindows('6/1s,24/6s'));
+    expect(bound / (clock.now() - started)).toBeGreaterThanOrEqual(0.85);
+  });
+
+  it('with no other client, it takes what the windows allow: no slower than the bound allows', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 10, 21, 9, 0, 0));
+    const emu = (emulator = await startEmulator({ keys: [KEY], rateLimits: WINDOWS, seed: 7, now: () => clock.now() }));
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    const png = readFileSync(join(CORPUS, 'images/id-card.png'));
+    for (let i = 0; i < 80; i += 1) writeFileSync(join(ws.inputs, `scan-${i}.png`), Buffer.concat([png, Buffer.from(`copy ${i}`)]));
+    const started = clock.now();
+    const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '8/1s,30/6s'], isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY }), clock);
+    expect(run.code).toBe(0);
+    expect(emu.counters.rateLimited).toBe(0);
+    const bound = minimumMakespanMs(80, parseRateWindows('8/1s,30/6s'));
+    expect(bound / (clock.now() - started)).toBeGreaterThanOrEqual(0.95);
   });
 });
 

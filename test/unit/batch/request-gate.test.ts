@@ -197,13 +197,37 @@ describe('RequestGate.pauseUntil', () => {
 });
 
 describe('RequestGate.observe', () => {
-  it('adds phantom sends when the server knows of requests we do not', async () => {
+  it('leaves to other clients what the server counted beyond our own sends', async () => {
     const { clock, gate } = gateOn('10/min,100/h', { guardMs: 0 });
     await gate.acquire(0);
     await gate.acquire(0);
     await clock.advance(1_000);
-    gate.observe({ limit: 10, remaining: 3, resetAtMs: T0 + MIN });
+    gate.observe({ limit: 10, remaining: 3, resetAtMs: T0 + MIN, sentAt: T0 });
+    expect(gate.othersIn(10)).toBe(5);
     expect(gate.projectSlots(4).map((t) => t - T0)).toEqual([1_000, 1_000, 1_000, MIN]);
+  });
+
+  it('sees no other client when every request the server counted may be ours', async () => {
+    const { clock, gate } = gateOn('8/1s', { guardMs: 0 });
+    for (let i = 0; i < 5; i++) await gate.acquire(0);
+    await clock.advance(100);
+    // Answered after all five were sent: the server may have counted them all, whichever it answered.
+    gate.observe({ limit: 8, remaining: 3, sentAt: T0 });
+    expect(gate.othersIn(8)).toBe(0);
+    expect(gate.projectSlots(3).map((t) => t - T0)).toEqual([100, 100, 100]);
+  });
+
+  it('after a 429 in a window, uses 80% of it, and wins back 5% of its limit per window length', async () => {
+    const { clock, gate } = gateOn('100/1s', { guardMs: 0 });
+    gate.rejected(100);
+    const burst = (): number => gate.projectSlots(100).filter((t) => t === clock.now()).length;
+    expect(burst()).toBe(80);
+    await clock.advance(2_000);
+    expect(burst()).toBe(90);
+    await clock.advance(10_000);
+    expect(burst()).toBe(100);
+    gate.rejected(7); // names no window of ours: only the guard widens
+    expect(burst()).toBe(100);
   });
 
   it('never loosens', async () => {
@@ -263,14 +287,6 @@ describe('RequestGate.observe', () => {
     expect(gate.nextSlotAt()).toBe(T0 + 1_040);
     for (let i = 0; i < 10; i++) gate.widenGuard();
     expect(gate.guard).toBe(100);
-  });
-
-  it('persists phantom sends with the real ones', async () => {
-    const log = new MemorySendLog();
-    const { gate } = gateOn('10/min', { guardMs: 0, sendLog: log });
-    await gate.acquire(0);
-    gate.observe({ limit: 10, remaining: 5 });
-    expect(log.load()).toEqual(Array(5).fill(T0));
   });
 
   it('wakes a sleeping waiter only to push it later, never earlier', async () => {
