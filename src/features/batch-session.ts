@@ -7,6 +7,8 @@ import { ServiceReadings } from '../batch/service-readings.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { FileSendLog } from '../batch/send-log.js';
 import { Journal, JournalCorruptError } from '../store/journal.js';
+import { ResultsIndex } from '../store/results-index.js';
+import { KnownResults } from './known-results.js';
 import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
 import type { Clock } from '../util/clock.js';
@@ -35,6 +37,8 @@ export class BatchSession {
     /** What the service's answers say of its clock and its windows. */
     readonly readings: ServiceReadings,
     readonly state: JournalState,
+    /** Results of earlier runs by question (state folder), for files moved or renamed since. */
+    readonly results: KnownResults,
     private readonly lock: StateLock,
     private readonly clock: Clock,
     private readonly ttlMs: number,
@@ -61,7 +65,8 @@ export class BatchSession {
       const gate = new RequestGate({ windows: options.windows, clock: options.clock, sendLog });
       const mine = journal.records.filter((record) => record.account === options.account);
       const readings = new ServiceReadings({ windows: options.windows, debug: options.debug, notice: options.notice });
-      return new BatchSession(journal, gate, readings, replayJournal(mine), lock, options.clock, options.ttlMs);
+      const results = new KnownResults(await ResultsIndex.open(join(options.stateDir, `results-${options.account}.ndjson`)));
+      return new BatchSession(journal, gate, readings, replayJournal(mine), results, lock, options.clock, options.ttlMs);
     } catch (error) {
       await lock.release();
       throw error;
@@ -78,6 +83,7 @@ export class BatchSession {
     try {
       await this.journal.compact(recordsWorthKeeping(this.journal.records, this.clock.now(), this.ttlMs));
       await this.journal.close();
+      await this.results.close().catch(() => undefined); // a cache: rebuilt when lost
     } finally {
       await this.lock.release();
     }

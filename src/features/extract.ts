@@ -41,7 +41,9 @@ export async function runExtractBatch(
 ): Promise<ExtractBatchReport> {
   await sweepTempFiles(outDir).catch(() => 0);
   const now = deps.clock.now();
-  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...reuse, storeDb: settings.storeDb });
+  const earlier = reuse.dedupe && !reuse.force ? deps.session.results : undefined;
+  await earlier?.scan(outDir).catch(() => 0);
+  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...reuse, storeDb: settings.storeDb }, earlier);
   const arrival = await planner.plan(documents);
   const strayJobs = planner.unclaimedJobs();
   const plan = {
@@ -69,19 +71,21 @@ export async function runExtractBatch(
     };
   }
   await checkModelsBeforeSending(deps, plan.tasks);
+  const events = alsoWhenFinished(deps.events, (outcome) => planner.finished(outcome));
   const runner = new BatchRunner({
     api: deps.api,
     gate: deps.session.gate,
     readings: deps.session.readings,
     clock: deps.clock,
     journal: deps.session.journal,
-    events: deps.events,
+    events,
     settings,
     account: deps.account,
     phantomJobsUntil: plan.phantomJobsUntil,
     warmUp: deps.warmUp,
   });
   const report = await runner.run(arrivingAtOnce(plan.tasks), stop);
+  await planner.indexed();
   const summaries: DocumentOutcome[] = [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes];
   return {
     ...report,
@@ -135,6 +139,26 @@ function unwritableOutcome(doc: PlannedDocument, jobId: string | null, outDir: s
     error: { code: 'output_write_failed', message: `cannot write results to ${outDir} (${code}); nothing was sent for ${doc.displayPath}: fix the output folder and run again` },
     credits: 0,
   };
+}
+
+/**
+ * The same events, with `then` told of every finished document first. The
+ * display is a class instance whose methods keep their own `this`, so it is
+ * wrapped, not copied.
+ */
+export function alsoWhenFinished(events: BatchEvents, then: (outcome: DocumentOutcome) => void): BatchEvents {
+  return new Proxy(events, {
+    get(target, property) {
+      if (property === 'documentFinished') {
+        return (outcome: DocumentOutcome) => {
+          then(outcome);
+          target.documentFinished(outcome);
+        };
+      }
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** The source of a batch whose documents are all known up front: one arrival. */

@@ -5,6 +5,7 @@ import { isResumable, type JournaledJob, type JournalState } from '../batch/jour
 import { questionKey, questionOf, type Question } from '../batch/question.js';
 import { readExistingResult, serializeResult, type ResultDocument } from '../batch/result-file.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
+import type { KnownResults } from './known-results.js';
 import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
 
 export interface ArrivalOptions extends ReuseOptions {
@@ -22,9 +23,10 @@ export interface ArrivalPlan {
 /**
  * Decides, before anything is sent, what each arriving document needs: its
  * open job from an earlier run finished (without a new upload), its result
- * on disk reused, the result of an identical file of this run copied, or an
- * extraction. Arrivals keep coming under `watch`, so what it learned (jobs
- * matched, documents being extracted) carries over from one to the next.
+ * on disk reused, the result of an identical file of this run or of an
+ * earlier one (moved or renamed since) copied, or an extraction. Arrivals
+ * keep coming under `watch`, so what it learned (jobs matched, documents
+ * being extracted) carries over from one to the next.
  */
 export class ArrivalPlanner {
   private readonly openBySha = new Map<string, JournaledJob[]>();
@@ -33,11 +35,17 @@ export class ArrivalPlanner {
   private readonly leaders = new Map<string, DocumentTask>();
   /** Results on disk found to answer a question in this run. */
   private readonly known = new Map<string, { output: string; file: string }>();
+  /** The question of each document being extracted (by display path), until it finishes. */
+  private readonly asked = new Map<string, Question>();
+  /** Index writes in progress (a cache: their failures are ignored). */
+  private indexing: Promise<void> = Promise.resolve();
 
   constructor(
     state: JournalState,
     private readonly nowMs: () => number,
     private readonly options: ArrivalOptions,
+    /** Results of earlier runs by question; without it, only this run's and each file's own result count. */
+    private readonly earlier?: KnownResults,
   ) {
     const now = nowMs();
     for (const job of state.jobs.values()) {
@@ -55,7 +63,7 @@ export class ArrivalPlanner {
   async plan(documents: readonly PlannedDocument[]): Promise<ArrivalPlan> {
     const tasks: DocumentTask[] = [];
     const reused: DocumentOutcome[] = [];
-    const rest: { doc: PlannedDocument; key: string }[] = [];
+    const rest: { doc: PlannedDocument; key: string; asked: Question }[] = [];
     for (const doc of documents) {
       const asked = questionOf(doc.sha256, doc.model, this.options.storeDb);
       const key = questionKey(asked);
@@ -63,30 +71,61 @@ export class ArrivalPlanner {
       if (job) {
         const task = new DocumentTask(doc, this.nowMs());
         await resumeJob(task, job);
+        this.asked.set(doc.displayPath, asked);
         this.lead(key, task, tasks);
         continue;
       }
       const onDisk = judgeResultOnDisk(await readExistingResult(doc.output), asked, this.options);
       const outcome = onDisk.reuse ? await outcomeFromFile(doc.output, doc.displayPath) : undefined;
       if (!outcome) {
-        rest.push({ doc, key });
+        rest.push({ doc, key, asked });
         continue;
       }
       reused.push({ ...outcome, reused: onDisk.reason });
       this.known.set(key, { output: doc.output, file: doc.displayPath });
+      this.index(asked, doc.output);
     }
-    for (const { doc, key } of rest) {
-      const known = this.options.dedupe ? this.knownAnswer(key) : undefined;
-      const copied = known ? await copyResult(known.output, doc) : undefined;
+    for (const { doc, key, asked } of rest) {
+      const copied = this.options.dedupe ? await this.copyKnownAnswer(key, asked, doc) : undefined;
       if (copied) {
-        reused.push({ ...copied, reused: `identical to ${known?.file ?? 'another file'}, already extracted` });
+        reused.push(copied);
+        this.index(asked, doc.output);
         continue;
       }
+      this.asked.set(doc.displayPath, asked);
       const leader = this.options.dedupe ? this.leaders.get(key) : undefined;
       if (leader && leader.phase !== 'done') leader.copies.push(doc);
       else this.lead(key, new DocumentTask(doc, this.nowMs()), tasks);
     }
     return { tasks, reused };
+  }
+
+  /** A document finished: a complete result now answers its question for later runs. */
+  finished(outcome: DocumentOutcome): void {
+    const asked = this.asked.get(outcome.file);
+    this.asked.delete(outcome.file);
+    if (asked && outcome.status === 'complete' && outcome.output) this.index(asked, outcome.output);
+  }
+
+  /** Once every index write has landed (or failed). */
+  async indexed(): Promise<void> {
+    await this.indexing;
+  }
+
+  /** The answer of this run or of an earlier one, written again for `doc`. */
+  private async copyKnownAnswer(key: string, asked: Question, doc: PlannedDocument): Promise<DocumentOutcome | undefined> {
+    const known = this.knownAnswer(key);
+    const copied = known ? await copyResult(known.output, doc) : undefined;
+    if (copied) return { ...copied, reused: `identical to ${known?.file ?? 'another file'}, already extracted` };
+    const elsewhere = await this.earlier?.answerFor(asked, this.options).catch(() => undefined);
+    const moved = elsewhere ? await copyResult(elsewhere, doc) : undefined;
+    return moved ? { ...moved, reused: `same content as ${elsewhere ?? 'an earlier result'} (moved or renamed), already extracted` } : undefined;
+  }
+
+  private index(asked: Question, output: string): void {
+    const earlier = this.earlier;
+    if (!earlier) return;
+    this.indexing = this.indexing.then(() => earlier.record(asked, output)).catch(() => undefined);
   }
 
   /** A result on disk that answers the question: one reused in this run, or the complete result of a document this run extracted. */

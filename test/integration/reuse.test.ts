@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -146,6 +146,61 @@ describe('identical content is paid for once', () => {
     // a.png's own result answers it; b.png and a-kept.png are identical to it in this run.
     expect(emu.counters.requestsByEndpoint.documents).toBe(1);
     expect(resultOf(join(ws.out, 'b.png.json')).source.path).toBe(join(ws.inputs, 'b.png'));
+  });
+});
+
+describe('across runs, a moved or renamed file reuses the answer for its content', () => {
+  it('renaming and moving files between runs costs 0 requests; each new result names its own source', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace(FOLDER);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    const before = { ...emu.counters.requestsByEndpoint };
+    mkdirSync(join(ws.inputs, 'archive'));
+    renameSync(join(ws.inputs, 'a.pdf'), join(ws.inputs, 'invoice (1).pdf'));
+    renameSync(join(ws.inputs, 'long.pdf'), join(ws.inputs, 'archive/long-renamed.pdf'));
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env });
+    expect(run.code).toBe(0);
+    expect(emu.counters.requestsByEndpoint).toEqual(before);
+    const lines = parseNdjson(run.stdout);
+    expect(lines.find((line) => String(line.file).endsWith('long-renamed.pdf'))).toMatchObject({ status: 'complete', reused: expect.stringContaining('moved or renamed') });
+    expect(resultOf(join(ws.out, 'archive/long-renamed.pdf.json')).source.path).toBe(join(ws.inputs, 'archive/long-renamed.pdf'));
+    expect(resultOf(join(ws.out, 'invoice (1).pdf.json')).source.path).toBe(join(ws.inputs, 'invoice (1).pdf'));
+  });
+
+  it('rebuilds the index from the result files when it is missing', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'a.png': 'images/id-card.png' });
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    const stateDir = join(String(env.XDG_STATE_HOME), 'docextract');
+    const indexes = readdirSync(stateDir).filter((name) => name.startsWith('results-'));
+    expect(indexes).toHaveLength(1);
+    for (const name of indexes) rmSync(join(stateDir, name));
+    renameSync(join(ws.inputs, 'a.png'), join(ws.inputs, 'b.png'));
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(1);
+  });
+
+  it('a result the user deleted is not reused for a renamed file; --no-dedupe, --force and another model pay', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'a.png': 'images/id-card.png' });
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    rmSync(join(ws.out, 'a.png.json'));
+    renameSync(join(ws.inputs, 'a.png'), join(ws.inputs, 'b.png'));
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(2);
+
+    renameSync(join(ws.inputs, 'b.png'), join(ws.inputs, 'c.png'));
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--no-dedupe', ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(3);
+    renameSync(join(ws.inputs, 'c.png'), join(ws.inputs, 'd.png'));
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'payslip', ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(4);
+    renameSync(join(ws.inputs, 'd.png'), join(ws.inputs, 'e.png'));
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'payslip', ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(4);
+    renameSync(join(ws.inputs, 'e.png'), join(ws.inputs, 'f.png'));
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'payslip', '--force', ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(5);
   });
 });
 
