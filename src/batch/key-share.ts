@@ -14,6 +14,9 @@ export interface KeyShareOptions {
 /** How many times longer than the window it was seen in a rate of others is still believed. */
 const EXTRAPOLATE_WINDOWS = 16;
 
+/** 429s this close together answer requests sent together. */
+const SAME_EVENT_MS = 1_000;
+
 interface WindowShare {
   /** Requests of other clients in one window, as last estimated. */
   others: number;
@@ -74,9 +77,11 @@ export class KeyShare {
     if (sample / window.windowMs >= rate) this.rate = { perMs: sample / window.windowMs, at, halfLifeMs, windowMs: window.windowMs };
   }
 
-  /** A 429 in `window` that our log allowed: cut its capacity. */
+  /** A 429 in `window` that our log allowed: cut its capacity (once for 429s that arrive together). */
   rejected(window: RateWindow, at: number): void {
     const share = this.shareOf(window);
+    // 429s of requests sent together are one event: cut once for them (as TCP cuts once per round trip).
+    if (at - share.cutAt < Math.min(SAME_EVENT_MS, window.windowMs / 10)) return;
     share.factor = Math.max(this.floor, this.factorAt(share, window, at) * this.cutTo);
     share.cutAt = at;
   }

@@ -44,6 +44,9 @@ interface Waiter {
 /** X-RateLimit-Reset is whole Unix seconds, so it may lie up to a second after the true instant. */
 const RESET_ROUNDING_MS = 1_000;
 
+/** How far out of send order our requests may reach the server's limiter. */
+const ARRIVAL_ORDER_MS = 250;
+
 /** Dropped log entries tolerated at the front before the array is compacted. */
 const COMPACT_THRESHOLD = 1_024;
 
@@ -181,12 +184,13 @@ export class RequestGate {
     const matched = this.windows.find((w) => w.limit === limit);
     const window = matched ?? this.windows[0];
     if (window) {
-      // The server counted its window when our request arrived, some time
-      // between our send and now; every send of ours from a window before the
-      // send until now may be in its count. Taking them all errs towards
+      // The server counted its window when our request arrived. Ours arrive
+      // in about the order we send them, but not exactly (a busy loop, a slow
+      // handshake): every send of ours from a window before this one until
+      // shortly after it may be in its count. Taking them all errs towards
       // seeing fewer other clients, never more: with none, none are seen.
       const sentAt = Math.min(now, observation.sentAt ?? now);
-      const ours = this.countSince(sentAt - window.windowMs - this.guardMs);
+      const ours = this.countSince(sentAt - window.windowMs - this.guardMs) - this.countSince(Math.min(now, sentAt + ARRIVAL_ORDER_MS));
       this.share.counted(window, Math.floor(remaining), ours, now);
     }
     if (remaining <= 0 && resetAtMs === undefined && window && this.countSince(now - window.windowMs) < window.limit) {

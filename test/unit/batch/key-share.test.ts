@@ -47,12 +47,14 @@ describe('KeyShare: what other clients of the key take', () => {
     const share = new KeyShare();
     share.rejected(twelve, 0);
     expect(share.limitOf(twelve, 0)).toBe(48);
-    share.rejected(twelve, 0);
-    share.rejected(twelve, 0);
-    share.rejected(twelve, 0);
-    expect(share.limitOf(twelve, 0)).toBe(30);
-    expect(share.limitOf(twelve, 24_000)).toBe(36);
-    expect(share.limitOf(twelve, 10 * 12_000)).toBe(60);
+    share.rejected(twelve, 500); // answers to requests sent together: one event
+    expect(share.limitOf(twelve, 500)).toBe(48);
+    share.rejected(twelve, 1_000);
+    share.rejected(twelve, 2_000);
+    share.rejected(twelve, 3_000);
+    expect(share.limitOf(twelve, 3_000)).toBe(30);
+    expect(share.limitOf(twelve, 27_000)).toBe(36);
+    expect(share.limitOf(twelve, 3_000 + 10 * 12_000)).toBe(60);
     expect(share.limitOf(second, 0)).toBe(8);
   });
 });
