@@ -79,6 +79,8 @@ export interface BatchEvents {
   requestSent?(endpoint: string): void;
   creditsCharged?(credits: number): void;
   waiting?(untilMs: number, reason: string): void;
+  /** The scheduler's lower bound for the time the unfinished documents still need (at most once a second). */
+  timeLeft?(boundMs: number): void;
   /** Job slots held by jobs outside this run (0: none any more), and when the next probe goes. */
   slotsHeld?(held: number, nextTryAt: number | undefined): void;
   notice?(message: string): void;

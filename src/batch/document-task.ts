@@ -1,4 +1,5 @@
 import type { ExtractOptions } from '../api/index.js';
+import { requestsForDocument } from './admission.js';
 import type { ChunkRef } from './journal-records.js';
 import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
 import type { FlowEffect } from './flow-effects.js';
@@ -78,6 +79,16 @@ export class DocumentTask {
   requestOptions(storeDb: boolean): ExtractOptions {
     const model = this.job ? this.job.model : this.doc.model;
     return { ...(model ? { model: normaliseModel(model) } : {}), ...(storeDb ? { store_db: true } : {}) };
+  }
+
+  /** Counted requests this document still needs: upload, chunks, collect, finalize (none once done). */
+  requestsLeft(finalize: boolean): number {
+    if (this.phase === 'done') return 0;
+    const job = this.job;
+    if (!job) return requestsForDocument(this.doc.pages) - (finalize || !this.mayOpenJob ? 0 : 1);
+    const finalizeLeft = finalize && !job.finalized ? 1 : 0;
+    if (job.written) return finalizeLeft;
+    return job.chunks.filter((chunk) => chunk.status !== 'done').length + 1 + finalizeLeft;
   }
 
   /** Known to split: more than 3 pages. */

@@ -131,6 +131,21 @@ export class RequestGate {
     });
   }
 
+  /** The window that holds the next slot, when one does (not a pause): for "hourly window full; next slot 14:05". */
+  holdingWindow(): RateWindow | undefined {
+    const now = this.clock.now();
+    this.prune(now);
+    let latest = Math.max(now, this.pauseEnd, this.serverHoldUntil);
+    let holding: RateWindow | undefined;
+    for (const [i, window] of this.ourWindows(now).entries()) {
+      const index = this.log.length - window.limit;
+      if (index < this.head) continue;
+      const at = (this.log[index] ?? 0) + window.windowMs + this.guardMs;
+      if (at > latest) [latest, holding] = [at, this.windows[i]];
+    }
+    return holding;
+  }
+
   /** Other clients' requests in the window of this limit, as estimated now (for tests and --debug). */
   othersIn(limit: number): number | undefined {
     const window = this.windows.find((w) => w.limit === limit);

@@ -17,6 +17,7 @@ import { OpenJobLedger } from './open-job-ledger.js';
 import type { RequestGate } from './request-gate.js';
 import type { ServiceReadings } from './service-readings.js';
 import { SlotProbe } from './slot-probe.js';
+import { TimeLeft, windowName } from './time-left.js';
 import { prepareUpload, uploadDocument } from './upload-flow.js';
 import { UploadQueue, type UploadVerdict } from './upload-queue.js';
 
@@ -47,6 +48,8 @@ export interface RunReport {
   interrupted: boolean;
   fatal?: unknown;
   budgetExhausted?: StopReason;
+  /** The scheduler's lower bound for the whole batch, as worked out when it arrived. */
+  boundMs?: number;
 }
 
 /**
@@ -98,6 +101,8 @@ export class BatchRunner {
   private fatalError?: unknown;
   private changed = false;
   private wake?: () => void;
+  /** The scheduler's lower bound for what is left. */
+  private readonly timeLeft: TimeLeft;
   /** Bytes of upload bodies read into memory and not yet answered. */
   private bodyBytes = 0;
   private readonly finishedOutcomes: DocumentOutcome[] = [];
@@ -125,6 +130,7 @@ export class BatchRunner {
     this.ledger = new OpenJobLedger(deps.settings, deps.phantomJobsUntil ?? []);
     this.stops = new AdmissionStops(deps.settings.maxCredits);
     this.slots = new SlotProbe({ slotWaitMs: deps.settings.slotWaitMs });
+    this.timeLeft = new TimeLeft((n) => this.gate.projectSlots(n), deps.settings.finalize);
   }
 
   /**
@@ -157,6 +163,7 @@ export class BatchRunner {
       interrupted: this.stopping && !this.fatalError,
       fatal: this.fatalError,
       budgetExhausted: this.stops.exhausted,
+      ...(this.timeLeft.batchBoundMs === undefined ? {} : { boundMs: this.timeLeft.batchBoundMs }),
     };
   }
 
@@ -197,7 +204,13 @@ export class BatchRunner {
         this.uploads.add(task);
       }
     }
+    this.tellTimeLeft(this.clock.now(), true);
     this.notify();
+  }
+
+  private tellTimeLeft(now: number, force = false): void {
+    const boundMs = this.timeLeft.update(this.unfinished, now, force);
+    if (boundMs !== undefined) this.events.timeLeft?.(boundMs);
   }
 
   // ---- applying what flows report -------------------------------------------
@@ -338,6 +351,7 @@ export class BatchRunner {
   private async pump(): Promise<void> {
     while (!this.finishedAll) {
       this.changed = false;
+      this.tellTimeLeft(this.clock.now());
       if (this.stopping) {
         if (this.queue.pending === 0 && this.queue.size === 0) return;
         await this.waitForChange(undefined);
@@ -373,7 +387,10 @@ export class BatchRunner {
         continue;
       }
       const slotAt = this.gate.nextSlotAt();
-      if (slotAt > now) this.events.waiting?.(slotAt, 'rate limit');
+      if (slotAt > now) {
+        const holding = this.gate.holdingWindow();
+        this.events.waiting?.(slotAt, holding ? `${windowName(holding)} full` : 'rate limit');
+      }
       let sentAt: number;
       try {
         sentAt = await this.gate.acquire(0, this.halt.signal);

@@ -15,6 +15,7 @@ export class BatchDisplay implements BatchEvents {
   private credits = 0;
   private requests = 0;
   private waitUntil = 0;
+  private waitReason = 'rate limit';
   private readonly counts = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
   /** Files answered by a result already paid for, and what those results cost when they were made. */
   private reused = 0;
@@ -26,6 +27,8 @@ export class BatchDisplay implements BatchEvents {
   /** Job slots held by jobs outside this run, and when the next probe goes. */
   private slotsHeldBy = 0;
   private slotsNextTry: number | undefined;
+  /** The scheduler's bound for what is left, and when it was told. */
+  private left: { ms: number; at: number } | undefined;
 
   private constructor(
     private readonly ctx: CliContext,
@@ -70,11 +73,17 @@ export class BatchDisplay implements BatchEvents {
 
   waiting(untilMs: number, reason: string): void {
     this.waitUntil = untilMs;
+    this.waitReason = reason;
     const now = this.clock.now();
     if (!this.multibar && untilMs - now >= 5000 && now - this.lastWaitNotice >= 30_000) {
       this.lastWaitNotice = now;
-      this.ctx.ui.info(`waiting for the ${reason}: next request slot in ${formatDuration(untilMs - now)}`);
+      this.ctx.ui.info(`waiting: ${reason}; next request slot ${clockTime(untilMs, untilMs - now)} (in ${formatDuration(untilMs - now)})${this.leftText(now, ', at least ')}`);
     }
+    this.refresh();
+  }
+
+  timeLeft(boundMs: number): void {
+    this.left = { ms: boundMs, at: this.clock.now() };
     this.refresh();
   }
 
@@ -109,13 +118,13 @@ export class BatchDisplay implements BatchEvents {
       if (this.multibar && this.ctx.io.stdout.isTTY) this.multibar.log(`${line}\n`);
       // Without bars, the count goes on the file's own line: one line per finished file.
       else if (this.multibar) this.ctx.io.stdout.write(`${line}\n`);
-      else this.ctx.io.stdout.write(`[${this.done}/${this.total}] ${line}\n`);
+      else this.ctx.io.stdout.write(`[${this.done}/${this.total}${this.done < this.total ? this.leftText(this.clock.now(), ', ') : ''}] ${line}\n`);
     }
     this.refresh();
   }
 
   /** The closing summary, on stderr. */
-  finish(report: { requests: number; credits: number }, startedAt: number): void {
+  finish(report: { requests: number; credits: number; boundMs?: number }, startedAt: number): void {
     // cli-progress prints logged lines on its next redraw; force one so the last results are not dropped.
     this.multibar?.update();
     this.multibar?.stop();
@@ -125,19 +134,26 @@ export class BatchDisplay implements BatchEvents {
     if (c.interrupted) parts.push(`${c.interrupted} interrupted`);
     if (this.reused) parts.push(`${this.reused} reused (${plural(this.savedCredits, 'credit')} saved)`);
     this.ctx.ui.info(
-      `${parts.join(', ')} · ${this.pages} pages · ${report.credits} credits · ${report.requests} requests · ${formatDuration(this.clock.now() - startedAt)}`,
+      `${parts.join(', ')} · ${this.pages} pages · ${report.credits} credits · ${report.requests} requests · ${formatDuration(this.clock.now() - startedAt)}` +
+        (report.boundMs !== undefined && report.requests > 0 ? ` (the rate limits allowed no less than ${formatDuration(report.boundMs)})` : ''),
     );
+  }
+
+  /** "4m 10s left", counted down from the scheduler's last bound; empty when it is not known. */
+  private leftText(now: number, prefix: string): string {
+    if (!this.left) return '';
+    return `${prefix}${formatDuration(Math.max(0, this.left.ms - (now - this.left.at)))} left`;
   }
 
   private refresh(): void {
     if (!this.overall) return;
     const now = this.clock.now();
-    const wait = this.waitUntil > now ? ` · next request slot in ${formatDuration(this.waitUntil - now)}` : '';
+    const wait = this.waitUntil > now ? ` · ${this.waitReason}; next request slot ${clockTime(this.waitUntil, this.waitUntil - now)} (in ${formatDuration(this.waitUntil - now)})` : '';
     const slots =
       this.slotsHeldBy > 0
         ? ` · ${this.slotsHeldBy} job slots held by jobs outside this run${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}`
         : '';
-    this.overall.update(this.done, { info: `· ${this.pages} pages · ${this.credits} credits · ${this.requests} requests${wait}${slots}` });
+    this.overall.update(this.done, { info: `· ${this.pages} pages · ${this.credits} credits · ${this.requests} requests${this.leftText(now, ' · ')}${wait}${slots}` });
   }
 }
 
@@ -150,6 +166,13 @@ function humanLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']): 
     default:
       return `${paint.red(outcome.status.padEnd(8))}  ${outcome.file}: ${outcome.error?.message ?? ''} (${outcome.error?.code ?? ''})`;
   }
+}
+
+/** "14:05" (local time; with seconds when it is under a minute away). */
+function clockTime(atMs: number, inMs: number): string {
+  const at = new Date(atMs);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${pad(at.getHours())}:${pad(at.getMinutes())}${inMs < 60_000 ? `:${pad(at.getSeconds())}` : ''}`;
 }
 
 function plural(count: number | null, noun: string): string {

@@ -1,0 +1,46 @@
+import type { DocumentTask } from './document-task.js';
+import type { RateWindow } from './rate-windows.js';
+
+/** How often the bound is worked out again (it projects one slot per request left). */
+const EVERY_MS = 1_000;
+
+/**
+ * The time left, as the scheduler's own lower bound: every counted request
+ * the unfinished documents still need, placed in the earliest slots the gate
+ * can grant through the windows it now knows (its log, what other clients
+ * take, pauses). It cannot know answer times or retries, so it is a bound,
+ * not a promise; the first one worked out is the whole batch's bound, for
+ * the closing summary.
+ */
+export class TimeLeft {
+  private lastAt = Number.NEGATIVE_INFINITY;
+  private firstMs: number | undefined;
+
+  constructor(
+    private readonly projectSlots: (n: number) => number[],
+    private readonly finalize: boolean,
+  ) {}
+
+  /** The bound of the whole batch, as first worked out (undefined before any document). */
+  get batchBoundMs(): number | undefined {
+    return this.firstMs;
+  }
+
+  /** The bound now, at most once a second (undefined between updates). */
+  update(tasks: Iterable<DocumentTask>, now: number, force = false): number | undefined {
+    if (!force && now - this.lastAt < EVERY_MS) return undefined;
+    this.lastAt = now;
+    let requests = 0;
+    for (const task of tasks) requests += task.requestsLeft(this.finalize);
+    const slots = requests > 0 ? this.projectSlots(requests) : [];
+    const boundMs = Math.max(0, (slots[slots.length - 1] ?? now) - now);
+    this.firstMs ??= requests > 0 ? boundMs : undefined;
+    return boundMs;
+  }
+}
+
+/** "hourly window (100/h)": what a person calls the window that holds the next slot. */
+export function windowName(window: RateWindow): string {
+  const names: Record<number, string> = { 1_000: 'per-second', 60_000: 'per-minute', 3_600_000: 'hourly', 86_400_000: 'daily', 2_592_000_000: 'monthly' };
+  return `${names[window.windowMs] ?? 'rate'} window (${window.label})`;
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { PlannedDocument } from '../../../src/batch/batch-types.js';
+import { DocumentTask } from '../../../src/batch/document-task.js';
+import { parseRateWindows, projectSendTimes } from '../../../src/batch/rate-windows.js';
+import { TimeLeft, windowName } from '../../../src/batch/time-left.js';
+
+function task(pages: number | undefined, name = 'a.pdf'): DocumentTask {
+  const doc: PlannedDocument = { path: `/in/${name}`, displayPath: name, sha256: 'x'.repeat(64), size: 1, type: 'pdf', contentType: 'application/pdf', pages, output: `/out/${name}.json` };
+  return new DocumentTask(doc, 0);
+}
+
+describe('requests a document still needs', () => {
+  it('counts upload, chunks, collect and finalize, and less as the job moves on', () => {
+    expect(task(1).requestsLeft(true)).toBe(1);
+    expect(task(12).requestsLeft(true)).toBe(1 + 4 + 1 + 1);
+    expect(task(12).requestsLeft(false)).toBe(1 + 4 + 1);
+    const open = task(12);
+    open.openJob({ parentJobId: 'p', chunks: ['1-3', '4-6', '7-9', '10-12'].map((pages, i) => ({ jobId: `c${i}`, pages })), expiresAt: 1, pages: 12, model: null }, new Map([['c0', 3]]));
+    expect(open.requestsLeft(true)).toBe(3 + 1 + 1);
+    if (open.job) open.job.written = 'complete';
+    expect(open.requestsLeft(true)).toBe(1);
+    open.phase = 'done';
+    expect(open.requestsLeft(true)).toBe(0);
+  });
+});
+
+describe('TimeLeft', () => {
+  const windows = parseRateWindows('10/min,100/h');
+  const slots = (n: number): number[] => projectSendTimes([], 0, windows, 0, n, 0);
+
+  it('is the last of the slots the requests left would take; the first bound is the batch bound', () => {
+    const left = new TimeLeft(slots, true);
+    expect(left.batchBoundMs).toBeUndefined();
+    // 1 + 1 + (1 + 19 + 2) = 24 requests: 10 now, 10 at 1 min, the last 4 at 2 min.
+    expect(left.update([task(1), task(1, 'b'), task(57, 'c')], 0)).toBe(120_000);
+    expect(left.batchBoundMs).toBe(120_000);
+    expect(left.update([task(1)], 500)).toBeUndefined(); // at most once a second
+    expect(left.update([task(1)], 500, true)).toBe(0);
+    expect(left.batchBoundMs).toBe(120_000);
+  });
+
+  it('names windows as people do', () => {
+    expect(parseRateWindows('10/min,100/h,1000/d,10000/mo,8/1s,60/12s').map(windowName)).toEqual([
+      'per-minute window (10/min)',
+      'hourly window (100/h)',
+      'daily window (1000/d)',
+      'monthly window (10000/mo)',
+      'per-second window (8/1s)',
+      'rate window (60/12s)',
+    ]);
+  });
+});
