@@ -38,9 +38,12 @@ export interface RunnerDeps {
   phantomJobsUntil?: number[];
   /** Called once, before the first gated request (the HTTP client's one-off start-up must not skew the first send times). */
   warmUp?: () => Promise<void>;
+  /** Keep every outcome for the report; `watch` runs for days, and its events keep counts instead. @default true */
+  keepOutcomes?: boolean;
 }
 
 export interface RunReport {
+  /** Every outcome, summarised (empty when `keepOutcomes` is false: events.documentFinished saw each). */
   outcomes: DocumentOutcome[];
   requests: number;
   credits: number;
@@ -76,6 +79,8 @@ export class BatchRunner {
   private readonly unfinished = new Set<DocumentTask>();
   private sourceEnded = false;
   private readonly halt = new AbortController();
+  /** Stops taking documents (on stop, or once no upload can be admitted any more) without stopping the work in flight. */
+  private readonly intakeHalt = new AbortController();
   private readonly ledger: OpenJobLedger;
   private readonly uploads = new UploadQueue([]);
   private readonly stops: AdmissionStops;
@@ -91,6 +96,7 @@ export class BatchRunner {
   private changed = false;
   private wake?: () => void;
   private readonly finishedOutcomes: DocumentOutcome[] = [];
+  private readonly keepOutcomes: boolean;
 
   constructor(deps: RunnerDeps) {
     this.gate = deps.gate;
@@ -110,6 +116,7 @@ export class BatchRunner {
       writeResult: writer,
     };
     this.warmUp = deps.warmUp;
+    this.keepOutcomes = deps.keepOutcomes ?? true;
     this.queue = new PQueue({ concurrency: deps.settings.concurrency });
     this.inFlight = new InFlightBudget({ ceiling: deps.settings.concurrency, windows: deps.gate.rateWindows });
     this.ledger = new OpenJobLedger(deps.settings, deps.phantomJobsUntil ?? []);
@@ -126,6 +133,7 @@ export class BatchRunner {
     const onStop = (): void => {
       this.stopping = true;
       this.halt.abort(new Error('stopped'));
+      this.intakeHalt.abort(new Error('stopped'));
       this.notify();
     };
     stop?.addEventListener('abort', onStop, { once: true });
@@ -136,7 +144,7 @@ export class BatchRunner {
     } finally {
       stop?.removeEventListener('abort', onStop);
       await this.queue.onIdle();
-      if (!this.sourceEnded) this.halt.abort(new Error('stopped'));
+      if (!this.sourceEnded) this.intakeHalt.abort(new Error('stopped'));
       await intake;
     }
     this.closeUnfinished();
@@ -154,9 +162,10 @@ export class BatchRunner {
 
   private async intake(source: AsyncIterable<readonly DocumentTask[]>): Promise<void> {
     const iterator = source[Symbol.asyncIterator]();
+    const signal = this.intakeHalt.signal;
     const halted = new Promise<'halted'>((resolve) => {
-      if (this.halt.signal.aborted) resolve('halted');
-      else this.halt.signal.addEventListener('abort', () => resolve('halted'), { once: true });
+      if (signal.aborted) resolve('halted');
+      else signal.addEventListener('abort', () => resolve('halted'), { once: true });
     });
     try {
       for (;;) {
@@ -240,6 +249,7 @@ export class BatchRunner {
           this.fatalError ??= effect.error;
           this.stopping = true;
           this.halt.abort(new Error('fatal'));
+          this.intakeHalt.abort(new Error('fatal'));
           break;
         case 'server-jobs-full': {
           const now = this.clock.now();
@@ -298,7 +308,20 @@ export class BatchRunner {
     // Keep the summary, not the extracted data: 10,000 results must not pile up in memory.
     const { data: _data, ...summary } = outcome;
     this.events.documentFinished(outcome);
-    this.finishedOutcomes.push(summary);
+    if (this.keepOutcomes) this.finishedOutcomes.push(summary);
+  }
+
+  /**
+   * Once no upload can be admitted (credits or --max-credits spent, results
+   * unwritable), documents still arriving could only be skipped: stop taking
+   * them, and say so. Open jobs are still served; `extract`'s source has
+   * long ended, so this only ever stops `watch`.
+   */
+  private stopTakingIfNothingAdmitted(): void {
+    if (!this.stops.admitNothing || this.sourceEnded || this.intakeHalt.signal.aborted) return;
+    const reason = this.stops.halted ?? this.stops.exhausted;
+    this.events.notice?.(`no longer taking new files: ${reason?.message ?? 'no upload can be admitted'}`);
+    this.intakeHalt.abort(new Error('nothing admitted'));
   }
 
   private jobLost(task: DocumentTask, lost: Extract<FlowEffect, { type: 'job-lost' }>): void {
@@ -393,6 +416,7 @@ export class BatchRunner {
     switch (item.kind) {
       case 'upload':
         item.task.phase = 'uploading';
+        this.events.uploadStarted?.(item.task.doc);
         this.ledger.uploadStarted(item.task, this.clock.now());
         this.stops.uploadSent(item.task);
         if (item.task === this.probeCandidate) {
@@ -448,7 +472,10 @@ export class BatchRunner {
       const item = task.job ? nextJobWork(task, task.job, now, this.settings.finalize, soonest) : undefined;
       if (item) return { item, wakeAt };
     }
-    if (this.stops.admitNothing || this.stopping) return { wakeAt };
+    if (this.stops.admitNothing || this.stopping) {
+      this.stopTakingIfNothingAdmitted();
+      return { wakeAt };
+    }
     const upload = this.nextUpload(now, soonest);
     return upload ? { item: upload, wakeAt } : { wakeAt };
   }
