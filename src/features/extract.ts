@@ -101,14 +101,19 @@ export async function runExtractBatch(
 async function checkModelsBeforeSending(deps: BatchDeps, tasks: readonly DocumentTask[]): Promise<void> {
   const uploads = tasks.filter((task) => task.phase === 'queued');
   const names = [...new Set(uploads.map((task) => task.doc.model ?? SERVICE_DEFAULT_MODEL))];
+  await checkModelNamesBeforeSending(deps, names, uploads.some((task) => task.doc.model !== undefined));
+}
+
+/** The free check of `names` against `models`; `asked`: the user named a model (else only the service's default is sent). */
+export async function checkModelNamesBeforeSending(deps: Pick<BatchDeps, 'api' | 'events'>, names: readonly string[], asked: boolean): Promise<void> {
   if (names.length === 0) return;
-  const check = await checkModelNames(deps.api, names);
+  const check = await checkModelNames(deps.api, [...names]);
   if (check.ok === 'unchecked') deps.events.notice?.(`${check.reason}; the document types were not checked before sending`);
-  else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, uploads.some((task) => task.doc.model !== undefined));
+  else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, asked);
 }
 
 /** Why results cannot be written to `outDir` (an errno code), or undefined when a test file can be created there. */
-async function outputFolderProblem(outDir: string): Promise<string | undefined> {
+export async function outputFolderProblem(outDir: string): Promise<string | undefined> {
   const probe = reserveTempPath(join(outDir, '.docextract-write-test'));
   try {
     await mkdir(outDir, { recursive: true });

@@ -23,6 +23,8 @@ export interface HotFolderOptions {
   exclude?: readonly string[];
   /** A watcher error (a subfolder that cannot be read, too many watches): said, and the watch goes on. */
   onError?: (message: string) => void;
+  /** The number of files seen but not yet completely written, when it changes. */
+  onSettling?: (count: number) => void;
 }
 
 /**
@@ -45,6 +47,7 @@ export class HotFolder {
     this.settled = new SettledFiles({
       clock: options.clock,
       settleMs: options.settleMs,
+      onSettling: options.onSettling,
       onSettled: (path) => {
         this.ready.push(path);
         this.waiter?.();

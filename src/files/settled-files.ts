@@ -15,6 +15,8 @@ export interface SettledFilesOptions {
   settleMs?: number;
   /** Called once for each file that has settled (and again if it is later rewritten and settles anew). */
   onSettled: (path: string, look: FileLook) => void;
+  /** Called when the number of files settling changes. */
+  onSettling?: (count: number) => void;
   /** @default fs.promises.stat */
   look?: (path: string) => Promise<FileLook | undefined>;
 }
@@ -61,6 +63,7 @@ export class SettledFiles {
   private readonly clock: Clock;
   private readonly settleMs: number;
   private readonly onSettled: SettledFilesOptions['onSettled'];
+  private readonly onSettling: (count: number) => void;
   private readonly look: (path: string) => Promise<FileLook | undefined>;
   private readonly files = new Map<string, Watched>();
   /** Files not yet taken (their look is being watched). */
@@ -74,6 +77,7 @@ export class SettledFiles {
     this.clock = options.clock;
     this.settleMs = options.settleMs ?? 2000;
     this.onSettled = options.onSettled;
+    this.onSettling = options.onSettling ?? (() => undefined);
     this.look = options.look ?? lookAt;
     this.closed = new Promise((resolve) => {
       this.markClosed = resolve;
@@ -98,13 +102,14 @@ export class SettledFiles {
     this.files.set(path, { look, since: now, ...(known?.taken ? { taken: known.taken } : {}) });
     if (known?.taken && sameLook(known.taken, look)) return;
     this.pending.add(path);
+    this.onSettling(this.pending.size);
     this.wake?.();
   }
 
   /** The file was removed or renamed away. */
   gone(path: string): void {
     this.files.delete(path);
-    this.pending.delete(path);
+    if (this.pending.delete(path)) this.onSettling(this.pending.size);
   }
 
   /**
@@ -161,6 +166,7 @@ export class SettledFiles {
       return;
     }
     this.pending.delete(path);
+    this.onSettling(this.pending.size);
     known.taken = look;
     this.onSettled(path, look);
   }
