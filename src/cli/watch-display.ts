@@ -39,10 +39,12 @@ export class WatchDisplay implements WatchEvents {
       display.spinner = ora({ text: display.statusText(), stream: ctx.io.stderr as NodeJS.WritableStream, discardStdin: false, color: ctx.ui.paint.level > 0 ? 'cyan' : false }).start();
       // The countdowns (next slot, time left) move between events too.
       display.ticker = setInterval(() => display.refresh(), 1000).unref();
-    } else {
-      ctx.ui.info(`watching ${folder} (Ctrl-C to stop)`);
     }
     return display;
+  }
+
+  watching(): void {
+    if (!this.spinner) this.ctx.ui.info(`watching ${this.folder} (Ctrl-C to stop)`);
   }
 
   folderState(state: FolderState): void {

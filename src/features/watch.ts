@@ -38,6 +38,8 @@ export interface FolderState {
 
 /** What watch adds to the display's events. */
 export interface WatchEvents extends BatchEvents {
+  /** The folder is watched: the files already in it have been found. */
+  watching?(): void;
   folderState?(state: FolderState): void;
 }
 
@@ -75,6 +77,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
     onError: (message) => deps.events.notice?.(message),
     onSettling: (count) => tally.settlingNow(count),
   });
+  deps.events.watching?.();
   const runner = new BatchRunner({
     api: deps.api,
     gate: deps.session.gate,

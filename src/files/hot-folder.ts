@@ -1,4 +1,4 @@
-import { relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type { Stats } from 'node:fs';
 // chokidar (5.x, the last major for Node 20): well kept and used by most of
 // the Node ecosystem's watchers; it folds the platforms' fs.watch quirks into
@@ -72,6 +72,15 @@ export class HotFolder {
     watcher.on('add', (path) => void folder.settled.seen(path));
     watcher.on('change', (path) => void folder.settled.seen(path));
     watcher.on('unlink', (path) => folder.settled.gone(path));
+    // chokidar drops a second 'change' of a path within 50 ms of the first,
+    // with no trailing event: a file taken and then rewritten at once would
+    // go unseen. Raw fs.watch events are not throttled; they only make
+    // SettledFiles look again at files it already knows.
+    watcher.on('raw', (_event, name, details) => {
+      const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+      if (!name || typeof watched !== 'string') return;
+      void folder.settled.touched(basename(watched) === name ? watched : join(watched, name));
+    });
     watcher.on('error', (error) => options.onError?.(`watching ${options.root}: ${error instanceof Error ? error.message : String(error)}`));
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
     return folder;

@@ -106,6 +106,11 @@ export class SettledFiles {
     this.wake?.();
   }
 
+  /** Something happened to a path (an unfiltered event): look again if it is a file being watched. */
+  async touched(path: string): Promise<void> {
+    if (this.files.has(path)) await this.seen(path);
+  }
+
   /** The file was removed or renamed away. */
   gone(path: string): void {
     this.files.delete(path);
