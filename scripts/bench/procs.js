@@ -13,11 +13,11 @@ const emulators = new Set();
  * @param {string} command
  * @param {string[]} args
  * @param {{ env?: NodeJS.ProcessEnv, cwd?: string, timeoutMs?: number, captureStdout?: boolean,
- *   onStdoutLine?: (line: string) => void, onSpawn?: (pid: number) => void }} [options]
+ *   onStdoutLine?: (line: string) => void, onStderrText?: (text: string) => void, onSpawn?: (pid: number) => void }} [options]
  * @returns {Promise<{ code: number | null, signal: string | null, wallMs: number, timedOut: boolean, stdout: string, stderrTail: string }>}
  */
 export function run(command, args, options = {}) {
-  const { env = process.env, cwd, timeoutMs = 120_000, captureStdout = false, onStdoutLine, onSpawn } = options;
+  const { env = process.env, cwd, timeoutMs = 120_000, captureStdout = false, onStdoutLine, onStderrText, onSpawn } = options;
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let exitedAt = 0;
@@ -37,6 +37,7 @@ export function run(command, args, options = {}) {
     });
     // Only the tail: a 10,000-file run prints a line per file on stderr.
     child.stderr.setEncoding('utf8').on('data', (text) => {
+      onStderrText?.(text);
       stderrTail = (stderrTail + text).slice(-4000);
     });
     const timer = setTimeout(() => {

@@ -162,14 +162,9 @@ export class BatchRunner {
 
   private async intake(source: AsyncIterable<readonly DocumentTask[]>): Promise<void> {
     const iterator = source[Symbol.asyncIterator]();
-    const signal = this.intakeHalt.signal;
-    const halted = new Promise<'halted'>((resolve) => {
-      if (signal.aborted) resolve('halted');
-      else signal.addEventListener('abort', () => resolve('halted'), { once: true });
-    });
     try {
       for (;;) {
-        const next = await Promise.race([iterator.next(), halted]);
+        const next = await nextUnlessHalted(iterator, this.intakeHalt.signal);
         if (next === 'halted') {
           void iterator.return?.();
           return;
@@ -555,4 +550,28 @@ export class BatchRunner {
     controller.abort();
     this.wake = undefined;
   }
+}
+
+/**
+ * The iterator's next value, or 'halted' once `signal` aborts. Not a
+ * Promise.race against one long-lived "halted" promise: every race would
+ * leave a reaction on it holding that arrival, and `watch` takes arrivals
+ * for days (its memory grew by each arrival's tasks).
+ */
+function nextUnlessHalted<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T> | 'halted'> {
+  if (signal.aborted) return Promise.resolve('halted');
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve('halted');
+    signal.addEventListener('abort', onAbort, { once: true });
+    iterator.next().then(
+      (result) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }

@@ -74,9 +74,14 @@ export class BatchSession {
     if (observation) this.gate.observe(observation);
   }
 
+  /** Drop the records of finished work from the journal (file and memory); safe while work is being journaled. */
+  compact(): Promise<void> {
+    return this.journal.compactWith((records) => recordsWorthKeeping(records, this.clock.now(), this.ttlMs));
+  }
+
   async close(): Promise<void> {
     try {
-      await this.journal.compact(recordsWorthKeeping(this.journal.records, this.clock.now(), this.ttlMs));
+      await this.compact();
       await this.journal.close();
     } finally {
       await this.lock.release();

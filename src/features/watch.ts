@@ -50,6 +50,8 @@ export interface WatchReport extends ExtractBatchReport {
 
 /** Finished questions whose result path is kept, to answer later copies for free. */
 const KNOWN_ANSWERS = 10_000;
+/** The journal drops finished work's records every this many finished files (extract does it once, at the end). */
+const COMPACT_EVERY = 1_000;
 
 /**
  * `docextract watch`: the same runner as `extract`, fed by a hot folder. Each
@@ -65,7 +67,13 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   await sweepTempFiles(options.outDir).catch(() => 0);
 
   const moves = new WatchMoves({ root: options.root, ...options.moves }, (message) => deps.events.notice?.(message));
-  const tally = new WatchTally(deps.events, moves);
+  let compacting = Promise.resolve();
+  const compact = (): void => {
+    compacting = compacting
+      .then(() => deps.session.compact())
+      .catch((error: unknown) => deps.events.notice?.(`could not compact the journal (${error instanceof Error ? error.message : String(error)}); it is compacted again later`));
+  };
+  const tally = new WatchTally(deps.events, moves, compact);
   const now = deps.clock.now();
   const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...options.reuse, storeDb: settings.storeDb });
   const folder = await HotFolder.start({
@@ -112,6 +120,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   } finally {
     await folder.close();
     await moves.drain();
+    await compacting;
   }
   const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));
   for (const job of strayJobs) deps.events.notice?.(`job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: docextract collect ${job.parentJobId}`);
@@ -121,7 +130,8 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
 /**
  * Counts what finished (instead of keeping every outcome), remembers the
  * source path of each document only until it finishes, moves sources once
- * finished for good, and keeps the jobs an interruption left open.
+ * finished for good, keeps the jobs an interruption left open, and has the
+ * journal compacted now and then (a watch may journal for days).
  */
 class WatchTally {
   readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
@@ -129,10 +139,12 @@ class WatchTally {
   /** Display path -> absolute path of each document not finished yet. */
   private readonly sources = new Map<string, string>();
   private settling = 0;
+  private finishedSinceCompact = 0;
 
   constructor(
     private readonly display: WatchEvents,
     private readonly moves: WatchMoves,
+    private readonly compact: () => void,
   ) {}
 
   arrived(displayPath: string, path: string): void {
@@ -159,6 +171,11 @@ class WatchTally {
 
   documentFinished(outcome: DocumentOutcome): void {
     this.counts[outcome.status] += 1;
+    this.finishedSinceCompact += 1;
+    if (this.finishedSinceCompact >= COMPACT_EVERY) {
+      this.finishedSinceCompact = 0;
+      this.compact();
+    }
     if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) {
       this.openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
     }

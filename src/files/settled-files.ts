@@ -70,8 +70,6 @@ export class SettledFiles {
   private readonly pending = new Set<string>();
   private wake?: () => void;
   private isClosed = false;
-  private readonly closed: Promise<void>;
-  private markClosed: () => void = () => undefined;
 
   constructor(options: SettledFilesOptions) {
     this.clock = options.clock;
@@ -79,9 +77,6 @@ export class SettledFiles {
     this.onSettled = options.onSettled;
     this.onSettling = options.onSettling ?? (() => undefined);
     this.look = options.look ?? lookAt;
-    this.closed = new Promise((resolve) => {
-      this.markClosed = resolve;
-    });
   }
 
   /** Files seen but not settled yet. */
@@ -128,7 +123,8 @@ export class SettledFiles {
         this.wake = resolve;
       });
       const timer = new AbortController();
-      const waits: Promise<unknown>[] = [woken, this.closed];
+      // Each turn races only promises of its own: a race against one long-lived promise would keep a reaction per turn.
+      const waits: Promise<unknown>[] = [woken];
       // No timer while nothing is settling: a fake clock then has nothing to jump to.
       if (due !== undefined) waits.push(this.clock.sleep(Math.max(0, due - this.clock.now()), timer.signal).catch(() => undefined));
       await Promise.race(waits);
@@ -140,7 +136,7 @@ export class SettledFiles {
 
   close(): void {
     this.isClosed = true;
-    this.markClosed();
+    this.wake?.();
   }
 
   private nextDueAt(): number | undefined {

@@ -55,7 +55,7 @@ describe('docextract watch: files arriving', () => {
     expect(new Set(lines.map((line) => line.file)).size).toBe(500);
     expect(w.emu.counters.requestsByEndpoint.documents).toBe(500);
     expect(Object.values(w.emu.counters.uploadsBySha256).every((count) => count === 1)).toBe(true);
-  });
+  }, 120_000); // 500 results, each fsynced twice: on a busy machine this takes a while
 
   it('a file renamed into the folder, and a temporary download renamed to its final name, are each taken once under the final name', async () => {
     const w = await watchSetup(track);
