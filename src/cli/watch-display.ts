@@ -99,7 +99,7 @@ export class WatchDisplay implements WatchEvents {
     if (this.spinner) this.spinner.text = this.statusText();
   }
 
-  statusText(): string {
+  private statusText(): string {
     const now = this.clock.now();
     const parts = [
       `watching ${this.folder}`,

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { ResponseEvent } from '../api/index.js';
 import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
 import { RequestGate } from '../batch/request-gate.js';
+import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
+import type { RunSettings } from '../batch/batch-types.js';
 import { ServiceReadings } from '../batch/service-readings.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { FileSendLog } from '../batch/send-log.js';
@@ -10,6 +12,7 @@ import { Journal, JournalCorruptError } from '../store/journal.js';
 import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
 import type { Clock } from '../util/clock.js';
+import type { BatchDeps } from './extract.js';
 
 export interface SessionOptions {
   stateDir: string;
@@ -87,4 +90,20 @@ export class BatchSession {
       await this.lock.release();
     }
   }
+}
+
+/** The runner of a batch in this session: its gate, readings and journal, with the command's client, clock and events. */
+export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: Pick<RunnerDeps, 'phantomJobsUntil' | 'keepOutcomes'> & Partial<Pick<RunnerDeps, 'events'>>): BatchRunner {
+  return new BatchRunner({
+    api: deps.api,
+    gate: deps.session.gate,
+    readings: deps.session.readings,
+    clock: deps.clock,
+    journal: deps.session.journal,
+    events: deps.events,
+    settings,
+    account: deps.account,
+    warmUp: deps.warmUp,
+    ...options,
+  });
 }

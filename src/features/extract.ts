@@ -2,12 +2,12 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiClient } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
-import { BatchRunner, type RunReport } from '../batch/runner.js';
+import type { RunReport } from '../batch/runner.js';
 import { reserveTempPath, sweepTempFiles } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
 import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
-import type { BatchSession } from './batch-session.js';
+import { sessionRunner, type BatchSession } from './batch-session.js';
 import { checkModelNames, UnknownModelError } from './check-models.js';
 import { ArrivalPlanner, type ArrivalOptions } from './resume-tasks.js';
 
@@ -69,18 +69,7 @@ export async function runExtractBatch(
     };
   }
   await checkModelsBeforeSending(deps, plan.tasks);
-  const runner = new BatchRunner({
-    api: deps.api,
-    gate: deps.session.gate,
-    readings: deps.session.readings,
-    clock: deps.clock,
-    journal: deps.session.journal,
-    events: deps.events,
-    settings,
-    account: deps.account,
-    phantomJobsUntil: plan.phantomJobsUntil,
-    warmUp: deps.warmUp,
-  });
+  const runner = sessionRunner(deps, settings, { phantomJobsUntil: plan.phantomJobsUntil });
   const report = await runner.run(arrivingAtOnce(plan.tasks), stop);
   const summaries: DocumentOutcome[] = [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes];
   return {

@@ -44,10 +44,6 @@ export class WatchMoves {
     private readonly notice: (message: string) => void,
   ) {}
 
-  get active(): boolean {
-    return this.targets.done !== undefined || this.targets.failed !== undefined;
-  }
-
   /** Queue the move of `source` for this outcome, when one applies. */
   finished(outcome: DocumentOutcome, source: string): void {
     const kind = moveKind(outcome);

@@ -1,10 +1,11 @@
 import type { BatchEvents, DocumentOutcome, DocumentStatus, RunSettings } from '../batch/batch-types.js';
 import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
-import { BatchRunner, type RunReport } from '../batch/runner.js';
+import type { RunReport } from '../batch/runner.js';
 import { HotFolder } from '../files/hot-folder.js';
 import { toDisplayPath } from '../files/paths.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
+import { sessionRunner } from './batch-session.js';
 import { checkModelNamesBeforeSending, type BatchDeps, type ExtractBatchReport } from './extract.js';
 import type { ModelRules } from './model-rules.js';
 import { planFiles, type PlanOptions } from './plan-documents.js';
@@ -86,26 +87,17 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
     onSettling: (count) => tally.settlingNow(count),
   });
   deps.events.watching?.();
-  const runner = new BatchRunner({
-    api: deps.api,
-    gate: deps.session.gate,
-    readings: deps.session.readings,
-    clock: deps.clock,
-    journal: deps.session.journal,
-    events: tally.events(),
-    settings,
-    account: deps.account,
-    phantomJobsUntil: deps.session.state.unanswered.map((upload) => upload.at + settings.ttlMs).filter((until) => until > now),
-    warmUp: deps.warmUp,
-    keepOutcomes: false,
-  });
 
   async function* arrivals(): AsyncGenerator<DocumentTask[]> {
     for await (const paths of folder.arrivals()) {
       const inputs = paths.map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
       for (const input of inputs) tally.arrived(input.displayPath, input.path);
       const planned = await planFiles(inputs, options.root, options.plan);
-      for (const rejected of planned.rejected) tally.documentFinished(rejected);
+      for (const rejected of planned.rejected) {
+        // Gone between settling and preflight (renamed or deleted at once): nothing arrived.
+        if (rejected.error?.code === 'file_not_found') tally.vanished(rejected.file);
+        else tally.documentFinished(rejected);
+      }
       const arrival = await planner.plan(planned.documents);
       for (const reused of arrival.reused) tally.documentFinished(reused);
       planner.forgetFinished(KNOWN_ANSWERS);
@@ -116,6 +108,11 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
 
   let report: RunReport;
   try {
+    const runner = sessionRunner(deps, settings, {
+      events: tally.events(),
+      phantomJobsUntil: deps.session.state.unanswered.map((upload) => upload.at + settings.ttlMs).filter((until) => until > now),
+      keepOutcomes: false,
+    });
     report = await runner.run(arrivals(), stop);
   } finally {
     await folder.close();
@@ -149,6 +146,11 @@ class WatchTally {
 
   arrived(displayPath: string, path: string): void {
     this.sources.set(displayPath, path);
+    this.tellState();
+  }
+
+  vanished(displayPath: string): void {
+    this.sources.delete(displayPath);
     this.tellState();
   }
 

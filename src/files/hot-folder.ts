@@ -86,11 +86,6 @@ export class HotFolder {
     return folder;
   }
 
-  /** Files seen but not yet completely written (or not yet known to be). */
-  get settling(): number {
-    return this.settled.settling;
-  }
-
   /** Settled paths as they come, until `close`. */
   async *arrivals(): AsyncGenerator<string[]> {
     while (!this.closed) {

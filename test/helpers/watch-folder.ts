@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { afterEach } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import { FAST_FLAGS, emulatorEnv, startTestEmulator } from './emulator-run.js';
 import { FakeClock } from './fake-clock.js';
@@ -53,11 +54,23 @@ export interface WatchSetup {
   resultExists(relativePath: string): boolean;
 }
 
-/** An emulator and an empty inbox on one fake clock. */
-export async function watchSetup(track: (emu: RunningEmulator) => void): Promise<WatchSetup> {
+/** For a test file: each call gives an emulator and an empty inbox on one fake clock; the emulator is closed after each test. */
+export function watchSuite(): () => Promise<WatchSetup> {
+  let emulator: RunningEmulator | undefined;
+  afterEach(async () => {
+    await emulator?.close();
+    emulator = undefined;
+  });
+  return async () => {
+    const setup = await watchSetup();
+    emulator = setup.emu;
+    return setup;
+  };
+}
+
+async function watchSetup(): Promise<WatchSetup> {
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   const emu = await startTestEmulator({ now: () => clock.now() });
-  track(emu);
   const ws = makeWorkspace({});
   mkdirSync(ws.inputs, { recursive: true });
   const env = emulatorEnv(emu);

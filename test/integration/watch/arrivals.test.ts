@@ -1,22 +1,14 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { corpusBytes, distinctJpeg, watchSetup, writeFile, writeInPieces } from '../../helpers/watch-folder.js';
+import { describe, expect, it } from 'vitest';
+import { corpusBytes, distinctJpeg, watchSuite, writeFile, writeInPieces } from '../../helpers/watch-folder.js';
 import { expectCompleteResult, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
-let emulator: RunningEmulator | undefined;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = undefined;
-});
-const track = (emu: RunningEmulator): void => {
-  emulator = emu;
-};
+const watchSetup = watchSuite();
 
 describe('docextract watch: files arriving', () => {
   it('takes a file written slowly in pieces only once it is complete, 2 s after its last piece, and sends it once', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     const run = w.watch();
     await run.watching();
     const scan = join(w.inbox, 'scan.pdf');
@@ -39,7 +31,7 @@ describe('docextract watch: files arriving', () => {
   });
 
   it('a burst of 500 files: each extracted exactly once, one NDJSON line each', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     const run = w.watch();
     await run.watching();
     const names = Array.from({ length: 500 }, (_, i) => `burst/${String(i).padStart(3, '0')}.jpg`);
@@ -58,7 +50,7 @@ describe('docextract watch: files arriving', () => {
   }, 120_000); // 500 results, each fsynced twice: on a busy machine this takes a while
 
   it('a file renamed into the folder, and a temporary download renamed to its final name, are each taken once under the final name', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     const run = w.watch();
     await run.watching();
     const outside = join(w.dir, 'elsewhere', 'moved.pdf');
@@ -84,7 +76,7 @@ describe('docextract watch: files arriving', () => {
   });
 
   it('never takes temporary, hidden or non-document files', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     const run = w.watch();
     await run.watching();
     const pdf = corpusBytes('pdf/pages-1.pdf');
@@ -103,7 +95,7 @@ describe('docextract watch: files arriving', () => {
   });
 
   it('restarted after more files arrived while it was down, takes them and sends nothing again for the rest', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     writeFile(join(w.inbox, 'a.pdf'), corpusBytes('pdf/pages-2.pdf'));
     writeFile(join(w.inbox, 'b.jpg'), distinctJpeg('b'));
     const first = w.watch();
@@ -130,7 +122,7 @@ describe('docextract watch: files arriving', () => {
   });
 
   it('a file replaced with new content is a new question: extracted again; the same bytes written again cost nothing', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     const path = join(w.inbox, 'x.jpg');
     writeFile(path, distinctJpeg('first'));
     const run = w.watch();
@@ -152,7 +144,7 @@ describe('docextract watch: files arriving', () => {
   });
 
   it('--max-credits: once the budget stops admitting, watch stops taking files, says so, and exits 4', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     writeFile(join(w.inbox, 'four.pdf'), corpusBytes('pdf/pages-4.pdf'));
     writeFile(join(w.inbox, 'one.pdf'), corpusBytes('pdf/pages-1.pdf'));
     const run = w.watch(['--max-credits', '3']);
@@ -169,7 +161,7 @@ describe('docextract watch: files arriving', () => {
 
 describe('docextract watch: usage', () => {
   it('refuses a bad --settle (exit 2), before watching anything', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     mkdirSync(w.out, { recursive: true });
     const run = w.watch(['--settle', 'soon']);
     await run.runUntil(() => run.ended() !== undefined, 'the usage error');

@@ -1,22 +1,14 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { corpusBytes, distinctJpeg, watchSetup, writeFile } from '../../helpers/watch-folder.js';
+import { describe, expect, it } from 'vitest';
+import { corpusBytes, distinctJpeg, watchSuite, writeFile } from '../../helpers/watch-folder.js';
 import { expectCompleteResult, parseNdjson } from '../../helpers/workspace.js';
 
-let emulator: RunningEmulator | undefined;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = undefined;
-});
-const track = (emu: RunningEmulator): void => {
-  emulator = emu;
-};
+const watchSetup = watchSuite();
 
 describe('docextract watch --move-done / --move-failed', () => {
   it('moves each source, mirroring its path, only once its result is durable; a final failure goes to --move-failed', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     const done = join(w.dir, 'done');
     const failed = join(w.dir, 'failed');
     const run = w.watch(['--move-done', done, '--move-failed', failed]);
@@ -42,7 +34,7 @@ describe('docextract watch --move-done / --move-failed', () => {
   });
 
   it('after a crash between the write and the move, the next start reuses the result on disk (no request) and then moves the source', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     writeFile(join(w.inbox, 'a.pdf'), corpusBytes('pdf/pages-2.pdf'));
     writeFile(join(w.inbox, 'sub/b.jpg'), distinctJpeg('b'));
     writeFile(join(w.inbox, 'sub/long.pdf'), corpusBytes('pdf/pages-4.pdf'));
@@ -72,7 +64,7 @@ describe('docextract watch --move-done / --move-failed', () => {
   });
 
   it('without the flags, sources stay where they are', async () => {
-    const w = await watchSetup(track);
+    const w = await watchSetup();
     writeFile(join(w.inbox, 'a.pdf'), corpusBytes('pdf/pages-1.pdf'));
     const run = w.watch();
     await run.runUntil(() => run.lines().length === 1, 'one line');
