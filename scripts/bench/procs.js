@@ -37,6 +37,7 @@ export function run(command, args, options = {}) {
     });
     // Only the tail: a 10,000-file run prints a line per file on stderr.
     child.stderr.setEncoding('utf8').on('data', (text) => {
+      onStderrText?.(text);
       stderrTail = (stderrTail + text).slice(-4000);
       onStderrText?.(text);
     });

@@ -1,4 +1,4 @@
-// 6. The real world: the same CLI, at default settings, against an emulator set up the ways real
+// 7. The real world: the same CLI, at default settings, against an emulator set up the ways real
 // deployments are (issue "The real service is not our emulator"):
 //   a. another client spending 20% of every window of the key: our 429 share, and efficiency
 //      against the lower bound of the capacity left to us;

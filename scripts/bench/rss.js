@@ -44,8 +44,13 @@ export function peakRssProbe(args, reportFile) {
 }
 
 function readVmHwm(pid) {
+  return readStatusKiB(pid, 'VmHWM');
+}
+
+/** A memory figure of a running process from /proc/<pid>/status (VmRSS: now, VmHWM: peak), in KiB; null off Linux or once it exited. */
+export function readStatusKiB(pid, field) {
   try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) : null;
   } catch {
     return null; // exited between two polls

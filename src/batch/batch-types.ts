@@ -73,6 +73,8 @@ export interface RunSettings {
 
 /** What the runner tells the display as work moves. */
 export interface BatchEvents {
+  /** An upload of the document is being sent (again, after a retry). */
+  uploadStarted?(doc: PlannedDocument): void;
   documentStarted?(doc: PlannedDocument, chunksTotal: number | null): void;
   chunkDone?(doc: PlannedDocument, chunksDone: number, chunksTotal: number): void;
   documentFinished(outcome: DocumentOutcome): void;

@@ -39,9 +39,12 @@ export interface RunnerDeps {
   phantomJobsUntil?: number[];
   /** Called once, before the first gated request (the HTTP client's one-off start-up must not skew the first send times). */
   warmUp?: () => Promise<void>;
+  /** Keep every outcome for the report; `watch` runs for days, and its events keep counts instead. @default true */
+  keepOutcomes?: boolean;
 }
 
 export interface RunReport {
+  /** Every outcome, summarised (empty when `keepOutcomes` is false: events.documentFinished saw each). */
   outcomes: DocumentOutcome[];
   requests: number;
   credits: number;
@@ -87,6 +90,8 @@ export class BatchRunner {
   private readonly unfinished = new Set<DocumentTask>();
   private sourceEnded = false;
   private readonly halt = new AbortController();
+  /** Stops taking documents (on stop, or once no upload can be admitted any more) without stopping the work in flight. */
+  private readonly intakeHalt = new AbortController();
   private readonly ledger: OpenJobLedger;
   private readonly uploads = new UploadQueue([]);
   private readonly stops: AdmissionStops;
@@ -106,6 +111,7 @@ export class BatchRunner {
   /** Bytes of upload bodies read into memory and not yet answered. */
   private bodyBytes = 0;
   private readonly finishedOutcomes: DocumentOutcome[] = [];
+  private readonly keepOutcomes: boolean;
 
   constructor(deps: RunnerDeps) {
     this.gate = deps.gate;
@@ -125,6 +131,7 @@ export class BatchRunner {
       writeResult: writer,
     };
     this.warmUp = deps.warmUp;
+    this.keepOutcomes = deps.keepOutcomes ?? true;
     this.queue = new PQueue({ concurrency: deps.settings.concurrency });
     this.inFlight = new InFlightBudget({ ceiling: deps.settings.concurrency, windows: deps.gate.rateWindows });
     this.ledger = new OpenJobLedger(deps.settings, deps.phantomJobsUntil ?? []);
@@ -142,6 +149,7 @@ export class BatchRunner {
     const onStop = (): void => {
       this.stopping = true;
       this.halt.abort(new Error('stopped'));
+      this.intakeHalt.abort(new Error('stopped'));
       this.notify();
     };
     stop?.addEventListener('abort', onStop, { once: true });
@@ -152,7 +160,7 @@ export class BatchRunner {
     } finally {
       stop?.removeEventListener('abort', onStop);
       await this.queue.onIdle();
-      if (!this.sourceEnded) this.halt.abort(new Error('stopped'));
+      if (!this.sourceEnded) this.intakeHalt.abort(new Error('stopped'));
       await intake;
     }
     this.closeUnfinished();
@@ -171,13 +179,9 @@ export class BatchRunner {
 
   private async intake(source: AsyncIterable<readonly DocumentTask[]>): Promise<void> {
     const iterator = source[Symbol.asyncIterator]();
-    const halted = new Promise<'halted'>((resolve) => {
-      if (this.halt.signal.aborted) resolve('halted');
-      else this.halt.signal.addEventListener('abort', () => resolve('halted'), { once: true });
-    });
     try {
       for (;;) {
-        const next = await Promise.race([iterator.next(), halted]);
+        const next = await nextUnlessHalted(iterator, this.intakeHalt.signal);
         if (next === 'halted') {
           void iterator.return?.();
           return;
@@ -263,6 +267,7 @@ export class BatchRunner {
           this.fatalError ??= effect.error;
           this.stopping = true;
           this.halt.abort(new Error('fatal'));
+          this.intakeHalt.abort(new Error('fatal'));
           break;
         case 'server-jobs-full': {
           const now = this.clock.now();
@@ -321,7 +326,20 @@ export class BatchRunner {
     // Keep the summary, not the extracted data: 10,000 results must not pile up in memory.
     const { data: _data, ...summary } = outcome;
     this.events.documentFinished(outcome);
-    this.finishedOutcomes.push(summary);
+    if (this.keepOutcomes) this.finishedOutcomes.push(summary);
+  }
+
+  /**
+   * Once no upload can be admitted (credits or --max-credits spent, results
+   * unwritable), documents still arriving could only be skipped: stop taking
+   * them, and say so. Open jobs are still served; `extract`'s source has
+   * long ended, so this only ever stops `watch`.
+   */
+  private stopTakingIfNothingAdmitted(): void {
+    if (!this.stops.admitNothing || this.sourceEnded || this.intakeHalt.signal.aborted) return;
+    const reason = this.stops.halted ?? this.stops.exhausted;
+    this.events.notice?.(`no longer taking new files: ${reason?.message ?? 'no upload can be admitted'}`);
+    this.intakeHalt.abort(new Error('nothing admitted'));
   }
 
   private jobLost(task: DocumentTask, lost: Extract<FlowEffect, { type: 'job-lost' }>): void {
@@ -428,6 +446,7 @@ export class BatchRunner {
     switch (item.kind) {
       case 'upload':
         item.task.phase = 'uploading';
+        this.events.uploadStarted?.(item.task.doc);
         this.ledger.uploadStarted(item.task, this.clock.now());
         this.stops.uploadSent(item.task);
         if (item.task === this.probeCandidate) {
@@ -483,7 +502,10 @@ export class BatchRunner {
       const item = task.job ? nextJobWork(task, task.job, now, this.settings.finalize, soonest) : undefined;
       if (item) return { item, wakeAt };
     }
-    if (this.stops.admitNothing || this.stopping) return { wakeAt };
+    if (this.stops.admitNothing || this.stopping) {
+      this.stopTakingIfNothingAdmitted();
+      return { wakeAt };
+    }
     const upload = this.nextUpload(now, soonest);
     return upload ? { item: upload, wakeAt } : { wakeAt };
   }
@@ -563,4 +585,28 @@ export class BatchRunner {
     controller.abort();
     this.wake = undefined;
   }
+}
+
+/**
+ * The iterator's next value, or 'halted' once `signal` aborts. Not a
+ * Promise.race against one long-lived "halted" promise: every race would
+ * leave a reaction on it holding that arrival, and `watch` takes arrivals
+ * for days (its memory grew by each arrival's tasks).
+ */
+function nextUnlessHalted<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T> | 'halted'> {
+  if (signal.aborted) return Promise.resolve('halted');
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve('halted');
+    signal.addEventListener('abort', onAbort, { once: true });
+    iterator.next().then(
+      (result) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }

@@ -90,7 +90,7 @@ function positiveInt(flag: string, raw: string): number {
   return Number(raw);
 }
 
-function durationFlag(flag: string, raw: string | undefined, fallback: number): number {
+export function durationFlag(flag: string, raw: string | undefined, fallback: number): number {
   return raw === undefined ? fallback : parsed(flag, () => parseDuration(raw));
 }
 

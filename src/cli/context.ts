@@ -30,6 +30,8 @@ export interface CliDeps {
   clock: Clock;
   /** @default globalThis.fetch */
   fetch?: typeof globalThis.fetch;
+  /** Aborting it stops a batch as a first SIGTERM would (for callers in the same process). @default undefined: signals only */
+  stop?: AbortSignal;
 }
 
 export interface ApiKeyInfo {

@@ -6,9 +6,9 @@ import type { Ui } from './ui.js';
  * because the journal is written before each request). A SIGINT listener
  * replaces Node's default exit, hence the explicit exit here: the one place
  * outside main that ends the process, because main cannot run while the
- * event loop is draining.
+ * event loop is draining. `injected`, when aborted, counts as a first SIGTERM.
  */
-export function watchInterrupts(ui: Ui): { signal: AbortSignal; dispose: () => void } {
+export function watchInterrupts(ui: Ui, injected?: AbortSignal): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
@@ -20,11 +20,16 @@ export function watchInterrupts(ui: Ui): { signal: AbortSignal; dispose: () => v
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // An in-process caller (a test) stands in for the first signal.
+  const onInjected = (): void => onSignal('SIGTERM');
+  if (injected?.aborted) onInjected();
+  else injected?.addEventListener('abort', onInjected, { once: true });
   return {
     signal: controller.signal,
     dispose: () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      injected?.removeEventListener('abort', onInjected);
     },
   };
 }

@@ -9,6 +9,7 @@ import { registerHealthCommand } from './commands/health.js';
 import { registerJobsCommand } from './commands/jobs.js';
 import { registerModelsCommand } from './commands/models.js';
 import { registerProcessCommand } from './commands/process.js';
+import { registerWatchCommand } from './commands/watch.js';
 import { registerWhoamiCommand } from './commands/whoami.js';
 import type { CliContext, CliDeps, GlobalOptions } from './context.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
@@ -24,7 +25,7 @@ const OUTCOME_EXIT_CODES: Record<CommandOutcome, ExitCodeValue> = {
 
 /** Runs the CLI and returns the exit code; the only place errors become exit codes and printed messages. */
 export async function main(argv: string[], injected: Partial<CliDeps> = {}): Promise<number> {
-  const deps: CliDeps = { io: injected.io ?? processIO(), clock: injected.clock ?? systemClock, fetch: injected.fetch };
+  const deps: CliDeps = { io: injected.io ?? processIO(), clock: injected.clock ?? systemClock, fetch: injected.fetch, stop: injected.stop };
   const state: { outcome?: CommandOutcome; ctx?: CliContext } = {};
   const program = buildProgram(deps, state);
   try {
@@ -70,6 +71,7 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
 
   for (const register of [
     registerExtractCommand,
+    registerWatchCommand,
     registerCollectCommand,
     registerProcessCommand,
     registerModelsCommand,

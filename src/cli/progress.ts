@@ -3,6 +3,7 @@ import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../batch/bat
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
+import { clockTime, FinishedTally, humanLine } from './outcome-lines.js';
 
 /**
  * The batch display. Results are data (stdout: NDJSON under --json, one line
@@ -10,16 +11,11 @@ import type { CliContext } from './context.js';
  * terminal, plain lines elsewhere, nothing under --quiet).
  */
 export class BatchDisplay implements BatchEvents {
-  private done = 0;
-  private pages = 0;
+  private readonly finished = new FinishedTally();
   private credits = 0;
   private requests = 0;
   private waitUntil = 0;
   private waitReason = 'rate limit';
-  private readonly counts = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
-  /** Files answered by a result already paid for, and what those results cost when they were made. */
-  private reused = 0;
-  private savedCredits = 0;
   private multibar?: MultiBar;
   private overall?: SingleBar;
   private readonly documentBars = new Map<string, SingleBar>();
@@ -99,13 +95,7 @@ export class BatchDisplay implements BatchEvents {
   }
 
   documentFinished(outcome: DocumentOutcome): void {
-    this.done += 1;
-    this.pages += outcome.status === 'complete' || outcome.status === 'partial' ? (outcome.pages ?? 0) : 0;
-    this.counts[outcome.status] += 1;
-    if (outcome.reused) {
-      this.reused += 1;
-      this.savedCredits += outcome.saved_credits ?? 0;
-    }
+    this.finished.add(outcome);
     const bar = this.documentBars.get(outcome.file);
     if (bar) {
       this.multibar?.remove(bar);
@@ -118,7 +108,7 @@ export class BatchDisplay implements BatchEvents {
       if (this.multibar && this.ctx.io.stdout.isTTY) this.multibar.log(`${line}\n`);
       // Without bars, the count goes on the file's own line: one line per finished file.
       else if (this.multibar) this.ctx.io.stdout.write(`${line}\n`);
-      else this.ctx.io.stdout.write(`[${this.done}/${this.total}${this.done < this.total ? this.leftText(this.clock.now(), ', ') : ''}] ${line}\n`);
+      else this.ctx.io.stdout.write(`[${this.finished.done}/${this.total}${this.finished.done < this.total ? this.leftText(this.clock.now(), ', ') : ''}] ${line}\n`);
     }
     this.refresh();
   }
@@ -128,15 +118,7 @@ export class BatchDisplay implements BatchEvents {
     // cli-progress prints logged lines on its next redraw; force one so the last results are not dropped.
     this.multibar?.update();
     this.multibar?.stop();
-    const c = this.counts;
-    const parts = [`${c.complete} complete`, `${c.partial} partial`, `${c.failed} failed`];
-    if (c.skipped) parts.push(`${c.skipped} skipped`);
-    if (c.interrupted) parts.push(`${c.interrupted} interrupted`);
-    if (this.reused) parts.push(`${this.reused} reused (${plural(this.savedCredits, 'credit')} saved)`);
-    this.ctx.ui.info(
-      `${parts.join(', ')} · ${this.pages} pages · ${report.credits} credits · ${report.requests} requests · ${formatDuration(this.clock.now() - startedAt)}` +
-        (report.boundMs !== undefined && report.requests > 0 ? ` (the rate limits allowed no less than ${formatDuration(report.boundMs)})` : ''),
-    );
+    this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
   }
 
   /** "4m 10s left", counted down from the scheduler's last bound; empty when it is not known. */
@@ -153,30 +135,8 @@ export class BatchDisplay implements BatchEvents {
       this.slotsHeldBy > 0
         ? ` · ${this.slotsHeldBy} job slots held by jobs outside this run${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}`
         : '';
-    this.overall.update(this.done, { info: `· ${this.pages} pages · ${this.credits} credits · ${this.requests} requests${this.leftText(now, ' · ')}${wait}${slots}` });
+    this.overall.update(this.finished.done, { info: `· ${this.finished.pages} pages · ${this.credits} credits · ${this.requests} requests${this.leftText(now, ' · ')}${wait}${slots}` });
   }
-}
-
-function humanLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']): string {
-  switch (outcome.status) {
-    case 'complete':
-      return `${paint.green('complete')}  ${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')}${outcome.reused ? `; reused: ${outcome.reused}` : ''})`;
-    case 'partial':
-      return `${paint.yellow('partial ')}  ${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages?.join(', ') ?? '?'})`;
-    default:
-      return `${paint.red(outcome.status.padEnd(8))}  ${outcome.file}: ${outcome.error?.message ?? ''} (${outcome.error?.code ?? ''})`;
-  }
-}
-
-/** "14:05" (local time; with seconds when it is under a minute away). */
-function clockTime(atMs: number, inMs: number): string {
-  const at = new Date(atMs);
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  return `${pad(at.getHours())}:${pad(at.getMinutes())}${inMs < 60_000 ? `:${pad(at.getSeconds())}` : ''}`;
-}
-
-function plural(count: number | null, noun: string): string {
-  return count === 1 ? `1 ${noun}` : `${count ?? '?'} ${noun}s`;
 }
 
 function shorten(path: string): string {

@@ -1,5 +1,5 @@
 import { TransportError, type ApiClient } from '../api/index.js';
-import type { DocumentOutcome } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
 import type { BatchDeps, ExtractBatchReport } from '../features/extract.js';
 import { recordLastRun } from '../features/last-run.js';
 import { formatDuration } from '../util/duration.js';
@@ -21,6 +21,33 @@ export async function runBatchCommand(
   preReported: DocumentOutcome[],
   work: (deps: BatchDeps, stop: AbortSignal) => Promise<ExtractBatchReport>,
 ): Promise<CommandOutcome> {
+  const startedAt = ctx.clock.now();
+  const createDisplay = async (): Promise<BatchDisplay> => {
+    const created = await BatchDisplay.create(ctx, total);
+    for (const outcome of preReported) created.documentFinished(outcome);
+    return created;
+  };
+  const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work);
+  display.finish(report, startedAt);
+  if (report.fatal) throw report.fatal;
+  const outcomes = [...preReported, ...report.outcomes];
+  await recordLastRun(ctx.stateDir(), account, outcomes, startedAt, ctx.clock.now()); // for `docextract jobs`
+  return batchOutcome(ctx, report, () => outcomes.every((outcome) => outcome.status === 'complete'));
+}
+
+/**
+ * Runs `work` inside a durable session (state-folder lock, journal, request
+ * gate), with the client's answers feeding the gate and Ctrl-C / SIGTERM
+ * asking it to drain. The session is closed (journal compacted, lock
+ * released) whatever happens. The display is made once the session is open,
+ * so that a busy state folder leaves no progress bar behind.
+ */
+export async function withBatchSession<R, E extends BatchEvents>(
+  ctx: CliContext,
+  settings: BatchSettings,
+  createEvents: () => Promise<E>,
+  work: (deps: BatchDeps & { events: E }, stop: AbortSignal) => Promise<R>,
+): Promise<{ report: R; account: string; events: E }> {
   const { key } = await ctx.apiKey();
   const baseUrl = await ctx.baseUrl();
   const account = accountId(baseUrl, key);
@@ -34,29 +61,28 @@ export async function runBatchCommand(
     debug: (line) => ctx.debug(line),
     notice: (message) => ctx.ui.warn(message),
   });
-  const startedAt = ctx.clock.now();
-  const display = await BatchDisplay.create(ctx, total);
-  for (const outcome of preReported) display.documentFinished(outcome);
-  const interrupts = watchInterrupts(ctx.ui);
-  let report: ExtractBatchReport;
+  let interrupts: ReturnType<typeof watchInterrupts> | undefined;
   try {
+    const events = await createEvents();
+    interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
     const api = await ctx.client(true, (event) => session.observe(event));
-    report = await work({ api, session, clock: ctx.clock, events: display, account, warmUp: () => warmUp(api) }, interrupts.signal);
+    const report = await work({ api, session, clock: ctx.clock, events, account, warmUp: () => warmUp(api) }, interrupts.signal);
+    return { report, account, events };
   } finally {
-    interrupts.dispose();
+    interrupts?.dispose();
     await session.close();
   }
-  display.finish(report, startedAt);
-  if (report.fatal) throw report.fatal;
-  const outcomes = [...preReported, ...report.outcomes];
-  await recordLastRun(ctx.stateDir(), account, outcomes, startedAt, ctx.clock.now()); // for `docextract jobs`
+}
+
+/** What a finished batch means for the exit code, with the advice to resume it. */
+export function batchOutcome(ctx: CliContext, report: ExtractBatchReport, allComplete: () => boolean): CommandOutcome {
   printResumeAdvice(ctx, report);
   if (report.interrupted) return 'interrupted';
   if (report.budgetExhausted) {
     ctx.ui.error(`stopped admitting files: ${report.budgetExhausted.message} (${report.budgetExhausted.code})`);
     return 'budget-exhausted';
   }
-  return outcomes.every((outcome) => outcome.status === 'complete') ? 'success' : 'work-failed';
+  return allComplete() ? 'success' : 'work-failed';
 }
 
 /**

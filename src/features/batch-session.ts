@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { ResponseEvent } from '../api/index.js';
 import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
 import { RequestGate } from '../batch/request-gate.js';
+import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
+import type { RunSettings } from '../batch/batch-types.js';
 import { ServiceReadings } from '../batch/service-readings.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { FileSendLog } from '../batch/send-log.js';
@@ -12,6 +14,7 @@ import { KnownResults } from './known-results.js';
 import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
 import type { Clock } from '../util/clock.js';
+import type { BatchDeps } from './extract.js';
 
 export interface SessionOptions {
   stateDir: string;
@@ -79,13 +82,34 @@ export class BatchSession {
     if (observation) this.gate.observe(observation);
   }
 
+  /** Drop the records of finished work from the journal (file and memory); safe while work is being journaled. */
+  compact(): Promise<void> {
+    return this.journal.compactWith((records) => recordsWorthKeeping(records, this.clock.now(), this.ttlMs));
+  }
+
   async close(): Promise<void> {
     try {
-      await this.journal.compact(recordsWorthKeeping(this.journal.records, this.clock.now(), this.ttlMs));
+      await this.compact();
       await this.journal.close();
       await this.results.close().catch(() => undefined); // a cache: rebuilt when lost
     } finally {
       await this.lock.release();
     }
   }
+}
+
+/** The runner of a batch in this session: its gate, readings and journal, with the command's client, clock and events. */
+export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: Pick<RunnerDeps, 'phantomJobsUntil' | 'keepOutcomes'> & Partial<Pick<RunnerDeps, 'events'>>): BatchRunner {
+  return new BatchRunner({
+    api: deps.api,
+    gate: deps.session.gate,
+    readings: deps.session.readings,
+    clock: deps.clock,
+    journal: deps.session.journal,
+    events: deps.events,
+    settings,
+    account: deps.account,
+    warmUp: deps.warmUp,
+    ...options,
+  });
 }

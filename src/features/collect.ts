@@ -2,9 +2,9 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
-import { BatchRunner } from '../batch/runner.js';
 import { arrivingAtOnce, type BatchDeps, type ExtractBatchReport } from './extract.js';
 import { outcomeFromFile, resumeJob } from './resume-tasks.js';
+import { sessionRunner } from './batch-session.js';
 
 /**
  * Finish a job from its parent id alone. With a journal entry: process the
@@ -42,7 +42,7 @@ export async function runCollectJob(deps: BatchDeps, parentJobId: string, settin
     task = new DocumentTask(doc, now);
     task.openJob({ parentJobId, chunks: [], expiresAt: now + settings.ttlMs, pages: 0, model: null });
   }
-  const runner = new BatchRunner({ api: deps.api, gate: deps.session.gate, readings: deps.session.readings, clock: deps.clock, journal: deps.session.journal, events: deps.events, settings, account: deps.account, warmUp: deps.warmUp });
+  const runner = sessionRunner(deps, settings, {});
   const report = await runner.run(arrivingAtOnce([task]), stop);
   return {
     ...report,

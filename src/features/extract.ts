@@ -2,12 +2,12 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiClient } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
-import { BatchRunner, type RunReport } from '../batch/runner.js';
+import type { RunReport } from '../batch/runner.js';
 import { reserveTempPath, sweepTempFiles } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
 import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
-import type { BatchSession } from './batch-session.js';
+import { sessionRunner, type BatchSession } from './batch-session.js';
 import { checkModelNames, UnknownModelError } from './check-models.js';
 import { ArrivalPlanner, type ArrivalOptions } from './resume-tasks.js';
 
@@ -72,18 +72,7 @@ export async function runExtractBatch(
   }
   await checkModelsBeforeSending(deps, plan.tasks);
   const events = alsoWhenFinished(deps.events, (outcome) => planner.finished(outcome));
-  const runner = new BatchRunner({
-    api: deps.api,
-    gate: deps.session.gate,
-    readings: deps.session.readings,
-    clock: deps.clock,
-    journal: deps.session.journal,
-    events,
-    settings,
-    account: deps.account,
-    phantomJobsUntil: plan.phantomJobsUntil,
-    warmUp: deps.warmUp,
-  });
+  const runner = sessionRunner(deps, settings, { phantomJobsUntil: plan.phantomJobsUntil, events });
   const report = await runner.run(arrivingAtOnce(plan.tasks), stop);
   await planner.indexed();
   const summaries: DocumentOutcome[] = [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes];
@@ -105,14 +94,19 @@ export async function runExtractBatch(
 async function checkModelsBeforeSending(deps: BatchDeps, tasks: readonly DocumentTask[]): Promise<void> {
   const uploads = tasks.filter((task) => task.phase === 'queued');
   const names = [...new Set(uploads.map((task) => task.doc.model ?? SERVICE_DEFAULT_MODEL))];
+  await checkModelNamesBeforeSending(deps, names, uploads.some((task) => task.doc.model !== undefined));
+}
+
+/** The free check of `names` against `models`; `asked`: the user named a model (else only the service's default is sent). */
+export async function checkModelNamesBeforeSending(deps: Pick<BatchDeps, 'api' | 'events'>, names: readonly string[], asked: boolean): Promise<void> {
   if (names.length === 0) return;
-  const check = await checkModelNames(deps.api, names);
+  const check = await checkModelNames(deps.api, [...names]);
   if (check.ok === 'unchecked') deps.events.notice?.(`${check.reason}; the document types were not checked before sending`);
-  else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, uploads.some((task) => task.doc.model !== undefined));
+  else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, asked);
 }
 
 /** Why results cannot be written to `outDir` (an errno code), or undefined when a test file can be created there. */
-async function outputFolderProblem(outDir: string): Promise<string | undefined> {
+export async function outputFolderProblem(outDir: string): Promise<string | undefined> {
   const probe = reserveTempPath(join(outDir, '.docextract-write-test'));
   try {
     await mkdir(outDir, { recursive: true });

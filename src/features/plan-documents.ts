@@ -3,7 +3,7 @@ import { fitsWithinTtl } from '../batch/admission.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { outputPathFor } from '../batch/result-file.js';
-import { discoverInputs, type DiscoveryResult } from '../files/discover.js';
+import { discoverInputs, type DiscoveredInput, type DiscoveryResult } from '../files/discover.js';
 import { preflightFile, type PreflightResult } from '../files/preflight.js';
 import type { ModelRules } from './model-rules.js';
 
@@ -34,10 +34,24 @@ export interface PlanOptions {
  */
 export async function planDocuments(args: string[], options: PlanOptions): Promise<PlanResult> {
   const discovery = await discoverInputs(args, { cwd: options.cwd, literal: options.listed });
-  const rejected: DocumentOutcome[] = discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message));
-  const results = await mapLimited(discovery.inputs, options.parallelism ?? 8, (input) => preflightFile(input.path));
+  const planned = await planFiles(discovery.inputs, discovery.commonBase, options);
+  const rejected = [...discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message)), ...planned.rejected];
+  return { documents: planned.documents, rejected, skipped: discovery.skipped };
+}
+
+/**
+ * Preflight files already found (named, or arrived in a watched folder);
+ * results mirror each path below `commonBase`.
+ */
+export async function planFiles(
+  inputs: readonly Pick<DiscoveredInput, 'path' | 'displayPath'>[],
+  commonBase: string,
+  options: Omit<PlanOptions, 'cwd' | 'listed'>,
+): Promise<Omit<PlanResult, 'skipped'>> {
+  const rejected: DocumentOutcome[] = [];
+  const results = await mapLimited(inputs, options.parallelism ?? 8, (input) => preflightFile(input.path));
   const documents: PlannedDocument[] = [];
-  discovery.inputs.forEach((input, index) => {
+  inputs.forEach((input, index) => {
     const checked = results[index] as PreflightResult;
     if (!checked.ok) {
       rejected.push({ ...rejection(input.displayPath, checked.code, checked.message), pages: checked.pages ?? null });
@@ -54,7 +68,7 @@ export async function planDocuments(args: string[], options: PlanOptions): Promi
       });
       return;
     }
-    const model = options.models?.modelFor(relative(discovery.commonBase, checked.path));
+    const model = options.models?.modelFor(relative(commonBase, checked.path));
     documents.push({
       ...(model ? { model } : {}),
       path: checked.path,
@@ -64,10 +78,10 @@ export async function planDocuments(args: string[], options: PlanOptions): Promi
       type: checked.type,
       contentType: checked.contentType,
       pages: checked.pages,
-      output: outputPathFor(options.outDir, discovery.commonBase, checked.path),
+      output: outputPathFor(options.outDir, commonBase, checked.path),
     });
   });
-  return { documents, rejected, skipped: discovery.skipped };
+  return { documents, rejected };
 }
 
 function rejection(file: string, code: string, message: string): DocumentOutcome {

@@ -135,6 +135,25 @@ export class ArrivalPlanner {
     return this.known.get(key);
   }
 
+  /**
+   * Under `watch`, arrivals never end: keep only where each finished
+   * question's result is (its path strings), not its task, and at most
+   * `limit` of those (the oldest go first; a later copy then checks its own
+   * result on disk, or is extracted again).
+   */
+  forgetFinished(limit: number): void {
+    for (const [key, leader] of this.leaders) {
+      if (leader.phase !== 'done') continue;
+      this.leaders.delete(key);
+      const output = leader.outcome?.status === 'complete' ? leader.outcome.output : null;
+      if (output) this.known.set(key, { output, file: leader.doc.displayPath });
+    }
+    for (const key of this.known.keys()) {
+      if (this.known.size <= limit) break;
+      this.known.delete(key);
+    }
+  }
+
   /** Open jobs of earlier runs that no arriving document has claimed: they hold job slots until they expire. */
   unclaimedJobs(): JournaledJob[] {
     return [...this.openBySha.values()].flat().filter((job) => !this.matched.has(job.parentJobId));

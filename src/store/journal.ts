@@ -92,8 +92,18 @@ export class Journal<T extends { type: string }> {
 
   /** Atomically rewrite the journal with only `keep` (once jobs are finished). */
   compact(keep: T[]): Promise<void> {
-    const text = keep.map(toLine).join('');
+    return this.compactWith(() => keep);
+  }
+
+  /**
+   * Atomically rewrite the journal with the records `select` keeps, chosen
+   * when the rewrite runs: after every append queued before it, so that a
+   * journal still being appended to (a long `watch`) loses none of them.
+   */
+  compactWith(select: (records: readonly T[]) => T[]): Promise<void> {
     return this.serialize(async () => {
+      const keep = select(this.items);
+      const text = keep.map(toLine).join('');
       const old = this.openHandle();
       await writeFileAtomically(this.path, text);
       // The rename replaced the file; the old handle would append to the

@@ -28,17 +28,43 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 /** Run the CLI in-process with captured streams; `stdin` is piped text (not a TTY). */
 export async function runCli(
   args: string[],
-  options: { env: NodeJS.ProcessEnv; stdin?: string; cwd?: string; clock?: Clock; fetch?: typeof globalThis.fetch },
+  options: {
+    env: NodeJS.ProcessEnv;
+    stdin?: string;
+    cwd?: string;
+    clock?: Clock;
+    fetch?: typeof globalThis.fetch;
+    stop?: AbortSignal;
+    /** Sees the output as it is written (for a command that runs until stopped). */
+    onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
+  },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
-    stdout: { write: (chunk: string) => (stdout += chunk), isTTY: false },
-    stderr: { write: (chunk: string) => (stderr += chunk), isTTY: false },
+    stdout: {
+      write: (chunk: string) => {
+        options.onOutput?.('stdout', chunk);
+        return (stdout += chunk);
+      },
+      isTTY: false,
+    },
+    stderr: {
+      write: (chunk: string) => {
+        options.onOutput?.('stderr', chunk);
+        return (stderr += chunk);
+      },
+      isTTY: false,
+    },
     stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]) as CliIO['stdin'],
     env: options.env,
     cwd: options.cwd ?? process.cwd(),
   };
-  const code = await main(['node', 'docextract', ...args], { io, ...(options.clock ? { clock: options.clock } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const code = await main(['node', 'docextract', ...args], {
+    io,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.stop ? { stop: options.stop } : {}),
+  });
   return { code, stdout, stderr };
 }

@@ -23,6 +23,18 @@ describe('Journal', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('compactWith chooses what to keep after every append queued before it, so a journal in use loses none', async () => {
+    const journal = await Journal.open<Rec>(path);
+    await journal.append({ type: 'intent', id: 'done' });
+    const queued = journal.append({ type: 'intent', id: 'queued' }); // not yet written when the compaction is asked for
+    const compacted = journal.compactWith((records) => records.filter((record) => record.id !== 'done'));
+    const later = journal.append({ type: 'intent', id: 'later' });
+    await Promise.all([queued, compacted, later]);
+    expect(journal.records.map((record) => record.id)).toEqual(['queued', 'later']);
+    await journal.close();
+    expect((await recordsOf(path)).map((record) => record.id)).toEqual(['queued', 'later']);
+  });
+
   it('creates its folder, appends one JSON line per record, and reads them back on reopen', async () => {
     const journal = await Journal.open<Rec>(path);
     expect(journal.records).toEqual([]);

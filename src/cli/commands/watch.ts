@@ -1,0 +1,24 @@
+import { addBatchFlags } from '../batch-flags.js';
+import type { CommandRegistration } from '../command.js';
+
+export const registerWatchCommand: CommandRegistration = (program, action) => {
+  addBatchFlags(
+    program
+      .command('watch')
+      .description('a hot folder: extract each PDF or image dropped into <folder> (and its subfolders) once it is completely written')
+      .argument('<folder>', 'the folder to watch; files already in it are taken first'),
+  )
+    .option('--settle <duration>', 'take a file once its size and modification time have not changed for this long (default 2s)')
+    .option('--poll <interval>', 'look for changes every <interval> instead of waiting for change events (network shares, container mounts)')
+    .option('--move-done <dir>', 'move each source here, keeping its path below <folder>, once its complete result is saved')
+    .option('--move-failed <dir>', 'move each source here once it failed for good (refused, unreadable by the service) or came back partial')
+    .option('--max-credits <n>', 'stop taking files before this many credits would be spent')
+    .option('--retry-failed', 'retry a synchronous extraction_failed once (it is charged again)')
+    .option('--force', 'extract every file again, whatever results are on disk')
+    .option('--no-dedupe', 'pay for each copy of identical files')
+    .addHelpText(
+      'after',
+      '\nNever taken: hidden files and folders, *.part, *.crdownload, *.tmp, ~$*, Thumbs.db, and files\nthat are not .pdf, .jpg, .jpeg or .png. Ctrl-C or SIGTERM finishes the requests in flight and exits 130;\nthe next watch resumes open jobs without uploading again, and takes what arrived meanwhile.',
+    )
+    .action(action(() => import('../run/watch.js').then((m) => m.runWatch)));
+};

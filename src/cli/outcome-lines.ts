@@ -1,0 +1,57 @@
+import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
+import { formatDuration } from '../util/duration.js';
+import type { CliContext } from './context.js';
+
+/** What finished so far, for the closing summary of `extract`, `collect` and `watch`. */
+export class FinishedTally {
+  done = 0;
+  pages = 0;
+  readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+  /** Files answered by a result already paid for, and what those results cost when they were made. */
+  reused = 0;
+  savedCredits = 0;
+
+  add(outcome: DocumentOutcome): void {
+    this.done += 1;
+    this.pages += outcome.status === 'complete' || outcome.status === 'partial' ? (outcome.pages ?? 0) : 0;
+    this.counts[outcome.status] += 1;
+    if (outcome.reused) {
+      this.reused += 1;
+      this.savedCredits += outcome.saved_credits ?? 0;
+    }
+  }
+
+  /** The closing line: statuses, pages, credits, requests, time (against the scheduler's bound, when it had one). */
+  summary(report: { requests: number; credits: number; boundMs?: number }, elapsedMs: number): string {
+    const c = this.counts;
+    const parts = [`${c.complete} complete`, `${c.partial} partial`, `${c.failed} failed`];
+    if (c.skipped) parts.push(`${c.skipped} skipped`);
+    if (c.interrupted) parts.push(`${c.interrupted} interrupted`);
+    if (this.reused) parts.push(`${this.reused} reused (${plural(this.savedCredits, 'credit')} saved)`);
+    const bound = report.boundMs !== undefined && report.requests > 0 ? ` (the rate limits allowed no less than ${formatDuration(report.boundMs)})` : '';
+    return `${parts.join(', ')} · ${this.pages} pages · ${report.credits} credits · ${report.requests} requests · ${formatDuration(elapsedMs)}${bound}`;
+  }
+}
+
+/** One finished file, for people. */
+export function humanLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']): string {
+  switch (outcome.status) {
+    case 'complete':
+      return `${paint.green('complete')}  ${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')}${outcome.reused ? `; reused: ${outcome.reused}` : ''})`;
+    case 'partial':
+      return `${paint.yellow('partial ')}  ${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages?.join(', ') ?? '?'})`;
+    default:
+      return `${paint.red(outcome.status.padEnd(8))}  ${outcome.file}: ${outcome.error?.message ?? ''} (${outcome.error?.code ?? ''})`;
+  }
+}
+
+export function plural(count: number | null, noun: string): string {
+  return count === 1 ? `1 ${noun}` : `${count ?? '?'} ${noun}s`;
+}
+
+/** "14:05" (local time; with seconds when it is under a minute away). */
+export function clockTime(atMs: number, inMs: number): string {
+  const at = new Date(atMs);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${pad(at.getHours())}:${pad(at.getMinutes())}${inMs < 60_000 ? `:${pad(at.getSeconds())}` : ''}`;
+}

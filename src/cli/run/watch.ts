@@ -1,0 +1,79 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { toDisplayPath } from '../../files/paths.js';
+import { durationFlag, resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
+import { UsageError } from '../cli-errors.js';
+import type { CommandOutcome } from '../command.js';
+import type { CliContext } from '../context.js';
+import { tuneHeapForLongRuns } from '../heap-tuning.js';
+import { batchOutcome, withBatchSession } from '../run-batch.js';
+import { WatchDisplay } from '../watch-display.js';
+
+interface WatchFlags extends BatchFlags {
+  settle?: string;
+  poll?: string;
+  moveDone?: string;
+  moveFailed?: string;
+  force?: boolean;
+  dedupe?: boolean;
+}
+
+export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlags): Promise<CommandOutcome> {
+  const root = resolve(ctx.io.cwd, folder);
+  if (!(await isFolder(root))) throw new UsageError(`${folder} is not a folder; docextract watch takes the folder files are dropped into.`);
+  tuneHeapForLongRuns(); // watch may run for days over any number of files
+  const settings = await resolveBatchSettings(ctx, flags);
+  const settleMs = durationFlag('--settle', flags.settle, 2000);
+  const pollMs = flags.poll === undefined ? undefined : durationFlag('--poll', flags.poll, 0);
+  if (pollMs === 0) throw new UsageError('--poll must be longer than 0, e.g. 5s.');
+  const moves = {
+    ...(flags.moveDone !== undefined ? { done: resolve(ctx.io.cwd, flags.moveDone) } : {}),
+    ...(flags.moveFailed !== undefined ? { failed: resolve(ctx.io.cwd, flags.moveFailed) } : {}),
+  };
+  const { outputFolderProblem } = await import('../../features/extract.js');
+  const blocked = await outputFolderProblem(settings.outDir);
+  // A result is paid for before it is written: watch nothing whose results could not be saved.
+  if (blocked) throw new UsageError(`cannot write results to ${settings.outDir} (${blocked}); fix the output folder, or choose another with --out.`);
+  const { runWatchBatch } = await import('../../features/watch.js');
+  const startedAt = ctx.clock.now();
+  let display: WatchDisplay | undefined;
+  try {
+    const { report } = await withBatchSession(
+      ctx,
+      settings,
+      async () => (display = await WatchDisplay.create(ctx, toDisplayPath(root, ctx.io.cwd))),
+      (deps, stop) =>
+        runWatchBatch(
+          deps,
+          settings.run,
+          {
+            root,
+            cwd: ctx.io.cwd,
+            outDir: settings.outDir,
+            settleMs,
+            pollMs,
+            moves,
+            exclude: [ctx.stateDir()],
+            plan: { outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models },
+            reuse: { force: Boolean(flags.force), dedupe: flags.dedupe !== false },
+          },
+          stop,
+        ),
+    );
+    display?.finish(report, startedAt);
+    display = undefined;
+    if (report.fatal) throw report.fatal;
+    const total = Object.values(report.counts).reduce((sum, count) => sum + count, 0);
+    return batchOutcome(ctx, report, () => report.counts.complete === total);
+  } finally {
+    display?.stop(); // the status line must not outlive a failed start
+  }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}

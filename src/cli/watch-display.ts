@@ -1,0 +1,119 @@
+import type { Ora } from 'ora';
+import type { DocumentOutcome } from '../batch/batch-types.js';
+import type { FolderState, WatchEvents } from '../features/watch.js';
+import type { Clock } from '../util/clock.js';
+import { formatDuration } from '../util/duration.js';
+import type { CliContext } from './context.js';
+import { clockTime, FinishedTally, humanLine } from './outcome-lines.js';
+
+/**
+ * What `watch` shows. Results are data, on stdout: one NDJSON line per file
+ * under --json (so `docextract watch inbox --json | jq` is a pipeline), one
+ * plain line per file otherwise. On a terminal, one status line on stderr
+ * (an ora spinner): files being written, in flight, done, credits spent, the
+ * next request slot when waiting for one, and the time left for what is taken.
+ */
+export class WatchDisplay implements WatchEvents {
+  private readonly finished = new FinishedTally();
+  private credits = 0;
+  private waitUntil = 0;
+  private waitReason = 'rate limit';
+  private state: FolderState = { settling: 0, inProgress: 0 };
+  /** The scheduler's bound for what is taken and unfinished, and when it was told. */
+  private left: { ms: number; at: number } | undefined;
+  private spinner?: Ora;
+  private ticker?: NodeJS.Timeout;
+
+  private constructor(
+    private readonly ctx: CliContext,
+    private readonly folder: string,
+    private readonly clock: Clock,
+  ) {}
+
+  static async create(ctx: CliContext, folder: string): Promise<WatchDisplay> {
+    const display = new WatchDisplay(ctx, folder, ctx.clock);
+    if (ctx.ui.interactive) {
+      const { default: ora } = await import('ora');
+      // discardStdin false: ora's raw-mode stdin would swallow the Ctrl-C our own handler needs.
+      display.spinner = ora({ text: display.statusText(), stream: ctx.io.stderr as NodeJS.WritableStream, discardStdin: false, color: ctx.ui.paint.level > 0 ? 'cyan' : false }).start();
+      // The countdowns (next slot, time left) move between events too.
+      display.ticker = setInterval(() => display.refresh(), 1000).unref();
+    }
+    return display;
+  }
+
+  watching(): void {
+    if (!this.spinner) this.ctx.ui.info(`watching ${this.folder} (Ctrl-C to stop)`);
+  }
+
+  folderState(state: FolderState): void {
+    this.state = state;
+    this.refresh();
+  }
+
+  creditsCharged(credits: number): void {
+    this.credits += credits;
+    this.refresh();
+  }
+
+  waiting(untilMs: number, reason: string): void {
+    this.waitUntil = untilMs;
+    this.waitReason = reason;
+    this.refresh();
+  }
+
+  timeLeft(boundMs: number): void {
+    this.left = { ms: boundMs, at: this.clock.now() };
+    this.refresh();
+  }
+
+  notice(message: string): void {
+    this.above(() => this.ctx.ui.warn(message));
+  }
+
+  documentFinished(outcome: DocumentOutcome): void {
+    this.finished.add(outcome);
+    const line = this.ctx.options.json ? JSON.stringify(outcome) : humanLine(outcome, this.ctx.ui.paint);
+    this.above(() => this.ctx.io.stdout.write(`${line}\n`));
+    this.refresh();
+  }
+
+  /** The closing summary, on stderr. */
+  finish(report: { requests: number; credits: number }, startedAt: number): void {
+    this.stop();
+    this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
+  }
+
+  /** Takes the status line away. */
+  stop(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+
+  /** Print something with the status line out of the way. */
+  private above(print: () => void): void {
+    this.spinner?.clear();
+    print();
+    this.spinner?.render();
+  }
+
+  private refresh(): void {
+    if (this.spinner) this.spinner.text = this.statusText();
+  }
+
+  private statusText(): string {
+    const now = this.clock.now();
+    const parts = [
+      `watching ${this.folder}`,
+      `${this.state.settling} being written`,
+      `${this.state.inProgress} in flight`,
+      `${this.finished.done} done`,
+      `${this.credits} credits`,
+    ];
+    if (this.waitUntil > now) parts.push(`${this.waitReason}; next request slot ${clockTime(this.waitUntil, this.waitUntil - now)} (in ${formatDuration(this.waitUntil - now)})`);
+    // The scheduler's own bound for what is taken, counted down between its updates.
+    if (this.left && this.state.inProgress > 0) parts.push(`at least ${formatDuration(Math.max(0, this.left.ms - (now - this.left.at)))} left`);
+    return parts.join(' · ');
+  }
+}

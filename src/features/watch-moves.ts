@@ -1,0 +1,99 @@
+import { constants } from 'node:fs';
+import { copyFile, lstat, mkdir, rename, unlink } from 'node:fs/promises';
+import { dirname, extname, join, relative } from 'node:path';
+import type { DocumentOutcome } from '../batch/batch-types.js';
+
+export interface MoveTargets {
+  /** The watched folder: sources keep their path below it. */
+  root: string;
+  /** Where sources go once their complete result is durable (`--move-done`). @default undefined: they stay */
+  done?: string;
+  /** Where sources go once their failure is final, or their result partial (`--move-failed`). @default undefined: they stay */
+  failed?: string;
+}
+
+/**
+ * Failures that sending the same file again would not change: the file
+ * itself is refused, or the service could not read it (and charged it).
+ * Anything else (rate limits, credits, a full disk, the network, an
+ * interruption) leaves the source in place, to be taken again on the next start.
+ */
+const FINAL_FAILURES = new Set(['invalid_file_type', 'invalid_file', 'file_too_large', 'page_limit_exceeded', 'extraction_failed']);
+
+/** Which folder a finished document's source belongs in, if any. */
+export function moveKind(outcome: DocumentOutcome): 'done' | 'failed' | undefined {
+  if (outcome.status === 'complete') return 'done';
+  if (outcome.status === 'partial') return 'failed';
+  if (outcome.status === 'failed' && outcome.error && FINAL_FAILURES.has(outcome.error.code)) return 'failed';
+  return undefined;
+}
+
+/**
+ * Moves sources out of the watched folder, mirroring their path below it,
+ * once they are finished for good. The runner reports a document finished
+ * only after its result file is durable, so a move never comes first; a crash
+ * between the write and the move leaves the source in the inbox, and the next
+ * start finds its result on disk (reused, free) and moves it then. Moves run
+ * one after another: renames are quick, and the order stays the finishing order.
+ */
+export class WatchMoves {
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly targets: MoveTargets,
+    private readonly notice: (message: string) => void,
+  ) {}
+
+  /** Queue the move of `source` for this outcome, when one applies. */
+  finished(outcome: DocumentOutcome, source: string): void {
+    const kind = moveKind(outcome);
+    const folder = kind === 'done' ? this.targets.done : kind === 'failed' ? this.targets.failed : undefined;
+    if (folder === undefined) return;
+    this.chain = this.chain.then(async () => {
+      try {
+        await moveMirrored(source, this.targets.root, folder);
+      } catch (error) {
+        this.notice(`${outcome.file}: could not move it to ${folder} (${(error as NodeJS.ErrnoException).code ?? String(error)}); it stays where it is`);
+      }
+    });
+  }
+
+  /** Resolves once every queued move is done. */
+  drain(): Promise<void> {
+    return this.chain;
+  }
+}
+
+/** Moves `source` to the same relative path below `folder`, never over an existing file; returns where it went. */
+export async function moveMirrored(source: string, root: string, folder: string): Promise<string> {
+  const target = await freeName(join(folder, relative(root, source)));
+  await mkdir(dirname(target), { recursive: true });
+  try {
+    await rename(source, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    // Another file system: rename cannot cross it. Copy (refusing to overwrite), then remove.
+    await copyFile(source, target, constants.COPYFILE_EXCL);
+    await unlink(source);
+  }
+  return target;
+}
+
+/** `path`, or `name (2).ext`, `name (3).ext`... : the first that does not exist. */
+async function freeName(path: string): Promise<string> {
+  const extension = extname(path);
+  const stem = path.slice(0, path.length - extension.length);
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? path : `${stem} (${n})${extension}`;
+    if (!(await exists(candidate))) return candidate;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

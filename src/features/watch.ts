@@ -1,0 +1,193 @@
+import type { BatchEvents, DocumentOutcome, DocumentStatus, RunSettings } from '../batch/batch-types.js';
+import type { DocumentTask } from '../batch/document-task.js';
+import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
+import type { RunReport } from '../batch/runner.js';
+import { HotFolder } from '../files/hot-folder.js';
+import { toDisplayPath } from '../files/paths.js';
+import { sweepTempFiles } from '../store/atomic-write.js';
+import { sessionRunner } from './batch-session.js';
+import { alsoWhenFinished, checkModelNamesBeforeSending, type BatchDeps, type ExtractBatchReport } from './extract.js';
+import type { ModelRules } from './model-rules.js';
+import { planFiles, type PlanOptions } from './plan-documents.js';
+import { ArrivalPlanner, type ArrivalOptions } from './resume-tasks.js';
+import { WatchMoves, type MoveTargets } from './watch-moves.js';
+
+export interface WatchOptions {
+  /** The watched folder, absolute. */
+  root: string;
+  /** Folder display paths are relative to. */
+  cwd: string;
+  outDir: string;
+  /** @default 2000 */
+  settleMs: number;
+  /** Poll the folder every this many ms instead of waiting for change events. */
+  pollMs?: number;
+  moves: Omit<MoveTargets, 'root'>;
+  /** Folders inside `root` that are never taken from (the state folder, say), besides the result and move folders. */
+  exclude: readonly string[];
+  plan: Omit<PlanOptions, 'cwd' | 'listed' | 'models'> & { models: ModelRules };
+  reuse: Omit<ArrivalOptions, 'storeDb'>;
+}
+
+/** The folder's own state, for the status line. */
+export interface FolderState {
+  /** Files seen in the folder but not yet completely written (or not yet known to be). */
+  settling: number;
+  /** Files taken and not finished yet. */
+  inProgress: number;
+}
+
+/** What watch adds to the display's events. */
+export interface WatchEvents extends BatchEvents {
+  /** The folder is watched: the files already in it have been found. */
+  watching?(): void;
+  folderState?(state: FolderState): void;
+}
+
+export interface WatchReport extends ExtractBatchReport {
+  /** Documents per status (watch keeps no list of outcomes: it may run for days). */
+  counts: Record<DocumentStatus, number>;
+}
+
+/** Finished questions whose result path is kept, to answer later copies for free. */
+const KNOWN_ANSWERS = 10_000;
+/** The journal drops finished work's records every this many finished files (extract does it once, at the end). */
+const COMPACT_EVERY = 1_000;
+
+/**
+ * `docextract watch`: the same runner as `extract`, fed by a hot folder. Each
+ * settled arrival is planned exactly as `extract` plans its inputs
+ * (preflight, then resume / reuse / dedupe / lead, through the same
+ * ArrivalPlanner), so what was done before costs nothing. Runs until `stop`
+ * (then drains like extract), or until no upload can be admitted any more.
+ */
+export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, settings: RunSettings, options: WatchOptions, stop?: AbortSignal): Promise<WatchReport> {
+  const names = options.plan.models.names();
+  if (options.plan.models.fallback === undefined) names.push(SERVICE_DEFAULT_MODEL);
+  await checkModelNamesBeforeSending(deps, names, !options.plan.models.isEmpty);
+  await sweepTempFiles(options.outDir).catch(() => 0);
+
+  const moves = new WatchMoves({ root: options.root, ...options.moves }, (message) => deps.events.notice?.(message));
+  let compacting = Promise.resolve();
+  const compact = (): void => {
+    compacting = compacting
+      .then(() => deps.session.compact())
+      .catch((error: unknown) => deps.events.notice?.(`could not compact the journal (${error instanceof Error ? error.message : String(error)}); it is compacted again later`));
+  };
+  const tally = new WatchTally(deps.events, moves, compact);
+  const now = deps.clock.now();
+  const earlier = options.reuse.dedupe && !options.reuse.force ? deps.session.results : undefined;
+  await earlier?.scan(options.outDir).catch(() => 0);
+  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...options.reuse, storeDb: settings.storeDb }, earlier);
+  const folder = await HotFolder.start({
+    root: options.root,
+    clock: deps.clock,
+    settleMs: options.settleMs,
+    pollMs: options.pollMs,
+    exclude: [options.outDir, ...[options.moves.done, options.moves.failed].filter((dir): dir is string => dir !== undefined), ...options.exclude],
+    onError: (message) => deps.events.notice?.(message),
+    onSettling: (count) => tally.settlingNow(count),
+  });
+  deps.events.watching?.();
+
+  async function* arrivals(): AsyncGenerator<DocumentTask[]> {
+    for await (const paths of folder.arrivals()) {
+      const inputs = paths.map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
+      for (const input of inputs) tally.arrived(input.displayPath, input.path);
+      const planned = await planFiles(inputs, options.root, options.plan);
+      for (const rejected of planned.rejected) {
+        // Gone between settling and preflight (renamed or deleted at once): nothing arrived.
+        if (rejected.error?.code === 'file_not_found') tally.vanished(rejected.file);
+        else tally.documentFinished(rejected);
+      }
+      const arrival = await planner.plan(planned.documents);
+      for (const reused of arrival.reused) tally.documentFinished(reused);
+      planner.forgetFinished(KNOWN_ANSWERS);
+      if (arrival.tasks.length === 0) continue;
+      yield arrival.tasks;
+    }
+  }
+
+  let report: RunReport;
+  try {
+    const runner = sessionRunner(deps, settings, {
+      events: alsoWhenFinished(tally.events(), (outcome) => planner.finished(outcome)),
+      phantomJobsUntil: deps.session.state.unanswered.map((upload) => upload.at + settings.ttlMs).filter((until) => until > now),
+      keepOutcomes: false,
+    });
+    report = await runner.run(arrivals(), stop);
+  } finally {
+    await folder.close();
+    await moves.drain();
+    await compacting;
+    await planner.indexed();
+  }
+  const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));
+  for (const job of strayJobs) deps.events.notice?.(`job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: docextract collect ${job.parentJobId}`);
+  return { ...report, counts: tally.counts, openJobs: tally.openJobs, strayJobs };
+}
+
+/**
+ * Counts what finished (instead of keeping every outcome), remembers the
+ * source path of each document only until it finishes, moves sources once
+ * finished for good, keeps the jobs an interruption left open, and has the
+ * journal compacted now and then (a watch may journal for days).
+ */
+class WatchTally {
+  readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+  readonly openJobs: ExtractBatchReport['openJobs'] = [];
+  /** Display path -> absolute path of each document not finished yet. */
+  private readonly sources = new Map<string, string>();
+  private settling = 0;
+  private finishedSinceCompact = 0;
+
+  constructor(
+    private readonly display: WatchEvents,
+    private readonly moves: WatchMoves,
+    private readonly compact: () => void,
+  ) {}
+
+  arrived(displayPath: string, path: string): void {
+    this.sources.set(displayPath, path);
+    this.tellState();
+  }
+
+  vanished(displayPath: string): void {
+    this.sources.delete(displayPath);
+    this.tellState();
+  }
+
+  settlingNow(count: number): void {
+    this.settling = count;
+    this.tellState();
+  }
+
+  private tellState(): void {
+    this.display.folderState?.({ settling: this.settling, inProgress: this.sources.size });
+  }
+
+  /** The display's events, with every finished document counted (and moved) before the display shows it. */
+  events(): BatchEvents {
+    // A proxy rather than a wrapper listing each event: the display gets every other event as it is, including any added later.
+    const display = this.display;
+    const finished = (outcome: DocumentOutcome): void => this.documentFinished(outcome);
+    return new Proxy(display, { get: (target, key, receiver) => (key === 'documentFinished' ? finished : Reflect.get(target, key, receiver)) });
+  }
+
+  documentFinished(outcome: DocumentOutcome): void {
+    this.counts[outcome.status] += 1;
+    this.finishedSinceCompact += 1;
+    if (this.finishedSinceCompact >= COMPACT_EVERY) {
+      this.finishedSinceCompact = 0;
+      this.compact();
+    }
+    if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) {
+      this.openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
+    }
+    const source = this.sources.get(outcome.file);
+    this.sources.delete(outcome.file);
+    if (source !== undefined) this.moves.finished(outcome, source);
+    this.display.documentFinished(outcome);
+    this.tellState();
+  }
+}

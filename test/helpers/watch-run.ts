@@ -1,0 +1,60 @@
+import type { FakeClock } from './fake-clock.js';
+import { FakeClockDriver } from './fake-clock-cli.js';
+import { runCli, type CliRun } from './run-cli.js';
+import { parseNdjson } from './workspace.js';
+
+/** A `docextract watch` running in-process on a fake clock, which the test moves or lets run. */
+export interface WatchRun {
+  clock: FakeClock;
+  /** Let time run (jumping to each next timer once the run is quiet) until `condition` holds. */
+  runUntil(condition: () => boolean, what: string): Promise<void>;
+  /** Wait until the run is quiet (nothing in flight, no file-system work), without moving time. */
+  quiet(): Promise<void>;
+  /** Stop it as a SIGTERM would, let it drain, and return how it ended. */
+  stop(): Promise<CliRun>;
+  /** Whether the command has ended by itself (with its result). */
+  ended(): CliRun | undefined;
+  /** The NDJSON lines printed so far. */
+  lines(): Record<string, unknown>[];
+  /** Let it start, until it watches the folder (the files already there found). */
+  watching(): Promise<void>;
+}
+
+/** Real time allowed for one wait: generous, since a slow or busy machine only makes the test slower. */
+const REAL_TIMEOUT_MS = 90_000;
+
+export function startWatchOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock): WatchRun {
+  const driver = new FakeClockDriver(clock);
+  const stopper = new AbortController();
+  let result: CliRun | undefined;
+  const output = { stdout: '', stderr: '' };
+  const onOutput = (stream: 'stdout' | 'stderr', chunk: string): void => {
+    output[stream] += chunk;
+  };
+  const run = runCli(['watch', ...args], { env, clock, fetch: driver.fetch, stop: stopper.signal, onOutput }).then((done) => (result = done));
+  const withDeadline = async (what: string, loop: () => Promise<boolean>): Promise<void> => {
+    const deadline = Date.now() + REAL_TIMEOUT_MS;
+    while (!(await loop())) {
+      if (result && !(await loop())) throw new Error(`watch ended (exit ${result.code}) before ${what}:\n${result.stderr}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    }
+  };
+  return {
+    clock,
+    runUntil: (condition, what) =>
+      withDeadline(what, async () => {
+        if (condition()) return true;
+        await driver.step();
+        return false;
+      }),
+    quiet: () => withDeadline('a quiet moment', () => driver.step(false)),
+    stop: async () => {
+      stopper.abort();
+      while (!result) await driver.step();
+      return run;
+    },
+    ended: () => result,
+    lines: () => parseNdjson(output.stdout),
+    watching: () => withDeadline('the folder to be watched', async () => output.stderr.includes('watching ') || (await driver.step(), false)),
+  };
+}

@@ -1,0 +1,74 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { corpusBytes, distinctJpeg, watchSuite, writeFile } from '../../helpers/watch-folder.js';
+import { expectCompleteResult, parseNdjson } from '../../helpers/workspace.js';
+
+const watchSetup = watchSuite();
+
+describe('docextract watch --move-done / --move-failed', () => {
+  it('moves each source, mirroring its path, only once its result is durable; a final failure goes to --move-failed', async () => {
+    const w = await watchSetup();
+    const done = join(w.dir, 'done');
+    const failed = join(w.dir, 'failed');
+    const run = w.watch(['--move-done', done, '--move-failed', failed]);
+    await run.watching();
+    writeFile(join(w.inbox, 'long/four.pdf'), corpusBytes('pdf/pages-4.pdf'));
+    writeFile(join(w.inbox, 'scans/r.jpg'), distinctJpeg('r'));
+    writeFile(join(w.inbox, 'not-really.pdf'), corpusBytes('broken/not-a-pdf.pdf'));
+    const movedTooEarly: string[] = [];
+    await run.runUntil(() => {
+      // Between any two steps of the run: a source gone from the inbox has its complete result on disk.
+      for (const name of ['long/four.pdf', 'scans/r.jpg']) if (!existsSync(join(w.inbox, name)) && !w.resultExists(name)) movedTooEarly.push(name);
+      return run.lines().length === 3 && existsSync(join(done, 'long/four.pdf')) && existsSync(join(failed, 'not-really.pdf'));
+    }, 'three lines and the moves');
+    const stopped = await run.stop();
+
+    expect(stopped.code).toBe(130);
+    expect(movedTooEarly).toEqual([]);
+    expectCompleteResult(join(w.out, 'long/four.pdf.json'), join(done, 'long/four.pdf'), 4);
+    expectCompleteResult(join(w.out, 'scans/r.jpg.json'), join(done, 'scans/r.jpg'), 1);
+    expect(existsSync(join(failed, 'not-really.pdf'))).toBe(true);
+    for (const name of ['long/four.pdf', 'scans/r.jpg', 'not-really.pdf']) expect(existsSync(join(w.inbox, name)), name).toBe(false);
+    expect(parseNdjson(stopped.stdout).find((line) => String(line.file).endsWith('not-really.pdf'))).toMatchObject({ status: 'failed', error: { code: 'invalid_file_type' } });
+  });
+
+  it('after a crash between the write and the move, the next start reuses the result on disk (no request) and then moves the source', async () => {
+    const w = await watchSetup();
+    writeFile(join(w.inbox, 'a.pdf'), corpusBytes('pdf/pages-2.pdf'));
+    writeFile(join(w.inbox, 'sub/b.jpg'), distinctJpeg('b'));
+    writeFile(join(w.inbox, 'sub/long.pdf'), corpusBytes('pdf/pages-4.pdf'));
+    // The first run's moves cannot happen (a file stands where the folder should be): results written, sources left behind.
+    const done = join(w.dir, 'done');
+    writeFile(done, Buffer.from('in the way'));
+    const first = w.watch(['--move-done', done]);
+    await first.runUntil(() => first.lines().length === 3, 'three results');
+    const crashed = await first.stop();
+    expect(crashed.stderr).toMatch(/could not move it/);
+    for (const name of ['a.pdf', 'sub/b.jpg', 'sub/long.pdf']) expect(existsSync(join(w.inbox, name)), name).toBe(true);
+    const counted = (): number[] => [w.emu.counters.requestsByEndpoint.documents, w.emu.counters.requestsByEndpoint.process, w.emu.counters.requestsByEndpoint.result];
+    const requests = counted();
+
+    rmSync(done);
+    const second = w.watch(['--move-done', done]);
+    await second.runUntil(() => ['a.pdf', 'sub/b.jpg', 'sub/long.pdf'].every((name) => existsSync(join(done, name))), 'the three moves');
+    const stopped = await second.stop();
+
+    expect(stopped.code).toBe(130);
+    expect(counted()).toEqual(requests); // the free models check aside, nothing was sent
+    const lines = parseNdjson(stopped.stdout);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatchObject({ status: 'complete', credits: 0, reused: expect.any(String) });
+    for (const name of ['a.pdf', 'sub/b.jpg', 'sub/long.pdf']) expect(existsSync(join(w.inbox, name)), name).toBe(false);
+    expectCompleteResult(join(w.out, 'sub/long.pdf.json'), join(done, 'sub/long.pdf'), 4);
+  });
+
+  it('without the flags, sources stay where they are', async () => {
+    const w = await watchSetup();
+    writeFile(join(w.inbox, 'a.pdf'), corpusBytes('pdf/pages-1.pdf'));
+    const run = w.watch();
+    await run.runUntil(() => run.lines().length === 1, 'one line');
+    await run.stop();
+    expect(existsSync(join(w.inbox, 'a.pdf'))).toBe(true);
+  });
+});

@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { startChildCli } from '../../helpers/child-run.js';
+import { emulatorEnv, startTestEmulator } from '../../helpers/emulator-run.js';
+import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+/** Polls a condition of the child's progress (never a timing assertion: the timeout only ends a stuck test). */
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+describe('docextract watch, a real process', () => {
+  it('SIGTERM drains and exits 130 with NDJSON on stdout; the next watch resumes the open job without uploading again', async () => {
+    emulator = await startTestEmulator({ latencyMs: { process: 150 } });
+    const emu = emulator;
+    const ws = makeWorkspace({ 'thirty.pdf': 'pdf/pages-30.pdf', 'one.pdf': 'pdf/pages-1.pdf' });
+    const env = emulatorEnv(emu);
+    const args = ['watch', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '2', '--settle', '100ms'];
+
+    const first = startChildCli(args, env);
+    await waitFor(() => emu.counters.requestsByEndpoint.process >= 2, 'two chunks in flight');
+    first.child.kill('SIGTERM');
+    const stopped = await first.done;
+
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toMatch(/SIGTERM: finishing the requests in flight/);
+    expect(stopped.stderr).toMatch(/docextract collect \S+/);
+    expect(stopped.stderr).not.toMatch(/\n\s+at /);
+    const lines = parseNdjson(stopped.stdout); // every stdout line is JSON: a pipeline into jq works
+    expect(lines.find((line) => String(line.file).endsWith('thirty.pdf'))).toMatchObject({ status: 'interrupted', job_id: expect.any(String) });
+
+    const second = startChildCli(args, env);
+    let output = '';
+    second.child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(() => parseNdjson(output).some((line) => String(line.file).endsWith('thirty.pdf') && line.status === 'complete'), 'thirty.pdf complete');
+    await waitFor(() => parseNdjson(output).length === 2, 'both files');
+    second.child.kill('SIGTERM');
+    const resumed = await second.done;
+
+    expect(resumed.code).toBe(130);
+    expectCompleteResult(join(ws.out, 'thirty.pdf.json'), join(ws.inputs, 'thirty.pdf'), 30);
+    expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'thirty.pdf'))]).toBe(1);
+    expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'one.pdf'))]).toBe(1);
+    expect(emu.counters.creditsCharged).toBe(31);
+  });
+});
