@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn, setTimeout as sleepReal } from 'node:timers/promises';
 import type { FakeClock } from './fake-clock.js';
+import type { CliDeps } from '../../src/cli/context.js';
 import { runCli, type CliRun } from './run-cli.js';
 
 /** Native requests still running for the file system (reads, writes, fsync, close). */
@@ -23,7 +24,7 @@ const QUIET_TURNS = 5;
  * seconds. What decides a jump is the state of the run, never how much real time
  * passed: a slow machine only makes the test slower.
  */
-export async function runCliOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock): Promise<CliRun> {
+export async function runCliOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock, deps: Pick<CliDeps, 'responseCaps'> = {}): Promise<CliRun> {
   let inFlight = 0;
   const countingFetch: typeof fetch = async (...request) => {
     inFlight += 1;
@@ -37,7 +38,7 @@ export async function runCliOnFakeClock(args: string[], env: NodeJS.ProcessEnv, 
     }
   };
   let finished = false;
-  const run = runCli(args, { env, clock, fetch: countingFetch }).finally(() => {
+  const run = runCli(args, { env, clock, fetch: countingFetch, ...deps }).finally(() => {
     finished = true;
   });
   let quietTurns = 0;

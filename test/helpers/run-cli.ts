@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
+import type { CliDeps } from '../../src/cli/context.js';
 import type { CliIO } from '../../src/cli/io.js';
 import type { Clock } from '../../src/util/clock.js';
 
@@ -28,7 +29,7 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 /** Run the CLI in-process with captured streams; `stdin` is piped text (not a TTY). */
 export async function runCli(
   args: string[],
-  options: { env: NodeJS.ProcessEnv; stdin?: string; cwd?: string; clock?: Clock; fetch?: typeof globalThis.fetch },
+  options: { env: NodeJS.ProcessEnv; stdin?: string; cwd?: string; clock?: Clock; fetch?: typeof globalThis.fetch; responseCaps?: CliDeps['responseCaps'] },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -39,6 +40,11 @@ export async function runCli(
     env: options.env,
     cwd: options.cwd ?? process.cwd(),
   };
-  const code = await main(['node', 'docextract', ...args], { io, ...(options.clock ? { clock: options.clock } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const code = await main(['node', 'docextract', ...args], {
+    io,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.responseCaps ? { responseCaps: options.responseCaps } : {}),
+  });
   return { code, stdout, stderr };
 }
