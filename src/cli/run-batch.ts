@@ -1,7 +1,8 @@
-import { TransportError, type ApiClient } from '../api/index.js';
+import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient } from '../api/index.js';
 import type { DocumentOutcome } from '../batch/batch-types.js';
 import type { BatchDeps, ExtractBatchReport } from '../features/extract.js';
 import { recordLastRun } from '../features/last-run.js';
+import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { accountId, type BatchSettings } from './batch-settings.js';
 import type { CommandOutcome } from './command.js';
@@ -41,7 +42,7 @@ export async function runBatchCommand(
   let report: ExtractBatchReport;
   try {
     const api = await ctx.client(true, (event) => session.observe(event));
-    report = await work({ api, session, clock: ctx.clock, events: display, account, warmUp: () => warmUp(api) }, interrupts.signal);
+    report = await work({ api, session, clock: ctx.clock, events: display, account, warmUp: () => warmUp(api, ctx.clock) }, interrupts.signal);
   } finally {
     interrupts.dispose();
     await session.close();
@@ -59,19 +60,32 @@ export async function runBatchCommand(
   return outcomes.every((outcome) => outcome.status === 'complete') ? 'success' : 'work-failed';
 }
 
+/** Tries at the warm-up before a dropped or timed-out `health` means the service cannot be reached. */
+const WARM_UP_ATTEMPTS = 3;
+const WARM_UP_BACKOFF_MS = 500;
+
 /**
  * One `health` call before the first gated request: it needs no key, costs no
  * credit and counts against no rate window (spec §4.5, §5), and it pays the
  * HTTP client's one-off start-up (connection, parser compilation). Without
  * it the first requests of a run reach the server up to ~80 ms after the gate
  * recorded them, enough to tip a window into a 429. An unreachable service
- * fails here, before anything is sent; any HTTP answer will do.
+ * fails here, before anything is sent. Any HTTP answer will do, however
+ * garbled (an HTML 502, a body past the cap): the service is there. A
+ * dropped connection is asked again a couple of times first: one reset must
+ * not cost the whole batch (the fuzz suite found that it did).
  */
-async function warmUp(api: ApiClient): Promise<void> {
-  try {
-    await api.health();
-  } catch (error) {
-    if (error instanceof TransportError) throw error;
+async function warmUp(api: ApiClient, clock: Clock): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await api.health();
+      return;
+    } catch (error) {
+      const answered = error instanceof MalformedResponseError || error instanceof ResponseTooLargeError;
+      if (!(error instanceof TransportError) || answered) return;
+      if (attempt >= WARM_UP_ATTEMPTS) throw error;
+      await clock.sleep(WARM_UP_BACKOFF_MS * attempt);
+    }
   }
 }
 

@@ -100,6 +100,18 @@ describe('start of a run', () => {
     expect(run.stderr).toContain('network_error');
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it.each(['reset_before', 'trickle_stop', 'html_502'] as const)('a warm-up answer lost to %s does not cost the batch: the service is asked again, or is there', async (kind) => {
+    // Only the first health answer is lost: the fault goes once it has taken effect.
+    const started = await start({ faults: { health: { [kind]: 1 } }, slowMs: 20, onRequest: (entry) => entry.fault === kind && started.emu.setFaults({}) });
+    const { emu } = started;
+    const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env: started.env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseNdjson(run.stdout)).toMatchObject([{ status: 'complete' }]);
+    expect(emu.counters.faultsInjected[`health.${kind}`]).toBe(1);
+    expect(emu.counters.requestsByEndpoint.health).toBe(kind === 'html_502' ? 1 : 2);
+  });
 });
 
 describe('output failures', () => {
