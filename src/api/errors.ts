@@ -113,10 +113,17 @@ export class TransportError extends DocextractApiError {
   override readonly name: string = 'TransportError';
   readonly endpoint: Endpoint;
   readonly retryable: boolean = true;
+  /**
+   * A connection to the service was open and dropped (closed, reset, or
+   * silent past a timer) before its answer ended: the service is there.
+   * False when no connection may ever have been made.
+   */
+  readonly connectionDropped: boolean;
 
-  constructor(endpoint: Endpoint, message: string, options?: { cause?: unknown }) {
+  constructor(endpoint: Endpoint, message: string, options?: { cause?: unknown; connectionDropped?: boolean }) {
     super(`${endpoint}: ${message}`, options);
     this.endpoint = endpoint;
+    this.connectionDropped = options?.connectionDropped ?? false;
   }
 }
 

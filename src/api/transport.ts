@@ -33,6 +33,8 @@ export interface ApiAnswer {
 
 /** undici error codes (on the error or its `cause`) that mean a timer fired. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+/** Error codes (undici's and Node's) of a connection that was open and then dropped or went silent. */
+const DROPPED_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 /** A control character in a header value makes fetch throw, which would look like a retryable network error. */
 function hasControlChar(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
@@ -258,9 +260,8 @@ export function classifyFetchFailure(endpoint: Endpoint, error: unknown): Transp
   const code = findCode(error);
   const detail = [code, findMessage(error)].filter(Boolean).join(': ');
   const isTimeout = (code !== undefined && TIMEOUT_CODES.has(code)) || (error instanceof Error && error.name === 'TimeoutError');
-  return isTimeout
-    ? new TimeoutError(endpoint, `timed out (${detail})`, { cause: error })
-    : new NetworkError(endpoint, `network failure (${detail || 'unknown'})`, { cause: error });
+  const options = { cause: error, connectionDropped: code !== undefined && DROPPED_CODES.has(code) };
+  return isTimeout ? new TimeoutError(endpoint, `timed out (${detail})`, options) : new NetworkError(endpoint, `network failure (${detail || 'unknown'})`, options);
 }
 
 function messagesOf(error: unknown): string[] {

@@ -60,7 +60,7 @@ export async function runBatchCommand(
   return outcomes.every((outcome) => outcome.status === 'complete') ? 'success' : 'work-failed';
 }
 
-/** Tries at the warm-up before a dropped or timed-out `health` means the service cannot be reached. */
+/** Tries at the warm-up before a service that keeps no connection open counts as unreachable. */
 const WARM_UP_ATTEMPTS = 3;
 const WARM_UP_BACKOFF_MS = 500;
 
@@ -69,11 +69,13 @@ const WARM_UP_BACKOFF_MS = 500;
  * credit and counts against no rate window (spec §4.5, §5), and it pays the
  * HTTP client's one-off start-up (connection, parser compilation). Without
  * it the first requests of a run reach the server up to ~80 ms after the gate
- * recorded them, enough to tip a window into a 429. An unreachable service
- * fails here, before anything is sent. Any HTTP answer will do, however
- * garbled (an HTML 502, a body past the cap): the service is there. A
- * dropped connection is asked again a couple of times first: one reset must
- * not cost the whole batch (the fuzz suite found that it did).
+ * recorded them, enough to tip a window into a 429. A service that cannot be
+ * reached fails here (after two more tries), before anything is sent. What
+ * shows the service is there ends the warm-up at once: an answer however
+ * garbled (an HTML 502, a body past the cap), or a connection dropped before
+ * the answer ended. The batch then goes on, and its own requests retry what needs it:
+ * one lost health answer must not cost the whole batch (the fuzz suite found
+ * that it did).
  */
 async function warmUp(api: ApiClient, clock: Clock): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -81,8 +83,8 @@ async function warmUp(api: ApiClient, clock: Clock): Promise<void> {
       await api.health();
       return;
     } catch (error) {
-      const answered = error instanceof MalformedResponseError || error instanceof ResponseTooLargeError;
-      if (!(error instanceof TransportError) || answered) return;
+      const serviceIsThere = error instanceof MalformedResponseError || error instanceof ResponseTooLargeError || (error instanceof TransportError && error.connectionDropped);
+      if (serviceIsThere || !(error instanceof TransportError)) return;
       if (attempt >= WARM_UP_ATTEMPTS) throw error;
       await clock.sleep(WARM_UP_BACKOFF_MS * attempt);
     }
