@@ -154,9 +154,9 @@ export class MalformedResponseError extends TransportError {
  * The answer's body passed the endpoint's cap (see response-caps.ts), counted
  * in bytes as fetch delivers them, i.e. after gzip/deflate/br inflation.
  * Reading stopped there and the connection was dropped. Retryable on
- * `result` (a pure read) and `process` (a replay is free); final on
- * `documents`, where the server may already have charged the extraction
- * and asking again would pay twice.
+ * `result` (a pure read) and `process` (a replay is free); final on a
+ * `documents` 200, where the server has probably charged the extraction and
+ * asking again would pay twice, but not on its 202 (a split, charged nothing).
  */
 export class ResponseTooLargeError extends TransportError {
   override readonly name: string = 'ResponseTooLargeError';
@@ -170,7 +170,8 @@ export class ResponseTooLargeError extends TransportError {
     super(endpoint, `HTTP ${status}, body larger than the ${capBytes}-byte cap for ${endpoint}; stopped reading`);
     this.status = status;
     this.capBytes = capBytes;
-    this.retryable = endpoint !== 'documents';
+    // A 202 from documents is a split, charged nothing yet (see retry-policy.ts).
+    this.retryable = endpoint !== 'documents' || status === 202;
   }
 }
 

@@ -120,6 +120,12 @@ type Verdict =
   | { kind: 'rate-limit' | 'busy' | 'conflict' | 'backoff'; reason: string };
 
 function classify(error: unknown, endpoint: Endpoint): Verdict {
+  if (endpoint === 'documents' && (error instanceof ResponseValidationError || error instanceof ResponseTooLargeError) && error.status === 202) {
+    // A split manifest that cannot be read: the split charges nothing (chunks
+    // are charged when processed), so uploading again costs only the job slot
+    // the lost job holds until it expires.
+    return { kind: 'backoff', reason: `a split manifest that cannot be read (${error.name}); the split cost nothing` };
+  }
   if (error instanceof ResponseValidationError) {
     return { kind: 'final', reason: 'response does not match the API schema' };
   }

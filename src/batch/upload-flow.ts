@@ -71,7 +71,7 @@ export async function uploadDocument(ctx: FlowContext, task: DocumentTask, sentA
     if (intentId && error instanceof ApiError) {
       // The server answered with an error: no job was created for this attempt.
       await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'rejected' });
-    } else if (intentId && error instanceof TransportError) {
+    } else if (intentId && (error instanceof TransportError || manifestUnreadable(error))) {
       effects.push({ type: 'possible-job', expiresAt: intentAt + ctx.settings.ttlMs });
     }
     return [...effects, ...uploadFailed(ctx, task, error)];
@@ -152,7 +152,19 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
   return [finished(failure(task, code, errorMessage(error)))];
 }
 
-/** A 2xx on documents whose body could not be read: too large, or not the API's shape. */
+/**
+ * A 2xx on documents whose body could not be read (too large, or not the
+ * API's shape) other than a 202: the extraction was done and charged.
+ */
 function answeredButUnreadable(error: unknown): boolean {
-  return (error instanceof ResponseTooLargeError || error instanceof ResponseValidationError) && error.status >= 200 && error.status < 300;
+  return (error instanceof ResponseTooLargeError || error instanceof ResponseValidationError) && error.status >= 200 && error.status < 300 && error.status !== 202;
+}
+
+/**
+ * A 202 whose manifest could not be read: the server split the file and
+ * holds a job whose ids we never saw. Nothing was charged; the retry policy
+ * uploads again, and the lost job counts as possibly open until its TTL.
+ */
+function manifestUnreadable(error: unknown): boolean {
+  return (error instanceof ResponseTooLargeError || error instanceof ResponseValidationError) && error.status === 202;
 }

@@ -88,6 +88,23 @@ describe('answers that cannot be read', () => {
     expect(emu.counters.requestsByEndpoint.documents).toBe(1);
     expect(emu.counters.creditsCharged).toBe(1);
   });
+
+  it.each(['gzip_bomb', 'oversized_body'] as const)('a split manifest lost to %s costs nothing: the file is uploaded again, completes, and counts only its pages', async (kind) => {
+    // Only the first 202 lies. The emulator answers a 7-page PDF with a split, which charges nothing.
+    const { emu, env } = await start({
+      faults: { documents: { [kind]: 1 } },
+      oversizeBytes: 70 * 1024 * 1024,
+      onRequest: (entry) => entry.fault === kind && emu.setFaults({}),
+    });
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'complete', pages: 7, credits: 7 });
+    expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
+    expect(emu.counters.faultsInjected[`documents.${kind}`]).toBe(1);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(2);
+    expect(emu.counters.creditsCharged).toBe(7);
+  });
 });
 
 describe('start of a run', () => {
