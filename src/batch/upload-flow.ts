@@ -142,10 +142,14 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
     return [charge, finished(failure(task, code, `${errorMessage(error)}; the service accepted the upload and has probably charged ${pages} credit${pages === 1 ? '' : 's'} for it (not sent again)`))];
   }
   if (error instanceof UnprocessableEntityError) {
-    // A synchronous extraction_failed is final and already charged (spec §1).
-    const charge = chargeTask(task, 1);
-    if (ctx.settings.retryFailed && task.uploadAttempts < 2) return [charge, { type: 'upload-again', at: ctx.clock.now() }];
-    return [charge, finished(failure(task, code, `${errorMessage(error)} (1 credit charged; --retry-failed tries once more)`))];
+    // A synchronous extraction_failed is final and already charged (spec §1,
+    // §6). A PDF known to split was refused at staging: no extraction ran and
+    // the spec charges nothing there. An uncounted PDF may have gone either way.
+    const charged = task.doc.pages !== undefined && task.mayOpenJob ? 0 : 1;
+    const effects: FlowEffect[] = charged ? [chargeTask(task, charged)] : [];
+    if (ctx.settings.retryFailed && task.uploadAttempts < 2) return [...effects, { type: 'upload-again', at: ctx.clock.now() }];
+    const said = charged ? '1 credit charged' : 'refused before any extraction, nothing charged';
+    return [...effects, finished(failure(task, code, `${errorMessage(error)} (${said}; --retry-failed tries once more)`))];
   }
   const plan = planRetry(ctx, error, task.uploadAttempts, 'documents');
   if ('retryAt' in plan) return [...plan.effects, { type: 'upload-again', at: plan.retryAt }];
