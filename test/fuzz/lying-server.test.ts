@@ -21,8 +21,8 @@ import { violationsOf } from './invariants.js';
 import regressions from './regressions.json' with { type: 'json' };
 import { runCase } from './run-case.js';
 
-/** Cases in `npm test`: about a second each on 2 cores, so the suite stays well under a minute. */
-const DEFAULT_RUNS = 16;
+/** Cases in `npm test`: a fraction of a second each on 2 cores, so the suite stays well under a minute. */
+const DEFAULT_RUNS = 40;
 
 const durationMs = Number(process.env.DOCEXTRACT_FUZZ_DURATION_MS ?? 0);
 const runs = durationMs > 0 ? Number.MAX_SAFE_INTEGER : Number(process.env.DOCEXTRACT_FUZZ_RUNS ?? DEFAULT_RUNS);
