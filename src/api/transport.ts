@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { DocextractApiError, NetworkError, ProxyAuthRequiredError, ResponseTooLargeError, TimeoutError, TransportError } from './errors.js';
 import { parseRateLimit } from './rate-limit.js';
+import { LargeBodyGate } from './large-body-gate.js';
 import { readBodyCapped } from './read-body.js';
 import { keyRedactor, redactKey } from './redact.js';
 import { resolveResponseCaps, type ResponseCaps } from './response-caps.js';
@@ -42,6 +43,21 @@ function hasControlChar(value: string): boolean {
     if (code < 0x20 || code === 0x7f) return true;
   }
   return false;
+}
+
+/** One for the process: what bounds the memory of lying answers is how many are large at once, whichever client reads them. */
+const LARGE_BODIES = new LargeBodyGate();
+
+/**
+ * The body size an answer declares, when it is the size of what fetch will
+ * deliver: a Content-Length without a content coding (gzip's is the size
+ * before inflation). A list of lengths (a lying proxy) declares nothing.
+ */
+function declaredBodyBytes(headers: Headers): number | undefined {
+  const coding = headers.get('content-encoding');
+  if (coding !== null && coding.trim().toLowerCase() !== 'identity') return undefined;
+  const length = headers.get('content-length');
+  return length !== null && /^\d+$/.test(length.trim()) ? Number(length) : undefined;
 }
 
 export class HttpTransport {
@@ -139,7 +155,12 @@ export class HttpTransport {
         response.body?.cancel().catch(() => undefined);
         throw new ProxyAuthRequiredError(endpoint);
       }
-      const body = await readBodyCapped(response.body, cap).catch((error: unknown) => {
+      if ((declaredBodyBytes(response.headers) ?? 0) > cap) {
+        // Said up front: no need to read 64 MiB to learn it.
+        response.body?.cancel().catch(() => undefined);
+        throw new ResponseTooLargeError(endpoint, response.status, cap);
+      }
+      const body = await readBodyCapped(response.body, cap, { gate: LARGE_BODIES, signal }).catch((error: unknown) => {
         throw fail(error);
       });
       if (!body.complete) throw new ResponseTooLargeError(endpoint, response.status, cap);
