@@ -4,11 +4,12 @@
 //   2. client overhead against a plain `xargs -P curl` loop,
 //   3. start-up time against `node -e 0`,
 //   4. peak memory over 10,000 files, and the time to glob and preflight them,
-//   5. PDF page counting speed and correctness against an independent counter.
+//   5. PDF page counting speed and correctness against an independent counter,
+//   6. reliability against a server that lies: memory under oversized answers, Reset styles, fuzz.
 // Prints a table on stdout (progress on stderr) and writes bench/results.json.
 // Not part of `npm test`: timings depend on the machine, and no test asserts one.
 //
-// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages
+// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,reliability
 // (writes bench/tmp/results-partial.json instead), --ttl=<ms> (schedule run's job TTL, default 24000),
 // --page-counter=qpdf|pdfinfo|pdf-lib, --keep-tmp, --strict (exit 3 when a target is missed).
 // Environment: BENCH_NO_GNU_TIME=1 measures RSS by /proc polling alone; BENCH_DEBUG=1 prints stacks.
@@ -22,6 +23,7 @@ import { cleanUp, killStragglers } from './bench/procs.js';
 import { formatTable, missedTargets, Section } from './bench/report.js';
 import { benchOverhead } from './bench/overhead.js';
 import { benchPages } from './bench/pages.js';
+import { benchReliability } from './bench/reliability.js';
 import { benchScale } from './bench/scale.js';
 import { benchSchedule } from './bench/schedule.js';
 import { benchStartup } from './bench/startup.js';
@@ -32,6 +34,7 @@ const SECTIONS = [
   { name: 'startup', title: '3 start-up', bench: benchStartup },
   { name: 'scale', title: '4 memory/scale', bench: benchScale },
   { name: 'pages', title: '5 page count', bench: benchPages },
+  { name: 'reliability', title: '6 reliability', bench: benchReliability },
 ];
 
 const options = parseOptions(process.argv.slice(2));
