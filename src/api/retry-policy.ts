@@ -126,6 +126,12 @@ function classify(error: unknown, endpoint: Endpoint): Verdict {
     // the lost job holds until it expires.
     return { kind: 'backoff', reason: `a split manifest that cannot be read (${error.name}); the split cost nothing` };
   }
+  if (error instanceof ResponseValidationError && endpoint === 'result') {
+    // A pure read, free of credits: one garbled answer must not leave paid
+    // work behind as partial. A server that always answers so costs
+    // maxAttempts reads per job, no more.
+    return { kind: 'backoff', reason: 'a result that does not match the API schema; reading it again is free' };
+  }
   if (error instanceof ResponseValidationError) {
     return { kind: 'final', reason: 'response does not match the API schema' };
   }

@@ -89,6 +89,19 @@ describe('answers that cannot be read', () => {
     expect(emu.counters.creditsCharged).toBe(1);
   });
 
+  it('a collected result in the wrong shape is read again (free), not written as partial', async () => {
+    // Seed 1: the first result answer (the collect) loses a field the schema needs; then the fault goes.
+    const { emu, env } = await start({ seed: 1, faults: { result: { wrong_field: 1 } }, onRequest: (entry) => entry.fault === 'wrong_field' && emu.setFaults({}) });
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'complete', credits: 7 });
+    expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
+    // The garbled collect, the collect again, and the finalize.
+    expect(emu.counters.requestsByEndpoint.result).toBe(3);
+    expect(emu.counters.faultsInjected['result.wrong_field']).toBe(1);
+  });
+
   it.each(['gzip_bomb', 'oversized_body'] as const)('a split manifest lost to %s costs nothing: the file is uploaded again, completes, and counts only its pages', async (kind) => {
     // Only the first 202 lies. The emulator answers a 7-page PDF with a split, which charges nothing.
     const { emu, env } = await start({

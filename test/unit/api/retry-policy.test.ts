@@ -66,7 +66,8 @@ const rows: Row[] = [
   ['410 gives up', apiError('process', 410, 'job_expired'), 'process', 1, 0, { action: 'give-up' }],
   ['413 gives up', apiError('documents', 413, 'file_too_large'), 'documents', 1, 0, { action: 'give-up' }],
   ['an unlisted 4xx gives up', apiError('documents', 418, 'teapot'), 'documents', 1, 0, { action: 'give-up' }],
-  ['a schema mismatch gives up', new ResponseValidationError('result', 200, [], 'x'), 'result', 1, 0, { action: 'give-up' }],
+  ['a schema mismatch gives up', new ResponseValidationError('models', 200, [], 'x'), 'models', 1, 0, { action: 'give-up' }],
+  ['a result that breaks the schema is read again (free)', new ResponseValidationError('result', 200, [], 'x'), 'result', 1, 1, { action: 'retry', delayMs: 1_000 }],
   ['an unknown error gives up', new Error('bug'), 'documents', 1, 0, { action: 'give-up' }],
   ['a caller abort gives up', new DOMException('aborted', 'AbortError'), 'documents', 1, 0, { action: 'give-up' }],
   // attempts run out
