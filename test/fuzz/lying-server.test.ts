@@ -39,7 +39,12 @@ async function check(fuzzCase: FuzzCase, tally: Tally): Promise<string[]> {
   const seen = await runCase(fuzzCase);
   for (const [name, count] of Object.entries(seen.first.faultsInjected)) if (count > 0) tally.faults.set(name, (tally.faults.get(name) ?? 0) + count);
   for (const line of seen.first.stdout.split('\n').filter(Boolean)) {
-    const outcome = JSON.parse(line) as { status?: unknown; error?: { code?: unknown } };
+    let outcome: { status?: unknown; error?: { code?: unknown } };
+    try {
+      outcome = JSON.parse(line) as typeof outcome;
+    } catch {
+      continue; // everyInputFinal reports output that is not NDJSON
+    }
     const status = outcome.error?.code === undefined ? String(outcome.status) : `${String(outcome.status)} (${String(outcome.error.code)})`;
     tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
   }
