@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench`: builds docextract, then measures in one run (under 2 minutes on 2 cores)
+// `npm run bench`: builds docextract, then measures in one run (about 4 minutes on 2 cores)
 //   1. schedule efficiency under scaled-down rate windows, TTL and the open-job cap,
 //   2. client overhead against a plain `xargs -P curl` loop,
 //   3. start-up time against `node -e 0`,
