@@ -1,16 +1,17 @@
 #!/usr/bin/env node
-// `npm run bench`: builds docextract, then measures in one run (under 2 minutes on 2 cores, plus 2 to 6 for section 6)
+// `npm run bench`: builds docextract, then measures in one run (about 4 minutes on 2 cores, plus 2 to 6 for section 7)
 //   1. schedule efficiency under scaled-down rate windows, TTL and the open-job cap,
 //   2. client overhead against a plain `xargs -P curl` loop,
 //   3. start-up time against `node -e 0`,
 //   4. peak memory over 10,000 files, and the time to glob and preflight them,
 //   5. PDF page counting speed and correctness against an independent counter,
-//   6. watch: last write to result, a burst of 1,000 against extract, memory over 10,000 files,
-//   7. the real world: a competitor on the key, the server's clock off, slow answers, slots held by others.
+//   6. reliability against a server that lies: memory under oversized answers, Reset styles, fuzz,
+//   7. watch: last write to result, a burst of 1,000 against extract, memory over 10,000 files,
+//   8. the real world: a competitor on the key, the server's clock off, slow answers, slots held by others.
 // Prints a table on stdout (progress on stderr) and writes bench/results.json.
 // Not part of `npm test`: timings depend on the machine, and no test asserts one.
 //
-// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,watch,real-world
+// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,reliability,watch,real-world
 // (writes bench/tmp/results-partial.json instead), --ttl=<ms> (schedule run's job TTL, default 24000),
 // --page-counter=qpdf|pdfinfo|pdf-lib, --keep-tmp, --strict (exit 3 when a target is missed).
 // Environment: BENCH_NO_GNU_TIME=1 measures RSS by /proc polling alone; BENCH_DEBUG=1 prints stacks.
@@ -24,6 +25,7 @@ import { cleanUp, killStragglers } from './bench/procs.js';
 import { formatTable, missedTargets, Section } from './bench/report.js';
 import { benchOverhead } from './bench/overhead.js';
 import { benchPages } from './bench/pages.js';
+import { benchReliability } from './bench/reliability.js';
 import { benchScale } from './bench/scale.js';
 import { benchSchedule } from './bench/schedule.js';
 import { benchRealWorld } from './bench/real-world.js';
@@ -36,8 +38,9 @@ const SECTIONS = [
   { name: 'startup', title: '3 start-up', bench: benchStartup },
   { name: 'scale', title: '4 memory/scale', bench: benchScale },
   { name: 'pages', title: '5 page count', bench: benchPages },
-  { name: 'watch', title: '6 watch', bench: benchWatch },
-  { name: 'real-world', title: '7 real world', bench: benchRealWorld },
+  { name: 'reliability', title: '6 reliability', bench: benchReliability },
+  { name: 'watch', title: '7 watch', bench: benchWatch },
+  { name: 'real-world', title: '8 real world', bench: benchRealWorld },
 ];
 
 const options = parseOptions(process.argv.slice(2));

@@ -13,33 +13,29 @@ const emulators = new Set();
  * @param {string} command
  * @param {string[]} args
  * @param {{ env?: NodeJS.ProcessEnv, cwd?: string, timeoutMs?: number, captureStdout?: boolean,
- *   onStdoutLine?: (line: string) => void, onStderrText?: (text: string) => void, onSpawn?: (pid: number) => void }} [options]
+ *   onStdoutLine?: (line: string) => void, onStderrLine?: (line: string) => void, onSpawn?: (pid: number) => void }} [options]
  * @returns {Promise<{ code: number | null, signal: string | null, wallMs: number, timedOut: boolean, stdout: string, stderrTail: string }>}
  */
 export function run(command, args, options = {}) {
-  const { env = process.env, cwd, timeoutMs = 120_000, captureStdout = false, onStdoutLine, onStderrText, onSpawn } = options;
+  const { env = process.env, cwd, timeoutMs = 120_000, captureStdout = false, onStdoutLine, onStderrLine, onSpawn } = options;
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let exitedAt = 0;
     const child = spawn(command, args, { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let stdout = '';
-    let partial = '';
     let stderrTail = '';
     let timedOut = false;
+    const stdoutLines = lineSplitter(onStdoutLine);
+    const stderrLines = lineSplitter(onStderrLine);
     child.stdout.setEncoding('utf8').on('data', (text) => {
       if (captureStdout) stdout += text;
-      if (onStdoutLine) {
-        const lines = (partial + text).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) onStdoutLine(line);
-      }
+      stdoutLines.push(text);
     });
     // Only the tail: a 10,000-file run prints a line per file on stderr.
     child.stderr.setEncoding('utf8').on('data', (text) => {
-      onStderrText?.(text);
       stderrTail = (stderrTail + text).slice(-4000);
-      onStderrText?.(text);
+      stderrLines.push(text);
     });
     const timer = setTimeout(() => {
       timedOut = true;
@@ -57,12 +53,30 @@ export function run(command, args, options = {}) {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       children.delete(child);
-      if (onStdoutLine && partial !== '') onStdoutLine(partial);
+      stdoutLines.flush();
+      stderrLines.flush();
       // The group may still hold grandchildren (a curl whose xargs died): end them too.
       killGroup(child, 'SIGKILL');
       resolve({ code, signal, wallMs: (exitedAt || performance.now()) - started, timedOut, stdout, stderrTail });
     });
   });
+}
+
+/** Hands whole lines of a text stream to `onLine` (none when it is undefined). */
+function lineSplitter(onLine) {
+  let partial = '';
+  return {
+    push(text) {
+      if (!onLine) return;
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    },
+    flush() {
+      if (onLine && partial !== '') onLine(partial);
+      partial = '';
+    },
+  };
 }
 
 function killGroup(child, signal) {

@@ -111,7 +111,7 @@ async function slotsHeldByOthers(section, dir, ttlMs) {
   let stderr = '';
   const result = await run(process.execPath, [cli, 'extract', join(dir, 'in'), '--out', join(dir, 'out'), '--json', '--rate-limit', RATE_SPEC, '--job-ttl', `${ttlMs}ms`, '--slot-wait', `${PROBE_WINDOW_MS}ms`], {
     env: cliEnv(emulator, dir),
-    onStderrText: (text) => (stderr += text),
+    onStderrLine: (line) => (stderr += `${line}\n`),
     timeoutMs: PROBE_WINDOW_MS + 60_000,
     onStdoutLine: (line) => countStatus(statuses, line),
   });

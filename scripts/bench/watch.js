@@ -148,7 +148,6 @@ async function memory(section, home, emulator) {
  */
 function startWatch(emulator, home, inbox, onOutcome, extraArgs = []) {
   let pid = null;
-  let stderr = '';
   let markReady;
   const readyNow = new Promise((resolve) => (markReady = resolve));
   const done = run(process.execPath, [cli, 'watch', inbox, '--out', join(home, 'out'), '--json', '--rate-limit', 'none', ...extraArgs], {
@@ -158,9 +157,8 @@ function startWatch(emulator, home, inbox, onOutcome, extraArgs = []) {
     onStdoutLine: (line) => {
       if (line.trim()) onOutcome(JSON.parse(line), performance.now());
     },
-    onStderrText: (text) => {
-      stderr = (stderr + text).slice(-2000);
-      if (stderr.includes('watching ')) markReady();
+    onStderrLine: (line) => {
+      if (line.includes('watching ')) markReady();
     },
   });
   const exitedEarly = done.then((result) => {

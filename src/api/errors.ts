@@ -113,10 +113,17 @@ export class TransportError extends DocextractApiError {
   override readonly name: string = 'TransportError';
   readonly endpoint: Endpoint;
   readonly retryable: boolean = true;
+  /**
+   * A connection to the service was open and dropped (closed, reset, or
+   * silent past a timer) before its answer ended: the service is there.
+   * False when no connection may ever have been made.
+   */
+  readonly connectionDropped: boolean;
 
-  constructor(endpoint: Endpoint, message: string, options?: { cause?: unknown }) {
+  constructor(endpoint: Endpoint, message: string, options?: { cause?: unknown; connectionDropped?: boolean }) {
     super(`${endpoint}: ${message}`, options);
     this.endpoint = endpoint;
+    this.connectionDropped = options?.connectionDropped ?? false;
   }
 }
 
@@ -147,9 +154,9 @@ export class MalformedResponseError extends TransportError {
  * The answer's body passed the endpoint's cap (see response-caps.ts), counted
  * in bytes as fetch delivers them, i.e. after gzip/deflate/br inflation.
  * Reading stopped there and the connection was dropped. Retryable on
- * `result` (a pure read) and `process` (a replay is free); final on
- * `documents`, where the server may already have charged the extraction
- * and asking again would pay twice.
+ * `result` (a pure read) and `process` (a replay is free); final on a
+ * `documents` 200, where the server has probably charged the extraction and
+ * asking again would pay twice, but not on its 202 (a split, charged nothing).
  */
 export class ResponseTooLargeError extends TransportError {
   override readonly name: string = 'ResponseTooLargeError';
@@ -163,7 +170,8 @@ export class ResponseTooLargeError extends TransportError {
     super(endpoint, `HTTP ${status}, body larger than the ${capBytes}-byte cap for ${endpoint}; stopped reading`);
     this.status = status;
     this.capBytes = capBytes;
-    this.retryable = endpoint !== 'documents';
+    // A 202 from documents is a split, charged nothing yet (see retry-policy.ts).
+    this.retryable = endpoint !== 'documents' || status === 202;
   }
 }
 

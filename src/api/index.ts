@@ -40,6 +40,7 @@ export {
   ResponseValidationError,
 } from './errors.js';
 export { errorCodeOf } from './error-code.js';
+export { parsePageRange } from './page-range.js';
 export { DEFAULT_RESPONSE_CAPS } from './response-caps.js';
 export type { ResponseCaps } from './response-caps.js';
 export { decideRetry, DEFAULT_RETRY_TUNING } from './retry-policy.js';

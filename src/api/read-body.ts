@@ -6,6 +6,8 @@
  * fetch delivers, which are already inflated from gzip/deflate/br.
  */
 
+import type { LargeBodyGate } from './large-body-gate.js';
+
 export type CappedBody =
   | { complete: true; text: string }
   /** The cap was passed; reading stopped and the stream was cancelled. */
@@ -18,26 +20,46 @@ export type CappedBody =
  * The text is decoded once at the end (UTF-8, invalid bytes replaced, as
  * `response.text()` does), so no string larger than the cap is ever built.
  * A read failure (reset, deadline, caller abort) rejects as the read did.
+ * With `large`, an answer that grows past the gate's threshold waits there
+ * until no other answer is past it, so lying answers are big one at a time.
  */
-export async function readBodyCapped(body: ReadableStream<Uint8Array> | null, capBytes: number): Promise<CappedBody> {
+export async function readBodyCapped(body: ReadableStream<Uint8Array> | null, capBytes: number, large?: LargeBodyReading): Promise<CappedBody> {
   if (body === null) return { complete: true, text: '' };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (total + value.byteLength > capBytes) {
+  let release: (() => void) | undefined;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (total + value.byteLength > capBytes) {
+        total += value.byteLength;
+        // Not awaited: the answer is already decided, and a cancel that
+        // waits on a stuck socket must not hold the caller.
+        reader.cancel().catch(() => undefined);
+        return { complete: false, bytesRead: total };
+      }
+      chunks.push(value);
       total += value.byteLength;
-      // Not awaited: the answer is already decided, and a cancel that
-      // waits on a stuck socket must not hold the caller.
-      reader.cancel().catch(() => undefined);
-      return { complete: false, bytesRead: total };
+      if (large && !release && total > large.gate.thresholdBytes) {
+        release = await large.gate.enter(large.signal).catch((error: unknown) => {
+          reader.cancel().catch(() => undefined);
+          throw error;
+        });
+      }
     }
-    chunks.push(value);
-    total += value.byteLength;
+    return { complete: true, text: decodeUtf8(chunks, total) };
+  } finally {
+    release?.();
   }
-  return { complete: true, text: decodeUtf8(chunks, total) };
+}
+
+/** Where an answer waits before it may grow past the size of any real one (see large-body-gate.ts). */
+export interface LargeBodyReading {
+  gate: LargeBodyGate;
+  /** The request's deadline and the caller's abort: a wait ends with them. */
+  signal?: AbortSignal;
 }
 
 function decodeUtf8(chunks: readonly Uint8Array[], total: number): string {

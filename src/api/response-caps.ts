@@ -26,7 +26,7 @@ export const DEFAULT_RESPONSE_CAPS: Readonly<ResponseCaps> = {
   // (a table-heavy invoice or statement) extracts to tens of KB of JSON;
   // at 100 KiB a page, 150 pages are ~15 MiB, so 64 MiB is 4x headroom
   // over a pessimistic real answer while still bounding what one bad
-  // answer can cost (several may be read at once).
+  // answer can cost (only one at a time grows past 8 MiB: large-body-gate.ts).
   documents: 64 * MIB,
   result: 64 * MIB,
 };

@@ -120,6 +120,18 @@ type Verdict =
   | { kind: 'rate-limit' | 'busy' | 'conflict' | 'backoff'; reason: string };
 
 function classify(error: unknown, endpoint: Endpoint): Verdict {
+  if (endpoint === 'documents' && (error instanceof ResponseValidationError || error instanceof ResponseTooLargeError) && error.status === 202) {
+    // A split manifest that cannot be read: the split charges nothing (chunks
+    // are charged when processed), so uploading again costs only the job slot
+    // the lost job holds until it expires.
+    return { kind: 'backoff', reason: `a split manifest that cannot be read (${error.name}); the split cost nothing` };
+  }
+  if (error instanceof ResponseValidationError && endpoint === 'result') {
+    // A pure read, free of credits: one garbled answer must not leave paid
+    // work behind as partial. A server that always answers so costs
+    // maxAttempts reads per job, no more.
+    return { kind: 'backoff', reason: 'a result that does not match the API schema; reading it again is free' };
+  }
   if (error instanceof ResponseValidationError) {
     return { kind: 'final', reason: 'response does not match the API schema' };
   }

@@ -10,6 +10,7 @@
  * control flow here, and the latter must never be followed (spec §2.3).
  */
 import { z } from 'zod';
+import { parsePageRange } from './page-range.js';
 
 const openMap = z.record(z.string(), z.unknown());
 
@@ -33,17 +34,36 @@ export const SplitChunk = z.looseObject({
 });
 export type SplitChunk = z.infer<typeof SplitChunk>;
 
-/** 202 from `documents`: the only place chunk job ids ever appear. */
-export const SplitManifest = z.looseObject({
-  success: z.literal(true),
-  data: z.array(SplitChunk),
-  job_id: z.string().min(1),
-  pages: z.int(),
-  /** Emitted but answers 404: never follow it. */
-  result_url: z.string().optional(),
-  expires_at: z.string(),
-  message: z.string().optional(),
-});
+/**
+ * 202 from `documents`: the only place chunk job ids ever appear. Its chunks
+ * must cover pages 1 to `pages` in order, once each, with distinct ids: a
+ * manifest that lost a chunk (a lying server's wrong_field found this) would
+ * leave pages no request can ever reach, so it is no manifest at all.
+ */
+export const SplitManifest = z
+  .looseObject({
+    success: z.literal(true),
+    data: z.array(SplitChunk).min(1),
+    job_id: z.string().min(1),
+    pages: z.int(),
+    /** Emitted but answers 404: never follow it. */
+    result_url: z.string().optional(),
+    expires_at: z.string(),
+    message: z.string().optional(),
+  })
+  .superRefine((manifest, ctx) => {
+    let next = 1;
+    for (const [index, chunk] of manifest.data.entries()) {
+      const range = parsePageRange(chunk.pages);
+      if (range?.first !== next) {
+        ctx.addIssue({ code: 'custom', path: ['data', index, 'pages'], message: `expected a range starting at page ${next}, got "${chunk.pages}"` });
+        return;
+      }
+      next = range.last + 1;
+    }
+    if (next !== manifest.pages + 1) ctx.addIssue({ code: 'custom', path: ['data'], message: `the chunks cover pages 1-${next - 1}, not the ${manifest.pages} pages of the document` });
+    if (new Set(manifest.data.map((chunk) => chunk.job_id)).size !== manifest.data.length) ctx.addIssue({ code: 'custom', path: ['data'], message: 'two chunks share a job_id' });
+  });
 export type SplitManifest = z.infer<typeof SplitManifest>;
 
 /** 200 from `process`. `chunk_already_processed` is a free, idempotent replay. */

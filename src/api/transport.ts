@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { DocextractApiError, NetworkError, ProxyAuthRequiredError, ResponseTooLargeError, TimeoutError, TransportError } from './errors.js';
 import { parseRateLimit } from './rate-limit.js';
+import { LargeBodyGate } from './large-body-gate.js';
 import { readBodyCapped } from './read-body.js';
 import { keyRedactor, redactKey } from './redact.js';
 import { resolveResponseCaps, type ResponseCaps } from './response-caps.js';
@@ -33,6 +34,8 @@ export interface ApiAnswer {
 
 /** undici error codes (on the error or its `cause`) that mean a timer fired. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+/** Error codes (undici's and Node's) of a connection that was open and then dropped or went silent. */
+const DROPPED_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 /** A control character in a header value makes fetch throw, which would look like a retryable network error. */
 function hasControlChar(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
@@ -40,6 +43,21 @@ function hasControlChar(value: string): boolean {
     if (code < 0x20 || code === 0x7f) return true;
   }
   return false;
+}
+
+/** One for the process: what bounds the memory of lying answers is how many are large at once, whichever client reads them. */
+const LARGE_BODIES = new LargeBodyGate();
+
+/**
+ * The body size an answer declares, when it is the size of what fetch will
+ * deliver: a Content-Length without a content coding (gzip's is the size
+ * before inflation). A list of lengths (a lying proxy) declares nothing.
+ */
+function declaredBodyBytes(headers: Headers): number | undefined {
+  const coding = headers.get('content-encoding');
+  if (coding !== null && coding.trim().toLowerCase() !== 'identity') return undefined;
+  const length = headers.get('content-length');
+  return length !== null && /^\d+$/.test(length.trim()) ? Number(length) : undefined;
 }
 
 export class HttpTransport {
@@ -137,7 +155,12 @@ export class HttpTransport {
         response.body?.cancel().catch(() => undefined);
         throw new ProxyAuthRequiredError(endpoint);
       }
-      const body = await readBodyCapped(response.body, cap).catch((error: unknown) => {
+      if ((declaredBodyBytes(response.headers) ?? 0) > cap) {
+        // Said up front: no need to read 64 MiB to learn it.
+        response.body?.cancel().catch(() => undefined);
+        throw new ResponseTooLargeError(endpoint, response.status, cap);
+      }
+      const body = await readBodyCapped(response.body, cap, { gate: LARGE_BODIES, signal }).catch((error: unknown) => {
         throw fail(error);
       });
       if (!body.complete) throw new ResponseTooLargeError(endpoint, response.status, cap);
@@ -258,9 +281,8 @@ export function classifyFetchFailure(endpoint: Endpoint, error: unknown): Transp
   const code = findCode(error);
   const detail = [code, findMessage(error)].filter(Boolean).join(': ');
   const isTimeout = (code !== undefined && TIMEOUT_CODES.has(code)) || (error instanceof Error && error.name === 'TimeoutError');
-  return isTimeout
-    ? new TimeoutError(endpoint, `timed out (${detail})`, { cause: error })
-    : new NetworkError(endpoint, `network failure (${detail || 'unknown'})`, { cause: error });
+  const options = { cause: error, connectionDropped: code !== undefined && DROPPED_CODES.has(code) };
+  return isTimeout ? new TimeoutError(endpoint, `timed out (${detail})`, options) : new NetworkError(endpoint, `network failure (${detail || 'unknown'})`, options);
 }
 
 function messagesOf(error: unknown): string[] {

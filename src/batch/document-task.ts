@@ -1,4 +1,4 @@
-import type { ExtractOptions } from '../api/index.js';
+import { parsePageRange, type ExtractOptions } from '../api/index.js';
 import { requestsForDocument } from './admission.js';
 import type { ChunkRef } from './journal-records.js';
 import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
@@ -147,12 +147,10 @@ export class DocumentTask {
 
 /** "4-6" -> [4, 5, 6]; a single page "7" -> [7]. */
 export function pagesOfRange(range: string): number[] {
-  const match = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(range);
-  if (!match?.[1]) return [];
-  const first = Number(match[1]);
-  const last = match[2] ? Number(match[2]) : first;
+  const parsed = parsePageRange(range);
+  if (!parsed) return [];
   const pages: number[] = [];
-  for (let page = first; page <= last && pages.length < 1000; page += 1) pages.push(page);
+  for (let page = parsed.first; page <= parsed.last && pages.length < 1000; page += 1) pages.push(page);
   return pages;
 }
 

@@ -71,7 +71,7 @@ export async function uploadDocument(ctx: FlowContext, task: DocumentTask, sentA
     if (intentId && error instanceof ApiError) {
       // The server answered with an error: no job was created for this attempt.
       await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'rejected' });
-    } else if (intentId && error instanceof TransportError) {
+    } else if (intentId && (error instanceof TransportError || manifestUnreadable(error))) {
       effects.push({ type: 'possible-job', expiresAt: intentAt + ctx.settings.ttlMs });
     }
     return [...effects, ...uploadFailed(ctx, task, error)];
@@ -142,17 +142,33 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
     return [charge, finished(failure(task, code, `${errorMessage(error)}; the service accepted the upload and has probably charged ${pages} credit${pages === 1 ? '' : 's'} for it (not sent again)`))];
   }
   if (error instanceof UnprocessableEntityError) {
-    // A synchronous extraction_failed is final and already charged (spec §1).
-    const charge = chargeTask(task, 1);
-    if (ctx.settings.retryFailed && task.uploadAttempts < 2) return [charge, { type: 'upload-again', at: ctx.clock.now() }];
-    return [charge, finished(failure(task, code, `${errorMessage(error)} (1 credit charged; --retry-failed tries once more)`))];
+    // A synchronous extraction_failed is final and already charged (spec §1,
+    // §6). A PDF known to split was refused at staging: no extraction ran and
+    // the spec charges nothing there. An uncounted PDF may have gone either way.
+    const charged = task.doc.pages !== undefined && task.mayOpenJob ? 0 : 1;
+    const effects: FlowEffect[] = charged ? [chargeTask(task, charged)] : [];
+    if (ctx.settings.retryFailed && task.uploadAttempts < 2) return [...effects, { type: 'upload-again', at: ctx.clock.now() }];
+    const said = charged ? '1 credit charged' : 'refused before any extraction, nothing charged';
+    return [...effects, finished(failure(task, code, `${errorMessage(error)} (${said}; --retry-failed tries once more)`))];
   }
   const plan = planRetry(ctx, error, task.uploadAttempts, 'documents');
   if ('retryAt' in plan) return [...plan.effects, { type: 'upload-again', at: plan.retryAt }];
   return [finished(failure(task, code, errorMessage(error)))];
 }
 
-/** A 2xx on documents whose body could not be read: too large, or not the API's shape. */
+/**
+ * A 2xx on documents whose body could not be read (too large, or not the
+ * API's shape) other than a 202: the extraction was done and charged.
+ */
 function answeredButUnreadable(error: unknown): boolean {
-  return (error instanceof ResponseTooLargeError || error instanceof ResponseValidationError) && error.status >= 200 && error.status < 300;
+  return (error instanceof ResponseTooLargeError || error instanceof ResponseValidationError) && error.status >= 200 && error.status < 300 && error.status !== 202;
+}
+
+/**
+ * A 202 whose manifest could not be read: the server split the file and
+ * holds a job whose ids we never saw. Nothing was charged; the retry policy
+ * uploads again, and the lost job counts as possibly open until its TTL.
+ */
+function manifestUnreadable(error: unknown): boolean {
+  return (error instanceof ResponseTooLargeError || error instanceof ResponseValidationError) && error.status === 202;
 }

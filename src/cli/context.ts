@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiClient } from '../api/client.js';
-import type { ResponseEvent } from '../api/index.js';
+import type { ApiClientOptions, ResponseEvent } from '../api/index.js';
 import { checkApiKeyShape } from '../config/api-key.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { describeSource, resolveSetting, type ResolvedSetting, type SettingSource } from '../config/resolve.js';
@@ -32,6 +32,12 @@ export interface CliDeps {
   fetch?: typeof globalThis.fetch;
   /** Aborting it stops a batch as a first SIGTERM would (for callers in the same process). @default undefined: signals only */
   stop?: AbortSignal;
+  /**
+   * Answer-body caps per endpoint. Tests shrink them so that a lying server's
+   * oversized answers stay small; users have no flag for it.
+   * @default DEFAULT_RESPONSE_CAPS (src/api/response-caps.ts)
+   */
+  responseCaps?: ApiClientOptions['responseCaps'];
 }
 
 export interface ApiKeyInfo {
@@ -131,6 +137,7 @@ export class CliContext {
       apiKey,
       userAgent: USER_AGENT,
       fetch: this.deps.fetch,
+      responseCaps: this.deps.responseCaps,
       onResponse,
       // Send and receive instants on the run's clock: they are what the server's Date is compared with.
       now: () => this.clock.now(),

@@ -25,7 +25,7 @@ const OUTCOME_EXIT_CODES: Record<CommandOutcome, ExitCodeValue> = {
 
 /** Runs the CLI and returns the exit code; the only place errors become exit codes and printed messages. */
 export async function main(argv: string[], injected: Partial<CliDeps> = {}): Promise<number> {
-  const deps: CliDeps = { io: injected.io ?? processIO(), clock: injected.clock ?? systemClock, fetch: injected.fetch, stop: injected.stop };
+  const deps: CliDeps = { io: injected.io ?? processIO(), clock: injected.clock ?? systemClock, fetch: injected.fetch, stop: injected.stop, responseCaps: injected.responseCaps };
   const state: { outcome?: CommandOutcome; ctx?: CliContext } = {};
   const program = buildProgram(deps, state);
   try {

@@ -34,9 +34,15 @@ export function emitEvent(state: EmulatorState, event: Omit<EmulatorEvent, 'at'>
   state.events.emit('event', { at: state.now(), ...event } satisfies EmulatorEvent);
 }
 
-/** Deducts credits and records them; callers have checked the balance. */
-export function chargeCredits(state: EmulatorState, account: KeyAccount, credits: number): void {
+/** Where a charge is noted for the request log (an Exchange). */
+export interface ChargeNote {
+  noteCharge(credits: number): void;
+}
+
+/** Deducts credits and records them, also on the request that caused them; callers have checked the balance. */
+export function chargeCredits(state: EmulatorState, request: ChargeNote, account: KeyAccount, credits: number): void {
   if (credits <= 0) return;
+  request.noteCharge(credits);
   account.creditsRemaining -= credits;
   state.counters.creditsCharged += credits;
   state.counters.creditsChargedByKey[account.key] = (state.counters.creditsChargedByKey[account.key] ?? 0) + credits;

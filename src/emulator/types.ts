@@ -82,6 +82,10 @@ export interface EmulatorRequestLog {
   durationMs: number;
   /** Body bytes actually written, for answers streamed by a fault (oversized_body, trickle_stop). */
   bodyBytes?: number;
+  /** sha256 of the document the request concerned: the upload's file, or the file of the job a chunk or result belongs to. */
+  sha256?: string;
+  /** Credits this request charged (a synchronous extraction, a 422 on it, a processed chunk). */
+  credits?: number;
 }
 
 /** A fixed delay in ms, or a uniform range of them. */

@@ -2,6 +2,7 @@ import { get, type IncomingMessage } from 'node:http';
 import { createGunzip } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorRequestLog, FaultConfig } from '../../src/emulator/index.js';
+import { corruptOneField } from '../../src/emulator/http/wrong-field.js';
 import { bearer, json, makePdf, pngBytes, startTestEmulator, T0, upload, uploadSplit, waitFor, type Json, type TestEmulator } from './helpers.js';
 
 let t: TestEmulator;
@@ -154,6 +155,56 @@ describe('wrong_field', () => {
     const first = await bodies();
     await t.emulator.close();
     expect(await bodies()).toEqual(first);
+  });
+});
+
+describe('wrong_field reaches every field of every answer', () => {
+  /** Every field and element path of a JSON value, as wrong_field names them. */
+  function pathsOf(value: Json, path = '$'): string[] {
+    if (value === null || typeof value !== 'object') return [];
+    const entries: [string, Json][] = Array.isArray(value) ? value.map((v, i) => [`[${i}]`, v]) : Object.entries(value).map(([k, v]) => [`.${k}`, v]);
+    return entries.flatMap(([step, child]) => [`${path}${step}`, ...pathsOf(child, `${path}${step}`)]);
+  }
+
+  it('each field of each answer the spec defines, errors included, can be given a wrong type and can go missing', async () => {
+    await withFaults({}, { openJobCap: 100, rateLimits: [{ limit: 1000, windowMs: 60_000 }] });
+    const manifest = await uploadSplit(t, 4);
+    const [first = '', second = ''] = manifest.data.map((chunk) => chunk.job_id);
+    const process = async (id: string): Promise<Json> => json(await fetch(`${t.url}/v3.1/process?job_id=${id}`, { method: 'POST', headers: bearer(t.key) }));
+    const result = async (query: string): Promise<Json> => json(await fetch(`${t.url}/v3.1/result?${query}`, { headers: bearer(t.key) }));
+    const answers: Record<string, Json> = {
+      'documents 200': await json(await upload(t, pngBytes('every-field'))),
+      'documents 202': manifest,
+      'process chunk_processed': await process(first),
+      'process chunk_already_processed': await process(first),
+      'result partial': await result(`job_id=${manifest.job_id}`),
+      'result finalized': await (async () => {
+        await process(second);
+        return result(`job_id=${manifest.job_id}&finalize=true`);
+      })(),
+      health: await json(await fetch(`${t.url}/v3.1/health`)),
+      authorised: await json(await fetch(`${t.url}/v3.1/authorised`, { headers: bearer(t.key) })),
+      models: await json(await fetch(`${t.url}/v3.1/models`, { headers: bearer(t.key) })),
+      'error 404': await json(await fetch(`${t.url}/v3.1/result?job_id=job_missing`, { headers: bearer(t.key) })),
+    };
+    for (const [name, truth] of Object.entries(answers)) {
+      const paths = pathsOf(truth);
+      expect(paths.length, name).toBeGreaterThan(2);
+      for (const [index, path] of paths.entries()) {
+        // Walk the slots in wrong_field's own order, then choose each mutation in turn.
+        for (const mutation of ['retype', 'null', 'array', 'object', 'delete'] as const) {
+          const copy = structuredClone(truth);
+          let call = 0;
+          const pick = <T,>(choices: readonly T[]): T => (call++ === 0 ? choices[index] : (choices.find((choice) => choice === mutation) ?? choices[0])) as T;
+          const done = corruptOneField(copy, pick);
+          expect(done?.path, `${name} slot ${index}`).toBe(path);
+          const changed = differences(truth, copy);
+          // A deleted array element shifts the ones after it: the array's last index is what goes missing.
+          if (done?.mutation === 'delete' && path.endsWith(']')) expect(changed.length, `${name} ${path} delete`).toBeGreaterThan(0);
+          else expect(changed, `${name} ${path} ${done?.mutation}`).toContain(path);
+        }
+      }
+    }
   });
 });
 

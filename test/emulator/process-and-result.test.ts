@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pageFingerprint, type EmulatorEvent } from '../../src/emulator/index.js';
+import { pageFingerprint, type EmulatorEvent, type EmulatorRequestLog } from '../../src/emulator/index.js';
 import { bearer, chunkIds, collect, expectError, json, makePdf, newKey, pngBytes, processChunk, startTestEmulator, upload, uploadSplit, waitFor, type TestEmulator } from './helpers.js';
 
 const poorKey = newKey();
@@ -226,6 +227,32 @@ describe('open-job cap', () => {
       expect(capped.emulator.counters.expiredJobs).toBe(5);
     } finally {
       await capped.emulator.close();
+    }
+  });
+});
+
+describe('the request log', () => {
+  it('names the document each request concerned and the credits it charged', async () => {
+    const entries: EmulatorRequestLog[] = [];
+    const own = await startTestEmulator({ onRequest: (entry) => entries.push(entry) });
+    try {
+      const png = pngBytes('request-log');
+      expect((await upload(own, png)).status).toBe(200);
+      const manifest = await uploadSplit(own, 4);
+      for (const chunk of chunkIds(manifest)) await json(await processChunk(own, chunk));
+      await json(await processChunk(own, chunkIds(manifest)[0] ?? ''));
+      await json(await collect(own, manifest.job_id, { finalize: true }));
+      const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+      expect(entries.map(({ endpoint, sha256, credits }) => ({ endpoint, sha256, credits }))).toEqual([
+        { endpoint: 'documents', sha256: sha(png), credits: 1 },
+        { endpoint: 'documents', sha256: expect.any(String), credits: undefined },
+        { endpoint: 'process', sha256: entries[1]?.sha256, credits: 3 },
+        { endpoint: 'process', sha256: entries[1]?.sha256, credits: 1 },
+        { endpoint: 'process', sha256: entries[1]?.sha256, credits: undefined },
+        { endpoint: 'result', sha256: entries[1]?.sha256, credits: undefined },
+      ]);
+    } finally {
+      await own.emulator.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn, setTimeout as sleepReal } from 'node:timers/promises';
 import type { FakeClock } from './fake-clock.js';
+import type { CliDeps } from '../../src/cli/context.js';
 import { runCli, type CliRun } from './run-cli.js';
 
 /** Native requests still running for the file system (reads, writes, fsync, close). */
@@ -64,10 +65,10 @@ export class FakeClockDriver {
 }
 
 /** Run the CLI in-process on a fake clock shared with an in-process emulator, moving time as FakeClockDriver does until it exits. */
-export async function runCliOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock): Promise<CliRun> {
+export async function runCliOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock, deps: Pick<CliDeps, 'responseCaps'> = {}): Promise<CliRun> {
   const driver = new FakeClockDriver(clock);
   let finished = false;
-  const run = runCli(args, { env, clock, fetch: driver.fetch }).finally(() => {
+  const run = runCli(args, { env, clock, fetch: driver.fetch, ...deps }).finally(() => {
     finished = true;
   });
   while (!finished) await driver.step();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
+import type { CliDeps } from '../../src/cli/context.js';
 import type { CliIO } from '../../src/cli/io.js';
 import type { Clock } from '../../src/util/clock.js';
 
@@ -35,6 +36,7 @@ export async function runCli(
     clock?: Clock;
     fetch?: typeof globalThis.fetch;
     stop?: AbortSignal;
+    responseCaps?: CliDeps['responseCaps'];
     /** Sees the output as it is written (for a command that runs until stopped). */
     onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
   },
@@ -65,6 +67,7 @@ export async function runCli(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.stop ? { stop: options.stop } : {}),
+    ...(options.responseCaps ? { responseCaps: options.responseCaps } : {}),
   });
   return { code, stdout, stderr };
 }

@@ -88,10 +88,40 @@ describe('answers that cannot be read', () => {
     expect(emu.counters.requestsByEndpoint.documents).toBe(1);
     expect(emu.counters.creditsCharged).toBe(1);
   });
+
+  it('a collected result in the wrong shape is read again (free), not written as partial', async () => {
+    // Seed 1: the first result answer (the collect) loses a field the schema needs; then the fault goes.
+    const { emu, env } = await start({ seed: 1, faults: { result: { wrong_field: 1 } }, onRequest: (entry) => entry.fault === 'wrong_field' && emu.setFaults({}) });
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'complete', credits: 7 });
+    expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
+    // The garbled collect, the collect again, and the finalize.
+    expect(emu.counters.requestsByEndpoint.result).toBe(3);
+    expect(emu.counters.faultsInjected['result.wrong_field']).toBe(1);
+  });
+
+  it.each(['gzip_bomb', 'oversized_body'] as const)('a split manifest lost to %s costs nothing: the file is uploaded again, completes, and counts only its pages', async (kind) => {
+    // Only the first 202 lies. The emulator answers a 7-page PDF with a split, which charges nothing.
+    const { emu, env } = await start({
+      faults: { documents: { [kind]: 1 } },
+      oversizeBytes: 70 * 1024 * 1024,
+      onRequest: (entry) => entry.fault === kind && emu.setFaults({}),
+    });
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'complete', pages: 7, credits: 7 });
+    expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
+    expect(emu.counters.faultsInjected[`documents.${kind}`]).toBe(1);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(2);
+    expect(emu.counters.creditsCharged).toBe(7);
+  });
 });
 
 describe('start of a run', () => {
-  it('an unreachable service stops the run at its keyless warm-up, before anything is paid for', async () => {
+  it('an unreachable service stops the run at its keyless warm-up (tried three times), before anything is paid for', async () => {
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9', DOCEXTRACT_API_KEY: KEY });
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
@@ -99,6 +129,17 @@ describe('start of a run', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('network_error');
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.each(['reset_before', 'trickle_stop', 'html_502', 'oversized_body'] as const)('every health answer lost to %s: the service is there, so the batch goes on without the warm-up', async (kind) => {
+    const { emu, env } = await start({ faults: { health: { [kind]: 1 } }, slowMs: 20, oversizeBytes: 2 * 1024 * 1024 });
+    const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseNdjson(run.stdout)).toMatchObject([{ status: 'complete' }]);
+    // Asked once: only a refused connection is asked again.
+    expect(emu.counters.requestsByEndpoint.health).toBe(1);
+    expect(emu.counters.faultsInjected[`health.${kind}`]).toBe(1);
   });
 });
 

@@ -126,6 +126,18 @@ describe('docextract extract', () => {
     expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'extraction_failed' } });
     expect(emu.counters.requestsByEndpoint.documents).toBe(1);
     expect(emu.counters.creditsCharged).toBe(1);
+    expect(parseNdjson(run.stdout)[0]).toMatchObject({ credits: 1 });
+  });
+
+  it('counts no credit for a 422 at the upload of a PDF that splits: it was refused at staging, before any extraction', async () => {
+    const emu = await start({ faults: { documents: { extraction_failed: 1 } } });
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], { env: cliEnv(emu) });
+    expect(run.code).toBe(1);
+    const line = parseNdjson(run.stdout)[0];
+    expect(line).toMatchObject({ status: 'failed', credits: 0, error: { code: 'extraction_failed' } });
+    expect((line?.error as { message: string }).message).toContain('nothing charged');
+    expect(emu.counters.creditsCharged).toBe(0);
   });
 
   it('lists costs with --dry-run and sends nothing', async () => {

@@ -26,6 +26,7 @@ export async function handleDocuments(state: EmulatorState, exchange: Exchange, 
   const received = receivedFile(body, form);
   if (received !== undefined) {
     const sha = sha256Hex(received.data);
+    exchange.concerns(sha);
     state.counters.uploadsBySha256[sha] = (state.counters.uploadsBySha256[sha] ?? 0) + 1;
   }
 
@@ -53,7 +54,7 @@ async function extractSynchronously(state: EmulatorState, exchange: Exchange, ad
   if (fault === 'extraction_failed' || hasFailExtractionMarker(upload.bytes)) {
     if (fault === 'extraction_failed') exchange.countFault(fault);
     // The spec: a failed synchronous extraction still costs 1 credit.
-    chargeCredits(state, account, Math.min(1, account.creditsRemaining));
+    chargeCredits(state, exchange, account, Math.min(1, account.creditsRemaining));
     throw new ApiFailure(422, 'extraction_failed', 'The document was accepted but extraction failed.', { pages: upload.pages });
   }
   const pages = extractPages(upload.sha256, upload.options.model, pageRange(1, upload.pages));
@@ -62,7 +63,7 @@ async function extractSynchronously(state: EmulatorState, exchange: Exchange, ad
     throw new ApiFailure(500, 'persist_failed', 'Extraction succeeded but the result could not be stored; no credits were charged.');
   }
   requireCredits(account, upload.pages);
-  chargeCredits(state, account, upload.pages);
+  chargeCredits(state, exchange, account, upload.pages);
   await exchange.sendJson(
     200,
     {

@@ -51,6 +51,7 @@ export async function handleProcess(state: EmulatorState, exchange: Exchange, bo
   if (lookup.state === 'missing') throw jobNotFound(chunkId);
   if (lookup.state === 'gone') throw jobExpired(chunkId);
   const { job, target: chunk } = lookup;
+  exchange.concerns(job.sha256);
   if (chunk.done) return exchange.sendJson(200, chunkProcessedBody(job, chunk, null), {}, 'chunk_already_processed');
 
   checkChunkAvailable(state, exchange, job, chunk);
@@ -104,7 +105,7 @@ async function finishChunk(state: EmulatorState, exchange: Exchange, account: Ke
   chunk.pages = pages;
   chunk.model = model;
   job.creditsUsed += chunkPageCount(chunk);
-  chargeCredits(state, account, chunkPageCount(chunk));
+  chargeCredits(state, exchange, account, chunkPageCount(chunk));
   emitEvent(state, { type: 'chunk_processed', key: account.key, jobId: chunk.id, sha256: job.sha256, filename: job.filename });
   await exchange.sendJson(200, chunkProcessedBody(job, chunk, exchange.elapsedMs()), {}, 'chunk_processed');
 }

@@ -55,6 +55,7 @@ export async function handleResult(state: EmulatorState, exchange: Exchange): Pr
   if (lookup.state === 'missing') throw jobNotFound(jobId);
   if (lookup.state === 'gone') throw jobExpired(jobId);
   const job = lookup.job;
+  exchange.concerns(job.sha256);
 
   const body = collectedResult(job, state.clock);
   emitEvent(state, { type: 'collect', key: account.key, jobId: job.id, sha256: job.sha256, filename: job.filename });

@@ -53,6 +53,9 @@ export class Exchange {
   private fault: FaultDraw = NO_FAULT;
   private pendingDelayMs: number;
   private answered = false;
+  /** For the request log: the document concerned, and the credits charged. */
+  private sha256: string | undefined;
+  private credits = 0;
 
   constructor(
     readonly req: IncomingMessage,
@@ -84,6 +87,16 @@ export class Exchange {
 
   countFault(kind: FaultKind): void {
     if (this.endpoint !== null) this.env.countFault(this.endpoint, kind);
+  }
+
+  /** The document this request is about (for the request log). */
+  concerns(sha256: string): void {
+    this.sha256 = sha256;
+  }
+
+  /** Credits charged while handling this request (for the request log). */
+  noteCharge(credits: number): void {
+    this.credits += credits;
   }
 
   /** Spends the simulated processing time; later calls return at once. */
@@ -203,6 +216,8 @@ export class Exchange {
       ...(this.fault.primary === null ? {} : { fault: this.fault.primary }),
       durationMs: this.elapsedMs(),
       ...(bodyBytes === undefined ? {} : { bodyBytes }),
+      ...(this.sha256 === undefined ? {} : { sha256: this.sha256 }),
+      ...(this.credits === 0 ? {} : { credits: this.credits }),
     });
   }
 }

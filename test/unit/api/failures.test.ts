@@ -58,18 +58,24 @@ describe('answers that are not the API speaking are retryable TransportErrors', 
     nock(BASE).post('/v3.1/process').query(true).replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
     const error = await rejection(makeClient().processChunk('chunk_1'));
     expect(error).toBeInstanceOf(NetworkError);
-    expect(error).toMatchObject({ endpoint: 'process', retryable: true });
+    expect(error).toMatchObject({ endpoint: 'process', retryable: true, connectionDropped: true });
     expect((error as Error).message).toContain('ECONNRESET');
   });
 
-  it('a refused connection is a NetworkError', async () => {
+  it('a refused connection is a NetworkError that never had a connection to drop', async () => {
     nock(BASE).get('/v3.1/health').replyWithError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' });
-    await expect(makeClient().health()).rejects.toBeInstanceOf(NetworkError);
+    const error = await rejection(makeClient().health());
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ connectionDropped: false });
   });
 
-  it('an undici timeout code is a TimeoutError', async () => {
+  it('an undici timeout code is a TimeoutError; a silent open connection counts as dropped, a connect timeout does not', async () => {
     nock(BASE).get('/v3.1/health').replyWithError({ code: 'UND_ERR_HEADERS_TIMEOUT', message: 'Headers Timeout Error' });
-    await expect(makeClient().health()).rejects.toBeInstanceOf(TimeoutError);
+    const silent = await rejection(makeClient().health());
+    expect(silent).toBeInstanceOf(TimeoutError);
+    expect(silent).toMatchObject({ connectionDropped: true });
+    nock(BASE).get('/v3.1/health').replyWithError({ code: 'UND_ERR_CONNECT_TIMEOUT', message: 'Connect Timeout Error' });
+    expect(await rejection(makeClient().health())).toMatchObject({ connectionDropped: false });
   });
 
   it('a server slower than the overall deadline is a TimeoutError', async () => {

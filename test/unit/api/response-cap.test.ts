@@ -99,6 +99,10 @@ beforeAll(async () => {
     } else if (path.startsWith('/v3.1/result')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(collected);
+    } else if (path.startsWith('/v3.1/models')) {
+      // Declares 64 MiB, sends a little, and never ends: only the header can tell the client.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': OVERSIZED_BYTES });
+      res.write('{"success":true,"data":{"models":[');
     } else if (path.startsWith('/v3.1/health')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(health);
@@ -167,6 +171,13 @@ describe('an answer past its cap', () => {
     // Node's fetch over undici settles into two pooled sockets for
     // back-to-back requests (measured); without keep-alive it would be six.
     expect(connections).toBeLessThanOrEqual(2);
+  });
+
+  it('a Content-Length past the cap is refused at the headers, without waiting for the body', async () => {
+    const error = await client({ responseCaps: { models: CAP }, timeouts: { lightMs: 10_000 } }).models().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error).toMatchObject({ endpoint: 'models', capBytes: CAP });
+    // Only the header can have said so: the body never ends, and never passes the cap (reading it ends in a TimeoutError).
   });
 
   it('a body of exactly the cap is accepted', async () => {

@@ -49,6 +49,9 @@ const rows: Row[] = [
   ['too large on result (a pure read) backs off', new ResponseTooLargeError('result', 200, 1024), 'result', 1, 1, { action: 'retry', delayMs: 1_000 }],
   ['too large on process (a free replay) backs off', new ResponseTooLargeError('process', 200, 1024), 'process', 2, 1, { action: 'retry', delayMs: 2_000 }],
   ['too large on documents is final: the upload may be charged', new ResponseTooLargeError('documents', 200, 1024), 'documents', 1, 0, { action: 'give-up' }],
+  ['too large on a documents 202 (a split, charged nothing) backs off', new ResponseTooLargeError('documents', 202, 1024), 'documents', 1, 1, { action: 'retry', delayMs: 1_000 }],
+  ['a documents 202 whose manifest breaks the schema backs off', new ResponseValidationError('documents', 202, [], 'data: expected array'), 'documents', 2, 1, { action: 'retry', delayMs: 2_000 }],
+  ['a documents 200 that breaks the schema is final: it was charged', new ResponseValidationError('documents', 200, [], 'data: expected object'), 'documents', 1, 1, { action: 'give-up' }],
   ['too large after maxAttempts gives up', new ResponseTooLargeError('result', 200, 1024), 'result', 8, 0, { action: 'give-up' }],
   // a proxy wanting credentials will want them again
   ['a proxy 407 gives up', new ProxyAuthRequiredError('documents'), 'documents', 1, 0, { action: 'give-up' }],
@@ -63,7 +66,8 @@ const rows: Row[] = [
   ['410 gives up', apiError('process', 410, 'job_expired'), 'process', 1, 0, { action: 'give-up' }],
   ['413 gives up', apiError('documents', 413, 'file_too_large'), 'documents', 1, 0, { action: 'give-up' }],
   ['an unlisted 4xx gives up', apiError('documents', 418, 'teapot'), 'documents', 1, 0, { action: 'give-up' }],
-  ['a schema mismatch gives up', new ResponseValidationError('result', 200, [], 'x'), 'result', 1, 0, { action: 'give-up' }],
+  ['a schema mismatch gives up', new ResponseValidationError('models', 200, [], 'x'), 'models', 1, 0, { action: 'give-up' }],
+  ['a result that breaks the schema is read again (free)', new ResponseValidationError('result', 200, [], 'x'), 'result', 1, 1, { action: 'retry', delayMs: 1_000 }],
   ['an unknown error gives up', new Error('bug'), 'documents', 1, 0, { action: 'give-up' }],
   ['a caller abort gives up', new DOMException('aborted', 'AbortError'), 'documents', 1, 0, { action: 'give-up' }],
   // attempts run out

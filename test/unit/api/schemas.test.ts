@@ -13,7 +13,7 @@ describe('response schemas', () => {
   });
 
   it('keep manifest chunks and error details open', () => {
-    const manifest = { success: true, data: [{ job_id: 'c', pages: '1-3', size: 9 }], job_id: 'p', pages: 4, expires_at: 't' };
+    const manifest = { success: true, data: [{ job_id: 'c', pages: '1-3', size: 9 }], job_id: 'p', pages: 3, expires_at: 't' };
     expect(SplitManifest.parse(manifest)).toEqual(manifest);
     const error = { success: false, error: { code: 'invalid_file_type', details: { accepted_types: ['image/png'] }, hint: 'x' } };
     expect(ErrorEnvelope.parse(error)).toEqual(error);
@@ -24,5 +24,16 @@ describe('response schemas', () => {
     expect(CollectedResult.safeParse({ success: true, data: {}, job_id: 'p', status: 'pending' }).success).toBe(false);
     expect(ExtractionSuccess.safeParse({ success: false, data: {} }).success).toBe(false);
     expect(SplitManifest.safeParse({ success: true, data: [], job_id: 'p', pages: 4.5, expires_at: 't' }).success).toBe(false);
+  });
+
+  it('reject a manifest whose chunks do not cover every page once: its lost pages could never be processed', () => {
+    const manifest = (pages: number, ...ranges: [string, string][]): unknown => ({ success: true, data: ranges.map(([job_id, range]) => ({ job_id, pages: range })), job_id: 'p', pages, expires_at: 't' });
+    expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['b', '4-6'], ['c', '7'])).success).toBe(true);
+    expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['c', '7-7'])).success).toBe(false); // a chunk deleted
+    expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['b', '4-6'])).success).toBe(false); // the last one deleted
+    expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['b', '3-6'], ['c', '7'])).success).toBe(false); // overlap
+    expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['b', 'four'], ['c', '7'])).success).toBe(false); // not a range
+    expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['a', '4-6'], ['c', '7'])).success).toBe(false); // one id twice
+    expect(SplitManifest.safeParse(manifest(0)).success).toBe(false);
   });
 });
