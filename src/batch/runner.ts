@@ -16,6 +16,8 @@ import { InFlightBudget } from './in-flight-budget.js';
 import { OpenJobLedger } from './open-job-ledger.js';
 import type { RequestGate } from './request-gate.js';
 import type { ServiceReadings } from './service-readings.js';
+import { ChangeSignal, nextUnlessHalted } from './change-signal.js';
+import { leftUndone, slotWaitOver } from './left-undone.js';
 import { SlotProbe } from './slot-probe.js';
 import { TimeLeft, windowName } from './time-left.js';
 import { prepareUpload, uploadDocument } from './upload-flow.js';
@@ -104,8 +106,7 @@ export class BatchRunner {
   private credits = 0;
   private stopping = false;
   private fatalError?: unknown;
-  private changed = false;
-  private wake?: () => void;
+  private readonly change: ChangeSignal;
   /** The scheduler's lower bound for what is left. */
   private readonly timeLeft: TimeLeft;
   /** Bytes of upload bodies read into memory and not yet answered. */
@@ -116,6 +117,7 @@ export class BatchRunner {
   constructor(deps: RunnerDeps) {
     this.gate = deps.gate;
     this.clock = deps.clock;
+    this.change = new ChangeSignal(deps.clock);
     this.events = deps.events;
     this.settings = deps.settings;
     const random = deps.random ?? Math.random;
@@ -150,7 +152,7 @@ export class BatchRunner {
       this.stopping = true;
       this.halt.abort(new Error('stopped'));
       this.intakeHalt.abort(new Error('stopped'));
-      this.notify();
+      this.change.raise();
     };
     stop?.addEventListener('abort', onStop, { once: true });
     if (stop?.aborted) onStop();
@@ -163,7 +165,8 @@ export class BatchRunner {
       if (!this.sourceEnded) this.intakeHalt.abort(new Error('stopped'));
       await intake;
     }
-    this.closeUnfinished();
+    const end = { interrupted: this.stopping && !this.fatalError, fatal: Boolean(this.fatalError), stoppedBy: this.stops.halted ?? this.stops.exhausted };
+    for (const task of [...this.unfinished]) this.finish(task, leftUndone(task, end));
     return {
       outcomes: this.finishedOutcomes,
       requests: this.requests,
@@ -193,7 +196,7 @@ export class BatchRunner {
       this.apply(undefined, [{ type: 'fatal', error }]);
     } finally {
       this.sourceEnded = true;
-      this.notify();
+      this.change.raise();
     }
   }
 
@@ -209,7 +212,7 @@ export class BatchRunner {
       }
     }
     this.tellTimeLeft(this.clock.now(), true);
-    this.notify();
+    this.change.raise();
   }
 
   private tellTimeLeft(now: number, force = false): void {
@@ -303,7 +306,7 @@ export class BatchRunner {
           break;
       }
     }
-    this.notify();
+    this.change.raise();
   }
 
   private finish(task: DocumentTask, outcome: DocumentOutcome): void {
@@ -368,11 +371,11 @@ export class BatchRunner {
 
   private async pump(): Promise<void> {
     while (!this.finishedAll) {
-      this.changed = false;
+      this.change.clear();
       this.tellTimeLeft(this.clock.now());
       if (this.stopping) {
         if (this.queue.pending === 0 && this.queue.size === 0) return;
-        await this.waitForChange(undefined);
+        await this.change.wait(undefined);
         continue;
       }
       const now = this.clock.now();
@@ -384,12 +387,12 @@ export class BatchRunner {
           // Nothing in flight, nothing will become ready, nothing more will arrive: whatever is left cannot proceed.
           return;
         }
-        await this.waitForChange(item ? undefined : wakeAt);
+        await this.change.wait(item ? undefined : wakeAt);
         continue;
       }
       if (item.kind === 'upload' && !item.task.prepared) {
         if (this.bodyBytes > 0 && this.bodyBytes + item.task.doc.size > UPLOAD_BODY_BYTES) {
-          await this.waitForChange(undefined);
+          await this.change.wait(undefined);
           continue;
         }
         // File I/O and the intent's fsync happen before the slot, never between slot and send.
@@ -523,7 +526,9 @@ export class BatchRunner {
       const projectSlots = (n: number, from?: number): number[] => this.gate.projectSlots(n, from);
       if (this.ledger.admits(task, now, projectSlots)) return 'send';
       if (this.slots.gaveUp(now)) {
-        this.finish(task, this.slotWaitOver(task));
+        const over = slotWaitOver(task, this.ledger.heldByOthers, this.settings.slotWaitMs);
+        this.stops.note(over.stop);
+        this.finish(task, over.outcome);
         return 'next';
       }
       if (this.slots.due(now) && !this.probeCandidate && this.ledger.admits(task, now, projectSlots, 1)) {
@@ -539,74 +544,4 @@ export class BatchRunner {
     const task = this.uploads.next(now, judge, soonest);
     return task ? { kind: 'upload', task } : undefined;
   }
-
-  /** No job slot came free within --slot-wait: the document is not sent, and the run says how to go on. */
-  private slotWaitOver(task: DocumentTask): DocumentOutcome {
-    const held = this.ledger.heldByOthers;
-    const waited = formatDuration(this.settings.slotWaitMs);
-    this.stops.note({
-      code: 'too_many_open_jobs',
-      message: `documents that split waited --slot-wait ${waited} for a job slot; ${held} are held by jobs outside this run. Run the same command again later (those slots free up when their jobs are finalized or expire, at most 2 h after they opened), or raise --slot-wait`,
-    });
-    return { ...failure(task, 'too_many_open_jobs', `no job slot came free within --slot-wait ${waited} (${held} held by jobs outside this run); not sent`), status: 'skipped' };
-  }
-
-  private closeUnfinished(): void {
-    for (const task of [...this.unfinished]) {
-      const job = task.job;
-      const stoppedBy = this.stops.halted ?? this.stops.exhausted;
-      const reason = this.fatalError ? 'not_started' : stoppedBy ? stoppedBy.code : this.stopping ? 'interrupted' : 'not_started';
-      const status = this.stopping && !this.fatalError ? 'interrupted' : 'skipped';
-      const message = job
-        ? `job ${job.parentJobId} is open; resume before ${new Date(job.expiresAt).toISOString()} by running the same command again, or: docextract collect ${job.parentJobId}`
-        : (stoppedBy?.message ?? 'not started');
-      this.finish(task, {
-        ...failure(task, reason, message),
-        status,
-        ...(job ? { expires_at: new Date(job.expiresAt).toISOString() } : {}),
-      });
-    }
-  }
-
-  private notify(): void {
-    this.changed = true;
-    this.wake?.();
-  }
-
-  private async waitForChange(untilMs: number | undefined): Promise<void> {
-    if (this.changed) return;
-    const controller = new AbortController();
-    const woken = new Promise<void>((resolve) => {
-      this.wake = resolve;
-    });
-    const waits: Promise<unknown>[] = [woken];
-    if (untilMs !== undefined) waits.push(this.clock.sleep(Math.max(0, untilMs - this.clock.now()), controller.signal).catch(() => undefined));
-    await Promise.race(waits);
-    controller.abort();
-    this.wake = undefined;
-  }
-}
-
-/**
- * The iterator's next value, or 'halted' once `signal` aborts. Not a
- * Promise.race against one long-lived "halted" promise: every race would
- * leave a reaction on it holding that arrival, and `watch` takes arrivals
- * for days (its memory grew by each arrival's tasks).
- */
-function nextUnlessHalted<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T> | 'halted'> {
-  if (signal.aborted) return Promise.resolve('halted');
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve('halted');
-    signal.addEventListener('abort', onAbort, { once: true });
-    iterator.next().then(
-      (result) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(result);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
 }

@@ -1,0 +1,39 @@
+import type { DocumentOutcome } from './batch-types.js';
+import { failure, type DocumentTask } from './document-task.js';
+import type { StopReason } from './admission-stops.js';
+import { formatDuration } from '../util/duration.js';
+
+/** No job slot came free within --slot-wait: the document is not sent; and the reason the run gives for stopping. */
+export function slotWaitOver(task: DocumentTask, heldByOthers: number, slotWaitMs: number): { outcome: DocumentOutcome; stop: StopReason } {
+  const waited = formatDuration(slotWaitMs);
+  return {
+    stop: {
+      code: 'too_many_open_jobs',
+      message: `documents that split waited --slot-wait ${waited} for a job slot; ${heldByOthers} are held by jobs outside this run. Run the same command again later (those slots free up when their jobs are finalized or expire, at most 2 h after they opened), or raise --slot-wait`,
+    },
+    outcome: { ...failure(task, 'too_many_open_jobs', `no job slot came free within --slot-wait ${waited} (${heldByOthers} held by jobs outside this run); not sent`), status: 'skipped' },
+  };
+}
+
+/** How the run ended for the documents it had not finished. */
+export interface RunEnd {
+  /** Ctrl-C / SIGTERM (not a fatal error). */
+  interrupted: boolean;
+  fatal: boolean;
+  /** A budget or a halt that stopped admitting work. */
+  stoppedBy: StopReason | undefined;
+}
+
+/** The outcome of a document the run ended without finishing: an open job says how to resume it. */
+export function leftUndone(task: DocumentTask, end: RunEnd): DocumentOutcome {
+  const job = task.job;
+  const reason = end.fatal ? 'not_started' : end.stoppedBy ? end.stoppedBy.code : end.interrupted ? 'interrupted' : 'not_started';
+  const message = job
+    ? `job ${job.parentJobId} is open; resume before ${new Date(job.expiresAt).toISOString()} by running the same command again, or: docextract collect ${job.parentJobId}`
+    : (end.stoppedBy?.message ?? 'not started');
+  return {
+    ...failure(task, reason, message),
+    status: end.interrupted ? 'interrupted' : 'skipped',
+    ...(job ? { expires_at: new Date(job.expiresAt).toISOString() } : {}),
+  };
+}
