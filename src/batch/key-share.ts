@@ -5,7 +5,7 @@ export interface KeyShareOptions {
   halfLifeWindows?: number;
   /** Smallest share of a window's limit a 429 may cut it to. @default 0.5 */
   floor?: number;
-  /** What one 429 leaves of the window's capacity. @default 0.8 */
+  /** What one 429 leaves of the window's capacity. @default 0.9 */
   cutTo?: number;
   /** Share of a window's limit won back per window length after a cut. @default 0.05 */
   recoveryPerWindow?: number;
@@ -54,7 +54,7 @@ export class KeyShare {
   constructor(options: KeyShareOptions = {}) {
     this.halfLifeWindows = options.halfLifeWindows ?? 4;
     this.floor = options.floor ?? 0.5;
-    this.cutTo = options.cutTo ?? 0.8;
+    this.cutTo = options.cutTo ?? 0.9;
     this.recoveryPerWindow = options.recoveryPerWindow ?? 0.05;
   }
 

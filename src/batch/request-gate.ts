@@ -231,7 +231,14 @@ export class RequestGate {
    */
   rejected(limit: number | undefined): void {
     const window = this.windows.find((w) => w.limit === limit);
-    if (window) this.share.rejected(window, this.clock.now());
+    if (window) {
+      const now = this.clock.now();
+      // The window is full by the server's count: what our log holds of it (less the refused
+      // request, answered at once) is ours, the rest is other clients'.
+      this.prune(now);
+      this.share.counted(window, 0, Math.max(0, this.countSince(now - window.windowMs) - 1), now);
+      this.share.rejected(window, now);
+    }
     this.widenGuard();
   }
 

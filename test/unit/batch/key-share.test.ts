@@ -43,18 +43,16 @@ describe('KeyShare: what other clients of the key take', () => {
     expect(share.limitOf(second, 0)).toBe(1);
   });
 
-  it('a 429 cuts a window to 80% (no lower than half), and it wins back 5% of its limit per window length', () => {
+  it('a 429 cuts a window to 90% (no lower than half), and it wins back 5% of its limit per window length', () => {
     const share = new KeyShare();
     share.rejected(twelve, 0);
-    expect(share.limitOf(twelve, 0)).toBe(48);
+    expect(share.limitOf(twelve, 0)).toBe(54);
     share.rejected(twelve, 500); // answers to requests sent together: one event
-    expect(share.limitOf(twelve, 500)).toBe(48);
-    share.rejected(twelve, 1_000);
-    share.rejected(twelve, 2_000);
-    share.rejected(twelve, 3_000);
-    expect(share.limitOf(twelve, 3_000)).toBe(30);
-    expect(share.limitOf(twelve, 27_000)).toBe(36);
-    expect(share.limitOf(twelve, 3_000 + 10 * 12_000)).toBe(60);
+    expect(share.limitOf(twelve, 500)).toBe(54);
+    for (let at = 1_000; at <= 20_000; at += 1_000) share.rejected(twelve, at);
+    expect(share.limitOf(twelve, 20_000)).toBe(30);
+    expect(share.limitOf(twelve, 20_000 + 24_000)).toBe(36);
+    expect(share.limitOf(twelve, 20_000 + 10 * 12_000)).toBe(60);
     expect(share.limitOf(second, 0)).toBe(8);
   });
 });

@@ -217,14 +217,17 @@ describe('RequestGate.observe', () => {
     expect(gate.projectSlots(3).map((t) => t - T0)).toEqual([100, 100, 100]);
   });
 
-  it('after a 429 in a window, uses 80% of it, and wins back 5% of its limit per window length', async () => {
+  it('a 429 leaves to others what our log does not hold of the full window, and cuts the window to 90%', async () => {
     const { clock, gate } = gateOn('100/1s', { guardMs: 0 });
-    gate.rejected(100);
+    for (let i = 0; i < 60; i++) await gate.acquire(0);
+    gate.rejected(100); // the 60th was refused: 59 of ours, 41 others'
+    expect(gate.othersIn(100)).toBe(41);
     const burst = (): number => gate.projectSlots(100).filter((t) => t === clock.now()).length;
-    expect(burst()).toBe(80);
-    await clock.advance(2_000);
-    expect(burst()).toBe(90);
-    await clock.advance(10_000);
+    expect(burst()).toBe(0);
+    await clock.advance(1_010); // a window and the guard, widened to 10 ms by the 429
+    // Others halve every 4 windows (41 x 0.84 = 34), the cut wins back 5% a window: (100 - 34) x 0.95.
+    expect(burst()).toBe(62);
+    await clock.advance(40_000);
     expect(burst()).toBe(100);
     gate.rejected(7); // names no window of ours: only the guard widens
     expect(burst()).toBe(100);
