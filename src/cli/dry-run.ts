@@ -3,6 +3,7 @@ import type { PlannedDocument } from '../batch/batch-types.js';
 import { questionKey, questionOf } from '../batch/question.js';
 import { formatRateWindows } from '../batch/rate-windows.js';
 import { readExistingResult } from '../batch/result-file.js';
+import type { KnownResults } from '../features/known-results.js';
 import type { PlanResult } from '../features/plan-documents.js';
 import { judgeResultOnDisk, type ReuseOptions } from '../features/reuse.js';
 import { formatDuration } from '../util/duration.js';
@@ -12,6 +13,8 @@ import { printData } from './output.js';
 
 export interface DryRunOptions extends Omit<ReuseOptions, 'storeDb'> {
   dedupe: boolean;
+  /** Results of earlier runs by question (looked up, never written). */
+  earlier?: KnownResults;
 }
 
 interface DryRunFile {
@@ -71,6 +74,11 @@ async function judgeFiles(documents: readonly PlannedDocument[], settings: Batch
     const first = options.dedupe ? extracting.get(key) : undefined;
     if (first !== undefined) {
       files.push({ ...base, action: 'copy', why: `identical to ${first}, extracted once`, credits: 0, requests: 0 });
+      continue;
+    }
+    const elsewhere = options.dedupe ? await options.earlier?.answerFor(asked, { storeDb: settings.run.storeDb, force: options.force }).catch(() => undefined) : undefined;
+    if (elsewhere !== undefined) {
+      files.push({ ...base, action: 'copy', why: `same content as ${elsewhere} (moved or renamed), already extracted`, credits: 0, requests: 0 });
       continue;
     }
     extracting.set(key, doc.displayPath);

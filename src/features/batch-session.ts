@@ -10,7 +10,7 @@ import type { RateWindow } from '../batch/rate-windows.js';
 import { FileSendLog } from '../batch/send-log.js';
 import { Journal, JournalCorruptError } from '../store/journal.js';
 import { ResultsIndex } from '../store/results-index.js';
-import { KnownResults } from './known-results.js';
+import { KnownResults, resultsIndexPath } from './known-results.js';
 import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
 import type { Clock } from '../util/clock.js';
@@ -68,7 +68,7 @@ export class BatchSession {
       const gate = new RequestGate({ windows: options.windows, clock: options.clock, sendLog });
       const mine = journal.records.filter((record) => record.account === options.account);
       const readings = new ServiceReadings({ windows: options.windows, debug: options.debug, notice: options.notice });
-      const results = new KnownResults(await ResultsIndex.open(join(options.stateDir, `results-${options.account}.ndjson`)));
+      const results = new KnownResults(await ResultsIndex.open(resultsIndexPath(options.stateDir, options.account)));
       return new BatchSession(journal, gate, readings, replayJournal(mine), results, lock, options.clock, options.ttlMs);
     } catch (error) {
       await lock.release();

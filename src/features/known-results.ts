@@ -1,8 +1,8 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import fg from 'fast-glob';
 import type { Question } from '../batch/question.js';
 import { readExistingResult } from '../batch/result-file.js';
-import type { ResultsIndex } from '../store/results-index.js';
+import { ResultsIndex } from '../store/results-index.js';
 import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
 
 /** Result files read at once while rebuilding: enough to hide disk latency, few enough for small machines. */
@@ -16,7 +16,16 @@ const REBUILD_READS = 16;
  * file itself, so a result the user deleted or replaced is never reused.
  */
 export class KnownResults {
-  constructor(private readonly index: ResultsIndex) {}
+  constructor(
+    private readonly index: ResultsIndex,
+    /** Look, never write (for --dry-run, which changes nothing). */
+    private readonly readOnly = false,
+  ) {}
+
+  /** The index of this state folder and key, only to look things up in. */
+  static async peek(stateDir: string, account: string): Promise<KnownResults> {
+    return new KnownResults(await ResultsIndex.open(resultsIndexPath(stateDir, account)), true);
+  }
 
   /**
    * Read the results already under `outDir` into the index if it has never
@@ -26,7 +35,7 @@ export class KnownResults {
    */
   async scan(outDir: string): Promise<number> {
     const folder = resolve(outDir);
-    if (this.index.hasScanned(folder)) return 0;
+    if (this.readOnly || this.index.hasScanned(folder)) return 0;
     let found = 0;
     const paths = fg.stream('**/*.json', { cwd: folder, absolute: true, dot: false, onlyFiles: true, suppressErrors: true });
     let batch: string[] = [];
@@ -57,18 +66,25 @@ export class KnownResults {
     const existing = await readExistingResult(path);
     if (judgeResultOnDisk(existing, asked, options).reuse) return path;
     // Deleted, replaced or partial: forget it, unless it is only unstored where a stored one is asked.
+    if (this.readOnly) return undefined;
     if (!existing || existing.question.sha256 !== asked.sha256 || existing.question.model !== asked.model || existing.status !== 'complete') await this.index.forget(key);
     return undefined;
   }
 
   /** A complete result for `asked` is durable at `output`. */
   async record(asked: Question, output: string): Promise<void> {
+    if (this.readOnly) return;
     await this.index.set(keyOf(asked), resolve(output));
   }
 
   async close(): Promise<void> {
-    await this.index.compact();
+    if (!this.readOnly) await this.index.compact();
   }
+}
+
+/** Where the index of one key (account) lives in the state folder. */
+export function resultsIndexPath(stateDir: string, account: string): string {
+  return join(stateDir, `results-${account}.ndjson`);
 }
 
 function keyOf(question: Question): string {

@@ -167,6 +167,20 @@ describe('across runs, a moved or renamed file reuses the answer for its content
     expect(resultOf(join(ws.out, 'invoice (1).pdf.json')).source.path).toBe(join(ws.inputs, 'invoice (1).pdf'));
   });
 
+  it('--dry-run says a renamed file will be answered by its earlier result, and changes nothing', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'a.png': 'images/id-card.png' });
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    renameSync(join(ws.inputs, 'a.png'), join(ws.inputs, 'renamed.png'));
+    const dry = await runCli(['extract', ws.inputs, '--out', ws.out, '--dry-run', '--json'], { env });
+    expect(dry.code).toBe(0);
+    const plan = JSON.parse(dry.stdout) as { files: { file: string; action: string; why: string; credits: number }[] };
+    expect(plan.files).toEqual([expect.objectContaining({ action: 'copy', credits: 0, why: expect.stringContaining('moved or renamed') })]);
+    expect(readdirSync(ws.out)).toEqual(['a.png.json']);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(1);
+  });
+
   it('rebuilds the index from the result files when it is missing', async () => {
     const { emu, env } = await start();
     const ws = makeWorkspace({ 'a.png': 'images/id-card.png' });

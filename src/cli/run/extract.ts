@@ -1,5 +1,6 @@
 import type { BatchFlags } from '../batch-settings.js';
-import { resolveBatchSettings } from '../batch-settings.js';
+import type { KnownResults } from '../../features/known-results.js';
+import { accountId, resolveBatchSettings } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -29,7 +30,8 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   for (const skipped of plan.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
   if (flags.dryRun) {
     const { printDryRun } = await import('../dry-run.js');
-    await printDryRun(ctx, plan, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false });
+    const earlier = await peekEarlierResults(ctx);
+    await printDryRun(ctx, plan, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false, ...(earlier ? { earlier } : {}) });
     return plan.rejected.length > 0 ? 'work-failed' : 'success';
   }
   if (plan.documents.length === 0 && plan.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
@@ -39,3 +41,14 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   );
 }
 
+
+/** The results index of the configured key, to look in; none without a key (a dry run needs none). */
+async function peekEarlierResults(ctx: CliContext): Promise<KnownResults | undefined> {
+  try {
+    const { key } = await ctx.apiKey();
+    const { KnownResults } = await import('../../features/known-results.js');
+    return await KnownResults.peek(ctx.stateDir(), accountId(await ctx.baseUrl(), key));
+  } catch {
+    return undefined;
+  }
+}
