@@ -68,6 +68,7 @@ export function writeFileAtomicallySync(path: string, data: string | Uint8Array)
   try {
     const fd = openSync(tmp, 'wx');
     try {
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: equivalent; writeSync takes a string as UTF-8 too, and returns the bytes it wrote.
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written);
