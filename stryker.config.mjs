@@ -32,7 +32,7 @@ const config = {
   ],
   // Two cores are shared with the rest of the machine.
   concurrency: 1,
-  timeoutMS: 10_000,
+  timeoutMS: 3_000,
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
