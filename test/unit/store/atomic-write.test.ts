@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   reserveTempPath,
   sweepTempFiles,
+  syncFolder,
   writeFileAtomically,
   writeFileAtomicallySync,
 } from '../../../src/store/atomic-write.js';
@@ -79,6 +80,19 @@ describe('writeFileAtomically', () => {
     } finally {
       sync.mockRestore();
     }
+  });
+
+  it('closes every file and folder it opened, in both twins', async () => {
+    const openFds = (): number => readdirSync('/proc/self/fd').length;
+    await writeFileAtomically(join(dir, 'warm-up.json'), '{}'); // lazily opened internals
+    const before = openFds();
+    await writeFileAtomically(join(dir, 'a.json'), '{}');
+    writeFileAtomicallySync(join(dir, 'b.json'), '{}');
+    expect(openFds()).toBe(before);
+  });
+
+  it('a folder that cannot be synced is an error here (only Windows may skip it)', async () => {
+    await expect(syncFolder(join(dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('has a synchronous twin with the same guarantees', () => {
