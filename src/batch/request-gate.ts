@@ -258,7 +258,6 @@ export class RequestGate {
           await this.clock.sleep(slot - now, wake.signal);
         } catch {
           // woken early by a new waiter, pause, observation or abort: re-evaluate
-          // Stryker disable next-line BlockStatement: equivalent; aborting a stale controller wakes no one.
         } finally {
           this.wakePump = undefined;
         }
