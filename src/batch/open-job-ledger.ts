@@ -41,6 +41,7 @@ export class OpenJobLedger {
   }
 
   addPhantom(expiresAt: number, now: number): void {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent; loads() and earliestRelief() drop an expired phantom anyway, this only keeps it out of memory.
     if (expiresAt > now) this.phantomsUntil.push(expiresAt);
   }
 

@@ -35,7 +35,6 @@ export interface RequestGateOptions {
 
 interface Waiter {
   priority: number;
-  seq: number;
   resolve: (sentAt: number) => void;
   reject: (reason: unknown) => void;
   detach: () => void;
@@ -65,7 +64,6 @@ export class RequestGate {
   private head = 0;
 
   private readonly waiters: Waiter[] = [];
-  private seq = 0;
   private pumping = false;
   private wakePump: AbortController | undefined;
 
@@ -167,13 +165,14 @@ export class RequestGate {
       }
       const onAbort = (): void => {
         const index = this.waiters.indexOf(waiter);
+        // Stryker disable next-line ConditionalExpression: equivalent; a served waiter has detached this listener, so the waiter is always found.
         if (index !== -1) this.waiters.splice(index, 1);
+        // Stryker disable next-line OptionalChaining: equivalent; this listener exists only on a signal.
         reject(signal?.reason);
         this.wake();
       };
       const waiter: Waiter = {
         priority,
-        seq: this.seq++,
         resolve,
         reject,
         detach: () => signal?.removeEventListener('abort', onAbort),
@@ -212,6 +211,7 @@ export class RequestGate {
       // Full by the server's count, not by ours, and no reset to wait for: a window from now frees whatever it holds.
       this.serverHoldUntil = Math.max(this.serverHoldUntil, now + window.windowMs + this.guardMs);
     }
+    // Stryker disable next-line ConditionalExpression: equivalent for the middle test; Number.isFinite(undefined) is false (the test narrows the type).
     if (remaining <= 0 && resetAtMs !== undefined && Number.isFinite(resetAtMs)) {
       // A full window we track is already exact in our log; the server's reset
       // is the same instant rounded up to whole seconds. Holding until it would
@@ -249,6 +249,7 @@ export class RequestGate {
    */
   widenGuard(): void {
     const widened = Math.min(this.maxGuardMs, Math.max(10, this.guardMs * 2));
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent; widening by nothing changes nothing (it only saves a wake).
     if (widened <= this.guardMs) return;
     this.horizonMs += widened - this.guardMs;
     this.guardMs = widened;
@@ -263,6 +264,7 @@ export class RequestGate {
    * append-only), which after a restart can only make the gate more careful.
    */
   restamp(recordedAt: number, countedAt: number): void {
+    // Stryker disable next-line EqualityOperator: equivalent; moving a send to its own instant changes nothing.
     if (countedAt <= recordedAt) return;
     const index = this.log.lastIndexOf(recordedAt);
     if (index < this.head) return;
@@ -286,6 +288,7 @@ export class RequestGate {
 
   private enqueue(waiter: Waiter): void {
     let i = this.waiters.length;
+    // Stryker disable next-line OptionalChaining: equivalent; i > 0 is checked first, so the element exists (the ?. is for the type checker).
     while (i > 0 && (this.waiters[i - 1]?.priority ?? 0) > waiter.priority) i--;
     this.waiters.splice(i, 0, waiter);
   }
@@ -299,6 +302,7 @@ export class RequestGate {
       this.wakePump?.abort();
       return;
     }
+    // Stryker disable next-line ConditionalExpression: equivalent; a pump started with no waiter stops at once.
     if (this.waiters.length === 0) return;
     this.pumping = true;
     queueMicrotask(() => void this.pump());
@@ -330,6 +334,7 @@ export class RequestGate {
 
   private serve(now: number): void {
     const waiter = this.waiters.shift();
+    // Stryker disable next-line ConditionalExpression: equivalent; the pump serves only while someone waits.
     if (!waiter) return;
     waiter.detach();
     try {

@@ -99,6 +99,7 @@ export class ServerClock {
     const newest = Math.max(...this.samples.map((s) => s.receivedAtLocalMs));
     this.samples = this.samples.filter((s) => s.receivedAtLocalMs >= newest - this.options.maxAgeMs);
     this.samples.sort((a, b) => a.receivedAtLocalMs - b.receivedAtLocalMs);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent; keeping the last maxSamples of no more than that many keeps them all.
     if (this.samples.length > this.options.maxSamples) this.samples = this.samples.slice(-this.options.maxSamples);
     this.estimate = estimate(this.samples, this.options.resolutionMs, this.options.driftMsPerMinute / 60_000);
     return { accepted: true };

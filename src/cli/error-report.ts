@@ -13,7 +13,7 @@ import { UnknownModelError } from '../features/check-models.js';
 import { JournalCorruptError } from '../store/journal.js';
 import { LockedError } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
-import { ConfigError, UsageError } from './cli-errors.js';
+import { ConfigError, InterruptedError, UsageError } from './cli-errors.js';
 import { hintFor } from './error-hints.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
@@ -29,6 +29,10 @@ export interface ErrorReport {
 export function describeError(error: unknown): ErrorReport {
   if (error instanceof UsageError || error instanceof ConfigError) {
     return withHint({ exitCode: ExitCode.Usage, code: error.code, message: error.message }, error.hint);
+  }
+  if (error instanceof InterruptedError) {
+    // Like every other Ctrl-C: 130, whether the interrupt came as a signal or as a keystroke.
+    return { exitCode: ExitCode.Interrupted, code: error.code, message: error.message };
   }
   if (error instanceof UnknownModelError) {
     return withHint({ exitCode: ExitCode.Usage, code: error.code, message: error.message }, 'List the document types this key may use with: docextract models');

@@ -15,7 +15,6 @@ export class BatchDisplay implements BatchEvents {
   private credits = 0;
   private requests = 0;
   private waitUntil = 0;
-  private waitReason = 'rate limit';
   private multibar?: MultiBar;
   private overall?: SingleBar;
   private readonly documentBars = new Map<string, SingleBar>();
@@ -69,7 +68,6 @@ export class BatchDisplay implements BatchEvents {
 
   waiting(untilMs: number, reason: string): void {
     this.waitUntil = untilMs;
-    this.waitReason = reason;
     const now = this.clock.now();
     if (!this.multibar && untilMs - now >= 5000 && now - this.lastWaitNotice >= 30_000) {
       this.lastWaitNotice = now;
@@ -130,7 +128,8 @@ export class BatchDisplay implements BatchEvents {
   private refresh(): void {
     if (!this.overall) return;
     const now = this.clock.now();
-    const wait = this.waitUntil > now ? ` · ${this.waitReason}; next request slot ${clockTime(this.waitUntil, this.waitUntil - now)} (in ${formatDuration(this.waitUntil - now)})` : '';
+    // The bar line does not wrap: keep it short (the plain notice names the window and the time).
+    const wait = this.waitUntil > now ? ` · next request slot in ${formatDuration(this.waitUntil - now)}` : '';
     const slots =
       this.slotsHeldBy > 0
         ? ` · ${this.slotsHeldBy} job slots held by jobs outside this run${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}`

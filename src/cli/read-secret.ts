@@ -1,3 +1,4 @@
+import { InterruptedError } from './cli-errors.js';
 import type { CliIO } from './io.js';
 
 /**
@@ -21,9 +22,10 @@ export async function readSecret(io: CliIO, prompt: string): Promise<string> {
             resolve(value.trim());
             return;
           }
+          // In raw mode Ctrl-C is a keystroke, not a SIGINT.
           if (char === '\u0003') {
             finish();
-            reject(new Error('cancelled'));
+            reject(new InterruptedError('interrupted at the key prompt; nothing was saved.'));
             return;
           }
           if (char === '\u007f' || char === '\b') value = value.slice(0, -1);

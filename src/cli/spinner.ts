@@ -9,7 +9,8 @@ import type { CliContext } from './context.js';
 export async function withSpinner<T>(ctx: CliContext, text: string, work: () => Promise<T>, summary: (result: T) => string): Promise<T> {
   if (!ctx.ui.interactive) return work();
   const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: ctx.io.stderr as NodeJS.WritableStream, discardStdin: false, color: ctx.ui.paint.level > 0 ? 'cyan' : false }).start();
+  // isEnabled: the Ui has decided from the injected environment; left alone, ora would decide again from process.env.
+  const spinner = ora({ text, stream: ctx.io.stderr as NodeJS.WritableStream, isEnabled: true, discardStdin: false, color: ctx.ui.paint.level > 0 ? 'cyan' : false }).start();
   try {
     const result = await work();
     spinner.succeed(summary(result));

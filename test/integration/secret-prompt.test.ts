@@ -30,7 +30,7 @@ interface PromptRun {
 }
 
 /** `docextract config set api-key` with `keystrokes` typed, one data event each, after the prompt appears. */
-async function typeAtPrompt(env: NodeJS.ProcessEnv, keystrokes: string[]): Promise<PromptRun> {
+async function typeAtPrompt(env: NodeJS.ProcessEnv, keystrokes: string[], flags: string[] = []): Promise<PromptRun> {
   const terminal = new FakeTerminal();
   let stdout = '';
   let stderr = '';
@@ -49,7 +49,7 @@ async function typeAtPrompt(env: NodeJS.ProcessEnv, keystrokes: string[]): Promi
     env,
     cwd: process.cwd(),
   };
-  const running = main(['node', 'docextract', 'config', 'set', 'api-key'], { io });
+  const running = main(['node', 'docextract', ...flags, 'config', 'set', 'api-key'], { io });
   await prompted;
   for (const keystroke of keystrokes) terminal.write(keystroke);
   const code = await running;
@@ -75,16 +75,22 @@ describe('config set api-key on a terminal', () => {
     expect(await storedKey(env)).toBe(KEY);
   });
 
-  it('Ctrl-C cancels: nothing is stored, raw mode is left, and the key typed so far is not shown', async () => {
+  it('Ctrl-C exits 130 like every other interrupt: nothing is stored, raw mode is left, and the key typed so far is not shown', async () => {
     const env = isolatedEnv();
     const run = await typeAtPrompt(env, ['sk_0123456789', '\u0003']);
-    // Today: exit 1, `error: cancelled (internal_error)`. Not pinned: 130 (interrupted) would be the
-    // README's code for Ctrl-C, and that change belongs to error-report.ts.
-    expect(run.code).not.toBe(0);
+    expect(run.code).toBe(130);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(new RegExp(`^${PROMPT.replace(/[()]/g, '\\$&')}\\nerror: cancelled`));
-    expect(run.stderr).not.toContain('0123456789');
+    expect(run.stderr).toBe(`${PROMPT}\nerror: interrupted at the key prompt; nothing was saved. (interrupted)\n`);
     expect(run.rawModes).toEqual([true, false]);
+    expect(await storedKey(env)).toBeUndefined();
+  });
+
+  it('Ctrl-C under --json exits 130 with the interrupt as a JSON error on stderr', async () => {
+    const env = isolatedEnv();
+    const run = await typeAtPrompt(env, ['sk_01', '\u0003'], ['--json']);
+    expect(run.code).toBe(130);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`${PROMPT}\n${JSON.stringify({ error: { code: 'interrupted', message: 'interrupted at the key prompt; nothing was saved.' } })}\n`);
     expect(await storedKey(env)).toBeUndefined();
   });
 

@@ -4,7 +4,7 @@ import { readObjectStream, type ObjectStreamMembers } from './object-stream.js';
 import { buildScanIndex, type ScanIndex } from './scan-index.js';
 import { asDict, asNonNegativeInteger, PdfRef, type PdfValue } from './syntax.js';
 
-const EMPTY_SCAN: ScanIndex = { latest: new Map(), root: undefined, encrypted: false };
+const EMPTY_SCAN: ScanIndex = { latest: new Map(), root: undefined, encrypted: false, unreadObjectStreams: false };
 
 /** References to references are legal but rare; a long chain is a cycle. */
 const MAX_REFERENCE_HOPS = 32;

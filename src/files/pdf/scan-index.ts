@@ -19,6 +19,8 @@ export interface ScanIndex {
   root: PdfRef | undefined;
   /** True when any trailer names an /Encrypt dictionary. */
   encrypted: boolean;
+  /** Some object stream could not be decoded (encrypted, unsupported filter, damaged): `latest` misses its members. */
+  unreadObjectStreams: boolean;
 }
 
 /**
@@ -34,6 +36,7 @@ export function buildScanIndex(
   const latest = new Map<number, ScannedDefinition>();
   let root: { position: number; ref: PdfRef } | undefined;
   let encrypted = false;
+  let unreadObjectStreams = false;
   const noteTrailer = (dict: PdfDict, position: number): void => {
     if (dict.get('Encrypt') !== undefined) encrypted = true;
     const ref = dict.get('Root');
@@ -48,7 +51,9 @@ export function buildScanIndex(
     const type = object.value.nameOf('Type');
     if (type === 'XRef') noteTrailer(object.value, offset);
     if (type !== 'ObjStm') continue;
-    for (const [num, value] of membersOf(object.num, offset)?.entries() ?? []) {
+    const members = membersOf(object.num, offset);
+    if (members === undefined) unreadObjectStreams = true;
+    for (const [num, value] of members?.entries() ?? []) {
       const previous = latest.get(num);
       if (previous !== undefined && previous.position > offset) continue;
       latest.set(num, { position: offset, location: { kind: 'compressed', streamNum: object.num }, isPageTreeRoot: isPageTreeRoot(value) });
@@ -58,7 +63,7 @@ export function buildScanIndex(
     const dict = new PdfSyntaxReader(bytes, position + 'trailer'.length).readValue();
     if (dict instanceof PdfDict) noteTrailer(dict, position);
   }
-  return { latest, root: root?.ref, encrypted };
+  return { latest, root: root?.ref, encrypted, unreadObjectStreams };
 }
 
 function isPageTreeRoot(value: PdfValue): boolean {

@@ -119,6 +119,41 @@ describe('decideAdmission', () => {
     expect(!decision.admit && decision.detail).toMatch(/^j1 would send its last request at 2023-11-14T22:18:20\.250Z, after its expiry/);
   });
 
+  it('says how many jobs fill the cap', () => {
+    expect(decideAdmission(input({ openJobs: [job('a', HOUR, 2), job('b', HOUR, 2)], openJobCap: 2 }))).toEqual({
+      admit: false,
+      reason: 'open_job_cap',
+      detail: '2 multi-page jobs are open and the cap is 2',
+    });
+  });
+
+  it('a job that expires at this very instant no longer holds a slot', () => {
+    expect(decideAdmission(input({ openJobs: [job('a', 0, 0)], openJobCap: 1 })).admit).toBe(true);
+  });
+
+  /** One slot a minute, from `from`: round numbers for deadline arithmetic. */
+  const everyMinute: AdmissionInput['projectSlots'] = (n, from = T0) => Array.from({ length: n }, (_, i) => from + i * MIN);
+
+  it('serves open jobs earliest expiry first, whatever order they are listed in, and a last request at expiry less the margin is late', () => {
+    // b's 10 requests end at 9 min alone, at 10 min behind the candidate's upload: exactly its expiry less the margin.
+    const a = job('a', 2 * HOUR, 10);
+    const b = job('b', 10 * MIN + MARGIN, 10);
+    const decision = decideAdmission(input({ projectSlots: everyMinute, openJobs: [a, b], candidateRequests: 5 }));
+    expect(decision).toEqual({
+      admit: false,
+      reason: 'deadline',
+      detail: `b would send its last request at ${new Date(T0 + 10 * MIN).toISOString()}, after its expiry ${new Date(T0 + 10 * MIN + MARGIN).toISOString()} less the ${MARGIN} ms margin`,
+    });
+    expect(decideAdmission(input({ projectSlots: everyMinute, openJobs: [a, { ...b, expiresAtMs: b.expiresAtMs + 1 }], candidateRequests: 5 })).admit).toBe(true);
+  });
+
+  it('names the candidate when it is the one that would be late, and "never" when no slot comes', () => {
+    const tooSlow = decideAdmission(input({ projectSlots: projection('10/h') }));
+    expect(!tooSlow.admit && tooSlow.detail).toMatch(/^the candidate would send its last request at 2023-11-15T03:13:20\.\d{3}Z, after its expiry/);
+    const noSlots = decideAdmission(input({ projectSlots: () => [] }));
+    expect(!noSlots.admit && noSlots.detail).toBe(`the candidate would send its last request at never, after its expiry ${new Date(T0 + TTL).toISOString()} less the ${MARGIN} ms margin`);
+  });
+
   it('refuses the 4th of five 150-page PDFs under 100/h: they cannot all finish in 2 h', async () => {
     const clock = new FakeClock(T0);
     const gate = new RequestGate({ windows: parseRateWindows(DEFAULT_RATE_LIMITS), clock });
@@ -161,6 +196,16 @@ describe('fitsWithinTtl', () => {
     [150, 'none', true],
   ])('%i pages under %s: %s', (pages, spec, fits) => {
     expect(fitsWithinTtl(pages, parseRateWindows(spec), TTL, MARGIN)).toBe(fits);
+  });
+
+  it('a synchronous document fits whatever the TTL: it opens no job', () => {
+    expect(fitsWithinTtl(3, parseRateWindows(DEFAULT_RATE_LIMITS), 0, MARGIN)).toBe(true);
+  });
+
+  it('the last request must go strictly before the expiry less the margin', () => {
+    // Without limits every request goes at once, at 0.
+    expect(fitsWithinTtl(150, parseRateWindows('none'), MARGIN, MARGIN)).toBe(false);
+    expect(fitsWithinTtl(150, parseRateWindows('none'), MARGIN + 1, MARGIN)).toBe(true);
   });
 });
 

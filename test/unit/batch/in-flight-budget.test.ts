@@ -77,3 +77,34 @@ describe('InFlightBudget (Little\'s law)', () => {
     expect(b.limit()).toBe(13);
   });
 });
+
+describe('InFlightBudget details', () => {
+  it('sizes by the tightest window', () => {
+    const b = budget('60/10s,1000/h');
+    for (let i = 0; i < 20; i++) b.answered('documents', 2000);
+    expect(b.limit()).toBe(2); // 1000/h is 0.28/s: under one request per 2 s answer, plus one queued
+  });
+
+  it('smooths answer times: a slower answer moves the average a fifth of the way', () => {
+    const b = budget('60/10s');
+    b.answered('documents', 1000);
+    b.answered('documents', 2000);
+    expect(b.limit()).toBe(9); // 1.2 s x 6/s = 7.2, rounded up, plus one
+  });
+
+  it('without windows keeps the ceiling in flight, even when answers take no time', () => {
+    const b = budget('none', 16);
+    b.answered('health', 0);
+    expect(b.limit()).toBe(16);
+  });
+
+  it('counts the slots the gate grants within one answer time, that instant included, on top of those in flight', () => {
+    const b = budget('10/min', 16);
+    for (let i = 0; i < 4; i++) b.answered('documents', 2000);
+    const now = 1_000;
+    const slots = (n: number): number[] => Array.from({ length: n }, (_, i) => (i < 5 ? now : i < 9 ? now + 2000 : now + 2001));
+    expect(b.limit({ now, inFlight: 0, projectSlots: slots })).toBe(10); // 9 slots by now + 2 s, plus one queued
+    expect(b.limit({ now, inFlight: 3, projectSlots: slots })).toBe(13);
+    expect(b.limit()).toBe(2); // without a view of the gate: the average rate
+  });
+});

@@ -55,3 +55,158 @@ describe('OpenJobLedger', () => {
     expect(behind.admits(splitTask('big', 150), 0, slots)).toBe(false);
   });
 });
+
+function imageTask(name: string): DocumentTask {
+  return new DocumentTask({ path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type: 'png', contentType: 'image/png', pages: 1, output: `/out/${name}.json` }, 0);
+}
+
+function uncountedPdf(name: string): DocumentTask {
+  return new DocumentTask({ path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type: 'pdf', contentType: 'application/pdf', pages: undefined, output: `/out/${name}.json` }, 0);
+}
+
+describe('OpenJobLedger: what admission counts', () => {
+  it('serves open jobs earliest expiry first, a task that has no job yet ahead of all', () => {
+    const ledger = new OpenJobLedger(SETTINGS, []);
+    const late = openTask('late', 2 * HOUR);
+    const early = openTask('early', HOUR);
+    const noJob = splitTask('nojob', 6);
+    for (const task of [late, noJob, early]) ledger.open.add(task);
+    expect(ledger.byExpiry().map((task) => task.doc.displayPath)).toEqual(['nojob', 'early', 'late']);
+    // The set itself keeps its order: byExpiry sorts a copy.
+    expect([...ledger.open].map((task) => task.doc.displayPath)).toEqual(['late', 'nojob', 'early']);
+  });
+
+  it('skips a task in the open set that has no job yet', () => {
+    const ledger = new OpenJobLedger(SETTINGS, []);
+    ledger.open.add(splitTask('nojob', 6));
+    ledger.open.add(openTask('a', HOUR));
+    expect(ledger.loads(0)).toEqual([{ id: 'job-a', expiresAtMs: HOUR, requestsLeft: 4 }]);
+  });
+
+  it('a job whose result is written needs only its finalize (none when partial, none under --no-finalize)', () => {
+    const complete = openTask('complete', HOUR);
+    (complete.job as { written?: string }).written = 'complete';
+    const partial = openTask('partial', HOUR);
+    (partial.job as { written?: string }).written = 'partial';
+    const ledger = new OpenJobLedger(SETTINGS, []);
+    ledger.open.add(complete);
+    ledger.open.add(partial);
+    expect(ledger.loads(0).map((load) => load.requestsLeft)).toEqual([1, 0]);
+    const noFinalize = new OpenJobLedger({ ...SETTINGS, finalize: false }, []);
+    noFinalize.open.add(complete);
+    noFinalize.open.add(openTask('fresh', HOUR));
+    expect(noFinalize.loads(0).map((load) => load.requestsLeft)).toEqual([0, 3]);
+  });
+
+  it('an upload in flight that may open a job holds a slot until its answer: a TTL from its start and the rest of its requests', () => {
+    const ledger = new OpenJobLedger(SETTINGS, []);
+    const nine = splitTask('p9.pdf', 9); // 1 upload + 3 chunks + collect + finalize
+    const uncounted = uncountedPdf('u.pdf');
+    const image = imageTask('img.png');
+    ledger.uploadStarted(nine, 1000);
+    ledger.uploadStarted(uncounted, 2000);
+    ledger.uploadStarted(image, 3000);
+    expect(ledger.loads(5000)).toEqual([
+      { id: '/in/p9.pdf', expiresAtMs: 1000 + 2 * HOUR, requestsLeft: 5 },
+      { id: '/in/u.pdf', expiresAtMs: 2000 + 2 * HOUR, requestsLeft: 0 },
+    ]);
+    ledger.uploadEnded(nine);
+    ledger.uploadEnded(image);
+    expect(ledger.loads(5000).map((load) => load.id)).toEqual(['/in/u.pdf']);
+  });
+
+  it('counts phantoms, given or added, until they expire; one that has expired by now is not added', () => {
+    const ledger = new OpenJobLedger(SETTINGS, [HOUR]);
+    ledger.addPhantom(2 * HOUR, 1000);
+    ledger.addPhantom(1000, 1000);
+    ledger.addPhantom(500, 1000);
+    expect(ledger.loads(1000)).toEqual([
+      { id: 'phantom-0', expiresAtMs: HOUR, requestsLeft: 0 },
+      { id: 'phantom-1', expiresAtMs: 2 * HOUR, requestsLeft: 0 },
+    ]);
+    // At its expiry instant a phantom no longer holds a slot.
+    expect(ledger.loads(HOUR)).toEqual([{ id: 'phantom-0', expiresAtMs: 2 * HOUR, requestsLeft: 0 }]);
+    expect(ledger.loads(2 * HOUR)).toEqual([]);
+  });
+
+  it('keeps its own copy of the phantoms it is given', () => {
+    const given = [HOUR];
+    const ledger = new OpenJobLedger(SETTINGS, given);
+    given.push(2 * HOUR);
+    expect(ledger.loads(0)).toHaveLength(1);
+  });
+
+  it('looks again when the next phantom expires, or a second from now at the latest', () => {
+    const ledger = new OpenJobLedger(SETTINGS, [400, 1000, 1500, 5000]);
+    expect(ledger.earliestRelief(1000)).toBe(1500);
+    expect(ledger.earliestRelief(1500)).toBe(2500);
+    expect(new OpenJobLedger(SETTINGS, []).earliestRelief(7)).toBe(1007);
+  });
+});
+
+describe('OpenJobLedger: the cap', () => {
+  it('lowers the cap to the jobs it knows of, never below 0 nor above the cap, and says how many slots others hold', () => {
+    const ledger = new OpenJobLedger({ ...SETTINGS, openJobCap: 5 }, []);
+    expect(ledger.openJobCap).toBe(5);
+    expect(ledger.heldByOthers).toBe(0);
+    ledger.open.add(openTask('a', HOUR));
+    ledger.open.add(openTask('b', HOUR));
+    expect(ledger.lowerCap(0)).toBe(2);
+    expect(ledger.openJobCap).toBe(2);
+    expect(ledger.heldByOthers).toBe(3);
+    ledger.open.clear();
+    expect(ledger.lowerCap(0)).toBe(0);
+    expect(ledger.heldByOthers).toBe(5);
+
+    const crowded = new OpenJobLedger(SETTINGS, [HOUR, HOUR, HOUR]);
+    expect(crowded.lowerCap(0)).toBe(2);
+  });
+
+  it('a probe accepted past the cap gives one slot back, up to the configured cap', () => {
+    const ledger = new OpenJobLedger({ ...SETTINGS, openJobCap: 3 }, []);
+    ledger.lowerCap(0);
+    ledger.raiseCap();
+    expect(ledger.openJobCap).toBe(1);
+    expect(ledger.heldByOthers).toBe(2);
+    ledger.raiseCap();
+    ledger.raiseCap();
+    ledger.raiseCap();
+    expect(ledger.openJobCap).toBe(3);
+  });
+
+  it('lets a probe ask for one slot more than it believes free', () => {
+    const ledger = new OpenJobLedger(SETTINGS, []);
+    ledger.lowerCap(0);
+    expect(ledger.admits(splitTask('c', 9), 0, freeSlots)).toBe(false);
+    expect(ledger.admits(splitTask('c', 9), 0, freeSlots, 1)).toBe(true);
+  });
+
+  it('once the server said full, a raised cap with room still admits', () => {
+    const ledger = new OpenJobLedger(SETTINGS, []);
+    ledger.open.add(openTask('a', HOUR));
+    ledger.lowerCap(0);
+    ledger.raiseCap();
+    expect(ledger.admits(splitTask('c', 9), 0, freeSlots)).toBe(true);
+  });
+
+  it('phantoms filling the cap do not block one upload at a time, but do while a split upload is in flight', () => {
+    const ledger = new OpenJobLedger(SETTINGS, [HOUR, HOUR]);
+    const image = imageTask('img.png');
+    ledger.uploadStarted(image, 0);
+    expect(ledger.admits(splitTask('c', 9), 0, freeSlots)).toBe(true);
+    ledger.uploadStarted(splitTask('b', 9), 0);
+    expect(ledger.admits(splitTask('c', 9), 0, freeSlots)).toBe(false);
+  });
+
+  it('a PDF it could not count meets only the cap, not the deadlines', () => {
+    // One open job whose 4 requests land just in time on slots 0..3; any upload sent first would push it late.
+    const expiresAt = 3 * 60_000 + SETTINGS.marginMs + 1;
+    const slots = (n: number, from = 0): number[] => Array.from({ length: n }, (_, i) => from + i * 60_000);
+    const ledger = new OpenJobLedger(SETTINGS, []);
+    ledger.open.add(openTask('a', expiresAt));
+    expect(ledger.admits(splitTask('c', 6), 0, slots)).toBe(false);
+    expect(ledger.admits(uncountedPdf('u.pdf'), 0, slots)).toBe(true);
+    ledger.open.add(openTask('b', 2 * HOUR));
+    expect(ledger.admits(uncountedPdf('u.pdf'), 0, slots)).toBe(false);
+  });
+});

@@ -68,6 +68,8 @@ describe('parseRateWindows', () => {
     ['-3/min', /not of the form/],
     ['10 per minute', /not of the form/],
     ['10min', /not of the form/],
+    ['10/h2', /Bad rate window "10\/h2".*not of the form/],
+    ['1/9999999999999mo', /Bad rate window "1\/9999999999999mo".*the window is too long/],
   ])('rejects %j with a message naming the bad part', (spec, message) => {
     expect(() => parseRateWindows(spec)).toThrow(RateSpecError);
     expect(() => parseRateWindows(spec)).toThrow(message);
@@ -75,6 +77,21 @@ describe('parseRateWindows', () => {
 
   it('shows the accepted form in every error', () => {
     expect(() => parseRateWindows('10/lightyear')).toThrow(/e\.g\. "10\/min,100\/h,1000\/d,10000\/mo".*"none"/);
+    expect(() => parseRateWindows('10/lightyear')).toThrow('with unit one of ms, s, sec, m, min, h, hr, d, day, w, mo; or "none"');
+  });
+
+  it('names the bad entry as written, trimmed, and the whole spec, in a RateSpecError', () => {
+    const error = (() => {
+      try {
+        parseRateWindows('10/min, 3 / fortnight ');
+      } catch (caught) {
+        return caught as RateSpecError;
+      }
+      throw new Error('no error');
+    })();
+    expect(error.name).toBe('RateSpecError');
+    expect(error.spec).toBe('10/min, 3 / fortnight ');
+    expect(error.message).toMatch(/^Bad rate window "3 \/ fortnight" in "10\/min, 3 \/ fortnight ": unknown unit "fortnight"; expected/);
   });
 });
 
@@ -86,6 +103,7 @@ describe('formatRateWindows', () => {
     }
     expect(formatRateWindows(parseRateWindows(DEFAULT_RATE_LIMITS))).toBe(DEFAULT_RATE_LIMITS);
     expect(formatRateWindows(parseRateWindows('8/1s,60/12s'))).toBe('8/s,60/12s');
+    expect(formatRateWindows(parseRateWindows('5000/w,4/2w,9/36h,3/1500ms'))).toBe('5000/w,4/2w,9/36h,3/1500ms');
   });
 
   it('writes none for no windows', () => {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -378,5 +379,192 @@ describe('RequestGate with the month window full', () => {
     await clock.advance(30 * DAY);
     expect(gate.nextSlotAt()).toBe(T0 + 30 * DAY);
     expect(gate.projectSlots(10_001).at(-1)).toBe(T0 + 60 * DAY);
+  });
+});
+
+describe('RequestGate details', () => {
+  it('enforces its windows shortest first, whatever order they are given in', () => {
+    const { gate } = gateOn('100/h,10/min,1000/d');
+    expect(gate.rateWindows.map((w) => w.label)).toEqual(['10/min', '100/h', '1000/d']);
+  });
+
+  it('without windows, sends at once and keeps no guard', () => {
+    const { gate } = gateOn('none');
+    expect(gate.projectSlots(3)).toEqual([T0, T0, T0]);
+    gate.widenGuard();
+    expect(gate.guard).toBe(0);
+    gate.observe({ limit: 10, remaining: 0 });
+    expect(gate.nextSlotAt()).toBe(T0);
+  });
+
+  it('starts from a send log in any order', () => {
+    const { gate } = gateOn('2/1s', { guardMs: 0, sendLog: new MemorySendLog([T0 - 100, T0 - 900, T0 - 500]) });
+    expect(gate.projectSlots(2)).toEqual([T0 + 500, T0 + 900]);
+  });
+
+  it('an abort takes out exactly the waiter it belongs to', async () => {
+    const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
+    await gate.acquire(0);
+    const controller = new AbortController();
+    const order: string[] = [];
+    const first = gate.acquire(0).then(() => order.push('first'));
+    const doomed = gate.acquire(0, controller.signal);
+    const last = gate.acquire(0).then(() => order.push('last'));
+    await clock.advance(0);
+    controller.abort(new Error('no'));
+    await expect(doomed).rejects.toThrow('no');
+    expect(gate.waiting).toBe(2);
+    await clock.runAll();
+    await Promise.all([first, last]);
+    expect(order).toEqual(['first', 'last']);
+  });
+
+  it('leaves no listener on a signal shared by many requests, served or aborted', async () => {
+    const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
+    const shared = new AbortController();
+    await gate.acquire(0, shared.signal);
+    const second = gate.acquire(0, shared.signal);
+    await clock.runAll();
+    await second;
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
+    const waiting = gate.acquire(0, shared.signal);
+    await clock.advance(0);
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1);
+    shared.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('serves lower priorities first, negative ones included, FIFO among equals', async () => {
+    const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
+    await gate.acquire(0);
+    const order: string[] = [];
+    const all = [['a', 3], ['b', 5], ['c', -1], ['d', 3]].map(([name, p]) => gate.acquire(p as number).then(() => order.push(name as string)));
+    await clock.runAll();
+    await Promise.all(all);
+    expect(order).toEqual(['c', 'a', 'd', 'b']);
+  });
+
+  it('a send log that cannot be written fails that request, and its slot still counts', async () => {
+    const failing = {
+      load: () => [],
+      append: () => {
+        throw new Error('disk full');
+      },
+    };
+    const clock = new FakeClock(T0);
+    const gate = new RequestGate({ windows: parseRateWindows('1/1s'), clock, guardMs: 0, sendLog: failing });
+    const failed = expect(gate.acquire(0)).rejects.toThrow('disk full');
+    await clock.advance(0);
+    await failed;
+    expect(gate.nextSlotAt()).toBe(T0 + 1_000);
+  });
+
+  it('keeps the first reason for a pause of the same length', () => {
+    const { gate } = gateOn('1/1s');
+    gate.pauseUntil(T0 + 5_000, 'server_busy');
+    gate.pauseUntil(T0 + 5_000, 'rate_limit_exceeded');
+    expect(gate.pauseReason).toBe('server_busy');
+  });
+});
+
+describe('RequestGate.observe details', () => {
+  it('tightens the window whose limit the server names, not the shortest', async () => {
+    const { gate } = gateOn('10/min,100/h', { guardMs: 0 });
+    await gate.acquire(0);
+    await gate.acquire(0);
+    gate.observe({ limit: 100, remaining: 95 });
+    // Three others' requests in the hour say nothing of the last minute: it keeps its ten.
+    expect(gate.othersIn(100)).toBe(3);
+    expect(gate.othersIn(10)).toBeLessThan(0.5); // 3 an hour is 0.05 a minute
+    expect(gate.projectSlots(9).map((t) => t - T0)).toEqual(Array(8).fill(0).concat([MIN]));
+  });
+
+  it('counts only our sends still inside the window', async () => {
+    const { clock, gate } = gateOn('10/min', { guardMs: 0 });
+    await gate.acquire(0); // at T0: leaves the window at T0 + 1 min exactly
+    await clock.advance(30_000);
+    await gate.acquire(0);
+    await gate.acquire(0);
+    await clock.advance(30_000);
+    gate.observe({ limit: 10, remaining: 5 });
+    // Two of ours are inside (T0 + 30 s); the server's 5 left means 3 phantoms now.
+    expect(gate.projectSlots(6).map((t) => t - T0)).toEqual([MIN, MIN, MIN, MIN, MIN, 30_000 + MIN]);
+  });
+
+  it('ignores a remaining that is no number', () => {
+    const { gate } = gateOn('10/min', { guardMs: 0 });
+    gate.observe({ limit: 10, remaining: Number.NEGATIVE_INFINITY, resetAtMs: T0 + MIN });
+    gate.observe({ limit: 10, remaining: Number.NaN, resetAtMs: T0 + MIN });
+    expect(gate.nextSlotAt()).toBe(T0);
+  });
+
+  it('holds past our own next slot for a window it does not track, and adds the guard to a reset', () => {
+    const { gate } = gateOn('10/min', { guardMs: 0 });
+    // The unknown limit tightens our shortest window (full until T0 + 1 min) and holds 500 ms more.
+    gate.observe({ limit: 50, remaining: 0, resetAtMs: T0 + MIN + 500 });
+    expect(gate.nextSlotAt()).toBe(T0 + MIN + 500);
+    const guarded = gateOn('10/min', { guardMs: 20 }).gate;
+    guarded.observe({ limit: 10_000, remaining: 0, resetAtMs: T0 + 3 * DAY });
+    expect(guarded.nextSlotAt()).toBe(T0 + 3 * DAY + 20);
+  });
+
+  it('a reset exactly a second after our next slot is rounding', async () => {
+    const { gate } = gateOn('2/1s', { guardMs: 0 });
+    await gate.acquire(0);
+    await gate.acquire(0);
+    gate.observe({ limit: 2, remaining: 0, resetAtMs: T0 + 2_000 });
+    expect(gate.nextSlotAt()).toBe(T0 + 1_000);
+  });
+});
+
+describe('RequestGate.restamp and the guard details', () => {
+  it('moves the oldest send in the log too, and never moves one earlier or one it never recorded', async () => {
+    const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
+    const sent = await gate.acquire(0);
+    await clock.advance(500);
+    gate.restamp(sent, sent - 400);
+    expect(gate.nextSlotAt()).toBe(T0 + 1_000);
+    gate.restamp(T0 + 123, T0 + 450);
+    expect(gate.nextSlotAt()).toBe(T0 + 1_000);
+    gate.restamp(sent, T0 + 300);
+    expect(gate.nextSlotAt()).toBe(T0 + 1_300);
+  });
+
+  it('keeps the log in time order when a send moves behind later ones', async () => {
+    const { clock, gate } = gateOn('3/1s', { guardMs: 0 });
+    const first = await gate.acquire(0);
+    await clock.advance(100);
+    await gate.acquire(0);
+    await clock.advance(100);
+    await gate.acquire(0);
+    gate.restamp(first, T0 + 150);
+    expect(gate.projectSlots(3).map((t) => t - T0)).toEqual([1_100, 1_150, 1_200]);
+  });
+
+  it('a widened guard keeps old sends in view for the longer gap', async () => {
+    const { clock, gate } = gateOn('2/1s', { guardMs: 20 });
+    await gate.acquire(0);
+    await gate.acquire(0);
+    gate.widenGuard();
+    await clock.advance(1_000);
+    expect(gate.nextSlotAt()).toBe(T0 + 1_040);
+  });
+});
+
+describe('RequestGate memory', () => {
+  /** How many send times the gate holds, expired ones awaiting compaction included. */
+  const heldLog = (gate: RequestGate): number => (gate as unknown as { log: number[] }).log.length;
+  /** `count` sends one millisecond apart, the last at T0 - 1. */
+  const history = (count: number): MemorySendLog => new MemorySendLog(Array.from({ length: count }, (_, i) => T0 - count + i));
+
+  it('drops expired sends once more than 1024 of them make up over half the log', () => {
+    // Horizon 1 s: sends at or before T0 - 1000 have expired.
+    expect(heldLog(gateOn('1000/1s', { guardMs: 0, sendLog: history(3000) }).gate)).toBe(999);
+  });
+
+  it('keeps them while there are 1024 or fewer, or while they are half the log or less', () => {
+    expect(heldLog(gateOn('1000/1s', { guardMs: 0, sendLog: history(2023) }).gate)).toBe(2023); // 1024 expired
+    expect(heldLog(gateOn('2000/2s', { guardMs: 0, sendLog: history(3998) }).gate)).toBe(3998); // 1999 of 3998 expired
   });
 });

@@ -173,3 +173,43 @@ describe('ServerClock', () => {
     expect(Math.abs(clock.offsetMs - 4_000)).toBeLessThanOrEqual(clock.uncertaintyMs);
   });
 });
+
+describe('ServerClock sample bookkeeping', () => {
+  const T = 1_700_000_000_000;
+  /** A sample answered `roundTripMs` after `at`, by a server exactly in step with us. */
+  const inStep = (at: number, roundTripMs = 0): { serverDateMs: number; sentAtLocalMs: number; receivedAtLocalMs: number } => ({
+    serverDateMs: Math.floor((at + roundTripMs / 2) / 1000) * 1000,
+    sentAtLocalMs: at,
+    receivedAtLocalMs: at + roundTripMs,
+  });
+
+  it('accepts an answer received the instant it was sent, and one exactly the largest offset away', () => {
+    const clock = new ServerClock({ maxOffsetMs: 10_000, resolutionMs: 1_000 });
+    expect(clock.addSample(inStep(T))).toEqual({ accepted: true });
+    expect(clock.addSample({ serverDateMs: T, sentAtLocalMs: T + 1, receivedAtLocalMs: T })).toEqual({ accepted: false, reason: 'received before sent' });
+    // The offset lies between 9 500 and 10 500 ms: its centre is exactly the limit.
+    expect(clock.addSample({ serverDateMs: T + 9_000, sentAtLocalMs: T - 500, receivedAtLocalMs: T - 500 })).toEqual({ accepted: true });
+    expect(clock.addSample({ serverDateMs: T + 9_001, sentAtLocalMs: T - 500, receivedAtLocalMs: T - 500 })).toEqual({ accepted: false, reason: 'server clock more than 10000 ms from ours' });
+  });
+
+  it('keeps the newest maxSamples samples, and those no older than maxAgeMs before the newest, that instant included', () => {
+    const few = new ServerClock({ maxSamples: 3 });
+    for (let i = 0; i < 3; i++) few.addSample(inStep(T + i * 100));
+    expect(few.sampleCount).toBe(3);
+    few.addSample(inStep(T + 300));
+    expect(few.sampleCount).toBe(3);
+
+    const young = new ServerClock({ maxAgeMs: 1_000 });
+    young.addSample(inStep(T));
+    young.addSample(inStep(T + 1_000));
+    expect(young.sampleCount).toBe(2);
+    young.addSample(inStep(T + 1_001));
+    expect(young.sampleCount).toBe(2);
+    // A late-arriving older sample is sorted in, then the oldest beyond the cap goes.
+    const capped = new ServerClock({ maxSamples: 2 });
+    capped.addSample(inStep(T + 200));
+    capped.addSample(inStep(T + 300));
+    capped.addSample(inStep(T + 100));
+    expect(capped.sampleCount).toBe(2);
+  });
+});

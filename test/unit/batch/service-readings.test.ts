@@ -63,3 +63,92 @@ describe('ServiceReadings', () => {
     expect(close.some((line) => line.includes("service's clock"))).toBe(false);
   });
 });
+
+describe('ServiceReadings.observe', () => {
+  it('hands the gate the limit, the remaining and the reset on our clock; nothing without rate headers', () => {
+    const readings = learned(0);
+    const now = T0 + 40 * 137;
+    const event = answer(now, 0, { rateLimit: { limit: 60, remaining: 3, reset: 5 } });
+    const observed = readings.observe(event);
+    expect(observed).toMatchObject({ limit: 60, remaining: 3 });
+    expect(observed?.resetAtMs).toBeCloseTo(event.receivedAtMs + 5_000, -3);
+    expect(readings.observe(answer(now, 0))).toBeUndefined();
+  });
+
+  it('learns nothing from an answer without Date, and says nothing about it', () => {
+    const lines: string[] = [];
+    const readings = new ServiceReadings({ windows: parseRateWindows('8/1s'), debug: (line) => lines.push(line) });
+    readings.observe({ ...answer(T0, 0), serverDateMs: undefined });
+    expect(readings.clock.sampleCount).toBe(0);
+    expect(lines).toEqual([]);
+  });
+
+  it('says once in --debug which Date it ignored and why', () => {
+    const lines: string[] = [];
+    const notices: string[] = [];
+    const readings = new ServiceReadings({ windows: parseRateWindows('8/1s'), debug: (line) => lines.push(line), notice: (line) => notices.push(line) });
+    const backwards = { ...answer(T0, 0), receivedAtMs: T0 - 5 };
+    readings.observe(backwards);
+    readings.observe(backwards);
+    expect(lines).toEqual(['ignored the Date header of a documents answer: received before sent']);
+    expect(notices).toEqual([]);
+  });
+
+  it('says once in --debug, not plainly, each rate header it ignored', () => {
+    const lines: string[] = [];
+    const notices: string[] = [];
+    const readings = new ServiceReadings({ windows: parseRateWindows('8/1s'), debug: (line) => lines.push(line), notice: (line) => notices.push(line) });
+    const ignored = [{ header: 'x-ratelimit-remaining', value: '-4', reason: 'negative' }];
+    readings.observe({ ...answer(T0, 0), serverDateMs: undefined, ignored });
+    readings.observe({ ...answer(T0, 0), serverDateMs: undefined, ignored });
+    readings.observe({ ...answer(T0, 0), serverDateMs: undefined, ignored: [{ header: 'x-ratelimit-remaining', value: '9x', reason: 'not a number' }] });
+    expect(lines).toEqual(['ignored x-ratelimit-remaining: "-4" (negative)', 'ignored x-ratelimit-remaining: "9x" (not a number)']);
+    expect(notices).toEqual([]);
+  });
+
+  it('works without debug or notice listeners', () => {
+    const readings = new ServiceReadings({ windows: parseRateWindows('8/1s') });
+    for (let i = 0; i < 40; i++) readings.observe(answer(T0 + i * 137, 4000, { ignored: [{ header: 'date', value: 'x', reason: 'unreadable' }] }));
+    expect(readings.resetAt({ reset: 99_999_999_999_999 }, T0)).toBeUndefined();
+  });
+});
+
+describe('ServiceReadings: what it says', () => {
+  it('words an implausible Reset with the longest plausible window, a day at least', () => {
+    const notices: string[] = [];
+    const readings = new ServiceReadings({ windows: parseRateWindows('8/1s,60/12s'), notice: (line) => notices.push(line) });
+    expect(readings.resetAt(undefined, T0)).toBeUndefined();
+    expect(readings.resetAt({ limit: 8 }, T0)).toBeUndefined();
+    expect(notices).toEqual([]);
+    readings.resetAt({ reset: 99_999_999_999_999 }, T0);
+    expect(notices).toEqual([
+      'X-RateLimit-Reset 99999999999999 cannot be a reset of any rate window (in the past, or further ahead than 86400 s): ignored; pacing by the configured windows instead',
+    ]);
+  });
+
+  it('names the window by its limit among windows given in any order, and none without windows', () => {
+    const readings = new ServiceReadings({ windows: parseRateWindows('60/12s,8/1s') });
+    expect(readings.windowOf({ limit: 7 })).toBe(1_000);
+    expect(new ServiceReadings({ windows: [] }).windowOf({ limit: 7 })).toBeUndefined();
+  });
+
+  it.each([
+    [4000, 'ahead of'],
+    [-4000, 'behind'],
+  ])('words a large offset (%i ms) once, and again only when it moves by a second or more', (skewMs, side) => {
+    const lines: string[] = [];
+    const readings = learned(skewMs, lines);
+    const offsetLines = lines.filter((line) => line.startsWith("the service's clock"));
+    expect(offsetLines).toHaveLength(1);
+    expect(offsetLines[0]).toMatch(new RegExp(`^the service's clock is \\d\\.\\d s ${side} ours \\(±\\d+ ms, \\d+ samples\\); its reset and expiry times are read through that offset$`));
+    // The clock jumps 1.5 s further: worth a second line.
+    for (let i = 40; i < 200; i++) readings.observe(answer(T0 + i * 137, skewMs + Math.sign(skewMs) * 1_500));
+    expect(lines.filter((line) => line.startsWith("the service's clock")).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('says nothing of an offset of 2 s or less', () => {
+    const lines: string[] = [];
+    learned(1_900, lines);
+    expect(lines.filter((line) => line.startsWith("the service's clock"))).toEqual([]);
+  });
+});

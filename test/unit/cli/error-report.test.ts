@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NetworkError, ProxyAuthRequiredError, ResponseTooLargeError } from '../../../src/api/index.js';
+import { InterruptedError } from '../../../src/cli/cli-errors.js';
 import { describeError } from '../../../src/cli/error-report.js';
 import { ExitCode } from '../../../src/cli/exit-codes.js';
 
@@ -34,5 +35,14 @@ describe('describeError', () => {
 
   it('other transport failures keep their mapping', () => {
     expect(describeError(new NetworkError('health', 'network failure (ECONNREFUSED)'))).toMatchObject({ exitCode: ExitCode.WorkFailed, code: 'network_error' });
+  });
+
+  it('an interrupt raised as a keystroke (raw mode) exits 130 like a SIGINT, with no hint', () => {
+    expect(describeError(new InterruptedError('interrupted at the key prompt; nothing was saved.'))).toEqual({
+      exitCode: ExitCode.Interrupted,
+      code: 'interrupted',
+      message: 'interrupted at the key prompt; nothing was saved.',
+    });
+    expect(ExitCode.Interrupted).toBe(130);
   });
 });

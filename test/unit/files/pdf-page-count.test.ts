@@ -128,6 +128,129 @@ describe('countPdfPages never throws and never hangs', () => {
   });
 });
 
+/** Builders for files the corpus cannot hold: one structural oddity each. */
+const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('latin1');
+const fromLatin1 = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'latin1'));
+/** The same file with its cross-reference table and trailer cut off: only the repair path can read it. */
+const withoutXref = (bytes: Uint8Array): Uint8Array => fromLatin1(latin1(bytes).replace(/xref[\s\S]*$/, ''));
+/** The same file with startxref pointing nowhere: the trailer is still there for the scan to find. */
+const withBrokenStartxref = (bytes: Uint8Array): Uint8Array => fromLatin1(latin1(bytes).replace(/startxref\s+\d+/, 'startxref\n7'));
+/** An uncompressed object stream holding `members` ([number, body]). */
+function objectStream(members: [number, string][]): Buffer {
+  let offset = 0;
+  const header = `${members.map(([num, body]) => `${num} ${(offset += body.length + 1) - body.length - 1}`).join(' ')} `;
+  return streamBody(`/Type /ObjStm /N ${members.length} /First ${header.length}`, header + members.map(([, body]) => body).join(' '));
+}
+const CATALOG = { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' };
+const TWO_PAGES = [
+  { num: 3, body: '<< /Type /Page /Parent 2 0 R >>' },
+  { num: 4, body: '<< /Type /Page /Parent 2 0 R >>' },
+];
+/** Catalog and pages in the clear, the page-tree root inside an object stream (left out of the xref table). */
+const PAGE_TREE_IN_OBJECT_STREAM = [CATALOG, ...TWO_PAGES, { num: 8, body: objectStream([[2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>']]) }];
+
+describe('countPdfPages and encryption: object streams are read only where they are in the clear', () => {
+  const encrypted = (dict: string): Uint8Array =>
+    buildRawPdf([...PAGE_TREE_IN_OBJECT_STREAM, { num: 9, body: dict }], { root: 1, listGaps: false, trailerExtra: '/Encrypt 9 0 R ' });
+
+  it('reads a page tree from an object stream of a file that is not encrypted', () => {
+    expect(countPdfPages(buildRawPdf(PAGE_TREE_IN_OBJECT_STREAM, { root: 1, listGaps: false }))).toBe(2);
+  });
+
+  it('does not read an object stream of an RC4 file (V 2), even one whose bytes happen to parse', () => {
+    expect(countPdfPages(encrypted('<< /Filter /Standard /V 2 /R 3 /Length 128 >>'))).toBeUndefined();
+  });
+
+  it('reads the object streams of a V 4 file whose streams use the Identity filter (in the clear)', () => {
+    expect(countPdfPages(encrypted('<< /Filter /Standard /V 4 /R 4 /StmF /Identity /StrF /StdCF >>'))).toBe(2);
+  });
+
+  it('an update whose trailer leaves /Encrypt out does not make an encrypted file plain', () => {
+    const base = latin1(encrypted('<< /Filter /Standard /V 2 /R 3 /Length 128 >>'));
+    const prev = /startxref\s+(\d+)/.exec(base)?.[1] ?? '0';
+    const update = `\nxref\n0 1\n0000000000 65535 f\r\ntrailer\n<< /Size 10 /Root 1 0 R /Prev ${prev} >>\nstartxref\n${base.length + 1}\n%%EOF\n`;
+    expect(countPdfPages(fromLatin1(base + update))).toBeUndefined();
+  });
+
+  it('does not take an /Encrypt dictionary from an object stream (the spec forbids it there; it would vouch for itself)', () => {
+    const objects = [CATALOG, ...TWO_PAGES, { num: 8, body: objectStream([[2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>'], [9, '<< /Filter /Standard /V 4 /R 4 /StmF /Identity >>']]) }];
+    expect(countPdfPages(buildRawPdf(objects, { root: 1, listGaps: false, trailerExtra: '/Encrypt 9 0 R ' }))).toBeUndefined();
+  });
+
+  it('without readable trailers, any mention of /Encrypt keeps object streams closed', () => {
+    const mentioned = [{ num: 1, body: '<< /Type /Catalog /Pages 2 0 R /Note (see /Encrypt) >>' }, ...PAGE_TREE_IN_OBJECT_STREAM.slice(1)];
+    expect(countPdfPages(withoutXref(buildRawPdf(mentioned, { root: 1 })))).toBeUndefined();
+    expect(countPdfPages(withoutXref(buildRawPdf(PAGE_TREE_IN_OBJECT_STREAM, { root: 1 })))).toBe(2);
+  });
+
+  it('does not count a stale page tree in the clear when the real one may sit in an object stream it cannot read', () => {
+    const stale = [{ num: 5, body: '<< /Type /Pages /Kids [6 0 R] /Count 1 >>' }, { num: 6, body: '<< /Type /Page /Parent 5 0 R >>' }];
+    // Without trailers, the /Encrypt dictionary is known only by its name in the bytes.
+    const trailerless = withoutXref(buildRawPdf([...PAGE_TREE_IN_OBJECT_STREAM, ...stale, { num: 9, body: '<< /Filter /Standard /V 2 /R 3 >> % was /Encrypt' }], { root: 1 }));
+    expect(countPdfPages(trailerless)).toBeUndefined();
+    const brokenXref = buildRawPdf([...PAGE_TREE_IN_OBJECT_STREAM, ...stale, { num: 9, body: '<< /Filter /Standard /V 2 /R 3 >>' }], { root: 1, trailerExtra: '/Encrypt 9 0 R ' });
+    expect(countPdfPages(withBrokenStartxref(brokenXref))).toBeUndefined();
+  });
+
+  it('with readable trailers and no /Encrypt, the word in a string encrypts nothing', () => {
+    const objects = [{ num: 1, body: '<< /Type /Catalog /Pages 2 0 R /Note (see /Encrypt) >>' }, ...PAGE_TREE_IN_OBJECT_STREAM.slice(1)];
+    expect(countPdfPages(buildRawPdf(objects, { root: 1, listGaps: false }))).toBe(2);
+  });
+});
+
+describe('countPdfPages on damaged page trees', () => {
+  const count = (objects: { num: number; body: string }[], damage: (bytes: Uint8Array) => Uint8Array = (bytes) => bytes): number | undefined =>
+    countPdfPages(damage(buildRawPdf(objects, { root: 1 })));
+  const pagesRoot = (body: string) => [CATALOG, { num: 2, body }, ...TWO_PAGES];
+
+  it('without /Root in the trailer, finds the catalog by scanning', () => {
+    expect(count(pagesRoot('<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>'), (bytes) => fromLatin1(latin1(bytes).replace('/Root 1 0 R', '')))).toBe(2);
+  });
+
+  it('with a broken xref, follows the trailer\'s catalog even when another page tree lies around', () => {
+    const objects = [...pagesRoot('<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>'), { num: 5, body: '<< /Type /Pages /Kids [6 0 R] /Count 1 >>' }, { num: 6, body: '<< /Type /Page /Parent 5 0 R >>' }];
+    expect(count(objects, withBrokenStartxref)).toBe(2);
+  });
+
+  it('without catalog or trailer, gives up when two page trees could be the one', () => {
+    const objects = [
+      { num: 2, body: '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>' },
+      ...TWO_PAGES,
+      { num: 5, body: '<< /Type /Pages /Kids [6 0 R] /Count 1 >>' },
+      { num: 6, body: '<< /Type /Page /Parent 5 0 R >>' },
+    ];
+    expect(count(objects, withoutXref)).toBeUndefined();
+    expect(count(objects.slice(0, 3), withoutXref)).toBe(2);
+  });
+
+  it('takes a page-tree root without /Type, but not a /Page where /Pages should be', () => {
+    expect(count(pagesRoot('<< /Kids [3 0 R 4 0 R] /Count 2 >>'))).toBe(2);
+    expect(count(pagesRoot('<< /Type /Page /Kids [3 0 R 4 0 R] /Count 2 >>'))).toBeUndefined();
+  });
+
+  it('leaves a tree that says it has no pages to the server', () => {
+    expect(count([CATALOG, { num: 2, body: '<< /Type /Pages /Kids [] /Count 0 >>' }])).toBeUndefined();
+  });
+
+  it('in a damaged file, counts kids written in place, and gives up on an intermediate node without /Kids or a kid that is missing', () => {
+    expect(count(pagesRoot('<< /Type /Pages /Kids [<< /Type /Page >> << /Type /Page >>] /Count 2 >>'), withoutXref)).toBe(2);
+    const hollow = [CATALOG, { num: 2, body: '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>' }, TWO_PAGES[0]!, { num: 4, body: '<< /Type /Pages /Parent 2 0 R >>' }];
+    expect(count(hollow, withoutXref)).toBeUndefined();
+    expect(count(pagesRoot('<< /Type /Pages /Kids [9 0 R 3 0 R] /Count 1 >>'), withoutXref)).toBeUndefined();
+  });
+
+  it('in a damaged file, counts a page listed twice once', () => {
+    expect(count(pagesRoot('<< /Type /Pages /Kids [3 0 R 3 0 R 4 0 R] /Count 2 >>'), withoutXref)).toBe(2);
+  });
+
+  it('bounds the walk of a damaged file: 200,000 steps, then it gives up', () => {
+    // The walk takes one step per node plus one to find the stack empty.
+    const flat = (leaves: number) => [CATALOG, { num: 2, body: `<< /Type /Pages /Kids [${'<< /Type /Page >> '.repeat(leaves)}] /Count ${leaves} >>` }];
+    expect(count(flat(199_998), withoutXref)).toBe(199_998);
+    expect(count(flat(199_999), withoutXref)).toBeUndefined();
+  });
+});
+
 describe('hasPdfBody', () => {
   it('is false for a header alone and true for any real PDF', async () => {
     expect(hasPdfBody(new Uint8Array(Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')))).toBe(false);

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,5 +115,56 @@ describe('sha256File', () => {
   it('streams the same digest as hashing the whole file', async () => {
     const path = corpusPath('pdf/pages-60.pdf');
     expect(await sha256File(path)).toBe(createHash('sha256').update(readFileSync(path)).digest('hex'));
+  });
+});
+
+describe('preflightFile messages', () => {
+  const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+  it('words each rejection exactly, with what it learned', async () => {
+    const empty = join(dir, 'empty.pdf');
+    writeFileSync(empty, '');
+    expect(await preflightFile(empty, { displayName: 'empty.pdf' })).toEqual({ ok: false, path: empty, code: 'invalid_file', message: 'empty.pdf is empty (0 bytes).', size: 0 });
+
+    expect(await preflightFile(dir, { displayName: 'inbox' })).toEqual({ ok: false, path: dir, code: 'invalid_file', message: 'inbox is not a regular file.' });
+
+    const text = join(dir, 'notes.pdf');
+    writeFileSync(text, 'plain words');
+    expect(await preflightFile(text, { displayName: 'notes.pdf' })).toEqual({
+      ok: false,
+      path: text,
+      code: 'invalid_file_type',
+      message: 'notes.pdf is not a PDF, JPEG or PNG file (judged by its content, not its name); the service accepts only those.',
+      size: 11,
+      sha256: sha('plain words'),
+    });
+
+    const header = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';
+    const cut = join(dir, 'cut.pdf');
+    writeFileSync(cut, Buffer.from(header, 'latin1'));
+    expect(await preflightFile(cut, { displayName: 'cut.pdf' })).toEqual({
+      ok: false,
+      path: cut,
+      code: 'invalid_file',
+      message: 'cut.pdf starts like a PDF but holds no PDF objects; it looks truncated.',
+      size: Buffer.byteLength(header, 'latin1'),
+      sha256: createHash('sha256').update(Buffer.from(header, 'latin1')).digest('hex'),
+    });
+  });
+
+  it('gives the size of a file too large in MB and bytes', async () => {
+    const path = makeOversizedFile(dir);
+    const size = statSync(path).size;
+    const result = await preflightFile(path, { displayName: 'big.pdf' });
+    expectRejected(result, 'file_too_large');
+    expect(result.message).toBe(
+      `big.pdf is ${(size / 1_048_576).toFixed(1)} MB (${size.toLocaleString('en-US')} bytes); the service accepts files up to 10 MB (10,485,760 bytes).`,
+    );
+  });
+
+  it('names the file-system error code of a file it cannot read', async () => {
+    const loop = join(dir, 'loop.pdf');
+    symlinkSync(loop, loop);
+    expect(await preflightFile(loop, { displayName: 'loop.pdf' })).toEqual({ ok: false, path: loop, code: 'file_unreadable', message: 'loop.pdf cannot be read (ELOOP).' });
   });
 });

@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   reserveTempPath,
   sweepTempFiles,
+  syncFolder,
   writeFileAtomically,
   writeFileAtomicallySync,
 } from '../../../src/store/atomic-write.js';
@@ -57,6 +59,40 @@ describe('writeFileAtomically', () => {
       path: expect.stringContaining('file'),
     });
     expect(readdirSync(dir)).toEqual(['file']);
+  });
+
+  it('writes text as UTF-8, in both twins', async () => {
+    await writeFileAtomically(join(dir, 'async.txt'), 'héllo → wörld');
+    writeFileAtomicallySync(join(dir, 'sync.txt'), 'héllo → wörld');
+    expect(readFileSync(join(dir, 'async.txt'), 'utf8')).toBe('héllo → wörld');
+    expect(readFileSync(join(dir, 'sync.txt'), 'utf8')).toBe('héllo → wörld');
+  });
+
+  it('fsyncs the file and then its folder', async () => {
+    const probe = await open(join(dir, 'probe'), 'w');
+    await probe.close();
+    // FileHandle is not exported: spy on its prototype. (Its close is a per-instance field, out of reach.)
+    const handles = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    const sync = vi.spyOn(handles, 'sync');
+    try {
+      await writeFileAtomically(join(dir, 'result.json'), '{}');
+      expect(sync).toHaveBeenCalledTimes(2);
+    } finally {
+      sync.mockRestore();
+    }
+  });
+
+  it('closes every file and folder it opened, in both twins', async () => {
+    const openFds = (): number => readdirSync('/proc/self/fd').length;
+    await writeFileAtomically(join(dir, 'warm-up.json'), '{}'); // lazily opened internals
+    const before = openFds();
+    await writeFileAtomically(join(dir, 'a.json'), '{}');
+    writeFileAtomicallySync(join(dir, 'b.json'), '{}');
+    expect(openFds()).toBe(before);
+  });
+
+  it('a folder that cannot be synced is an error here (only Windows may skip it)', async () => {
+    await expect(syncFolder(join(dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('has a synchronous twin with the same guarantees', () => {
@@ -114,7 +150,25 @@ describe('sweepTempFiles', () => {
     expect(await sweepTempFiles(dir)).toBe(1);
   });
 
-  it('returns 0 for a missing folder', async () => {
+  it('returns 0 for a missing folder, or a file where a folder should be', async () => {
     expect(await sweepTempFiles(join(dir, 'missing'))).toBe(0);
+    writeFileSync(join(dir, 'plain'), 'x');
+    expect(await sweepTempFiles(join(dir, 'plain'))).toBe(0);
+  });
+
+  it('counts what it removed in subfolders', async () => {
+    const dead = deadPid();
+    mkdirSync(join(dir, 'a', 'b'), { recursive: true });
+    writeFileSync(join(dir, 'a', 'b', `.x.json.tmp-${dead}-abc`), 'x');
+    writeFileSync(join(dir, 'a', `.y.json.tmp-${dead}-abc`), 'x');
+    expect(await sweepTempFiles(dir)).toBe(2);
+  });
+
+  it('takes only whole names of its own form', async () => {
+    const dead = deadPid();
+    const strangers = [`a.result.tmp-${dead}-abc`, `.result.tmp-${dead}-abc.bak`];
+    for (const name of strangers) writeFileSync(join(dir, name), 'x');
+    expect(await sweepTempFiles(dir)).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(strangers.sort());
   });
 });

@@ -1,7 +1,8 @@
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Journal, JournalCorruptError } from '../../../src/store/journal.js';
 
 type Rec = { type: 'intent'; id: string } | { type: 'outcome'; id: string; ok: boolean; note?: string };
@@ -141,5 +142,92 @@ describe('Journal.compact failure', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('Journal details', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'journal-'));
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The prototype of node's FileHandle (not exported), to watch its methods. */
+  async function fileHandlePrototype(): Promise<{ sync: () => Promise<void>; datasync: () => Promise<void>; writeFile: (data: string) => Promise<void> }> {
+    const probe = await open(join(dir, 'probe'), 'w');
+    await probe.close();
+    return Object.getPrototypeOf(probe) as never;
+  }
+
+  it('names the damage: its class, the file and the 1-based line', async () => {
+    const path = join(dir, 'j.ndjson');
+    writeFileSync(path, '{"type":"intent","id":"a"}\n{"type":"intent"\n{"type":"intent","id":"b"}\n');
+    const error = await Journal.open<Rec>(path).catch((caught: unknown) => caught as JournalCorruptError);
+    expect(error).toBeInstanceOf(JournalCorruptError);
+    expect(error).toMatchObject({ name: 'JournalCorruptError', path, line: 2 });
+    expect((error as Error).message).toBe(`Journal ${path} is damaged at line 2: not a JSON record, and more records follow it`);
+  });
+
+  it.each(['null', '[]', '"intent"', '{"id":"x"}', '{"type":5}'])('takes %s for damage, not a record', async (line) => {
+    const path = join(dir, 'j.ndjson');
+    writeFileSync(path, `{"type":"intent","id":"a"}\n${line}\n{"type":"intent","id":"b"}\n`);
+    await expect(Journal.open<Rec>(path)).rejects.toThrow(JournalCorruptError);
+  });
+
+  it('skips a line of blanks as it skips an empty one', async () => {
+    const path = join(dir, 'j.ndjson');
+    writeFileSync(path, '{"type":"intent","id":"a"}\n   \n{"type":"intent","id":"b"}\n');
+    expect((await recordsOf(path)).map((r) => (r as { id: string }).id)).toEqual(['a', 'b']);
+  });
+
+  it('does not take a folder for a missing journal', async () => {
+    mkdirSync(join(dir, 'j.ndjson'));
+    await expect(Journal.open<Rec>(join(dir, 'j.ndjson'))).rejects.toMatchObject({ code: 'EISDIR' });
+  });
+
+  it('makes a new journal\'s name durable, and a cut-off tail\'s truncation', async () => {
+    const handles = await fileHandlePrototype();
+    const sync = vi.spyOn(handles, 'sync');
+    const datasync = vi.spyOn(handles, 'datasync');
+    const path = join(dir, 'j.ndjson');
+    await (await Journal.open<Rec>(path)).close();
+    expect([sync.mock.calls.length, datasync.mock.calls.length]).toEqual([1, 0]); // the folder, for the new name
+    appendFileSync(path, '{"type":"intent","id":"a"}\n{"type":"int');
+    await (await Journal.open<Rec>(path)).close();
+    expect([sync.mock.calls.length, datasync.mock.calls.length]).toEqual([1, 1]); // the truncation
+    await (await Journal.open<Rec>(path)).close();
+    expect([sync.mock.calls.length, datasync.mock.calls.length]).toEqual([1, 1]); // nothing to make durable
+    expect(readFileSync(path, 'utf8')).toBe('{"type":"intent","id":"a"}\n');
+  });
+
+  it('cuts a failed append back to the records before it, so the next append starts a clean line', async () => {
+    const handles = await fileHandlePrototype();
+    const path = join(dir, 'j.ndjson');
+    const journal = await Journal.open<Rec>(path);
+    await journal.append({ type: 'intent', id: 'a' });
+    const realWrite = handles.writeFile;
+    vi.spyOn(handles, 'writeFile').mockImplementationOnce(async function (this: unknown) {
+      await realWrite.call(this, '{"type":"inte');
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    });
+    await expect(journal.append({ type: 'intent', id: 'b' })).rejects.toMatchObject({ code: 'ENOSPC' });
+    await journal.append({ type: 'intent', id: 'c' });
+    await journal.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"type":"intent","id":"a"}\n{"type":"intent","id":"c"}\n');
+  });
+
+  it('compacts several records to whole lines, and may be closed twice', async () => {
+    const path = join(dir, 'j.ndjson');
+    const journal = await Journal.open<Rec>(path);
+    await journal.compact([
+      { type: 'intent', id: 'x' },
+      { type: 'intent', id: 'y' },
+    ]);
+    await journal.close();
+    await journal.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"type":"intent","id":"x"}\n{"type":"intent","id":"y"}\n');
   });
 });

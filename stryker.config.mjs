@@ -1,0 +1,48 @@
+// @ts-check
+/**
+ * Mutation testing of the core modules: `npm run mutation` (minutes; not part of `npm test`).
+ * One module while working on it: `npm run build && npx stryker run --mutate src/batch/admission.ts`
+ * (the permission cases of the unit tests run dist/ in a child).
+ * Equivalent mutants are marked where they live, with `// Stryker disable next-line <mutator>:
+ * <reason>` in the source, so the reason sits beside the code it is about.
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+const config = {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: true },
+  plugins: ['@stryker-mutator/vitest-runner'],
+  coverageAnalysis: 'perTest',
+  mutate: [
+    'src/batch/request-gate.ts',
+    'src/batch/rate-windows.ts',
+    'src/batch/admission.ts',
+    'src/batch/open-job-ledger.ts',
+    'src/batch/upload-queue.ts',
+    'src/api/retry-policy.ts',
+    'src/files/pdf-page-count.ts',
+    'src/files/preflight.ts',
+    'src/store/journal.ts',
+    'src/store/atomic-write.ts',
+    'src/batch/server-clock.ts',
+    'src/batch/service-readings.ts',
+    'src/batch/reset-time.ts',
+    'src/api/server-date.ts',
+    'src/batch/slot-probe.ts',
+    'src/batch/in-flight-budget.ts',
+    'src/batch/key-share.ts',
+    'src/store/results-index.ts',
+    'src/batch/time-left.ts',
+  ],
+  // Two cores are shared with the rest of the machine.
+  concurrency: 1,
+  timeoutMS: 3_000,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 90, low: 85, break: null },
+  ignorePatterns: ['coverage', 'demo-out', 'docextract-out', 'bench/tmp', 'reports'],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+};
+
+export default config;

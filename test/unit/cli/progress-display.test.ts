@@ -1,0 +1,268 @@
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { DocumentOutcome, PlannedDocument } from '../../../src/batch/batch-types.js';
+import { CliContext } from '../../../src/cli/context.js';
+import type { CliIO, OutputStream } from '../../../src/cli/io.js';
+import { BatchDisplay } from '../../../src/cli/progress.js';
+import { withSpinner } from '../../../src/cli/spinner.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { FakeTty, PipeStream } from '../../helpers/fake-tty.js';
+
+const T0 = 1_700_000_000_000;
+
+/** The wall-clock time a person reads in a wait line (local time, as the display shows it). */
+function localTime(ms: number, seconds = false): string {
+  const at = new Date(ms);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${pad(at.getHours())}:${pad(at.getMinutes())}${seconds ? `:${pad(at.getSeconds())}` : ''}`;
+}
+/** cli-progress and ora draw on timers (10 redraws a second, a spinner frame every 80 ms): fake those, not the batch clock. */
+const DRAWING_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] };
+
+interface Setup {
+  stdout?: OutputStream;
+  stderr?: OutputStream;
+  env?: NodeJS.ProcessEnv;
+  json?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+}
+
+function context({ stdout = new PipeStream(), stderr = new PipeStream(), env = {}, json = false, quiet = false, color = false }: Setup, clock = new FakeClock(T0)): CliContext {
+  const io: CliIO = { stdout, stderr, stdin: Readable.from([]) as CliIO['stdin'], env, cwd: '/work' };
+  return new CliContext({ io, clock }, { json, quiet, color, debug: false, insecure: false });
+}
+
+function doc(displayPath: string, pages: number | undefined): PlannedDocument {
+  return { path: `/work/${displayPath}`, displayPath, sha256: displayPath, size: 1, type: 'pdf', contentType: 'application/pdf', pages, output: `out/${displayPath}.json` };
+}
+
+function outcome(file: string, status: DocumentOutcome['status'], extra: Partial<DocumentOutcome> = {}): DocumentOutcome {
+  return { file, status, pages: null, model: null, output: null, job_id: null, extraction_id: null, warnings: [], credits: 0, ...extra };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const BAR = 40;
+const bar = (filled: number): string => '█'.repeat(filled) + '░'.repeat(BAR - filled);
+const ESC = '\u001b';
+
+/** The same run seen through any setup: a split file, a wait for the rate limit, three results, the summary at 1 min 5 s. */
+async function playRun(ctx: CliContext, clock: FakeClock, marks: { during?: () => void } = {}): Promise<void> {
+  const display = await BatchDisplay.create(ctx, 3);
+  const big = doc('invoices/big.pdf', 9);
+  display.documentStarted(big, 3);
+  display.requestSent();
+  display.creditsCharged(3);
+  display.chunkDone(big, 1);
+  display.waiting(T0 + 42_000, 'rate limit');
+  vi.advanceTimersByTime(100);
+  marks.during?.();
+  display.documentFinished(outcome('a.png', 'complete', { pages: 1, output: 'out/a.png.json', credits: 1 }));
+  display.chunkDone(big, 3);
+  display.documentFinished(outcome('invoices/big.pdf', 'complete', { pages: 9, output: 'out/big.json', credits: 9 }));
+  display.documentFinished(outcome('c.pdf', 'failed', { error: { code: 'invalid_file', message: 'not a PDF' } }));
+  await clock.advance(65_000);
+  display.finish({ requests: 7, credits: 10 }, T0);
+}
+
+const SUMMARY = '2 complete, 0 partial, 1 failed · 10 pages · 10 credits · 7 requests · 1m 05s';
+
+describe('the batch display on a terminal', () => {
+  it('shows a bar for the files and one per split file, the wait for the next slot, then the results above the bars and the summary', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    // Results (stdout) and progress (stderr) share the one screen, as they do in a terminal.
+    const tty = new FakeTty(120);
+    let during = 0;
+    await playRun(context({ stdout: tty, stderr: tty }, clock), clock, { during: () => (during = tty.mark()) });
+    expect(vi.getTimerCount()).toBe(0); // nothing left redrawing
+    vi.useRealTimers();
+
+    const [files, chunks, ...rest] = await tty.screen(during);
+    expect(files).toMatch(new RegExp(`^files {5}${bar(0)} 0/3 `));
+    expect(files).toContain('· 3 credits · 1 requests');
+    expect(files).toContain('next request slot in 42s');
+    expect(chunks).toMatch(new RegExp(`^invoices/big\\.pdf ${bar(13)} 1/3 chunks · 9 pages`));
+    expect(rest).toEqual([]);
+
+    const after = await tty.screen();
+    expect(after.slice(0, 3)).toEqual([
+      'complete  a.png -> out/a.png.json (1 page)',
+      'complete  invoices/big.pdf -> out/big.json (9 pages)',
+      'failed    c.pdf: not a PDF (invalid_file)',
+    ]);
+    expect(after[3]).toMatch(new RegExp(`^files {5}${bar(BAR)} 3/3 `)); // the split file's bar is gone
+    expect(after.slice(4)).toEqual([SUMMARY]);
+    // The cursor is hidden while the bars draw, and given back.
+    expect(tty.raw.startsWith(`${ESC}[?25l`)).toBe(true);
+    expect(tty.raw).toContain(`${ESC}[?25h`);
+  });
+
+  it('colours the status of each result, unless NO_COLOR or --no-color', async () => {
+    for (const [setup, coloured] of [
+      [{ color: true }, true],
+      [{ color: true, env: { NO_COLOR: '1' } }, false],
+      [{ color: false }, false],
+    ] as const) {
+      vi.useFakeTimers(DRAWING_TIMERS);
+      const clock = new FakeClock(T0);
+      const tty = new FakeTty(120);
+      await playRun(context({ stdout: tty, stderr: tty, ...setup }, clock), clock);
+      vi.useRealTimers();
+      expect(tty.raw.includes(`${ESC}[32mcomplete${ESC}[39m`), JSON.stringify(setup)).toBe(coloured);
+      expect(tty.raw.includes(`${ESC}[31mfailed  ${ESC}[39m`), JSON.stringify(setup)).toBe(coloured);
+      expect(tty.raw.includes(`${ESC}[3`), JSON.stringify(setup)).toBe(coloured);
+    }
+  });
+
+  it('says how many job slots others hold and when the next probe goes', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const tty = new FakeTty(160);
+    const display = await BatchDisplay.create(context({ stdout: tty, stderr: tty }, clock), 1);
+    display.slotsHeld(2, T0 + 60_000);
+    vi.advanceTimersByTime(100);
+    const held = tty.mark();
+    display.finish({ requests: 0, credits: 0 }, T0);
+    vi.useRealTimers();
+    expect((await tty.screen(held))[0]).toContain('· 2 job slots held by jobs outside this run; next try in 1m 00s');
+  });
+});
+
+describe('the batch display off a terminal', () => {
+  it('prints one line per finished file on stdout, and the split, the wait and the summary as plain lines on stderr', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const stdout = new PipeStream();
+    const stderr = new PipeStream();
+    await playRun(context({ stdout, stderr }, clock), clock);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(stdout.text).toBe(
+      '[1/3] complete  a.png -> out/a.png.json (1 page)\n' +
+        '[2/3] complete  invoices/big.pdf -> out/big.json (9 pages)\n' +
+        '[3/3] failed    c.pdf: not a PDF (invalid_file)\n',
+    );
+    expect(stderr.text).toBe(`invoices/big.pdf: split into 3 chunks (9 pages)\nwaiting: rate limit; next request slot ${localTime(T0 + 42_000, true)} (in 42s)\n` + `${SUMMARY}\n`);
+  });
+
+  it('words partial, reused, skipped and interrupted files, and counts them in the summary', async () => {
+    const clock = new FakeClock(T0);
+    const stdout = new PipeStream();
+    const stderr = new PipeStream();
+    const display = await BatchDisplay.create(context({ stdout, stderr }, clock), 4);
+    display.documentFinished(outcome('b.pdf', 'partial', { pages: 6, output: 'out/b.json', missing_pages: [4, 5] }));
+    display.documentFinished(outcome('d.pdf', 'complete', { pages: 2, output: 'out/d.json', reused: 'same content, model and store_db', saved_credits: 2 }));
+    display.documentFinished(outcome('e.png', 'skipped', { error: { code: 'budget_exhausted', message: '--max-credits reached' } }));
+    display.documentFinished(outcome('f.pdf', 'interrupted', { error: { code: 'interrupted', message: 'stopped by Ctrl-C' } }));
+    display.finish({ requests: 3, credits: 4 }, T0);
+    expect(stdout.text.split('\n')).toEqual([
+      '[1/4] partial   b.pdf -> out/b.json (missing pages 4, 5)',
+      '[2/4] complete  d.pdf -> out/d.json (2 pages; reused: same content, model and store_db)',
+      '[3/4] skipped   e.png: --max-credits reached (budget_exhausted)',
+      '[4/4] interrupted  f.pdf: stopped by Ctrl-C (interrupted)',
+      '',
+    ]);
+    expect(stderr.text).toBe('1 complete, 1 partial, 0 failed, 1 skipped, 1 interrupted, 1 reused (2 credits saved) · 8 pages · 4 credits · 3 requests · 0s\n');
+  });
+
+  it('says a long wait at most every 30 s, and a short one not at all', async () => {
+    const clock = new FakeClock(T0);
+    const stderr = new PipeStream();
+    const display = await BatchDisplay.create(context({ stderr }, clock), 1);
+    display.waiting(T0 + 4_999, 'rate limit');
+    display.waiting(T0 + 90_000, 'rate limit');
+    await clock.advance(29_999);
+    display.waiting(T0 + 90_000, 'rate limit');
+    await clock.advance(1);
+    display.waiting(T0 + 90_000, 'open-job cap');
+    expect(stderr.text).toBe(
+      `waiting: rate limit; next request slot ${localTime(T0 + 90_000)} (in 1m 30s)\nwaiting: open-job cap; next request slot ${localTime(T0 + 90_000)} (in 1m 00s)\n`,
+    );
+  });
+});
+
+describe('nothing animates off a terminal, under CI, --quiet or --json', () => {
+  it.each([
+    ['stderr is a pipe', { stderr: new PipeStream() }],
+    ['CI=true', { stderr: new FakeTty(), env: { CI: 'true' } }],
+    ['--quiet', { stderr: new FakeTty(), quiet: true }],
+    ['--json', { stderr: new FakeTty(), json: true }],
+  ] as const)('%s: no escape sequence, no timer left', async (_name, setup) => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const stdout = new PipeStream();
+    const ctx = context({ ...setup, stdout }, clock);
+    await playRun(ctx, clock);
+    const spun = await withSpinner(ctx, 'finding files', () => Promise.resolve(3), (n) => `${n} files ready`);
+    expect(spun).toBe(3);
+    vi.advanceTimersByTime(1_000);
+    expect(vi.getTimerCount()).toBe(0);
+    const stderr = setup.stderr instanceof FakeTty ? setup.stderr.raw : setup.stderr.text;
+    expect(stderr).not.toContain(ESC);
+    expect(stdout.text).not.toContain(ESC);
+  });
+
+  it('--quiet keeps only the results; --json prints one JSON object per file on stdout and nothing else', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const quiet = { stdout: new PipeStream(), stderr: new FakeTty() };
+    await playRun(context({ ...quiet, quiet: true }, clock), clock);
+    expect(quiet.stderr.raw).toBe('');
+    expect(quiet.stdout.text.split('\n')).toHaveLength(4);
+
+    const json = { stdout: new PipeStream(), stderr: new FakeTty() };
+    const jsonClock = new FakeClock(T0);
+    await playRun(context({ ...json, json: true }, jsonClock), jsonClock);
+    const lines = json.stdout.text.trimEnd().split('\n').map((line) => JSON.parse(line) as DocumentOutcome);
+    expect(lines.map((line) => [line.file, line.status])).toEqual([
+      ['a.png', 'complete'],
+      ['invoices/big.pdf', 'complete'],
+      ['c.pdf', 'failed'],
+    ]);
+    expect(json.stderr.raw).toBe(`invoices/big.pdf: split into 3 chunks (9 pages)\nwaiting: rate limit; next request slot ${localTime(T0 + 42_000, true)} (in 42s)\n` + `${SUMMARY}\n`);
+  });
+});
+
+describe('the spinner', () => {
+  it('on a terminal: one animated line while the work runs, replaced by the summary with a tick', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const tty = new FakeTty();
+    let finishWork!: (files: number) => void;
+    let workStarted!: () => void;
+    const started = new Promise<void>((resolve) => (workStarted = resolve));
+    const work = (): Promise<number> => {
+      workStarted();
+      return new Promise<number>((resolve) => (finishWork = resolve));
+    };
+    const running = withSpinner(context({ stderr: tty }), 'finding and checking files', work, (n) => `${n} files ready`);
+    await started; // ora is loaded on first use
+    const first = tty.mark();
+    await vi.advanceTimersByTimeAsync(80);
+    const second = tty.mark();
+    finishWork(3);
+    expect(await running).toBe(3);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.useRealTimers();
+
+    const [frame1] = await tty.screen(first);
+    const [frame2] = await tty.screen(second);
+    expect(frame1).toMatch(/^\S finding and checking files$/);
+    expect(frame2).toMatch(/^\S finding and checking files$/);
+    expect(frame2).not.toBe(frame1);
+    expect(await tty.screen()).toEqual([expect.stringMatching(/^[✔√] 3 files ready$/)]);
+    expect(tty.raw).toContain(`${ESC}[?25h`);
+  });
+
+  it('on a terminal: a failure clears the line and goes on to the caller', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const tty = new FakeTty();
+    const failing = withSpinner(context({ stderr: tty }), 'finding files', () => Promise.reject(new Error('unreadable folder')), () => 'never');
+    await expect(failing).rejects.toThrow('unreadable folder');
+    expect(vi.getTimerCount()).toBe(0);
+    vi.useRealTimers();
+    expect(await tty.screen()).toEqual([]);
+  });
+});
