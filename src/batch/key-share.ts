@@ -45,6 +45,7 @@ interface WindowShare {
 export class KeyShare {
   private readonly shares = new Map<RateWindow, WindowShare>();
   /** Others' requests per ms, from the strongest recent sample of any window, and how fast it fades. */
+  // Stryker disable next-line ObjectLiteral: an empty start reads as no rate (decayed() gives 0 for an age that is not finite, and the first sample replaces it)
   private rate = { perMs: 0, at: Number.NEGATIVE_INFINITY, halfLifeMs: 1, windowMs: 1 };
   private readonly halfLifeWindows: number;
   private readonly floor: number;
@@ -68,6 +69,7 @@ export class KeyShare {
    */
   counted(window: RateWindow, remaining: number, ours: number, at: number): void {
     const sample = Math.max(0, window.limit - Math.max(0, remaining) - ours);
+    // Stryker disable next-line ConditionalExpression: a zero sample changes nothing either way (the decay is memoryless, and a zero rate replaces only a zero rate)
     if (sample === 0) return;
     const share = this.shareOf(window);
     const halfLifeMs = this.halfLifeWindows * window.windowMs;
@@ -90,6 +92,7 @@ export class KeyShare {
   limitOf(window: RateWindow, now: number): number {
     const share = this.shares.get(window);
     const others = Math.round(this.othersIn(window, now));
+    // Stryker disable next-line ConditionalExpression: a shortcut; the general formula gives the same limit
     if (share === undefined && others === 0) return window.limit;
     const factor = share === undefined ? 1 : this.factorAt(share, window, now);
     return Math.max(1, Math.floor((window.limit - others) * factor));
@@ -131,6 +134,7 @@ export class KeyShare {
 
 /** `value` after `ageMs` of halving every `halfLifeMs` (no evidence: nothing). */
 function decayed(value: number, ageMs: number, halfLifeMs: number): number {
+  // Stryker disable next-line ConditionalExpression: 0.5 ** Infinity is 0 as well; the check says what an infinite age means
   if (!Number.isFinite(ageMs)) return 0;
   return value * 0.5 ** (Math.max(0, ageMs) / halfLifeMs);
 }

@@ -55,4 +55,41 @@ describe('KeyShare: what other clients of the key take', () => {
     expect(share.limitOf(twelve, 20_000 + 10 * 12_000)).toBe(60);
     expect(share.limitOf(second, 0)).toBe(8);
   });
+
+  it('a new sample lower than the decayed estimate keeps the estimate', () => {
+    const share = new KeyShare();
+    share.counted(twelve, 0, 52, 0); // 8 others
+    share.counted(twelve, 0, 59, 48_000); // 1 other, when 8 have decayed to 4
+    expect(share.othersIn(twelve, 48_000)).toBeCloseTo(4, 5);
+  });
+
+  it('keeps the strongest rate: a weaker one from a longer window does not replace it, an equal one carries further', () => {
+    const [long] = parseRateWindows('100/150s') as [RateWindow];
+    const share = new KeyShare();
+    share.counted(second, 0, 7, 0); // 1/s
+    share.counted(twelve, 0, 54, 0); // 6 in 12 s: 0.5/s, weaker
+    expect(share.othersIn(twelve, 0)).toBeCloseTo(12, 5);
+    expect(share.othersIn(long, 0)).toBe(0); // 150 s is more than 16 x 1 s
+    share.counted(twelve, 0, 48, 0); // 12 in 12 s: 1/s again, now seen over 12 s
+    expect(share.othersIn(long, 0)).toBe(100);
+  });
+
+  it('lets a rate fade from when it was seen', () => {
+    const share = new KeyShare();
+    share.counted(second, 0, 6, 0); // 2/s
+    share.counted(second, 0, 7, 1_000); // 1/s, weaker than 2/s faded for 1 s
+    expect(share.othersIn(twelve, 1_000)).toBeCloseTo(2 * 0.5 ** (1 / 4) * 12, 3);
+  });
+
+  it('tells 429s of one burst (a tenth of the window, at most a second) from the next', () => {
+    const share = new KeyShare();
+    share.rejected(twelve, 0);
+    share.rejected(twelve, 1_000);
+    expect(share.limitOf(twelve, 1_000)).toBe(48); // (0.9 + 1/12 x 0.05) x 0.9 of 60
+    share.rejected(second, 0);
+    expect(share.limitOf(second, 0)).toBe(7);
+    share.rejected(second, 200);
+    expect(share.limitOf(second, 200)).toBe(6); // (0.9 + 0.2 x 0.05) x 0.9 of 8
+  });
 });
+
