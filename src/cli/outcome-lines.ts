@@ -55,3 +55,18 @@ export function clockTime(atMs: number, inMs: number): string {
   const pad = (n: number): string => String(n).padStart(2, '0');
   return `${pad(at.getHours())}:${pad(at.getMinutes())}${inMs < 60_000 ? `:${pad(at.getSeconds())}` : ''}`;
 }
+
+/** The scheduler's bound for what is left, counted down on the clock between its updates. */
+export class TimeLeftCountdown {
+  private told: { ms: number; at: number } | undefined;
+
+  tell(boundMs: number, now: number): void {
+    this.told = { ms: boundMs, at: now };
+  }
+
+  /** "4m 10s left" after `prefix`, or '' before any bound was told. */
+  text(now: number, prefix: string): string {
+    if (!this.told) return '';
+    return `${prefix}${formatDuration(Math.max(0, this.told.ms - (now - this.told.at)))} left`;
+  }
+}

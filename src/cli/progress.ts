@@ -3,7 +3,7 @@ import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../batch/bat
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
-import { clockTime, FinishedTally, humanLine } from './outcome-lines.js';
+import { clockTime, FinishedTally, humanLine, TimeLeftCountdown } from './outcome-lines.js';
 
 /**
  * The batch display. Results are data (stdout: NDJSON under --json, one line
@@ -22,8 +22,7 @@ export class BatchDisplay implements BatchEvents {
   /** Job slots held by jobs outside this run, and when the next probe goes. */
   private slotsHeldBy = 0;
   private slotsNextTry: number | undefined;
-  /** The scheduler's bound for what is left, and when it was told. */
-  private left: { ms: number; at: number } | undefined;
+  private readonly left = new TimeLeftCountdown();
 
   private constructor(
     private readonly ctx: CliContext,
@@ -71,13 +70,13 @@ export class BatchDisplay implements BatchEvents {
     const now = this.clock.now();
     if (!this.multibar && untilMs - now >= 5000 && now - this.lastWaitNotice >= 30_000) {
       this.lastWaitNotice = now;
-      this.ctx.ui.info(`waiting: ${reason}; next request slot ${clockTime(untilMs, untilMs - now)} (in ${formatDuration(untilMs - now)})${this.leftText(now, ', at least ')}`);
+      this.ctx.ui.info(`waiting: ${reason}; next request slot ${clockTime(untilMs, untilMs - now)} (in ${formatDuration(untilMs - now)})${this.left.text(now, ', at least ')}`);
     }
     this.refresh();
   }
 
   timeLeft(boundMs: number): void {
-    this.left = { ms: boundMs, at: this.clock.now() };
+    this.left.tell(boundMs, this.clock.now());
     this.refresh();
   }
 
@@ -106,7 +105,7 @@ export class BatchDisplay implements BatchEvents {
       if (this.multibar && this.ctx.io.stdout.isTTY) this.multibar.log(`${line}\n`);
       // Without bars, the count goes on the file's own line: one line per finished file.
       else if (this.multibar) this.ctx.io.stdout.write(`${line}\n`);
-      else this.ctx.io.stdout.write(`[${this.finished.done}/${this.total}${this.finished.done < this.total ? this.leftText(this.clock.now(), ', ') : ''}] ${line}\n`);
+      else this.ctx.io.stdout.write(`[${this.finished.done}/${this.total}${this.finished.done < this.total ? this.left.text(this.clock.now(), ', ') : ''}] ${line}\n`);
     }
     this.refresh();
   }
@@ -119,12 +118,6 @@ export class BatchDisplay implements BatchEvents {
     this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
   }
 
-  /** "4m 10s left", counted down from the scheduler's last bound; empty when it is not known. */
-  private leftText(now: number, prefix: string): string {
-    if (!this.left) return '';
-    return `${prefix}${formatDuration(Math.max(0, this.left.ms - (now - this.left.at)))} left`;
-  }
-
   private refresh(): void {
     if (!this.overall) return;
     const now = this.clock.now();
@@ -134,7 +127,7 @@ export class BatchDisplay implements BatchEvents {
       this.slotsHeldBy > 0
         ? ` · ${this.slotsHeldBy} job slots held by jobs outside this run${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}`
         : '';
-    this.overall.update(this.finished.done, { info: `· ${this.finished.pages} pages · ${this.credits} credits · ${this.requests} requests${this.leftText(now, ' · ')}${wait}${slots}` });
+    this.overall.update(this.finished.done, { info: `· ${this.finished.pages} pages · ${this.credits} credits · ${this.requests} requests${this.left.text(now, ' · ')}${wait}${slots}` });
   }
 }
 

@@ -4,7 +4,7 @@ import type { FolderState, WatchEvents } from '../features/watch.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
-import { clockTime, FinishedTally, humanLine } from './outcome-lines.js';
+import { clockTime, FinishedTally, humanLine, TimeLeftCountdown } from './outcome-lines.js';
 
 /**
  * What `watch` shows. Results are data, on stdout: one NDJSON line per file
@@ -20,7 +20,7 @@ export class WatchDisplay implements WatchEvents {
   private waitReason = 'rate limit';
   private state: FolderState = { settling: 0, inProgress: 0 };
   /** The scheduler's bound for what is taken and unfinished, and when it was told. */
-  private left: { ms: number; at: number } | undefined;
+  private readonly left = new TimeLeftCountdown();
   private spinner?: Ora;
   private ticker?: NodeJS.Timeout;
 
@@ -63,7 +63,7 @@ export class WatchDisplay implements WatchEvents {
   }
 
   timeLeft(boundMs: number): void {
-    this.left = { ms: boundMs, at: this.clock.now() };
+    this.left.tell(boundMs, this.clock.now());
     this.refresh();
   }
 
@@ -113,7 +113,10 @@ export class WatchDisplay implements WatchEvents {
     ];
     if (this.waitUntil > now) parts.push(`${this.waitReason}; next request slot ${clockTime(this.waitUntil, this.waitUntil - now)} (in ${formatDuration(this.waitUntil - now)})`);
     // The scheduler's own bound for what is taken, counted down between its updates.
-    if (this.left && this.state.inProgress > 0) parts.push(`at least ${formatDuration(Math.max(0, this.left.ms - (now - this.left.at)))} left`);
+    if (this.state.inProgress > 0) {
+      const left = this.left.text(now, 'at least ');
+      if (left) parts.push(left);
+    }
     return parts.join(' · ');
   }
 }
