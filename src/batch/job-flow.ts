@@ -60,7 +60,9 @@ export async function collectJob(ctx: FlowContext, task: DocumentTask, job: Open
   if (collected.status === 'complete') {
     const written = await writeCollectedResult(ctx, task, collected, 'complete', []);
     if (!written.durable) return written.effects;
+    // Both at once: the scheduler offers the finalize as soon as it sees `written`.
     job.outcome = written.outcome;
+    job.written = 'complete';
     // Asked not to finalize: the job stays open on the server, and the document is done.
     return ctx.settings.finalize ? written.effects : [...written.effects, finished(written.outcome)];
   }
@@ -107,6 +109,7 @@ export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: Ope
 async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, collected: CollectedResult, missing: number[]): Promise<FlowEffect[]> {
   const written = await writeCollectedResult(ctx, task, collected, 'partial', missing);
   if (!written.durable) return written.effects;
+  job.written = 'partial';
   // Not finalized: the chunks can still be retried with `docextract collect <job_id>` until the job expires.
   return [
     ...written.effects,

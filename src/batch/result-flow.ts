@@ -24,8 +24,9 @@ export async function writeSyncResult(ctx: FlowContext, task: DocumentTask, resu
 }
 
 /**
- * A collected multi-page result. Returns the outcome once the file is
- * durable (only then may the job be finalized), or the effects of a failed write.
+ * A collected multi-page result. Returns the outcome once the file and its
+ * journal record are durable (only then may the job be finalized), or the
+ * effects of a failed write.
  */
 export async function writeCollectedResult(
   ctx: FlowContext,
@@ -47,7 +48,8 @@ export async function writeCollectedResult(
   });
   const written = await writeWithCopies(ctx, task, document);
   if (!written.durable) return { durable: false, effects: written.effects };
-  job.written = status;
+  // The job is marked written by the caller, once this record is durable: a finalize sent
+  // before it could outlive a crash that loses the record, and a rerun would find the job gone.
   await ctx.journal.append({ type: 'result-written', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId, output: task.doc.output, status });
   return { durable: true, outcome: outcomeOf(task, document), effects: written.effects };
 }

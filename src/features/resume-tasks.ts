@@ -174,27 +174,37 @@ export class ArrivalPlanner {
   }
 }
 
-/** Rebuild a task's open job from the journal; a durable result means only the finalize is left. */
+/**
+ * Rebuild a task's open job from the journal; a durable result means only
+ * the finalize is left. The result is the journal's record of it, or (a
+ * crash between the file's rename and that record) a complete file that
+ * names this very job: collecting again would only rewrite it.
+ */
 export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<void> {
   task.openJob(job, job.doneChunks);
   task.credits = [...job.doneChunks.values()].reduce((sum, charged) => sum + charged, 0);
   const open = task.job;
-  if (!open || job.resultWritten?.status !== 'complete') return;
-  const outcome = await outcomeFromFile(job.resultWritten.output, task.doc.displayPath);
-  const existing = await readExistingResult(job.resultWritten.output);
-  if (outcome && existing?.question.sha256 === job.sha256) {
-    open.written = 'complete';
-    open.outcome = outcome;
+  if (!open) return;
+  const output = job.resultWritten?.output ?? job.output;
+  const onDisk = await resultFile(output);
+  if (onDisk?.status !== 'complete' || onDisk.source?.sha256 !== job.sha256) return;
+  if (job.resultWritten?.status !== 'complete' && onDisk.job?.parent_job_id !== job.parentJobId) return;
+  open.written = 'complete';
+  open.outcome = outcomeOfResult(onDisk as ResultDocument, output, task.doc.displayPath);
+}
+
+async function resultFile(path: string): Promise<Partial<ResultDocument> | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as Partial<ResultDocument>;
+  } catch {
+    return undefined;
   }
 }
 
 /** The NDJSON line for a result already on disk. */
 export async function outcomeFromFile(path: string, displayPath: string): Promise<DocumentOutcome | undefined> {
-  try {
-    return outcomeOfResult(JSON.parse(await readFile(path, 'utf8')) as ResultDocument, path, displayPath);
-  } catch {
-    return undefined;
-  }
+  const result = await resultFile(path);
+  return result && outcomeOfResult(result as ResultDocument, path, displayPath);
 }
 
 function outcomeOfResult(result: ResultDocument, path: string, displayPath: string): DocumentOutcome {

@@ -45,7 +45,10 @@ export function totalPages(files: BatchFile[]): number {
 /**
  * Watches finalizes: the emulator emits `finalize` synchronously while it
  * handles the request, before the data is deleted, so this sees whether the
- * result file was on disk at that very moment (and complete, with the source's sha256).
+ * result file was on disk at that very moment: complete, of the source's
+ * sha256, and naming the job being finalized (what a rerun after a crash
+ * right now needs, to know that job's answer is in without asking the
+ * server, which no longer has it).
  */
 export function watchFinalizes(emu: RunningEmulator, outputsBySha: Map<string, string>): { finalized: number; beforeResult: string[] } {
   const seen = { finalized: 0, beforeResult: [] as string[] };
@@ -53,15 +56,15 @@ export function watchFinalizes(emu: RunningEmulator, outputsBySha: Map<string, s
     if (event.type !== 'finalize') return;
     seen.finalized += 1;
     const output = event.sha256 ? outputsBySha.get(event.sha256) : undefined;
-    if (!output || !existsSync(output) || !resultMatches(output, event.sha256 as string)) seen.beforeResult.push(event.filename ?? event.jobId ?? '?');
+    if (!output || !resultOfJob(output, event.sha256 as string, event.jobId)) seen.beforeResult.push(event.filename ?? event.jobId ?? '?');
   });
   return seen;
 }
 
-function resultMatches(path: string, sha256: string): boolean {
+function resultOfJob(path: string, sha256: string, jobId: string | undefined): boolean {
   try {
-    const result = JSON.parse(readFileSync(path, 'utf8')) as { status?: string; source?: { sha256?: string } };
-    return result.status === 'complete' && result.source?.sha256 === sha256;
+    const result = JSON.parse(readFileSync(path, 'utf8')) as { status?: string; source?: { sha256?: string }; job?: { parent_job_id?: string } };
+    return result.status === 'complete' && result.source?.sha256 === sha256 && result.job?.parent_job_id === jobId;
   } catch {
     return false;
   }

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator, type EmulatorEvent, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { runCliOnFakeClock } from '../helpers/fake-clock-cli.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
+import { watchFinalizes } from '../helpers/emulator-run.js';
 import { MIXED_BATCH, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
@@ -36,26 +37,15 @@ function cliEnv(emu: RunningEmulator): NodeJS.ProcessEnv {
   return isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY });
 }
 
-/** Record, at each finalize, whether the result file for that document was already on disk. */
-function watchFinalizes(emu: RunningEmulator, outputsBySha: Map<string, string>): { finalized: number; beforeResult: number } {
-  const seen = { finalized: 0, beforeResult: 0 };
-  emu.events.on('event', (event: EmulatorEvent) => {
-    if (event.type !== 'finalize') return;
-    seen.finalized += 1;
-    const output = event.sha256 ? outputsBySha.get(event.sha256) : undefined;
-    if (!output || !existsSync(output)) seen.beforeResult += 1;
-  });
-  return seen;
-}
-
 describe('docextract extract', () => {
   it('extracts a mixed batch: one complete result per input, every page in order, one credit per page, finalized after the write', async () => {
     const emu = await start();
     const ws = makeWorkspace(MIXED_BATCH);
     const outputsBySha = new Map(Object.keys(PAGES).map((name) => [sha256Of(join(ws.inputs, name)), join(ws.out, `${name}.json`)]));
+    const env = cliEnv(emu);
     const finalizes = watchFinalizes(emu, outputsBySha);
 
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], { env: cliEnv(emu) });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], { env });
 
     expect(run.stderr).not.toContain('error');
     expect(run.code).toBe(0);
@@ -68,7 +58,7 @@ describe('docextract extract', () => {
       expectCompleteResult(join(ws.out, `${name}.json`), join(ws.inputs, name), pages);
     }
     expect(emu.counters.creditsCharged).toBe(TOTAL_PAGES);
-    expect(finalizes).toEqual({ finalized: SPLIT_DOCS, beforeResult: 0 });
+    expect(finalizes).toEqual({ finalized: SPLIT_DOCS, beforeResult: [] });
     expect(emu.counters.finalizedJobs).toBe(SPLIT_DOCS);
     expect(Object.values(emu.counters.uploadsBySha256).every((count) => count === 1)).toBe(true);
   });

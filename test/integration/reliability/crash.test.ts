@@ -150,6 +150,8 @@ interface AfterKill {
   journal: Record<string, unknown>[];
   onDisk: Set<string>;
   lockLeft: boolean;
+  /** What the run after the kill said (a job found gone, an upload again). */
+  rerunStderr?: string;
 }
 
 /** Run the batch as a child and kill it at the seeded point; what the kill left behind. */
@@ -192,7 +194,7 @@ function expectRecovered(
     expect(emu.counters.uploadsBySha256[sha], `${file.target}: every upload received was accepted`).toBe(uploads);
     const manifest = afterKill.journal.some((record) => record.type === 'manifest' && record.sha256 === sha);
     if (file.pages > 3) {
-      if (manifest) expect(uploads, `${file.target}: journaled job resumed without a new upload`).toBe(1);
+      if (manifest) expect(uploads, `${file.target}: journaled job resumed without a new upload; rerun said: ${afterKill.rerunStderr ?? ''}`).toBe(1);
       if (uploads === 2) {
         // Only a kill between the intent and the manifest justifies it.
         expect(manifest, `${file.target}: re-uploaded although its manifest was journaled`).toBe(false);
@@ -236,6 +238,7 @@ describe('crash suite: kill -9 mid-batch, then the same command again', () => {
     writeFileSync(leftover, '{"status":"comp');
 
     const rerun = await runChildCli(args, env);
+    afterKill.rerunStderr = rerun.stderr;
     expectNoStackTrace(rerun.stderr);
     expect(rerun.code, rerun.stderr).toBe(0);
     const lines = parseNdjson(rerun.stdout);
@@ -244,6 +247,33 @@ describe('crash suite: kill -9 mid-batch, then the same command again', () => {
     expect(existsSync(join(env.DOCEXTRACT_STATE_DIR as string, 'lock'))).toBe(false);
     expect(filesBelow(ws.out).filter((path) => /\.tmp-\d+-[0-9a-f]+$/.test(path))).toEqual([]);
     expect(readJournal(env.DOCEXTRACT_STATE_DIR as string).filter((record) => record.type === 'manifest')).toEqual([]);
+  });
+});
+
+describe('crash suite: kill -9 as the server finalizes', () => {
+  it('the job the server deleted is finished from the result on disk, even with its journal record lost: no new upload', async () => {
+    // The kill lands while the server finalizes the first job: the journal still calls it open.
+    const killer = new Killer(1, 0, (point) => point === 'work:finalize');
+    const emu = (emulator = await startCrashEmulator(606, (point) => killer.point(point)));
+    const ws = makeWorkspace(batchFiles(FILES));
+    const env = emulatorEnv(emu);
+    const finalizes = watchFinalizes(emu, outputsBySha(FILES, ws.inputs, ws.out));
+    const accepted = acceptedUploads(emu);
+    const args = extractArgs(ws.inputs, ws.out);
+    const afterKill = await runAndKill(emu, killer, args, env, ws);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    // And as if the crash had come between the result file's rename and its record.
+    const journal = readJournal(stateDir).filter((record) => record.type !== 'result-written' && record.type !== 'finalized');
+    writeFileSync(join(stateDir, 'journal.ndjson'), journal.map((record) => `${JSON.stringify(record)}\n`).join(''));
+
+    const rerun = await runChildCli(args, env);
+    afterKill.rerunStderr = rerun.stderr;
+    expectNoStackTrace(rerun.stderr);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).not.toContain('uploading it again');
+    expect(parseNdjson(rerun.stdout).map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
+    expectRecovered(emu, ws, afterKill, accepted, finalizes);
+    for (const file of SPLIT) expect(accepted.get(sha256Of(join(ws.inputs, file.target))), file.target).toBe(1);
   });
 });
 
@@ -275,7 +305,7 @@ describe('crash suite: kill -9 mid-batch, then collect <parent_job_id> for each 
       const collected: ChildResult = await runChildCli(['collect', manifest.parentJobId, '--out', ws.out, '--json', '--rate-limit', RATE, ...FAST_FLAGS], env);
       expectNoStackTrace(collected.stderr);
       expect(collected.code, collected.stderr).toBe(0);
-      expect(parseNdjson(collected.stdout)).toEqual([expect.objectContaining({ status: 'complete', job_id: manifest.parentJobId })]);
+      expect(parseNdjson(collected.stdout), collected.stderr).toEqual([expect.objectContaining({ status: 'complete', job_id: manifest.parentJobId })]);
       const file = FILES.find((f) => join(ws.inputs, f.target) === manifest.path);
       if (!file) throw new Error(`journaled path ${manifest.path} is not a batch file`);
       expectCompleteResult(join(ws.out, `${file.target}.json`), manifest.path, file.pages);

@@ -112,10 +112,10 @@ describe('schema mismatches', () => {
 
 describe('aborting', () => {
   it("rejects with the caller signal's reason, not a TransportError", async () => {
-    nock(BASE).get('/v3.1/result').query(true).delay(2_000).reply(200, {});
     const controller = new AbortController();
     const reason = new Error('user pressed Ctrl-C');
-    setTimeout(() => controller.abort(reason), 20);
+    // Aborted once the request has reached the server, whose answer is still 2 s away.
+    nock(BASE).get('/v3.1/result').query(true).delay(2_000).reply(200, {}).on('request', () => controller.abort(reason));
     await expect(makeClient().collect('job_1', {}, controller.signal)).rejects.toBe(reason);
   });
 

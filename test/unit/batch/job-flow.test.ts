@@ -1,0 +1,83 @@
+/**
+ * The order of a collected job's last steps: result file, its journal record,
+ * and only then the finalize. A finalize that reached the server before the
+ * record was durable, followed by a crash, left a journal saying "open" about
+ * a job the server had deleted: the rerun found it gone and paid again.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ApiClient, CollectedResult } from '../../../src/api/index.js';
+import type { RunSettings } from '../../../src/batch/batch-types.js';
+import { DocumentTask } from '../../../src/batch/document-task.js';
+import type { FlowContext } from '../../../src/batch/flow-context.js';
+import { collectJob } from '../../../src/batch/job-flow.js';
+import { nextJobWork } from '../../../src/batch/job-work.js';
+import type { JournalRecord } from '../../../src/batch/journal-records.js';
+import type { Journal } from '../../../src/store/journal.js';
+
+const SETTINGS = { finalize: true, storeDb: false, maxCollectRounds: 3, retryBaseMs: 5, retryMaxMs: 50, maxAttempts: 3 } as RunSettings;
+
+/** A journal whose appends wait until the test lets them through. */
+function heldJournal(): { journal: Journal<JournalRecord>; records: JournalRecord[]; pending: number; release(): void } {
+  const records: JournalRecord[] = [];
+  const waiting: (() => void)[] = [];
+  const held = {
+    records,
+    get pending() {
+      return waiting.length;
+    },
+    release: () => waiting.splice(0).forEach((resolve) => resolve()),
+    journal: {
+      append: (record: JournalRecord) =>
+        new Promise<void>((resolve) => {
+          waiting.push(() => {
+            records.push(record);
+            resolve();
+          });
+        }),
+    } as unknown as Journal<JournalRecord>,
+  };
+  return held;
+}
+
+function openTask(): DocumentTask {
+  const task = new DocumentTask({ path: '/in/a.pdf', displayPath: 'a.pdf', sha256: 'a'.repeat(64), size: 10, type: 'pdf', contentType: 'application/pdf', pages: 4, output: '/out/a.pdf.json' }, 0);
+  task.openJob({ parentJobId: 'job_p', chunks: [{ jobId: 'job_c1', pages: '1-3' }, { jobId: 'job_c2', pages: '4-4' }], expiresAt: 7_200_000, pages: 4, model: null }, new Map([['job_c1', 3], ['job_c2', 1]]));
+  return task;
+}
+
+const complete: CollectedResult = { success: true, job_id: 'job_p', status: 'complete', data: { total: 1 }, pages_total: 4, pages_processed: 4 } as CollectedResult;
+
+describe('collectJob', () => {
+  it('offers no finalize until the result file and its journal record are both durable', async () => {
+    const held = heldJournal();
+    const written: string[] = [];
+    const ctx = {
+      api: { collect: async () => complete } as unknown as ApiClient,
+      clock: { now: () => 1_000 },
+      journal: held.journal,
+      settings: SETTINGS,
+      account: 'acct',
+      random: () => 0.5,
+      writeResult: async (path: string) => void written.push(path),
+    } as unknown as FlowContext;
+    const task = openTask();
+    const job = task.job!;
+
+    job.collectInFlight = true; // as the runner marks it
+    const collecting = collectJob(ctx, task, job);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The file is on disk; its record is not yet.
+    expect(written).toEqual(['/out/a.pdf.json']);
+    expect(held.pending).toBe(1);
+    expect(nextJobWork(task, job, 2_000, true, () => undefined)).toBeUndefined();
+    expect(job.written).toBeUndefined();
+
+    held.release();
+    await collecting;
+    job.collectInFlight = false;
+    expect(held.records).toEqual([expect.objectContaining({ type: 'result-written', parentJobId: 'job_p', status: 'complete' })]);
+    expect(nextJobWork(task, job, 2_000, true, () => undefined)).toEqual({ kind: 'finalize', task, job });
+    // The finalize that follows has the line to report.
+    expect(job.outcome).toMatchObject({ status: 'complete', job_id: 'job_p', file: 'a.pdf' });
+  });
+});
