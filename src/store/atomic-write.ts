@@ -79,7 +79,13 @@ export function writeFileAtomicallySync(path: string, data: string | Uint8Array)
     }
     renameSync(tmp, path);
   } catch (error) {
-    rmSync(tmp, { force: true });
+    // The write's own error is the one to report; a tmp file left behind is swept later.
+    try {
+      // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent; any failure of this rm is swallowed, ENOENT included.
+      rmSync(tmp, { force: true });
+    } catch {
+      // swallowed, as in the async twin
+    }
     throw error;
   } finally {
     inFlight.delete(tmp);
