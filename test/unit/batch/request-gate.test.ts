@@ -568,3 +568,50 @@ describe('RequestGate memory', () => {
     expect(heldLog(gateOn('2000/2s', { guardMs: 0, sendLog: history(3998) }).gate)).toBe(3998); // 1999 of 3998 expired
   });
 });
+
+describe('RequestGate.holdingWindow: which window the next slot waits for', () => {
+  it('none while a slot is free; the full window once one is; the longer one once it holds the later slot', async () => {
+    const { clock, gate } = gateOn('10/min,100/h', { guardMs: 50 });
+    expect(gate.holdingWindow()).toBeUndefined();
+    for (let i = 0; i < 9; i++) await gate.acquire(0);
+    expect(gate.holdingWindow()).toBeUndefined(); // one slot left in the minute
+    await gate.acquire(0);
+    expect(gate.holdingWindow()?.label).toBe('10/min');
+    expect(gate.nextSlotAt()).toBe(T0 + MIN + 50);
+
+    // Ten a minute for ten minutes: the hour is full, and its slot is the later one.
+    const at = (ms: number): Promise<void> => clock.advance(ms - clock.now());
+    for (let minute = 1; minute < 10; minute++) {
+      await clock.advance(MIN + 50); // the instant the minute frees its slots
+      for (let i = 0; i < 10; i++) await gate.acquire(0);
+    }
+    expect(gate.holdingWindow()?.label).toBe('100/h');
+    await at(T0 + 59 * MIN);
+    expect(gate.holdingWindow()?.label).toBe('100/h');
+    await at(T0 + 60 * MIN + 50);
+    expect(gate.holdingWindow()).toBeUndefined();
+  });
+
+  it('none when a pause or a hold by the server ends later than any window frees a slot', async () => {
+    const { gate } = gateOn('10/min', { guardMs: 50 });
+    for (let i = 0; i < 10; i++) await gate.acquire(0);
+    gate.pauseUntil(T0 + MIN + 51, 'server busy');
+    expect(gate.holdingWindow()).toBeUndefined();
+    const held = gateOn('10/min', { guardMs: 50 });
+    for (let i = 0; i < 10; i++) await held.gate.acquire(0);
+    held.gate.pauseUntil(T0 + MIN + 49, 'server busy');
+    expect(held.gate.holdingWindow()?.label).toBe('10/min');
+  });
+
+  it('counts the window at the limit left to us when other clients share the key', async () => {
+    const { gate } = gateOn('10/min', { guardMs: 50 });
+    for (let i = 0; i < 6; i++) await gate.acquire(0);
+    // The server counts 9 in the window, of which 6 are ours: 3 are another client's, so 7 are ours to use.
+    gate.observe({ limit: 10, remaining: 1, sentAt: T0 });
+    expect(gate.othersIn(10)).toBe(3);
+    expect(gate.othersIn(99)).toBeUndefined();
+    expect(gate.holdingWindow()).toBeUndefined();
+    await gate.acquire(0);
+    expect(gate.holdingWindow()?.label).toBe('10/min');
+  });
+});

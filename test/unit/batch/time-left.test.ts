@@ -39,6 +39,23 @@ describe('TimeLeft', () => {
     expect(left.batchBoundMs).toBe(120_000);
   });
 
+  it('works the bound out again once a full second has passed, not before', () => {
+    const left = new TimeLeft(slots, true);
+    expect(left.update([task(1)], 10_000)).toBe(0);
+    expect(left.update([task(1)], 10_999)).toBeUndefined();
+    expect(left.update([task(1)], 11_000)).toBe(0);
+  });
+
+  it('with nothing left, the bound is 0 and asks for no slots; the batch bound waits for the first document', () => {
+    const asked: number[] = [];
+    const left = new TimeLeft((n) => (asked.push(n), slots(n)), true);
+    expect(left.update([], 0)).toBe(0);
+    expect(asked).toEqual([]);
+    expect(left.batchBoundMs).toBeUndefined();
+    expect(left.update([task(57)], 1_000)).toBe(120_000 - 1_000);
+    expect(left.batchBoundMs).toBe(119_000);
+  });
+
   it('names windows as people do', () => {
     expect(parseRateWindows('10/min,100/h,1000/d,10000/mo,8/1s,60/12s').map(windowName)).toEqual([
       'per-minute window (10/min)',

@@ -41,7 +41,7 @@ describe('ResultsIndex', () => {
   });
 
   it('skips a line cut short by a crash and anything else unreadable', async () => {
-    writeFileSync(path, '{"k":"q1","p":"/out/a.json"}\nnot json\n{"k":42,"p":"x"}\n{"k":"q2","p":"/out/b.js');
+    writeFileSync(path, '{"k":"q1","p":"/out/a.json"}\nnot json\n{"k":42,"p":"x"}\n{"k":"q3","p":42}\n{"k":"q2","p":"/out/b.js');
     const index = await ResultsIndex.open(path);
     expect(index.size).toBe(1);
     expect(index.get('q1')).toBe('/out/a.json');
@@ -53,6 +53,34 @@ describe('ResultsIndex', () => {
     await index.set('q1', '/out/a.json');
     await index.forget('nothing');
     expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+
+  it('writes a scanned folder once', async () => {
+    const index = await ResultsIndex.open(path);
+    await index.markScanned('/out');
+    await index.markScanned('/out');
+    expect(readFileSync(path, 'utf8')).toBe('{"scanned":"/out"}\n');
+  });
+
+  it('a path it cannot read as a file is an error; only a missing file is an empty index', async () => {
+    await expect(ResultsIndex.open(dir)).rejects.toMatchObject({ code: 'EISDIR' });
+  });
+
+  it('compacts only past twice its live entries and scanned folders plus 1,000 lines, and keeps both', async () => {
+    // Live: one entry and one scanned folder, so the file may hold 2 * 2 + 1,000 = 1,004 lines.
+    appendFileSync(path, `${JSON.stringify({ scanned: '/out' })}\n`);
+    for (let i = 0; i < 1_003; i++) appendFileSync(path, `${JSON.stringify({ k: 'same', p: `/out/${i}.json` })}\n`);
+    const atLimit = await ResultsIndex.open(path);
+    await atLimit.compact();
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(1_004);
+
+    // One more line, written through the index (appends count too): now it compacts.
+    await atLimit.set('same', '/out/last.json');
+    await atLimit.compact();
+    expect(readFileSync(path, 'utf8')).toBe('{"scanned":"/out"}\n{"k":"same","p":"/out/last.json"}\n');
+    const reopened = await ResultsIndex.open(path);
+    expect(reopened.hasScanned('/out')).toBe(true);
+    expect(reopened.get('same')).toBe('/out/last.json');
   });
 
   it('compacts its file to the live entries when dead lines dominate it', async () => {
