@@ -6,6 +6,16 @@ import type { DocumentTask } from './document-task.js';
 const PHANTOM_PREFIX = 'phantom-';
 
 /**
+ * A job that may hold a slot until `until`: an upload whose answer was lost,
+ * or a journaled job of an earlier run (`jobId`), which stops counting as a
+ * phantom once this run takes it up and counts it as its own open job.
+ */
+export interface Phantom {
+  until: number;
+  jobId?: string;
+}
+
+/**
  * Every job that holds, or may hold, one of the key's open-job slots, as
  * admission must see them: jobs open in this run, uploads in flight that may
  * open one, and phantoms (uploads whose answer was lost, and jobs left
@@ -15,16 +25,16 @@ export class OpenJobLedger {
   /** Jobs open in this run, with their work still to do. */
   readonly open = new Set<DocumentTask>();
   private readonly uploading = new Map<DocumentTask, number>();
-  private phantomsUntil: number[];
+  private phantoms: Phantom[];
   private cap: number;
   /** The server answered too_many_open_jobs: from then on phantoms are taken at their word. */
   private serverFull = false;
 
   constructor(
     private readonly settings: RunSettings,
-    phantomsUntil: readonly number[],
+    phantoms: readonly Phantom[],
   ) {
-    this.phantomsUntil = [...phantomsUntil];
+    this.phantoms = [...phantoms];
     this.cap = settings.openJobCap;
   }
 
@@ -42,7 +52,7 @@ export class OpenJobLedger {
 
   addPhantom(expiresAt: number, now: number): void {
     // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent; loads() and earliestRelief() drop an expired phantom anyway, this only keeps it out of memory.
-    if (expiresAt > now) this.phantomsUntil.push(expiresAt);
+    if (expiresAt > now) this.phantoms.push({ until: expiresAt });
   }
 
   /** Open jobs, earliest expiry first: the order their work is served in. */
@@ -102,16 +112,18 @@ export class OpenJobLedger {
 
   /** When a blocked upload is worth another look: a phantom expires, or a little later as the windows slide. */
   earliestRelief(now: number): number {
-    return Math.min(...this.phantomsUntil.filter((until) => until > now), now + 1000);
+    return Math.min(...this.phantoms.map((phantom) => phantom.until).filter((until) => until > now), now + 1000);
   }
 
   /** Each job's remaining requests and expiry. */
   loads(now: number): OpenJobLoad[] {
     const loads: OpenJobLoad[] = [];
     const finalizeLeft = this.settings.finalize ? 1 : 0;
+    const ours = new Set<string>();
     for (const task of this.open) {
       const job = task.job;
       if (!job) continue;
+      ours.add(job.parentJobId);
       const chunksLeft = job.chunks.filter((chunk) => chunk.status !== 'done').length;
       const requestsLeft = job.written ? (job.written === 'complete' ? finalizeLeft : 0) : chunksLeft + 1 + finalizeLeft;
       loads.push({ id: job.parentJobId, expiresAtMs: job.expiresAt, requestsLeft });
@@ -119,8 +131,9 @@ export class OpenJobLedger {
     for (const [task, startedAt] of this.uploading) {
       if (task.mayOpenJob) loads.push({ id: task.doc.path, expiresAtMs: startedAt + this.settings.ttlMs, requestsLeft: Math.max(0, requestsForDocument(task.doc.pages) - 1) });
     }
-    this.phantomsUntil = this.phantomsUntil.filter((until) => until > now);
-    this.phantomsUntil.forEach((until, index) => loads.push({ id: `${PHANTOM_PREFIX}${index}`, expiresAtMs: until, requestsLeft: 0 }));
+    // A journaled job this run has taken up is counted above, as its own: no longer a phantom.
+    this.phantoms = this.phantoms.filter((phantom) => phantom.until > now && !(phantom.jobId !== undefined && ours.has(phantom.jobId)));
+    this.phantoms.forEach((phantom, index) => loads.push({ id: `${PHANTOM_PREFIX}${index}`, expiresAtMs: phantom.until, requestsLeft: 0 }));
     return loads;
   }
 }

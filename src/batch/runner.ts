@@ -13,7 +13,7 @@ import { collectJob, finalizeJob, processChunk } from './job-flow.js';
 import { nextJobWork, type WorkItem } from './job-work.js';
 import type { JournalRecord } from './journal-records.js';
 import { InFlightBudget } from './in-flight-budget.js';
-import { OpenJobLedger } from './open-job-ledger.js';
+import { OpenJobLedger, type Phantom } from './open-job-ledger.js';
 import type { RequestGate } from './request-gate.js';
 import type { ServiceReadings } from './service-readings.js';
 import { ChangeSignal, nextUnlessHalted } from './change-signal.js';
@@ -37,8 +37,8 @@ export interface RunnerDeps {
   random?: () => number;
   /** @default writeFileAtomically */
   writeResult?: (path: string, text: string) => Promise<void>;
-  /** Jobs that may be open on the server from earlier runs (unanswered uploads), until these instants. */
-  phantomJobsUntil?: number[];
+  /** Jobs that may be open on the server from earlier runs (unanswered uploads, journaled jobs), each until it expires. */
+  phantomJobs?: Phantom[];
   /** Called once, before the first gated request (the HTTP client's one-off start-up must not skew the first send times). */
   warmUp?: () => Promise<void>;
   /** Keep every outcome for the report; `watch` runs for days, and its events keep counts instead. @default true */
@@ -136,7 +136,7 @@ export class BatchRunner {
     this.keepOutcomes = deps.keepOutcomes ?? true;
     this.queue = new PQueue({ concurrency: deps.settings.concurrency });
     this.inFlight = new InFlightBudget({ ceiling: deps.settings.concurrency, windows: deps.gate.rateWindows });
-    this.ledger = new OpenJobLedger(deps.settings, deps.phantomJobsUntil ?? []);
+    this.ledger = new OpenJobLedger(deps.settings, deps.phantomJobs ?? []);
     this.stops = new AdmissionStops(deps.settings.maxCredits);
     this.slots = new SlotProbe({ slotWaitMs: deps.settings.slotWaitMs });
     this.timeLeft = new TimeLeft((n) => this.gate.projectSlots(n), deps.settings.finalize);

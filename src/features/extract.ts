@@ -9,7 +9,7 @@ import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { sessionRunner, type BatchSession } from './batch-session.js';
 import { checkModelNames, UnknownModelError } from './check-models.js';
-import { ArrivalPlanner, type ArrivalOptions } from './resume-tasks.js';
+import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 
 export interface BatchDeps {
   api: ApiClient;
@@ -50,7 +50,7 @@ export async function runExtractBatch(
     tasks: arrival.tasks,
     alreadyDone: arrival.reused,
     strayJobs,
-    phantomJobsUntil: [...strayJobs.map((job) => job.expiresAt), ...deps.session.state.unanswered.map((upload) => upload.at + settings.ttlMs).filter((until) => until > now)],
+    phantomJobs: phantomsOf(strayJobs, deps.session.state, settings.ttlMs, now),
   };
   for (const outcome of plan.alreadyDone) deps.events.documentFinished(outcome);
   for (const job of plan.strayJobs) {
@@ -72,7 +72,7 @@ export async function runExtractBatch(
   }
   await checkModelsBeforeSending(deps, plan.tasks);
   const events = alsoWhenFinished(deps.events, (outcome) => planner.finished(outcome));
-  const runner = sessionRunner(deps, settings, { phantomJobsUntil: plan.phantomJobsUntil, events });
+  const runner = sessionRunner(deps, settings, { phantomJobs: plan.phantomJobs, events });
   const report = await runner.run(arrivingAtOnce(plan.tasks), stop);
   await planner.indexed();
   const summaries: DocumentOutcome[] = [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes];

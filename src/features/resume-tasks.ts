@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { isResumable, type JournaledJob, type JournalState } from '../batch/journal-records.js';
+import type { Phantom } from '../batch/open-job-ledger.js';
 import { questionKey, questionOf, type Question } from '../batch/question.js';
 import { readExistingResult, serializeResult, type ResultDocument } from '../batch/result-file.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
@@ -172,6 +173,18 @@ export class ArrivalPlanner {
     if (job) this.matched.add(job.parentJobId);
     return job;
   }
+}
+
+/**
+ * What may hold the key's job slots though no document of this run holds
+ * it: journaled jobs not taken up (each until this run takes it up, or it
+ * expires) and uploads whose answer was lost (until their TTL passes).
+ */
+export function phantomsOf(jobs: readonly JournaledJob[], state: JournalState, ttlMs: number, now: number): Phantom[] {
+  return [
+    ...jobs.map((job) => ({ until: job.expiresAt, jobId: job.parentJobId })),
+    ...state.unanswered.map((upload) => ({ until: upload.at + ttlMs })).filter((phantom) => phantom.until > now),
+  ];
 }
 
 /**

@@ -9,7 +9,7 @@ import { sessionRunner } from './batch-session.js';
 import { alsoWhenFinished, checkModelNamesBeforeSending, type BatchDeps, type ExtractBatchReport } from './extract.js';
 import type { ModelRules } from './model-rules.js';
 import { planFiles, type PlanOptions } from './plan-documents.js';
-import { ArrivalPlanner, type ArrivalOptions } from './resume-tasks.js';
+import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 import { WatchMoves, type MoveTargets } from './watch-moves.js';
 
 export interface WatchOptions {
@@ -112,7 +112,8 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   try {
     const runner = sessionRunner(deps, settings, {
       events: alsoWhenFinished(tally.events(), (outcome) => planner.finished(outcome)),
-      phantomJobsUntil: deps.session.state.unanswered.map((upload) => upload.at + settings.ttlMs).filter((until) => until > now),
+      // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
+      phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
       keepOutcomes: false,
     });
     report = await runner.run(arrivals(), stop);

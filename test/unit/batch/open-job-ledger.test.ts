@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSettings } from '../../../src/batch/batch-types.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
-import { OpenJobLedger } from '../../../src/batch/open-job-ledger.js';
+import { OpenJobLedger, type Phantom } from '../../../src/batch/open-job-ledger.js';
 
 const HOUR = 3_600_000;
 const SETTINGS = { openJobCap: 2, ttlMs: 2 * HOUR, marginMs: 60_000, finalize: true } as RunSettings;
@@ -15,6 +15,10 @@ function openTask(name: string, expiresAt: number): DocumentTask {
   const task = splitTask(name, 6);
   task.openJob({ parentJobId: `job-${name}`, chunks: [{ jobId: `c1-${name}`, pages: '1-3' }, { jobId: `c2-${name}`, pages: '4-6' }], expiresAt, pages: 6, model: null });
   return task;
+}
+
+function phantoms(...until: number[]): Phantom[] {
+  return until.map((ms) => ({ until: ms }));
 }
 
 describe('OpenJobLedger', () => {
@@ -35,7 +39,7 @@ describe('OpenJobLedger', () => {
   });
 
   it('does not let mere phantoms stall the batch until they expire, until the server says it is full', () => {
-    const ledger = new OpenJobLedger(SETTINGS, [HOUR, HOUR]);
+    const ledger = new OpenJobLedger(SETTINGS, phantoms(HOUR, HOUR));
     expect(ledger.admits(splitTask('c', 9), 0, freeSlots)).toBe(true);
     ledger.lowerCap(0);
     expect(ledger.admits(splitTask('c', 9), 0, freeSlots)).toBe(false);
@@ -116,7 +120,7 @@ describe('OpenJobLedger: what admission counts', () => {
   });
 
   it('counts phantoms, given or added, until they expire; one that has expired by now is not added', () => {
-    const ledger = new OpenJobLedger(SETTINGS, [HOUR]);
+    const ledger = new OpenJobLedger(SETTINGS, phantoms(HOUR));
     ledger.addPhantom(2 * HOUR, 1000);
     ledger.addPhantom(1000, 1000);
     ledger.addPhantom(500, 1000);
@@ -129,15 +133,31 @@ describe('OpenJobLedger: what admission counts', () => {
     expect(ledger.loads(2 * HOUR)).toEqual([]);
   });
 
+  it('counts a journaled job once: as a phantom until this run takes it up, then as its own open job', () => {
+    const resumed = splitTask('resumed.pdf', 9);
+    resumed.openJob({ parentJobId: 'job_old', chunks: [{ jobId: 'c1', pages: '1-3' }], expiresAt: HOUR, pages: 9, model: null });
+    const ledger = new OpenJobLedger(SETTINGS, [{ until: HOUR, jobId: 'job_old' }, { until: HOUR, jobId: 'job_other' }, { until: 2 * HOUR }]);
+    expect(ledger.loads(0).map((load) => load.id)).toEqual(['phantom-0', 'phantom-1', 'phantom-2']);
+    ledger.open.add(resumed);
+    expect(ledger.loads(0)).toEqual([
+      { id: 'job_old', expiresAtMs: HOUR, requestsLeft: 3 },
+      { id: 'phantom-0', expiresAtMs: HOUR, requestsLeft: 0 },
+      { id: 'phantom-1', expiresAtMs: 2 * HOUR, requestsLeft: 0 },
+    ]);
+    // Finished and gone from the run, it holds no slot, and its phantom does not come back.
+    ledger.open.delete(resumed);
+    expect(ledger.loads(0)).toHaveLength(2);
+  });
+
   it('keeps its own copy of the phantoms it is given', () => {
-    const given = [HOUR];
+    const given = phantoms(HOUR);
     const ledger = new OpenJobLedger(SETTINGS, given);
-    given.push(2 * HOUR);
+    given.push({ until: 2 * HOUR });
     expect(ledger.loads(0)).toHaveLength(1);
   });
 
   it('looks again when the next phantom expires, or a second from now at the latest', () => {
-    const ledger = new OpenJobLedger(SETTINGS, [400, 1000, 1500, 5000]);
+    const ledger = new OpenJobLedger(SETTINGS, phantoms(400, 1000, 1500, 5000));
     expect(ledger.earliestRelief(1000)).toBe(1500);
     expect(ledger.earliestRelief(1500)).toBe(2500);
     expect(new OpenJobLedger(SETTINGS, []).earliestRelief(7)).toBe(1007);
@@ -158,7 +178,7 @@ describe('OpenJobLedger: the cap', () => {
     expect(ledger.lowerCap(0)).toBe(0);
     expect(ledger.heldByOthers).toBe(5);
 
-    const crowded = new OpenJobLedger(SETTINGS, [HOUR, HOUR, HOUR]);
+    const crowded = new OpenJobLedger(SETTINGS, phantoms(HOUR, HOUR, HOUR));
     expect(crowded.lowerCap(0)).toBe(2);
   });
 
@@ -190,7 +210,7 @@ describe('OpenJobLedger: the cap', () => {
   });
 
   it('phantoms filling the cap do not block one upload at a time, but do while a split upload is in flight', () => {
-    const ledger = new OpenJobLedger(SETTINGS, [HOUR, HOUR]);
+    const ledger = new OpenJobLedger(SETTINGS, phantoms(HOUR, HOUR));
     const image = imageTask('img.png');
     ledger.uploadStarted(image, 0);
     expect(ledger.admits(splitTask('c', 9), 0, freeSlots)).toBe(true);
