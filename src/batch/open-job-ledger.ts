@@ -6,9 +6,10 @@ import type { DocumentTask } from './document-task.js';
 const PHANTOM_PREFIX = 'phantom-';
 
 /**
- * A job that may hold a slot until `until`: an upload whose answer was lost,
- * or a journaled job of an earlier run (`jobId`), which stops counting as a
- * phantom once this run takes it up and counts it as its own open job.
+ * A job that holds, or may hold, a slot until `until`: a journaled job of an
+ * earlier run (`jobId`: it holds one, and stops counting here once this run
+ * takes it up and counts it as its own open job), or an upload whose answer
+ * was lost (it may hold one).
  */
 export interface Phantom {
   until: number;
@@ -119,7 +120,7 @@ export class OpenJobLedger {
   loads(now: number): OpenJobLoad[] {
     const loads: OpenJobLoad[] = [];
     const finalizeLeft = this.settings.finalize ? 1 : 0;
-    const ours = new Set<string>();
+    const ours = new Set<string | undefined>();
     for (const task of this.open) {
       const job = task.job;
       if (!job) continue;
@@ -132,8 +133,10 @@ export class OpenJobLedger {
       if (task.mayOpenJob) loads.push({ id: task.doc.path, expiresAtMs: startedAt + this.settings.ttlMs, requestsLeft: Math.max(0, requestsForDocument(task.doc.pages) - 1) });
     }
     // A journaled job this run has taken up is counted above, as its own: no longer a phantom.
-    this.phantoms = this.phantoms.filter((phantom) => phantom.until > now && !(phantom.jobId !== undefined && ours.has(phantom.jobId)));
-    this.phantoms.forEach((phantom, index) => loads.push({ id: `${PHANTOM_PREFIX}${index}`, expiresAtMs: phantom.until, requestsLeft: 0 }));
+    this.phantoms = this.phantoms.filter((phantom) => phantom.until > now && !ours.has(phantom.jobId));
+    // A journaled job is known to be open (the journal would say if it had been finalized): it counts
+    // as certain. Only a lost upload's job is a maybe, which admission may probe past.
+    this.phantoms.forEach((phantom, index) => loads.push({ id: phantom.jobId ?? `${PHANTOM_PREFIX}${index}`, expiresAtMs: phantom.until, requestsLeft: 0 }));
     return loads;
   }
 }

@@ -47,6 +47,13 @@ describe('OpenJobLedger', () => {
     expect(ledger.loads(HOUR + 1)).toEqual([]);
   });
 
+  it('journaled jobs of an earlier run filling the cap do block: they are known to be open, not a maybe', () => {
+    const ledger = new OpenJobLedger(SETTINGS, [{ until: HOUR, jobId: 'job_a' }, { until: HOUR, jobId: 'job_b' }]);
+    expect(ledger.admits(splitTask('c', 9), 0, freeSlots)).toBe(false);
+    const mixed = new OpenJobLedger(SETTINGS, [{ until: HOUR, jobId: 'job_a' }, { until: HOUR }]);
+    expect(mixed.admits(splitTask('c', 9), 0, freeSlots)).toBe(true); // one of the two is only a maybe
+  });
+
   it('counts the open jobs served ahead of a candidate: it fits alone, but not behind them', () => {
     // One slot every 2.2 min. A 150-page PDF needs 53 requests: alone its last one lands at
     // 52 x 2.2 = 114.4 min, inside its 2 h TTL less the 1 min margin; behind an open job's
@@ -137,11 +144,11 @@ describe('OpenJobLedger: what admission counts', () => {
     const resumed = splitTask('resumed.pdf', 9);
     resumed.openJob({ parentJobId: 'job_old', chunks: [{ jobId: 'c1', pages: '1-3' }], expiresAt: HOUR, pages: 9, model: null });
     const ledger = new OpenJobLedger(SETTINGS, [{ until: HOUR, jobId: 'job_old' }, { until: HOUR, jobId: 'job_other' }, { until: 2 * HOUR }]);
-    expect(ledger.loads(0).map((load) => load.id)).toEqual(['phantom-0', 'phantom-1', 'phantom-2']);
+    expect(ledger.loads(0).map((load) => load.id)).toEqual(['job_old', 'job_other', 'phantom-2']);
     ledger.open.add(resumed);
     expect(ledger.loads(0)).toEqual([
       { id: 'job_old', expiresAtMs: HOUR, requestsLeft: 3 },
-      { id: 'phantom-0', expiresAtMs: HOUR, requestsLeft: 0 },
+      { id: 'job_other', expiresAtMs: HOUR, requestsLeft: 0 },
       { id: 'phantom-1', expiresAtMs: 2 * HOUR, requestsLeft: 0 },
     ]);
     // Finished and gone from the run, it holds no slot, and its phantom does not come back.
