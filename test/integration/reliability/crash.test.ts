@@ -173,6 +173,20 @@ function acceptedUploads(emu: RunningEmulator): Map<string, number> {
   return accepted;
 }
 
+/** The batch's workspace on a crash emulator armed with `killer`, and what watches it. */
+async function crashBatch(seed: number, killer: Killer) {
+  const emu = (emulator = await startCrashEmulator(seed, (point) => killer.point(point)));
+  const ws = makeWorkspace(batchFiles(FILES));
+  return {
+    emu,
+    ws,
+    env: emulatorEnv(emu),
+    finalizes: watchFinalizes(emu, outputsBySha(FILES, ws.inputs, ws.out)),
+    accepted: acceptedUploads(emu),
+    args: extractArgs(ws.inputs, ws.out),
+  };
+}
+
 /** Everything a recovered batch must satisfy; see the file comment. */
 function expectRecovered(
   emu: RunningEmulator,
@@ -221,12 +235,7 @@ describe('crash suite: kill -9 mid-batch, then the same command again', () => {
     const random = mulberry32(seed * 7919);
     // Some 44 kill points in a clean run (an answer and a piece of work per request): pick one of the first 36.
     const killer = new Killer(2 + Math.floor(random() * 35), Math.floor(random() * 30), () => true);
-    const emu = (emulator = await startCrashEmulator(seed, (point) => killer.point(point)));
-    const ws = makeWorkspace(batchFiles(FILES));
-    const env = emulatorEnv(emu);
-    const finalizes = watchFinalizes(emu, outputsBySha(FILES, ws.inputs, ws.out));
-    const accepted = acceptedUploads(emu);
-    const args = extractArgs(ws.inputs, ws.out);
+    const { emu, ws, env, finalizes, accepted, args } = await crashBatch(seed, killer);
 
     const afterKill = await runAndKill(emu, killer, args, env, ws);
     // kill -9 leaves the lock behind; it must not block the rerun.
@@ -254,12 +263,7 @@ describe('crash suite: kill -9 as the server finalizes', () => {
   it('the job the server deleted is finished from the result on disk, even with its journal record lost: no new upload', async () => {
     // The kill lands while the server finalizes the first job: the journal still calls it open.
     const killer = new Killer(1, 0, (point) => point === 'work:finalize');
-    const emu = (emulator = await startCrashEmulator(606, (point) => killer.point(point)));
-    const ws = makeWorkspace(batchFiles(FILES));
-    const env = emulatorEnv(emu);
-    const finalizes = watchFinalizes(emu, outputsBySha(FILES, ws.inputs, ws.out));
-    const accepted = acceptedUploads(emu);
-    const args = extractArgs(ws.inputs, ws.out);
+    const { emu, ws, env, finalizes, accepted, args } = await crashBatch(606, killer);
     const afterKill = await runAndKill(emu, killer, args, env, ws);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     // And as if the crash had come between the result file's rename and its record.
@@ -282,17 +286,13 @@ describe('crash suite: kill -9 mid-batch, then collect <parent_job_id> for each 
     const random = mulberry32(seed * 104_729);
     // Kill after one of the first six of the nine chunks: by then at least one manifest is journaled.
     const killer = new Killer(1 + Math.floor(random() * 6), Math.floor(random() * 60), (point) => point === 'work:chunk_processed');
-    const emu = (emulator = await startCrashEmulator(seed, (point) => killer.point(point)));
-    const ws = makeWorkspace(batchFiles(FILES));
-    const env = emulatorEnv(emu);
-    const finalizes = watchFinalizes(emu, outputsBySha(FILES, ws.inputs, ws.out));
-    const accepted = acceptedUploads(emu);
+    const { emu, ws, env, finalizes, accepted, args } = await crashBatch(seed, killer);
     const finalizedJobs = new Set<string>();
     emu.events.on('event', (event: EmulatorEvent) => {
       if (event.type === 'finalize' && event.jobId) finalizedJobs.add(event.jobId);
     });
 
-    const afterKill = await runAndKill(emu, killer, extractArgs(ws.inputs, ws.out), env, ws);
+    const afterKill = await runAndKill(emu, killer, args, env, ws);
     // The jobs a user would finish by hand: journaled, and not yet finalized. (Finalized ones are
     // done: their results are on disk, and the first collect compacts them out of the journal.)
     const finalizedInJournal = new Set(afterKill.journal.filter((record) => record.type === 'finalized').map((record) => record.parentJobId));
@@ -317,7 +317,7 @@ describe('crash suite: kill -9 mid-batch, then collect <parent_job_id> for each 
     expect(emu.counters.creditsCharged).toBeGreaterThanOrEqual(collectedPages);
 
     const documentsBefore = emu.counters.requestsByEndpoint.documents;
-    const rerun = await runChildCli(extractArgs(ws.inputs, ws.out), env);
+    const rerun = await runChildCli(args, env);
     expectNoStackTrace(rerun.stderr);
     expect(rerun.code, rerun.stderr).toBe(0);
     // The collected files cost the final extract nothing: it uploads only what has no result yet.
