@@ -48,13 +48,17 @@ export interface ExistingResult {
  * the service's default), stored when they carry an extraction_id.
  */
 export async function readExistingResult(path: string): Promise<ExistingResult | undefined> {
-  let parsed: Partial<ResultDocument>;
+  const parsed = await readResultFile(path);
+  return parsed && existingResultOf(parsed);
+}
+
+/** A result file as written, or undefined when it is missing or not JSON (a result is never trusted blindly: check its fields). */
+export async function readResultFile(path: string): Promise<Partial<ResultDocument> | undefined> {
   try {
-    parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<ResultDocument>;
+    return JSON.parse(await readFile(path, 'utf8')) as Partial<ResultDocument>;
   } catch {
     return undefined;
   }
-  return existingResultOf(parsed);
 }
 
 export function existingResultOf(parsed: Partial<ResultDocument>): ExistingResult | undefined {

@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { isResumable, type JournaledJob, type JournalState } from '../batch/journal-records.js';
 import type { Phantom } from '../batch/open-job-ledger.js';
 import { questionKey, questionOf, type Question } from '../batch/question.js';
-import { readExistingResult, serializeResult, type ResultDocument } from '../batch/result-file.js';
+import { readExistingResult, readResultFile, serializeResult, type ResultDocument } from '../batch/result-file.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import type { KnownResults } from './known-results.js';
 import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
@@ -199,24 +198,16 @@ export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<
   const open = task.job;
   if (!open) return;
   const output = job.resultWritten?.output ?? job.output;
-  const onDisk = await resultFile(output);
+  const onDisk = await readResultFile(output);
   if (onDisk?.status !== 'complete' || onDisk.source?.sha256 !== job.sha256) return;
   if (job.resultWritten?.status !== 'complete' && onDisk.job?.parent_job_id !== job.parentJobId) return;
   open.written = 'complete';
   open.outcome = outcomeOfResult(onDisk as ResultDocument, output, task.doc.displayPath);
 }
 
-async function resultFile(path: string): Promise<Partial<ResultDocument> | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as Partial<ResultDocument>;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The NDJSON line for a result already on disk. */
 export async function outcomeFromFile(path: string, displayPath: string): Promise<DocumentOutcome | undefined> {
-  const result = await resultFile(path);
+  const result = await readResultFile(path);
   return result && outcomeOfResult(result as ResultDocument, path, displayPath);
 }
 
@@ -238,9 +229,9 @@ function outcomeOfResult(result: ResultDocument, path: string, displayPath: stri
 
 /** The result of identical content, written again for this document (naming its own source). Undefined if it cannot be read or written. */
 async function copyResult(from: string, doc: PlannedDocument): Promise<DocumentOutcome | undefined> {
+  const result = (await readResultFile(from)) as ResultDocument | undefined;
+  if (result?.source?.sha256 !== doc.sha256) return undefined;
   try {
-    const result = JSON.parse(await readFile(from, 'utf8')) as ResultDocument;
-    if (result.source?.sha256 !== doc.sha256) return undefined;
     const copy: ResultDocument = { ...result, source: { ...result.source, path: doc.path }, credits: 0 };
     await writeFileAtomically(doc.output, serializeResult(copy));
     return { ...outcomeOfResult(copy, doc.output, doc.displayPath), saved_credits: result.credits };
