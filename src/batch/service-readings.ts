@@ -14,6 +14,8 @@ export interface ServiceReadingsOptions {
 
 /** An offset worth mentioning in --debug: more than rounding and network time explain. */
 const LARGE_OFFSET_MS = 2_000;
+/** Round trips remembered to judge how old a header may be when it is read (a 429's reset is read after its answer). */
+const TRIPS_KEPT = 16;
 
 /**
  * What the service's answers say, read through what can be trusted: its
@@ -28,6 +30,8 @@ export class ServiceReadings {
   private readonly longestWindowMs: number;
   private readonly said = new Set<string>();
   private offsetSaid = 0;
+  /** The latest answers' round trips (ms): how long ago a header may have been written. */
+  private readonly trips: number[] = [];
 
   constructor(private readonly options: ServiceReadingsOptions) {
     // With no configured windows (`none`), a day bounds what a reset may plausibly be.
@@ -36,6 +40,8 @@ export class ServiceReadings {
 
   /** Learn from one answer; returns what the gate should take from its rate headers, if anything. */
   observe(event: ResponseEvent): RateObservation | undefined {
+    this.trips.push(Math.max(0, event.receivedAtMs - event.sentAtMs));
+    if (this.trips.length > TRIPS_KEPT) this.trips.shift();
     if (event.serverDateMs !== undefined) {
       const verdict = this.clock.addSample({ serverDateMs: event.serverDateMs, sentAtLocalMs: event.sentAtMs, receivedAtLocalMs: event.receivedAtMs });
       if (!verdict.accepted) this.sayOnce(`date:${verdict.reason}`, `ignored the Date header of a ${event.endpoint} answer: ${verdict.reason}`);
@@ -56,7 +62,10 @@ export class ServiceReadings {
    */
   resetAt(info: RateLimitInfo | undefined, localNowMs: number): number | undefined {
     if (info?.reset === undefined) return undefined;
-    const serverMs = interpretReset(info.reset, this.clock.serverNow(localNowMs), this.longestWindowMs);
+    // A reset that passed while the answer travelled is no lie: allow the slowest recent round trip, and what the clock offset may be off by.
+    const uncertainty = this.clock.uncertaintyMs;
+    const inFlightMs = Math.max(0, ...this.trips) + (Number.isFinite(uncertainty) ? uncertainty : 0);
+    const serverMs = interpretReset(info.reset, this.clock.serverNow(localNowMs), this.longestWindowMs, inFlightMs);
     if (serverMs === undefined) {
       this.sayOnce(
         'reset:implausible',

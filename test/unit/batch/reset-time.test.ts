@@ -36,4 +36,12 @@ describe('interpretReset', () => {
   it('reads delta seconds from the server clock it is given, not ours', () => {
     expect(interpretReset(10, NOW + 4_000, HOUR)).toBe(NOW + 14_000);
   });
+
+  it('allows a past reset by the time the answer was in flight, on top of the rounding second', () => {
+    const passed = NOW / 1000 - 3; // 3 s ago
+    expect(interpretReset(passed, NOW, HOUR)).toBeUndefined();
+    expect(interpretReset(passed, NOW, HOUR, 1_999)).toBeUndefined();
+    expect(interpretReset(passed, NOW, HOUR, 2_000)).toBe(NOW - 3_000);
+    expect(interpretReset(passed, NOW, HOUR, -5_000)).toBeUndefined();
+  });
 });

@@ -47,6 +47,25 @@ describe('ServiceReadings', () => {
     expect(lines.filter((line) => line.includes('cannot be a reset'))).toHaveLength(1);
   });
 
+  it('believes a Reset that passed while a slow answer travelled, and says nothing of it', () => {
+    const lines: string[] = [];
+    const notices: string[] = [];
+    const readings = learned(0, lines, notices);
+    const sent = T0 + 40 * 137;
+    // Answered in 2 s: the server wrote a Reset of its "now", which passed 2 s ago by the time we read it.
+    const received = sent + 2_000;
+    const resetSeconds = Math.floor((sent + 10) / 1000);
+    const observed = readings.observe({ ...answer(sent, 0), durationMs: 2_000, receivedAtMs: received, rateLimit: { limit: 8, remaining: 0, reset: resetSeconds } });
+    expect(observed?.resetAtMs).toBeDefined();
+    // The same header read again a moment later, for the 429's retry plan.
+    expect(readings.resetAt({ limit: 8, remaining: 0, reset: resetSeconds }, received + 50)).toBeDefined();
+    expect(notices).toEqual([]);
+    expect(lines.filter((line) => line.includes('cannot be a reset'))).toEqual([]);
+    // An hour in the past is still no reset of any window.
+    expect(readings.resetAt({ reset: resetSeconds - 3600 }, received)).toBeUndefined();
+    expect(notices).toHaveLength(1);
+  });
+
   it('names the window a 429 belongs to by its limit, else the shortest', () => {
     const readings = learned(0);
     expect(readings.windowOf({ limit: 60 })).toBe(12_000);
