@@ -119,11 +119,18 @@ export class TransportError extends DocextractApiError {
    * False when no connection may ever have been made.
    */
   readonly connectionDropped: boolean;
+  /**
+   * No connection was ever made (refused, no route, unknown host, a failed
+   * TLS handshake): the request never reached the service, which counted,
+   * charged and opened nothing for it.
+   */
+  readonly neverConnected: boolean;
 
-  constructor(endpoint: Endpoint, message: string, options?: { cause?: unknown; connectionDropped?: boolean }) {
+  constructor(endpoint: Endpoint, message: string, options?: { cause?: unknown; connectionDropped?: boolean; neverConnected?: boolean }) {
     super(`${endpoint}: ${message}`, options);
     this.endpoint = endpoint;
     this.connectionDropped = options?.connectionDropped ?? false;
+    this.neverConnected = options?.neverConnected ?? false;
   }
 }
 

@@ -36,6 +36,30 @@ export interface ApiAnswer {
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 /** Error codes (undici's and Node's) of a connection that was open and then dropped or went silent. */
 const DROPPED_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/**
+ * Codes of a request that never left this machine: no connection was made
+ * (refused, no route, no such host, connect timeout, a TLS handshake that
+ * failed before any request was written). The service cannot have seen it,
+ * so it counted nothing, charged nothing and opened no job.
+ */
+const NOT_CONNECTED_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
 /** A control character in a header value makes fetch throw, which would look like a retryable network error. */
 function hasControlChar(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
@@ -281,7 +305,7 @@ export function classifyFetchFailure(endpoint: Endpoint, error: unknown): Transp
   const code = findCode(error);
   const detail = [code, findMessage(error)].filter(Boolean).join(': ');
   const isTimeout = (code !== undefined && TIMEOUT_CODES.has(code)) || (error instanceof Error && error.name === 'TimeoutError');
-  const options = { cause: error, connectionDropped: code !== undefined && DROPPED_CODES.has(code) };
+  const options = { cause: error, connectionDropped: code !== undefined && DROPPED_CODES.has(code), neverConnected: code !== undefined && NOT_CONNECTED_CODES.has(code) };
   return isTimeout ? new TimeoutError(endpoint, `timed out (${detail})`, options) : new NetworkError(endpoint, `network failure (${detail || 'unknown'})`, options);
 }
 

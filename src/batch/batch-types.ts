@@ -59,6 +59,8 @@ export interface RunSettings {
   maxCollectRounds: number;
   /** Attempts per request before giving up. @default 8 */
   maxAttempts: number;
+  /** Tries at a chunk whose extraction keeps failing (422), over every collect round; its pages are then reported missing. @default 3 */
+  chunkTries?: number;
   /** Backoff base for retries. @default 1000 */
   retryBaseMs: number;
   /** Backoff cap for retries. @default 60_000 */
@@ -86,4 +88,23 @@ export interface BatchEvents {
   /** Job slots held by jobs outside this run (0: none any more), and when the next probe goes. */
   slotsHeld?(held: number, nextTryAt: number | undefined): void;
   notice?(message: string): void;
+  /** A chunk's extraction failed: it is tried again at `retryAt`, or (without one) its pages will be reported missing. */
+  chunkFailed?(failure: ChunkFailure): void;
+  /** A request reached no server (no connection was made): it is not counted, and the service is unreachable since `since`. */
+  requestUnreached?(endpoint: string): void;
+  /** The service cannot be reached (first said at `since`), or can again (`since` undefined, after `downMs`). */
+  reachability?(change: { reachable: false; since: number; detail: string } | { reachable: true; downMs: number }): void;
+}
+
+/** One failed try at a chunk, as the display is told of it. */
+export interface ChunkFailure {
+  file: string;
+  /** The chunk's page range, e.g. "4-6". */
+  pages: string;
+  code: string;
+  /** Tries so far that failed, and how many it gets. */
+  failures: number;
+  tries: number;
+  /** When it is tried again; absent once it has been given up. */
+  retryAt?: number;
 }

@@ -5,6 +5,9 @@ import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
 import type { FlowEffect } from './flow-effects.js';
 import { normaliseModel } from './question.js';
 
+/** Tries at a chunk whose extraction keeps failing (422) before its pages are reported missing. */
+export const DEFAULT_CHUNK_TRIES = 3;
+
 export type ChunkStatus = 'pending' | 'in-flight' | 'done' | 'failed';
 
 export interface ChunkState {
@@ -12,7 +15,12 @@ export interface ChunkState {
   pages: string;
   pageNumbers: number[];
   status: ChunkStatus;
+  /** Requests for this chunk in the current round (reset when a collect round sends it again). */
   attempts: number;
+  /** Times its extraction failed (422), over every round: a chunk that keeps failing is given up (RunSettings.chunkTries). */
+  failures: number;
+  /** Requests it may still take: 1, or after a failure every try it has left. What the time left counts. */
+  triesLeft: number;
   readyAt: number;
 }
 
@@ -87,8 +95,11 @@ export class DocumentTask {
     const job = this.job;
     if (!job) return requestsForDocument(this.doc.pages) - (finalize || !this.mayOpenJob ? 0 : 1);
     const finalizeLeft = finalize && !job.finalized ? 1 : 0;
-    if (job.written) return finalizeLeft;
-    return job.chunks.filter((chunk) => chunk.status !== 'done').length + 1 + finalizeLeft;
+    // A partial result is not finalized: its chunks can still be retried by `collect`.
+    if (job.written) return job.written === 'complete' ? finalizeLeft : 0;
+    // A chunk that failed may take every try it has left (the bound that makes a failing document end).
+    const chunksLeft = job.chunks.reduce((sum, chunk) => sum + (chunk.status === 'done' || chunk.status === 'failed' ? 0 : Math.max(1, chunk.triesLeft)), 0);
+    return chunksLeft + 1 + finalizeLeft;
   }
 
   /** Known to split: more than 3 pages. */
@@ -111,6 +122,8 @@ export class DocumentTask {
         pageNumbers: pagesOfRange(chunk.pages),
         status: doneChunks.has(chunk.jobId) ? 'done' : 'pending',
         attempts: 0,
+        failures: 0,
+        triesLeft: 1,
         readyAt: 0,
       })),
       expiresAt: job.expiresAt,

@@ -1,5 +1,5 @@
 import type { ApiClient, Endpoint } from '../api/index.js';
-import { decideRetry, RateLimitError, ServiceUnavailableError } from '../api/index.js';
+import { decideRetry, RateLimitError, ServiceUnavailableError, TransportError } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { RunSettings } from './batch-types.js';
@@ -25,14 +25,17 @@ export interface FlowContext {
   writeResult(path: string, text: string): Promise<void>;
 }
 
-export type RetryPlan = { retryAt: number; effects: FlowEffect[] } | { giveUp: true };
+export type RetryPlan = { retryAt: number; effects: FlowEffect[] } | { giveUp: true; effects: FlowEffect[] };
 
 /**
  * Ask the pure retry policy. A retry comes with its pause-everything advice
  * as effects (for the gate); the caller parks its work item until `retryAt`.
+ * Either way, a request that never reached the service says so (`unreached`):
+ * it counted against no window and opened nothing.
  */
 export function planRetry(ctx: FlowContext, error: unknown, attempt: number, endpoint: Endpoint): RetryPlan {
   const now = ctx.clock.now();
+  const reach: FlowEffect[] = neverReached(error) ? [{ type: 'unreached', detail: errorMessage(error) }] : [];
   const decision = decideRetry(error, attempt, {
     endpoint,
     nowMs: now,
@@ -46,13 +49,18 @@ export function planRetry(ctx: FlowContext, error: unknown, attempt: number, end
       maxAttempts: ctx.settings.maxAttempts,
     },
   });
-  if (decision.action === 'give-up') return { giveUp: true };
+  if (decision.action === 'give-up') return { giveUp: true, effects: reach };
   const retryAt = now + decision.delayMs;
-  const effects: FlowEffect[] = [];
+  const effects: FlowEffect[] = [...reach];
   if (error instanceof RateLimitError && error.code === 'rate_limit_exceeded') effects.push({ type: 'rate-limited', ...(error.rateLimit?.limit === undefined ? {} : { limit: error.rateLimit.limit }) });
   if (error instanceof ServiceUnavailableError) effects.push({ type: 'server-busy' });
   if (decision.pauseAll) effects.push({ type: 'pause', until: retryAt, reason: decision.reason });
   return { retryAt, effects };
+}
+
+/** A request that never reached the service: no connection was made for it. */
+export function neverReached(error: unknown): boolean {
+  return error instanceof TransportError && error.neverConnected;
 }
 
 export { errorCodeOf as errorCode } from '../api/error-code.js';

@@ -17,12 +17,14 @@ export type FlowEffect =
   | { type: 'job-opened' }
   /** A chunk is done (display only). */
   | { type: 'chunk-done' }
+  /** A chunk's extraction failed (422): tried again at `retryAt`, or, without one, given up after `tries`. */
+  | { type: 'chunk-failed'; file: string; pages: string; code: string; failures: number; tries: number; retryAt?: number }
   /** The upload was not accepted this time: send it again at `at`. */
   | { type: 'upload-again'; at: number }
   /** The server no longer has the job (410, or 404 for a job we journaled). */
   | { type: 'job-lost'; job: OpenJob; code: string; message: string }
   /** Credits or the key's request cap ran out; for insufficient_credits, only documents of `pages` or more. */
-  | { type: 'budget-exhausted'; code: string; message: string; pages?: number }
+  | { type: 'budget-exhausted'; code: string; message: string; pages?: number; /** The document whose answer said so. */ file: string }
   /** Results cannot be written where they must go: admitting more would pay for results that are lost. */
   | { type: 'output-unwritable'; code: string; message: string }
   /** The key was rejected: stop the whole batch. */
@@ -39,6 +41,8 @@ export type FlowEffect =
   | { type: 'rate-limited'; limit?: number }
   /** An answered request's send moves to when the server counted it. */
   | { type: 'restamp'; recordedAt: number; countedAt: number }
+  /** The request never reached the service (no connection): it counted against no window, and the service may be down. */
+  | { type: 'unreached'; detail: string }
   /** Something the user should read (stderr). */
   | { type: 'notice'; message: string };
 

@@ -1,5 +1,6 @@
-import { AuthenticationError, GoneError, NotFoundError, PaymentRequiredError, type CollectedResult } from '../api/index.js';
-import { chargeTask, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
+import { AuthenticationError, GoneError, NotFoundError, PaymentRequiredError, UnprocessableEntityError, type CollectedResult } from '../api/index.js';
+import type { DocumentOutcome } from './batch-types.js';
+import { chargeTask, DEFAULT_CHUNK_TRIES, failure, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
 import { errorCode, errorMessage, planRetry, type FlowContext } from './flow-context.js';
 import { finished, type FlowEffect } from './flow-effects.js';
 import { writeCollectedResult } from './result-flow.js';
@@ -22,8 +23,11 @@ export async function processChunk(ctx: FlowContext, task: DocumentTask, job: Op
     }
     if (error instanceof PaymentRequiredError) {
       chunk.status = 'failed';
-      return [{ type: 'budget-exhausted', code: errorCode(error), message: errorMessage(error) }];
+      // Too few credits for this chunk's pages stops only documents as large; the request cap stops every upload.
+      const pages = errorCode(error) === 'insufficient_credits' ? chunk.pageNumbers.length : undefined;
+      return [{ type: 'budget-exhausted', code: errorCode(error), message: errorMessage(error), file: task.doc.displayPath, ...(pages === undefined ? {} : { pages }) }];
     }
+    if (error instanceof UnprocessableEntityError) return chunkExtractionFailed(ctx, task, chunk, error);
     const plan = planRetry(ctx, error, chunk.attempts, 'process');
     if ('retryAt' in plan) {
       chunk.status = 'pending';
@@ -31,8 +35,31 @@ export async function processChunk(ctx: FlowContext, task: DocumentTask, job: Op
       return plan.effects;
     }
     chunk.status = 'failed';
-    return [];
+    return plan.effects;
   }
+}
+
+/**
+ * A chunk whose extraction failed (422): free to retry, but each try is a
+ * request, and a page that failed twice will most likely fail again. A few
+ * tries over every collect round, with backoff, then its pages are reported
+ * missing (the job stays open for `collect` until it expires). Each failure
+ * is said, so a long retry is never silent.
+ */
+function chunkExtractionFailed(ctx: FlowContext, task: DocumentTask, chunk: ChunkState, error: UnprocessableEntityError): FlowEffect[] {
+  const tries = ctx.settings.chunkTries ?? DEFAULT_CHUNK_TRIES;
+  chunk.failures += 1;
+  chunk.triesLeft = tries - chunk.failures;
+  const failed = { type: 'chunk-failed' as const, file: task.doc.displayPath, pages: chunk.pages, code: errorCode(error), failures: chunk.failures, tries };
+  if (chunk.triesLeft <= 0) {
+    chunk.status = 'failed';
+    return [failed];
+  }
+  const delay = Math.min(ctx.settings.retryMaxMs, ctx.settings.retryBaseMs * 2 ** (chunk.failures - 1));
+  chunk.status = 'pending';
+  // Half fixed, half jitter: never at once (the same page again), never all chunks in step.
+  chunk.readyAt = ctx.clock.now() + delay * (0.5 + ctx.random() / 2);
+  return [{ ...failed, retryAt: chunk.readyAt }];
 }
 
 /**
@@ -54,7 +81,8 @@ export async function collectJob(ctx: FlowContext, task: DocumentTask, job: Open
       job.collectReadyAt = plan.retryAt;
       return plan.effects;
     }
-    return writePartial(ctx, task, job, emptyCollect(job), allPages(job));
+    // Nothing was collected: no result to write (an empty one would claim an answer). The job stays open for `collect`.
+    return [...plan.effects, finished(leftOpen(task, job, errorCode(error), `could not collect job ${job.parentJobId} (${errorMessage(error)})`, allPages(job)))];
   }
   job.collectAttempts = 0;
   if (collected.status === 'complete') {
@@ -71,8 +99,9 @@ export async function collectJob(ctx: FlowContext, task: DocumentTask, job: Open
   if (job.collectRounds >= ctx.settings.maxCollectRounds || missing.length === 0) return writePartial(ctx, task, job, collected, missing);
   const now = ctx.clock.now();
   const delay = Math.min(ctx.settings.retryMaxMs, ctx.settings.retryBaseMs * 2 ** (job.collectRounds - 1));
-  const retried = job.chunks.filter((chunk) => chunk.pageNumbers.some((page) => missing.includes(page)));
-  // Chunk ids are unknown (collect without a journal entry): nothing to retry.
+  // A chunk that failed every try it had is not sent again; chunk ids unknown (collect without a journal entry): nothing to retry.
+  const tries = ctx.settings.chunkTries ?? DEFAULT_CHUNK_TRIES;
+  const retried = job.chunks.filter((chunk) => chunk.failures < tries && chunk.pageNumbers.some((page) => missing.includes(page)));
   if (retried.length === 0) return writePartial(ctx, task, job, collected, missing);
   for (const chunk of retried) {
     chunk.status = 'pending';
@@ -97,7 +126,7 @@ export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: Ope
         job.finalizeReadyAt = plan.retryAt;
         return plan.effects;
       }
-      effects.push({ type: 'notice', message: `could not finalize job ${job.parentJobId} (${errorCode(error)}); its result is on disk, the job holds a slot until it expires` });
+      effects.push(...plan.effects, { type: 'notice', message: `could not finalize job ${job.parentJobId} (${errorCode(error)}); its result is on disk, the job holds a slot until it expires` });
     }
   }
   await ctx.journal.append({ type: 'finalized', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId });
@@ -107,6 +136,13 @@ export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: Ope
 }
 
 async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, collected: CollectedResult, missing: number[]): Promise<FlowEffect[]> {
+  // The document's pages (the chunks are unknown to a `collect` without a journal entry; the server's count is not).
+  const total = job.pages || collected.pages_total || 0;
+  if (total > 0 && missing.length >= total) {
+    // Not one page came back: no result to write. The job stays open, and `collect` can try its chunks again.
+    const code = job.chunks.some((chunk) => chunk.failures > 0) ? 'extraction_failed' : 'partial';
+    return [finished(leftOpen(task, job, code, `no page of job ${job.parentJobId} could be extracted`, missing))];
+  }
   const written = await writeCollectedResult(ctx, task, collected, 'partial', missing);
   if (!written.durable) return written.effects;
   job.written = 'partial';
@@ -131,8 +167,18 @@ async function jobGone(ctx: FlowContext, job: OpenJob, error: unknown): Promise<
   return [{ type: 'job-lost', job, code, message: errorMessage(error) }];
 }
 
-function emptyCollect(job: OpenJob): CollectedResult {
-  return { success: true, data: {}, job_id: job.parentJobId, status: 'partial' } as CollectedResult;
+/**
+ * A document that ends with no page extracted: failed, no result file, its
+ * job left open on the server (not finalized) so that `collect` can finish it
+ * before it expires.
+ */
+function leftOpen(task: DocumentTask, job: OpenJob, code: string, why: string, missing: number[]): DocumentOutcome {
+  return {
+    ...failure(task, code, `${why}; the job stays open until ${new Date(job.expiresAt).toISOString()}: retry with docextract collect ${job.parentJobId}`),
+    pages: job.pages,
+    missing_pages: missing,
+    expires_at: new Date(job.expiresAt).toISOString(),
+  };
 }
 
 function allPages(job: OpenJob): number[] {

@@ -30,7 +30,9 @@ export function leftUndone(task: DocumentTask, end: RunEnd): DocumentOutcome {
   const reason = end.fatal ? 'not_started' : end.stoppedBy ? end.stoppedBy.code : end.interrupted ? 'interrupted' : 'not_started';
   const message = job
     ? `job ${job.parentJobId} is open; resume before ${new Date(job.expiresAt).toISOString()} by running the same command again, or: docextract collect ${job.parentJobId}`
-    : (end.stoppedBy?.message ?? 'not started');
+    : end.stoppedBy
+      ? `not sent: uploads stopped (${end.stoppedBy.code}): ${end.stoppedBy.message}`
+      : 'not started';
   return {
     ...failure(task, reason, message),
     status: end.interrupted ? 'interrupted' : 'skipped',

@@ -119,18 +119,16 @@ export class OpenJobLedger {
   /** Each job's remaining requests and expiry. */
   loads(now: number): OpenJobLoad[] {
     const loads: OpenJobLoad[] = [];
-    const finalizeLeft = this.settings.finalize ? 1 : 0;
     const ours = new Set<string | undefined>();
     for (const task of this.open) {
       const job = task.job;
       if (!job) continue;
       ours.add(job.parentJobId);
-      const chunksLeft = job.chunks.filter((chunk) => chunk.status !== 'done').length;
-      const requestsLeft = job.written ? (job.written === 'complete' ? finalizeLeft : 0) : chunksLeft + 1 + finalizeLeft;
-      loads.push({ id: job.parentJobId, expiresAtMs: job.expiresAt, requestsLeft });
+      loads.push({ id: job.parentJobId, expiresAtMs: job.expiresAt, requestsLeft: task.requestsLeft(this.settings.finalize) });
     }
     for (const [task, startedAt] of this.uploading) {
-      if (task.mayOpenJob) loads.push({ id: task.doc.path, expiresAtMs: startedAt + this.settings.ttlMs, requestsLeft: Math.max(0, requestsForDocument(task.doc.pages) - 1) });
+      // Its upload is on its way: what is left is what follows it.
+      if (task.mayOpenJob) loads.push({ id: task.doc.path, expiresAtMs: startedAt + this.settings.ttlMs, requestsLeft: Math.max(0, task.requestsLeft(this.settings.finalize) - 1) });
     }
     // A journaled job this run has taken up is counted above, as its own: no longer a phantom.
     this.phantoms = this.phantoms.filter((phantom) => phantom.until > now && !ours.has(phantom.jobId));

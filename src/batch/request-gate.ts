@@ -273,6 +273,18 @@ export class RequestGate {
     this.wake();
   }
 
+  /**
+   * Forget a recorded send: the request never reached the server (no
+   * connection was made), so no window counted it. The send log on disk keeps
+   * it (append-only), which after a restart only makes the gate more careful.
+   */
+  unsent(recordedAt: number): void {
+    const index = this.log.lastIndexOf(recordedAt);
+    if (index < this.head) return;
+    this.log.splice(index, 1);
+    this.wake();
+  }
+
   /** The current safety gap between a window's oldest send and the next (ms). */
   get guard(): number {
     return this.guardMs;

@@ -104,6 +104,8 @@ export class BatchRunner {
   private probeTask?: DocumentTask;
   private requests = 0;
   private credits = 0;
+  /** Since when no request has reached the service (connections refused, no route): an outage, not a full window. */
+  private unreachableSince?: number;
   private stopping = false;
   private fatalError?: unknown;
   private readonly change: ChangeSignal;
@@ -247,6 +249,17 @@ export class BatchRunner {
         case 'chunk-done':
           if (task?.job) this.events.chunkDone?.(task.doc, task.chunksDone(), task.job.chunks.length);
           break;
+        case 'chunk-failed': {
+          const { type: _type, ...failed } = effect;
+          this.events.chunkFailed?.(failed);
+          break;
+        }
+        case 'unreached':
+          if (this.unreachableSince === undefined) {
+            this.unreachableSince = this.clock.now();
+            this.events.reachability?.({ reachable: false, since: this.unreachableSince, detail: effect.detail });
+          }
+          break;
         case 'upload-again':
           if (task && task.phase !== 'done') {
             task.phase = 'queued';
@@ -259,7 +272,7 @@ export class BatchRunner {
           if (task) this.jobLost(task, effect);
           break;
         case 'budget-exhausted':
-          this.stops.budgetExhausted(effect.code, effect.message, effect.pages);
+          this.stops.budgetExhausted(effect.code, `the service refused ${effect.file} (${effect.message})`, effect.pages);
           break;
         case 'output-unwritable':
           if (this.stops.outputUnwritable(effect.code, effect.message)) {
@@ -387,6 +400,8 @@ export class BatchRunner {
           // Nothing in flight, nothing will become ready, nothing more will arrive: whatever is left cannot proceed.
           return;
         }
+        // Waiting out a retry while nothing reaches the service: say so, not a full window.
+        if (!item && wakeAt !== undefined && this.unreachableSince !== undefined) this.events.waiting?.(wakeAt, 'cannot reach the service');
         await this.change.wait(item ? undefined : wakeAt);
         continue;
       }
@@ -434,6 +449,7 @@ export class BatchRunner {
     void this.queue
       .add(async () => {
         const effects = await this.execute(item, sentAt).finally(() => (this.bodyBytes -= bodyBytes));
+        this.countDelivery(item, sentAt, effects);
         this.inFlight.answered(ENDPOINT_OF[item.kind], this.clock.now() - sentAt);
         this.apply(item.task, effects);
         if (this.probeTask === item.task) {
@@ -443,6 +459,24 @@ export class BatchRunner {
         }
       })
       .catch((error: unknown) => this.apply(item.task, [{ type: 'finished', outcome: failure(item.task, 'internal_error', errorMessage(error)) }]));
+  }
+
+  /**
+   * A request that never reached the service is no request: it counted
+   * against no window (the gate forgets its send) and is not in the totals.
+   * One that reached it ends an outage.
+   */
+  private countDelivery(item: WorkItem, sentAt: number, effects: readonly FlowEffect[]): void {
+    if (effects.some((effect) => effect.type === 'unreached')) {
+      this.requests -= 1;
+      this.gate.unsent(sentAt);
+      this.events.requestUnreached?.(ENDPOINT_OF[item.kind]);
+      return;
+    }
+    if (this.unreachableSince !== undefined) {
+      this.events.reachability?.({ reachable: true, downMs: this.clock.now() - this.unreachableSince });
+      this.unreachableSince = undefined;
+    }
   }
 
   private markInFlight(item: WorkItem): void {

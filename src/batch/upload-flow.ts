@@ -13,7 +13,7 @@ import {
   type SplitManifest,
 } from '../api/index.js';
 import { chargeTask, failure, type DocumentTask } from './document-task.js';
-import { errorCode, errorMessage, planRetry, type FlowContext } from './flow-context.js';
+import { errorCode, errorMessage, neverReached, planRetry, type FlowContext } from './flow-context.js';
 import { finished, type FlowEffect } from './flow-effects.js';
 import { writeSyncResult } from './result-flow.js';
 
@@ -67,6 +67,11 @@ export async function uploadDocument(ctx: FlowContext, task: DocumentTask, sentA
     await acceptManifest(ctx, task, outcome.manifest, intentId ?? randomUUID());
     return [restamp, { type: 'job-opened' }];
   } catch (error) {
+    if (neverReached(error)) {
+      // No connection was made: the service counted nothing and opened no job for it.
+      if (intentId) await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'not-sent' });
+      return uploadFailed(ctx, task, error);
+    }
     const effects: FlowEffect[] = [{ type: 'restamp', recordedAt: sentAt, countedAt: ctx.clock.now() }];
     if (intentId && error instanceof ApiError) {
       // The server answered with an error: no job was created for this attempt.
@@ -125,7 +130,7 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
   }
   if (error instanceof PaymentRequiredError) {
     return [
-      { type: 'budget-exhausted', code, message: errorMessage(error), pages: task.doc.pages ?? 1 },
+      { type: 'budget-exhausted', code, message: errorMessage(error), pages: task.doc.pages ?? 1, file: task.doc.displayPath },
       finished({ ...failure(task, code, errorMessage(error)), status: 'skipped' }),
     ];
   }
@@ -153,7 +158,7 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
   }
   const plan = planRetry(ctx, error, task.uploadAttempts, 'documents');
   if ('retryAt' in plan) return [...plan.effects, { type: 'upload-again', at: plan.retryAt }];
-  return [finished(failure(task, code, errorMessage(error)))];
+  return [...plan.effects, finished(failure(task, code, errorMessage(error)))];
 }
 
 /**

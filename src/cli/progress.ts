@@ -1,5 +1,6 @@
 import type { MultiBar, SingleBar } from 'cli-progress';
-import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
+import type { BatchEvents, ChunkFailure, DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
+import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
@@ -84,6 +85,19 @@ export class BatchDisplay implements BatchEvents {
     this.slotsHeldBy = held;
     this.slotsNextTry = nextTryAt;
     this.refresh();
+  }
+
+  requestUnreached(): void {
+    this.requests -= 1;
+    this.refresh();
+  }
+
+  chunkFailed(failure: ChunkFailure): void {
+    this.notice(chunkFailedLine(failure, this.clock.now()));
+  }
+
+  reachability(change: Parameters<NonNullable<BatchEvents['reachability']>>[0]): void {
+    this.notice(reachabilityLine(change));
   }
 
   notice(message: string): void {

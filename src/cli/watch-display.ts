@@ -1,5 +1,6 @@
 import type { Ora } from 'ora';
-import type { DocumentOutcome } from '../batch/batch-types.js';
+import type { BatchEvents, ChunkFailure, DocumentOutcome } from '../batch/batch-types.js';
+import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
 import type { FolderState, WatchEvents } from '../features/watch.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
@@ -65,6 +66,14 @@ export class WatchDisplay implements WatchEvents {
   timeLeft(boundMs: number): void {
     this.left.tell(boundMs, this.clock.now());
     this.refresh();
+  }
+
+  chunkFailed(failure: ChunkFailure): void {
+    this.notice(chunkFailedLine(failure, this.clock.now()));
+  }
+
+  reachability(change: Parameters<NonNullable<BatchEvents['reachability']>>[0]): void {
+    this.notice(reachabilityLine(change));
   }
 
   notice(message: string): void {

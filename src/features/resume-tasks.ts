@@ -223,8 +223,18 @@ function outcomeOfResult(result: ResultDocument, path: string, displayPath: stri
     warnings: result.warnings ?? [],
     data: result.data,
     credits: 0,
-    saved_credits: typeof result.credits === 'number' && result.credits > 0 ? result.credits : (result.pages?.total ?? 0),
+    saved_credits: answerCost(result),
   };
+}
+
+/**
+ * What the answer in a result cost when it was made: its credits, or, for a
+ * copy (which records the 0 it cost itself) and results older than the
+ * field, one credit per page. Reusing it saves that much, however many
+ * times it was copied.
+ */
+function answerCost(result: ResultDocument): number {
+  return typeof result.credits === 'number' && result.credits > 0 ? result.credits : (result.pages?.total ?? 0);
 }
 
 /** The result of identical content, written again for this document (naming its own source). Undefined if it cannot be read or written. */
@@ -234,7 +244,7 @@ async function copyResult(from: string, doc: PlannedDocument): Promise<DocumentO
   try {
     const copy: ResultDocument = { ...result, source: { ...result.source, path: doc.path }, credits: 0 };
     await writeFileAtomically(doc.output, serializeResult(copy));
-    return { ...outcomeOfResult(copy, doc.output, doc.displayPath), saved_credits: result.credits };
+    return { ...outcomeOfResult(copy, doc.output, doc.displayPath), saved_credits: answerCost(result) };
   } catch {
     return undefined;
   }

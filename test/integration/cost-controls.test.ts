@@ -45,6 +45,19 @@ describe('cost controls', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('files skipped when the request cap stops a run say so as the run stopping, not as their own answer', async () => {
+    const { env } = await start({ keys: [{ key: KEY, allowedRequests: 3 }] });
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf', 'a.png': 'images/id-card.png', 'b.jpg': 'images/receipt.jpg' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    expect(run.code).toBe(4);
+    const skipped = parseNdjson(run.stdout).filter((line) => line.status === 'skipped');
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const line of skipped) {
+      const message = (line.error as { message: string }).message;
+      expect(message).toMatch(/^not sent: uploads stopped \(usage_limit_exceeded\): the service refused .*long\.pdf \(process: HTTP 402 usage_limit_exceeded/);
+    }
+  });
+
   it('--model and --store travel in the options field: the result names the model and carries an extraction_id', async () => {
     const { env } = await start();
     const ws = makeWorkspace({ 'slip.pdf': 'pdf/pages-1.pdf' });

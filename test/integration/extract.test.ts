@@ -141,16 +141,19 @@ describe('docextract extract', () => {
     expect(Object.values(emu.counters.requestsByEndpoint).reduce((a, b) => a + b, 0)).toBe(0);
   });
 
-  it('leaves a job whose chunks keep failing partial and unfinalized, and collect <parent_job_id> finishes it', async () => {
+  it('leaves a job whose chunks keep failing open and unfinalized, with no result file, and collect <parent_job_id> finishes it', async () => {
     const emu = await start({ faults: { process: { extraction_failed: 1 } }, seed: 1 });
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
     const env = cliEnv(emu);
     const fast = ['--retry-base', '5ms', '--retry-max', '20ms'];
     const first = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...fast], { env });
     expect(first.code).toBe(1);
-    const line = parseNdjson(first.stdout)[0] as { status: string; job_id: string; missing_pages: number[] };
-    expect(line.status).toBe('partial');
+    const line = parseNdjson(first.stdout)[0] as { status: string; job_id: string; missing_pages: number[]; error: { code: string } };
+    // Not one page came back: failed, not a partial result with nothing in it.
+    expect(line.status).toBe('failed');
+    expect(line.error.code).toBe('extraction_failed');
     expect(line.missing_pages).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(existsSync(join(ws.out, 'long.pdf.json'))).toBe(false);
     expect(emu.counters.finalizedJobs).toBe(0);
     expect(emu.counters.creditsCharged).toBe(0);
 

@@ -68,9 +68,13 @@ describe('a result is reused only when it answers the same question', () => {
   it('a partial result on disk is never taken for a complete one', async () => {
     const { emu, env } = await start();
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-4.pdf' });
-    emu.setFaults({ process: { extraction_failed: 1 } });
-    const first = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env: { ...env, DOCEXTRACT_STATE_DIR: join(ws.dir, 'state-1') } });
-    expect(parseNdjson(first.stdout)[0]).toMatchObject({ status: 'partial' });
+    // Pages 4 fail every try; pages 1-3 come back: a partial result with a page in it.
+    let processed = 0;
+    emu.events.on('event', (event: { type: string }) => {
+      if (event.type === 'chunk_processed' && ++processed === 1) emu.setFaults({ process: { extraction_failed: 1 } });
+    });
+    const first = await runCli(['extract', ws.inputs, '--out', ws.out, '--concurrency', '1', ...FAST], { env: { ...env, DOCEXTRACT_STATE_DIR: join(ws.dir, 'state-1') } });
+    expect(parseNdjson(first.stdout)[0]).toMatchObject({ status: 'partial', missing_pages: [4] });
     emu.setFaults({});
     // A fresh state folder: no journaled job to resume, only the partial file on disk.
     const second = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env: { ...env, DOCEXTRACT_STATE_DIR: join(ws.dir, 'state-2') } });
@@ -165,6 +169,21 @@ describe('across runs, a moved or renamed file reuses the answer for its content
     expect(lines.find((line) => String(line.file).endsWith('long-renamed.pdf'))).toMatchObject({ status: 'complete', reused: expect.stringContaining('moved or renamed') });
     expect(resultOf(join(ws.out, 'archive/long-renamed.pdf.json')).source.path).toBe(join(ws.inputs, 'archive/long-renamed.pdf'));
     expect(resultOf(join(ws.out, 'invoice (1).pdf.json')).source.path).toBe(join(ws.inputs, 'invoice (1).pdf'));
+  });
+
+  it('a copy of a copy still saves what the answer cost (a copy records the 0 it cost itself)', async () => {
+    const { emu, env } = await start();
+    const first = makeWorkspace({ 'a.png': 'images/id-card.png' });
+    const second = makeWorkspace({ 'b.png': 'images/id-card.png' });
+    const third = makeWorkspace({ 'c.png': 'images/id-card.png' });
+    expect((await runCli(['extract', first.inputs, '--out', first.out, ...FAST], { env })).code).toBe(0);
+    const copied = await runCli(['extract', second.inputs, '--out', second.out, ...FAST], { env });
+    expect(parseNdjson(copied.stdout)[0]).toMatchObject({ status: 'complete', credits: 0, saved_credits: 1 });
+    expect(resultOf(join(second.out, 'b.png.json')).credits).toBe(0);
+    rmSync(join(first.out, 'a.png.json')); // only the copy is left to answer
+    const again = await runCli(['extract', third.inputs, '--out', third.out, ...FAST], { env });
+    expect(parseNdjson(again.stdout)[0]).toMatchObject({ status: 'complete', credits: 0, saved_credits: 1 });
+    expect(emu.counters.requestsByEndpoint.documents).toBe(1);
   });
 
   it('--dry-run says a renamed file will be answered by its earlier result, and changes nothing', async () => {
