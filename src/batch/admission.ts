@@ -27,6 +27,19 @@ export function requestsForDocument(pages: number | undefined, chunkPages = 3, s
   return 1 + Math.ceil(pages / chunkPages) + 2;
 }
 
+/**
+ * Counted requests a document not yet uploaded needs to be finished: its
+ * upload, and when it splits its chunks, the collect and (unless asked not
+ * to) the finalize. A PDF whose pages could not be counted needs at least its
+ * upload; its answer says whether it splits. The one cost the engine's time
+ * left, admission and the dry run all use.
+ */
+export function requestsToFinish(pages: number | undefined, finalize: boolean): number {
+  if (pages === undefined) return 1;
+  const all = requestsForDocument(pages);
+  return all > 1 && !finalize ? all - 1 : all;
+}
+
 export interface AdmissionInput {
   nowMs: number;
   /** The gate's projection (RequestGate.projectSlots). */

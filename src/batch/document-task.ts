@@ -1,8 +1,7 @@
 import { parsePageRange, type ExtractOptions } from '../api/index.js';
-import { requestsForDocument } from './admission.js';
+import { requestsToFinish } from './admission.js';
 import type { ChunkRef } from './journal-records.js';
 import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
-import type { FlowEffect } from './flow-effects.js';
 import { normaliseModel } from './question.js';
 
 /** Tries at a chunk whose extraction keeps failing (422) before its pages are reported missing. */
@@ -93,7 +92,7 @@ export class DocumentTask {
   requestsLeft(finalize: boolean): number {
     if (this.phase === 'done') return 0;
     const job = this.job;
-    if (!job) return requestsForDocument(this.doc.pages) - (finalize || !this.mayOpenJob ? 0 : 1);
+    if (!job) return requestsToFinish(this.doc.pages, finalize);
     const finalizeLeft = finalize && !job.finalized ? 1 : 0;
     // A partial result is not finalized: its chunks can still be retried by `collect`.
     if (job.written) return job.written === 'complete' ? finalizeLeft : 0;
@@ -165,12 +164,6 @@ export function pagesOfRange(range: string): number[] {
   const pages: number[] = [];
   for (let page = parsed.first; page <= parsed.last && pages.length < 1000; page += 1) pages.push(page);
   return pages;
-}
-
-/** The service charged the task: the task's own count (written into its result) and the effect for the batch's totals. */
-export function chargeTask(task: DocumentTask, credits: number): FlowEffect {
-  task.credits += credits;
-  return { type: 'charged', credits };
 }
 
 /** The outcome line of a document that did not complete. */

@@ -1,5 +1,5 @@
 import type { DocumentOutcome } from './batch-types.js';
-import type { OpenJob } from './document-task.js';
+import type { DocumentTask, OpenJob } from './document-task.js';
 
 /**
  * What a flow reports back: the things that happened to one document which
@@ -48,3 +48,9 @@ export type FlowEffect =
 
 export const finished = (outcome: DocumentOutcome): FlowEffect => ({ type: 'finished', outcome });
 export const charged = (credits: number): FlowEffect => ({ type: 'charged', credits });
+
+/** The service charged the task: the task's own count (written into its result) and the effect for the batch's totals. */
+export function chargeTask(task: DocumentTask, credits: number): FlowEffect {
+  task.credits += credits;
+  return { type: 'charged', credits };
+}

@@ -1,8 +1,8 @@
 import { AuthenticationError, GoneError, NotFoundError, PaymentRequiredError, UnprocessableEntityError, type CollectedResult } from '../api/index.js';
 import type { DocumentOutcome } from './batch-types.js';
-import { chargeTask, DEFAULT_CHUNK_TRIES, failure, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
+import { DEFAULT_CHUNK_TRIES, failure, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
 import { errorCode, errorMessage, planRetry, type FlowContext } from './flow-context.js';
-import { finished, type FlowEffect } from './flow-effects.js';
+import { chargeTask, finished, type FlowEffect } from './flow-effects.js';
 import { writeCollectedResult } from './result-flow.js';
 
 /** POST process for one chunk. A replay (`chunk_already_processed`) counts as done and costs nothing. */

@@ -12,9 +12,9 @@ import {
   type ExtractionSuccess,
   type SplitManifest,
 } from '../api/index.js';
-import { chargeTask, failure, type DocumentTask } from './document-task.js';
+import { failure, type DocumentTask } from './document-task.js';
 import { errorCode, errorMessage, neverReached, planRetry, type FlowContext } from './flow-context.js';
-import { finished, type FlowEffect } from './flow-effects.js';
+import { chargeTask, finished, type FlowEffect } from './flow-effects.js';
 import { writeSyncResult } from './result-flow.js';
 
 /**

@@ -1,4 +1,4 @@
-import { minimumMakespanMs, requestsForDocument } from '../batch/admission.js';
+import { minimumMakespanMs, requestsToFinish } from '../batch/admission.js';
 import type { PlannedDocument } from '../batch/batch-types.js';
 import { questionKey, questionOf } from '../batch/question.js';
 import { formatRateWindows } from '../batch/rate-windows.js';
@@ -82,7 +82,7 @@ async function judgeFiles(documents: readonly PlannedDocument[], settings: Batch
       continue;
     }
     extracting.set(key, doc.displayPath);
-    const requests = requestsForDocument(doc.pages) - (settings.run.finalize || mode !== 'split' ? 0 : 1);
+    const requests = requestsToFinish(doc.pages, settings.run.finalize);
     files.push({ ...base, action: 'extract', why: onDisk.reason, credits: doc.pages ?? 1, requests });
   }
   return files;

@@ -1,6 +1,7 @@
 import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
-import type { BatchDeps, ExtractBatchReport } from '../features/extract.js';
+import type { BatchDeps } from '../features/batch-session.js';
+import type { ExtractBatchReport } from '../features/extract.js';
 import { recordLastRun } from '../features/last-run.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';

@@ -1,10 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ResponseEvent } from '../api/index.js';
+import type { ApiClient, ResponseEvent } from '../api/index.js';
 import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
 import { RequestGate } from '../batch/request-gate.js';
 import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
-import type { RunSettings } from '../batch/batch-types.js';
+import type { BatchEvents, RunSettings } from '../batch/batch-types.js';
 import { ServiceReadings } from '../batch/service-readings.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { FileSendLog } from '../batch/send-log.js';
@@ -14,7 +14,17 @@ import { KnownResults, resultsIndexPath } from './known-results.js';
 import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
 import type { Clock } from '../util/clock.js';
-import type { BatchDeps } from './extract.js';
+
+/** What a batch of a command runs with: its client, session, clock and events. */
+export interface BatchDeps {
+  api: ApiClient;
+  session: BatchSession;
+  clock: Clock;
+  events: BatchEvents;
+  account: string;
+  /** Called once before the first request a run sends. */
+  warmUp?: () => Promise<void>;
+}
 
 export interface SessionOptions {
   stateDir: string;

@@ -2,7 +2,8 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
-import { arrivingAtOnce, type BatchDeps, type ExtractBatchReport } from './extract.js';
+import type { BatchDeps } from './batch-session.js';
+import { arrivingAtOnce, type ExtractBatchReport } from './extract.js';
 import { outcomeFromFile, resumeJob } from './resume-tasks.js';
 import { sessionRunner } from './batch-session.js';
 

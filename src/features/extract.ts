@@ -1,25 +1,13 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApiClient } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import type { RunReport } from '../batch/runner.js';
 import { reserveTempPath, sweepTempFiles } from '../store/atomic-write.js';
-import type { Clock } from '../util/clock.js';
 import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
-import { sessionRunner, type BatchSession } from './batch-session.js';
+import { sessionRunner, type BatchDeps } from './batch-session.js';
 import { checkModelNames, UnknownModelError } from './check-models.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
-
-export interface BatchDeps {
-  api: ApiClient;
-  session: BatchSession;
-  clock: Clock;
-  events: BatchEvents;
-  account: string;
-  /** Called once before the first request a run sends. */
-  warmUp?: () => Promise<void>;
-}
 
 export interface ExtractBatchReport extends RunReport {
   /** Open jobs left on the server by this run (interrupted), with their expiry. */

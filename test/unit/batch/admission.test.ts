@@ -4,9 +4,11 @@ import {
   fitsWithinTtl,
   minimumMakespanMs,
   requestsForDocument,
+  requestsToFinish,
   type AdmissionInput,
   type OpenJobLoad,
 } from '../../../src/batch/admission.js';
+import { DocumentTask } from '../../../src/batch/document-task.js';
 import { DEFAULT_RATE_LIMITS, parseRateWindows } from '../../../src/batch/rate-windows.js';
 import { RequestGate } from '../../../src/batch/request-gate.js';
 import { MemorySendLog } from '../../../src/batch/send-log.js';
@@ -64,6 +66,29 @@ const job = (id: string, expiresInMs: number, requestsLeft: number): OpenJobLoad
   id,
   expiresAtMs: T0 + expiresInMs,
   requestsLeft,
+});
+
+describe('requestsToFinish', () => {
+  it.each([
+    [undefined, true, 1],
+    [undefined, false, 1], // an uncounted PDF needs its upload, finalize or not (it once counted 0 here and 1 in the dry run)
+    [1, false, 1],
+    [3, true, 1],
+    [4, true, 5],
+    [4, false, 4],
+    [150, false, 52],
+  ])('a document of %s pages, finalize %s: %i requests', (pages, finalize, requests) => {
+    expect(requestsToFinish(pages, finalize)).toBe(requests);
+  });
+
+  it('is what a task not yet uploaded has left, so the engine and the dry run agree', () => {
+    for (const pages of [undefined, 1, 3, 4, 7, 150]) {
+      for (const finalize of [true, false]) {
+        const task = new DocumentTask({ path: '/in/a.pdf', displayPath: 'a.pdf', sha256: 'a'.repeat(64), size: 10, type: 'pdf', contentType: 'application/pdf', pages, output: '/out/a.pdf.json' }, 0);
+        expect(task.requestsLeft(finalize)).toBe(requestsToFinish(pages, finalize));
+      }
+    }
+  });
 });
 
 describe('decideAdmission', () => {
