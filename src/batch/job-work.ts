@@ -1,3 +1,4 @@
+import type { Endpoint } from '../api/index.js';
 import type { ChunkState, DocumentTask, OpenJob } from './document-task.js';
 
 /** One request the scheduler can send. */
@@ -6,6 +7,13 @@ export type WorkItem =
   | { kind: 'process'; task: DocumentTask; job: OpenJob; chunk: ChunkState }
   | { kind: 'collect'; task: DocumentTask; job: OpenJob }
   | { kind: 'finalize'; task: DocumentTask; job: OpenJob };
+
+const ENDPOINT_OF: Record<WorkItem['kind'], Endpoint> = { upload: 'documents', process: 'process', collect: 'result', finalize: 'result' };
+
+/** The endpoint a work item calls. */
+export function endpointOf(item: WorkItem): Endpoint {
+  return ENDPOINT_OF[item.kind];
+}
 
 /**
  * The next request an open job can send now: a pending chunk whose time has

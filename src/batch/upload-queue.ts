@@ -1,7 +1,11 @@
 import type { DocumentTask } from './document-task.js';
 
-/** What the scheduler says of the next candidate: send it, look at the one after, or send no upload now. */
-export type UploadVerdict = 'send' | 'next' | 'stop';
+/**
+ * What the scheduler says of the next candidate: send it; look at the one
+ * after (it waits); it will not be sent, and the caller settles it (`skip`:
+ * look at the one after); or send no upload now.
+ */
+export type UploadVerdict = 'send' | 'next' | 'skip' | 'stop';
 
 /**
  * Documents waiting for their upload. Documents that may open a job come
@@ -57,7 +61,11 @@ export class UploadQueue {
       if (!task) return undefined;
       const verdict = judge(task);
       if (verdict === 'send') return task;
-      // 'next' on a plain task means the judge settled it; if not, wait rather than spin.
+      if (verdict === 'skip') {
+        this.plainHead += 1; // settled by the caller: never a candidate again
+        continue;
+      }
+      // 'next' on a plain task that is still queued: wait rather than spin.
       if (verdict === 'stop' || task.phase === 'queued') return undefined;
     }
   }

@@ -26,7 +26,7 @@ interface JobLine {
 
 describe('docextract jobs', () => {
   it('lists an open job with a working resume command, and the files the last run did not complete', async () => {
-    // Every chunk fails: the 7-page job stays open (partial, unfinalized), as after an outage.
+    // Every chunk fails: the 7-page job stays open (unfinalized, no result without a page), as after an outage.
     emulator = await startTestEmulator({ faults: { process: { extraction_failed: 1 } }, seed: 1 });
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf', 'fine.png': 'images/id-card.png' });
     copyFileSync(join(CORPUS, 'broken/not-a-pdf.pdf'), join(ws.inputs, 'bad.pdf'));
@@ -34,7 +34,8 @@ describe('docextract jobs', () => {
     const batch = ['--out', ws.out, '--rate-limit', 'none', ...FAST_FLAGS];
     const first = await runCli(['extract', ws.inputs, '--json', ...batch], { env });
     expect(first.code).toBe(1);
-    const partial = parseNdjson(first.stdout).find((line) => line.status === 'partial') as { job_id: string };
+    const partial = parseNdjson(first.stdout).find((line) => String(line.file).endsWith('long.pdf')) as { job_id: string; status: string };
+    expect(partial.status).toBe('failed');
 
     // Another run holds the state folder: listing must neither wait for nor take the lock.
     const lock = await acquireStateLock(env.DOCEXTRACT_STATE_DIR as string);
@@ -53,7 +54,7 @@ describe('docextract jobs', () => {
     const failed = lines.filter((line) => line.kind === 'failed-file');
     expect(failed).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ status: 'partial', missing_pages: [1, 2, 3, 4, 5, 6, 7], job_id: partial.job_id }),
+        expect.objectContaining({ status: 'failed', code: 'extraction_failed', missing_pages: [1, 2, 3, 4, 5, 6, 7], job_id: partial.job_id }),
         expect.objectContaining({ file: expect.stringContaining('bad.pdf'), status: 'failed', code: expect.any(String) }),
       ]),
     );
@@ -93,7 +94,7 @@ describe('docextract jobs', () => {
     expect(run.stderr).toContain('no API key is configured: showing the jobs of every key');
     expect(run.stdout).toContain('Open jobs (1):');
     expect(run.stdout).toContain(`finish: docextract collect ${jobId}`);
-    expect(run.stdout).toMatch(/long\.pdf {2}partial \(missing pages 1, 2, 3, 4\)/);
+    expect(run.stdout).toMatch(/long\.pdf {2}failed \(missing pages 1, 2, 3, 4\)/);
     // With another key, that job is not listed: jobs belong to a key.
     const other = await runCli(['jobs', '--json'], { env: { ...env, DOCEXTRACT_API_KEY: 'sk_00000000000000000000000000000000' } });
     expect(parseNdjson(other.stdout)).toEqual([]);
