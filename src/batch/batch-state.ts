@@ -20,6 +20,8 @@ export interface BatchStateDeps {
   serverBusy: () => void;
   phantomJobs: readonly Phantom[];
   keepOutcomes: boolean;
+  /** Told of every finished document before the display is. */
+  onFinished?: (outcome: DocumentOutcome) => void;
   /** Told once when the batch stops (Ctrl-C, or a fatal error): the runner halts intake and waits. */
   onStop: () => void;
 }
@@ -262,6 +264,7 @@ export class BatchState implements BatchView {
   private report(outcome: DocumentOutcome): void {
     // Keep the summary, not the extracted data: 10,000 results must not pile up in memory.
     const { data: _data, ...summary } = outcome;
+    this.deps.onFinished?.(outcome);
     this.events.documentFinished(outcome);
     if (this.deps.keepOutcomes) this.finishedOutcomes.push(summary);
   }

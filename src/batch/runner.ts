@@ -39,6 +39,8 @@ export interface RunnerDeps {
   warmUp?: () => Promise<void>;
   /** Keep every outcome for the report; `watch` runs for days, and its events keep counts instead. @default true */
   keepOutcomes?: boolean;
+  /** Told of every finished document before the display is: what the caller's domain does with it (index it, move its source). */
+  onFinished?: (outcome: DocumentOutcome) => void;
 }
 
 export interface RunReport {
@@ -101,6 +103,7 @@ export class BatchRunner {
       serverBusy: () => this.dispatch.budget.busy(this.dispatch.inFlight),
       phantomJobs: deps.phantomJobs ?? [],
       keepOutcomes: deps.keepOutcomes ?? true,
+      ...(deps.onFinished ? { onFinished: deps.onFinished } : {}),
       onStop: () => {
         this.halt.abort(new Error('stopped'));
         this.intakeHalt.abort(new Error('stopped'));

@@ -109,7 +109,7 @@ export class BatchSession {
 }
 
 /** The runner of a batch in this session: its gate, readings and journal, with the command's client, clock and events. */
-export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: Pick<RunnerDeps, 'phantomJobs' | 'keepOutcomes'> & Partial<Pick<RunnerDeps, 'events'>>): BatchRunner {
+export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: Pick<RunnerDeps, 'phantomJobs' | 'keepOutcomes' | 'onFinished'> & Partial<Pick<RunnerDeps, 'events'>>): BatchRunner {
   return new BatchRunner({
     api: deps.api,
     gate: deps.session.gate,

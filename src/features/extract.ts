@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
+import type { DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import type { RunReport } from '../batch/runner.js';
 import { reserveTempPath, sweepTempFiles } from '../store/atomic-write.js';
 import type { DocumentTask } from '../batch/document-task.js';
@@ -59,8 +59,7 @@ export async function runExtractBatch(
     };
   }
   await checkModelsBeforeSending(deps, plan.tasks);
-  const events = alsoWhenFinished(deps.events, (outcome) => planner.finished(outcome));
-  const runner = sessionRunner(deps, settings, { phantomJobs: plan.phantomJobs, events });
+  const runner = sessionRunner(deps, settings, { phantomJobs: plan.phantomJobs, onFinished: (outcome) => planner.finished(outcome) });
   const report = await runner.run(arrivingAtOnce(plan.tasks), stop);
   await planner.indexed();
   const summaries: DocumentOutcome[] = [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes];
@@ -121,26 +120,6 @@ function unwritableOutcome(doc: PlannedDocument, jobId: string | null, outDir: s
     error: { code: 'output_write_failed', message: `cannot write results to ${outDir} (${code}); nothing was sent for ${doc.displayPath}: fix the output folder and run again` },
     credits: 0,
   };
-}
-
-/**
- * The same events, with `then` told of every finished document first. The
- * display is a class instance whose methods keep their own `this`, so it is
- * wrapped, not copied.
- */
-export function alsoWhenFinished(events: BatchEvents, then: (outcome: DocumentOutcome) => void): BatchEvents {
-  return new Proxy(events, {
-    get(target, property) {
-      if (property === 'documentFinished') {
-        return (outcome: DocumentOutcome) => {
-          then(outcome);
-          target.documentFinished(outcome);
-        };
-      }
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
 }
 
 /** The source of a batch whose documents are all known up front: one arrival. */

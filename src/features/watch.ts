@@ -7,7 +7,7 @@ import { toDisplayPath } from '../files/paths.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { sessionRunner } from './batch-session.js';
 import type { BatchDeps } from './batch-session.js';
-import { alsoWhenFinished, checkModelNamesBeforeSending, type ExtractBatchReport } from './extract.js';
+import { checkModelNamesBeforeSending, type ExtractBatchReport } from './extract.js';
 import type { ModelRules } from './model-rules.js';
 import { planFiles, type PlanOptions } from './plan-documents.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
@@ -112,7 +112,11 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   let report: RunReport;
   try {
     const runner = sessionRunner(deps, settings, {
-      events: alsoWhenFinished(tally.events(), (outcome) => planner.finished(outcome)),
+      events: tally.display,
+      onFinished: (outcome) => {
+        planner.finished(outcome);
+        tally.finished(outcome);
+      },
       // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
       phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
       keepOutcomes: false,
@@ -144,7 +148,7 @@ class WatchTally {
   private finishedSinceCompact = 0;
 
   constructor(
-    private readonly display: WatchEvents,
+    readonly display: WatchEvents,
     private readonly moves: WatchMoves,
     private readonly compact: () => void,
   ) {}
@@ -168,15 +172,8 @@ class WatchTally {
     this.display.folderState?.({ settling: this.settling, inProgress: this.sources.size });
   }
 
-  /** The display's events, with every finished document counted (and moved) before the display shows it. */
-  events(): BatchEvents {
-    // A proxy rather than a wrapper listing each event: the display gets every other event as it is, including any added later.
-    const display = this.display;
-    const finished = (outcome: DocumentOutcome): void => this.documentFinished(outcome);
-    return new Proxy(display, { get: (target, key, receiver) => (key === 'documentFinished' ? finished : Reflect.get(target, key, receiver)) });
-  }
-
-  documentFinished(outcome: DocumentOutcome): void {
+  /** A finished document, counted (and its source moved) before the display shows it. */
+  finished(outcome: DocumentOutcome): void {
     this.counts[outcome.status] += 1;
     this.finishedSinceCompact += 1;
     if (this.finishedSinceCompact >= COMPACT_EVERY) {
@@ -189,7 +186,12 @@ class WatchTally {
     const source = this.sources.get(outcome.file);
     this.sources.delete(outcome.file);
     if (source !== undefined) this.moves.finished(outcome, source);
-    this.display.documentFinished(outcome);
     this.tellState();
+  }
+
+  /** What finished before the runner saw it (rejected by preflight, answered on disk): counted, then shown. */
+  documentFinished(outcome: DocumentOutcome): void {
+    this.finished(outcome);
+    this.display.documentFinished(outcome);
   }
 }
