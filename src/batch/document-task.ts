@@ -14,7 +14,7 @@ export interface ChunkState {
   pages: string;
   pageNumbers: number[];
   status: ChunkStatus;
-  /** Requests for this chunk in the current round (reset when a collect round sends it again). */
+  /** Requests for this chunk, over every collect round: at most RunSettings.maxAttempts. */
   attempts: number;
   /** Times its extraction failed (422), over every round: a chunk that keeps failing is given up (RunSettings.chunkTries). */
   failures: number;

@@ -99,13 +99,14 @@ export async function collectJob(ctx: FlowContext, task: DocumentTask, job: Open
   if (job.collectRounds >= ctx.settings.maxCollectRounds || missing.length === 0) return writePartial(ctx, task, job, collected, missing);
   const now = ctx.clock.now();
   const delay = Math.min(ctx.settings.retryMaxMs, ctx.settings.retryBaseMs * 2 ** (job.collectRounds - 1));
-  // A chunk that failed every try it had is not sent again; chunk ids unknown (collect without a journal entry): nothing to retry.
+  // A chunk that failed every try it had (extraction failures, or requests over every round) is not
+  // sent again: each round would otherwise start its count afresh, and requests are the scarce resource.
+  // Chunk ids unknown (collect without a journal entry): nothing to retry.
   const tries = ctx.settings.chunkTries ?? DEFAULT_CHUNK_TRIES;
-  const retried = job.chunks.filter((chunk) => chunk.failures < tries && chunk.pageNumbers.some((page) => missing.includes(page)));
+  const retried = job.chunks.filter((chunk) => chunk.failures < tries && chunk.attempts < ctx.settings.maxAttempts && chunk.pageNumbers.some((page) => missing.includes(page)));
   if (retried.length === 0) return writePartial(ctx, task, job, collected, missing);
   for (const chunk of retried) {
     chunk.status = 'pending';
-    chunk.attempts = 0;
     chunk.readyAt = now + delay * ctx.random();
   }
   return [];

@@ -5,11 +5,11 @@
  * a job the server had deleted: the rerun found it gone and paid again.
  */
 import { describe, expect, it } from 'vitest';
-import type { ApiClient, CollectedResult } from '../../../src/api/index.js';
+import { ServerError, UnprocessableEntityError, type ApiClient, type CollectedResult } from '../../../src/api/index.js';
 import type { RunSettings } from '../../../src/batch/batch-types.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
 import type { FlowContext } from '../../../src/batch/flow-context.js';
-import { collectJob } from '../../../src/batch/job-flow.js';
+import { collectJob, processChunk } from '../../../src/batch/job-flow.js';
 import { nextJobWork } from '../../../src/batch/job-work.js';
 import type { JournalRecord } from '../../../src/batch/journal-records.js';
 import type { Journal } from '../../../src/store/journal.js';
@@ -79,5 +79,58 @@ describe('collectJob', () => {
     expect(nextJobWork(task, job, 2_000, true, () => undefined)).toEqual({ kind: 'finalize', task, job });
     // The finalize that follows has the line to report.
     expect(job.outcome).toMatchObject({ status: 'complete', job_id: 'job_p', file: 'a.pdf' });
+  });
+});
+
+describe('a chunk that keeps failing', () => {
+  function failingContext(error: Error, partial: CollectedResult): { ctx: FlowContext; processed: () => number } {
+    let processed = 0;
+    const ctx = {
+      api: {
+        processChunk: async () => {
+          processed += 1;
+          throw error;
+        },
+        collect: async () => partial,
+      } as unknown as ApiClient,
+      clock: { now: () => 1_000 },
+      journal: { append: async () => undefined } as unknown as Journal<JournalRecord>,
+      settings: { ...SETTINGS, maxCollectRounds: 4, maxAttempts: 3 },
+      account: 'acct',
+      readings: { resetAt: () => undefined, windowOf: () => undefined },
+      random: () => 0.5,
+      writeResult: async () => undefined,
+    } as unknown as FlowContext;
+    return { ctx, processed: () => processed };
+  }
+
+  async function runJob(ctx: FlowContext, task: DocumentTask): Promise<void> {
+    const job = task.job!;
+    for (let step = 0; step < 100 && task.phase !== 'done'; step++) {
+      const work = nextJobWork(task, job, Number.MAX_SAFE_INTEGER, true, () => undefined);
+      if (!work) break;
+      const effects = work.kind === 'process' ? await processChunk(ctx, task, job, work.chunk) : await collectJob(ctx, task, job);
+      for (const effect of effects) if (effect.type === 'finished') task.finish(effect.outcome);
+    }
+  }
+
+  const partialOf4: CollectedResult = { success: true, job_id: 'job_p', status: 'partial', data: {}, pages_total: 4, pages_processed: 3, failed_pages: [4] } as CollectedResult;
+
+  it('is sent at most maxAttempts times over every collect round, whatever the error', async () => {
+    const task = openTask();
+    task.job!.chunks[1]!.status = 'pending';
+    const { ctx, processed } = failingContext(new ServerError({ endpoint: 'process', status: 500, code: 'persist_failed', message: '' }), partialOf4);
+    await runJob(ctx, task);
+    expect(processed()).toBe(3);
+    expect(task.outcome).toMatchObject({ status: 'partial', missing_pages: [4] });
+  });
+
+  it('whose extraction fails is given its tries (3), then its pages are reported missing', async () => {
+    const task = openTask();
+    task.job!.chunks[1]!.status = 'pending';
+    const { ctx, processed } = failingContext(new UnprocessableEntityError({ endpoint: 'process', status: 422, code: 'extraction_failed', message: '' }), partialOf4);
+    await runJob(ctx, task);
+    expect(processed()).toBe(3);
+    expect(task.outcome).toMatchObject({ status: 'partial', missing_pages: [4] });
   });
 });
