@@ -1,4 +1,9 @@
 #!/usr/bin/env node
+// A promise nobody settles would end the process with Node's exit code 13 ("unsettled top-level
+// await") and not a word: say so, whatever the path that led there.
+process.on('exit', (code) => {
+  if (code === 13) process.stderr.write('error: docextract stopped with work still waiting on nothing (internal_error, exit 13); please report this with the command you ran\n');
+});
 // `docextract --version` answers without loading the CLI: start-up time is part of the product.
 if (process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === '-V')) {
   const { readFileSync } = await import('node:fs');

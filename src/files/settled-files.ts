@@ -87,11 +87,19 @@ export class SettledFiles {
   /** A file appeared or changed: look at it now, and again once the settle time has passed. */
   async seen(path: string): Promise<void> {
     const look = await this.look(path);
-    const now = this.clock.now();
     if (!look) {
       this.gone(path);
       return;
     }
+    this.observed(path, look);
+  }
+
+  /**
+   * A file as a pass over the folder found it (its look already taken): new
+   * or changed, it starts settling; known and unchanged, nothing happens.
+   */
+  observed(path: string, look: FileLook): void {
+    const now = this.clock.now();
     const known = this.files.get(path);
     if (known && sameLook(known.look, look)) return; // an event that changed nothing (or one we saw already)
     this.files.set(path, { look, since: now, ...(known?.taken ? { taken: known.taken } : {}) });
@@ -99,6 +107,11 @@ export class SettledFiles {
     this.pending.add(path);
     this.onSettling(this.pending.size);
     this.wake?.();
+  }
+
+  /** Paths known (settling, or taken and unchanged since). */
+  knownPaths(): IterableIterator<string> {
+    return this.files.keys();
   }
 
   /** Something happened to a path (an unfiltered event): look again if it is a file being watched. */

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { toDisplayPath } from '../../files/paths.js';
 import { durationFlag, resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
@@ -30,6 +30,11 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     ...(flags.moveDone !== undefined ? { done: resolve(ctx.io.cwd, flags.moveDone) } : {}),
     ...(flags.moveFailed !== undefined ? { failed: resolve(ctx.io.cwd, flags.moveFailed) } : {}),
   };
+  refuseTargetsHoldingTheFolder(root, folder, [
+    ['--out', settings.outDir],
+    ['--move-done', moves.done],
+    ['--move-failed', moves.failed],
+  ]);
   const { outputFolderProblem } = await import('../../features/extract.js');
   const blocked = await outputFolderProblem(settings.outDir);
   // A result is paid for before it is written: watch nothing whose results could not be saved.
@@ -67,6 +72,21 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     return batchOutcome(ctx, report, () => report.counts.complete === total);
   } finally {
     display?.stop(); // the status line must not outlive a failed start
+  }
+}
+
+/**
+ * A folder that results or moved sources go to may sit inside the watched
+ * folder (it is never taken from), but not be it or hold it: then the whole
+ * inbox would be excluded, and nothing could ever be taken.
+ */
+function refuseTargetsHoldingTheFolder(root: string, named: string, targets: [string, string | undefined][]): void {
+  for (const [flag, target] of targets) {
+    if (target === undefined) continue;
+    if (root === target || root.startsWith(`${target}${sep}`)) {
+      const how = root === target ? 'is the watched folder' : `holds the watched folder ${named}`;
+      throw new UsageError(`${flag} ${target} ${how}: results and moved files would be taken as new arrivals, and the folder cannot be watched. Choose a folder outside it, or a subfolder of it (which is never taken from).`);
+    }
   }
 }
 

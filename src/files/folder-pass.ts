@@ -1,0 +1,66 @@
+import type { Dirent } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FileLook } from './settled-files.js';
+
+/** Stats in flight at once during a pass: enough to hide latency, few enough to leave the disk to others. */
+const STATS_AT_ONCE = 64;
+
+/**
+ * One pass over a watched folder, for what change events missed: every file
+ * that the watch would take, with its size and mtime (names and stats only,
+ * nothing is read or hashed). Folders are walked with an explicit stack, so a
+ * deep tree cannot overflow the call stack; links to folders are not
+ * followed (as the watch does not follow them); a folder that cannot be read
+ * is passed over (the watch reports it). Returns how many files it saw.
+ */
+export async function passOverFolder(
+  root: string,
+  ignored: (path: string, isFolder: boolean) => boolean,
+  found: (path: string, look: FileLook) => void,
+  stopped: () => boolean = () => false,
+): Promise<number> {
+  const folders = [root];
+  let seen = 0;
+  let batch: string[] = [];
+  const flush = async (): Promise<void> => {
+    const looks = await Promise.all(batch.map(lookAt));
+    looks.forEach((look, i) => {
+      const path = batch[i];
+      if (look && path !== undefined) {
+        seen += 1;
+        found(path, look);
+      }
+    });
+    batch = [];
+  };
+  while (folders.length > 0 && !stopped()) {
+    const folder = folders.pop() as string;
+    let entries: Dirent[];
+    try {
+      entries = await readdir(folder, { withFileTypes: true });
+    } catch {
+      continue; // gone since, or unreadable
+    }
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (!ignored(path, true)) folders.push(path);
+      } else if ((entry.isFile() || entry.isSymbolicLink()) && !ignored(path, false)) {
+        batch.push(path);
+        if (batch.length >= STATS_AT_ONCE) await flush();
+      }
+    }
+  }
+  await flush();
+  return seen;
+}
+
+async function lookAt(path: string): Promise<FileLook | undefined> {
+  try {
+    const stats = await stat(path);
+    return stats.isFile() ? { size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * A folder that results or moved sources go to must not be the watched
+ * folder nor hold it: the whole inbox would be excluded and nothing could
+ * ever be taken. It once died silently with Node's exit 13 ("unsettled
+ * top-level await") 0.35 s after saying `watching`. Run as a child, as a
+ * user would: exit 2 with the reason, before anything is watched.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startChildCli } from '../../helpers/child-run.js';
+import { isolatedEnv } from '../../helpers/run-cli.js';
+import { makeWorkspace } from '../../helpers/workspace.js';
+
+const KEY = 'sk_0123456789abcdef0123456789abcdef';
+
+describe('docextract watch: where results and moved files go', () => {
+  it.each([
+    ['--out is the folder', (inbox: string) => ['--out', inbox], '--out'],
+    ['--out holds the folder', (inbox: string) => ['--out', join(inbox, '..')], '--out'],
+    ['--move-done is the folder', (inbox: string) => ['--move-done', inbox], '--move-done'],
+    ['--move-failed holds the folder', (inbox: string) => ['--move-failed', join(inbox, '..')], '--move-failed'],
+  ])('%s: exit 2 with the reason, before watching anything', async (_label, flags, flag) => {
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    // No service is needed to refuse this: nothing may be asked of it.
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9', DOCEXTRACT_API_KEY: KEY });
+    const done = await startChildCli(['watch', ws.inputs, ...flags(ws.inputs)], env).done;
+    expect(done.code).toBe(2);
+    expect(done.stderr).toContain(flag);
+    expect(done.stderr).toMatch(/(is|holds) the watched folder/);
+    expect(done.stderr).not.toContain('watching ');
+  });
+
+  it('a result folder inside the watched folder is fine (it is never taken from)', async () => {
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9', DOCEXTRACT_API_KEY: KEY });
+    const run = startChildCli(['watch', ws.inputs, '--out', join(ws.inputs, 'results')], env);
+    // It gets past the check and watches (the unreachable service is said, and the watch goes on).
+    while (!run.stderrSoFar().includes('watching ')) await new Promise((resolve) => setTimeout(resolve, 50));
+    run.child.kill('SIGTERM');
+    const done = await run.done;
+    expect(done.code).toBe(130);
+    expect(done.stderr).not.toMatch(/the watched folder/);
+  });
+});
