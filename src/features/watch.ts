@@ -23,6 +23,8 @@ export interface WatchOptions {
   settleMs: number;
   /** Poll the folder every this many ms instead of waiting for change events. */
   pollMs?: number;
+  /** Walk the whole folder this often for what change events missed. @default 30000 */
+  passMs?: number;
   moves: Omit<MoveTargets, 'root'>;
   /** Folders inside `root` that are never taken from (the state folder, say), besides the result and move folders. */
   exclude: readonly string[];
@@ -85,6 +87,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
     clock: deps.clock,
     settleMs: options.settleMs,
     pollMs: options.pollMs,
+    ...(options.passMs !== undefined ? { passMs: options.passMs } : {}),
     exclude: [options.outDir, ...[options.moves.done, options.moves.failed].filter((dir): dir is string => dir !== undefined), ...options.exclude],
     onError: (message) => deps.events.notice?.(message),
     onSettling: (count) => tally.settlingNow(count),

@@ -50,7 +50,7 @@ export interface WatchSetup {
   dir: string;
   uploads: { sha256: string; at: number }[];
   /** `docextract watch <inbox> --out <out> --json` plus `extra`, on the fake clock. */
-  watch(extra?: string[]): WatchRun;
+  watch(extra?: string[], options?: { realTimeoutMs?: number }): WatchRun;
   resultExists(relativePath: string): boolean;
 }
 
@@ -82,7 +82,7 @@ async function watchSetup(): Promise<WatchSetup> {
     out: ws.out,
     dir: ws.dir,
     uploads: recordUploads(emu),
-    watch: (extra = []) => startWatchOnFakeClock([ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...FAST_FLAGS, ...extra], env, clock),
+    watch: (extra = [], options = {}) => startWatchOnFakeClock([ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...FAST_FLAGS, ...extra], env, clock, options),
     resultExists: (relativePath) => existsSync(join(ws.out, `${relativePath}.json`)),
   };
 }

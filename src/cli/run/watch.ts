@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
+import { DEFAULT_PASS_MS } from '../../files/hot-folder.js';
 import { toDisplayPath } from '../../files/paths.js';
 import { durationFlag, resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
@@ -11,6 +12,7 @@ import { WatchDisplay } from '../watch-display.js';
 
 interface WatchFlags extends BatchFlags {
   settle?: string;
+  rescan?: string;
   poll?: string;
   moveDone?: string;
   moveFailed?: string;
@@ -26,6 +28,8 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
   const settleMs = durationFlag('--settle', flags.settle, 2000);
   const pollMs = flags.poll === undefined ? undefined : durationFlag('--poll', flags.poll, 0);
   if (pollMs === 0) throw new UsageError('--poll must be longer than 0, e.g. 5s.');
+  const passMs = durationFlag('--rescan', flags.rescan, DEFAULT_PASS_MS);
+  if (passMs < 1000) throw new UsageError('--rescan must be at least 1s (each pass lists the whole folder), e.g. 30s.');
   const moves = {
     ...(flags.moveDone !== undefined ? { done: resolve(ctx.io.cwd, flags.moveDone) } : {}),
     ...(flags.moveFailed !== undefined ? { failed: resolve(ctx.io.cwd, flags.moveFailed) } : {}),
@@ -56,6 +60,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
             cwd: ctx.io.cwd,
             outDir: settings.outDir,
             settleMs,
+            passMs,
             pollMs,
             moves,
             exclude: [ctx.stateDir()],

@@ -32,7 +32,7 @@ describe('docextract watch: files arriving', () => {
 
   it('a burst of 500 files: each extracted exactly once, one NDJSON line each', async () => {
     const w = await watchSetup();
-    const run = w.watch();
+    const run = w.watch([], { realTimeoutMs: 110_000 });
     await run.watching();
     const names = Array.from({ length: 500 }, (_, i) => `burst/${String(i).padStart(3, '0')}.jpg`);
     for (const name of names) writeFile(join(w.inbox, name), distinctJpeg(name));
