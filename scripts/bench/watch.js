@@ -19,6 +19,10 @@ const LATENCY_GAP_MS = 250;
 const BURST = 1_000;
 const MEMORY_FILES = 10_000;
 const MEMORY_BATCH = 1_000;
+const RACE_FOLDERS = 250; // x 8 files, each folder filled the moment it exists, by another process
+const RACE_FILES_PER_FOLDER = 8;
+const PASS_S = 30; // watch's default --rescan
+const UNREPORTED_AT_S = [1, 9, 21]; // when each unreported file is written, after watch is ready
 
 /** @param {import('./report.js').Section} section */
 export async function benchWatch(section) {
@@ -27,6 +31,8 @@ export async function benchWatch(section) {
   try {
     await latency(section, join(dir, 'latency'), emulator);
     await burst(section, join(dir, 'burst'), emulator);
+    await newFolders(section, join(dir, 'new-folders'), emulator);
+    await unreported(section, join(dir, 'unreported'), emulator);
     await memory(section, join(dir, 'memory'), emulator);
   } finally {
     await stopEmulator(emulator);
@@ -94,6 +100,71 @@ async function burst(section, home, emulator) {
   section.add(`watch, a burst of ${BURST} (first result to last)`, watchRate, { unit: 'files/s' });
   section.add('watch / extract', watchRate / extractRate, { digits: 2, atLeast: 0.9 });
   section.details.burst = { extractRate, watchRate };
+}
+
+/**
+ * The race chokidar loses (paulmillr/chokidar#1471): 250 new folders of 8 files each, every folder
+ * filled the moment it exists by another process. Files with no result once the rest are done (and
+ * one pass period and the settle time have gone by) were missed.
+ */
+async function newFolders(section, home, emulator) {
+  const inbox = join(home, 'in');
+  mkdirSync(inbox, { recursive: true });
+  const total = RACE_FOLDERS * RACE_FILES_PER_FOLDER;
+  const results = new Set();
+  const watch = startWatch(emulator, home, inbox, (outcome) => {
+    if (outcome.status === 'complete') results.add(outcome.file);
+  });
+  await watch.ready;
+  const started = performance.now();
+  const writer = `
+    const { mkdirSync, writeFileSync } = require('node:fs');
+    const { join } = require('node:path');
+    const png = Buffer.from(${JSON.stringify(tinyPng('x').toString('base64'))}, 'base64');
+    for (let f = 0; f < ${RACE_FOLDERS}; f++) {
+      const folder = join(${JSON.stringify(inbox)}, 'batch-' + f, f % 3 === 0 ? 'deeper/still' : '');
+      mkdirSync(folder, { recursive: true });
+      for (let i = 0; i < ${RACE_FILES_PER_FOLDER}; i++) writeFileSync(join(folder, 'p-' + i + '.png'), Buffer.concat([png, Buffer.from('race ' + f + ' ' + i)]));
+    }`;
+  await run(process.execPath, ['-e', writer], { env: process.env, timeoutMs: 60_000 });
+  await until(() => results.size === total, (PASS_S + SETTLE_S + 60) * 1000, () => `${results.size} of ${total} results`).catch(() => undefined);
+  const seconds = (performance.now() - started) / 1000;
+  await watch.stop(section, results.size);
+  section.add(`files missed, ${total} in ${RACE_FOLDERS} new folders filled at once`, total - results.size, { atMost: 0, text: `${total - results.size} of ${total} (all results in ${seconds.toFixed(1)} s)` });
+  section.details.newFolders = { total, results: results.size, seconds };
+}
+
+/**
+ * Files that no change event reports (watch polls every hour here, so only the pass over the folder
+ * finds them): from each file's write to its result, against one pass period plus the settle time.
+ */
+async function unreported(section, home, emulator) {
+  const inbox = join(home, 'in');
+  mkdirSync(inbox, { recursive: true });
+  const writtenAt = new Map();
+  const delays = [];
+  const watch = startWatch(
+    emulator,
+    home,
+    inbox,
+    (outcome, at) => {
+      const written = writtenAt.get(basename(outcome.file));
+      if (outcome.status === 'complete' && written !== undefined) delays.push(at - written);
+    },
+    ['--poll', '1h'],
+  );
+  await watch.ready;
+  const readyAt = performance.now();
+  for (const [i, atS] of UNREPORTED_AT_S.entries()) {
+    await sleep(Math.max(0, readyAt + atS * 1000 - performance.now()));
+    const name = `unreported-${i}.png`;
+    writeFileSync(join(inbox, name), tinyPng(`unreported ${i}`));
+    writtenAt.set(name, performance.now());
+  }
+  await until(() => delays.length === UNREPORTED_AT_S.length, (PASS_S + SETTLE_S + 30) * 1000, () => `${delays.length} of ${UNREPORTED_AT_S.length} results`);
+  await watch.stop(section, UNREPORTED_AT_S.length);
+  section.add(`unreported file -> result, worst of ${UNREPORTED_AT_S.length} (pass ${PASS_S} s + settle ${SETTLE_S} s)`, Math.max(...delays) / 1000, { unit: 's', digits: 1, atMost: PASS_S + SETTLE_S + 1 });
+  section.details.unreportedMs = delays.map(Math.round);
 }
 
 /**
