@@ -26,7 +26,12 @@ export async function runExtractBatch(
   outDir: string,
   reuse: Omit<ArrivalOptions, 'storeDb'>,
   stop?: AbortSignal,
+  /** The document types the user named (rules, a default): each is checked before anything is planned, printed or written. */
+  typedModels: readonly string[] = [],
 ): Promise<ExtractBatchReport> {
+  // Planning writes copies of known answers and the display prints reused files: a misspelled
+  // name must stop the run before any of that, not after (it once printed 8 reused lines first).
+  if (typedModels.length > 0) await checkModelNamesBeforeSending(deps, typedModels, true);
   await sweepTempFiles(outDir).catch(() => 0);
   const now = deps.clock.now();
   const earlier = reuse.dedupe && !reuse.force ? deps.session.results : undefined;
@@ -58,7 +63,8 @@ export async function runExtractBatch(
       strayJobs: plan.strayJobs.map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
     };
   }
-  await checkModelsBeforeSending(deps, plan.tasks);
+  // Named types were checked above; the service's default, when it is what uploads will send, is checked only when something will be sent.
+  if (typedModels.length === 0) await checkModelsBeforeSending(deps, plan.tasks);
   const runner = sessionRunner(deps, settings, { phantomJobs: plan.phantomJobs, onFinished: (outcome) => planner.finished(outcome) });
   const report = await runner.run(arrivingAtOnce(plan.tasks), stop);
   await planner.indexed();

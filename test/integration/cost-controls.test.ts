@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
@@ -77,6 +77,30 @@ describe('cost controls', () => {
     expect(run.stderr).toContain('the document types were not checked before sending');
     expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'unknown_model' } });
     expect(emu.counters.requestsByEndpoint.models).toBe(1);
+  });
+
+  it('a misspelled document type in a rule stops the run before anything is printed or written, even when every file is answered on disk', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ 'ids/card.png': 'images/id-card.png', 'inv/a.pdf': 'pdf/pages-2.pdf' });
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env })).code).toBe(0);
+    const other = join(ws.dir, 'elsewhere');
+    const before = { ...emu.counters.requestsByEndpoint };
+    const run = await runCli(['extract', ws.inputs, '--out', other, '--json', '--model', 'ids/**=idcard', '--model', 'invoice', ...FAST], { env });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(JSON.parse(run.stderr)).toMatchObject({ error: { code: 'unknown_model', message: expect.stringContaining('unknown document type "idcard"; did you mean "id_card"?') } });
+    expect(existsSync(other)).toBe(false); // no copy of a known answer was written
+    const { documents, process, result } = emu.counters.requestsByEndpoint;
+    expect({ documents, process, result }).toEqual({ documents: before.documents, process: before.process, result: before.result });
+  });
+
+  it('--dry-run checks the names it plans with: a misspelled one is exit 2, nothing planned', async () => {
+    const { env } = await start();
+    const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
+    const run = await runCli(['extract', ws.inputs, '--dry-run', '--model', 'invoise'], { env });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('unknown document type "invoise"; did you mean "invoice"?');
   });
 
   it('a second run whose files are all answered on disk sends nothing at all, not even the free model check', async () => {

@@ -28,7 +28,9 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     (done) => `${done.documents.length} files ready${done.rejected.length ? `, ${done.rejected.length} rejected before sending` : ''}`,
   );
   for (const skipped of plan.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
+  const typedModels = settings.models.names();
   if (flags.dryRun) {
+    await checkTypedModelsForDryRun(ctx, typedModels);
     const { printDryRun } = await import('../dry-run.js');
     const earlier = await peekEarlierResults(ctx);
     await printDryRun(ctx, plan, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false, ...(earlier ? { earlier } : {}) });
@@ -37,10 +39,30 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   if (plan.documents.length === 0 && plan.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
   const { runExtractBatch } = await import('../../features/extract.js');
   return runBatchCommand(ctx, settings, plan.documents.length + plan.rejected.length, plan.rejected, (deps, stop) =>
-    runExtractBatch(deps, plan.documents, settings.run, settings.outDir, { force: Boolean(flags.force), dedupe: flags.dedupe !== false }, stop),
+    runExtractBatch(deps, plan.documents, settings.run, settings.outDir, { force: Boolean(flags.force), dedupe: flags.dedupe !== false }, stop, typedModels),
   );
 }
 
+
+/**
+ * A dry run plans with the names the user typed: a misspelled one is exit 2
+ * here too (the `models` call is free). Without a key, or when the service
+ * cannot answer, it says the names were not checked and plans on.
+ */
+async function checkTypedModelsForDryRun(ctx: CliContext, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  let api;
+  try {
+    api = await ctx.client(true);
+  } catch {
+    ctx.ui.warn('no API key: the document types were not checked against the service (docextract config set api-key)');
+    return;
+  }
+  const { checkModelNames, UnknownModelError } = await import('../../features/check-models.js');
+  const check = await checkModelNames(api, names);
+  if (check.ok === 'unchecked') ctx.ui.warn(`${check.reason}; the document types were not checked`);
+  else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, true);
+}
 
 /** The results index of the configured key, to look in; none without a key (a dry run needs none). */
 async function peekEarlierResults(ctx: CliContext): Promise<KnownResults | undefined> {
