@@ -14,6 +14,7 @@ import { JournalCorruptError } from '../store/journal.js';
 import { LockedError } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
 import { ConfigError, InterruptedError, UsageError } from './cli-errors.js';
+import type { SettingSource } from '../config/resolve.js';
 import { hintFor } from './error-hints.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
@@ -25,8 +26,14 @@ export interface ErrorReport {
   status?: number;
 }
 
+/** What the report may say of where things came from. */
+export interface ErrorSetting {
+  /** Where the API key came from: a hint to fix it must name the place that wins. */
+  keySource?: SettingSource;
+}
+
 /** THE place where an error becomes an exit code and a message. */
-export function describeError(error: unknown): ErrorReport {
+export function describeError(error: unknown, setting: ErrorSetting = {}): ErrorReport {
   if (error instanceof UsageError || error instanceof ConfigError) {
     return withHint({ exitCode: ExitCode.Usage, code: error.code, message: error.message }, error.hint);
   }
@@ -41,7 +48,7 @@ export function describeError(error: unknown): ErrorReport {
     return { exitCode: ExitCode.Usage, code: 'usage_error', message: error.message.replace(/^error: /, '') };
   }
   if (error instanceof ApiError) {
-    return withHint({ exitCode: exitCodeForApiError(error), code: error.code, message: error.message, status: error.status });
+    return withHint({ exitCode: exitCodeForApiError(error), code: error.code, message: error.message, status: error.status }, error instanceof AuthenticationError ? keyHint(error.code, setting.keySource) : undefined);
   }
   if (error instanceof ProxyAuthRequiredError) {
     // Configuration, not the service: nothing will work until the proxy URL carries credentials.
@@ -76,6 +83,17 @@ function exitCodeForApiError(error: ApiError): ExitCodeValue {
   if (error instanceof AuthenticationError) return ExitCode.Auth;
   if (error instanceof PaymentRequiredError || error instanceof RateLimitError) return ExitCode.Budget;
   return ExitCode.WorkFailed;
+}
+
+/**
+ * A rejected key is fixed where it came from: `config set api-key` does
+ * nothing while DOCEXTRACT_API_KEY or --api-key overrides the stored key.
+ */
+function keyHint(code: string, source: SettingSource | undefined): string | undefined {
+  const what = code === 'expired_api_key' ? 'The key has expired; use a new one' : 'Check the key ("sk_" + 32 hex characters)';
+  if (source === 'env') return `${what}: it comes from DOCEXTRACT_API_KEY, which overrides the stored key. Set DOCEXTRACT_API_KEY to the right key, or unset it to use the one from docextract config set api-key.`;
+  if (source === 'flag') return `${what}: it comes from --api-key on the command line.`;
+  return undefined;
 }
 
 function withHint(report: ErrorReport, explicit?: string): ErrorReport {

@@ -92,7 +92,8 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
 
 async function reportError(error: unknown, deps: CliDeps, ctx: CliContext | undefined): Promise<number> {
   const { describeError } = await import('./error-report.js');
-  const report = describeError(error);
+  const keySource = ctx ? await ctx.setting('api-key').then((setting) => setting.source, () => undefined) : undefined;
+  const report = describeError(error, keySource ? { keySource } : {});
   const json = ctx?.options.json ?? false;
   const debug = ctx?.debugEnabled ?? deps.io.env.DOCEXTRACT_LOG === 'debug';
   if (json) {

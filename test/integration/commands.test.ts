@@ -95,6 +95,25 @@ describe('whoami', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  it('says the key was rejected only on 401, and names where the key came from in the hint', async () => {
+    const run = await runCli(['whoami'], { env: env({ DOCEXTRACT_API_KEY: EXPIRED_KEY }) });
+    expect(run.stderr).toContain('rejected by');
+    // The key came from the environment: `config set api-key` would change nothing.
+    expect(run.stderr).toMatch(/hint: The key has expired; use a new one: it comes from DOCEXTRACT_API_KEY, which overrides the stored key/);
+  });
+
+  it.each([
+    // RFC 6761: a .invalid name never resolves, so no connection can be made (nothing listens, whatever the machine).
+    ['a service that cannot be reached', 'http://docextract.invalid', /not checked: cannot reach http:\/\/docextract\.invalid \(network_error: .*ENOTFOUND/],
+    ['an address that is not the service', 'EMULATOR/not-the-service', /not checked: .* answered 404 for \/v3\.1\/authorised; is it the service's address/],
+  ])('against %s, does not call the key rejected', async (_label, baseUrl, said) => {
+    const run = await runCli(['whoami', '--insecure'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY, DOCEXTRACT_BASE_URL: baseUrl.replace('EMULATOR', emulator.url) }) });
+    expect(run.code).not.toBe(0);
+    expect(run.code).not.toBe(3);
+    expect(run.stderr).not.toContain('rejected');
+    expect(run.stderr).toMatch(said);
+  });
+
   it('prints a stack trace only with --debug, and still redacts the key', async () => {
     const run = await runCli(['whoami', '--debug'], { env: env({ DOCEXTRACT_API_KEY: EXPIRED_KEY }) });
     expect(run.code).toBe(3);

@@ -1,3 +1,5 @@
+import { errorCodeOf } from '../../api/error-code.js';
+import { ApiError, AuthenticationError, MethodNotAllowedError, NotFoundError, TransportError } from '../../api/errors.js';
 import { describeSource } from '../../config/resolve.js';
 import { redactKey } from '../../util/redact.js';
 import type { CliContext } from '../context.js';
@@ -17,7 +19,17 @@ export async function runWhoami(ctx: CliContext): Promise<void> {
       ]),
     );
   } catch (error) {
-    ctx.ui.error(`key ${identity.key} from ${describeSource(source)} was rejected by ${client.baseUrl}`);
+    ctx.ui.error(`key ${identity.key} from ${describeSource(source)}: ${whatWentWrong(error, client.baseUrl)}`);
     throw error;
   }
+}
+
+/** Rejected means 401 and nothing else: a service that cannot be reached, or is not the service, says nothing of the key. */
+function whatWentWrong(error: unknown, baseUrl: string): string {
+  if (error instanceof AuthenticationError) return `rejected by ${baseUrl} (${error.code})`;
+  if (error instanceof TransportError && error.neverConnected) return `not checked: cannot reach ${baseUrl} (${errorCodeOf(error)}: ${error.message})`;
+  if (error instanceof TransportError) return `not checked: ${baseUrl} did not answer usably (${errorCodeOf(error)})`;
+  if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) return `not checked: ${baseUrl} answered ${error.status} for /v3.1/authorised; is it the service's address (docextract config set base-url)?`;
+  if (error instanceof ApiError) return `not checked: ${baseUrl} answered ${error.status} ${error.code}`;
+  return `not checked (${errorCodeOf(error)})`;
 }
