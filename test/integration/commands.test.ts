@@ -137,6 +137,15 @@ describe('whoami', () => {
 });
 
 describe('config', () => {
+  it('config set api-key warns when DOCEXTRACT_API_KEY overrides what it stores', async () => {
+    const e = env({ DOCEXTRACT_API_KEY: EXPIRED_KEY });
+    const set = await runCli(['config', 'set', 'api-key'], { env: e, stdin: `${GOOD_KEY}\n` });
+    expect(set.code).toBe(0);
+    expect(set.stderr).toContain('DOCEXTRACT_API_KEY is set in the environment and overrides this value');
+    const quiet = await runCli(['config', 'set', 'api-key'], { env: env(), stdin: `${GOOD_KEY}\n` });
+    expect(quiet.stderr).not.toContain('overrides');
+  });
+
   it('stores the key from stdin in a mode-0600 file and never prints it whole', async () => {
     const e = env();
     const set = await runCli(['config', 'set', 'api-key'], { env: e, stdin: `${GOOD_KEY}\n` });

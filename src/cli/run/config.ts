@@ -25,6 +25,11 @@ export async function runConfigSet(ctx: CliContext, key: string, value: string |
   store.set(name, checked.value);
   const shown = name === 'api-key' ? redactKey(checked.value) : checked.value;
   ctx.ui.info(`${name} = ${shown} (saved to ${store.path})`);
+  // The environment wins over the config file: a stored value it overrides is not the one in use.
+  const env = findSetting(name)?.env;
+  if (env && ctx.io.env[env] !== undefined && ctx.io.env[env] !== '') {
+    ctx.ui.warn(`${env} is set in the environment and overrides this value; unset it (unset ${env}) for the stored one to be used`);
+  }
 }
 
 export async function runConfigGet(ctx: CliContext, key: string): Promise<CommandOutcome> {
