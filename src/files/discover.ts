@@ -98,16 +98,17 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       try {
         await takeFindings(await walkFolder(path), 'folder');
       } catch (error) {
-        problem('unreadable', `${arg}: folder cannot be read (${errorCode(error)}).`);
+        problem('unreadable', `folder cannot be read (${errorCode(error)}).`);
       }
     } else if (found.kind === 'other') {
-      problem('unreadable', `${arg}: ${found.reason}.`);
+      problem('unreadable', `${found.reason}.`);
     } else if (mayGlob && fg.isDynamicPattern(arg)) {
       const findings = await expandGlob(arg, cwd);
-      if (findings.files.length === 0 && findings.skipped.length === 0) problem('no_match', `${arg}: no file matches this pattern.`);
+      if (findings.files.length === 0 && findings.skipped.length === 0) problem('no_match', 'no file matches this pattern.');
       await takeFindings(findings, 'glob');
     } else {
-      problem('file_not_found', `${arg}: no such file or folder.`);
+      // The outcome names the argument already: the message says only what is wrong with it.
+      problem('file_not_found', 'no such file or folder.');
     }
   };
   for (const arg of args) await visit(arg, true);

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../cli-errors.js';
+import { refuseFileAsFolder } from '../output-folder.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 
@@ -15,6 +16,7 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
   if (flags.out === '-' && flags.format !== 'ndjson') throw new UsageError('--out - (stdout) needs --format ndjson: CSV tables are several files.');
   const { exportResults, ExportInputError } = await import('../../features/export-results.js');
   const out = flags.out === '-' ? '-' : resolve(ctx.io.cwd, flags.out);
+  if (out !== '-') await refuseFileAsFolder('--out', out);
   let summary;
   try {
     summary = await exportResults({

@@ -7,6 +7,9 @@ import type { CliContext } from '../context.js';
 import { tuneHeapForLongRuns } from '../heap-tuning.js';
 import { runBatchCommand } from '../run-batch.js';
 import { withSpinner } from '../spinner.js';
+import { refuseFileAsFolder } from '../output-folder.js';
+import { BatchDisplay } from '../progress.js';
+import type { DocumentOutcome } from '../../batch/batch-types.js';
 import { listedInputs, type FilesFromFlags } from './files-from.js';
 
 interface ExtractFlags extends BatchFlags, FilesFromFlags {
@@ -20,6 +23,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   if (inputs.length === 0 && flags.filesFrom === undefined) throw new UsageError('Name at least one file, folder or glob.');
   tuneHeapForLongRuns(); // before planning, which touches every file
   const settings = await resolveBatchSettings(ctx, flags);
+  await refuseFileAsFolder('--out', settings.outDir);
   const { planDocuments } = await import('../../features/plan-documents.js');
   const plan = await withSpinner(
     ctx,
@@ -37,6 +41,8 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     return plan.rejected.length > 0 ? 'work-failed' : 'success';
   }
   if (plan.documents.length === 0 && plan.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
+  // Nothing can be sent (every input missing or refused): the service has nothing to say about it.
+  if (plan.documents.length === 0) return reportWithoutSending(ctx, plan.rejected);
   const { runExtractBatch } = await import('../../features/extract.js');
   return runBatchCommand(ctx, settings, plan.documents.length + plan.rejected.length, plan.rejected, (deps, stop) =>
     runExtractBatch(deps, plan.documents, settings.run, settings.outDir, { force: Boolean(flags.force), dedupe: flags.dedupe !== false }, stop, typedModels),
@@ -62,6 +68,15 @@ async function checkTypedModelsForDryRun(ctx: CliContext, names: readonly string
   const check = await checkModelNames(api, names);
   if (check.ok === 'unchecked') ctx.ui.warn(`${check.reason}; the document types were not checked`);
   else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, true);
+}
+
+/** Every input was refused before sending: report each, as a run would, and touch neither the key nor the service. */
+async function reportWithoutSending(ctx: CliContext, rejected: readonly DocumentOutcome[]): Promise<CommandOutcome> {
+  const startedAt = ctx.clock.now();
+  const display = await BatchDisplay.create(ctx, rejected.length);
+  for (const outcome of rejected) display.documentFinished(outcome);
+  display.finish({ requests: 0, credits: 0 }, startedAt);
+  return 'work-failed';
 }
 
 /** The results index of the configured key, to look in; none without a key (a dry run needs none). */

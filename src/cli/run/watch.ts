@@ -4,6 +4,7 @@ import { DEFAULT_PASS_MS } from '../../files/hot-folder.js';
 import { toDisplayPath } from '../../files/paths.js';
 import { durationFlag, resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
+import { refuseFileAsFolder } from '../output-folder.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { tuneHeapForLongRuns } from '../heap-tuning.js';
@@ -34,6 +35,9 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     ...(flags.moveDone !== undefined ? { done: resolve(ctx.io.cwd, flags.moveDone) } : {}),
     ...(flags.moveFailed !== undefined ? { failed: resolve(ctx.io.cwd, flags.moveFailed) } : {}),
   };
+  for (const [flag, target] of [['--out', settings.outDir], ['--move-done', moves.done], ['--move-failed', moves.failed]] as const) {
+    if (target !== undefined) await refuseFileAsFolder(flag, target);
+  }
   refuseTargetsHoldingTheFolder(root, folder, [
     ['--out', settings.outDir],
     ['--move-done', moves.done],

@@ -43,7 +43,7 @@ describe('discoverInputs with listed paths', () => {
     writeFileSync(join(root, 'axb.pdf'), 'x');
     const result = await discoverInputs([], { cwd: root, literal: ['a*b.pdf', 'c*.pdf', 'axb.pdf', 'a*b.pdf'] });
     expect(result.inputs.map((input) => input.displayPath)).toEqual(['a*b.pdf', 'axb.pdf']);
-    expect(result.problems).toEqual([{ arg: 'c*.pdf', code: 'file_not_found', message: 'c*.pdf: no such file or folder.' }]);
+    expect(result.problems).toEqual([{ arg: 'c*.pdf', code: 'file_not_found', message: 'no such file or folder.' }]);
   });
 
   it('dedupes listed paths against command-line arguments', async () => {
