@@ -34,6 +34,21 @@ const UNIT_MS: Readonly<Record<string, number>> = {
   mo: 30 * DAY,
 };
 
+/** Units spelled out, as people write them (`10/hour`, `100/day`): the same windows. */
+const UNIT_WORDS: Readonly<Record<string, string>> = {
+  second: 's',
+  seconds: 's',
+  minute: 'min',
+  minutes: 'min',
+  hour: 'h',
+  hours: 'h',
+  days: 'd',
+  week: 'w',
+  weeks: 'w',
+  month: 'mo',
+  months: 'mo',
+};
+
 const ACCEPTED_FORM =
   'expected a comma-separated list of <limit>/[<count>]<unit>, e.g. "10/min,100/h,1000/d,10000/mo" or "8/1s,60/12s", ' +
   `with unit one of ${Object.keys(UNIT_MS).join(', ')}; or "none"`;
@@ -72,7 +87,7 @@ function parsePart(raw: string, spec: string): RateWindow {
   if (!match) throw bad('not of the form <limit>/[<count>]<unit>');
   // Stryker disable next-line StringLiteral: equivalent; every group of PART takes part in a match (the count as ''), the defaults are for the type checker.
   const [, limitText = '', countText = '', unit = ''] = match;
-  const unitMs = UNIT_MS[unit];
+  const unitMs = UNIT_MS[UNIT_WORDS[unit] ?? unit];
   if (unitMs === undefined) throw bad(`unknown unit "${unit}"`);
   const limit = Number(limitText);
   const count = countText === '' ? 1 : Number(countText);

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { RunSettings } from '../batch/batch-types.js';
 import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
 import { ModelRules } from '../features/model-rules.js';
-import { parseDuration } from '../util/duration.js';
+import { parseDuration, parseDurationWithin } from '../util/duration.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
 
@@ -38,14 +38,16 @@ export interface BatchSettings {
 export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): Promise<BatchSettings> {
   const value = async (key: Parameters<CliContext['setting']>[0], flag: string | undefined): Promise<string> =>
     (await ctx.setting(key, flag)).value ?? '';
+  // An empty --rate-limit is a mistake (a shell variable that was not set), never "the default".
+  if (flags.rateLimit !== undefined && flags.rateLimit.trim() === '') throw new UsageError('--rate-limit is empty; give windows such as 10/min,100/h, or none.');
   const rateSpec = await value('rate-limit', flags.rateLimit);
   const windows = parsed('--rate-limit', () => parseRateWindows(rateSpec));
   const ttlSpec = await value('job-ttl', flags.jobTtl);
   const models = await resolveModelRules(ctx, flags.model);
   const run: RunSettings = {
     concurrency: positiveInt('--concurrency', await value('concurrency', flags.concurrency)),
-    openJobCap: positiveInt('--open-jobs', await value('open-jobs', flags.openJobs)),
-    ttlMs: parsed('--job-ttl', () => parseDuration(ttlSpec)),
+    openJobCap: atMost('--open-jobs', positiveInt('--open-jobs', await value('open-jobs', flags.openJobs)), MAX_OPEN_JOBS, 'the service allows at most 5 open multi-page jobs per key'),
+    ttlMs: parsed('--job-ttl', () => parseDurationWithin(ttlSpec, 1000, JOB_TTL_MS, 'a job lives at most 2h on the service, and a TTL of nothing admits nothing')),
     marginMs: 0,
     finalize: flags.finalize !== false,
     storeDb: Boolean(flags.store),
@@ -83,6 +85,15 @@ function parsed<T>(flag: string, parse: () => T): T {
   } catch (error) {
     throw new UsageError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** The service's limits (API v3.1 §8): a setting beyond them cannot be true. */
+const MAX_OPEN_JOBS = 5;
+const JOB_TTL_MS = 2 * 3_600_000;
+
+function atMost(flag: string, value: number, max: number, why: string): number {
+  if (value > max) throw new UsageError(`${flag} ${value} is more than ${max}: ${why}.`);
+  return value;
 }
 
 function positiveInt(flag: string, raw: string): number {

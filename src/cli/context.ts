@@ -4,6 +4,7 @@ import type { ApiClient } from '../api/client.js';
 import type { ApiClientOptions, ResponseEvent } from '../api/index.js';
 import { checkApiKeyShape } from '../config/api-key.js';
 import type { ConfigStore } from '../config/config-store.js';
+import { parseBaseUrl } from '../config/base-url.js';
 import { describeSource, resolveSetting, type ResolvedSetting, type SettingSource } from '../config/resolve.js';
 import type { SettingKey } from '../config/settings.js';
 import type { Clock } from '../util/clock.js';
@@ -114,16 +115,9 @@ export class CliContext {
 
   async baseUrl(): Promise<string> {
     const { value, source } = await this.setting('base-url');
-    let url: URL;
-    try {
-      url = new URL(value ?? '');
-    } catch {
-      throw new ConfigError(`The base URL "${value}" from ${describeSource(source)} is not a URL.`, 'invalid_base_url');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new ConfigError(`The base URL must be http or https, not ${url.protocol}`, 'invalid_base_url');
-    }
-    return url.toString().replace(/\/+$/, '');
+    const checked = parseBaseUrl(value ?? '');
+    if (!checked.ok) throw new ConfigError(`The base URL from ${describeSource(source)}: ${checked.message}`, 'invalid_base_url');
+    return checked.url;
   }
 
   /** An API client; with `withKey`, refuses to send the key in clear text to a non-loopback host unless --insecure. */

@@ -1,4 +1,5 @@
 import { checkApiKeyShape } from './api-key.js';
+import { parseBaseUrl } from './base-url.js';
 import type { SettingKey } from './settings.js';
 
 export type ValueCheck = { ok: true; value: string } | { ok: false; message: string };
@@ -21,19 +22,21 @@ export function validateSettingValue(
         return shape.ok ? { ok: true, value } : shape;
       }
       case 'base-url': {
-        const url = new URL(value);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: 'base-url must be an http(s) URL.' };
-        return { ok: true, value: value.replace(/\/+$/, '') };
+        const url = parseBaseUrl(value);
+        return url.ok ? { ok: true, value: url.url } : url;
       }
       case 'rate-limit':
         parsers.rateLimit(value);
         return { ok: true, value };
-      case 'job-ttl':
-        parsers.duration(value);
-        return { ok: true, value };
+      case 'job-ttl': {
+        const ms = parsers.duration(value);
+        return ms >= 1000 && ms <= 2 * 3_600_000 ? { ok: true, value } : { ok: false, message: `job-ttl ${value} is out of range: a job lives at most 2h on the service.` };
+      }
       case 'concurrency':
-      case 'open-jobs':
         return /^[1-9]\d*$/.test(value) ? { ok: true, value } : { ok: false, message: `${key} must be a positive whole number.` };
+      case 'open-jobs':
+        if (!/^[1-9]\d*$/.test(value)) return { ok: false, message: `${key} must be a positive whole number.` };
+        return Number(value) <= 5 ? { ok: true, value } : { ok: false, message: `open-jobs ${value} is more than 5: the service allows at most 5 open multi-page jobs per key.` };
       case 'model':
         return value ? { ok: true, value: value.toLowerCase() } : { ok: false, message: 'model must not be empty.' };
       case 'models':

@@ -7,17 +7,40 @@ const UNIT_MS: Record<string, number> = {
   h: 3_600_000,
   hr: 3_600_000,
   d: 86_400_000,
+  msec: 1,
+  second: 1000,
+  seconds: 1000,
+  secs: 1000,
+  minute: 60_000,
+  minutes: 60_000,
+  mins: 60_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  hrs: 3_600_000,
+  day: 86_400_000,
+  days: 86_400_000,
 };
 
-/** Parse `500ms`, `90s`, `15min`, `2h`, `1d` or a bare number of milliseconds. */
+/**
+ * Parse `500ms`, `90s`, `15min`, `2h`, `1d` (or the units spelled out). A
+ * number needs its unit: `--job-ttl 2` was once read as 2 ms.
+ */
 export function parseDuration(spec: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(spec);
-  const unit = match?.[2]?.toLowerCase() || 'ms';
+  const unit = match?.[2]?.toLowerCase() ?? '';
+  if (match?.[1] && unit === '') throw new Error(`"${spec.trim()}" has no unit; say ${match[1]}s, ${match[1]}min or ${match[1]}h (or ms).`);
   const factor = UNIT_MS[unit];
   if (!match?.[1] || factor === undefined) {
     throw new Error(`"${spec}" is not a duration; use forms like 500ms, 90s, 15min, 2h or 1d.`);
   }
   return Math.round(Number(match[1]) * factor);
+}
+
+/** A duration within bounds, with the reason when it is not (a TTL longer than the service's, a settle time of nothing). */
+export function parseDurationWithin(spec: string, min: number, max: number, why: string): number {
+  const ms = parseDuration(spec);
+  if (ms < min || ms > max) throw new Error(`"${spec.trim()}" is out of range: ${why}.`);
+  return ms;
 }
 
 /** A short human rendering, e.g. `1h 05m`, `42s`. */

@@ -53,3 +53,20 @@ describe('output and input paths, checked before the service is asked', () => {
     expect(anyRequest(emulator)).toBe(0);
   });
 });
+
+describe('flags the service cannot have, refused before anything is sent', () => {
+  it.each([
+    [['--job-ttl', '2'], 'has no unit'],
+    [['--job-ttl', '3h'], 'a job lives at most 2h'],
+    [['--open-jobs', '9'], 'at most 5 open multi-page jobs'],
+    [['--rate-limit', ''], '--rate-limit is empty'],
+    [['--rate-limit', '10/fortnight'], 'unknown unit "fortnight"'],
+  ])('%j: exit 2, with the reason', async (flags, said) => {
+    emulator = await startEmulator({ keys: [KEY], rateLimits: [] });
+    const ws = makeWorkspace({ 'a.png': 'images/id-card.png' });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...flags], { env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(said);
+    expect(anyRequest(emulator)).toBe(0);
+  });
+});
