@@ -23,6 +23,8 @@ export interface PlanOptions {
   models?: ModelRules;
   /** Paths from `--files-from`: checked like arguments, but never expanded as globs. @default [] */
   listed?: readonly string[];
+  /** Folders never searched for inputs besides the output folder (the state folder). @default [] */
+  exclude?: readonly string[];
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
 }
@@ -33,7 +35,7 @@ export interface PlanOptions {
  * the server's own code names whatever the server would reject.
  */
 export async function planDocuments(args: string[], options: PlanOptions): Promise<PlanResult> {
-  const discovery = await discoverInputs(args, { cwd: options.cwd, literal: options.listed });
+  const discovery = await discoverInputs(args, { cwd: options.cwd, literal: options.listed, exclude: [options.outDir, ...(options.exclude ?? [])] });
   const planned = await planFiles(discovery.inputs, discovery.commonBase, options);
   const rejected = [...discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message)), ...planned.rejected];
   return { documents: planned.documents, rejected, skipped: discovery.skipped };

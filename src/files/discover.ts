@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { entryKind, errorCode, takeIfSupported, walkFolder, type SearchFindings } from './folder-walk.js';
 import { commonParentFolder, comparePaths, toDisplayPath } from './paths.js';
@@ -52,6 +52,13 @@ export interface DiscoveryOptions {
    * one is reported, not matched). @default []
    */
   literal?: readonly string[];
+  /**
+   * Absolute folders never searched by a folder or a glob: the output and
+   * state folders, so that `extract .` does not find its own results (and
+   * report each as "not a PDF") on every run. A file named outright is
+   * still taken. @default []
+   */
+  exclude?: readonly string[];
 }
 
 /**
@@ -79,9 +86,11 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
     taken.set(real, displayPath);
     result.inputs.push({ path, displayPath, fromFolder: via !== 'file', via });
   };
+  const exclude = options.exclude ?? [];
+  const excluded = (path: string): boolean => exclude.some((folder) => path === folder || path.startsWith(`${folder}${sep}`));
   const takeFindings = async (findings: SearchFindings, via: 'folder' | 'glob'): Promise<void> => {
-    for (const path of findings.files) await take(path, via);
-    result.skipped.push(...findings.skipped);
+    for (const path of findings.files) if (!excluded(path)) await take(path, via);
+    result.skipped.push(...findings.skipped.filter((skipped) => !excluded(skipped.path)));
   };
 
   const visit = async (arg: string, mayGlob: boolean): Promise<void> => {
@@ -96,7 +105,7 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       await take(path, 'file');
     } else if (found.kind === 'folder') {
       try {
-        await takeFindings(await walkFolder(path), 'folder');
+        await takeFindings(await walkFolder(path, excluded), 'folder');
       } catch (error) {
         problem('unreadable', `folder cannot be read (${errorCode(error)}).`);
       }

@@ -25,14 +25,14 @@ export interface SearchFindings {
  *   inside a folder the name is all we have to tell documents from the rest.
  * - A subfolder that cannot be read is reported and the walk goes on.
  */
-export async function walkFolder(folder: string): Promise<SearchFindings> {
+export async function walkFolder(folder: string, excluded: (path: string) => boolean = () => false): Promise<SearchFindings> {
   const findings: SearchFindings = { files: [], skipped: [] };
   const visitedFolders = new Set<string>();
-  await walk(folder, findings, visitedFolders);
+  await walk(folder, findings, visitedFolders, excluded);
   return findings;
 }
 
-async function walk(folder: string, findings: SearchFindings, visitedFolders: Set<string>): Promise<void> {
+async function walk(folder: string, findings: SearchFindings, visitedFolders: Set<string>, excluded: (path: string) => boolean): Promise<void> {
   // Real paths guard against bind mounts and other cycles that are not symbolic links.
   const real = await realpath(folder).catch(() => folder);
   if (visitedFolders.has(real)) return;
@@ -47,8 +47,9 @@ async function walk(folder: string, findings: SearchFindings, visitedFolders: Se
       continue;
     }
     if (entry.isDirectory()) {
+      if (excluded(path)) continue; // the output or state folder: never inputs
       try {
-        await walk(path, findings, visitedFolders);
+        await walk(path, findings, visitedFolders, excluded);
       } catch (error) {
         findings.skipped.push({ path, reason: `folder cannot be read (${errorCode(error)})` });
       }

@@ -70,3 +70,18 @@ describe('flags the service cannot have, refused before anything is sent', () =>
     expect(anyRequest(emulator)).toBe(0);
   });
 });
+
+describe('extracting in place', () => {
+  it('`cd inbox; docextract extract .` never takes its own results (or the state folder) as inputs, run after run', async () => {
+    emulator = await startEmulator({ keys: [KEY], rateLimits: [] });
+    const ws = makeWorkspace({ 'a.png': 'images/id-card.png', 'b.pdf': 'pdf/pages-2.pdf' });
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY, DOCEXTRACT_STATE_DIR: join(ws.inputs, '.state-here') });
+    const first = await runCli(['extract', '.'], { env, cwd: ws.inputs });
+    expect(first.code).toBe(0);
+    const again = await runCli(['extract', '.'], { env, cwd: ws.inputs });
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toContain('docextract-out');
+    expect(again.stderr).not.toContain('skipped');
+    expect(again.stdout.trim().split('\n')).toHaveLength(2);
+  });
+});

@@ -28,7 +28,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   const plan = await withSpinner(
     ctx,
     'finding and checking files (type, size, pages)',
-    () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, listed }),
+    () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, listed, exclude: [ctx.stateDir()] }),
     (done) => `${done.documents.length} files ready${done.rejected.length ? `, ${done.rejected.length} rejected before sending` : ''}`,
   );
   for (const skipped of plan.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
