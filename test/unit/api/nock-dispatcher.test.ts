@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -31,7 +33,24 @@ describe('nock with an undici dispatcher', () => {
     await expect(makeClient().models()).resolves.toMatchObject({ success: true });
   });
 
-  it('blocks unmocked hosts under disableNetConnect', async () => {
-    await expect(makeClient({ baseUrl: 'http://not-mocked.test' }).models()).rejects.toMatchObject({ name: 'NetworkError' });
+  it('blocks unmocked hosts under disableNetConnect: a real server that would answer is never reached', async () => {
+    // A host that resolves and answers: without the guard the request would succeed and be counted here
+    // (a `.test` host fails either way, so it cannot tell the guard from a failed lookup).
+    let hits = 0;
+    const server = http.createServer((_req, res) => {
+      hits += 1;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ success: true, data: { models: [] } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const error = await makeClient({ baseUrl }).models().catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'NetworkError' });
+      expect(String((error as Error).message)).toMatch(/Nock: Disallowed net connect|NetConnectNotAllowedError|ENETUNREACH/);
+      expect(hits).toBe(0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
