@@ -1,7 +1,8 @@
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
+import { readResultFile } from '../batch/result-file.js';
 import type { BatchDeps } from './batch-session.js';
 import { arrivingAtOnce, type ExtractBatchReport } from './extract.js';
 import { outcomeFromFile, resumeJob } from './resume-tasks.js';
@@ -13,8 +14,12 @@ import { sessionRunner } from './batch-session.js';
  * write, finalize. Without one: collect what the server has, write it, and
  * name the missing pages.
  */
-export async function runCollectJob(deps: BatchDeps, parentJobId: string, settings: RunSettings, outDir: string, stop?: AbortSignal): Promise<ExtractBatchReport> {
+export async function runCollectJob(deps: BatchDeps, askedJobId: string, settings: RunSettings, outDir: string, stop?: AbortSignal): Promise<ExtractBatchReport> {
   const now = deps.clock.now();
+  // A chunk id names its parent in the journal: that is the job to collect.
+  const parentOfChunk = [...deps.session.state.jobs.values()].find((job) => job.chunks.some((chunk) => chunk.jobId === askedJobId));
+  if (parentOfChunk) deps.events.notice?.(`${askedJobId} is a chunk of job ${parentOfChunk.parentJobId} (${parentOfChunk.path}): collecting that job`);
+  const parentJobId = parentOfChunk?.parentJobId ?? askedJobId;
   const journaled = deps.session.state.jobs.get(parentJobId);
   let task: DocumentTask;
   if (journaled) {
@@ -38,6 +43,16 @@ export async function runCollectJob(deps: BatchDeps, parentJobId: string, settin
     task = new DocumentTask(doc, now);
     await resumeJob(task, journaled);
   } else {
+    // Finished jobs leave the journal when it is compacted: a result on disk that names the job says it is done.
+    const saved = await findResultOfJob(outDir, parentJobId);
+    if (saved) {
+      const outcome = await outcomeFromFile(saved.path, saved.source);
+      if (outcome) {
+        deps.events.notice?.(`job ${parentJobId} is finished: its result is on disk at ${saved.path} (nothing to collect, nothing sent)`);
+        deps.events.documentFinished(outcome);
+        return emptyReport(outcome);
+      }
+    }
     deps.events.notice?.(`job ${parentJobId} is not in the journal: collecting what the server has (chunk ids are unknown, so failed chunks cannot be retried)`);
     const doc: PlannedDocument = { path: '', displayPath: parentJobId, sha256: '', size: 0, type: 'pdf', contentType: 'application/pdf', pages: undefined, output: join(outDir, `${parentJobId}.json`) };
     task = new DocumentTask(doc, now);
@@ -50,6 +65,23 @@ export async function runCollectJob(deps: BatchDeps, parentJobId: string, settin
     openJobs: report.outcomes.filter((o) => o.status === 'interrupted' && o.expires_at).map((o) => ({ parentJobId, file: o.file, expiresAt: o.expires_at as string })),
     strayJobs: [],
   };
+}
+
+/** The result file under `outDir` that names `parentJobId`, if any (a walk of the folder's JSON files, stopped at the first). */
+async function findResultOfJob(outDir: string, parentJobId: string): Promise<{ path: string; source: string } | undefined> {
+  const folders = [outDir];
+  while (folders.length > 0) {
+    const folder = folders.pop() as string;
+    const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) folders.push(path);
+      if (!entry.isFile() || !entry.name.endsWith('.json')) continue;
+      const result = await readResultFile(path);
+      if (result?.job?.parent_job_id === parentJobId) return { path, source: result.source?.path ?? path };
+    }
+  }
+  return undefined;
 }
 
 function emptyReport(outcome: import('../batch/batch-types.js').DocumentOutcome): ExtractBatchReport {
