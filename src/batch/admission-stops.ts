@@ -1,3 +1,4 @@
+import { plural } from '../util/plural.js';
 import type { DocumentOutcome } from './batch-types.js';
 import { failure, type DocumentTask } from './document-task.js';
 
@@ -38,13 +39,13 @@ export class AdmissionStops {
   verdict(task: DocumentTask): CreditVerdict {
     const pages = task.doc.pages ?? 1;
     if (pages >= this.creditCeiling) {
-      return { skip: { ...failure(task, 'insufficient_credits', `not enough credits left for ${task.doc.displayPath} (${pages} pages); not sent`), status: 'skipped' } };
+      return { skip: { ...failure(task, 'insufficient_credits', `not enough credits left for ${task.doc.displayPath} (${plural(pages, 'page')}); not sent`), status: 'skipped' } };
     }
     if (this.maxCredits === undefined || this.committed + pages <= this.maxCredits) return { send: true };
     return {
       stop: this.budgetExhausted(
         'max_credits_reached',
-        `--max-credits ${this.maxCredits} would be passed by ${task.doc.displayPath} (${task.doc.pages ?? '?'} pages); stopped admitting files`,
+        `--max-credits ${this.maxCredits} would be passed by ${task.doc.displayPath} (${plural(task.doc.pages, 'page')}); stopped admitting files`,
       ),
     };
   }

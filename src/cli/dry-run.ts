@@ -7,6 +7,7 @@ import type { KnownResults } from '../features/known-results.js';
 import type { PlanResult } from '../features/plan-documents.js';
 import { judgeResultOnDisk, type ReuseOptions } from '../features/reuse.js';
 import { formatDuration } from '../util/duration.js';
+import { plural } from '../util/plural.js';
 import type { BatchSettings } from './batch-settings.js';
 import type { CliContext } from './context.js';
 import { printData } from './output.js';
@@ -52,7 +53,7 @@ export async function printDryRun(ctx: CliContext, plan: PlanResult, settings: B
     );
     for (const r of rejected) lines.push(`   rejected  ${r.file}: ${r.error?.message ?? ''} (${r.error?.code ?? ''})`);
     lines.push(
-      `total: ${files.length} files (${reused} answered already), ${summary.total.pages} pages to extract, ${credits} credits, ${requests} requests; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(settings.windows)}`,
+      `total: ${plural(files.length, 'file')} (${reused} answered already), ${plural(summary.total.pages, 'page')} to extract, ${plural(credits, 'credit')}, ${plural(requests, 'request')}; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(settings.windows)}`,
     );
     return lines.join('\n');
   });

@@ -1,5 +1,6 @@
 import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
 import { formatDuration } from '../util/duration.js';
+import { plural } from '../util/plural.js';
 import type { CliContext } from './context.js';
 
 /** What finished so far, for the closing summary of `extract`, `collect` and `watch`. */
@@ -29,7 +30,7 @@ export class FinishedTally {
     if (c.interrupted) parts.push(`${c.interrupted} interrupted`);
     if (this.reused) parts.push(`${this.reused} reused (${plural(this.savedCredits, 'credit')} saved)`);
     const bound = report.boundMs !== undefined && report.requests > 0 ? ` (the rate limits allowed no less than ${formatDuration(report.boundMs)})` : '';
-    return `${parts.join(', ')} · ${this.pages} pages · ${report.credits} credits · ${report.requests} requests · ${formatDuration(elapsedMs)}${bound}`;
+    return `${parts.join(', ')} · ${plural(this.pages, 'page')} · ${plural(report.credits, 'credit')} · ${plural(report.requests, 'request')} · ${formatDuration(elapsedMs)}${bound}`;
   }
 }
 
@@ -45,9 +46,7 @@ export function humanLine(outcome: DocumentOutcome, paint: CliContext['ui']['pai
   }
 }
 
-export function plural(count: number | null, noun: string): string {
-  return count === 1 ? `1 ${noun}` : `${count ?? '?'} ${noun}s`;
-}
+export { plural } from '../util/plural.js';
 
 /** "14:05" (local time; with seconds when it is under a minute away). */
 export function clockTime(atMs: number, inMs: number): string {

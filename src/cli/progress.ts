@@ -4,7 +4,7 @@ import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
-import { clockTime, FinishedTally, humanLine, TimeLeftCountdown } from './outcome-lines.js';
+import { clockTime, FinishedTally, humanLine, plural, TimeLeftCountdown } from './outcome-lines.js';
 
 /**
  * The batch display. Results are data (stdout: NDJSON under --json, one line
@@ -48,7 +48,7 @@ export class BatchDisplay implements BatchEvents {
     if (this.multibar && chunksTotal) {
       this.documentBars.set(doc.displayPath, this.multibar.create(chunksTotal, 0, { label: shorten(doc.displayPath), info: `chunks · ${doc.pages ?? '?'} pages` }));
     } else if (!this.multibar && chunksTotal) {
-      this.ctx.ui.info(`${doc.displayPath}: split into ${chunksTotal} chunks (${doc.pages ?? '?'} pages)`);
+      this.ctx.ui.info(`${doc.displayPath}: split into ${plural(chunksTotal, 'chunk')} (${plural(doc.pages, 'page')})`);
     }
   }
 
@@ -141,7 +141,7 @@ export class BatchDisplay implements BatchEvents {
       this.slotsHeldBy > 0
         ? ` · ${this.slotsHeldBy} job slots held by jobs outside this run${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}`
         : '';
-    this.overall.update(this.finished.done, { info: `· ${this.finished.pages} pages · ${this.credits} credits · ${this.requests} requests${this.left.text(now, ' · ')}${wait}${slots}` });
+    this.overall.update(this.finished.done, { info: `· ${plural(this.finished.pages, 'page')} · ${plural(this.credits, 'credit')} · ${plural(this.requests, 'request')}${this.left.text(now, ' · ')}${wait}${slots}` });
   }
 }
 

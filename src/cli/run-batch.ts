@@ -5,6 +5,7 @@ import type { ExtractBatchReport } from '../features/extract.js';
 import { recordLastRun } from '../features/last-run.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
+import { plural } from '../util/plural.js';
 import { accountId, type BatchSettings } from './batch-settings.js';
 import type { CommandOutcome } from './command.js';
 import type { CliContext } from './context.js';
@@ -121,6 +122,6 @@ async function warmUp(api: ApiClient, clock: Clock): Promise<void> {
 function printResumeAdvice(ctx: CliContext, report: ExtractBatchReport): void {
   if (report.openJobs.length === 0) return;
   const earliest = report.openJobs.map((job) => Date.parse(job.expiresAt)).reduce((a, b) => Math.min(a, b));
-  ctx.ui.error(`${report.openJobs.length} job(s) are open on the server. Resume by running the same command again before ${new Date(earliest).toISOString()} (in ${formatDuration(earliest - ctx.clock.now())}), or one by one:`);
+  ctx.ui.error(`${plural(report.openJobs.length, 'job')} ${report.openJobs.length === 1 ? 'is' : 'are'} open on the server. Resume by running the same command again before ${new Date(earliest).toISOString()} (in ${formatDuration(earliest - ctx.clock.now())}), or one by one:`);
   for (const job of report.openJobs) ctx.ui.error(`  docextract collect ${job.parentJobId}    # ${job.file}, expires ${job.expiresAt}`);
 }

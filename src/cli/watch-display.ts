@@ -5,7 +5,7 @@ import type { FolderState, WatchEvents } from '../features/watch.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
-import { clockTime, FinishedTally, humanLine, TimeLeftCountdown } from './outcome-lines.js';
+import { clockTime, FinishedTally, humanLine, plural, TimeLeftCountdown } from './outcome-lines.js';
 
 /**
  * What `watch` shows. Results are data, on stdout: one NDJSON line per file
@@ -118,7 +118,7 @@ export class WatchDisplay implements WatchEvents {
       `${this.state.settling} being written`,
       `${this.state.inProgress} in flight`,
       `${this.finished.done} done`,
-      `${this.credits} credits`,
+      plural(this.credits, 'credit'),
     ];
     if (this.waitUntil > now) parts.push(`${this.waitReason}; next request slot ${clockTime(this.waitUntil, this.waitUntil - now)} (in ${formatDuration(this.waitUntil - now)})`);
     // The scheduler's own bound for what is taken, counted down between its updates.

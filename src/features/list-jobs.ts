@@ -94,7 +94,7 @@ function jobListing(job: JournaledJob, nowMs: number): JobListing {
     chunks_total: job.chunks.length,
     state: expired ? 'expired' : job.resultWritten?.status === 'complete' ? 'result-saved' : 'open',
     expires_at: new Date(job.expiresAt).toISOString(),
-    expires_in_ms: job.expiresAt - nowMs,
+    expires_in_ms: Math.round(job.expiresAt - nowMs), // a count of milliseconds: whole (the expiry is read through the server clock, a float)
     resume: expired ? null : `docextract collect ${job.parentJobId}`,
   };
 }

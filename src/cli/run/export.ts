@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../cli-errors.js';
 import { refuseFileAsFolder } from '../output-folder.js';
+import { plural } from '../../util/plural.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 
@@ -37,8 +38,8 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
     // With --out - stdout carries the documents themselves; the summary must not mix with them.
     (out === '-' ? ctx.io.stderr : ctx.io.stdout).write(`${JSON.stringify(report)}\n`);
   } else {
-    const tables = summary.tables.map((table) => `  ${table.file}  ${table.rows} rows`).join('\n');
-    ctx.ui.info(`exported ${summary.documents} documents to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${summary.skipped} other JSON files skipped)` : ''}:\n${tables}`);
+    const tables = summary.tables.map((table) => `  ${table.file}  ${plural(table.rows, 'row')}`).join('\n');
+    ctx.ui.info(`exported ${plural(summary.documents, 'document')} to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${plural(summary.skipped, 'other JSON file')} skipped)` : ''}:\n${tables}`);
   }
   if (summary.problems > 0) {
     ctx.ui.error(`${summary.problems} file(s) could not be read; see above.`);

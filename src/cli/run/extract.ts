@@ -8,6 +8,7 @@ import { tuneHeapForLongRuns } from '../heap-tuning.js';
 import { runBatchCommand } from '../run-batch.js';
 import { withSpinner } from '../spinner.js';
 import { refuseFileAsFolder } from '../output-folder.js';
+import { plural } from '../../util/plural.js';
 import { BatchDisplay } from '../progress.js';
 import type { DocumentOutcome } from '../../batch/batch-types.js';
 import { listedInputs, type FilesFromFlags } from './files-from.js';
@@ -29,7 +30,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     ctx,
     'finding and checking files (type, size, pages)',
     () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, listed, exclude: [ctx.stateDir()] }),
-    (done) => `${done.documents.length} files ready${done.rejected.length ? `, ${done.rejected.length} rejected before sending` : ''}`,
+    (done) => `${plural(done.documents.length, 'file')} ready${done.rejected.length ? `, ${done.rejected.length} rejected before sending` : ''}`,
   );
   for (const skipped of plan.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
   const typedModels = settings.models.names();

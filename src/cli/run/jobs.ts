@@ -1,3 +1,4 @@
+import { plural } from '../../util/plural.js';
 import type { JobsOverview } from '../../features/list-jobs.js';
 import type { ServerJobView } from '../../features/refresh-jobs.js';
 import { parseDuration } from '../../util/duration.js';
@@ -38,7 +39,7 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
 async function refresh(ctx: CliContext, flags: JobsFlags, account: string, overview: JobsOverview): Promise<Map<string, ServerJobView>> {
   const live = overview.jobs.filter((job) => job.state !== 'expired');
   if (live.length === 0) return new Map();
-  ctx.ui.info(`asking the server about ${live.length} job(s): ${live.length} counted request(s) (result without finalize; nothing is finalized)`);
+  ctx.ui.info(`asking the server about ${plural(live.length, 'job')}: ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`);
   const settings = await resolveBatchSettings(ctx, { rateLimit: flags.rateLimit });
   const [{ BatchSession }, { refreshJobs }] = await Promise.all([import('../../features/batch-session.js'), import('../../features/refresh-jobs.js')]);
   const session = await BatchSession.open({ stateDir: ctx.stateDir(), account, windows: settings.windows, clock: ctx.clock, ttlMs: settings.run.ttlMs });

@@ -258,7 +258,7 @@ describe('bad input: files that change', () => {
 });
 
 describe('bad input: an output folder that cannot be written', () => {
-  it('--out below a regular file: every file fails with output_write_failed before anything is sent (no credit spent on a result that could not be saved)', async () => {
+  it('--out below a regular file: exit 2 naming it before anything is sent (no credit spent on a result that could not be saved)', async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf', 'short.pdf': 'pdf/pages-2.pdf', 'scan.jpg': 'images/receipt.jpg' });
     const blocker = join(ws.dir, 'blocker');
@@ -267,12 +267,8 @@ describe('bad input: an output folder that cannot be written', () => {
     const args = ['extract', ws.inputs, '--out', join(blocker, 'out'), ...BASE_FLAGS];
     const first = await runCli(args, { env });
     expectNoStackTrace(first.stderr);
-    expect(first.code).toBe(1);
-    for (const line of parseNdjson(first.stdout)) {
-      expect(line).toMatchObject({ status: 'failed', error: { code: 'output_write_failed' } });
-      expect((line.error as { message: string }).message).toMatch(/ENOTDIR|EEXIST/);
-      expect((line.error as { message: string }).message).toContain(join(blocker, 'out'));
-    }
+    expect(first.code).toBe(2);
+    expect(first.stderr).toContain(`--out ${join(blocker, 'out')}: ${join(blocker, 'out')} is below ${blocker}, which is a file`);
     expect(Object.values(emu.counters.requestsByEndpoint).reduce((a, b) => a + b, 0)).toBe(0);
 
     rmSync(blocker);
@@ -405,9 +401,24 @@ describe('bad input: a state folder that cannot be used', () => {
 });
 
 describe('bad input: collect with a job id it cannot finish', () => {
+  it('a job finalized and gone from the journal: its result on disk answers, nothing is sent', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-4.pdf' });
+    const env = emulatorEnv(emu);
+    const done = await runCli(['extract', ws.inputs, '--out', ws.out, ...BASE_FLAGS], { env });
+    const jobId = String(parseNdjson(done.stdout)[0]?.job_id);
+    const uploads = emu.counters.requestsByEndpoint.documents;
+    const run = await runCli(['collect', jobId, '--out', ws.out, ...BASE_FLAGS], { env });
+    expectNoStackTrace(run.stderr);
+    expect(run.code).toBe(0);
+    expect(parseNdjson(run.stdout)).toEqual([expect.objectContaining({ status: 'complete', job_id: jobId })]);
+    expect(run.stderr).toContain('its result is on disk');
+    expect(emu.counters.requestsByEndpoint.documents).toBe(uploads);
+  });
+
   it.each([
     ['an id the server does not know', 'job_000000000000000000000000', 'job_not_found'],
-    ['a job finalized and gone from the journal', 'finalized', 'job_expired'],
+    ['a finalized job whose result is not in --out', 'finalized', 'job_expired'],
   ])('%s: a clear per-job error, no stack trace, nothing uploaded', async (_what, id, code) => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-4.pdf' });
@@ -418,7 +429,7 @@ describe('bad input: collect with a job id it cannot finish', () => {
       jobId = String(parseNdjson(done.stdout)[0]?.job_id);
     }
     const uploads = emu.counters.requestsByEndpoint.documents;
-    const run = await runCli(['collect', jobId, '--out', ws.out, ...BASE_FLAGS], { env });
+    const run = await runCli(['collect', jobId, '--out', join(ws.dir, 'elsewhere'), ...BASE_FLAGS], { env });
     expectNoStackTrace(run.stderr);
     expect(run.code).toBe(1);
     expect(parseNdjson(run.stdout)).toEqual([expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code }) })]);
