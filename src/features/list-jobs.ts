@@ -13,6 +13,8 @@ export interface JobListing {
   pages: number;
   chunks_done: number;
   chunks_total: number;
+  /** Each chunk: the id `docextract process` takes, its pages, and whether the journal saw it done. */
+  chunks: { job_id: string; pages: string; done: boolean }[];
   /** `open`: chunks or collect left; `result-saved`: on disk, only the finalize is missing; `expired`: the server has forgotten it. */
   state: 'open' | 'result-saved' | 'expired';
   expires_at: string;
@@ -92,6 +94,7 @@ function jobListing(job: JournaledJob, nowMs: number): JobListing {
     pages: job.pages,
     chunks_done: job.chunks.filter((chunk) => job.doneChunks.has(chunk.jobId)).length,
     chunks_total: job.chunks.length,
+    chunks: job.chunks.map((chunk) => ({ job_id: chunk.jobId, pages: chunk.pages, done: job.doneChunks.has(chunk.jobId) })),
     state: expired ? 'expired' : job.resultWritten?.status === 'complete' ? 'result-saved' : 'open',
     expires_at: new Date(job.expiresAt).toISOString(),
     expires_in_ms: Math.round(job.expiresAt - nowMs), // a count of milliseconds: whole (the expiry is read through the server clock, a float)

@@ -12,6 +12,10 @@ export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, Se
     lines.push(`  ${job.file}  job ${job.parent_job_id}  ${progress(job)}  ${expiry(job)}${who(job.account)}`);
     const view = views.get(job.parent_job_id);
     if (view) lines.push(`    server: ${serverText(view)}`);
+    if (job.state === 'open') {
+      const left = job.chunks.filter((chunk) => !chunk.done);
+      if (left.length > 0) lines.push(`    chunks left: ${left.map((chunk) => `${chunk.job_id} (pages ${chunk.pages})`).join(', ')}`);
+    }
     lines.push(job.resume ? `    finish: ${job.resume}` : '    the server has forgotten it: run extract again (it is uploaded anew)');
   }
   if (overview.unanswered.length > 0) {

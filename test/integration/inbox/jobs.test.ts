@@ -49,7 +49,16 @@ describe('docextract jobs', () => {
     const lines = parseNdjson(listed.stdout);
     const jobs = lines.filter((line) => line.kind === 'job') as unknown as JobLine[];
     expect(jobs).toEqual([
-      expect.objectContaining({ parent_job_id: partial.job_id, file: join(ws.inputs, 'long.pdf'), chunks_done: 0, chunks_total: 3, state: 'open', resume: `docextract collect ${partial.job_id}` }),
+      expect.objectContaining({
+        parent_job_id: partial.job_id,
+        file: join(ws.inputs, 'long.pdf'),
+        chunks_done: 0,
+        chunks_total: 3,
+        // The chunk ids `docextract process` takes, which once only the journal or --debug showed.
+        chunks: [expect.objectContaining({ pages: '1-3', done: false }), expect.objectContaining({ pages: '4-6', done: false }), expect.objectContaining({ pages: '7-7', done: false })],
+        state: 'open',
+        resume: `docextract collect ${partial.job_id}`,
+      }),
     ]);
     const failed = lines.filter((line) => line.kind === 'failed-file');
     expect(failed).toEqual(
@@ -94,6 +103,7 @@ describe('docextract jobs', () => {
     expect(run.stderr).toContain('no API key is configured: showing the jobs of every key');
     expect(run.stdout).toContain('Open jobs (1):');
     expect(run.stdout).toContain(`finish: docextract collect ${jobId}`);
+    expect(run.stdout).toMatch(/chunks left: job_\w+ \(pages 1-3\), job_\w+ \(pages 4-4\)/);
     expect(run.stdout).toMatch(/long\.pdf {2}failed \(missing pages 1, 2, 3, 4\)/);
     // With another key, that job is not listed: jobs belong to a key.
     const other = await runCli(['jobs', '--json'], { env: { ...env, DOCEXTRACT_API_KEY: 'sk_00000000000000000000000000000000' } });

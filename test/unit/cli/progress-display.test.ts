@@ -83,7 +83,7 @@ describe('the batch display on a terminal', () => {
 
     const [files, chunks, ...rest] = await tty.screen(during);
     expect(files).toMatch(new RegExp(`^files {5}${bar(0)} 0/3 `));
-    expect(files).toContain('· 3 credits · 1 requests');
+    expect(files).toContain('· 3 credits · 1 request ');
     expect(files).toContain('next request slot in 42s');
     expect(chunks).toMatch(new RegExp(`^invoices/big\\.pdf ${bar(13)} 1/3 chunks · 9 pages`));
     expect(rest).toEqual([]);
