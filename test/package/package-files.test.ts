@@ -1,0 +1,28 @@
+/**
+ * What `npm i -g ./docextract-*.tgz` installs: the built code, run as it is
+ * (no build on the user's machine: `prepack` builds once, before packing, and
+ * there is no `prepare`), and nothing that points at files that are not there
+ * (no source maps of sources the package does not carry).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../..');
+
+describe('the package as npm packs it', () => {
+  it('carries bin and the built dist, no sources, tests or source maps, and builds nothing at install', () => {
+    // --ignore-scripts: the test run has built dist already (test/global-setup.ts).
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const files = (JSON.parse(out) as { files: { path: string }[] }[])[0]?.files.map((file) => file.path) ?? [];
+    expect(files).toContain('bin/docextract.js');
+    expect(files).toContain('dist/cli/main.js');
+    expect(files).toContain('dist/emulator/index.js');
+    expect(files.filter((path) => path.endsWith('.map'))).toEqual([]);
+    expect(files.filter((path) => /^(src|test|scripts|fixtures)\//.test(path))).toEqual([]);
+    const scripts = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    for (const hook of ['prepare', 'install', 'postinstall', 'preinstall']) expect(scripts[hook], hook).toBeUndefined();
+    expect(scripts.prepack).toBe('npm run build');
+  });
+});
