@@ -1,23 +1,30 @@
 import type { Command } from 'commander';
 
-/** The flags extract and collect share; defaults come from config (see `docextract config --help`). */
-export function addBatchFlags(command: Command): Command {
-  return command
-    .option('-o, --out <dir>', 'folder for result files (config: out; default ./docextract-out)')
-    .option(
+/**
+ * The flags of the commands that run a batch; defaults come from config (see
+ * `docextract config --help`). `collect` finishes a job that exists: it
+ * chooses no document type and waits for no job slot, so it takes neither flag.
+ */
+export function addBatchFlags(command: Command, options: { uploads: boolean } = { uploads: true }): Command {
+  command.option('-o, --out <dir>', 'folder for result files (config: out; default ./docextract-out)');
+  if (options.uploads) {
+    command.option(
       '--model <rule>',
       "document type, e.g. payslip, or GLOB=MODEL for files matching GLOB (relative to the inputs' base), first match wins; repeatable (config: models, model; see: docextract models)",
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
-    )
+    );
+  }
+  command
     .option('--store', 'ask the service to store results (store_db); results then carry an extraction_id')
     .option('--no-finalize', 'keep the job data on the server after the result is saved; an unfinalized job holds one of the 5 open-job slots until it expires (2 h)')
     .option('--rate-limit <windows>', 'request windows of the key, e.g. 10/min,100/h,1000/d,10000/mo (config: rate-limit)')
     .option('--concurrency <n>', 'most requests in flight; the rate limits x measured answer times decide below it (config: concurrency; default 64)')
     .option('--open-jobs <n>', 'open multi-page jobs allowed per key (config: open-jobs; default 5)')
     .option('--job-ttl <duration>', 'job lifetime on the server (config: job-ttl; default 2h)')
-    .option('--slot-wait <duration>', 'how long documents that split may wait while jobs outside this run hold every job slot; 0: not at all (default 30m)')
     .option('--retry-base <duration>', 'first retry delay for transient errors (default 1s)')
     .option('--retry-max <duration>', 'longest retry delay (default 60s)')
     .option('--busy-pause <duration>', 'pause after 503 server_busy (default 2min)')
     .option('--conflict-delay <duration>', 'wait after 409 chunk_in_progress (default 10s)');
+  if (options.uploads) command.option('--slot-wait <duration>', 'how long documents that split may wait while jobs outside this run hold every job slot; 0: not at all (default 30m)');
+  return command;
 }

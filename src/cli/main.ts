@@ -14,6 +14,8 @@ import { registerWhoamiCommand } from './commands/whoami.js';
 import type { CliContext, CliDeps, GlobalOptions } from './context.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { processIO } from './io.js';
+import { UsageError } from './cli-errors.js';
+import { closestNames } from '../util/closest-names.js';
 import { VERSION } from './version.js';
 
 const OUTCOME_EXIT_CODES: Record<CommandOutcome, ExitCodeValue> = {
@@ -29,6 +31,7 @@ export async function main(argv: string[], injected: Partial<CliDeps> = {}): Pro
   const state: { outcome?: CommandOutcome; ctx?: CliContext } = {};
   const program = buildProgram(deps, state);
   try {
+    refuseHelpForUnknownCommand(program, argv);
     await program.parseAsync(argv);
     return OUTCOME_EXIT_CODES[state.outcome ?? 'success'];
   } catch (error) {
@@ -52,6 +55,8 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     .option('--base-url <url>', 'service base URL (DOCEXTRACT_BASE_URL)')
     .option('--insecure', 'allow sending the key over plain http:// to a non-loopback host', false)
     .showSuggestionAfterError()
+    // Each command's --help lists --json, --quiet and the rest too: they apply to every command.
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
       writeOut: (text) => deps.io.stdout.write(text),
@@ -88,6 +93,16 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     '\nExit codes: 0 success, 1 some work failed, 2 usage or config error, 3 authentication failed,\n4 credits or rate budget exhausted, 130 interrupted (resumable).',
   );
   return program;
+}
+
+/** `docextract help extrat` printed the whole help as if nothing were wrong: name the command it may mean instead. */
+function refuseHelpForUnknownCommand(program: Command, argv: readonly string[]): void {
+  const [first, asked] = argv.slice(2);
+  if (first !== 'help' || asked === undefined || asked.startsWith('-')) return;
+  const names = program.commands.map((command) => command.name());
+  if (names.includes(asked)) return;
+  const close = closestNames(asked.toLowerCase(), names);
+  throw new UsageError(`unknown command '${asked}'${close.length > 0 ? `; did you mean ${close.map((name) => `'${name}'`).join(' or ')}?` : ''}`, 'unknown_command', `The commands: ${names.join(', ')}. docextract --help describes each.`);
 }
 
 async function reportError(error: unknown, deps: CliDeps, ctx: CliContext | undefined): Promise<number> {

@@ -232,3 +232,28 @@ describe('process and collect', () => {
     expect(run.stderr).toMatch(/^error: .*\(job_not_found\)\nhint: No such job for this key\. Check the id \(a chunk id for process, the parent id for collect\)\.\n$/m);
   });
 });
+
+describe('help, and words mistyped', () => {
+  it('each command\'s --help shows the global options and examples; collect lists only what applies to it', async () => {
+    const extract = await runCli(['extract', '--help'], { env: env() });
+    expect(extract.code).toBe(0);
+    expect(extract.stdout).toContain('Global Options:');
+    expect(extract.stdout).toContain('--json');
+    expect(extract.stdout).toContain('Examples:');
+    const collect = await runCli(['collect', '--help'], { env: env() });
+    expect(collect.stdout).not.toContain('--model');
+    expect(collect.stdout).not.toContain('--slot-wait');
+    expect(collect.stdout).toContain('--out');
+  });
+
+  it.each([
+    [['help', 'extrat'], "unknown command 'extrat'; did you mean 'extract'?"],
+    [['config', 'set', 'apikey', 'x'], 'Unknown setting "apikey". Did you mean "api-key"?'],
+    [['export', '--fromat', 'csv', 'x'], "unknown option '--fromat'"],
+  ])('%j: exit 2, naming what was meant', async (args, said) => {
+    const run = await runCli(args, { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(said);
+    expect(run.stderr).not.toContain("required option '--out"); // the mistyped option is named, not a missing --out
+  });
+});

@@ -6,6 +6,9 @@ export const registerCollectCommand: CommandRegistration = (program, action) => 
     program
       .command('collect')
       .description('finish a multi-page job by its parent job id: process its pending or failed chunks, collect, save, finalize')
-      .argument('<parent_job_id>', 'the parent job id from the 202 manifest (printed when a run is interrupted)'),
-  ).action(action(() => import('../run/collect.js').then((m) => m.runCollect)));
+      .argument('<parent_job_id>', 'the parent job id from the 202 manifest (printed when a run is interrupted), or one of its chunk ids'),
+    { uploads: false },
+  )
+    .addHelpText('after', '\nExamples:\n  docextract jobs                          # the open jobs, with the command that finishes each\n  docextract collect job_0a1b2c3d --out results/')
+    .action(action(() => import('../run/collect.js').then((m) => m.runCollect)));
 };

@@ -19,7 +19,7 @@ export const registerWatchCommand: CommandRegistration = (program, action) => {
     .option('--no-dedupe', 'pay for each copy of identical files')
     .addHelpText(
       'after',
-      '\nNever taken: hidden files and folders, *.part, *.crdownload, *.tmp, ~$*, Thumbs.db, and files\nthat are not .pdf, .jpg, .jpeg or .png. Ctrl-C or SIGTERM finishes the requests in flight and exits 130;\nthe next watch resumes open jobs without uploading again, and takes what arrived meanwhile.',
+      '\nNever taken: hidden files and folders, *.part, *.crdownload, *.tmp, ~$*, Thumbs.db, and files\nthat are not .pdf, .jpg, .jpeg or .png. Ctrl-C or SIGTERM finishes the requests in flight and exits 130;\nthe next watch resumes open jobs without uploading again, and takes what arrived meanwhile.\n\nExamples:\n  docextract watch ./inbox --move-done ./inbox-done --move-failed ./inbox-failed\n  docextract watch /mnt/share/scans --poll 10s --settle 10s --json | jq -c .',
     )
     .action(action(() => import('../run/watch.js').then((m) => m.runWatch)));
 };

@@ -5,6 +5,7 @@ import { validateSettingValue } from '../../config/validate-setting.js';
 import { parseRateWindows } from '../../batch/rate-windows.js';
 import { parseDuration } from '../../util/duration.js';
 import { ModelRules } from '../../features/model-rules.js';
+import { closestNames } from '../../util/closest-names.js';
 import { redactKey } from '../../util/redact.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
@@ -62,7 +63,9 @@ async function effective(ctx: CliContext, key: SettingKey): Promise<{ key: strin
 
 function requireKey(key: string): SettingKey {
   if (!SETTING_KEYS.includes(key)) {
-    throw new UsageError(`Unknown setting "${key}". Known settings: ${SETTING_KEYS.join(', ')}.`, 'unknown_setting');
+    const close = closestNames(key.toLowerCase(), SETTING_KEYS);
+    const guess = close.length > 0 ? ` Did you mean ${close.map((name) => `"${name}"`).join(' or ')}?` : '';
+    throw new UsageError(`Unknown setting "${key}".${guess} Known settings: ${SETTING_KEYS.join(', ')}.`, 'unknown_setting');
   }
   return key as SettingKey;
 }

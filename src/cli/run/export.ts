@@ -6,13 +6,14 @@ import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 
 interface ExportFlags {
-  out: string;
+  out?: string;
   format: string;
   bom: boolean;
 }
 
 /** Reads result files and writes tables; never resolves the key nor touches the state folder, so it runs beside an active batch. */
 export async function runExport(ctx: CliContext, resultsDir: string, flags: ExportFlags): Promise<CommandOutcome> {
+  if (flags.out === undefined) throw new UsageError("export needs --out <tables-dir> (or --out - with --format ndjson).");
   if (flags.format !== 'csv' && flags.format !== 'ndjson') throw new UsageError(`--format must be csv or ndjson, not "${flags.format}".`);
   if (flags.out === '-' && flags.format !== 'ndjson') throw new UsageError('--out - (stdout) needs --format ndjson: CSV tables are several files.');
   const { exportResults, ExportInputError } = await import('../../features/export-results.js');
