@@ -93,6 +93,14 @@ export async function acquireStateLock(dir: string, opts: StateLockOptions = {})
   throw new LockedError(holder?.pid ?? 0, lockPath, holder?.hostname);
 }
 
+/** The process holding `<dir>/lock` now, if one does (a stale lock holds nothing); reads only. */
+export async function stateLockHolder(dir: string, opts: Pick<StateLockOptions, 'clock' | 'staleMs'> = {}): Promise<{ pid: number; hostname: string; startedAt: number } | undefined> {
+  const seen = await readLockText(join(dir, 'lock'));
+  const holder = seen === undefined ? undefined : parseLock(seen);
+  if (!holder || isStale(holder, (opts.clock ?? systemClock).now(), opts.staleMs ?? 30_000)) return undefined;
+  return { pid: holder.pid, hostname: holder.hostname, startedAt: holder.startedAt };
+}
+
 function isStale(holder: LockContent, now: number, staleMs: number): boolean {
   if (now - holder.heartbeatAt > staleMs) return true;
   if (holder.hostname !== hostname()) return false;

@@ -3,7 +3,7 @@ import type { JobsOverview } from '../../features/list-jobs.js';
 import type { ServerJobView } from '../../features/refresh-jobs.js';
 import { parseDuration } from '../../util/duration.js';
 import { accountId, resolveBatchSettings } from '../batch-settings.js';
-import { ConfigError } from '../cli-errors.js';
+import { ConfigError, UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { renderJobs } from './jobs-render.js';
@@ -25,8 +25,13 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
   if (account === undefined) ctx.ui.info('no API key is configured: showing the jobs of every key and service in the state folder');
   const { listJobs } = await import('../../features/list-jobs.js');
   const stateDir = ctx.stateDir();
+  const { stateLockHolder } = await import('../../store/lock.js');
+  const running = await stateLockHolder(stateDir, { clock: ctx.clock });
+  // --refresh sends through the state folder's gate: with a run holding it, say so before anything else.
+  if (flags.refresh && running) throw new UsageError(`a run is active in this state folder (process ${running.pid}); --refresh needs the folder and would be refused. List without --refresh, or run it once that run has ended.`, 'state_locked');
   const overview = await listJobs({ stateDir, account, nowMs: ctx.clock.now(), ttlMs: await jobTtlMs(ctx) });
   const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, account, overview) : new Map<string, ServerJobView>();
+  if (running) ctx.ui.info(`a run is active (process ${running.pid}, since ${new Date(running.startedAt).toISOString()}): it finishes the jobs below it has taken up; collect needs the state folder, so run the commands below once it has ended. "Last run" is the one before it.`);
   if (ctx.options.json) {
     for (const job of overview.jobs) ctx.io.stdout.write(`${JSON.stringify(views.has(job.parent_job_id) ? { ...job, server: views.get(job.parent_job_id) } : job)}\n`);
     for (const line of [...overview.unanswered, ...overview.failedFiles]) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
@@ -39,10 +44,11 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
 async function refresh(ctx: CliContext, flags: JobsFlags, account: string, overview: JobsOverview): Promise<Map<string, ServerJobView>> {
   const live = overview.jobs.filter((job) => job.state !== 'expired');
   if (live.length === 0) return new Map();
-  ctx.ui.info(`asking the server about ${plural(live.length, 'job')}: ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`);
   const settings = await resolveBatchSettings(ctx, { rateLimit: flags.rateLimit });
   const [{ BatchSession }, { refreshJobs }] = await Promise.all([import('../../features/batch-session.js'), import('../../features/refresh-jobs.js')]);
+  // The session first: a folder in use is refused before anything is said to be asked.
   const session = await BatchSession.open({ stateDir: ctx.stateDir(), account, windows: settings.windows, clock: ctx.clock, ttlMs: settings.run.ttlMs });
+  ctx.ui.info(`asking the server about ${plural(live.length, 'job')}: ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`);
   try {
     const api = await ctx.client(true, (event) => session.observe(event));
     return await refreshJobs(session, api, live);

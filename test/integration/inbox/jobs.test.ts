@@ -40,12 +40,20 @@ describe('docextract jobs', () => {
     // Another run holds the state folder: listing must neither wait for nor take the lock.
     const lock = await acquireStateLock(env.DOCEXTRACT_STATE_DIR as string);
     let listed;
+    let refreshedDuringRun;
     try {
       listed = await runCli(['jobs', '--json'], { env });
+      refreshedDuringRun = await runCli(['jobs', '--refresh', '--rate-limit', 'none'], { env });
     } finally {
       await lock.release();
     }
     expect(listed.code).toBe(0);
+    // It says a run is active (its last run is the one before it, and collect must wait for it)...
+    expect(listed.stderr).toMatch(/a run is active \(process \d+, since .*\): .*"Last run" is the one before it/);
+    // ...and --refresh is refused before it claims to ask the server anything.
+    expect(refreshedDuringRun.code).toBe(2);
+    expect(refreshedDuringRun.stderr).toContain('a run is active in this state folder');
+    expect(refreshedDuringRun.stderr).not.toContain('asking the server');
     const lines = parseNdjson(listed.stdout);
     const jobs = lines.filter((line) => line.kind === 'job') as unknown as JobLine[];
     expect(jobs).toEqual([
