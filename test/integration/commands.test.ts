@@ -44,7 +44,7 @@ describe('health', () => {
   });
 
   it('exits 1 with network_error when the service cannot be reached', async () => {
-    const run = await runCli(['health', '--json'], { env: env({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9' }) });
+    const run = await runCli(['health', '--json'], { env: env({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid' }) });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(JSON.parse(run.stderr)).toMatchObject({ error: { code: 'network_error' } });

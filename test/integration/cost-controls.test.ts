@@ -160,7 +160,7 @@ describe('answers that cannot be read', () => {
 describe('start of a run', () => {
   it('an unreachable service stops the run at its keyless warm-up (tried three times), before anything is paid for', async () => {
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
-    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9', DOCEXTRACT_API_KEY: KEY });
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: KEY });
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');

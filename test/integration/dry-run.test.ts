@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { makeWorkspace } from '../helpers/workspace.js';
 
-const env = (): NodeJS.ProcessEnv => isolatedEnv({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9', DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef' });
+const env = (): NodeJS.ProcessEnv => isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef' });
 
 describe('extract --dry-run text', () => {
   it('an image, a short PDF and a split PDF under the default limits (exit 0)', async () => {

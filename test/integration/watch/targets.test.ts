@@ -24,7 +24,7 @@ describe('docextract watch: where results and moved files go', () => {
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
     // No service is needed to refuse this: nothing may be asked of it.
-    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9', DOCEXTRACT_API_KEY: KEY });
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: KEY });
     const done = await startChildCli(['watch', ws.inputs, ...flags(ws.inputs)], env).done;
     expect(done.code).toBe(2);
     expect(done.stderr).toContain(flag);
@@ -35,7 +35,7 @@ describe('docextract watch: where results and moved files go', () => {
   it('a result folder inside the watched folder is fine (it is never taken from)', async () => {
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
-    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'http://127.0.0.1:9', DOCEXTRACT_API_KEY: KEY });
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: KEY });
     const run = startChildCli(['watch', ws.inputs, '--out', join(ws.inputs, 'results')], env);
     // It gets past the check and watches (the unreachable service is said, and the watch goes on).
     while (!run.stderrSoFar().includes('watching ')) await new Promise((resolve) => setTimeout(resolve, 50));
