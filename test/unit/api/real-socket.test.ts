@@ -52,6 +52,8 @@ describe('over a real socket', () => {
     const error = await client(base).processChunk('c1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toContain('ECONNRESET');
+    // The request was sent: the server may have counted it.
+    expect(error).toMatchObject({ neverConnected: false, connectionDropped: true });
   });
 
   it('a socket closed mid-body is a NetworkError', async () => {
@@ -62,10 +64,17 @@ describe('over a real socket', () => {
     await expect(client(base).collect('job_1')).rejects.toBeInstanceOf(NetworkError);
   });
 
-  it('a refused connection is a NetworkError', async () => {
-    const base = await listen(net.createServer());
-    servers.pop()!.close();
-    await expect(client(base).health()).rejects.toBeInstanceOf(NetworkError);
+  it('a refused connection is a NetworkError that never connected (it reached no server)', async () => {
+    // Port 0 can never be listened on: a connection to it is refused, on any machine, with no race
+    // (a port a test listened on and closed may be taken again before it connects).
+    const error = await client('http://127.0.0.1:0').health().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ neverConnected: true, connectionDropped: false });
+    expect((error as Error).message).toContain('ECONNREFUSED');
+  });
+
+  it('a name that never resolves (.invalid) never connected either', async () => {
+    await expect(client('http://docextract.invalid').health()).rejects.toMatchObject({ name: 'NetworkError', neverConnected: true });
   });
 
   it('a dead server (reads the request, never answers) times out on headersMs', async () => {
