@@ -122,6 +122,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     now: state.now,
     clock: state.clock,
     latencyFor: latencyDrawer(options.latencyMs ?? {}, options.seed),
+    ...(options.holdAnswer ? { holdAnswer: options.holdAnswer } : {}),
     slowMs: options.slowMs ?? DEFAULT_SLOW_MS,
     oversizeBytes: options.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES,
     gzipBomb: () => (gzipBomb ??= buildGzipBomb(options.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES)),

@@ -113,6 +113,13 @@ export interface EmulatorOptions {
    * so they do not move the fault draws. @default 0
    */
   latencyMs?: Partial<Record<EmulatorEndpoint, Latency>>;
+  /**
+   * A test's hold on answers: each answer of an endpoint waits for the
+   * promise this returns (after its latency), so that "while another
+   * request is in flight" is a fact the test makes, not a race with a timer.
+   * @default none
+   */
+  holdAnswer?: (endpoint: EmulatorEndpoint) => Promise<void> | undefined;
   /** Extra delay of the `slow` fault; `trickle_stop` trickles a byte every slowMs/10 and hangs up after slowMs*10. @default 2000 */
   slowMs?: number;
   faults?: FaultConfig;

@@ -84,7 +84,12 @@ describe('POST process', () => {
 
 describe('single-flight claims', () => {
   it('answers 409 while another request holds the claim, and lets a stale claim be taken over', async () => {
-    const slow = await startTestEmulator({ latencyMs: { process: 300 }, claimTimeoutMs: 120_000 });
+    // The first process answer is held until the test lets it go: the second request surely meets its claim
+    // (a real 300 ms latency once made the 409 depend on the second request arriving in time).
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = true;
+    const slow = await startTestEmulator({ holdAnswer: (endpoint) => (endpoint === 'process' && holding ? ((holding = false), held) : undefined), claimTimeoutMs: 120_000 });
     try {
       const [chunk = ''] = chunkIds(await uploadSplit(slow, 4));
       const processedBefore = slow.emulator.counters.requestsByEndpoint.process;
@@ -94,6 +99,7 @@ describe('single-flight claims', () => {
       await expectError(await processChunk(slow, chunk), 409, 'chunk_in_progress');
       slow.clock.advance(120_000);
       const takeover = processChunk(slow, chunk);
+      release();
       const codes = [(await json(await holder)).code, (await json(await takeover)).code];
       expect(codes).toEqual(['chunk_processed', 'chunk_already_processed']);
       expect(slow.emulator.counters.creditsCharged).toBe(3);

@@ -14,6 +14,8 @@ export interface ExchangeEnvironment {
   clock: ServerClock;
   /** The simulated processing time of one answer of this endpoint (ms). */
   latencyFor(endpoint: EmulatorEndpoint): number;
+  /** A test's hold on the answers of an endpoint (EmulatorOptions.holdAnswer). */
+  holdAnswer?: (endpoint: EmulatorEndpoint) => Promise<void> | undefined;
   slowMs: number;
   /** Inflated size of oversized_body and gzip_bomb. */
   oversizeBytes: number;
@@ -68,6 +70,9 @@ export class Exchange {
     this.receivedAt = env.now();
   }
 
+  /** The test's hold was waited for (once per answer). */
+  private held = false;
+
   get primaryFault(): FaultKind | null {
     return this.fault.primary;
   }
@@ -104,6 +109,10 @@ export class Exchange {
     const delay = this.pendingDelayMs;
     this.pendingDelayMs = 0;
     if (delay > 0) await sleep(delay);
+    if (this.endpoint !== null && !this.held) {
+      this.held = true;
+      await this.env.holdAnswer?.(this.endpoint);
+    }
   }
 
   async sendJson(status: number, body: unknown, headers: Record<string, string> = {}, code?: string): Promise<void> {
