@@ -2,7 +2,8 @@ import { minimumMakespanMs, requestsToFinish } from '../batch/admission.js';
 import type { PlannedDocument } from '../batch/batch-types.js';
 import { questionKey, questionOf } from '../batch/question.js';
 import { formatRateWindows } from '../batch/rate-windows.js';
-import { readExistingResult } from '../batch/result-file.js';
+import { readExistingResult, readResultFile } from '../batch/result-file.js';
+import { answeredElsewhere } from '../features/resume-tasks.js';
 import type { KnownResults } from '../features/known-results.js';
 import type { PlanResult } from '../features/plan-documents.js';
 import { judgeResultOnDisk, type ReuseOptions } from '../features/reuse.js';
@@ -79,7 +80,7 @@ async function judgeFiles(documents: readonly PlannedDocument[], settings: Batch
     }
     const elsewhere = options.dedupe ? await options.earlier?.answerFor(asked, { storeDb: settings.run.storeDb, force: options.force }).catch(() => undefined) : undefined;
     if (elsewhere !== undefined) {
-      files.push({ ...base, action: 'copy', why: `same content as ${elsewhere} (moved or renamed), already extracted`, credits: 0, requests: 0 });
+      files.push({ ...base, action: 'copy', why: answeredElsewhere(elsewhere, (await readResultFile(elsewhere))?.source?.path, doc.path), credits: 0, requests: 0 });
       continue;
     }
     extracting.set(key, doc.displayPath);

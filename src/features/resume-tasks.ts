@@ -118,8 +118,10 @@ export class ArrivalPlanner {
     const copied = known ? await copyResult(known.output, doc) : undefined;
     if (copied) return { ...copied, reused: `identical to ${known?.file ?? 'another file'}, already extracted` };
     const elsewhere = await this.earlier?.answerFor(asked, this.options).catch(() => undefined);
-    const moved = elsewhere ? await copyResult(elsewhere, doc) : undefined;
-    return moved ? { ...moved, reused: `same content as ${elsewhere ?? 'an earlier result'} (moved or renamed), already extracted` } : undefined;
+    if (elsewhere === undefined) return undefined;
+    const answeredSource = (await readResultFile(elsewhere))?.source?.path;
+    const moved = await copyResult(elsewhere, doc);
+    return moved ? { ...moved, reused: answeredElsewhere(elsewhere, answeredSource, doc.path) } : undefined;
   }
 
   private index(asked: Question, output: string): void {
@@ -238,6 +240,16 @@ function answerCost(result: ResultDocument): number {
 }
 
 /** The result of identical content, written again for this document (naming its own source). Undefined if it cannot be read or written. */
+/**
+ * Why an answer from an earlier run's result answers this file: the same file
+ * extracted into another output folder is not "moved or renamed"; only a file
+ * whose result names another path is.
+ */
+export function answeredElsewhere(resultPath: string, answeredSource: string | undefined, docPath: string): string {
+  if (answeredSource === docPath) return `already extracted into ${resultPath}`;
+  return `same content as ${answeredSource ?? resultPath} (moved, renamed or copied), already extracted into ${resultPath}`;
+}
+
 async function copyResult(from: string, doc: PlannedDocument): Promise<DocumentOutcome | undefined> {
   const result = (await readResultFile(from)) as ResultDocument | undefined;
   if (result?.source?.sha256 !== doc.sha256) return undefined;

@@ -167,9 +167,19 @@ describe('across runs, a moved or renamed file reuses the answer for its content
     expect(run.code).toBe(0);
     expect(emu.counters.requestsByEndpoint).toEqual(before);
     const lines = parseNdjson(run.stdout);
-    expect(lines.find((line) => String(line.file).endsWith('long-renamed.pdf'))).toMatchObject({ status: 'complete', reused: expect.stringContaining('moved or renamed') });
+    expect(lines.find((line) => String(line.file).endsWith('long-renamed.pdf'))).toMatchObject({ status: 'complete', reused: expect.stringContaining('(moved, renamed or copied)') });
     expect(resultOf(join(ws.out, 'archive/long-renamed.pdf.json')).source.path).toBe(join(ws.inputs, 'archive/long-renamed.pdf'));
     expect(resultOf(join(ws.out, 'invoice (1).pdf.json')).source.path).toBe(join(ws.inputs, 'invoice (1).pdf'));
+  });
+
+  it('the same file extracted into another --out is "already extracted into" there, not "moved or renamed"', async () => {
+    const { env } = await start();
+    const ws = makeWorkspace({ 'a.png': 'images/id-card.png' });
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    const other = join(ws.dir, 'other-out');
+    const run = await runCli(['extract', ws.inputs, '--out', other, ...FAST], { env });
+    const [line] = parseNdjson(run.stdout);
+    expect(line?.reused).toBe(`already extracted into ${join(ws.out, 'a.png.json')}`);
   });
 
   it('a copy of a copy still saves what the answer cost (a copy records the 0 it cost itself)', async () => {
@@ -195,7 +205,7 @@ describe('across runs, a moved or renamed file reuses the answer for its content
     const dry = await runCli(['extract', ws.inputs, '--out', ws.out, '--dry-run', '--json'], { env });
     expect(dry.code).toBe(0);
     const plan = JSON.parse(dry.stdout) as { files: { file: string; action: string; why: string; credits: number }[] };
-    expect(plan.files).toEqual([expect.objectContaining({ action: 'copy', credits: 0, why: expect.stringContaining('moved or renamed') })]);
+    expect(plan.files).toEqual([expect.objectContaining({ action: 'copy', credits: 0, why: expect.stringContaining('(moved, renamed or copied)') })]);
     expect(readdirSync(ws.out)).toEqual(['a.png.json']);
     expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
     expect(emu.counters.requestsByEndpoint.documents).toBe(1);
