@@ -5,6 +5,7 @@ import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
 import { clockTime, FinishedTally, humanLine, plural, TimeLeftCountdown } from './outcome-lines.js';
+import { barWidthFor, fitParts } from './status-line.js';
 
 /**
  * The batch display. Results are data (stdout: NDJSON under --json, one line
@@ -16,6 +17,8 @@ export class BatchDisplay implements BatchEvents {
   private credits = 0;
   private requests = 0;
   private waitUntil = 0;
+  private waitReason = '';
+  private barWidth = barWidthFor(undefined);
   private multibar?: MultiBar;
   private overall?: SingleBar;
   private readonly documentBars = new Map<string, SingleBar>();
@@ -35,8 +38,9 @@ export class BatchDisplay implements BatchEvents {
     const display = new BatchDisplay(ctx, total, ctx.clock);
     if (ctx.ui.interactive) {
       const { MultiBar, Presets } = await import('cli-progress');
+      display.barWidth = barWidthFor(ctx.io.stderr.columns);
       display.multibar = new MultiBar(
-        { stream: ctx.io.stderr as NodeJS.WritableStream, clearOnComplete: false, hideCursor: true, format: '{label} {bar} {value}/{total} {info}', autopadding: true },
+        { stream: ctx.io.stderr as NodeJS.WritableStream, clearOnComplete: false, hideCursor: true, format: '{label} {bar} {value}/{total} {info}', autopadding: true, barsize: display.barWidth },
         Presets.shades_classic,
       );
       display.overall = display.multibar.create(total, 0, { label: 'files    ', info: '' });
@@ -68,6 +72,7 @@ export class BatchDisplay implements BatchEvents {
 
   waiting(untilMs: number, reason: string): void {
     this.waitUntil = untilMs;
+    this.waitReason = reason;
     const now = this.clock.now();
     if (!this.multibar && untilMs - now >= 5000 && now - this.lastWaitNotice >= 30_000) {
       this.lastWaitNotice = now;
@@ -135,13 +140,27 @@ export class BatchDisplay implements BatchEvents {
   private refresh(): void {
     if (!this.overall) return;
     const now = this.clock.now();
-    // The bar line does not wrap: keep it short (the plain notice names the window and the time).
-    const wait = this.waitUntil > now ? ` · next request slot in ${formatDuration(this.waitUntil - now)}` : '';
-    const slots =
-      this.slotsHeldBy > 0
-        ? ` · ${this.slotsHeldBy} job slots held by jobs outside this run${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}`
-        : '';
-    this.overall.update(this.finished.done, { info: `· ${plural(this.finished.pages, 'page')} · ${plural(this.credits, 'credit')} · ${plural(this.requests, 'request')}${this.left.text(now, ' · ')}${wait}${slots}` });
+    // The bar line must not wrap: laid out by priority for the terminal's width, whole parts only.
+    const waiting = this.waitUntil > now ? `next slot in ${formatDuration(this.waitUntil - now)}` : '';
+    const parts = [
+      { text: plural(this.finished.pages, 'page'), priority: 5 },
+      { text: plural(this.credits, 'credit'), priority: 3 },
+      { text: plural(this.requests, 'request'), priority: 6 },
+      { text: this.left.text(now, ''), priority: 2 },
+      { text: waiting && this.waitReason ? `${this.waitReason}; ${waiting}` : waiting, priority: 1 },
+      {
+        text: this.slotsHeldBy > 0 ? `${this.slotsHeldBy} job slots held by others${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}` : '',
+        priority: 4,
+      },
+    ];
+    const count = `${this.finished.done}/${this.total}`;
+    // The label, the bar, the count and the " · " before the parts; one column spare, so the line never touches the edge.
+    const fixed = 'files    '.length + 1 + this.barWidth + 1 + count.length + 3;
+    const room = (this.ctx.io.stderr.columns ?? 80) - fixed - 1;
+    let info = fitParts(parts, room);
+    // Too narrow for the reason and the time together: the time alone.
+    if (waiting && !info.includes(waiting)) info = fitParts([{ text: waiting, priority: 1 }, ...parts.slice(0, 4)], room);
+    this.overall.update(this.finished.done, { info: info ? `· ${info}` : '' });
   }
 }
 

@@ -6,6 +6,7 @@ import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
 import { clockTime, FinishedTally, humanLine, plural, TimeLeftCountdown } from './outcome-lines.js';
+import { fitParts } from './status-line.js';
 
 /**
  * What `watch` shows. Results are data, on stdout: one NDJSON line per file
@@ -111,21 +112,24 @@ export class WatchDisplay implements WatchEvents {
     if (this.spinner) this.spinner.text = this.statusText();
   }
 
+  /**
+   * One line, laid out by priority for the terminal's width: a line that
+   * wraps cannot be cleared by the spinner, and was left on screen twice.
+   */
   private statusText(): string {
     const now = this.clock.now();
+    const waiting = this.waitUntil > now ? `${this.waitReason}; next request slot ${clockTime(this.waitUntil, this.waitUntil - now)} (in ${formatDuration(this.waitUntil - now)})` : '';
     const parts = [
-      `watching ${this.folder}`,
-      `${this.state.settling} being written`,
-      `${this.state.inProgress} in flight`,
-      `${this.finished.done} done`,
-      plural(this.credits, 'credit'),
+      { text: `watching ${this.folder}`, priority: 1 },
+      { text: `${this.state.settling} being written`, priority: 5 },
+      { text: `${this.state.inProgress} in flight`, priority: 3 },
+      { text: `${this.finished.done} done`, priority: 2 },
+      { text: plural(this.credits, 'credit'), priority: 6 },
+      { text: waiting, priority: 2 },
+      // The scheduler's own bound for what is taken, counted down between its updates.
+      { text: this.state.inProgress > 0 ? this.left.text(now, 'at least ') : '', priority: 4 },
     ];
-    if (this.waitUntil > now) parts.push(`${this.waitReason}; next request slot ${clockTime(this.waitUntil, this.waitUntil - now)} (in ${formatDuration(this.waitUntil - now)})`);
-    // The scheduler's own bound for what is taken, counted down between its updates.
-    if (this.state.inProgress > 0) {
-      const left = this.left.text(now, 'at least ');
-      if (left) parts.push(left);
-    }
-    return parts.join(' · ');
+    // The spinner's frame and a space come first; one column spare.
+    return fitParts(parts, (this.ctx.io.stderr.columns ?? 80) - 3);
   }
 }

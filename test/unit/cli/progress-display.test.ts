@@ -71,6 +71,21 @@ async function playRun(ctx: CliContext, clock: FakeClock, marks: { during?: () =
 const SUMMARY = '2 complete, 0 partial, 1 failed · 10 pages · 10 credits · 7 requests · 1m 05s';
 
 describe('the batch display on a terminal', () => {
+  it.each([
+    [60, 12, '0/3 · rate limit; next slot in 42s'],
+    [80, 24, '0/3 · rate limit; next slot in 42s'],
+  ])('at %i columns the bar narrows to %i and the line keeps what matters, whole, without wrapping', async (columns, barWidth, tail) => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const tty = new FakeTty(columns);
+    let during = 0;
+    await playRun(context({ stdout: tty, stderr: tty }, clock), clock, { during: () => (during = tty.mark()) });
+    vi.useRealTimers();
+    const [files] = await tty.screen(during);
+    expect(files).toBe(`files     ${'░'.repeat(barWidth)} ${tail}`);
+    expect(files?.length).toBeLessThanOrEqual(columns);
+  });
+
   it('shows a bar for the files and one per split file, the wait for the next slot, then the results above the bars and the summary', async () => {
     vi.useFakeTimers(DRAWING_TIMERS);
     const clock = new FakeClock(T0);
@@ -83,8 +98,8 @@ describe('the batch display on a terminal', () => {
 
     const [files, chunks, ...rest] = await tty.screen(during);
     expect(files).toMatch(new RegExp(`^files {5}${bar(0)} 0/3 `));
-    expect(files).toContain('· 3 credits · 1 request ');
-    expect(files).toContain('next request slot in 42s');
+    // Laid out by priority for 120 columns: the wait, whole with its reason, before the request count.
+    expect(files).toBe(`files     ${bar(0)} 0/3 · 0 pages · 3 credits · 1 request · rate limit; next slot in 42s`);
     expect(chunks).toMatch(new RegExp(`^invoices/big\\.pdf ${bar(13)} 1/3 chunks · 9 pages`));
     expect(rest).toEqual([]);
 
@@ -128,7 +143,7 @@ describe('the batch display on a terminal', () => {
     const held = tty.mark();
     display.finish({ requests: 0, credits: 0 }, T0);
     vi.useRealTimers();
-    expect((await tty.screen(held))[0]).toContain('· 2 job slots held by jobs outside this run; next try in 1m 00s');
+    expect((await tty.screen(held))[0]).toContain('· 2 job slots held by others; next try in 1m 00s');
   });
 });
 
