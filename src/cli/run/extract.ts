@@ -31,6 +31,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     'finding and checking files (type, size, pages)',
     () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, listed, exclude: [ctx.stateDir()] }),
     (done) => `${plural(done.documents.length, 'file')} ready${done.rejected.length ? `, ${done.rejected.length} rejected before sending` : ''}`,
+    (done) => done.documents.length > 0 && done.rejected.length === 0,
   );
   for (const skipped of plan.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
   const typedModels = settings.models.names();

@@ -271,6 +271,16 @@ describe('the spinner', () => {
     expect(tty.raw).toContain(`${ESC}[?25h`);
   });
 
+  it('on a terminal: nothing to do is a warning, not a green tick', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const tty = new FakeTty();
+    expect(await withSpinner(context({ stderr: tty }), 'finding files', () => Promise.resolve(0), (n) => `${n} files ready`, (n) => n > 0)).toBe(0);
+    vi.useRealTimers();
+    const [line] = await tty.screen();
+    expect(line).toMatch(/^[⚠‼] 0 files ready$/);
+    expect(line).not.toMatch(/[✔√]/);
+  });
+
   it('on a terminal: a failure clears the line and goes on to the caller', async () => {
     vi.useFakeTimers(DRAWING_TIMERS);
     const tty = new FakeTty();
