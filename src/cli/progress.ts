@@ -44,6 +44,8 @@ export class BatchDisplay implements BatchEvents {
         Presets.shades_classic,
       );
       display.overall = display.multibar.create(total, 0, { label: 'files    ', info: '' });
+      const multibar = display.multibar;
+      ctx.ui.drawingWith((line) => multibar.log(`${line}\n`));
     }
     return display;
   }
@@ -106,8 +108,7 @@ export class BatchDisplay implements BatchEvents {
   }
 
   notice(message: string): void {
-    if (this.multibar) this.multibar.log(`${message}\n`);
-    else this.ctx.ui.warn(message);
+    this.ctx.ui.warn(message);
   }
 
   documentFinished(outcome: DocumentOutcome): void {
@@ -134,6 +135,7 @@ export class BatchDisplay implements BatchEvents {
     // cli-progress prints logged lines on its next redraw; force one so the last results are not dropped.
     this.multibar?.update();
     this.multibar?.stop();
+    this.ctx.ui.drawingWith(undefined);
     this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
   }
 

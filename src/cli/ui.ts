@@ -26,18 +26,36 @@ export class Ui {
     this.interactive = Boolean(io.stderr.isTTY) && !isCi(io.env) && !options.quiet && !options.json;
   }
 
+  /**
+   * While bars or a status line are drawn, every message goes above them
+   * through this, so that none is written into a line being redrawn (a
+   * warning once left a stray character there, and the Ctrl-C notice was
+   * drawn over).
+   */
+  private overlay?: (line: string) => void;
+
+  /** Messages go through `print` until it is given back (undefined). */
+  drawingWith(print: ((line: string) => void) | undefined): void {
+    this.overlay = print;
+  }
+
   /** Progress and chatter; silenced by --quiet. */
   info(message: string): void {
-    if (!this.options.quiet) this.io.stderr.write(`${message}\n`);
+    if (!this.options.quiet) this.line(message);
   }
 
   warn(message: string): void {
-    if (!this.options.quiet) this.io.stderr.write(`${this.paint.yellow('warning:')} ${message}\n`);
+    if (!this.options.quiet) this.line(`${this.paint.yellow('warning:')} ${message}`);
   }
 
   /** Always shown, even under --quiet. */
   error(message: string): void {
-    this.io.stderr.write(`${message}\n`);
+    this.line(message);
+  }
+
+  private line(text: string): void {
+    if (this.overlay) this.overlay(text);
+    else this.io.stderr.write(`${text}\n`);
   }
 }
 

@@ -40,6 +40,8 @@ export class WatchDisplay implements WatchEvents {
       display.spinner = ora({ text: display.statusText(), stream: ctx.io.stderr as NodeJS.WritableStream, discardStdin: false, color: ctx.ui.paint.level > 0 ? 'cyan' : false }).start();
       // The countdowns (next slot, time left) move between events too.
       display.ticker = setInterval(() => display.refresh(), 1000).unref();
+      // Every message, whoever says it, goes above the status line.
+      ctx.ui.drawingWith((line) => display.above(() => ctx.io.stderr.write(`${line}\n`)));
     }
     return display;
   }
@@ -78,7 +80,7 @@ export class WatchDisplay implements WatchEvents {
   }
 
   notice(message: string): void {
-    this.above(() => this.ctx.ui.warn(message));
+    this.ctx.ui.warn(message);
   }
 
   documentFinished(outcome: DocumentOutcome): void {
@@ -99,6 +101,7 @@ export class WatchDisplay implements WatchEvents {
     if (this.ticker) clearInterval(this.ticker);
     this.spinner?.stop();
     this.spinner = undefined;
+    this.ctx.ui.drawingWith(undefined);
   }
 
   /** Print something with the status line out of the way. */

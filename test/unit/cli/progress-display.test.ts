@@ -71,6 +71,30 @@ async function playRun(ctx: CliContext, clock: FakeClock, marks: { during?: () =
 const SUMMARY = '2 complete, 0 partial, 1 failed · 10 pages · 10 credits · 7 requests · 1m 05s';
 
 describe('the batch display on a terminal', () => {
+  it('a message said while the bars draw (a warning, the Ctrl-C notice) goes above them, whole, and the bars stay whole', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const tty = new FakeTty(120);
+    const ctx = context({ stdout: tty, stderr: tty }, clock);
+    let during = 0;
+    await playRun(ctx, clock, {
+      during: () => {
+        ctx.ui.warn('X-RateLimit-Reset 1795484371 cannot be a reset of any rate window: ignored');
+        ctx.ui.error('SIGINT: finishing the requests in flight and saving; press Ctrl-C again to exit at once.');
+        vi.advanceTimersByTime(100);
+        during = tty.mark();
+      },
+    });
+    vi.useRealTimers();
+    const screen = await tty.screen(during);
+    expect(screen.slice(0, 2)).toEqual([
+      'warning: X-RateLimit-Reset 1795484371 cannot be a reset of any rate window: ignored',
+      'SIGINT: finishing the requests in flight and saving; press Ctrl-C again to exit at once.',
+    ]);
+    // No message is drawn into a bar's line.
+    expect(screen.filter((line) => /warning:|SIGINT/.test(line) && line.includes('░'))).toEqual([]);
+  });
+
   it.each([
     [60, 12, '0/3 · rate limit; next slot in 42s'],
     [80, 24, '0/3 · rate limit; next slot in 42s'],
