@@ -19,6 +19,7 @@ export class BatchDisplay implements BatchEvents {
   private waitUntil = 0;
   private waitReason = '';
   private barWidth = barWidthFor(undefined);
+  private ticker?: ReturnType<typeof setInterval>;
   private multibar?: MultiBar;
   private overall?: SingleBar;
   private readonly documentBars = new Map<string, SingleBar>();
@@ -46,6 +47,8 @@ export class BatchDisplay implements BatchEvents {
       display.overall = display.multibar.create(total, 0, { label: 'files    ', info: '' });
       const multibar = display.multibar;
       ctx.ui.drawingWith((line) => multibar.log(`${line}\n`));
+      // The countdowns (next slot, time left) move between events too: the line never sits still without a reason.
+      display.ticker = setInterval(() => display.refresh(), 1000).unref();
     }
     return display;
   }
@@ -133,6 +136,7 @@ export class BatchDisplay implements BatchEvents {
   /** The closing summary, on stderr. */
   finish(report: { requests: number; credits: number; boundMs?: number }, startedAt: number): void {
     // cli-progress prints logged lines on its next redraw; force one so the last results are not dropped.
+    if (this.ticker) clearInterval(this.ticker);
     this.multibar?.update();
     this.multibar?.stop();
     this.ctx.ui.drawingWith(undefined);
@@ -155,14 +159,15 @@ export class BatchDisplay implements BatchEvents {
         priority: 4,
       },
     ];
-    const count = `${this.finished.done}/${this.total}`;
+    const count = `${this.finished.done - this.finished.counts.interrupted}/${this.total}`;
     // The label, the bar, the count and the " · " before the parts; one column spare, so the line never touches the edge.
     const fixed = 'files    '.length + 1 + this.barWidth + 1 + count.length + 3;
     const room = (this.ctx.io.stderr.columns ?? 80) - fixed - 1;
     let info = fitParts(parts, room);
     // Too narrow for the reason and the time together: the time alone.
     if (waiting && !info.includes(waiting)) info = fitParts([{ text: waiting, priority: 1 }, ...parts.slice(0, 4)], room);
-    this.overall.update(this.finished.done, { info: info ? `· ${info}` : '' });
+    // Files left open by Ctrl-C are not done: the bar does not claim 3/3 when two were interrupted.
+    this.overall.update(this.finished.done - this.finished.counts.interrupted, { info: info ? `· ${info}` : '' });
   }
 }
 

@@ -95,6 +95,21 @@ describe('the batch display on a terminal', () => {
     expect(screen.filter((line) => /warning:|SIGINT/.test(line) && line.includes('░'))).toEqual([]);
   });
 
+  it('after Ctrl-C the bar counts only the files done, not the ones left open', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const tty = new FakeTty(120);
+    const display = await BatchDisplay.create(context({ stdout: tty, stderr: tty }, clock), 3);
+    display.documentFinished(outcome('a.png', 'complete', { pages: 1, output: 'out/a.png.json', credits: 1 }));
+    display.documentFinished(outcome('b.pdf', 'interrupted', { error: { code: 'interrupted', message: 'job job_b is open' } }));
+    display.documentFinished(outcome('c.pdf', 'interrupted', { error: { code: 'interrupted', message: 'job job_c is open' } }));
+    display.finish({ requests: 3, credits: 1 }, T0);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.useRealTimers();
+    const files = (await tty.screen()).find((line) => line.startsWith('files'));
+    expect(files).toMatch(/ 1\/3 /);
+  });
+
   it.each([
     [60, 12, '0/3 · rate limit; next slot in 42s'],
     [80, 24, '0/3 · rate limit; next slot in 42s'],
