@@ -5,7 +5,7 @@ import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
 import { clockTime, FinishedTally, humanLine, plural, TimeLeftCountdown } from './outcome-lines.js';
-import { barWidthFor, fitParts } from './status-line.js';
+import { barWidthFor, fitParts, wrapToWidth } from './status-line.js';
 
 /**
  * The batch display. Results are data (stdout: NDJSON under --json, one line
@@ -46,7 +46,7 @@ export class BatchDisplay implements BatchEvents {
       );
       display.overall = display.multibar.create(total, 0, { label: 'files    ', info: '' });
       const multibar = display.multibar;
-      ctx.ui.drawingWith((line) => multibar.log(`${line}\n`));
+      ctx.ui.drawingWith((line) => display.logAbove(line));
       // The countdowns (next slot, time left) move between events too: the line never sits still without a reason.
       display.ticker = setInterval(() => display.refresh(), 1000).unref();
     }
@@ -125,12 +125,17 @@ export class BatchDisplay implements BatchEvents {
       this.ctx.io.stdout.write(`${JSON.stringify(outcome)}\n`);
     } else {
       const line = humanLine(outcome, this.ctx.ui.paint);
-      if (this.multibar && this.ctx.io.stdout.isTTY) this.multibar.log(`${line}\n`);
+      if (this.multibar && this.ctx.io.stdout.isTTY) this.logAbove(line);
       // Without bars, the count goes on the file's own line: one line per finished file.
       else if (this.multibar) this.ctx.io.stdout.write(`${line}\n`);
       else this.ctx.io.stdout.write(`[${this.finished.done}/${this.total}${this.finished.done < this.total ? this.left.text(this.clock.now(), ', ') : ''}] ${line}\n`);
     }
     this.refresh();
+  }
+
+  /** A line above the bars, broken to the terminal's width (a line that wraps by itself is drawn over by the next redraw). */
+  private logAbove(text: string): void {
+    for (const line of wrapToWidth(text, this.ctx.io.stderr.columns)) this.multibar?.log(`${line}\n`);
   }
 
   /** The closing summary, on stderr. */

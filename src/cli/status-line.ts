@@ -26,3 +26,26 @@ export function barWidthFor(columns: number | undefined): number {
   if (width >= 80) return 24;
   return 12;
 }
+
+/**
+ * `text` broken into lines of at most `columns - 1` characters, at spaces
+ * where it can be (a path with none is broken where it must). Lines logged
+ * above redrawn bars must not wrap by themselves: the redraw counts lines and
+ * would draw over the wrapped rest (per-file lines once lost their output
+ * path and collect command that way).
+ */
+export function wrapToWidth(text: string, columns: number | undefined): string[] {
+  const width = Math.max(20, (columns ?? 80) - 1);
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let rest = paragraph;
+    while (rest.length > width) {
+      const space = rest.lastIndexOf(' ', width);
+      const cut = space > width / 2 ? space : width;
+      lines.push(rest.slice(0, cut).trimEnd());
+      rest = rest.slice(cut).trimStart();
+    }
+    lines.push(rest);
+  }
+  return lines;
+}

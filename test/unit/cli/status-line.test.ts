@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barWidthFor, fitParts } from '../../../src/cli/status-line.js';
+import { barWidthFor, fitParts, wrapToWidth } from '../../../src/cli/status-line.js';
 
 const parts = [
   { text: '3 pages', priority: 4 },
@@ -32,5 +32,19 @@ describe('barWidthFor', () => {
     [120, 40],
   ])('%s columns: a bar of %i', (columns, width) => {
     expect(barWidthFor(columns)).toBe(width);
+  });
+});
+
+describe('wrapToWidth', () => {
+  it('breaks a long line at spaces, each piece narrower than the terminal, nothing lost', () => {
+    const line = 'partial   invoices/2024/supplier-statement-march.pdf -> out/invoices/2024/supplier-statement-march.pdf.json (missing pages 4, 5, 6; docextract collect job_0123456789abcdef)';
+    const lines = wrapToWidth(line, 60);
+    expect(lines.every((piece) => piece.length <= 59)).toBe(true);
+    expect(lines.join(' ').replace(/\s+/g, ' ')).toBe(line.replace(/\s+/g, ' '));
+    expect(lines.at(-1)).toContain('job_0123456789abcdef)');
+  });
+
+  it('leaves a short line alone', () => {
+    expect(wrapToWidth('complete  a.png -> out/a.png.json (1 page)', 120)).toEqual(['complete  a.png -> out/a.png.json (1 page)']);
   });
 });
