@@ -45,7 +45,6 @@ export class BatchDisplay implements BatchEvents {
         Presets.shades_classic,
       );
       display.overall = display.multibar.create(total, 0, { label: 'files    ', info: '' });
-      const multibar = display.multibar;
       ctx.ui.drawingWith((line) => display.logAbove(line));
       // The countdowns (next slot, time left) move between events too: the line never sits still without a reason.
       display.ticker = setInterval(() => display.refresh(), 1000).unref();
