@@ -1,3 +1,4 @@
+import { localInstant } from '../util/local-time.js';
 import { AuthenticationError, GoneError, NotFoundError, PaymentRequiredError, UnprocessableEntityError, type CollectedResult } from '../api/index.js';
 import type { DocumentOutcome } from './batch-types.js';
 import { DEFAULT_CHUNK_TRIES, failure, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
@@ -175,7 +176,7 @@ async function jobGone(ctx: FlowContext, job: OpenJob, error: unknown): Promise<
  */
 function leftOpen(task: DocumentTask, job: OpenJob, code: string, why: string, missing: number[]): DocumentOutcome {
   return {
-    ...failure(task, code, `${why}; the job stays open until ${new Date(job.expiresAt).toISOString()}: retry with docextract collect ${job.parentJobId}`),
+    ...failure(task, code, `${why}; the job stays open until ${localInstant(job.expiresAt)}: retry with docextract collect ${job.parentJobId}`),
     pages: job.pages,
     missing_pages: missing,
     expires_at: new Date(job.expiresAt).toISOString(),

@@ -1,3 +1,4 @@
+import { localInstant } from '../util/local-time.js';
 import type { DocumentOutcome } from './batch-types.js';
 import { failure, type DocumentTask } from './document-task.js';
 import type { StopReason } from './admission-stops.js';
@@ -29,7 +30,7 @@ export function leftUndone(task: DocumentTask, end: RunEnd): DocumentOutcome {
   const job = task.job;
   const reason = end.fatal ? 'not_started' : end.stoppedBy ? end.stoppedBy.code : end.interrupted ? 'interrupted' : 'not_started';
   const message = job
-    ? `job ${job.parentJobId} is open; resume before ${new Date(job.expiresAt).toISOString()} by running the same command again, or: docextract collect ${job.parentJobId}`
+    ? `job ${job.parentJobId} is open; resume before ${localInstant(job.expiresAt)} by running the same command again, or: docextract collect ${job.parentJobId}`
     : end.stoppedBy
       ? `not sent: uploads stopped (${end.stoppedBy.code}): ${end.stoppedBy.message}`
       : 'not started';

@@ -1,3 +1,4 @@
+import { localInstant } from '../util/local-time.js';
 import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
 import type { BatchDeps } from '../features/batch-session.js';
@@ -122,6 +123,6 @@ async function warmUp(api: ApiClient, clock: Clock): Promise<void> {
 function printResumeAdvice(ctx: CliContext, report: ExtractBatchReport): void {
   if (report.openJobs.length === 0) return;
   const earliest = report.openJobs.map((job) => Date.parse(job.expiresAt)).reduce((a, b) => Math.min(a, b));
-  ctx.ui.error(`${plural(report.openJobs.length, 'job')} ${report.openJobs.length === 1 ? 'is' : 'are'} open on the server. Resume by running the same command again before ${new Date(earliest).toISOString()} (in ${formatDuration(earliest - ctx.clock.now())}), or one by one:`);
-  for (const job of report.openJobs) ctx.ui.error(`  docextract collect ${job.parentJobId}    # ${job.file}, expires ${job.expiresAt}`);
+  ctx.ui.error(`${plural(report.openJobs.length, 'job')} ${report.openJobs.length === 1 ? 'is' : 'are'} open on the server. Resume by running the same command again before ${localInstant(earliest)} (in ${formatDuration(earliest - ctx.clock.now())}), or one by one:`);
+  for (const job of report.openJobs) ctx.ui.error(`  docextract collect ${job.parentJobId}    # ${job.file}, expires ${localInstant(Date.parse(job.expiresAt))}`);
 }

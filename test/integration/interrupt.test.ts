@@ -38,7 +38,7 @@ describe('Ctrl-C', () => {
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toMatch(/finishing the requests in flight/);
     expect(stopped.stderr).toMatch(/docextract collect \S+/);
-    expect(stopped.stderr).toMatch(/before \d{4}-\d\d-\d\dT/);
+    expect(stopped.stderr).toMatch(/before \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ \(in /); // local time, with its zone
     expect(stopped.stderr).not.toMatch(/\n\s+at /);
     const interrupted = parseNdjson(stopped.stdout).filter((line) => line.status === 'interrupted');
     expect(interrupted.length).toBeGreaterThan(0);

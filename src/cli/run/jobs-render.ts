@@ -1,3 +1,4 @@
+import { localInstant } from '../../util/local-time.js';
 import type { JobListing, JobsOverview } from '../../features/list-jobs.js';
 import type { ServerJobView } from '../../features/refresh-jobs.js';
 import { formatDuration } from '../../util/duration.js';
@@ -20,11 +21,11 @@ export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, Se
   }
   if (overview.unanswered.length > 0) {
     lines.push('', 'Uploads sent without an answer (the server may hold a job for each, which holds an open-job slot):');
-    for (const upload of overview.unanswered) lines.push(`  ${upload.file}  sent ${upload.sent_at}, possibly open until ${upload.possibly_open_until}${who(upload.account)}`);
+    for (const upload of overview.unanswered) lines.push(`  ${upload.file}  sent ${localInstant(Date.parse(upload.sent_at))}, possibly open until ${localInstant(Date.parse(upload.possibly_open_until))}${who(upload.account)}`);
   }
   for (const run of overview.lastRuns) {
     const counts = Object.entries(run.counts).filter(([, count]) => count > 0).map(([status, count]) => `${count} ${status}`).join(', ');
-    lines.push('', `Last run (finished ${run.finished_at}): ${counts || 'no files'}${who(run.account)}`);
+    lines.push('', `Last run (finished ${localInstant(Date.parse(run.finished_at))}): ${counts || 'no files'}${who(run.account)}`);
     for (const file of overview.failedFiles.filter((f) => f.account === run.account)) {
       const why = file.code ? `${file.code}: ${file.message ?? ''}` : (file.message ?? '');
       const missing = file.missing_pages?.length ? ` (missing pages ${file.missing_pages.join(', ')})` : '';
@@ -40,7 +41,7 @@ function progress(job: JobListing): string {
 }
 
 function expiry(job: JobListing): string {
-  return job.expires_in_ms > 0 ? `expires in ${formatDuration(job.expires_in_ms)}` : `expired at ${job.expires_at}`;
+  return job.expires_in_ms > 0 ? `expires in ${formatDuration(job.expires_in_ms)}` : `expired at ${localInstant(Date.parse(job.expires_at))}`;
 }
 
 function serverText(view: ServerJobView): string {

@@ -1,3 +1,4 @@
+import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
 import type { JobsOverview } from '../../features/list-jobs.js';
 import type { ServerJobView } from '../../features/refresh-jobs.js';
@@ -31,7 +32,7 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
   if (flags.refresh && running) throw new UsageError(`a run is active in this state folder (process ${running.pid}); --refresh needs the folder and would be refused. List without --refresh, or run it once that run has ended.`, 'state_locked');
   const overview = await listJobs({ stateDir, account, nowMs: ctx.clock.now(), ttlMs: await jobTtlMs(ctx) });
   const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, account, overview) : new Map<string, ServerJobView>();
-  if (running) ctx.ui.info(`a run is active (process ${running.pid}, since ${new Date(running.startedAt).toISOString()}): it finishes the jobs below it has taken up; collect needs the state folder, so run the commands below once it has ended. "Last run" is the one before it.`);
+  if (running) ctx.ui.info(`a run is active (process ${running.pid}, since ${localInstant(running.startedAt)}): it finishes the jobs below it has taken up; collect needs the state folder, so run the commands below once it has ended. "Last run" is the one before it.`);
   if (ctx.options.json) {
     for (const job of overview.jobs) ctx.io.stdout.write(`${JSON.stringify(views.has(job.parent_job_id) ? { ...job, server: views.get(job.parent_job_id) } : job)}\n`);
     for (const line of [...overview.unanswered, ...overview.failedFiles]) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
