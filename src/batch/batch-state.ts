@@ -123,9 +123,12 @@ export class BatchState implements BatchView {
       this.requests -= 1;
       this.gate.unsent(sentAt);
       this.events.requestUnreached?.(endpointOf(item));
-    } else if (this.unreachableSince !== undefined) {
-      this.events.reachability?.({ reachable: true, downMs: this.clock.now() - this.unreachableSince });
-      this.unreachableSince = undefined;
+    } else {
+      this.events.requestAnswered?.(endpointOf(item));
+      if (this.unreachableSince !== undefined) {
+        this.events.reachability?.({ reachable: true, downMs: this.clock.now() - this.unreachableSince });
+        this.unreachableSince = undefined;
+      }
     }
     this.apply(item.task, effects);
     if (this.probeTask === item.task) {

@@ -92,6 +92,8 @@ export interface BatchEvents {
   chunkFailed?(failure: ChunkFailure): void;
   /** A request reached no server (no connection was made): it is not counted, and the service is unreachable since `since`. */
   requestUnreached?(endpoint: string): void;
+  /** A request's answer (or failure) came back. */
+  requestAnswered?(endpoint: string): void;
   /** The service cannot be reached (first said at `since`), or can again (`since` undefined, after `downMs`). */
   reachability?(change: { reachable: false; since: number; detail: string } | { reachable: true; downMs: number }): void;
 }

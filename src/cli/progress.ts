@@ -18,6 +18,8 @@ export class BatchDisplay implements BatchEvents {
   private requests = 0;
   private waitUntil = 0;
   private waitReason = '';
+  /** Requests sent and not answered yet: what the line says while nothing else moves. */
+  private awaiting = 0;
   private barWidth = barWidthFor(undefined);
   private ticker?: ReturnType<typeof setInterval>;
   private multibar?: MultiBar;
@@ -66,6 +68,7 @@ export class BatchDisplay implements BatchEvents {
 
   requestSent(): void {
     this.requests += 1;
+    this.awaiting += 1;
     this.refresh();
   }
 
@@ -98,6 +101,12 @@ export class BatchDisplay implements BatchEvents {
 
   requestUnreached(): void {
     this.requests -= 1;
+    this.awaiting -= 1;
+    this.refresh();
+  }
+
+  requestAnswered(): void {
+    this.awaiting -= 1;
     this.refresh();
   }
 
@@ -158,6 +167,8 @@ export class BatchDisplay implements BatchEvents {
       { text: plural(this.requests, 'request'), priority: 6 },
       { text: this.left.text(now, ''), priority: 2 },
       { text: waiting && this.waitReason ? `${this.waitReason}; ${waiting}` : waiting, priority: 1 },
+      // Nothing to wait for but answers: say so, so that a still line is never without its reason.
+      { text: !waiting && this.awaiting > 0 ? `awaiting ${plural(this.awaiting, 'answer')}` : '', priority: 1 },
       {
         text: this.slotsHeldBy > 0 ? `${this.slotsHeldBy} job slots held by others${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}` : '',
         priority: 4,

@@ -95,6 +95,24 @@ describe('the batch display on a terminal', () => {
     expect(screen.filter((line) => /warning:|SIGINT/.test(line) && line.includes('░'))).toEqual([]);
   });
 
+  it('a line that would sit still says what it waits for: the answers of the requests in flight', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const tty = new FakeTty(120);
+    const display = await BatchDisplay.create(context({ stdout: tty, stderr: tty }, clock), 2);
+    display.requestSent();
+    display.requestSent();
+    vi.advanceTimersByTime(100);
+    const two = tty.mark();
+    display.requestAnswered();
+    vi.advanceTimersByTime(100);
+    const one = tty.mark();
+    display.finish({ requests: 2, credits: 0 }, T0);
+    vi.useRealTimers();
+    expect((await tty.screen(two))[0]).toContain('awaiting 2 answers');
+    expect((await tty.screen(one))[0]).toContain('awaiting 1 answer');
+  });
+
   it('after Ctrl-C the bar counts only the files done, not the ones left open', async () => {
     vi.useFakeTimers(DRAWING_TIMERS);
     const clock = new FakeClock(T0);
