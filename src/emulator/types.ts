@@ -114,9 +114,10 @@ export interface EmulatorOptions {
    */
   latencyMs?: Partial<Record<EmulatorEndpoint, Latency>>;
   /**
-   * A test's hold on answers: each answer of an endpoint waits for the
-   * promise this returns (after its latency), so that "while another
-   * request is in flight" is a fact the test makes, not a race with a timer.
+   * A test's hold on answers: asked as each request arrives, its answer
+   * waits (after its latency) for the promise this returns, so that "while
+   * another request is in flight" is a fact the test makes, not a race with
+   * a timer.
    * @default none
    */
   holdAnswer?: (endpoint: EmulatorEndpoint) => Promise<void> | undefined;

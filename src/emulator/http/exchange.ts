@@ -68,10 +68,12 @@ export class Exchange {
   ) {
     this.pendingDelayMs = endpoint === null ? 0 : env.latencyFor(endpoint);
     this.receivedAt = env.now();
+    // The hold in force when the request arrived (a request already under way when a test starts holding is not held).
+    this.hold = endpoint === null ? undefined : env.holdAnswer?.(endpoint);
   }
 
-  /** The test's hold was waited for (once per answer). */
-  private held = false;
+  /** A test's hold on this answer, waited for once before it is sent. */
+  private hold: Promise<void> | undefined;
 
   get primaryFault(): FaultKind | null {
     return this.fault.primary;
@@ -109,10 +111,9 @@ export class Exchange {
     const delay = this.pendingDelayMs;
     this.pendingDelayMs = 0;
     if (delay > 0) await sleep(delay);
-    if (this.endpoint !== null && !this.held) {
-      this.held = true;
-      await this.env.holdAnswer?.(this.endpoint);
-    }
+    const hold = this.hold;
+    this.hold = undefined;
+    await hold;
   }
 
   async sendJson(status: number, body: unknown, headers: Record<string, string> = {}, code?: string): Promise<void> {
