@@ -106,13 +106,10 @@ function completeOnDisk(path: string, sha256: string): boolean {
  * An emulator whose every answer and every piece of server-side work (the
  * events fire mid-request, before the answer leaves) is a possible kill point.
  */
-async function startCrashEmulator(seed: number, onPoint: (point: string) => void, hold: () => Promise<void> | undefined = () => undefined): Promise<RunningEmulator> {
+async function startCrashEmulator(seed: number, onPoint: (point: string) => void): Promise<RunningEmulator> {
   const random = mulberry32(seed);
   const options: EmulatorOptions = {
     rateLimits: RATE_WINDOWS,
-    // From the kill point on, answers wait until the child is dead: the kill lands mid-run whatever the
-    // machine's speed (a kill 0-30 ms after a late point once found the child already finished).
-    holdAnswer: () => hold(),
     // 50 to 150 ms per chunk, so that a kill can land while a chunk is in the works.
     latencyMs: { process: 50 + Math.floor(random() * 100), documents: 10 },
     onRequest: (entry) => onPoint(`answer:${entry.endpoint ?? '?'}`),
@@ -127,18 +124,6 @@ class Killer {
   private seen = 0;
   private target?: { kill(signal: NodeJS.Signals): boolean };
   firedAt?: string;
-  private released?: () => void;
-  private heldUntilKilled?: Promise<void>;
-
-  /** Once fired, answers wait for this until the child is dead (`release`). */
-  hold(): Promise<void> | undefined {
-    return this.heldUntilKilled;
-  }
-
-  release(): void {
-    this.released?.();
-    this.heldUntilKilled = undefined;
-  }
 
   constructor(
     private readonly nth: number,
@@ -155,7 +140,6 @@ class Killer {
     this.seen += 1;
     if (this.seen !== this.nth) return;
     this.firedAt = point;
-    this.heldUntilKilled = new Promise<void>((resolve) => (this.released = resolve));
     const target = this.target;
     setTimeout(() => target.kill('SIGKILL'), this.delayMs);
   }
@@ -175,7 +159,6 @@ async function runAndKill(emu: RunningEmulator, killer: Killer, args: string[], 
   const running = startChildCli(args, env);
   killer.arm(running.child);
   const killed = await running.done;
-  killer.release(); // the rerun's answers are not held
   expect(killed.signal, `the kill at ${killer.firedAt ?? 'no point'} must land mid-run; stderr: ${killed.stderr}`).toBe('SIGKILL');
   const stateDir = env.DOCEXTRACT_STATE_DIR as string;
   const onDisk = new Set(FILES.filter((file) => completeOnDisk(join(ws.out, `${file.target}.json`), sha256Of(join(ws.inputs, file.target)))).map((file) => file.target));
@@ -192,7 +175,7 @@ function acceptedUploads(emu: RunningEmulator): Map<string, number> {
 
 /** The batch's workspace on a crash emulator armed with `killer`, and what watches it. */
 async function crashBatch(seed: number, killer: Killer) {
-  const emu = (emulator = await startCrashEmulator(seed, (point) => killer.point(point), () => killer.hold()));
+  const emu = (emulator = await startCrashEmulator(seed, (point) => killer.point(point)));
   const ws = makeWorkspace(batchFiles(FILES));
   return {
     emu,
