@@ -1,3 +1,4 @@
+import { SERVICE_LIMITS } from '../api/limits.js';
 /**
  * Admission under a TTL is a deadline problem: a multi-page job must send all
  * its requests within 2 h of its split, and requests are the scarce resource.
@@ -22,7 +23,7 @@ export interface OpenJobLoad {
  * @param chunkPages @default 3
  * @param syncThreshold @default 3
  */
-export function requestsForDocument(pages: number | undefined, chunkPages = 3, syncThreshold = 3): number {
+export function requestsForDocument(pages: number | undefined, chunkPages: number = SERVICE_LIMITS.chunkPages, syncThreshold: number = SERVICE_LIMITS.maxSyncPages): number {
   if (pages === undefined || pages <= syncThreshold) return 1;
   return 1 + Math.ceil(pages / chunkPages) + 2;
 }

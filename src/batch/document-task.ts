@@ -1,3 +1,4 @@
+import { isSplit } from '../api/limits.js';
 import { parsePageRange, type ExtractOptions } from '../api/index.js';
 import { requestsToFinish } from './admission.js';
 import type { ChunkRef } from './journal-records.js';
@@ -103,12 +104,12 @@ export class DocumentTask {
 
   /** Known to split: more than 3 pages. */
   get splits(): boolean {
-    return this.doc.pages !== undefined && this.doc.pages > 3;
+    return this.doc.pages !== undefined && isSplit(this.doc.pages);
   }
 
   /** May open a job on the server when uploaded (splits, or a PDF we could not count). */
   get mayOpenJob(): boolean {
-    return this.doc.pages === undefined ? this.doc.type === 'pdf' : this.doc.pages > 3;
+    return this.doc.pages === undefined ? this.doc.type === 'pdf' : isSplit(this.doc.pages);
   }
 
   openJob(job: { parentJobId: string; chunks: ChunkRef[]; expiresAt: number; pages: number; model: string | null }, doneChunks: ReadonlyMap<string, number> = new Map()): void {

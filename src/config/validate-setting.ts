@@ -1,3 +1,4 @@
+import { SERVICE_LIMITS } from '../api/limits.js';
 import { checkApiKeyShape } from './api-key.js';
 import { parseBaseUrl } from './base-url.js';
 import type { SettingKey } from './settings.js';
@@ -30,7 +31,7 @@ export function validateSettingValue(
         return { ok: true, value };
       case 'job-ttl': {
         const ms = parsers.duration(value);
-        return ms >= 1000 && ms <= 2 * 3_600_000 ? { ok: true, value } : { ok: false, message: `job-ttl ${value} is out of range: a job lives at most 2h on the service.` };
+        return ms >= 1000 && ms <= SERVICE_LIMITS.jobTtlMs ? { ok: true, value } : { ok: false, message: `job-ttl ${value} is out of range: a job lives at most 2h on the service.` };
       }
       case 'concurrency':
         return /^[1-9]\d*$/.test(value) ? { ok: true, value } : { ok: false, message: `${key} must be a positive whole number.` };

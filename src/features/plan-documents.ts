@@ -1,3 +1,4 @@
+import { isSplit } from '../api/limits.js';
 import { relative } from 'node:path';
 import { fitsWithinTtl } from '../batch/admission.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
@@ -59,7 +60,7 @@ export async function planFiles(
       rejected.push({ ...rejection(input.displayPath, checked.code, checked.message), pages: checked.pages ?? null });
       return;
     }
-    if (checked.pages !== undefined && checked.pages > 3 && !fitsWithinTtl(checked.pages, options.windows, options.ttlMs, options.marginMs)) {
+    if (checked.pages !== undefined && isSplit(checked.pages) && !fitsWithinTtl(checked.pages, options.windows, options.ttlMs, options.marginMs)) {
       rejected.push({
         ...rejection(
           input.displayPath,

@@ -11,6 +11,8 @@ import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
 export interface ArrivalOptions extends ReuseOptions {
   /** Extract identical files (same question) once and write the result for each. @default true */
   dedupe: boolean;
+  /** Decide only: write no copy and index nothing (what `--dry-run` shows is this very decision). @default false */
+  preview?: boolean;
 }
 
 export interface ArrivalPlan {
@@ -18,6 +20,10 @@ export interface ArrivalPlan {
   tasks: DocumentTask[];
   /** Documents already answered: nothing is sent for them. */
   reused: DocumentOutcome[];
+  /** Why each document of `tasks` (and each copy riding on one) is sent, or rides along, by display path. */
+  why: Map<string, string>;
+  /** Display paths of `reused` answered by another file's result (copied), not by their own. */
+  copied: Set<string>;
 }
 
 /**
@@ -63,7 +69,9 @@ export class ArrivalPlanner {
   async plan(documents: readonly PlannedDocument[]): Promise<ArrivalPlan> {
     const tasks: DocumentTask[] = [];
     const reused: DocumentOutcome[] = [];
-    const rest: { doc: PlannedDocument; key: string; asked: Question }[] = [];
+    const why = new Map<string, string>();
+    const copied = new Set<string>();
+    const rest: { doc: PlannedDocument; key: string; asked: Question; reason: string }[] = [];
     for (const doc of documents) {
       const asked = questionOf(doc.sha256, doc.model, this.options.storeDb);
       const key = questionKey(asked);
@@ -71,6 +79,7 @@ export class ArrivalPlanner {
       if (job) {
         const task = new DocumentTask(doc, this.nowMs());
         await resumeJob(task, job);
+        why.set(doc.displayPath, `resumes job ${job.parentJobId} of an earlier run (${task.chunksDone()} of ${task.job?.chunks.length ?? 0} chunks done)`);
         this.asked.set(doc.displayPath, asked);
         this.lead(key, task, tasks);
         continue;
@@ -78,26 +87,32 @@ export class ArrivalPlanner {
       const onDisk = judgeResultOnDisk(await readExistingResult(doc.output), asked, this.options);
       const outcome = onDisk.reuse ? await outcomeFromFile(doc.output, doc.displayPath) : undefined;
       if (!outcome) {
-        rest.push({ doc, key, asked });
+        rest.push({ doc, key, asked, reason: onDisk.reason });
         continue;
       }
       reused.push({ ...outcome, reused: onDisk.reason });
       this.known.set(key, { output: doc.output, file: doc.displayPath });
       this.index(asked, doc.output);
     }
-    for (const { doc, key, asked } of rest) {
-      const copied = this.options.dedupe ? await this.copyKnownAnswer(key, asked, doc) : undefined;
-      if (copied) {
-        reused.push(copied);
+    for (const { doc, key, asked, reason } of rest) {
+      const answer = this.options.dedupe ? await this.copyKnownAnswer(key, asked, doc) : undefined;
+      if (answer) {
+        reused.push(answer);
+        copied.add(doc.displayPath);
         this.index(asked, doc.output);
         continue;
       }
       this.asked.set(doc.displayPath, asked);
       const leader = this.options.dedupe ? this.leaders.get(key) : undefined;
-      if (leader && leader.phase !== 'done') leader.copies.push(doc);
-      else this.lead(key, new DocumentTask(doc, this.nowMs()), tasks);
+      if (leader && leader.phase !== 'done') {
+        leader.copies.push(doc);
+        why.set(doc.displayPath, `identical to ${leader.doc.displayPath}, extracted once`);
+      } else {
+        this.lead(key, new DocumentTask(doc, this.nowMs()), tasks);
+        why.set(doc.displayPath, reason);
+      }
     }
-    return { tasks, reused };
+    return { tasks, reused, why, copied };
   }
 
   /** A document finished: a complete result now answers its question for later runs. */
@@ -114,19 +129,20 @@ export class ArrivalPlanner {
 
   /** The answer of this run or of an earlier one, written again for `doc`. */
   private async copyKnownAnswer(key: string, asked: Question, doc: PlannedDocument): Promise<DocumentOutcome | undefined> {
+    const preview = this.options.preview === true;
     const known = this.knownAnswer(key);
-    const copied = known ? await copyResult(known.output, doc) : undefined;
+    const copied = known ? await copyResult(known.output, doc, preview) : undefined;
     if (copied) return { ...copied, reused: `identical to ${known?.file ?? 'another file'}, already extracted` };
     const elsewhere = await this.earlier?.answerFor(asked, this.options).catch(() => undefined);
     if (elsewhere === undefined) return undefined;
     const answeredSource = (await readResultFile(elsewhere))?.source?.path;
-    const moved = await copyResult(elsewhere, doc);
+    const moved = await copyResult(elsewhere, doc, preview);
     return moved ? { ...moved, reused: answeredElsewhere(elsewhere, answeredSource, doc.path) } : undefined;
   }
 
   private index(asked: Question, output: string): void {
     const earlier = this.earlier;
-    if (!earlier) return;
+    if (!earlier || this.options.preview) return;
     this.indexing = this.indexing.then(() => earlier.record(asked, output)).catch(() => undefined);
   }
 
@@ -250,12 +266,12 @@ export function answeredElsewhere(resultPath: string, answeredSource: string | u
   return `same content as ${answeredSource ?? resultPath} (moved, renamed or copied), already extracted into ${resultPath}`;
 }
 
-async function copyResult(from: string, doc: PlannedDocument): Promise<DocumentOutcome | undefined> {
+async function copyResult(from: string, doc: PlannedDocument, preview: boolean): Promise<DocumentOutcome | undefined> {
   const result = (await readResultFile(from)) as ResultDocument | undefined;
   if (result?.source?.sha256 !== doc.sha256) return undefined;
   try {
     const copy: ResultDocument = { ...result, source: { ...result.source, path: doc.path }, credits: 0 };
-    await writeFileAtomically(doc.output, serializeResult(copy));
+    if (!preview) await writeFileAtomically(doc.output, serializeResult(copy));
     return { ...outcomeOfResult(copy, doc.output, doc.displayPath), saved_credits: answerCost(result) };
   } catch {
     return undefined;

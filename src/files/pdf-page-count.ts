@@ -15,9 +15,10 @@
 import { readCrossReference } from './pdf/cross-reference.js';
 import { PdfObjectStore, streamsAreEncrypted } from './pdf/object-store.js';
 import { asDict, asNonNegativeInteger, PdfDict, PdfRef, type PdfValue } from './pdf/syntax.js';
+import { SERVICE_LIMITS } from '../api/limits.js';
 
 /** The service's page limit per document (API v3.1 §8, `page_limit_exceeded`). */
-export const MAX_PAGES = 150;
+export const MAX_PAGES = SERVICE_LIMITS.maxPages;
 
 /** Page-tree nodes visited when a damaged file's pages must be counted one by one. */
 const MAX_PAGE_TREE_NODES = 200_000;

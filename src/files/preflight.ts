@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { ACCEPTED_TYPES_TEXT, contentTypeFor, detectFileType, type AcceptedFileType } from './file-type.js';
+import { SERVICE_LIMITS } from '../api/limits.js';
 import { countPdfPages, hasPdfBody, MAX_PAGES } from './pdf-page-count.js';
 
 export type PreflightCode =
@@ -46,10 +47,10 @@ export type PreflightResult = PreflightOk | PreflightRejected;
  * handles like any other rejection, so the generous reading costs at most one
  * request and never refuses a file the server would take.
  */
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+export const MAX_FILE_BYTES = SERVICE_LIMITS.maxFileBytes;
 
 /** PDFs of up to this many pages are extracted synchronously (API v3.1 §8, MP_ASYNC_THRESHOLD). */
-export const MAX_SYNC_PAGES = 3;
+export const MAX_SYNC_PAGES = SERVICE_LIMITS.maxSyncPages;
 
 export interface PreflightOptions {
   /** How to name the file in messages, e.g. the path as the user typed it. @default the path */

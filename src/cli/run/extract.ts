@@ -1,5 +1,6 @@
 import type { BatchFlags } from '../batch-settings.js';
 import type { KnownResults } from '../../features/known-results.js';
+import type { JournalState } from '../../batch/journal-records.js';
 import { accountId, resolveBatchSettings } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
@@ -38,8 +39,8 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   if (flags.dryRun) {
     await checkTypedModelsForDryRun(ctx, typedModels);
     const { printDryRun } = await import('../dry-run.js');
-    const earlier = await peekEarlierResults(ctx);
-    await printDryRun(ctx, plan, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false, ...(earlier ? { earlier } : {}) });
+    const earlier = await peekEarlierRuns(ctx);
+    await printDryRun(ctx, plan, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false, ...earlier });
     return plan.rejected.length > 0 ? 'work-failed' : 'success';
   }
   if (plan.documents.length === 0 && plan.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
@@ -81,13 +82,16 @@ async function reportWithoutSending(ctx: CliContext, rejected: readonly Document
   return 'work-failed';
 }
 
-/** The results index of the configured key, to look in; none without a key (a dry run needs none). */
-async function peekEarlierResults(ctx: CliContext): Promise<KnownResults | undefined> {
+/** The results index and open jobs of the configured key, to look in; none without a key (a dry run needs none). */
+async function peekEarlierRuns(ctx: CliContext): Promise<{ earlier?: KnownResults; journal?: JournalState }> {
+  let account: string;
   try {
-    const { key } = await ctx.apiKey();
-    const { KnownResults } = await import('../../features/known-results.js');
-    return await KnownResults.peek(ctx.stateDir(), accountId(await ctx.baseUrl(), key));
+    account = accountId(await ctx.baseUrl(), (await ctx.apiKey()).key);
   } catch {
-    return undefined;
+    return {};
   }
+  const { KnownResults } = await import('../../features/known-results.js');
+  const { journalStateOf } = await import('../../features/cost-preview.js');
+  const [earlier, journal] = await Promise.all([KnownResults.peek(ctx.stateDir(), account).catch(() => undefined), journalStateOf(ctx.stateDir(), account).catch(() => undefined)]);
+  return { ...(earlier ? { earlier } : {}), ...(journal ? { journal } : {}) };
 }

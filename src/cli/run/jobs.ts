@@ -1,3 +1,4 @@
+import { SERVICE_LIMITS } from '../../api/limits.js';
 import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
 import type { JobsOverview } from '../../features/list-jobs.js';
@@ -14,7 +15,7 @@ interface JobsFlags {
   rateLimit?: string;
 }
 
-const DEFAULT_TTL_MS = 2 * 3_600_000;
+const DEFAULT_TTL_MS = SERVICE_LIMITS.jobTtlMs;
 
 /**
  * Lists without the state lock (a run may be active) and without sending;
