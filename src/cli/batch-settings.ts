@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { RunSettings } from '../batch/batch-types.js';
+import { SERVICE_LIMITS } from '../api/limits.js';
+import { RUN_DEFAULTS, runSettings } from '../batch/run-settings.js';
 import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
 import { ModelRules } from '../features/model-rules.js';
 import { parseDuration, parseDurationWithin } from '../util/duration.js';
@@ -44,25 +45,20 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
   const windows = parsed('--rate-limit', () => parseRateWindows(rateSpec));
   const ttlSpec = await value('job-ttl', flags.jobTtl);
   const models = await resolveModelRules(ctx, flags.model);
-  const run: RunSettings = {
+  const run = runSettings({
     concurrency: positiveInt('--concurrency', await value('concurrency', flags.concurrency)),
-    openJobCap: atMost('--open-jobs', positiveInt('--open-jobs', await value('open-jobs', flags.openJobs)), MAX_OPEN_JOBS, 'the service allows at most 5 open multi-page jobs per key'),
-    ttlMs: parsed('--job-ttl', () => parseDurationWithin(ttlSpec, 1000, JOB_TTL_MS, 'a job lives at most 2h on the service, and a TTL of nothing admits nothing')),
-    marginMs: 0,
+    openJobCap: atMost('--open-jobs', positiveInt('--open-jobs', await value('open-jobs', flags.openJobs)), SERVICE_LIMITS.maxOpenJobs, `the service allows at most ${SERVICE_LIMITS.maxOpenJobs} open multi-page jobs per key`),
+    ttlMs: parsed('--job-ttl', () => parseDurationWithin(ttlSpec, 1000, SERVICE_LIMITS.jobTtlMs, 'a job lives at most 2h on the service, and a TTL of nothing admits nothing')),
     finalize: flags.finalize !== false,
     storeDb: Boolean(flags.store),
-    maxCredits: flags.maxCredits === undefined ? undefined : positiveInt('--max-credits', flags.maxCredits),
+    ...(flags.maxCredits === undefined ? {} : { maxCredits: positiveInt('--max-credits', flags.maxCredits) }),
     retryFailed: Boolean(flags.retryFailed),
-    maxCollectRounds: 4,
-    maxAttempts: 8,
-    retryBaseMs: durationFlag('--retry-base', flags.retryBase, 1000),
-    retryMaxMs: durationFlag('--retry-max', flags.retryMax, 60_000),
-    busyPauseMs: durationFlag('--busy-pause', flags.busyPause, 120_000),
-    slotWaitMs: flags.slotWait?.trim() === '0' ? 0 : durationFlag('--slot-wait', flags.slotWait, 1_800_000),
-    conflictDelayMs: durationFlag('--conflict-delay', flags.conflictDelay, 10_000),
-  };
-  // Finish every job well before it expires: a tenth of the TTL, at most 10 minutes.
-  run.marginMs = Math.min(600_000, Math.round(run.ttlMs / 10));
+    retryBaseMs: durationFlag('--retry-base', flags.retryBase, RUN_DEFAULTS.retryBaseMs),
+    retryMaxMs: durationFlag('--retry-max', flags.retryMax, RUN_DEFAULTS.retryMaxMs),
+    busyPauseMs: durationFlag('--busy-pause', flags.busyPause, RUN_DEFAULTS.busyPauseMs),
+    slotWaitMs: flags.slotWait?.trim() === '0' ? 0 : durationFlag('--slot-wait', flags.slotWait, RUN_DEFAULTS.slotWaitMs),
+    conflictDelayMs: durationFlag('--conflict-delay', flags.conflictDelay, RUN_DEFAULTS.conflictDelayMs),
+  });
   const outDir = resolve(ctx.io.cwd, await value('out', flags.out));
   return { run, windows, outDir, models };
 }
@@ -87,10 +83,6 @@ function parsed<T>(flag: string, parse: () => T): T {
   }
 }
 
-/** The service's limits (API v3.1 §8): a setting beyond them cannot be true. */
-const MAX_OPEN_JOBS = 5;
-const JOB_TTL_MS = 2 * 3_600_000;
-
 function atMost(flag: string, value: number, max: number, why: string): number {
   if (value > max) throw new UsageError(`${flag} ${value} is more than ${max}: ${why}.`);
   return value;
@@ -103,9 +95,4 @@ function positiveInt(flag: string, raw: string): number {
 
 export function durationFlag(flag: string, raw: string | undefined, fallback: number): number {
   return raw === undefined ? fallback : parsed(flag, () => parseDuration(raw));
-}
-
-/** Jobs and send logs are scoped to the key and the service. */
-export function accountId(baseUrl: string, apiKey: string): string {
-  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 16);
 }

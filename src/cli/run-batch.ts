@@ -1,13 +1,12 @@
 import { localInstant } from '../util/local-time.js';
-import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient } from '../api/index.js';
+import type { ResponseEvent } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
 import type { BatchDeps } from '../features/batch-session.js';
 import type { ExtractBatchReport } from '../features/extract.js';
 import { recordLastRun } from '../features/last-run.js';
-import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
-import { accountId, type BatchSettings } from './batch-settings.js';
+import type { BatchSettings } from './batch-settings.js';
 import type { CommandOutcome } from './command.js';
 import type { CliContext } from './context.js';
 import { watchInterrupts } from './interrupts.js';
@@ -53,29 +52,28 @@ export async function withBatchSession<R, E extends BatchEvents>(
   work: (deps: BatchDeps & { events: E }, stop: AbortSignal) => Promise<R>,
 ): Promise<{ report: R; account: string; events: E }> {
   const { key } = await ctx.apiKey();
-  const baseUrl = await ctx.baseUrl();
-  const account = accountId(baseUrl, key);
-  const { BatchSession } = await import('../features/batch-session.js');
-  const session = await BatchSession.open({
+  const { withEngineSession } = await import('../features/batch-session.js');
+  const connection = {
     stateDir: ctx.stateDir(),
-    account,
+    baseUrl: await ctx.baseUrl(),
+    apiKey: key,
     windows: settings.windows,
     clock: ctx.clock,
     ttlMs: settings.run.ttlMs,
-    debug: (line) => ctx.debug(line),
-    notice: (message) => ctx.ui.warn(message),
-  });
-  let interrupts: ReturnType<typeof watchInterrupts> | undefined;
-  try {
+    debug: (line: string) => ctx.debug(line),
+    notice: (message: string) => ctx.ui.warn(message),
+    createClient: (onResponse: (event: ResponseEvent) => void) => ctx.client(true, onResponse),
+  };
+  return withEngineSession(connection, async (deps) => {
     const events = await createEvents();
-    interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
-    const api = await ctx.client(true, (event) => session.observe(event));
-    const report = await work({ api, session, clock: ctx.clock, events, account, warmUp: () => warmUp(api, ctx.clock) }, interrupts.signal);
-    return { report, account, events };
-  } finally {
-    interrupts?.dispose();
-    await session.close();
-  }
+    const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
+    try {
+      const report = await work({ ...deps, events }, interrupts.signal);
+      return { report, account: deps.account, events };
+    } finally {
+      interrupts.dispose();
+    }
+  });
 }
 
 /** What a finished batch means for the exit code, with the advice to resume it. */
@@ -87,37 +85,6 @@ export function batchOutcome(ctx: CliContext, report: ExtractBatchReport, allCom
     return 'budget-exhausted';
   }
   return allComplete() ? 'success' : 'work-failed';
-}
-
-/** Tries at the warm-up before a service that keeps no connection open counts as unreachable. */
-const WARM_UP_ATTEMPTS = 3;
-const WARM_UP_BACKOFF_MS = 500;
-
-/**
- * One `health` call before the first gated request: it needs no key, costs no
- * credit and counts against no rate window (spec §4.5, §5), and it pays the
- * HTTP client's one-off start-up (connection, parser compilation). Without
- * it the first requests of a run reach the server up to ~80 ms after the gate
- * recorded them, enough to tip a window into a 429. A service that cannot be
- * reached fails here (after two more tries), before anything is sent. What
- * shows the service is there ends the warm-up at once: an answer however
- * garbled (an HTML 502, a body past the cap), or a connection dropped before
- * the answer ended. The batch then goes on, and its own requests retry what needs it:
- * one lost health answer must not cost the whole batch (the fuzz suite found
- * that it did).
- */
-async function warmUp(api: ApiClient, clock: Clock): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await api.health();
-      return;
-    } catch (error) {
-      const serviceIsThere = error instanceof MalformedResponseError || error instanceof ResponseTooLargeError || (error instanceof TransportError && error.connectionDropped);
-      if (serviceIsThere || !(error instanceof TransportError)) return;
-      if (attempt >= WARM_UP_ATTEMPTS) throw error;
-      await clock.sleep(WARM_UP_BACKOFF_MS * attempt);
-    }
-  }
 }
 
 function printResumeAdvice(ctx: CliContext, report: ExtractBatchReport): void {

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApiClient, ResponseEvent } from '../api/index.js';
+import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient, type ResponseEvent } from '../api/index.js';
 import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
 import { RequestGate } from '../batch/request-gate.js';
 import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
@@ -122,4 +123,65 @@ export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: P
     warmUp: deps.warmUp,
     ...options,
   });
+}
+
+/** Jobs and send logs are scoped to the key and the service. */
+export function accountId(baseUrl: string, apiKey: string): string {
+  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 16);
+}
+
+export interface EngineConnection extends Omit<SessionOptions, 'account'> {
+  baseUrl: string;
+  apiKey: string;
+  /** The client of the run; every answer it gets must reach `onResponse` (the gate learns the server's windows and clock from it). */
+  createClient: (onResponse: (event: ResponseEvent) => void) => ApiClient | Promise<ApiClient>;
+}
+
+/**
+ * Runs `work` inside a durable session (state-folder lock, journal, request
+ * gate) with a client whose answers feed the gate, and closes the session
+ * (journal compacted, lock released) whatever happens. Every batch of the
+ * CLI and of the library runs inside one.
+ */
+export async function withEngineSession<R>(connection: EngineConnection, work: (deps: Omit<BatchDeps, 'events'>) => Promise<R>): Promise<R> {
+  const account = accountId(connection.baseUrl, connection.apiKey);
+  const { createClient, baseUrl: _baseUrl, apiKey: _apiKey, ...sessionOptions } = connection;
+  const session = await BatchSession.open({ ...sessionOptions, account });
+  try {
+    const api = await createClient((event) => session.observe(event));
+    return await work({ api, session, clock: connection.clock, account, warmUp: () => warmUp(api, connection.clock) });
+  } finally {
+    await session.close();
+  }
+}
+
+/** Tries at the warm-up before a service that keeps no connection open counts as unreachable. */
+const WARM_UP_ATTEMPTS = 3;
+const WARM_UP_BACKOFF_MS = 500;
+
+/**
+ * One `health` call before the first gated request: it needs no key, costs no
+ * credit and counts against no rate window (spec §4.5, §5), and it pays the
+ * HTTP client's one-off start-up (connection, parser compilation). Without
+ * it the first requests of a run reach the server up to ~80 ms after the gate
+ * recorded them, enough to tip a window into a 429. A service that cannot be
+ * reached fails here (after two more tries), before anything is sent. What
+ * shows the service is there ends the warm-up at once: an answer however
+ * garbled (an HTML 502, a body past the cap), or a connection dropped before
+ * the answer ended. The batch then goes on, and its own requests retry what needs it:
+ * one lost health answer must not cost the whole batch (the fuzz suite found
+ * that it did).
+ */
+async function warmUp(api: ApiClient, clock: Clock): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await api.health();
+      return;
+    } catch (error) {
+      const serviceIsThere = error instanceof MalformedResponseError || error instanceof ResponseTooLargeError || (error instanceof TransportError && error.connectionDropped);
+      if (serviceIsThere || !(error instanceof TransportError)) return;
+      if (attempt >= WARM_UP_ATTEMPTS) throw error;
+      await clock.sleep(WARM_UP_BACKOFF_MS * attempt);
+    }
+  }
 }

@@ -1,15 +1,14 @@
 import type { BatchEvents, DocumentOutcome, DocumentStatus, RunSettings } from '../batch/batch-types.js';
-import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import type { RunReport } from '../batch/runner.js';
 import { HotFolder } from '../files/hot-folder.js';
-import { toDisplayPath } from '../files/paths.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { sessionRunner } from './batch-session.js';
 import type { BatchDeps } from './batch-session.js';
 import { checkModelNamesBeforeSending, type ExtractBatchReport } from './extract.js';
 import type { ModelRules } from './model-rules.js';
-import { planFiles, type PlanOptions } from './plan-documents.js';
+import type { PlanOptions } from './plan-documents.js';
+import { plannedArrivals } from './arrivals.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 import { WatchMoves, type MoveTargets } from './watch-moves.js';
 
@@ -94,23 +93,17 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   });
   deps.events.watching?.();
 
-  async function* arrivals(): AsyncGenerator<DocumentTask[]> {
-    for await (const paths of folder.arrivals()) {
-      const inputs = paths.map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
-      for (const input of inputs) tally.arrived(input.displayPath, input.path);
-      const planned = await planFiles(inputs, options.root, options.plan);
-      for (const rejected of planned.rejected) {
-        // Gone between settling and preflight (renamed or deleted at once): nothing arrived.
-        if (rejected.error?.code === 'file_not_found') tally.vanished(rejected.file);
-        else tally.documentFinished(rejected);
-      }
-      const arrival = await planner.plan(planned.documents);
-      for (const reused of arrival.reused) tally.documentFinished(reused);
-      planner.forgetFinished(KNOWN_ANSWERS);
-      if (arrival.tasks.length === 0) continue;
-      yield arrival.tasks;
-    }
-  }
+  const arrivals = plannedArrivals(folder.arrivals(), {
+    cwd: options.cwd,
+    root: options.root,
+    plan: options.plan,
+    planner,
+    knownAnswers: KNOWN_ANSWERS,
+    arrived: (displayPath, path) => tally.arrived(displayPath, path),
+    // Gone between settling and preflight (renamed or deleted at once): nothing arrived.
+    rejected: (outcome) => (outcome.error?.code === 'file_not_found' ? tally.vanished(outcome.file) : tally.documentFinished(outcome)),
+    reused: (outcome) => tally.documentFinished(outcome),
+  });
 
   let report: RunReport;
   try {
@@ -124,7 +117,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
       phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
       keepOutcomes: false,
     });
-    report = await runner.run(arrivals(), stop);
+    report = await runner.run(arrivals, stop);
   } finally {
     await folder.close();
     await moves.drain();

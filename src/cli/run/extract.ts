@@ -1,7 +1,8 @@
 import type { BatchFlags } from '../batch-settings.js';
 import type { KnownResults } from '../../features/known-results.js';
 import type { JournalState } from '../../batch/journal-records.js';
-import { accountId, resolveBatchSettings } from '../batch-settings.js';
+import { resolveBatchSettings } from '../batch-settings.js';
+import { accountId } from '../../features/batch-session.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';

@@ -1,0 +1,41 @@
+import type { DocumentOutcome } from '../batch/batch-types.js';
+import type { DocumentTask } from '../batch/document-task.js';
+import { toDisplayPath } from '../files/paths.js';
+import { planFiles, type PlanOptions } from './plan-documents.js';
+import type { ArrivalPlanner } from './resume-tasks.js';
+
+export interface PlannedArrivalOptions {
+  /** Folder display paths are relative to. */
+  cwd: string;
+  /** Results mirror each path below this folder. */
+  root: string;
+  plan: Omit<PlanOptions, 'cwd' | 'listed'>;
+  planner: ArrivalPlanner;
+  /** Finished questions whose result path is kept, to answer later copies for free. */
+  knownAnswers: number;
+  /** A file arrived (before it is checked). */
+  arrived?(displayPath: string, path: string): void;
+  /** Refused by the local checks: nothing is sent for it. */
+  rejected(outcome: DocumentOutcome): void;
+  /** Answered already (its own result, or a copy): nothing is sent for it. */
+  reused(outcome: DocumentOutcome): void;
+}
+
+/**
+ * The documents of a batch whose files keep arriving (a watched folder, a
+ * caller's stream), each arrival checked and planned exactly as `extract`
+ * plans its inputs, so what was done before costs nothing. Yields what must
+ * be sent; `extract` is this with one arrival.
+ */
+export async function* plannedArrivals(source: AsyncIterable<readonly string[]>, options: PlannedArrivalOptions): AsyncGenerator<DocumentTask[]> {
+  for await (const paths of source) {
+    const inputs = paths.map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
+    for (const input of inputs) options.arrived?.(input.displayPath, input.path);
+    const planned = await planFiles(inputs, options.root, options.plan);
+    for (const rejected of planned.rejected) options.rejected(rejected);
+    const arrival = await options.planner.plan(planned.documents);
+    for (const reused of arrival.reused) options.reused(reused);
+    options.planner.forgetFinished(options.knownAnswers);
+    if (arrival.tasks.length > 0) yield arrival.tasks;
+  }
+}
