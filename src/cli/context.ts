@@ -1,10 +1,8 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import type { ApiClientOptions, ResponseEvent } from '../api/index.js';
 import { checkApiKeyShape } from '../config/api-key.js';
 import type { ConfigStore } from '../config/config-store.js';
-import { parseBaseUrl } from '../config/base-url.js';
+import { isLoopback, parseBaseUrl } from '../config/base-url.js';
 import { describeSource, resolveSetting, type ResolvedSetting, type SettingSource } from '../config/resolve.js';
 import type { SettingKey } from '../config/settings.js';
 import type { Clock } from '../util/clock.js';
@@ -12,7 +10,8 @@ import { redactSecret } from '../util/redact.js';
 import { ConfigError } from './cli-errors.js';
 import type { CliIO } from './io.js';
 import { Ui } from './ui.js';
-import { USER_AGENT } from './version.js';
+import { defaultStateDir } from '../config/state-dir.js';
+import { USER_AGENT } from '../util/version.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -141,9 +140,7 @@ export class CliContext {
 
   /** DOCEXTRACT_STATE_DIR, else $XDG_STATE_HOME/docextract, else ~/.local/state/docextract. */
   stateDir(): string {
-    const env = this.io.env;
-    if (env.DOCEXTRACT_STATE_DIR) return env.DOCEXTRACT_STATE_DIR;
-    return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'docextract');
+    return defaultStateDir(this.io.env);
   }
 
   debug(line: string): void {
@@ -159,9 +156,4 @@ export class CliContext {
       'Use an https:// base URL, or pass --insecure if you really mean it.',
     );
   }
-}
-
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -16,7 +16,7 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { processIO } from './io.js';
 import { UsageError } from './cli-errors.js';
 import { closestNames } from '../util/closest-names.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../util/version.js';
 
 const OUTCOME_EXIT_CODES: Record<CommandOutcome, ExitCodeValue> = {
   success: ExitCode.Success,

@@ -30,3 +30,9 @@ export function parseBaseUrl(raw: string): BaseUrlCheck {
   const path = url.pathname.replace(VERSION_SUFFIX, '').replace(/\/+$/, '');
   return { ok: true, url: `${url.origin}${path}` };
 }
+
+/** A host the key may be sent to over plain http: this machine. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

@@ -25,6 +25,8 @@ export interface BatchDeps {
   account: string;
   /** Called once before the first request a run sends. */
   warmUp?: () => Promise<void>;
+  /** Writes a result file durably (before its job is finalized). @default writeFileAtomically */
+  writeResult?: (path: string, text: string) => Promise<void>;
 }
 
 export interface SessionOptions {
@@ -121,6 +123,7 @@ export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: P
     settings,
     account: deps.account,
     warmUp: deps.warmUp,
+    ...(deps.writeResult ? { writeResult: deps.writeResult } : {}),
     ...options,
   });
 }

@@ -1,0 +1,74 @@
+import type { RunSettings } from '../batch/batch-types.js';
+import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
+import { sweepTempFiles } from '../store/atomic-write.js';
+import { plannedArrivals } from './arrivals.js';
+import { sessionRunner, type BatchDeps } from './batch-session.js';
+import { checkModelNamesBeforeSending, type ExtractBatchReport } from './extract.js';
+import type { ModelRules } from './model-rules.js';
+import type { PlanOptions } from './plan-documents.js';
+import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
+
+export interface StreamBatchOptions {
+  /** Folder display paths are relative to. */
+  cwd: string;
+  /** Results mirror each path below this folder. */
+  root: string;
+  outDir: string;
+  plan: Omit<PlanOptions, 'cwd' | 'listed' | 'models'> & { models: ModelRules };
+  reuse: Omit<ArrivalOptions, 'storeDb'>;
+}
+
+/** Finished questions whose result path is kept, to answer later copies for free. */
+const KNOWN_ANSWERS = 10_000;
+
+/**
+ * A batch whose files arrive while it runs (a caller's stream of paths): the
+ * runner of `extract` and `watch`, fed by `source`, each arrival planned as
+ * `extract` plans its inputs. Ends when the source ends and every document
+ * is finished, or drains when `stop` aborts.
+ */
+export async function runStreamBatch(deps: BatchDeps, settings: RunSettings, source: AsyncIterable<readonly string[]>, options: StreamBatchOptions, stop?: AbortSignal): Promise<ExtractBatchReport> {
+  const names = options.plan.models.names();
+  if (options.plan.models.fallback === undefined) names.push(SERVICE_DEFAULT_MODEL);
+  await checkModelNamesBeforeSending(deps, names, !options.plan.models.isEmpty);
+  await sweepTempFiles(options.outDir).catch(() => 0);
+  const now = deps.clock.now();
+  // Refused or answered already: the runner never sees these, the report and the events do.
+  const finishedBefore: ExtractBatchReport['outcomes'] = [];
+  const finishedBeforeSending = (outcome: ExtractBatchReport['outcomes'][number]): void => {
+    const { data: _data, ...summary } = outcome;
+    finishedBefore.push(summary);
+    deps.events.documentFinished(outcome);
+  };
+  const earlier = options.reuse.dedupe && !options.reuse.force ? deps.session.results : undefined;
+  await earlier?.scan(options.outDir).catch(() => 0);
+  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...options.reuse, storeDb: settings.storeDb }, earlier);
+  const arrivals = plannedArrivals(source, {
+    cwd: options.cwd,
+    root: options.root,
+    plan: { ...options.plan, outDir: options.outDir },
+    planner,
+    knownAnswers: KNOWN_ANSWERS,
+    rejected: finishedBeforeSending,
+    reused: finishedBeforeSending,
+  });
+  const runner = sessionRunner(deps, settings, {
+    onFinished: (outcome) => planner.finished(outcome),
+    // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
+    phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
+  });
+  try {
+    const report = await runner.run(arrivals, stop);
+    const outcomes = [...finishedBefore, ...report.outcomes];
+    return {
+      ...report,
+      outcomes,
+      openJobs: outcomes
+        .filter((outcome) => outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at)
+        .map((outcome) => ({ parentJobId: outcome.job_id as string, file: outcome.file, expiresAt: outcome.expires_at as string })),
+      strayJobs: planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
+    };
+  } finally {
+    await planner.indexed();
+  }
+}

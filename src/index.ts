@@ -1,0 +1,21 @@
+/**
+ * docextract as a library: the engine of the `docextract` CLI (one gate for
+ * every rate window, job slots admitted against the TTL, a crash-safe
+ * journal, each question paid for once, results on disk before any job is
+ * finalized), and a typed client for the six endpoints of the Document
+ * Extraction Service API v3.1.
+ *
+ * The emulator of the service, for testing a pipeline in-process, is
+ * `docextract/emulator`.
+ *
+ * @packageDocumentation
+ */
+export { extractDocuments, InvalidOptionError } from './library/extract-documents.js';
+export type { ExtractDocumentsOptions, ExtractionReport, ExtractionRun, ResultSink } from './library/extract-documents.js';
+export type { BatchEvents, ChunkFailure, DocumentOutcome, DocumentStatus, RunSettings } from './batch/batch-types.js';
+export type { ResultDocument, ResultStatus } from './batch/result-file.js';
+export type { Question } from './batch/question.js';
+export { RUN_DEFAULTS } from './batch/run-settings.js';
+export { SERVICE_LIMITS } from './api/limits.js';
+export { UnknownModelError } from './features/check-models.js';
+export * from './api/index.js';

@@ -1,0 +1,239 @@
+import { resolve } from 'node:path';
+import { ApiClient } from '../api/client.js';
+import type { BatchEvents, DocumentOutcome, RunSettings } from '../batch/batch-types.js';
+import { parseRateWindows } from '../batch/rate-windows.js';
+import type { ResultDocument } from '../batch/result-file.js';
+import { runSettings } from '../batch/run-settings.js';
+import { checkApiKeyShape } from '../config/api-key.js';
+import { isLoopback, parseBaseUrl } from '../config/base-url.js';
+import { findSetting } from '../config/settings.js';
+import { defaultStateDir } from '../config/state-dir.js';
+import { withEngineSession, type BatchDeps } from '../features/batch-session.js';
+import { runExtractBatch, type ExtractBatchReport } from '../features/extract.js';
+import { recordLastRun } from '../features/last-run.js';
+import { ModelRules } from '../features/model-rules.js';
+import { planDocuments } from '../features/plan-documents.js';
+import { runStreamBatch } from '../features/stream-batch.js';
+import { writeFileAtomically } from '../store/atomic-write.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { USER_AGENT } from '../util/version.js';
+import { OutcomeQueue } from './outcome-queue.js';
+
+/** Where a result goes once it is durable on disk, before its job is finalized (a database, a queue). */
+export type ResultSink = (result: ResultDocument, path: string) => void | Promise<void>;
+
+/** Options of {@link extractDocuments}. Only `apiKey` is required. */
+export interface ExtractDocumentsOptions {
+  /** The service key: `sk_` and 32 hexadecimal characters. */
+  apiKey: string;
+  /**
+   * The service's root URL (without `/v3.1`). Plain `http://` is refused for
+   * anything but loopback unless `allowInsecure`: the key would travel in clear.
+   * @default "http://127.0.0.1:8787" (the CLI's default: the bundled emulator)
+   */
+  baseUrl?: string;
+  /** Send the key over plain http:// to a host that is not loopback. @default false */
+  allowInsecure?: boolean;
+  /** Folder the result files are written to, mirroring each input's path below the inputs' common folder. @default "./docextract-out" (below `cwd`) */
+  out?: string;
+  /** Folder relative inputs and `out` are resolved against. @default process.cwd() */
+  cwd?: string;
+  /**
+   * The state folder (journal, send log, results index). Shared with the CLI,
+   * so `docextract jobs` and `docextract collect` see a library run's work.
+   * @default $DOCEXTRACT_STATE_DIR, else $XDG_STATE_HOME/docextract, else ~/.local/state/docextract
+   */
+  stateDir?: string;
+  /**
+   * The document type: one name for every file (`"invoice"`), or rules as
+   * the CLI's `--model` takes them (`["ids/**=id_card", "invoice"]`: first
+   * matching glob wins, a bare name is the default).
+   * @default the service's default (invoice)
+   */
+  model?: string | readonly string[];
+  /** The key's request windows, e.g. `"10/min,100/h"`, or `"none"`. @default "10/min,100/h,1000/d,10000/mo" */
+  rateLimit?: string;
+  /** Stop admitting files before this many credits would be spent. @default no limit */
+  maxCredits?: number;
+  /** Ask the service to store results (`store_db`). @default false */
+  storeDb?: boolean;
+  /** Extract every file again, whatever results are on disk. @default false */
+  force?: boolean;
+  /** Extract identical content asking the same question once. @default true */
+  dedupe?: boolean;
+  /** The rest of a run's tuning; each field's default is on {@link RunSettings}. */
+  settings?: Partial<RunSettings>;
+  /** Aborting drains the run as Ctrl-C does: nothing new is sent, work under way is saved, open jobs stay resumable. */
+  signal?: AbortSignal;
+  /** Progress as work moves (uploads, chunks, waits); outcomes come from the run itself. */
+  events?: Partial<Omit<BatchEvents, 'documentFinished'>>;
+  /** Called with each result written from an answer of the service, once it is durable and before its job is finalized; a failure leaves the job open and the document failed (resumable). */
+  onResult?: ResultSink;
+  /** @internal The clock of the run (tests). @default the system clock */
+  clock?: Clock;
+  /** @internal The fetch the client calls (tests). @default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** What a finished run did: every outcome (without its data), requests and credits. */
+export type ExtractionReport = ExtractBatchReport;
+
+/** A running extraction: iterate it for each document's outcome as it finishes; `done` gives the report. */
+export interface ExtractionRun extends AsyncIterable<DocumentOutcome> {
+  /** Resolves once every document is finished (or the run drained after `signal`); rejects on what stops a whole run (an unknown model, a busy state folder, a service that cannot be reached). */
+  readonly done: Promise<ExtractionReport>;
+}
+
+/** A bad option: nothing was sent. */
+export class InvalidOptionError extends Error {
+  override readonly name = 'InvalidOptionError';
+  constructor(
+    readonly option: string,
+    message: string,
+    readonly code = 'invalid_option',
+  ) {
+    super(`${option}: ${message}`);
+  }
+}
+
+/**
+ * Extract documents with the engine of the `docextract` CLI: one gate for
+ * every rate window, job slots admitted against the TTL, a journal that
+ * survives a crash, each question paid for once, and results written to
+ * disk before any job is finalized.
+ *
+ * `inputs` are files, folders (searched recursively) and globs, as on the
+ * command line; or an async iterable of file paths (or groups of them)
+ * that the run takes while it runs, ending when the iterable ends.
+ *
+ * @example
+ * for await (const outcome of extractDocuments(['./invoices'], { apiKey })) console.log(outcome.status, outcome.file);
+ */
+export function extractDocuments(inputs: readonly string[] | AsyncIterable<string | readonly string[]>, options: ExtractDocumentsOptions): ExtractionRun {
+  const resolved = resolveOptions(options); // a bad option throws here, before anything is opened or sent
+  const queue = new OutcomeQueue<DocumentOutcome>();
+  const done = run(inputs, options, resolved, (outcome) => queue.push(outcome)).then(
+    (report) => {
+      queue.end();
+      return report;
+    },
+    (error: unknown) => {
+      queue.end(error);
+      throw error;
+    },
+  );
+  // A caller that only iterates learns of a failure from the iteration; `done` must not also crash the process.
+  done.catch(() => undefined);
+  return { done, [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator]() };
+}
+
+async function run(
+  inputs: readonly string[] | AsyncIterable<string | readonly string[]>,
+  options: ExtractDocumentsOptions,
+  resolved: ResolvedOptions,
+  finished: (outcome: DocumentOutcome) => void,
+): Promise<ExtractionReport> {
+  const { clock, cwd, outDir, stateDir, settings, windows, models } = resolved;
+  const startedAt = clock.now();
+  const events: BatchEvents = { ...options.events, documentFinished: finished };
+  const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, exclude: [stateDir] };
+  const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
+  const connection = {
+    stateDir,
+    baseUrl: resolved.baseUrl,
+    apiKey: options.apiKey,
+    windows,
+    clock,
+    ttlMs: settings.ttlMs,
+    ...(options.events?.notice ? { notice: options.events.notice } : {}),
+    createClient: (onResponse: ConstructorParameters<typeof ApiClient>[0]['onResponse']) =>
+      new ApiClient({ baseUrl: resolved.baseUrl, apiKey: options.apiKey, userAgent: USER_AGENT, onResponse, now: () => clock.now(), ...(options.fetch ? { fetch: options.fetch } : {}) }),
+  };
+  if (isArray(inputs)) {
+    // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
+    const planned = await planDocuments([...inputs], plan);
+    for (const outcome of planned.rejected) finished(outcome);
+    if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
+    return withEngineSession(connection, async (session) => {
+      const deps = withSink({ ...session, events }, options.onResult);
+      const report = await runExtractBatch(deps, planned.documents, settings, outDir, reuse, options.signal, models.names());
+      return recorded({ ...report, outcomes: [...planned.rejected, ...report.outcomes] }, deps, stateDir, startedAt);
+    });
+  }
+  return withEngineSession(connection, async (session) => {
+    const deps = withSink({ ...session, events }, options.onResult);
+    const report = await runStreamBatch(deps, settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal);
+    return recorded(report, deps, stateDir, startedAt);
+  });
+}
+
+type ResolvedOptions = ReturnType<typeof resolveOptions>;
+
+/** The settings of a run, from the options and the engine's defaults; a bad option throws before anything is opened or sent. */
+function resolveOptions(options: ExtractDocumentsOptions) {
+  const shape = checkApiKeyShape(options.apiKey ?? '');
+  if (!shape.ok) throw new InvalidOptionError('apiKey', shape.message, 'invalid_api_key');
+  const base = parseBaseUrl(options.baseUrl ?? settingDefault('base-url'));
+  if (!base.ok) throw new InvalidOptionError('baseUrl', base.message);
+  const url = new URL(base.url);
+  if (url.protocol === 'http:' && !options.allowInsecure && !isLoopback(url.hostname)) {
+    throw new InvalidOptionError('baseUrl', `refusing to send the API key over plain http:// to ${url.hostname}; use https://, or allowInsecure: true`, 'insecure_transport');
+  }
+  const cwd = resolve(options.cwd ?? process.cwd());
+  return {
+    baseUrl: base.url,
+    clock: options.clock ?? systemClock,
+    cwd,
+    outDir: resolve(cwd, options.out ?? settingDefault('out')),
+    stateDir: options.stateDir ?? defaultStateDir(process.env),
+    windows: parsedOption('rateLimit', () => parseRateWindows(options.rateLimit ?? settingDefault('rate-limit'))),
+    models: parsedOption('model', () => ModelRules.parse(options.model === undefined ? [] : typeof options.model === 'string' ? [options.model] : options.model)),
+    settings: runSettings({
+      ...options.settings,
+      ...(options.storeDb !== undefined ? { storeDb: options.storeDb } : {}),
+      ...(options.maxCredits !== undefined ? { maxCredits: options.maxCredits } : {}),
+    }),
+  };
+}
+
+/** The sink, called once each result the run writes is durable. */
+function withSink(deps: BatchDeps, sink: ResultSink | undefined): BatchDeps {
+  if (!sink) return deps;
+  return {
+    ...deps,
+    writeResult: async (path, text) => {
+      await writeFileAtomically(path, text);
+      await sink(JSON.parse(text) as ResultDocument, path);
+    },
+  };
+}
+
+/** The run's report, also saved for `docextract jobs` (as the CLI saves its own). */
+async function recorded(report: ExtractionReport, deps: BatchDeps, stateDir: string, startedAt: number): Promise<ExtractionReport> {
+  await recordLastRun(stateDir, deps.account, report.outcomes, startedAt, deps.clock.now());
+  if (report.fatal) throw report.fatal;
+  return report;
+}
+
+async function* groups(source: AsyncIterable<string | readonly string[]>, cwd: string): AsyncGenerator<readonly string[]> {
+  for await (const item of source) {
+    const paths = (typeof item === 'string' ? [item] : item).map((path) => resolve(cwd, path));
+    if (paths.length > 0) yield paths;
+  }
+}
+
+function isArray(inputs: readonly string[] | AsyncIterable<string | readonly string[]>): inputs is readonly string[] {
+  return Array.isArray(inputs);
+}
+
+function settingDefault(key: 'base-url' | 'out' | 'rate-limit'): string {
+  return findSetting(key)?.default ?? '';
+}
+
+function parsedOption<T>(option: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new InvalidOptionError(option, error instanceof Error ? error.message : String(error));
+  }
+}

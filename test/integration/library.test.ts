@@ -1,0 +1,148 @@
+/**
+ * The engine as a library (`import … from 'docextract'`): what a Node
+ * service gets, against the emulator in-process, and the CLI finishing what
+ * a library run left.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { extractDocuments, InvalidOptionError, UnknownModelError, type DocumentOutcome, type ResultDocument } from '../../src/index.js';
+import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
+import { runChildCli } from '../helpers/child-run.js';
+import { TEST_KEY, batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, type BatchFile } from '../helpers/emulator-run.js';
+import { CORPUS, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
+
+const FILES: BatchFile[] = [
+  { target: 'img/receipt.jpg', source: 'images/receipt.jpg', pages: 1 },
+  { target: 'img/id-card.png', source: 'images/id-card.png', pages: 1 },
+  { target: 'short/three.pdf', source: 'pdf/pages-3.pdf', pages: 3 },
+  { target: 'long/seven.pdf', source: 'pdf/linearized-7.pdf', pages: 7 },
+  { target: 'long/twelve.pdf', source: 'pdf/pages-12.pdf', pages: 12 },
+];
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+async function collect(run: AsyncIterable<DocumentOutcome>): Promise<DocumentOutcome[]> {
+  const outcomes: DocumentOutcome[] = [];
+  for await (const outcome of run) outcomes.push(outcome);
+  return outcomes;
+}
+
+/** Options of a library run on the emulator, with the state folder of the CLI run with `env`. */
+function libraryOptions(emu: RunningEmulator, out: string, env: NodeJS.ProcessEnv = emulatorEnv(emu)) {
+  const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+  return { apiKey: TEST_KEY, baseUrl: emu.url, out, stateDir, rateLimit: 'none', settings: { retryBaseMs: 5, retryMaxMs: 50, conflictDelayMs: 20 } };
+}
+
+describe('extractDocuments: the engine as a library', () => {
+  it('a folder of images and multi-page PDFs: every document complete as it finishes, each page charged once, results on disk', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES));
+    const run = extractDocuments([ws.inputs], libraryOptions(emu, ws.out));
+    const outcomes = await collect(run);
+    const report = await run.done;
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(FILES.map(() => 'complete'));
+    expect(outcomes.every((outcome) => outcome.data !== undefined)).toBe(true);
+    for (const file of FILES) expectCompleteResult(join(ws.out, `${file.target}.json`), join(ws.inputs, file.target), file.pages);
+    expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
+    expect(report.credits).toBe(totalPages(FILES));
+    expect(report.outcomes).toHaveLength(FILES.length);
+    expectEachUploadedOnce(emu, FILES, ws.inputs);
+  });
+
+  it('a stream of paths is taken while the run runs; a copy rides on its original, a file answered on disk costs nothing', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES));
+    mkdirSync(join(ws.inputs, 'again'), { recursive: true });
+    copyFileSync(join(CORPUS, 'pdf/pages-12.pdf'), join(ws.inputs, 'again/twelve-copy.pdf'));
+    await collect(extractDocuments([join(ws.inputs, 'img')], libraryOptions(emu, ws.out)));
+    const creditsBefore = emu.counters.creditsCharged;
+
+    let uploadsSeen = 0;
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type === 'upload') uploadsSeen += 1;
+    });
+    async function* arriving(): AsyncGenerator<string | string[]> {
+      yield join(ws.inputs, 'img/receipt.jpg'); // answered by its result on disk
+      yield [join(ws.inputs, 'long/twelve.pdf'), join(ws.inputs, 'short/three.pdf')];
+      // The next file arrives only once the run has sent something: it takes documents while it runs.
+      while (uploadsSeen === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      yield join(ws.inputs, 'again/twelve-copy.pdf');
+    }
+    const run = extractDocuments(arriving(), { ...libraryOptions(emu, ws.out), cwd: ws.inputs });
+    const outcomes = await collect(run);
+    const byFile = new Map(outcomes.map((outcome) => [outcome.file, outcome]));
+    expect([...byFile.keys()].sort()).toEqual(['again/twelve-copy.pdf', 'img/receipt.jpg', 'long/twelve.pdf', 'short/three.pdf']);
+    expect([...byFile.values()].every((outcome) => outcome.status === 'complete')).toBe(true);
+    expect(byFile.get('img/receipt.jpg')?.reused).toBeTruthy();
+    expect(emu.counters.creditsCharged - creditsBefore).toBe(12 + 3);
+    expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long/twelve.pdf'))]).toBe(1);
+    expectCompleteResult(join(ws.out, 'again/twelve-copy.pdf.json'), join(ws.inputs, 'again/twelve-copy.pdf'), 12);
+    expect((await run.done).credits).toBe(15);
+  });
+
+  it('onResult gets each result once it is on disk and before its job is finalized', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES));
+    const order: string[] = [];
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type === 'finalize') order.push(`finalize ${event.jobId ?? ''}`);
+    });
+    const sunk: ResultDocument[] = [];
+    const run = extractDocuments([ws.inputs], {
+      ...libraryOptions(emu, ws.out),
+      onResult: (result, path) => {
+        expect(existsSync(path)).toBe(true);
+        sunk.push(result);
+        if (result.job) order.push(`sink ${result.job.parent_job_id}`);
+      },
+    });
+    await run.done;
+    expect(sunk.map((result) => result.source.sha256).sort()).toEqual(FILES.map((file) => sha256Of(join(ws.inputs, file.target))).sort());
+    const jobs = sunk.flatMap((result) => (result.job ? [result.job.parent_job_id] : []));
+    expect(jobs).toHaveLength(2);
+    for (const job of jobs) expect(order.indexOf(`sink ${job}`)).toBeLessThan(order.indexOf(`finalize ${job}`));
+  });
+
+  it('an aborted library run is finished by the CLI: nothing is uploaded or charged twice', async () => {
+    const emu = (emulator = await startTestEmulator({ latencyMs: { process: 40 } }));
+    const ws = makeWorkspace(batchFiles(FILES));
+    const stop = new AbortController();
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type === 'chunk_processed') stop.abort();
+    });
+    const env = emulatorEnv(emu);
+    const run = extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out, env), signal: stop.signal });
+    const first = await collect(run);
+    const report = await run.done;
+    expect(report.interrupted).toBe(true);
+    expect(first.some((outcome) => outcome.status === 'interrupted')).toBe(true);
+
+    const jobs = await runChildCli(['jobs', '--json'], env);
+    expect(jobs.code, jobs.stderr).toBe(0);
+    expect(jobs.stdout).toContain('interrupted');
+
+    const rerun = await runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(parseNdjson(rerun.stdout).map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
+    expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
+    expectEachUploadedOnce(emu, FILES, ws.inputs);
+  });
+
+  it('bad options and unknown models are errors with a code, before anything is sent', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES.slice(0, 1)));
+    expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), apiKey: 'sk_nope' })).toThrow(InvalidOptionError);
+    expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), rateLimit: '10/fortnight' })).toThrow(/rateLimit/);
+    expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), baseUrl: 'http://example.com' })).toThrow(expect.objectContaining({ code: 'insecure_transport' }));
+    const run = extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), model: 'invoise' });
+    await expect(run.done).rejects.toBeInstanceOf(UnknownModelError);
+    await expect(collect(run)).rejects.toMatchObject({ code: 'unknown_model' });
+    expect(emu.counters.requestsByEndpoint.documents).toBe(0);
+    expect(readFileSync(join(ws.inputs, FILES[0]?.target ?? ''))).toBeTruthy();
+  });
+});
