@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { RunSettings } from '../batch/batch-types.js';
+import type { ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
 import { ModelRules } from '../features/model-rules.js';
 import { parseDuration, parseDurationWithin } from '../util/duration.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
+import { resolveResultChecker } from './schema-settings.js';
 
 /** Flags shared by extract and collect. */
 export interface BatchFlags {
@@ -15,6 +16,7 @@ export interface BatchFlags {
   openJobs?: string;
   jobTtl?: string;
   model?: string[];
+  schema?: string[];
   store?: boolean;
   finalize?: boolean;
   maxCredits?: string;
@@ -32,6 +34,8 @@ export interface BatchSettings {
   outDir: string;
   /** The document type of each file. */
   models: ModelRules;
+  /** Checks each result's data against its type's schema; none without schemas. */
+  checker?: ResultChecker;
 }
 
 /** Resolve flags, environment, config and defaults into one run's settings; bad values are usage errors (exit 2). */
@@ -64,7 +68,8 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
   // Finish every job well before it expires: a tenth of the TTL, at most 10 minutes.
   run.marginMs = Math.min(600_000, Math.round(run.ttlMs / 10));
   const outDir = resolve(ctx.io.cwd, await value('out', flags.out));
-  return { run, windows, outDir, models };
+  const checker = await resolveResultChecker(ctx, flags.schema);
+  return { run, windows, outDir, models, ...(checker ? { checker } : {}) };
 }
 
 /**

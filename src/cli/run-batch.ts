@@ -36,7 +36,7 @@ export async function runBatchCommand(
   if (report.fatal) throw report.fatal;
   const outcomes = [...preReported, ...report.outcomes];
   await recordLastRun(ctx.stateDir(), account, outcomes, startedAt, ctx.clock.now()); // for `docextract jobs`
-  return batchOutcome(ctx, report, () => outcomes.every((outcome) => outcome.status === 'complete'));
+  return batchOutcome(ctx, report, () => outcomes.every((outcome) => outcome.status === 'complete'), () => outcomes.some((outcome) => outcome.checks?.passed === false));
 }
 
 /**
@@ -70,7 +70,8 @@ export async function withBatchSession<R, E extends BatchEvents>(
     const events = await createEvents();
     interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
     const api = await ctx.client(true, (event) => session.observe(event));
-    const report = await work({ api, session, clock: ctx.clock, events, account, warmUp: () => warmUp(api, ctx.clock) }, interrupts.signal);
+    const checker = settings.checker ? { checker: settings.checker } : {};
+    const report = await work({ api, session, clock: ctx.clock, events, account, warmUp: () => warmUp(api, ctx.clock), ...checker }, interrupts.signal);
     return { report, account, events };
   } finally {
     interrupts?.dispose();
@@ -78,15 +79,16 @@ export async function withBatchSession<R, E extends BatchEvents>(
   }
 }
 
-/** What a finished batch means for the exit code, with the advice to resume it. */
-export function batchOutcome(ctx: CliContext, report: ExtractBatchReport, allComplete: () => boolean): CommandOutcome {
+/** What a finished batch means for the exit code, with the advice to resume it. Failed checks count only once everything else went well. */
+export function batchOutcome(ctx: CliContext, report: ExtractBatchReport, allComplete: () => boolean, someFailedChecks: () => boolean): CommandOutcome {
   printResumeAdvice(ctx, report);
   if (report.interrupted) return 'interrupted';
   if (report.budgetExhausted) {
     ctx.ui.error(`stopped admitting files: ${report.budgetExhausted.message} (${report.budgetExhausted.code})`);
     return 'budget-exhausted';
   }
-  return allComplete() ? 'success' : 'work-failed';
+  if (!allComplete()) return 'work-failed';
+  return someFailedChecks() ? 'checks-failed' : 'success';
 }
 
 /** Tries at the warm-up before a service that keeps no connection open counts as unreachable. */

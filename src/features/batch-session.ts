@@ -4,7 +4,7 @@ import type { ApiClient, ResponseEvent } from '../api/index.js';
 import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
 import { RequestGate } from '../batch/request-gate.js';
 import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
-import type { BatchEvents, RunSettings } from '../batch/batch-types.js';
+import type { BatchEvents, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { ServiceReadings } from '../batch/service-readings.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { FileSendLog } from '../batch/send-log.js';
@@ -24,6 +24,8 @@ export interface BatchDeps {
   account: string;
   /** Called once before the first request a run sends. */
   warmUp?: () => Promise<void>;
+  /** Checks each result's data (new and reused) against its type's schema; none without schemas. */
+  checker?: ResultChecker;
 }
 
 export interface SessionOptions {
@@ -120,6 +122,7 @@ export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: P
     settings,
     account: deps.account,
     warmUp: deps.warmUp,
+    ...(deps.checker ? { checker: deps.checker } : {}),
     ...options,
   });
 }

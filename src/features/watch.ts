@@ -7,6 +7,7 @@ import { toDisplayPath } from '../files/paths.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { sessionRunner } from './batch-session.js';
 import type { BatchDeps } from './batch-session.js';
+import { recheckReused } from './checks/recheck.js';
 import { checkModelNamesBeforeSending, type ExtractBatchReport } from './extract.js';
 import type { ModelRules } from './model-rules.js';
 import { planFiles, type PlanOptions } from './plan-documents.js';
@@ -50,6 +51,8 @@ export interface WatchEvents extends BatchEvents {
 export interface WatchReport extends ExtractBatchReport {
   /** Documents per status (watch keeps no list of outcomes: it may run for days). */
   counts: Record<DocumentStatus, number>;
+  /** Results that failed their checks. */
+  checksFailed: number;
 }
 
 /** Finished questions whose result path is kept, to answer later copies for free. */
@@ -105,7 +108,8 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
         else tally.documentFinished(rejected);
       }
       const arrival = await planner.plan(planned.documents);
-      for (const reused of arrival.reused) tally.documentFinished(reused);
+      const reused = deps.checker ? await recheckReused(arrival.reused, deps.checker) : arrival.reused;
+      for (const outcome of reused) tally.documentFinished(outcome);
       planner.forgetFinished(KNOWN_ANSWERS);
       if (arrival.tasks.length === 0) continue;
       yield arrival.tasks;
@@ -133,7 +137,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   }
   const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));
   for (const job of strayJobs) deps.events.notice?.(`job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: docextract collect ${job.parentJobId}`);
-  return { ...report, counts: tally.counts, openJobs: tally.openJobs, strayJobs };
+  return { ...report, counts: tally.counts, checksFailed: tally.checksFailed, openJobs: tally.openJobs, strayJobs };
 }
 
 /**
@@ -145,6 +149,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
 class WatchTally {
   readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
   readonly openJobs: ExtractBatchReport['openJobs'] = [];
+  checksFailed = 0;
   /** Display path -> absolute path of each document not finished yet. */
   private readonly sources = new Map<string, string>();
   private settling = 0;
@@ -178,6 +183,7 @@ class WatchTally {
   /** A finished document, counted (and its source moved) before the display shows it. */
   finished(outcome: DocumentOutcome): void {
     this.counts[outcome.status] += 1;
+    if (outcome.checks?.passed === false) this.checksFailed += 1;
     this.finishedSinceCompact += 1;
     if (this.finishedSinceCompact >= COMPACT_EVERY) {
       this.finishedSinceCompact = 0;
