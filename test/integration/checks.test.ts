@@ -170,6 +170,17 @@ describe('docextract check', () => {
     expect(requestsSent(emu)).toBe(before);
   });
 
+  it('names a result file it cannot read, checks the rest, and exits 1', async () => {
+    const { ws, schema, env, schemas } = await extractedWithInvoiceSchema();
+    writeFileSync(join(ws.out, 'broken.pdf.json'), '{"status": "compl');
+    writeFileSync(schema, JSON.stringify({ type: 'object' }));
+    const run = await runCli(['check', ws.out, ...schemas], { env });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^error {5}broken\.pdf\.json: not valid JSON \(.*\) \(result_unreadable\)$/m);
+    expect(run.stderr).toContain('6 results: 5 passed, 0 failed checks, 1 could not be checked · nothing sent');
+    expect(checksIn(ws.out, 'pay/p.pdf')).toMatchObject({ passed: true });
+  });
+
   it('takes the schemas setting, set like models', async () => {
     const { ws, schema, env } = await extractedWithInvoiceSchema();
     const set = await runCli(['config', 'set', 'schemas', `invoice=${schema};payslip=${schema}`], { env });

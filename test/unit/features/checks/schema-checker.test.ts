@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -143,12 +143,34 @@ describe('x-sum: totals that add up', () => {
     expect(checker.check('invoice', [{ parts: [{ n: 1 }], sum: 1 }, { parts: [{ n: 1 }], sum: 2 }])?.problems).toEqual([{ path: '1.sum', message: 'must equal the sum of parts[].n (1), within 0.01' }]);
   });
 
+  it('checks several sums, each in its own allOf entry', async () => {
+    const sum = (items: string, equals: string) => ({ 'x-sum': { items, field: 'amount', equals } });
+    const { checker } = await invoiceChecker({ type: 'object', allOf: [sum('earnings', 'gross'), sum('deductions', 'deducted')] });
+    const data = { earnings: [{ amount: 100 }, { amount: 20 }], gross: 120, deductions: [{ amount: 30 }], deducted: 31 };
+    expect(checker.check('invoice', data)?.problems).toEqual([{ path: 'deducted', message: 'must equal the sum of deductions[].amount (30), within 0.01' }]);
+  });
+
   it('leaves a missing total, missing list or non-numeric addend to required and type', async () => {
     const { checker } = await invoiceChecker({ type: 'object', 'x-sum': { items: 'line_items', field: 'amount', equals: 'total' } });
     expect(checker.check('invoice', { line_items: [{ amount: 1 }] })?.passed).toBe(true);
     expect(checker.check('invoice', { total: 5 })?.passed).toBe(true);
     expect(checker.check('invoice', { total: 5, line_items: [{ amount: '1' }] })?.passed).toBe(true);
     expect(checker.check('invoice', { total: 5, line_items: [] })?.passed).toBe(false);
+  });
+});
+
+describe('the README example', () => {
+  it('compiles, and says what is wrong with an invoice that is', async () => {
+    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
+    const example = /### Checks[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+    const { checker } = await invoiceChecker(JSON.parse(example ?? 'null'));
+    expect(checker.check('invoice', { ...GOOD_INVOICE, vendor: { name: 'ACME', vat_id: 'DE123456789' } })?.problems).toEqual([]);
+    expect(checker.check('invoice', { ...GOOD_INVOICE, total: 31, currency: 'CHF', vendor: { vat_id: 'DE 123' } })?.problems).toEqual([
+      { path: 'currency', message: 'must be equal to one of the allowed values' },
+      { path: 'vendor.name', message: 'is required' },
+      { path: 'vendor.vat_id', message: 'must match pattern "^[A-Z]{2}[0-9A-Z]{2,12}$"' },
+      { path: 'total', message: 'must equal the sum of line_items[].amount (30.1), within 0.01' },
+    ]);
   });
 });
 
