@@ -1,3 +1,5 @@
+import type { ResultChecks } from './result-file.js';
+
 /** A file that passed preflight and is ready to schedule. */
 export interface PlannedDocument {
   path: string;
@@ -35,6 +37,14 @@ export interface DocumentOutcome {
   reused?: string;
   /** Credits that reuse saved (what the reused result cost when it was made). */
   saved_credits?: number;
+  /** The result's data against the schema of its document type, when one applies. */
+  checks?: ResultChecks;
+}
+
+/** Checks a result's data the moment it arrives, locally (no request); see src/features/checks/. */
+export interface ResultChecker {
+  /** The verdict on `data` for `documentType` (normalised), or undefined when no schema applies to that type. */
+  check(documentType: string, data: unknown): ResultChecks | undefined;
 }
 
 /** Tuning of one run; every field has a CLI flag or config key. */

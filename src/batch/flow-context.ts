@@ -2,7 +2,7 @@ import type { ApiClient, Endpoint } from '../api/index.js';
 import { decideRetry, RateLimitError, ServiceUnavailableError, TransportError } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
 import type { Clock } from '../util/clock.js';
-import type { RunSettings } from './batch-types.js';
+import type { ResultChecker, RunSettings } from './batch-types.js';
 import type { FlowEffect } from './flow-effects.js';
 import type { JournalRecord } from './journal-records.js';
 import type { ServiceReadings } from './service-readings.js';
@@ -21,6 +21,8 @@ export interface FlowContext {
   readonly account: string;
   /** The service's clock and windows, as its answers showed them. */
   readonly readings: ServiceReadings;
+  /** Checks each result's data before it is written; none when no schema is in use. */
+  readonly checker?: ResultChecker;
   random(): number;
   writeResult(path: string, text: string): Promise<void>;
 }

@@ -11,6 +11,20 @@ export function outputPathFor(outDir: string, commonBase: string, inputPath: str
 
 export type ResultStatus = 'complete' | 'partial';
 
+/** One way a result's data falls short of its schema: where (a dotted field path, `line_items.2.amount`; '' for the data itself) and what. */
+export interface CheckProblem {
+  path: string;
+  message: string;
+}
+
+/** The verdict on a result's data against the JSON Schema of its document type (made locally: no request). */
+export interface ResultChecks {
+  /** The schema file, as an absolute path. */
+  schema: string;
+  passed: boolean;
+  problems: CheckProblem[];
+}
+
 /** Everything a result file holds: the stitched data and where it came from. */
 export interface ResultDocument {
   status: ResultStatus;
@@ -27,6 +41,8 @@ export interface ResultDocument {
   started_at: string;
   completed_at: string;
   generator: string;
+  /** Present when a schema applies to the result's document type (`--schema`, the `schemas` setting). */
+  checks?: ResultChecks;
   data: unknown;
 }
 

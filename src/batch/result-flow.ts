@@ -4,7 +4,7 @@ import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
 import { failure, type DocumentTask } from './document-task.js';
 import { errorMessage, type FlowContext } from './flow-context.js';
 import { finished, type FlowEffect } from './flow-effects.js';
-import { questionOf } from './question.js';
+import { normaliseModel, questionOf } from './question.js';
 import { serializeResult, type ResultDocument, type ResultStatus } from './result-file.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
@@ -59,11 +59,14 @@ type ResultParts = Pick<ResultDocument, 'status' | 'pages' | 'job' | 'extraction
 function resultDocument(ctx: FlowContext, task: DocumentTask, parts: ResultParts): ResultDocument {
   const { doc } = task;
   const question = questionOf(doc.sha256, task.job ? task.job.model : doc.model, ctx.settings.storeDb);
+  const model = parts.model ?? question.model;
+  // Checked as it arrives, before it is written: the verdict is part of the durable result.
+  const checks = ctx.checker?.check(normaliseModel(model), parts.data);
   return {
     status: parts.status,
     source: { path: doc.path, sha256: doc.sha256, size: doc.size, type: doc.type, pages: doc.pages ?? parts.pages.total ?? null },
     question,
-    model: parts.model ?? question.model,
+    model,
     pages: parts.pages,
     job: parts.job,
     extraction_id: parts.extraction_id,
@@ -72,6 +75,7 @@ function resultDocument(ctx: FlowContext, task: DocumentTask, parts: ResultParts
     started_at: new Date(task.startedAt).toISOString(),
     completed_at: new Date(ctx.clock.now()).toISOString(),
     generator: 'docextract',
+    ...(checks ? { checks } : {}),
     data: parts.data,
   };
 }
@@ -131,5 +135,6 @@ function outcomeOf(task: DocumentTask, document: ResultDocument): DocumentOutcom
     data: document.data,
     ...(document.pages.missing.length > 0 ? { missing_pages: document.pages.missing } : {}),
     credits: task.credits,
+    ...(document.checks ? { checks: document.checks } : {}),
   };
 }

@@ -4,7 +4,7 @@ import { writeFileAtomically } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
 import type { StopReason } from './admission-stops.js';
 import { BatchState } from './batch-state.js';
-import type { BatchEvents, DocumentOutcome, RunSettings } from './batch-types.js';
+import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from './batch-types.js';
 import type { DocumentTask } from './document-task.js';
 import { ChangeSignal, nextUnlessHalted } from './change-signal.js';
 import { Dispatch } from './dispatch.js';
@@ -33,6 +33,8 @@ export interface RunnerDeps {
   random?: () => number;
   /** @default writeFileAtomically */
   writeResult?: (path: string, text: string) => Promise<void>;
+  /** Checks each result's data before it is written. @default none */
+  checker?: ResultChecker;
   /** Jobs that may be open on the server from earlier runs (unanswered uploads, journaled jobs), each until it expires. */
   phantomJobs?: Phantom[];
   /** Called once, before the first gated request (the HTTP client's one-off start-up must not skew the first send times). */
@@ -93,6 +95,7 @@ export class BatchRunner {
       readings: deps.readings,
       random: deps.random ?? Math.random,
       writeResult: deps.writeResult ?? writeFileAtomically,
+      ...(deps.checker ? { checker: deps.checker } : {}),
     };
     this.warmUp = deps.warmUp;
     this.state = new BatchState({

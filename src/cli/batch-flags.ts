@@ -15,6 +15,11 @@ export function addBatchFlags(command: Command, options: { uploads: boolean } = 
     );
   }
   command
+    .option(
+      '--schema <type=file>',
+      "check each result's data against a JSON Schema (draft 2020-12) for its document type, e.g. invoice=schemas/invoice.json; repeatable (config: schemas)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
     .option('--store', 'ask the service to store results (store_db); results then carry an extraction_id')
     .option('--no-finalize', 'keep the job data on the server after the result is saved; an unfinalized job holds one of the 5 open-job slots until it expires (2 h)')
     .option('--rate-limit <windows>', 'request windows of the key, e.g. 10/min,100/h,1000/d,10000/mo (config: rate-limit)')

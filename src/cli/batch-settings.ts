@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { RunSettings } from '../batch/batch-types.js';
+import type { ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { SERVICE_LIMITS } from '../api/limits.js';
 import { RUN_DEFAULTS, runSettings } from '../batch/run-settings.js';
 import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
@@ -7,6 +7,7 @@ import { ModelRules } from '../features/model-rules.js';
 import { parseDuration, parseDurationWithin } from '../util/duration.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
+import { resolveResultChecker } from './schema-settings.js';
 
 /** Flags shared by extract and collect. */
 export interface BatchFlags {
@@ -16,6 +17,7 @@ export interface BatchFlags {
   openJobs?: string;
   jobTtl?: string;
   model?: string[];
+  schema?: string[];
   store?: boolean;
   finalize?: boolean;
   maxCredits?: string;
@@ -33,6 +35,8 @@ export interface BatchSettings {
   outDir: string;
   /** The document type of each file. */
   models: ModelRules;
+  /** Checks each result's data against its type's schema; none without schemas. */
+  checker?: ResultChecker;
 }
 
 /** Resolve flags, environment, config and defaults into one run's settings; bad values are usage errors (exit 2). */
@@ -60,7 +64,8 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
     conflictDelayMs: durationFlag('--conflict-delay', flags.conflictDelay, RUN_DEFAULTS.conflictDelayMs),
   });
   const outDir = resolve(ctx.io.cwd, await value('out', flags.out));
-  return { run, windows, outDir, models };
+  const checker = await resolveResultChecker(ctx, flags.schema);
+  return { run, windows, outDir, models, ...(checker ? { checker } : {}) };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CliContext } from './context.js';
 
 /** What a command reports back to main, which alone turns it into an exit code. */
-export type CommandOutcome = 'success' | 'work-failed' | 'budget-exhausted' | 'interrupted';
+export type CommandOutcome = 'success' | 'work-failed' | 'checks-failed' | 'budget-exhausted' | 'interrupted';
 
 export type CommandHandler<A extends unknown[]> = (ctx: CliContext, ...args: A) => Promise<CommandOutcome | void>;
 

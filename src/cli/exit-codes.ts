@@ -10,6 +10,8 @@ export const ExitCode = {
   Auth: 3,
   /** Credits, the key's request cap, or the rate budget ran out with work left. */
   Budget: 4,
+  /** Every document complete, and some results failed their checks (`--schema`, `schemas`; `docextract check`). */
+  ChecksFailed: 5,
   /** Stopped by Ctrl-C or SIGTERM; the work can be resumed. */
   Interrupted: 130,
 } as const;

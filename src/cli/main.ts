@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { systemClock } from '../util/clock.js';
 import type { ActionFactory, CommandHandler, CommandOutcome } from './command.js';
+import { registerCheckCommand } from './commands/check.js';
 import { registerCollectCommand } from './commands/collect.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerExportCommand } from './commands/export.js';
@@ -21,6 +22,7 @@ import { VERSION } from '../util/version.js';
 const OUTCOME_EXIT_CODES: Record<CommandOutcome, ExitCodeValue> = {
   success: ExitCode.Success,
   'work-failed': ExitCode.WorkFailed,
+  'checks-failed': ExitCode.ChecksFailed,
   'budget-exhausted': ExitCode.Budget,
   interrupted: ExitCode.Interrupted,
 };
@@ -84,13 +86,14 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     registerWhoamiCommand,
     registerConfigCommand,
     registerExportCommand,
+    registerCheckCommand,
     registerJobsCommand,
   ]) {
     register(program, action);
   }
   program.addHelpText(
     'after',
-    '\nExit codes: 0 success, 1 some work failed, 2 usage or config error, 3 authentication failed,\n4 credits or rate budget exhausted, 130 interrupted (resumable).',
+    '\nExit codes: 0 success, 1 some work failed, 2 usage or config error, 3 authentication failed,\n4 credits or rate budget exhausted, 5 every document complete but some failed their checks,\n130 interrupted (resumable).',
   );
   return program;
 }

@@ -1,4 +1,6 @@
 import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
+import type { CheckProblem } from '../batch/result-file.js';
+import { describeProblem } from '../features/checks/problems.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import type { CliContext } from './context.js';
@@ -11,11 +13,14 @@ export class FinishedTally {
   /** Files answered by a result already paid for, and what those results cost when they were made. */
   reused = 0;
   savedCredits = 0;
+  /** Results that failed their checks (`--schema`). */
+  checksFailed = 0;
 
   add(outcome: DocumentOutcome): void {
     this.done += 1;
     this.pages += outcome.status === 'complete' || outcome.status === 'partial' ? (outcome.pages ?? 0) : 0;
     this.counts[outcome.status] += 1;
+    if (outcome.checks?.passed === false) this.checksFailed += 1;
     if (outcome.reused) {
       this.reused += 1;
       this.savedCredits += outcome.saved_credits ?? 0;
@@ -28,14 +33,26 @@ export class FinishedTally {
     const parts = [`${c.complete} complete`, `${c.partial} partial`, `${c.failed} failed`];
     if (c.skipped) parts.push(`${c.skipped} skipped`);
     if (c.interrupted) parts.push(`${c.interrupted} interrupted`);
+    if (this.checksFailed) parts.push(`${this.checksFailed} failed checks`);
     if (this.reused) parts.push(`${this.reused} reused (${plural(this.savedCredits, 'credit')} saved)`);
     const bound = report.boundMs !== undefined && report.requests > 0 ? ` (the rate limits allowed no less than ${formatDuration(report.boundMs)})` : '';
     return `${parts.join(', ')} · ${plural(this.pages, 'page')} · ${plural(report.credits, 'credit')} · ${plural(report.requests, 'request')} · ${formatDuration(elapsedMs)}${bound}`;
   }
 }
 
-/** One finished file, for people. */
+/** One finished file, for people; a result that failed its checks says why. */
 export function humanLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']): string {
+  const line = statusLine(outcome, paint);
+  return outcome.checks?.passed === false ? `${line}; ${paint.red('checks failed:')} ${checkProblemsText(outcome.checks.problems)}` : line;
+}
+
+/** The first few problems (`total must be number, invoice_number is required`), and how many more. */
+export function checkProblemsText(problems: readonly CheckProblem[], shown = 3): string {
+  const said = problems.slice(0, shown).map(describeProblem).join(', ');
+  return problems.length > shown ? `${said} and ${problems.length - shown} more` : said;
+}
+
+function statusLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']): string {
   switch (outcome.status) {
     case 'complete':
       return `${paint.green('complete')}  ${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')}${outcome.reused ? `; reused: ${outcome.reused}` : ''})`;

@@ -35,7 +35,7 @@ export async function runBatchCommand(
   if (report.fatal) throw report.fatal;
   const outcomes = [...preReported, ...report.outcomes];
   await recordLastRun(ctx.stateDir(), account, outcomes, startedAt, ctx.clock.now()); // for `docextract jobs`
-  return batchOutcome(ctx, report, () => outcomes.every((outcome) => outcome.status === 'complete'));
+  return batchOutcome(ctx, report, () => outcomes.every((outcome) => outcome.status === 'complete'), () => outcomes.some((outcome) => outcome.checks?.passed === false));
 }
 
 /**
@@ -68,7 +68,8 @@ export async function withBatchSession<R, E extends BatchEvents>(
     const events = await createEvents();
     const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
     try {
-      const report = await work({ ...deps, events }, interrupts.signal);
+      const checker = settings.checker ? { checker: settings.checker } : {};
+      const report = await work({ ...deps, events, ...checker }, interrupts.signal);
       return { report, account: deps.account, events };
     } finally {
       interrupts.dispose();
@@ -76,15 +77,16 @@ export async function withBatchSession<R, E extends BatchEvents>(
   });
 }
 
-/** What a finished batch means for the exit code, with the advice to resume it. */
-export function batchOutcome(ctx: CliContext, report: ExtractBatchReport, allComplete: () => boolean): CommandOutcome {
+/** What a finished batch means for the exit code, with the advice to resume it. Failed checks count only once everything else went well. */
+export function batchOutcome(ctx: CliContext, report: ExtractBatchReport, allComplete: () => boolean, someFailedChecks: () => boolean): CommandOutcome {
   printResumeAdvice(ctx, report);
   if (report.interrupted) return 'interrupted';
   if (report.budgetExhausted) {
     ctx.ui.error(`stopped admitting files: ${report.budgetExhausted.message} (${report.budgetExhausted.code})`);
     return 'budget-exhausted';
   }
-  return allComplete() ? 'success' : 'work-failed';
+  if (!allComplete()) return 'work-failed';
+  return someFailedChecks() ? 'checks-failed' : 'success';
 }
 
 function printResumeAdvice(ctx: CliContext, report: ExtractBatchReport): void {

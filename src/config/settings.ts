@@ -27,6 +27,11 @@ export const SETTINGS = [
     description: "Document type per path: GLOB=MODEL rules separated by ';', first match wins, e.g. ids/**=id_card;payslips/**=payslip;invoice",
   },
   {
+    key: 'schemas',
+    env: 'DOCEXTRACT_SCHEMAS',
+    description: "JSON Schema per document type, to check each result's data: TYPE=FILE pairs separated by ';', e.g. invoice=/schemas/invoice.json;payslip=/schemas/payslip.json",
+  },
+  {
     key: 'rate-limit',
     env: 'DOCEXTRACT_RATE_LIMIT',
     description: 'Request windows for the key, e.g. 10/min,100/h,1000/d,10000/mo',

@@ -13,7 +13,13 @@ export type ValueCheck = { ok: true; value: string } | { ok: false; message: str
 export function validateSettingValue(
   key: SettingKey,
   raw: string,
-  parsers: { rateLimit: (spec: string) => unknown; duration: (spec: string) => number; modelRules: (spec: string) => unknown },
+  parsers: {
+    rateLimit: (spec: string) => unknown;
+    duration: (spec: string) => number;
+    modelRules: (spec: string) => unknown;
+    /** Returns the value to store (schema files made absolute). */
+    schemaRules: (spec: string) => string;
+  },
 ): ValueCheck {
   const value = raw.trim();
   try {
@@ -43,6 +49,8 @@ export function validateSettingValue(
       case 'models':
         parsers.modelRules(value);
         return value ? { ok: true, value } : { ok: false, message: 'models must not be empty (use config unset models).' };
+      case 'schemas':
+        return value ? { ok: true, value: parsers.schemaRules(value) } : { ok: false, message: 'schemas must not be empty (use config unset schemas).' };
       case 'out':
         return value ? { ok: true, value } : { ok: false, message: 'out must not be empty.' };
     }

@@ -1,4 +1,5 @@
-import type { DocumentOutcome } from '../batch/batch-types.js';
+import type { DocumentOutcome, ResultChecker } from '../batch/batch-types.js';
+import { recheckReused } from './checks/recheck.js';
 import type { DocumentTask } from '../batch/document-task.js';
 import { toDisplayPath } from '../files/paths.js';
 import { planFiles, type PlanOptions } from './plan-documents.js';
@@ -13,6 +14,8 @@ export interface PlannedArrivalOptions {
   planner: ArrivalPlanner;
   /** Finished questions whose result path is kept, to answer later copies for free. */
   knownAnswers: number;
+  /** Checks the data of each reused result again (the schema may have changed since it was written). */
+  checker?: ResultChecker;
   /** A file arrived (before it is checked). */
   arrived?(displayPath: string, path: string): void;
   /** Refused by the local checks: nothing is sent for it. */
@@ -34,7 +37,8 @@ export async function* plannedArrivals(source: AsyncIterable<readonly string[]>,
     const planned = await planFiles(inputs, options.root, options.plan);
     for (const rejected of planned.rejected) options.rejected(rejected);
     const arrival = await options.planner.plan(planned.documents);
-    for (const reused of arrival.reused) options.reused(reused);
+    const reused = options.checker ? await recheckReused(arrival.reused, options.checker) : arrival.reused;
+    for (const outcome of reused) options.reused(outcome);
     options.planner.forgetFinished(options.knownAnswers);
     if (arrival.tasks.length > 0) yield arrival.tasks;
   }

@@ -5,7 +5,7 @@ import { MalformedResponseError, ResponseTooLargeError, TransportError, type Api
 import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
 import { RequestGate } from '../batch/request-gate.js';
 import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
-import type { BatchEvents, RunSettings } from '../batch/batch-types.js';
+import type { BatchEvents, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { ServiceReadings } from '../batch/service-readings.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { FileSendLog } from '../batch/send-log.js';
@@ -27,6 +27,8 @@ export interface BatchDeps {
   warmUp?: () => Promise<void>;
   /** Writes a result file durably (before its job is finalized). @default writeFileAtomically */
   writeResult?: (path: string, text: string) => Promise<void>;
+  /** Checks each result's data (new and reused) against its type's schema; none without schemas. */
+  checker?: ResultChecker;
 }
 
 export interface SessionOptions {
@@ -124,6 +126,7 @@ export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: P
     account: deps.account,
     warmUp: deps.warmUp,
     ...(deps.writeResult ? { writeResult: deps.writeResult } : {}),
+    ...(deps.checker ? { checker: deps.checker } : {}),
     ...options,
   });
 }

@@ -1,10 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PlannedDocument, RunSettings } from '../batch/batch-types.js';
+import type { DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { readResultFile } from '../batch/result-file.js';
 import type { BatchDeps } from './batch-session.js';
 import { arrivingAtOnce, type ExtractBatchReport } from './extract.js';
+import { recheckReused } from './checks/recheck.js';
 import { outcomeFromFile, resumeJob } from './resume-tasks.js';
 import { sessionRunner } from './batch-session.js';
 
@@ -24,7 +25,7 @@ export async function runCollectJob(deps: BatchDeps, askedJobId: string, setting
   let task: DocumentTask;
   if (journaled) {
     if (journaled.finalized) {
-      const outcome = await outcomeFromFile(journaled.resultWritten?.output ?? journaled.output, journaled.path);
+      const outcome = await rechecked(deps, await outcomeFromFile(journaled.resultWritten?.output ?? journaled.output, journaled.path));
       if (outcome) {
         deps.events.documentFinished(outcome);
         return emptyReport(outcome);
@@ -46,7 +47,7 @@ export async function runCollectJob(deps: BatchDeps, askedJobId: string, setting
     // Finished jobs leave the journal when it is compacted: a result on disk that names the job says it is done.
     const saved = await findResultOfJob(outDir, parentJobId);
     if (saved) {
-      const outcome = await outcomeFromFile(saved.path, saved.source);
+      const outcome = await rechecked(deps, await outcomeFromFile(saved.path, saved.source));
       if (outcome) {
         deps.events.notice?.(`job ${parentJobId} is finished: its result is on disk at ${saved.path} (nothing to collect, nothing sent)`);
         deps.events.documentFinished(outcome);
@@ -65,6 +66,13 @@ export async function runCollectJob(deps: BatchDeps, askedJobId: string, setting
     openJobs: report.outcomes.filter((o) => o.status === 'interrupted' && o.expires_at).map((o) => ({ parentJobId, file: o.file, expiresAt: o.expires_at as string })),
     strayJobs: [],
   };
+}
+
+/** A result already on disk, with today's verdict when schemas are in use. */
+async function rechecked(deps: BatchDeps, outcome: DocumentOutcome | undefined): Promise<DocumentOutcome | undefined> {
+  if (!outcome || !deps.checker) return outcome;
+  const [checked] = await recheckReused([outcome], deps.checker);
+  return checked;
 }
 
 /** The result file under `outDir` that names `parentJobId`, if any (a walk of the folder's JSON files, stopped at the first). */

@@ -7,6 +7,7 @@ import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { sessionRunner, type BatchDeps } from './batch-session.js';
 import { checkModelNames, UnknownModelError } from './check-models.js';
+import { recheckReused } from './checks/recheck.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 
 export interface ExtractBatchReport extends RunReport {
@@ -41,7 +42,8 @@ export async function runExtractBatch(
   const strayJobs = planner.unclaimedJobs();
   const plan = {
     tasks: arrival.tasks,
-    alreadyDone: arrival.reused,
+    // A schema may have changed since a reused result was made: it gets today's verdict.
+    alreadyDone: deps.checker ? await recheckReused(arrival.reused, deps.checker) : arrival.reused,
     strayJobs,
     phantomJobs: phantomsOf(strayJobs, deps.session.state, settings.ttlMs, now),
   };

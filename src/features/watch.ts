@@ -49,6 +49,8 @@ export interface WatchEvents extends BatchEvents {
 export interface WatchReport extends ExtractBatchReport {
   /** Documents per status (watch keeps no list of outcomes: it may run for days). */
   counts: Record<DocumentStatus, number>;
+  /** Results that failed their checks. */
+  checksFailed: number;
 }
 
 /** Finished questions whose result path is kept, to answer later copies for free. */
@@ -98,6 +100,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
     root: options.root,
     plan: options.plan,
     planner,
+    ...(deps.checker ? { checker: deps.checker } : {}),
     knownAnswers: KNOWN_ANSWERS,
     arrived: (displayPath, path) => tally.arrived(displayPath, path),
     // Gone between settling and preflight (renamed or deleted at once): nothing arrived.
@@ -126,7 +129,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   }
   const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));
   for (const job of strayJobs) deps.events.notice?.(`job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: docextract collect ${job.parentJobId}`);
-  return { ...report, counts: tally.counts, openJobs: tally.openJobs, strayJobs };
+  return { ...report, counts: tally.counts, checksFailed: tally.checksFailed, openJobs: tally.openJobs, strayJobs };
 }
 
 /**
@@ -138,6 +141,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
 class WatchTally {
   readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
   readonly openJobs: ExtractBatchReport['openJobs'] = [];
+  checksFailed = 0;
   /** Display path -> absolute path of each document not finished yet. */
   private readonly sources = new Map<string, string>();
   private settling = 0;
@@ -171,6 +175,7 @@ class WatchTally {
   /** A finished document, counted (and its source moved) before the display shows it. */
   finished(outcome: DocumentOutcome): void {
     this.counts[outcome.status] += 1;
+    if (outcome.checks?.passed === false) this.checksFailed += 1;
     this.finishedSinceCompact += 1;
     if (this.finishedSinceCompact >= COMPACT_EVERY) {
       this.finishedSinceCompact = 0;

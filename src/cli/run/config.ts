@@ -5,6 +5,8 @@ import { validateSettingValue } from '../../config/validate-setting.js';
 import { parseRateWindows } from '../../batch/rate-windows.js';
 import { parseDuration } from '../../util/duration.js';
 import { ModelRules } from '../../features/model-rules.js';
+import { SchemaRules } from '../../features/checks/schema-rules.js';
+import { loadChecker } from '../schema-settings.js';
 import { closestNames } from '../../util/closest-names.js';
 import { redactKey } from '../../util/redact.js';
 import { UsageError } from '../cli-errors.js';
@@ -20,8 +22,16 @@ export async function runConfigSet(ctx: CliContext, key: string, value: string |
     if (name !== 'api-key') throw new UsageError(`config set ${name} needs a value.`);
     raw = await readSecret(ctx.io, 'API key (input hidden): ');
   }
-  const checked = validateSettingValue(name, raw, { rateLimit: parseRateWindows, duration: parseDuration, modelRules: ModelRules.parseList });
+  const checked = validateSettingValue(name, raw, {
+    rateLimit: parseRateWindows,
+    duration: parseDuration,
+    modelRules: ModelRules.parseList,
+    // Stored absolute, so the setting means the same files from any folder.
+    schemaRules: (spec) => SchemaRules.parseList(spec).toList(ctx.io.cwd),
+  });
   if (!checked.ok) throw new UsageError(`Invalid ${name}: ${checked.message}`, 'invalid_setting');
+  // A schema that cannot be used fails here, not at the next batch.
+  if (name === 'schemas') await loadChecker(ctx, SchemaRules.parseList(checked.value));
   const store = await ctx.config();
   store.set(name, checked.value);
   const shown = name === 'api-key' ? redactKey(checked.value) : checked.value;

@@ -78,7 +78,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     display = undefined;
     if (report.fatal) throw report.fatal;
     const total = Object.values(report.counts).reduce((sum, count) => sum + count, 0);
-    return batchOutcome(ctx, report, () => report.counts.complete === total);
+    return batchOutcome(ctx, report, () => report.counts.complete === total, () => report.checksFailed > 0);
   } finally {
     display?.stop(); // the status line must not outlive a failed start
   }

@@ -9,9 +9,10 @@ import { checkApiKeyShape } from '../../../src/config/api-key.js';
 import { parseBaseUrl } from '../../../src/config/base-url.js';
 import { validateSettingValue } from '../../../src/config/validate-setting.js';
 import { ModelRules } from '../../../src/features/model-rules.js';
+import { SchemaRules } from '../../../src/features/checks/schema-rules.js';
 import { parseDuration } from '../../../src/util/duration.js';
 
-const parsers = { rateLimit: parseRateWindows, duration: parseDuration, modelRules: ModelRules.parseList };
+const parsers = { rateLimit: parseRateWindows, duration: parseDuration, modelRules: ModelRules.parseList, schemaRules: (spec: string) => SchemaRules.parseList(spec).toList('/work') };
 
 describe('durations', () => {
   it('refuse a number without its unit (2 was read as 2 ms)', () => {

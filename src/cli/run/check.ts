@@ -1,0 +1,56 @@
+import { resolve } from 'node:path';
+import type { CheckedResult, CheckSummary } from '../../features/checks/check-results.js';
+import { UsageError } from '../cli-errors.js';
+import type { CommandOutcome } from '../command.js';
+import type { CliContext } from '../context.js';
+import { checkProblemsText } from '../outcome-lines.js';
+import { loadChecker, resolveSchemaRules } from '../schema-settings.js';
+
+/** Checks result files again; never resolves the key nor touches the state folder, so it runs beside an active batch. */
+export async function runCheck(ctx: CliContext, resultsDir: string, flags: { schema?: string[] }): Promise<CommandOutcome> {
+  const rules = await resolveSchemaRules(ctx, flags.schema);
+  if (rules.isEmpty) throw new UsageError('check needs a schema: --schema TYPE=FILE (repeatable), or the schemas setting (docextract config set schemas invoice=schemas/invoice.json).');
+  const checker = await loadChecker(ctx, rules);
+  const { checkResults, CheckInputError } = await import('../../features/checks/check-results.js');
+  let summary: CheckSummary;
+  try {
+    summary = await checkResults(resolve(ctx.io.cwd, resultsDir), checker, (checked) => printChecked(ctx, checked));
+  } catch (error) {
+    if (error instanceof CheckInputError) throw new UsageError(error.message);
+    throw error;
+  }
+  ctx.ui.info(summaryLine(summary));
+  if (summary.errors > 0) return 'work-failed';
+  return summary.failed > 0 ? 'checks-failed' : 'success';
+}
+
+function printChecked(ctx: CliContext, checked: CheckedResult): void {
+  if (ctx.options.json) {
+    const { result: _relative, verdict: _verdict, ...line } = checked;
+    ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
+    return;
+  }
+  const { paint } = ctx.ui;
+  const where = `${checked.result}${checked.model ? ` (${checked.model})` : ''}`;
+  switch (checked.verdict) {
+    case 'passed':
+      ctx.io.stdout.write(`${paint.green('passed   ')} ${where}\n`);
+      return;
+    case 'failed':
+      ctx.io.stdout.write(`${paint.red('failed   ')} ${where}: checks failed: ${checkProblemsText(checked.checks?.problems ?? [])}\n`);
+      return;
+    case 'unchecked':
+      ctx.io.stdout.write(`${paint.dim('unchecked')} ${where}: no schema for ${checked.model ?? 'its type'}\n`);
+      return;
+    case 'error':
+      ctx.io.stdout.write(`${paint.red('error    ')} ${checked.error?.message ?? checked.result} (${checked.error?.code ?? ''})\n`);
+  }
+}
+
+function summaryLine(summary: CheckSummary): string {
+  const parts = [`${summary.passed} passed`, `${summary.failed} failed checks`];
+  if (summary.unchecked) parts.push(`${summary.unchecked} without a schema`);
+  if (summary.errors) parts.push(`${summary.errors} could not be checked`);
+  if (summary.skipped) parts.push(`${summary.skipped} other JSON ${summary.skipped === 1 ? 'file' : 'files'} skipped`);
+  return `${summary.results} ${summary.results === 1 ? 'result' : 'results'}: ${parts.join(', ')} · nothing sent`;
+}

@@ -1,0 +1,41 @@
+import type { ResultChecker } from '../batch/batch-types.js';
+import { SchemaRules } from '../features/checks/schema-rules.js';
+import { UsageError } from './cli-errors.js';
+import type { CliContext } from './context.js';
+
+/**
+ * The checker of a run's results: `--schema` values replace the `schemas`
+ * setting (flag > environment > config). Every schema file is read and
+ * compiled now, before anything is sent; one that cannot be used is a usage
+ * error naming it. Undefined without schemas: ajv is then never loaded.
+ */
+export async function resolveResultChecker(ctx: CliContext, flagValues: readonly string[] | undefined): Promise<ResultChecker | undefined> {
+  const rules = await resolveSchemaRules(ctx, flagValues);
+  return rules.isEmpty ? undefined : loadChecker(ctx, rules);
+}
+
+export async function resolveSchemaRules(ctx: CliContext, flagValues: readonly string[] | undefined): Promise<SchemaRules> {
+  if (flagValues && flagValues.length > 0) return parsedRules('--schema', () => SchemaRules.parse(flagValues));
+  const configured = (await ctx.setting('schemas')).value;
+  return configured ? parsedRules('schemas (config or DOCEXTRACT_SCHEMAS)', () => SchemaRules.parseList(configured)) : SchemaRules.none();
+}
+
+export async function loadChecker(ctx: CliContext, rules: SchemaRules): Promise<ResultChecker> {
+  const { loadSchemaChecker, SchemaFileError } = await import('../features/checks/load-schemas.js');
+  try {
+    return await loadSchemaChecker(rules, ctx.io.cwd);
+  } catch (error) {
+    if (error instanceof SchemaFileError) throw new UsageError(error.message, 'invalid_schema', SCHEMA_HINT);
+    throw error;
+  }
+}
+
+const SCHEMA_HINT = 'each --schema TYPE=FILE (or the schemas setting) names a JSON Schema (draft 2020-12) for a document type; nothing was sent.';
+
+function parsedRules(flag: string, parse: () => SchemaRules): SchemaRules {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,75 @@
+import { stat } from 'node:fs/promises';
+import type { ResultChecker } from '../../batch/batch-types.js';
+import type { ResultChecks, ResultStatus } from '../../batch/result-file.js';
+import { walkJsonFiles } from '../../files/json-walk.js';
+import { recheckResultFile } from './recheck.js';
+
+/** One result file checked again, for `docextract check`. */
+export interface CheckedResult {
+  /** The result file, relative to the results folder. */
+  result: string;
+  /** The result file's absolute path. */
+  output: string;
+  /** The source it was extracted from, as the result names it. */
+  file: string | null;
+  status: ResultStatus | null;
+  model: string | null;
+  /** passed, failed, no schema for its type, or the file could not be read or its verdict not saved. */
+  verdict: 'passed' | 'failed' | 'unchecked' | 'error';
+  checks?: ResultChecks;
+  error?: { code: string; message: string };
+}
+
+export interface CheckSummary {
+  results: number;
+  passed: number;
+  failed: number;
+  unchecked: number;
+  /** Files that could not be read, or whose new verdict could not be saved. */
+  errors: number;
+  /** JSON files that are not docextract results. */
+  skipped: number;
+}
+
+/** Thrown for a results folder that is not there. */
+export class CheckInputError extends Error {
+  override readonly name = 'CheckInputError';
+}
+
+/**
+ * Check every result below `resultsDir` again with `checker`, one file at a
+ * time, saving each new verdict in its file. Reads and writes files only:
+ * no key, no request.
+ */
+export async function checkResults(resultsDir: string, checker: ResultChecker, onResult: (checked: CheckedResult) => void): Promise<CheckSummary> {
+  const info = await stat(resultsDir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new CheckInputError(`${resultsDir}: no such folder of results.`);
+  const summary: CheckSummary = { results: 0, passed: 0, failed: 0, unchecked: 0, errors: 0, skipped: 0 };
+  for await (const file of walkJsonFiles(resultsDir)) {
+    const rechecked = await recheckResultFile(file.path, checker);
+    if (rechecked.kind === 'not-a-result') {
+      summary.skipped += 1;
+      continue;
+    }
+    summary.results += 1;
+    const base = { result: file.relativePath, output: file.path };
+    if (rechecked.kind === 'unreadable') {
+      summary.errors += 1;
+      onResult({ ...base, file: null, status: null, model: null, verdict: 'error', error: { code: 'result_unreadable', message: `${file.relativePath}: ${rechecked.message}` } });
+      continue;
+    }
+    const { result, documentType, checks } = rechecked;
+    const checked: CheckedResult = { ...base, file: typeof result.source.path === 'string' ? result.source.path : null, status: result.status, model: documentType, verdict: 'unchecked' };
+    if (checks) {
+      checked.checks = checks;
+      checked.verdict = checks.passed ? 'passed' : 'failed';
+    }
+    if (rechecked.writeError !== undefined) {
+      checked.verdict = 'error';
+      checked.error = { code: 'output_write_failed', message: `cannot save the checks in ${file.relativePath} (${rechecked.writeError})` };
+    }
+    summary[checked.verdict === 'error' ? 'errors' : checked.verdict] += 1;
+    onResult(checked);
+  }
+  return summary;
+}

@@ -1,0 +1,76 @@
+import { readFile } from 'node:fs/promises';
+import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
+import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../../batch/question.js';
+import { serializeResult, type ResultChecks, type ResultDocument } from '../../batch/result-file.js';
+import { writeFileAtomically } from '../../store/atomic-write.js';
+
+/** A result file checked again: what it is, and its verdict (none when no schema applies to its type). */
+export type Rechecked =
+  | { kind: 'not-a-result' }
+  | { kind: 'unreadable'; message: string }
+  | { kind: 'checked'; result: ResultDocument; documentType: string; checks: ResultChecks | undefined; written: boolean; writeError?: string };
+
+/**
+ * Check a result file's data again with today's schemas, and save the
+ * verdict in its `checks` field (atomically, and only when it changed). A
+ * result of a type without a schema is left as it is. Sends nothing.
+ */
+export async function recheckResultFile(path: string, checker: ResultChecker): Promise<Rechecked> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    const why = error instanceof SyntaxError ? `not valid JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    return { kind: 'unreadable', message: why };
+  }
+  if (!isResultDocument(parsed)) return { kind: 'not-a-result' };
+  const documentType = documentTypeOf(parsed);
+  const checks = checker.check(documentType, parsed.data);
+  if (!checks || sameChecks(parsed.checks, checks)) return { kind: 'checked', result: parsed, documentType, checks, written: false };
+  const updated = withChecks(parsed, checks);
+  try {
+    await writeFileAtomically(path, serializeResult(updated));
+    return { kind: 'checked', result: updated, documentType, checks, written: true };
+  } catch (error) {
+    return { kind: 'checked', result: parsed, documentType, checks, written: false, writeError: (error as NodeJS.ErrnoException).code ?? String(error) };
+  }
+}
+
+/**
+ * Results reused from disk get today's verdict too (a schema may have
+ * changed since they were made), saved in their files. A file that can no
+ * longer be read keeps the outcome as it was.
+ */
+export async function recheckReused(outcomes: readonly DocumentOutcome[], checker: ResultChecker): Promise<DocumentOutcome[]> {
+  return Promise.all(
+    outcomes.map(async (outcome) => {
+      if (outcome.output === null || (outcome.status !== 'complete' && outcome.status !== 'partial')) return outcome;
+      const rechecked = await recheckResultFile(outcome.output, checker);
+      return rechecked.kind === 'checked' && rechecked.checks ? { ...outcome, checks: rechecked.checks } : outcome;
+    }),
+  );
+}
+
+/** The document type a result is checked as: the model it names, else the one asked, else the data's own, else the service's default. */
+export function documentTypeOf(result: Partial<ResultDocument>): string {
+  const data = result.data as { document_type?: unknown } | null | undefined;
+  const named = [result.model, result.question?.model, data?.document_type].find((value): value is string => typeof value === 'string' && value.trim() !== '');
+  return normaliseModel(named ?? SERVICE_DEFAULT_MODEL);
+}
+
+/** A docextract result file: its status, its source and its data (export reads the same shape). */
+export function isResultDocument(value: unknown): value is ResultDocument {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const result = value as Partial<ResultDocument>;
+  return (result.status === 'complete' || result.status === 'partial') && typeof result.source === 'object' && result.source !== null && 'data' in result;
+}
+
+/** The result with `checks` just before `data`, where a person reading the file finds it. */
+function withChecks(result: ResultDocument, checks: ResultChecks): ResultDocument {
+  const { checks: _old, data, ...rest } = result;
+  return { ...rest, checks, data };
+}
+
+function sameChecks(a: ResultChecks | undefined, b: ResultChecks): boolean {
+  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,93 @@
+import type { ErrorObject, FuncKeywordDefinition } from 'ajv';
+import type { DataValidationCxt } from 'ajv/dist/types/index.js';
+import { pointerOf } from './problems.js';
+
+/**
+ * `"x-sum": { "items": "line_items", "field": "amount", "equals": "total", "tolerance": 0.01 }`,
+ * placed on an object: the `field` of every element of the list `items` adds
+ * up to `equals`, within `tolerance`. JSON Schema cannot add; this keyword
+ * can. Paths are dotted and relative to the object; a list met on the way
+ * is walked element by element, so `pages.line_items` is every line item of
+ * every page. A sum is judged only when the total and every addend are
+ * numbers: a missing or mistyped field is for `required` and `type` to say.
+ */
+export interface SumRule {
+  items: string;
+  field: string;
+  equals: string;
+  /** @default 0.01 */
+  tolerance?: number;
+}
+
+export const DEFAULT_SUM_TOLERANCE = 0.01;
+
+/** Float sums of money drift in the last bits: never a reason to fail. */
+const FLOAT_SLACK = 1e-9;
+
+type SumValidate = ((rule: SumRule, data: unknown, parentSchema?: unknown, dataCxt?: DataValidationCxt) => boolean) & { errors?: Partial<ErrorObject>[] };
+
+const validateSum: SumValidate = (rule, data, _parentSchema, dataCxt) => {
+  validateSum.errors = [];
+  const total = valuesAt(data, rule.equals);
+  const lists = valuesAt(data, rule.items);
+  const addends = lists.flatMap((list) => valuesAt(list, rule.field));
+  const [expected] = total;
+  if (lists.length === 0 || total.length !== 1 || typeof expected !== 'number' || !addends.every(isFiniteNumber)) return true;
+  const sum = addends.reduce((a, b) => a + b, 0);
+  const tolerance = rule.tolerance ?? DEFAULT_SUM_TOLERANCE;
+  if (Math.abs(sum - expected) <= tolerance + FLOAT_SLACK) return true;
+  validateSum.errors = [
+    {
+      keyword: 'x-sum',
+      instancePath: `${dataCxt?.instancePath ?? ''}${pointerOf(rule.equals.split('.'))}`,
+      params: { sum: tidy(sum), tolerance },
+      message: `must equal the sum of ${rule.items}[].${rule.field} (${tidy(sum)}), within ${tolerance}`,
+    },
+  ];
+  return false;
+};
+
+export const xSumKeyword: FuncKeywordDefinition = {
+  keyword: 'x-sum',
+  type: 'object',
+  schemaType: 'object',
+  errors: true,
+  metaSchema: {
+    type: 'object',
+    required: ['items', 'field', 'equals'],
+    properties: {
+      items: { type: 'string', minLength: 1 },
+      field: { type: 'string', minLength: 1 },
+      equals: { type: 'string', minLength: 1 },
+      tolerance: { type: 'number', minimum: 0 },
+    },
+    additionalProperties: false,
+  },
+  validate: validateSum as FuncKeywordDefinition['validate'],
+};
+
+/** The values at a dotted path; lists on the way are walked element by element (a numeric segment picks one element). */
+function valuesAt(root: unknown, path: string): unknown[] {
+  let values: unknown[] = [root];
+  for (const segment of path.split('.')) {
+    values = values.flatMap((value) => {
+      if (Array.isArray(value)) return /^\d+$/.test(segment) ? [value[Number(segment)]] : value.map((element) => field(element, segment));
+      return [field(value, segment)];
+    });
+    values = values.filter((value) => value !== undefined);
+  }
+  return values;
+}
+
+function field(value: unknown, name: string): unknown {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** 123.45 rather than 123.45000000000002. */
+function tidy(value: number): number {
+  return Number(value.toFixed(10));
+}
