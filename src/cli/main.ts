@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { systemClock } from '../util/clock.js';
 import type { ActionFactory, CommandHandler, CommandOutcome } from './command.js';
 import { registerCheckCommand } from './commands/check.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerCollectCommand } from './commands/collect.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerExportCommand } from './commands/export.js';
@@ -88,6 +89,7 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     registerExportCommand,
     registerCheckCommand,
     registerJobsCommand,
+    registerMcpCommand,
   ]) {
     register(program, action);
   }

@@ -49,6 +49,7 @@ export async function runStreamBatch(deps: BatchDeps, settings: RunSettings, sou
     plan: { ...options.plan, outDir: options.outDir },
     planner,
     knownAnswers: KNOWN_ANSWERS,
+    ...(deps.checker ? { checker: deps.checker } : {}),
     rejected: finishedBeforeSending,
     reused: finishedBeforeSending,
   });

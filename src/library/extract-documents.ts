@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { ApiClient } from '../api/client.js';
-import type { BatchEvents, DocumentOutcome, RunSettings } from '../batch/batch-types.js';
-import { parseRateWindows } from '../batch/rate-windows.js';
+import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from '../batch/batch-types.js';
+import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
 import type { ResultDocument } from '../batch/result-file.js';
 import { runSettings } from '../batch/run-settings.js';
 import { checkApiKeyShape } from '../config/api-key.js';
@@ -50,9 +50,9 @@ export interface ExtractDocumentsOptions {
    * matching glob wins, a bare name is the default).
    * @default the service's default (invoice)
    */
-  model?: string | readonly string[];
-  /** The key's request windows, e.g. `"10/min,100/h"`, or `"none"`. @default "10/min,100/h,1000/d,10000/mo" */
-  rateLimit?: string;
+  model?: string | readonly string[] | ModelRules;
+  /** The key's request windows, e.g. `"10/min,100/h"`, or `"none"` (or the windows themselves). @default "10/min,100/h,1000/d,10000/mo" */
+  rateLimit?: string | readonly RateWindow[];
   /** Stop admitting files before this many credits would be spent. @default no limit */
   maxCredits?: number;
   /** Ask the service to store results (`store_db`). @default false */
@@ -69,6 +69,8 @@ export interface ExtractDocumentsOptions {
   events?: Partial<Omit<BatchEvents, 'documentFinished'>>;
   /** Called with each result written from an answer of the service, once it is durable and before its job is finalized; a failure leaves the job open and the document failed (resumable). */
   onResult?: ResultSink;
+  /** Checks each result's data as it arrives (and reused results again), e.g. against a JSON Schema per document type. @default none */
+  checker?: ResultChecker;
   /** @internal The clock of the run (tests). @default the system clock */
   clock?: Clock;
   /** @internal The fetch the client calls (tests). @default globalThis.fetch */
@@ -155,13 +157,13 @@ async function run(
     for (const outcome of planned.rejected) finished(outcome);
     if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
     return withEngineSession(connection, async (session) => {
-      const deps = withSink({ ...session, events }, options.onResult);
+      const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
       const report = await runExtractBatch(deps, planned.documents, settings, outDir, reuse, options.signal, models.names());
       return recorded({ ...report, outcomes: [...planned.rejected, ...report.outcomes] }, deps, stateDir, startedAt);
     });
   }
   return withEngineSession(connection, async (session) => {
-    const deps = withSink({ ...session, events }, options.onResult);
+    const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
     const report = await runStreamBatch(deps, settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal);
     return recorded(report, deps, stateDir, startedAt);
   });
@@ -186,8 +188,8 @@ function resolveOptions(options: ExtractDocumentsOptions) {
     cwd,
     outDir: resolve(cwd, options.out ?? settingDefault('out')),
     stateDir: options.stateDir ?? defaultStateDir(process.env),
-    windows: parsedOption('rateLimit', () => parseRateWindows(options.rateLimit ?? settingDefault('rate-limit'))),
-    models: parsedOption('model', () => ModelRules.parse(options.model === undefined ? [] : typeof options.model === 'string' ? [options.model] : options.model)),
+    windows: rateWindowsOf(options.rateLimit),
+    models: modelRulesOf(options.model),
     settings: runSettings({
       ...options.settings,
       ...(options.storeDb !== undefined ? { storeDb: options.storeDb } : {}),
@@ -220,6 +222,16 @@ async function* groups(source: AsyncIterable<string | readonly string[]>, cwd: s
     const paths = (typeof item === 'string' ? [item] : item).map((path) => resolve(cwd, path));
     if (paths.length > 0) yield paths;
   }
+}
+
+function rateWindowsOf(rateLimit: string | readonly RateWindow[] | undefined): RateWindow[] {
+  if (typeof rateLimit === 'object') return [...rateLimit];
+  return parsedOption('rateLimit', () => parseRateWindows(rateLimit ?? settingDefault('rate-limit')));
+}
+
+function modelRulesOf(model: string | readonly string[] | ModelRules | undefined): ModelRules {
+  if (model instanceof ModelRules) return model;
+  return parsedOption('model', () => ModelRules.parse(model === undefined ? [] : typeof model === 'string' ? [model] : model));
 }
 
 function isArray(inputs: readonly string[] | AsyncIterable<string | readonly string[]>): inputs is readonly string[] {

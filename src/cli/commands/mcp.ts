@@ -1,0 +1,12 @@
+import { addBatchFlags } from '../batch-flags.js';
+import type { CommandRegistration } from '../command.js';
+
+export const registerMcpCommand: CommandRegistration = (program, action) => {
+  addBatchFlags(program.command('mcp').description('serve docextract to AI agents: a Model Context Protocol server on stdin/stdout (tools: extract, models, jobs)'))
+    .option('--max-credits <n>', 'credits the agent may spend in this session, over all its extractions')
+    .addHelpText(
+      'after',
+      '\nThe agent extracts with your key, rate limits, state folder and output folder, and pays once per\nquestion like any other run. Register it with an MCP client, e.g. in its JSON config:\n  { "mcpServers": { "docextract": { "command": "docextract", "args": ["mcp", "--max-credits", "500"] } } }',
+    )
+    .action(action(() => import('../run/mcp.js').then((m) => m.runMcp)));
+};

@@ -1,0 +1,43 @@
+import { resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
+import type { CommandOutcome } from '../command.js';
+import type { CliContext } from '../context.js';
+import { refuseFileAsFolder } from '../output-folder.js';
+
+/**
+ * Serves until the client closes stdin (or SIGINT / SIGTERM). stdout carries
+ * the protocol and nothing else; what the server says goes to stderr.
+ */
+export async function runMcp(ctx: CliContext, flags: BatchFlags): Promise<CommandOutcome> {
+  const settings = await resolveBatchSettings(ctx, flags);
+  await refuseFileAsFolder('--out', settings.outDir);
+  const { key } = await ctx.apiKey();
+  const baseUrl = await ctx.baseUrl();
+  await ctx.client(true); // refuses a key in clear text to a host that is not this machine (unless --insecure)
+  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+  const { maxCredits, ...run } = settings.run;
+  const server = createMcpServer({
+    extract: {
+      apiKey: key,
+      baseUrl,
+      allowInsecure: true,
+      stateDir: ctx.stateDir(),
+      cwd: ctx.io.cwd,
+      out: settings.outDir,
+      rateLimit: settings.windows,
+      model: settings.models,
+      settings: run,
+      ...(settings.checker ? { checker: settings.checker } : {}),
+    },
+    ...(maxCredits !== undefined ? { maxCredits } : {}),
+    client: () => ctx.client(true),
+  });
+  const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
+  const close = (): void => void server.close();
+  process.stdin.once('end', close);
+  process.once('SIGINT', close);
+  process.once('SIGTERM', close);
+  await server.connect(new StdioServerTransport());
+  ctx.ui.info(`docextract mcp: serving on stdin/stdout (results in ${settings.outDir})`);
+  await closed;
+  return 'success';
+}

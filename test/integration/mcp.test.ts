@@ -1,0 +1,121 @@
+/**
+ * `docextract mcp` as an agent meets it: the built CLI spawned by the
+ * official MCP client over stdio, against the emulator.
+ */
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
+import { DOCEXTRACT_BIN } from '../helpers/child-run.js';
+import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, type BatchFile } from '../helpers/emulator-run.js';
+import { expectCompleteResult, makeWorkspace } from '../helpers/workspace.js';
+
+const FILES: BatchFile[] = [
+  { target: 'scans/receipt.jpg', source: 'images/receipt.jpg', pages: 1 },
+  { target: 'scans/id-card.png', source: 'images/id-card.png', pages: 1 },
+  { target: 'pdf/three.pdf', source: 'pdf/pages-3.pdf', pages: 3 },
+  { target: 'pdf/seven.pdf', source: 'pdf/linearized-7.pdf', pages: 7 },
+  { target: 'pdf/twelve.pdf', source: 'pdf/pages-12.pdf', pages: 12 },
+];
+
+let emulator: RunningEmulator | undefined;
+let client: Client | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  await emulator?.close();
+  emulator = undefined;
+});
+
+interface ExtractAnswer {
+  summary: string;
+  credits: number;
+  interrupted: boolean;
+  documents: { file: string; status: string; output: string | null; data?: unknown; error?: { code: string }; reused?: string }[];
+}
+
+async function connect(emu: RunningEmulator, out: string, extraArgs: string[] = []): Promise<{ client: Client; stderr: () => string }> {
+  const env = Object.fromEntries(Object.entries(emulatorEnv(emu)).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [DOCEXTRACT_BIN, 'mcp', '--out', out, '--rate-limit', 'none', ...extraArgs], env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const connected = new Client({ name: 'docextract-test', version: '1.0.0' });
+  await connected.connect(transport);
+  client = connected;
+  return { client: connected, stderr: () => stderr };
+}
+
+describe('docextract mcp over stdio', () => {
+  it('lists its tools, each with a JSON schema for its input', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const { client } = await connect(emu, makeWorkspace({}).out);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['extract', 'jobs', 'models']);
+    for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
+    const extract = tools.find((tool) => tool.name === 'extract');
+    expect(extract?.inputSchema.required).toEqual(['paths']);
+    expect(Object.keys(extract?.inputSchema.properties ?? {}).sort()).toEqual(['force', 'model', 'out', 'paths']);
+    const models = await client.callTool({ name: 'models', arguments: {} });
+    expect(JSON.stringify(models.structuredContent)).toContain('invoice');
+  });
+
+  it('extracts a folder of mixed files: results on disk, data returned, progress reported, each page charged once', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES));
+    const { client, stderr } = await connect(emu, ws.out);
+    const progress: string[] = [];
+    const result = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }, undefined, { onprogress: (step) => progress.push(step.message ?? '') });
+    expect(result.isError, stderr()).toBeFalsy();
+    const answer = result.structuredContent as unknown as ExtractAnswer;
+    expect(answer.documents.map((doc) => doc.status)).toEqual(FILES.map(() => 'complete'));
+    expect(answer.documents.every((doc) => doc.data !== undefined)).toBe(true);
+    for (const file of FILES) expectCompleteResult(join(ws.out, `${file.target}.json`), join(ws.inputs, file.target), file.pages);
+    expect(progress.filter((message) => message.startsWith('complete '))).toHaveLength(FILES.length);
+    expect(progress.some((message) => /chunk \d+ of \d+/.test(message))).toBe(true);
+    expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
+
+    // The same call again: everything is answered on disk, nothing is paid.
+    const again = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } });
+    expect((again.structuredContent as unknown as ExtractAnswer).credits).toBe(0);
+    expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
+  });
+
+  it('a cancelled extraction drains and keeps what it did; the next call finishes it without paying twice', async () => {
+    const emu = (emulator = await startTestEmulator({ latencyMs: { process: 150 } }));
+    const ws = makeWorkspace(batchFiles(FILES));
+    // 4 requests a second: the batch takes some 4 s, and the cancel lands with most of it left.
+    const { client, stderr } = await connect(emu, ws.out, ['--rate-limit', '4/1s']);
+    const cancel = new AbortController();
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type === 'chunk_processed') cancel.abort();
+    });
+    await expect(client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }, undefined, { signal: cancel.signal })).rejects.toThrow();
+
+    // The next call waits for the cancelled run to drain, then finishes the rest: some documents
+    // were done by the cancelled run (answered from disk now), the others by this one.
+    const finished = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } });
+    expect(finished.isError, stderr()).toBeFalsy();
+    const documents = (finished.structuredContent as unknown as ExtractAnswer).documents;
+    expect(documents.map((doc) => doc.status)).toEqual(FILES.map(() => 'complete'));
+    expect(documents.filter((doc) => doc.reused === undefined).length).toBeGreaterThan(0);
+    expect(emu.counters.finalizedJobs).toBe(2);
+    expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
+    expectEachUploadedOnce(emu, FILES, ws.inputs);
+  });
+
+  it('an unknown model and a spent budget are tool errors with a code; nothing is sent', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES.slice(0, 2)));
+    const { client } = await connect(emu, ws.out, ['--max-credits', '1']);
+    const unknown = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs], model: 'invoise' } });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.structuredContent).toMatchObject({ error: { code: 'unknown_model' } });
+    expect(emu.counters.requestsByEndpoint.documents).toBe(0);
+    const first = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'scans/receipt.jpg')] } });
+    expect((first.structuredContent as unknown as ExtractAnswer).credits).toBe(1);
+    const spent = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'scans/id-card.png')] } });
+    expect(spent.structuredContent).toMatchObject({ error: { code: 'budget_exhausted' } });
+    expect(emu.counters.creditsCharged).toBe(1);
+  });
+});
