@@ -28,7 +28,8 @@ export interface DocumentOutcome {
   extraction_id: string | null;
   warnings: string[];
   data?: unknown;
-  error?: { code: string; message: string };
+  /** Why the document did not complete: a code, a plain message, and (where the reader is advised what to do) the facts to word that advice with. */
+  error?: OutcomeError;
   missing_pages?: number[];
   credits: number;
   /** For interrupted jobs: when the server forgets them. */
@@ -46,6 +47,38 @@ export interface ResultChecker {
   /** The verdict on `data` for `documentType` (normalised), or undefined when no schema applies to that type. */
   check(documentType: string, data: unknown): ResultChecks | undefined;
 }
+
+/** Why a document did not complete. */
+export interface OutcomeError {
+  /** The service's error code, or docextract's own (`file_changed`, `partial`, `too_many_open_jobs`, ...). */
+  code: string;
+  /** What happened, in plain words that name no command (a CLI or an agent adds its own advice from `details`). */
+  message: string;
+  details?: OutcomeDetails;
+}
+
+/**
+ * The facts behind an outcome that a consumer words as advice: data, never
+ * words, so the CLI says "docextract collect <id>" and a library caller
+ * something else.
+ */
+export type OutcomeDetails =
+  /** The document's job is open on the server until `expires_at`: finishing it (running again, or collecting it) costs no new upload. */
+  | { kind: 'job_open'; job_id: string; expires_at: string }
+  /** No page of the job could be extracted: no result was written, and the job stays open (not finalized) until `expires_at` so its chunks can be tried again. */
+  | { kind: 'job_kept_open'; job_id: string; expires_at: string }
+  /** Pages still missing after every collect round; the job stays open (not finalized) so they can be tried again. */
+  | { kind: 'pages_missing'; job_id: string; expires_at: string; missing_pages: number[]; collect_rounds: number }
+  /** No job slot came free within the run's slot wait; `held_by_others` slots were held by jobs outside the run. */
+  | { kind: 'slot_wait_over'; slot_wait_ms: number; held_by_others: number }
+  /** The run's uploads stopped (a budget, the credits, a halt) before this document was sent. */
+  | { kind: 'uploads_stopped'; stopped_by: string }
+  /** A synchronous extraction failed; `charged` credits were spent; it may be retried once (retryFailed). */
+  | { kind: 'extraction_failed'; charged: number }
+  /** The job was lost and its source is unknown to this run: extract the file again to finish it. */
+  | { kind: 'source_unknown' }
+  /** maxCredits would be passed by this document. */
+  | { kind: 'max_credits'; max_credits: number; pages: number | undefined };
 
 /** Tuning of one run; every field has a CLI flag or config key. */
 export interface RunSettings {

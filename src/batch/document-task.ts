@@ -2,7 +2,7 @@ import { isSplit } from '../api/limits.js';
 import { parsePageRange, type ExtractOptions } from '../api/index.js';
 import { requestsToFinish } from './admission.js';
 import type { ChunkRef } from './journal-records.js';
-import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
+import type { DocumentOutcome, OutcomeDetails, PlannedDocument } from './batch-types.js';
 import { normaliseModel } from './question.js';
 
 /** Tries at a chunk whose extraction keeps failing (422) before its pages are reported missing. */
@@ -168,7 +168,7 @@ export function pagesOfRange(range: string): number[] {
 }
 
 /** The outcome line of a document that did not complete. */
-export function failure(task: DocumentTask, code: string, message: string): DocumentOutcome {
+export function failure(task: DocumentTask, code: string, message: string, details?: OutcomeDetails): DocumentOutcome {
   return {
     file: task.doc.displayPath,
     status: 'failed',
@@ -178,7 +178,7 @@ export function failure(task: DocumentTask, code: string, message: string): Docu
     job_id: task.job?.parentJobId ?? null,
     extraction_id: null,
     warnings: [],
-    error: { code, message },
+    error: { code, message, ...(details ? { details } : {}) },
     credits: task.credits,
   };
 }

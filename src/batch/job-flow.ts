@@ -1,4 +1,3 @@
-import { localInstant } from '../util/local-time.js';
 import { AuthenticationError, GoneError, NotFoundError, PaymentRequiredError, UnprocessableEntityError, type CollectedResult } from '../api/index.js';
 import type { DocumentOutcome } from './batch-types.js';
 import { DEFAULT_CHUNK_TRIES, failure, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
@@ -154,7 +153,11 @@ async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
     finished({
       ...written.outcome,
       expires_at: new Date(job.expiresAt).toISOString(),
-      error: { code: 'partial', message: `pages ${missing.join(', ')} missing after ${job.collectRounds} collect round(s); resume with: docextract collect ${job.parentJobId}` },
+      error: {
+        code: 'partial',
+        message: `pages ${missing.join(', ')} missing after ${job.collectRounds} collect round(s)`,
+        details: { kind: 'pages_missing', job_id: job.parentJobId, expires_at: new Date(job.expiresAt).toISOString(), missing_pages: missing, collect_rounds: job.collectRounds },
+      },
     }),
   ];
 }
@@ -176,7 +179,7 @@ async function jobGone(ctx: FlowContext, job: OpenJob, error: unknown): Promise<
  */
 function leftOpen(task: DocumentTask, job: OpenJob, code: string, why: string, missing: number[]): DocumentOutcome {
   return {
-    ...failure(task, code, `${why}; the job stays open until ${localInstant(job.expiresAt)}: retry with docextract collect ${job.parentJobId}`),
+    ...failure(task, code, why, { kind: 'job_kept_open', job_id: job.parentJobId, expires_at: new Date(job.expiresAt).toISOString() }),
     pages: job.pages,
     missing_pages: missing,
     expires_at: new Date(job.expiresAt).toISOString(),

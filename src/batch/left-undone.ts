@@ -1,5 +1,4 @@
-import { localInstant } from '../util/local-time.js';
-import type { DocumentOutcome } from './batch-types.js';
+import type { DocumentOutcome, OutcomeDetails } from './batch-types.js';
 import { failure, type DocumentTask } from './document-task.js';
 import type { StopReason } from './admission-stops.js';
 import { formatDuration } from '../util/duration.js';
@@ -12,7 +11,10 @@ export function slotWaitOver(task: DocumentTask, heldByOthers: number, slotWaitM
       code: 'too_many_open_jobs',
       message: `documents that split waited --slot-wait ${waited} for a job slot; ${heldByOthers} are held by jobs outside this run. Run the same command again later (those slots free up when their jobs are finalized or expire, at most 2 h after they opened), or raise --slot-wait`,
     },
-    outcome: { ...failure(task, 'too_many_open_jobs', `no job slot came free within --slot-wait ${waited} (${heldByOthers} held by jobs outside this run); not sent`), status: 'skipped' },
+    outcome: {
+      ...failure(task, 'too_many_open_jobs', `no job slot came free within ${waited} (${heldByOthers} held by jobs outside this run); not sent`, { kind: 'slot_wait_over', slot_wait_ms: slotWaitMs, held_by_others: heldByOthers }),
+      status: 'skipped',
+    },
   };
 }
 
@@ -29,13 +31,14 @@ export interface RunEnd {
 export function leftUndone(task: DocumentTask, end: RunEnd): DocumentOutcome {
   const job = task.job;
   const reason = end.fatal ? 'not_started' : end.stoppedBy ? end.stoppedBy.code : end.interrupted ? 'interrupted' : 'not_started';
-  const message = job
-    ? `job ${job.parentJobId} is open; resume before ${localInstant(job.expiresAt)} by running the same command again, or: docextract collect ${job.parentJobId}`
+  const expiresAt = job ? new Date(job.expiresAt).toISOString() : undefined;
+  const [message, details]: [string, OutcomeDetails | undefined] = job
+    ? [`job ${job.parentJobId} is open`, { kind: 'job_open', job_id: job.parentJobId, expires_at: expiresAt as string }]
     : end.stoppedBy
-      ? `not sent: uploads stopped (${end.stoppedBy.code}): ${end.stoppedBy.message}`
-      : 'not started';
+      ? [`not sent: uploads stopped (${end.stoppedBy.code}): ${end.stoppedBy.message}`, { kind: 'uploads_stopped', stopped_by: end.stoppedBy.code }]
+      : ['not started', undefined];
   return {
-    ...failure(task, reason, message),
+    ...failure(task, reason, message, details),
     status: end.interrupted ? 'interrupted' : 'skipped',
     ...(job ? { expires_at: new Date(job.expiresAt).toISOString() } : {}),
   };

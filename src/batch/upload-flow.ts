@@ -154,7 +154,7 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
     const effects: FlowEffect[] = charged ? [chargeTask(task, charged)] : [];
     if (ctx.settings.retryFailed && task.uploadAttempts < 2) return [...effects, { type: 'upload-again', at: ctx.clock.now() }];
     const said = charged ? '1 credit charged' : 'refused before any extraction, nothing charged';
-    return [...effects, finished(failure(task, code, `${errorMessage(error)} (${said}; --retry-failed tries once more)`))];
+    return [...effects, finished(failure(task, code, `${errorMessage(error)} (${said})`, { kind: 'extraction_failed', charged }))];
   }
   const plan = planRetry(ctx, error, task.uploadAttempts, 'documents');
   if ('retryAt' in plan) return [...plan.effects, { type: 'upload-again', at: plan.retryAt }];

@@ -1,3 +1,4 @@
+import { wordedForCli } from './outcome-words.js';
 import type { MultiBar, SingleBar } from 'cli-progress';
 import type { BatchEvents, ChunkFailure, DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
@@ -122,7 +123,8 @@ export class BatchDisplay implements BatchEvents {
     this.ctx.ui.warn(message);
   }
 
-  documentFinished(outcome: DocumentOutcome): void {
+  documentFinished(finishedOutcome: DocumentOutcome): void {
+    const outcome = wordedForCli(finishedOutcome);
     this.finished.add(outcome);
     const bar = this.documentBars.get(outcome.file);
     if (bar) {

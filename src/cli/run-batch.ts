@@ -1,3 +1,4 @@
+import { wordedForCli } from './outcome-words.js';
 import { localInstant } from '../util/local-time.js';
 import type { ResponseEvent } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
@@ -33,7 +34,7 @@ export async function runBatchCommand(
   const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work);
   display.finish(report, startedAt);
   if (report.fatal) throw report.fatal;
-  const outcomes = [...preReported, ...report.outcomes];
+  const outcomes = [...preReported, ...report.outcomes].map(wordedForCli);
   await recordLastRun(ctx.stateDir(), account, outcomes, startedAt, ctx.clock.now()); // for `docextract jobs`
   return batchOutcome(ctx, report, () => outcomes.every((outcome) => outcome.status === 'complete'), () => outcomes.some((outcome) => outcome.checks?.passed === false));
 }

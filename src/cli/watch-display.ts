@@ -1,3 +1,4 @@
+import { wordedForCli } from './outcome-words.js';
 import type { Ora } from 'ora';
 import type { BatchEvents, ChunkFailure, DocumentOutcome } from '../batch/batch-types.js';
 import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
@@ -83,7 +84,8 @@ export class WatchDisplay implements WatchEvents {
     this.ctx.ui.warn(message);
   }
 
-  documentFinished(outcome: DocumentOutcome): void {
+  documentFinished(finishedOutcome: DocumentOutcome): void {
+    const outcome = wordedForCli(finishedOutcome);
     this.finished.add(outcome);
     const line = this.ctx.options.json ? JSON.stringify(outcome) : humanLine(outcome, this.ctx.ui.paint);
     this.above(() => this.ctx.io.stdout.write(`${line}\n`));

@@ -1,0 +1,35 @@
+import type { DocumentOutcome, OutcomeError } from '../batch/batch-types.js';
+import { formatDuration } from '../util/duration.js';
+import { localInstant } from '../util/local-time.js';
+
+/**
+ * The CLI's words for why a document did not complete: the engine's plain
+ * message, with the advice a person at this command line needs (the command
+ * to run, the flag to change, local times) made from the outcome's details.
+ * The engine names no command; this is the one place that does.
+ */
+export function cliErrorMessage(error: OutcomeError): string {
+  const details = error.details;
+  switch (details?.kind) {
+    case 'job_open':
+      return `${error.message}; resume before ${localInstant(Date.parse(details.expires_at))} by running the same command again, or: docextract collect ${details.job_id}`;
+    case 'job_kept_open':
+      return `${error.message}; the job stays open until ${localInstant(Date.parse(details.expires_at))}: retry with docextract collect ${details.job_id}`;
+    case 'pages_missing':
+      return `${error.message}; resume with: docextract collect ${details.job_id}`;
+    case 'slot_wait_over':
+      return `no job slot came free within --slot-wait ${formatDuration(details.slot_wait_ms)} (${details.held_by_others} held by jobs outside this run); not sent`;
+    case 'extraction_failed':
+      return `${error.message}; --retry-failed tries once more`;
+    case 'source_unknown':
+      return `${error.message} (run docextract extract on the file)`;
+    default:
+      return error.message;
+  }
+}
+
+/** The outcome as the CLI shows and prints it (`--json` included): its message in the CLI's words. */
+export function wordedForCli(outcome: DocumentOutcome): DocumentOutcome {
+  if (!outcome.error?.details) return outcome;
+  return { ...outcome, error: { ...outcome.error, message: cliErrorMessage(outcome.error) } };
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { PlannedDocument } from '../../../src/batch/batch-types.js';
+import { DocumentTask } from '../../../src/batch/document-task.js';
+import { leftUndone, slotWaitOver } from '../../../src/batch/left-undone.js';
+import { cliErrorMessage, wordedForCli } from '../../../src/cli/outcome-words.js';
+
+const doc: PlannedDocument = { path: '/in/twelve.pdf', displayPath: 'in/twelve.pdf', sha256: 'ab', size: 10, type: 'pdf', contentType: 'application/pdf', pages: 12, output: '/out/twelve.pdf.json' };
+const EXPIRES = Date.parse('2026-11-24T14:00:00Z');
+
+function openTask(): DocumentTask {
+  const task = new DocumentTask(doc, 0);
+  task.openJob({ parentJobId: 'job_p', chunks: [{ jobId: 'job_c', pages: '1-3' }], expiresAt: EXPIRES, pages: 12, model: null });
+  return task;
+}
+
+describe('outcomes carry reasons as data; the CLI words them', () => {
+  it('an interrupted document with an open job: the engine says what happened and gives the job as data, naming no command', () => {
+    const outcome = leftUndone(openTask(), { interrupted: true, fatal: false, stoppedBy: undefined });
+    expect(outcome.error).toEqual({ code: 'interrupted', message: 'job job_p is open', details: { kind: 'job_open', job_id: 'job_p', expires_at: '2026-11-24T14:00:00.000Z' } });
+    expect(outcome.error?.message).not.toContain('docextract');
+    expect(cliErrorMessage(outcome.error as NonNullable<typeof outcome.error>)).toMatch(/^job job_p is open; resume before .+ by running the same command again, or: docextract collect job_p$/);
+  });
+
+  it('a slot wait that ran out: the CLI names its flag, the engine the facts', () => {
+    const { outcome } = slotWaitOver(new DocumentTask(doc, 0), 5, 1_800_000);
+    expect(outcome.error?.details).toEqual({ kind: 'slot_wait_over', slot_wait_ms: 1_800_000, held_by_others: 5 });
+    expect(outcome.error?.message).not.toContain('--slot-wait');
+    expect(wordedForCli(outcome).error?.message).toBe('no job slot came free within --slot-wait 30m 00s (5 held by jobs outside this run); not sent');
+  });
+
+  it('an outcome without details is shown as the engine said it', () => {
+    const plain = { ...leftUndone(new DocumentTask(doc, 0), { interrupted: false, fatal: true, stoppedBy: undefined }) };
+    expect(wordedForCli(plain)).toBe(plain);
+  });
+});
