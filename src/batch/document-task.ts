@@ -1,6 +1,7 @@
 import { isSplit } from '../api/limits.js';
 import { parsePageRange, type ExtractOptions } from '../api/index.js';
 import { requestsToFinish } from './admission.js';
+import { failedOutcome } from './outcomes.js';
 import type { ChunkRef } from './journal-records.js';
 import type { DocumentOutcome, OutcomeDetails, PlannedDocument } from './batch-types.js';
 import { normaliseModel } from './question.js';
@@ -169,16 +170,5 @@ export function pagesOfRange(range: string): number[] {
 
 /** The outcome line of a document that did not complete. */
 export function failure(task: DocumentTask, code: string, message: string, details?: OutcomeDetails): DocumentOutcome {
-  return {
-    file: task.doc.displayPath,
-    status: 'failed',
-    pages: task.doc.pages ?? null,
-    model: null,
-    output: null,
-    job_id: task.job?.parentJobId ?? null,
-    extraction_id: null,
-    warnings: [],
-    error: { code, message, ...(details ? { details } : {}) },
-    credits: task.credits,
-  };
+  return failedOutcome(task.doc.displayPath, { code, message, ...(details ? { details } : {}) }, { pages: task.doc.pages ?? null, jobId: task.job?.parentJobId ?? null, credits: task.credits });
 }

@@ -5,6 +5,7 @@ import { failure, type DocumentTask } from './document-task.js';
 import { errorMessage, type FlowContext } from './flow-context.js';
 import { finished, type FlowEffect } from './flow-effects.js';
 import { normaliseModel, questionOf } from './question.js';
+import { outcomeOfResult } from './outcomes.js';
 import { serializeResult, type ResultDocument, type ResultStatus } from './result-file.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
@@ -123,18 +124,5 @@ async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: Planned
 }
 
 function outcomeOf(task: DocumentTask, document: ResultDocument): DocumentOutcome {
-  return {
-    file: task.doc.displayPath,
-    status: document.status,
-    pages: document.pages.total,
-    model: document.model,
-    output: task.doc.output,
-    job_id: document.job?.parent_job_id ?? null,
-    extraction_id: document.extraction_id,
-    warnings: document.warnings,
-    data: document.data,
-    ...(document.pages.missing.length > 0 ? { missing_pages: document.pages.missing } : {}),
-    credits: task.credits,
-    ...(document.checks ? { checks: document.checks } : {}),
-  };
+  return outcomeOfResult(document, task.doc.output, task.doc.displayPath, task.credits);
 }

@@ -1,3 +1,4 @@
+import { failedOutcome } from '../batch/outcomes.js';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
@@ -116,18 +117,8 @@ export async function outputFolderProblem(outDir: string): Promise<string | unde
 }
 
 function unwritableOutcome(doc: PlannedDocument, jobId: string | null, outDir: string, code: string): DocumentOutcome {
-  return {
-    file: doc.displayPath,
-    status: 'failed',
-    pages: doc.pages ?? null,
-    model: null,
-    output: null,
-    job_id: jobId,
-    extraction_id: null,
-    warnings: [],
-    error: { code: 'output_write_failed', message: `cannot write results to ${outDir} (${code}); nothing was sent for ${doc.displayPath}: fix the output folder and run again` },
-    credits: 0,
-  };
+  const message = `cannot write results to ${outDir} (${code}); nothing was sent for ${doc.displayPath}: fix the output folder and run again`;
+  return failedOutcome(doc.displayPath, { code: 'output_write_failed', message }, { pages: doc.pages ?? null, jobId });
 }
 
 /** The source of a batch whose documents are all known up front: one arrival. */

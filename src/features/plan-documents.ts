@@ -1,3 +1,4 @@
+import { failedOutcome } from '../batch/outcomes.js';
 import { isSplit } from '../api/limits.js';
 import { relative } from 'node:path';
 import { fitsWithinTtl } from '../batch/admission.js';
@@ -88,7 +89,7 @@ export async function planFiles(
 }
 
 function rejection(file: string, code: string, message: string): DocumentOutcome {
-  return { file, status: 'failed', pages: null, model: null, output: null, job_id: null, extraction_id: null, warnings: [], error: { code, message }, credits: 0 };
+  return failedOutcome(file, { code, message });
 }
 
 /** Promise.all with a bound; p-queue would do, but this keeps planning free of scheduler state. */

@@ -1,3 +1,4 @@
+import { outcomeOfResult as resultOutcome } from '../batch/outcomes.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { isResumable, type JournaledJob, type JournalState } from '../batch/journal-records.js';
@@ -230,19 +231,7 @@ export async function outcomeFromFile(path: string, displayPath: string): Promis
 }
 
 function outcomeOfResult(result: ResultDocument, path: string, displayPath: string): DocumentOutcome {
-  return {
-    file: displayPath,
-    status: result.status,
-    pages: result.pages?.total ?? null,
-    model: result.model ?? null,
-    output: path,
-    job_id: result.job?.parent_job_id ?? null,
-    extraction_id: result.extraction_id ?? null,
-    warnings: result.warnings ?? [],
-    data: result.data,
-    credits: 0,
-    saved_credits: answerCost(result),
-  };
+  return { ...resultOutcome(result, path, displayPath, 0), saved_credits: answerCost(result) };
 }
 
 /**
