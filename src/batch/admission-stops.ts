@@ -1,11 +1,14 @@
 import { plural } from '../util/plural.js';
-import type { DocumentOutcome } from './batch-types.js';
+import type { DocumentOutcome, OutcomeDetails } from './batch-types.js';
 import { failure, type DocumentTask } from './document-task.js';
 
 /** Why uploads stopped, as the closing report names it. */
 export interface StopReason {
   code: string;
+  /** Plain words that name no flag or command. */
   message: string;
+  /** The facts a consumer words its advice with (which setting, how much). */
+  details?: OutcomeDetails;
 }
 
 /** What the budgets say of one more upload. */
@@ -45,7 +48,9 @@ export class AdmissionStops {
     return {
       stop: this.budgetExhausted(
         'max_credits_reached',
-        `--max-credits ${this.maxCredits} would be passed by ${task.doc.displayPath} (${plural(task.doc.pages, 'page')}); stopped admitting files`,
+        `the budget of ${plural(this.maxCredits, 'credit')} would be passed by ${task.doc.displayPath} (${plural(task.doc.pages, 'page')}); stopped admitting files`,
+        undefined,
+        { kind: 'max_credits', max_credits: this.maxCredits, pages: task.doc.pages, file: task.doc.displayPath },
       ),
     };
   }
@@ -59,8 +64,8 @@ export class AdmissionStops {
     this.committed -= task.doc.pages ?? 1;
   }
 
-  budgetExhausted(code: string, message: string, pages?: number): StopReason {
-    this.exhausted ??= { code, message };
+  budgetExhausted(code: string, message: string, pages?: number, details?: OutcomeDetails): StopReason {
+    this.exhausted ??= { code, message, ...(details ? { details } : {}) };
     if (code === 'insufficient_credits' && pages !== undefined) {
       // Only documents this large or larger cannot be paid for; smaller ones still can.
       this.creditCeiling = Math.min(this.creditCeiling, pages);

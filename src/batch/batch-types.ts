@@ -78,7 +78,7 @@ export type OutcomeDetails =
   /** The job was lost and its source is unknown to this run: extract the file again to finish it. */
   | { kind: 'source_unknown' }
   /** maxCredits would be passed by this document. */
-  | { kind: 'max_credits'; max_credits: number; pages: number | undefined };
+  | { kind: 'max_credits'; max_credits: number; pages: number | undefined; file: string };
 
 /** Tuning of one run; every field has a CLI flag or config key. */
 export interface RunSettings {

@@ -9,7 +9,8 @@ export function slotWaitOver(task: DocumentTask, heldByOthers: number, slotWaitM
   return {
     stop: {
       code: 'too_many_open_jobs',
-      message: `documents that split waited --slot-wait ${waited} for a job slot; ${heldByOthers} are held by jobs outside this run. Run the same command again later (those slots free up when their jobs are finalized or expire, at most 2 h after they opened), or raise --slot-wait`,
+      message: `documents that split waited ${waited} for a job slot; ${heldByOthers} are held by jobs outside this run (those slots free up when their jobs are finalized or expire, at most 2 h after they opened)`,
+      details: { kind: 'slot_wait_over', slot_wait_ms: slotWaitMs, held_by_others: heldByOthers },
     },
     outcome: {
       ...failure(task, 'too_many_open_jobs', `no job slot came free within ${waited} (${heldByOthers} held by jobs outside this run); not sent`, { kind: 'slot_wait_over', slot_wait_ms: slotWaitMs, held_by_others: heldByOthers }),

@@ -1,4 +1,5 @@
-import type { DocumentOutcome, OutcomeError } from '../batch/batch-types.js';
+import type { DocumentOutcome, OutcomeDetails, OutcomeError } from '../batch/batch-types.js';
+import { plural } from '../util/plural.js';
 import { formatDuration } from '../util/duration.js';
 import { localInstant } from '../util/local-time.js';
 
@@ -25,6 +26,19 @@ export function cliErrorMessage(error: OutcomeError): string {
       return `${error.message} (run docextract extract on the file)`;
     default:
       return error.message;
+  }
+}
+
+/** Why uploads stopped, in the CLI's words (its flags, the command to run again). */
+export function cliStopMessage(stop: { code: string; message: string; details?: OutcomeDetails }): string {
+  const details = stop.details;
+  switch (details?.kind) {
+    case 'max_credits':
+      return `--max-credits ${details.max_credits} would be passed by ${details.file} (${plural(details.pages, 'page')}); stopped admitting files`;
+    case 'slot_wait_over':
+      return `documents that split waited --slot-wait ${formatDuration(details.slot_wait_ms)} for a job slot; ${details.held_by_others} are held by jobs outside this run. Run the same command again later (those slots free up when their jobs are finalized or expire, at most 2 h after they opened), or raise --slot-wait`;
+    default:
+      return stop.message;
   }
 }
 

@@ -1,4 +1,4 @@
-import { wordedForCli } from './outcome-words.js';
+import { cliStopMessage, wordedForCli } from './outcome-words.js';
 import { localInstant } from '../util/local-time.js';
 import type { ResponseEvent } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
@@ -83,7 +83,7 @@ export function batchOutcome(ctx: CliContext, report: ExtractBatchReport, allCom
   printResumeAdvice(ctx, report);
   if (report.interrupted) return 'interrupted';
   if (report.budgetExhausted) {
-    ctx.ui.error(`stopped admitting files: ${report.budgetExhausted.message} (${report.budgetExhausted.code})`);
+    ctx.ui.error(`stopped admitting files: ${cliStopMessage(report.budgetExhausted)} (${report.budgetExhausted.code})`);
     return 'budget-exhausted';
   }
   if (!allComplete()) return 'work-failed';

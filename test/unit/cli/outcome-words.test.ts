@@ -33,3 +33,16 @@ describe('outcomes carry reasons as data; the CLI words them', () => {
     expect(wordedForCli(plain)).toBe(plain);
   });
 });
+
+describe('stop reasons carry their setting as data', () => {
+  it('a run stopped by its credit budget: plain words from the engine, the flag from the CLI', async () => {
+    const { AdmissionStops } = await import('../../../src/batch/admission-stops.js');
+    const { cliStopMessage } = await import('../../../src/cli/outcome-words.js');
+    const stops = new AdmissionStops(10);
+    const verdict = stops.verdict(new DocumentTask(doc, 0));
+    expect(verdict).toMatchObject({ stop: { code: 'max_credits_reached', details: { kind: 'max_credits', max_credits: 10, pages: 12, file: 'in/twelve.pdf' } } });
+    const stop = (verdict as { stop: { code: string; message: string } }).stop;
+    expect(stop.message).not.toContain('--max-credits');
+    expect(cliStopMessage(stop)).toBe('--max-credits 10 would be passed by in/twelve.pdf (12 pages); stopped admitting files');
+  });
+});
