@@ -219,7 +219,7 @@ export class BatchState implements BatchView {
           if (this.slots.refused(now, cap)) {
             this.events.notice?.(
               `${held} of the key's ${this.settings.openJobCap} job slots are held by jobs outside this run; documents that split wait for one` +
-                ` (asking again with backoff, from ${formatDuration(this.slots.nextTryAt - now)}; up to --slot-wait ${formatDuration(this.settings.slotWaitMs)}), the rest go on`,
+                ` (asking again with backoff, from ${formatDuration(this.slots.nextTryAt - now)}; for up to ${formatDuration(this.settings.slotWaitMs)}), the rest go on`,
             );
           }
           this.events.slotsHeld?.(held, this.slots.nextTryAt);

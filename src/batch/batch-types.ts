@@ -77,6 +77,8 @@ export type OutcomeDetails =
   | { kind: 'extraction_failed'; charged: number }
   /** The job was lost and its source is unknown to this run: extract the file again to finish it. */
   | { kind: 'source_unknown' }
+  /** Under the rate windows, a document of this many pages cannot be finished before its job expires. */
+  | { kind: 'rate_budget_too_small'; pages: number }
   /** maxCredits would be passed by this document. */
   | { kind: 'max_credits'; max_credits: number; pages: number | undefined; file: string };
 
@@ -131,6 +133,10 @@ export interface BatchEvents {
   /** Job slots held by jobs outside this run (0: none any more), and when the next probe goes. */
   slotsHeld?(held: number, nextTryAt: number | undefined): void;
   notice?(message: string): void;
+  /** No upload can be admitted any more (a budget, the credits, a halt): files still arriving are not taken. */
+  intakeStopped?(reason: { code: string; message: string; details?: OutcomeDetails }): void;
+  /** A job an earlier run left open that no document of this run takes up: it holds a job slot until it is finished (collected) or expires. */
+  strayJob?(job: { parentJobId: string; path: string; expiresAt: number }): void;
   /** A chunk's extraction failed: it is tried again at `retryAt`, or (without one) its pages will be reported missing. */
   chunkFailed?(failure: ChunkFailure): void;
   /** A request reached no server (no connection was made): it is not counted, and the service is unreachable since `since`. */

@@ -194,7 +194,7 @@ export class BatchRunner {
     this.state.skipped(next.skips);
     if (next.skips.length > 0) this.change.raise();
     if (next.stopIntake && !this.intakeHalt.signal.aborted) {
-      this.events.notice?.(`no longer taking new files: ${next.stopIntake.message}`);
+      this.events.intakeStopped?.(next.stopIntake);
       this.intakeHalt.abort(new Error('nothing admitted'));
     }
     return next;

@@ -7,6 +7,7 @@ import { plural } from '../util/plural.js';
 import type { BatchSettings } from './batch-settings.js';
 import type { CliContext } from './context.js';
 import { printData } from './output.js';
+import { wordedForCli } from './outcome-words.js';
 
 export type DryRunOptions = Omit<CostPreviewOptions, 'storeDb' | 'finalize' | 'now'>;
 
@@ -20,7 +21,7 @@ export async function printDryRun(ctx: CliContext, plan: PlanResult, settings: B
   const requests = files.reduce((sum, file) => sum + file.requests, 0);
   const credits = files.reduce((sum, file) => sum + file.credits, 0);
   const shortestMs = minimumMakespanMs(requests, settings.windows);
-  const rejected = plan.rejected.map((outcome) => ({ file: outcome.file, error: outcome.error }));
+  const rejected = plan.rejected.map(wordedForCli).map((outcome) => ({ file: outcome.file, error: outcome.error }));
   const reused = files.filter((file) => file.action === 'reuse' || file.action === 'copy').length;
   const summary = {
     files,

@@ -22,6 +22,8 @@ export function cliErrorMessage(error: OutcomeError): string {
       return `no job slot came free within --slot-wait ${formatDuration(details.slot_wait_ms)} (${details.held_by_others} held by jobs outside this run); not sent`;
     case 'extraction_failed':
       return `${error.message}; --retry-failed tries once more`;
+    case 'rate_budget_too_small':
+      return `${error.message}. Raise --rate-limit if your key allows more, or split the file.`;
     case 'source_unknown':
       return `${error.message} (run docextract extract on the file)`;
     default:
@@ -40,6 +42,11 @@ export function cliStopMessage(stop: { code: string; message: string; details?: 
     default:
       return stop.message;
   }
+}
+
+/** A job of an earlier run that this run does not take up, and the command that finishes it. */
+export function strayJobNotice(job: { parentJobId: string; path: string }): string {
+  return `job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: docextract collect ${job.parentJobId}`;
 }
 
 /** The outcome as the CLI shows and prints it (`--json` included): its message in the CLI's words. */

@@ -1,4 +1,4 @@
-import { wordedForCli } from './outcome-words.js';
+import { cliStopMessage, strayJobNotice, wordedForCli } from './outcome-words.js';
 import type { MultiBar, SingleBar } from 'cli-progress';
 import type { BatchEvents, ChunkFailure, DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
@@ -121,6 +121,14 @@ export class BatchDisplay implements BatchEvents {
 
   notice(message: string): void {
     this.ctx.ui.warn(message);
+  }
+
+  intakeStopped(reason: Parameters<typeof cliStopMessage>[0]): void {
+    this.ctx.ui.warn(`no longer taking new files: ${cliStopMessage(reason)}`);
+  }
+
+  strayJob(job: { parentJobId: string; path: string }): void {
+    this.ctx.ui.warn(strayJobNotice(job));
   }
 
   documentFinished(finishedOutcome: DocumentOutcome): void {

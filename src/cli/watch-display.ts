@@ -1,4 +1,4 @@
-import { wordedForCli } from './outcome-words.js';
+import { cliStopMessage, strayJobNotice, wordedForCli } from './outcome-words.js';
 import type { Ora } from 'ora';
 import type { BatchEvents, ChunkFailure, DocumentOutcome } from '../batch/batch-types.js';
 import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
@@ -82,6 +82,14 @@ export class WatchDisplay implements WatchEvents {
 
   notice(message: string): void {
     this.ctx.ui.warn(message);
+  }
+
+  intakeStopped(reason: Parameters<typeof cliStopMessage>[0]): void {
+    this.ctx.ui.warn(`no longer taking new files: ${cliStopMessage(reason)}`);
+  }
+
+  strayJob(job: { parentJobId: string; path: string }): void {
+    this.ctx.ui.warn(strayJobNotice(job));
   }
 
   documentFinished(finishedOutcome: DocumentOutcome): void {

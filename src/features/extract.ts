@@ -49,9 +49,7 @@ export async function runExtractBatch(
     phantomJobs: phantomsOf(strayJobs, deps.session.state, settings.ttlMs, now),
   };
   for (const outcome of plan.alreadyDone) deps.events.documentFinished(outcome);
-  for (const job of plan.strayJobs) {
-    deps.events.notice?.(`job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: docextract collect ${job.parentJobId}`);
-  }
+  for (const job of plan.strayJobs) deps.events.strayJob?.(job);
   const blocked = plan.tasks.length > 0 ? await outputFolderProblem(outDir) : undefined;
   if (blocked) {
     // A result is paid for before it is written: send nothing whose result could not be saved.

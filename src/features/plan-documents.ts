@@ -62,14 +62,8 @@ export async function planFiles(
       return;
     }
     if (checked.pages !== undefined && isSplit(checked.pages) && !fitsWithinTtl(checked.pages, options.windows, options.ttlMs, options.marginMs)) {
-      rejected.push({
-        ...rejection(
-          input.displayPath,
-          'rate_budget_too_small',
-          `${input.displayPath} has ${checked.pages} pages; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires. Raise --rate-limit if your key allows more, or split the file.`,
-        ),
-        pages: checked.pages,
-      });
+      const message = `${input.displayPath} has ${checked.pages} pages; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires`;
+      rejected.push({ ...failedOutcome(input.displayPath, { code: 'rate_budget_too_small', message, details: { kind: 'rate_budget_too_small', pages: checked.pages } }), pages: checked.pages });
       return;
     }
     const model = options.models?.modelFor(relative(commonBase, checked.path));

@@ -128,7 +128,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
     await planner.indexed();
   }
   const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));
-  for (const job of strayJobs) deps.events.notice?.(`job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: docextract collect ${job.parentJobId}`);
+  for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
   return { ...report, counts: tally.counts, checksFailed: tally.checksFailed, openJobs: tally.openJobs, strayJobs };
 }
 
