@@ -53,7 +53,14 @@ export class ApiClient {
   }
 
   /** GET result?job_id=<parent>[&finalize=true]. Never follows a manifest's result_url. */
-  collect(parentJobId: string, opts?: { finalize?: boolean }, signal?: AbortSignal): Promise<CollectedResult> {
+  collect(
+    parentJobId: string,
+    opts?: {
+      /** Delete every extracted datum of the job once the answer is sent: irreversible; later calls give job_expired. @default false */
+      finalize?: boolean;
+    },
+    signal?: AbortSignal,
+  ): Promise<CollectedResult> {
     return collectResult(this.http, parentJobId, opts?.finalize, signal);
   }
 

@@ -20,8 +20,13 @@ import { parseRateLimit } from './rate-limit.js';
 import { ErrorEnvelope } from './schemas.js';
 import type { Endpoint, RateLimitInfo } from './types.js';
 
-/** Common base of everything the API client throws. */
+/**
+ * Common base of everything the API client throws, so one `instanceof`
+ * tells a service failure from a bug or an abort. Branch on the subclass
+ * and its `code`, not on `message`.
+ */
 export class DocextractApiError extends Error {
+  /** The class name (`'RateLimitError'`, …), for logs; stable, unlike `message`. */
   override readonly name: string = 'DocextractApiError';
 }
 
@@ -34,16 +39,32 @@ interface ApiErrorInit {
   rateLimit?: RateLimitInfo;
 }
 
-/** The server answered with the error envelope (spec §2.8). */
+/**
+ * The service answered with an error status and the error envelope
+ * (spec §2.8, §7): it understood the request and refused it. Each status the
+ * spec lists has its own subclass (see {@link ApiError.from}); this class
+ * itself is thrown only for a status the spec does not list, which is final.
+ */
 export class ApiError extends DocextractApiError {
   override readonly name: string = 'ApiError';
+  /** The HTTP status of the answer, e.g. 429. */
   readonly status: number;
-  /** Stable machine-readable code, e.g. `rate_limit_exceeded`. Branch on this. */
+  /**
+   * Stable machine-readable code from the envelope, e.g. `rate_limit_exceeded`,
+   * or `http_<status>` when the body had no envelope. Branch on this.
+   */
   readonly code: string;
+  /** The envelope's `error.details`, e.g. `accepted_types`, `job_id`, `pages`; absent when the server sent none. */
   readonly details?: Record<string, unknown>;
+  /** The X-RateLimit-* headers of the answer (429s carry them), absent when it had none; `reset` says when to try again. */
   readonly rateLimit?: RateLimitInfo;
+  /** The endpoint that answered. */
   readonly endpoint: Endpoint;
 
+  /**
+   * Normally built by {@link ApiError.from}; construct one directly only to fake an answer in tests.
+   * @param init The endpoint, status, envelope code, message and details, and rate-limit headers of the answer.
+   */
   constructor(init: ApiErrorInit) {
     super(`${init.endpoint}: HTTP ${init.status} ${init.code}${init.message ? `: ${init.message}` : ''}`);
     this.status = init.status;
@@ -57,6 +78,12 @@ export class ApiError extends DocextractApiError {
    * THE single place that maps an HTTP status to a subclass. A body without
    * the envelope still yields an error (code `http_<status>`), but the client
    * itself routes such bodies to MalformedResponseError before calling this.
+   * A 5xx the spec does not list becomes a {@link ServerError}; any other
+   * unlisted status a plain ApiError.
+   * @param endpoint The endpoint that answered.
+   * @param status The HTTP status of the answer.
+   * @param body The parsed JSON body, expected to be the error envelope.
+   * @param headers The answer's headers, read for X-RateLimit-*.
    */
   static from(endpoint: Endpoint, status: number, body: unknown, headers: Headers): ApiError {
     const envelope = ErrorEnvelope.safeParse(body);
@@ -75,18 +102,75 @@ export class ApiError extends DocextractApiError {
   }
 }
 
+/**
+ * 400: a malformed request (`invalid_file`, `invalid_file_type`,
+ * `invalid_options`, `invalid_request`, `unknown_model`,
+ * `page_limit_exceeded` past 150 pages; a missing `job_id` on `process` and
+ * `result`). Final: the same request gets the same answer, so fix the input.
+ */
 export class BadRequestError extends ApiError { override readonly name: string = 'BadRequestError'; }
+/**
+ * 401: the key is missing, invalid or inactive (`invalid_api_key`), or
+ * expired (`expired_api_key`). Final for every request with this key: stop
+ * and fix the key.
+ */
 export class AuthenticationError extends ApiError { override readonly name: string = 'AuthenticationError'; }
+/**
+ * 402: the key's request cap is reached (`usage_limit_exceeded`), or its
+ * credits do not cover the document's pages (`insufficient_credits`). Final:
+ * nothing more can be extracted until the account is topped up.
+ */
 export class PaymentRequiredError extends ApiError { override readonly name: string = 'PaymentRequiredError'; }
+/**
+ * 404 `job_not_found`: no such job for this key (a job of another key looks
+ * the same). Final: the job id is wrong, or belongs to another key.
+ */
 export class NotFoundError extends ApiError { override readonly name: string = 'NotFoundError'; }
+/**
+ * 405 `method_not_allowed`: the wrong HTTP method for the endpoint (for
+ * `models`, anything but GET). A client bug; final.
+ */
 export class MethodNotAllowedError extends ApiError { override readonly name: string = 'MethodNotAllowedError'; }
+/**
+ * 409 `chunk_in_progress`: another request holds the claim on this chunk
+ * (`process`). Wait and try again: a stuck claim is re-claimable after
+ * 120 s, so {@link decideRetry} backs off up to that.
+ */
 export class ConflictError extends ApiError { override readonly name: string = 'ConflictError'; }
+/**
+ * 410: the job is past its 2-hour TTL or already finalized (`job_expired`),
+ * or the chunk's staged source file is gone (`chunk_source_lost`). Its
+ * chunks cannot be recovered: upload the document again.
+ */
 export class GoneError extends ApiError { override readonly name: string = 'GoneError'; }
+/**
+ * 413 `file_too_large`: the file is over 10 MB. Final: the service will
+ * never take this file as it is.
+ */
 export class PayloadTooLargeError extends ApiError { override readonly name: string = 'PayloadTooLargeError'; }
+/**
+ * 422 `extraction_failed`: the document was accepted but extraction failed.
+ * On `documents` it is final and already charged (1 credit); on `process`
+ * the chunk stays available and trying it again is free.
+ */
 export class UnprocessableEntityError extends ApiError { override readonly name: string = 'UnprocessableEntityError'; }
+/**
+ * 429: a rate window is full (`rate_limit_exceeded`): pause all sending
+ * until `rateLimit.reset`; or the key holds 5 unexpired multi-page jobs
+ * (`too_many_open_jobs`): asking again does not help until one is collected
+ * with finalize, or expires.
+ */
 export class RateLimitError extends ApiError { override readonly name: string = 'RateLimitError'; }
-/** 500, and any other 5xx that carries the envelope (503 has its own class). */
+/**
+ * 500 (`server_error`, or `persist_failed`: extracted but not stored, and
+ * not charged), and any other 5xx that carries the envelope (503 has its own
+ * class). Worth retrying with backoff.
+ */
 export class ServerError extends ApiError { override readonly name: string = 'ServerError'; }
+/**
+ * 503 `server_busy`: the service's staging capacity is exhausted. Pause all
+ * sending for a few minutes, then try again.
+ */
 export class ServiceUnavailableError extends ApiError { override readonly name: string = 'ServiceUnavailableError'; }
 
 const STATUS_CLASSES: Readonly<Record<number, new (init: ApiErrorInit) => ApiError>> = {
@@ -111,7 +195,9 @@ const STATUS_CLASSES: Readonly<Record<number, new (init: ApiErrorInit) => ApiErr
  */
 export class TransportError extends DocextractApiError {
   override readonly name: string = 'TransportError';
+  /** The endpoint the request was sent to. */
   readonly endpoint: Endpoint;
+  /** Whether asking again is safe and may help: true but for a {@link ResponseTooLargeError} from `documents` that is not a 202. */
   readonly retryable: boolean = true;
   /**
    * A connection to the service was open and dropped (closed, reset, or
@@ -126,6 +212,12 @@ export class TransportError extends DocextractApiError {
    */
   readonly neverConnected: boolean;
 
+  /**
+   * @param endpoint The endpoint the request was sent to.
+   * @param message What failed; the endpoint is prefixed to it.
+   * @param options `cause`: the underlying error (undici's, the abort's);
+   *   `connectionDropped` and `neverConnected`, both false unless given.
+   */
   constructor(endpoint: Endpoint, message: string, options?: { cause?: unknown; connectionDropped?: boolean; neverConnected?: boolean }) {
     super(`${endpoint}: ${message}`, options);
     this.endpoint = endpoint;
@@ -134,22 +226,37 @@ export class TransportError extends DocextractApiError {
   }
 }
 
-/** Connection refused or reset, DNS failure, socket closed mid-body. */
+/**
+ * Connection refused or reset, DNS failure, socket closed mid-body.
+ * Retryable; `neverConnected` tells whether the service saw the request.
+ */
 export class NetworkError extends TransportError { override readonly name: string = 'NetworkError'; }
 
-/** A connect, headers, body or overall deadline passed. */
+/**
+ * A connect, headers, body or overall deadline passed (see
+ * {@link ApiTimeouts}). Retryable, but on `documents` the upload may have
+ * been extracted and charged before the answer was lost.
+ */
 export class TimeoutError extends TransportError { override readonly name: string = 'TimeoutError'; }
 
 /**
  * An answer that is not the API speaking: a proxy's HTML 502, truncated JSON,
- * an error status without the envelope, a redirect.
+ * an error status without the envelope, a redirect. Retryable: it usually
+ * comes from something between the client and the service.
  */
 export class MalformedResponseError extends TransportError {
   override readonly name: string = 'MalformedResponseError';
+  /** The HTTP status of the answer. */
   readonly status: number;
   /** The start of the body, key redacted, for logs. */
   readonly bodySnippet: string;
 
+  /**
+   * @param endpoint The endpoint the request was sent to.
+   * @param status The HTTP status of the answer.
+   * @param reason What is wrong with it, e.g. `empty body`.
+   * @param bodySnippet The start of the body, already redacted.
+   */
   constructor(endpoint: Endpoint, status: number, reason: string, bodySnippet: string) {
     super(endpoint, `HTTP ${status}, ${reason}`);
     this.status = status;
@@ -167,12 +274,20 @@ export class MalformedResponseError extends TransportError {
  */
 export class ResponseTooLargeError extends TransportError {
   override readonly name: string = 'ResponseTooLargeError';
+  /** Always `response_too_large`, so callers can branch on `code` as for an {@link ApiError}. */
   readonly code = 'response_too_large' as const;
+  /** False on `documents` unless the status is 202: a 200 was probably charged, and asking again would pay twice. */
   override readonly retryable: boolean;
+  /** The HTTP status of the oversized answer. */
   readonly status: number;
   /** The cap that was passed, in bytes. */
   readonly capBytes: number;
 
+  /**
+   * @param endpoint The endpoint that answered.
+   * @param status The HTTP status of the answer.
+   * @param capBytes The cap that was passed, in bytes.
+   */
   constructor(endpoint: Endpoint, status: number, capBytes: number) {
     super(endpoint, `HTTP ${status}, body larger than the ${capBytes}-byte cap for ${endpoint}; stopped reading`);
     this.status = status;
@@ -190,10 +305,17 @@ export class ResponseTooLargeError extends TransportError {
  */
 export class ProxyAuthRequiredError extends DocextractApiError {
   override readonly name: string = 'ProxyAuthRequiredError';
+  /** Always `proxy_auth_required`: fix the proxy settings (e.g. credentials in HTTPS_PROXY), then run again. */
   readonly code = 'proxy_auth_required' as const;
+  /** The endpoint the request was meant for. */
   readonly endpoint: Endpoint;
+  /** Always 407. */
   readonly status = 407 as const;
 
+  /**
+   * @param endpoint The endpoint the request was meant for.
+   * @param options `cause`: the underlying error, when the proxy refused the tunnel.
+   */
   constructor(endpoint: Endpoint, options?: { cause?: unknown }) {
     super(`${endpoint}: the proxy answered 407 Proxy Authentication Required`, options);
     this.endpoint = endpoint;
@@ -201,17 +323,27 @@ export class ProxyAuthRequiredError extends DocextractApiError {
 }
 
 /**
- * Valid JSON that does not match the spec's schema. Not retryable: asking
- * again gets the same body. Distinct from ApiError because the server did not
- * report a failure; it answered, just not as the spec says.
+ * Valid JSON that does not match the spec's schema. Final, as asking again
+ * usually gets the same body, except where asking again is free: a `result`
+ * read, and a 202 split manifest from `documents` (a split costs nothing).
+ * Distinct from ApiError because the server did not report a failure; it
+ * answered, just not as the spec says.
  */
 export class ResponseValidationError extends DocextractApiError {
   override readonly name: string = 'ResponseValidationError';
   /** The zod issues (or a single synthetic issue for an unexpected status). */
   readonly issues: unknown[];
+  /** The endpoint that answered. */
   readonly endpoint: Endpoint;
+  /** The HTTP status of the answer. */
   readonly status: number;
 
+  /**
+   * @param endpoint The endpoint that answered.
+   * @param status The HTTP status of the answer.
+   * @param issues The zod issues, kept for logs and tests.
+   * @param summary One line on what does not match, for the message.
+   */
   constructor(endpoint: Endpoint, status: number, issues: unknown[], summary: string) {
     super(`${endpoint}: HTTP ${status} body does not match the API schema: ${summary}`);
     this.endpoint = endpoint;

@@ -7,9 +7,13 @@ import type { ExtractOptions } from './types.js';
  */
 export const UPLOAD_PART_BYTES = 64 * 1024;
 
+/** A file to upload to `documents`, already in memory (at most 10 MB, so reading it whole is fine). */
 export interface UploadFile {
+  /** The file's bytes; sent in 64 KiB views, never copied. */
   body: Uint8Array;
+  /** The name sent with the file part, e.g. `invoice.pdf`. */
   filename: string;
+  /** The part's media type: `application/pdf`, `image/jpeg` or `image/png`. */
   contentType: string;
 }
 

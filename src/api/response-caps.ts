@@ -13,6 +13,11 @@ const MIB = 1024 * 1024;
 /** Bytes of (inflated) answer body accepted per endpoint. */
 export type ResponseCaps = Record<Endpoint, number>;
 
+/**
+ * The caps used for each endpoint not given in `ApiClientOptions.responseCaps`:
+ * 1 MiB for health, authorised and process, 8 MiB for models, 64 MiB for
+ * documents and result (150 pages of dense extraction, with 4x headroom).
+ */
 export const DEFAULT_RESPONSE_CAPS: Readonly<ResponseCaps> = {
   // A status object, a key check: a few hundred bytes each.
   health: MIB,

@@ -12,6 +12,7 @@
 import { ApiError, ProxyAuthRequiredError, ResponseTooLargeError, ResponseValidationError, TransportError } from './errors.js';
 import type { Endpoint } from './types.js';
 
+/** The knobs of {@link decideRetry}; each one left out takes its value from {@link DEFAULT_RETRY_TUNING}. */
 export interface RetryTuning {
   /** First backoff step for 5xx, chunk 422 and transport failures. @default 1000 */
   baseDelayMs: number;
@@ -25,16 +26,34 @@ export interface RetryTuning {
   maxAttempts: number;
 }
 
+/** The verdict of {@link decideRetry}: send the same request again after a wait, or report the failure. */
 export type RetryDecision =
-  | { action: 'retry'; delayMs: number; reason: string; /** 503 and 429: pause ALL sending, not just this request. */ pauseAll?: boolean }
-  | { action: 'give-up'; reason: string };
+  | {
+      /** Send the request again after `delayMs`. */
+      action: 'retry';
+      /** How long to wait before sending again, in ms, jitter included. */
+      delayMs: number;
+      /** Why, in a few words, for logs (e.g. `429 rate_limit_exceeded; waiting for the window to reset`). */
+      reason: string;
+      /** 503 and 429: pause ALL sending, not just this request. */
+      pauseAll?: boolean;
+    }
+  | {
+      /** Asking again cannot help, or the attempts are spent: report the error. */
+      action: 'give-up';
+      /** Why, in a few words, for logs and the document's outcome. */
+      reason: string;
+    };
 
+/** What {@link decideRetry} needs beyond the error: where it happened, the clock, randomness, and the tuning. */
 export interface RetryContext {
+  /** The endpoint the failed request was sent to: the same status means different things on `documents` and `process`. */
   endpoint: Endpoint;
   /** Unix milliseconds, from the injected clock. */
   nowMs: number;
   /** In [0, 1), injected so tests are exact. */
   random: () => number;
+  /** Overrides of the defaults; undefined and non-finite values are ignored. @default DEFAULT_RETRY_TUNING */
   tuning?: Partial<RetryTuning>;
   /**
    * A 429's reset as the caller read it through the server's clock and the
@@ -42,9 +61,15 @@ export interface RetryContext {
    * cannot be true, and the length of the window the 429 belongs to, which
    * bounds every wait. Without it, Reset is taken as the spec's Unix seconds.
    */
-  rateLimit?: { resetAtMs: number | undefined; windowMs: number | undefined };
+  rateLimit?: {
+    /** When the window resets, Unix ms on the local clock; undefined when unknown. */
+    resetAtMs: number | undefined;
+    /** The length of the window the 429 belongs to, in ms; undefined when unknown. */
+    windowMs: number | undefined;
+  };
 }
 
+/** The tuning {@link decideRetry} uses for every field `RetryContext.tuning` leaves out. */
 export const DEFAULT_RETRY_TUNING: Readonly<RetryTuning> = {
   baseDelayMs: 1_000,
   maxDelayMs: 60_000,
@@ -67,6 +92,20 @@ const BUSY_JITTER_FRACTION = 0.25;
 /** Statuses whose answer won't change by asking again. */
 const FINAL_STATUSES = new Set([400, 401, 402, 404, 405, 410, 413]);
 
+/**
+ * Decide whether a failed request is worth sending again, and after how
+ * long. Final: client errors (400, 401, 402, 404, 405, 410, 413) and
+ * unlisted statuses, a synchronous 422, `too_many_open_jobs`, a proxy's 407,
+ * a schema mismatch (but on a `result` read or a 202 manifest, which cost
+ * nothing to ask again), an oversized `documents` answer other than a 202,
+ * and anything that is not an API failure. Retried, until `maxAttempts`: a 429 after its window
+ * resets and a 503 after the busy pause (both pausing all sending), a 409
+ * with a doubling wait, and 5xx, a chunk's 422 and transport failures with
+ * capped exponential backoff and full jitter.
+ * @param error What the request threw.
+ * @param attempt Attempts made so far, this one included (1 after the first failure).
+ * @param ctx The endpoint, the clock, the random source and the tuning.
+ */
 export function decideRetry(error: unknown, attempt: number, ctx: RetryContext): RetryDecision {
   const t = resolveTuning(ctx.tuning);
   const verdict = classify(error, ctx.endpoint);

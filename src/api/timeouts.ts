@@ -28,6 +28,7 @@
 import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import type { ApiTimeouts, Endpoint } from './types.js';
 
+/** The timeouts {@link ApiClient} uses for each one not given in `ApiClientOptions.timeouts`; each is explained on {@link ApiTimeouts}. */
 export const DEFAULT_TIMEOUTS: Readonly<Required<ApiTimeouts>> = {
   connectMs: 10_000,
   // Long on purpose: a sync extraction is an AI call, and a timeout on

@@ -9,9 +9,9 @@ export type Endpoint = 'documents' | 'process' | 'result' | 'models' | 'health' 
  * sending them would only hide a typo.
  */
 export type ExtractOptions = {
-  /** Prompt template name (a document type, not an AI model). */
+  /** Prompt template name (a document type, not an AI model). @default none sent: the service uses `invoice` */
   model?: string;
-  /** Synonym for `model`. The server's own default is `invoice`. */
+  /** Synonym for `model`. @default none sent: the service uses `invoice` */
   document_type?: string;
   /** Store the result server-side; the answer then carries `extraction_id`. @default false */
   store_db?: boolean;
@@ -32,7 +32,9 @@ export interface IgnoredHeader {
  * undefined; each ignored one is listed in `ignored`.
  */
 export interface RateLimitInfo {
+  /** X-RateLimit-Limit: requests permitted in the window. */
   limit?: number;
+  /** X-RateLimit-Remaining: requests left in the window. */
   remaining?: number;
   /**
    * The raw integer as sent (the spec says Unix seconds; servers also send
@@ -45,8 +47,11 @@ export interface RateLimitInfo {
 
 /** One HTTP answer, reported whatever its status (the rate gate learns from 429s too). */
 export interface ResponseEvent {
+  /** The endpoint that answered. */
   endpoint: Endpoint;
+  /** The HTTP status. */
   status: number;
+  /** The X-RateLimit-* headers, when the answer had any. */
   rateLimit?: RateLimitInfo;
   /** From sending the request to the end of reading the response body. */
   durationMs: number;
@@ -97,6 +102,7 @@ export interface ApiTimeouts {
   lightMs?: number;
 }
 
+/** Options of {@link ApiClient}. Only `baseUrl` and `userAgent` are required. */
 export interface ApiClientOptions {
   /** Service root, e.g. `http://127.0.0.1:8787`. Trailing slashes are stripped. */
   baseUrl: string;

@@ -2,35 +2,60 @@ import type { ResultChecks } from './result-file.js';
 
 /** A file that passed preflight and is ready to schedule. */
 export interface PlannedDocument {
+  /** Absolute path, as reached (symbolic links not resolved). */
   path: string;
+  /** As the user would recognise it: relative to cwd when inside it, absolute otherwise. */
   displayPath: string;
+  /** sha256 of the file's bytes, hex: what identifies the content across runs. */
   sha256: string;
+  /** Size in bytes. */
   size: number;
+  /** The file type found in its bytes (not its name). */
   type: 'pdf' | 'jpeg' | 'png';
+  /** The media type sent with the upload. */
   contentType: string;
   /** undefined: a PDF we could not count; the server's status code decides sync or split. */
   pages: number | undefined;
+  /** Where its result file goes. */
   output: string;
   /** The template to send, normalised; undefined leaves it to the service (invoice). */
   model?: string;
 }
 
+/**
+ * How a document ended: `complete` (every page extracted, result on disk),
+ * `partial` (result on disk, some pages missing), `failed` (no result; see
+ * `error`), `skipped` (not sent: a budget, no job slot, or the run stopped
+ * admitting work), `interrupted` (the run was aborted first; an open job
+ * resumes on the next run).
+ */
 export type DocumentStatus = 'complete' | 'partial' | 'failed' | 'skipped' | 'interrupted';
 
 /** One line per input, as printed by --json. */
 export interface DocumentOutcome {
+  /** The input, as the user would recognise it: relative to cwd when inside it. */
   file: string;
+  /** How it ended. */
   status: DocumentStatus;
+  /** Pages in the document; null when unknown. */
   pages: number | null;
+  /** The document type the service reports it used, else the one asked; null without a result. */
   model: string | null;
+  /** The result file's path; null when none was written. */
   output: string | null;
+  /** The parent job id of a split document; null for a synchronous one or before the split. */
   job_id: string | null;
+  /** The id of the result stored server-side (`store_db`); null otherwise. */
   extraction_id: string | null;
+  /** The service's warnings on the result, e.g. `mixed_models`. */
   warnings: string[];
+  /** The extracted data; left out of the report a finished run returns. */
   data?: unknown;
   /** Why the document did not complete: a code, a plain message, and (where the reader is advised what to do) the facts to word that advice with. */
   error?: OutcomeError;
+  /** Pages without extracted data: those of a partial result, or of a job left open. */
   missing_pages?: number[];
+  /** Credits this run spent on the document (0 when reused or not sent). */
   credits: number;
   /** For interrupted jobs: when the server forgets them. */
   expires_at?: string;
@@ -50,10 +75,11 @@ export interface ResultChecker {
 
 /** Why a document did not complete. */
 export interface OutcomeError {
-  /** The service's error code, or docextract's own (`file_changed`, `partial`, `too_many_open_jobs`, ...). */
+  /** Stable machine-readable code: the service's (e.g. `file_too_large`) or the run's own (e.g. `insufficient_credits`, `interrupted`, `partial`). Branch on this. */
   code: string;
-  /** What happened, in plain words that name no command (a CLI or an agent adds its own advice from `details`). */
+  /** What happened, for people, in plain words that name no command (a CLI or an agent adds its own advice from `details`); the wording is not stable. */
   message: string;
+  /** The facts behind the outcome (an open job, a setting), for advice. */
   details?: OutcomeDetails;
 }
 
@@ -96,7 +122,7 @@ export interface RunSettings {
   finalize: boolean;
   /** Ask the service to store results (store_db). @default false */
   storeDb: boolean;
-  /** Stop admitting files before this many credits would be spent. */
+  /** Stop admitting files before this many credits would be spent. @default no limit */
   maxCredits?: number;
   /** Retry a synchronous extraction_failed (already charged). @default false */
   retryFailed: boolean;
@@ -122,16 +148,23 @@ export interface RunSettings {
 export interface BatchEvents {
   /** An upload of the document is being sent (again, after a retry). */
   uploadStarted?(doc: PlannedDocument): void;
+  /** The document was split and its job opened, with `chunksTotal` chunks to process. */
   documentStarted?(doc: PlannedDocument, chunksTotal: number | null): void;
+  /** One more chunk of a split document is processed. */
   chunkDone?(doc: PlannedDocument, chunksDone: number, chunksTotal: number): void;
+  /** The document ended, whatever the way: exactly once per input. */
   documentFinished(outcome: DocumentOutcome): void;
+  /** A request to `endpoint` (`documents`, `process`, …) was handed to the network. */
   requestSent?(endpoint: string): void;
+  /** The service charged `credits` (a synchronous extraction, a chunk, a failed synchronous 422). */
   creditsCharged?(credits: number): void;
+  /** Nothing can be sent before `untilMs` (Unix ms), for `reason`, e.g. a full rate window. */
   waiting?(untilMs: number, reason: string): void;
   /** The scheduler's lower bound for the time the unfinished documents still need (at most once a second). */
   timeLeft?(boundMs: number): void;
   /** Job slots held by jobs outside this run (0: none any more), and when the next probe goes. */
   slotsHeld?(held: number, nextTryAt: number | undefined): void;
+  /** Something a person should know that is not an outcome, e.g. a job from an earlier run still open. */
   notice?(message: string): void;
   /** No upload can be admitted any more (a budget, the credits, a halt): files still arriving are not taken. */
   intakeStopped?(reason: { code: string; message: string; details?: OutcomeDetails }): void;
@@ -149,12 +182,15 @@ export interface BatchEvents {
 
 /** One failed try at a chunk, as the display is told of it. */
 export interface ChunkFailure {
+  /** The document, as the user would recognise it. */
   file: string;
   /** The chunk's page range, e.g. "4-6". */
   pages: string;
+  /** The error code of the failure, e.g. `extraction_failed`. */
   code: string;
-  /** Tries so far that failed, and how many it gets. */
+  /** Tries so far that failed. */
   failures: number;
+  /** How many tries the chunk gets in all (RunSettings.chunkTries). */
   tries: number;
   /** When it is tried again; absent once it has been given up. */
   retryAt?: number;

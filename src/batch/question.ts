@@ -4,9 +4,11 @@
  * is paid for once.
  */
 export interface Question {
+  /** sha256 of the file's bytes, hex: the content, whatever its name or place. */
   sha256: string;
   /** As the service reads it: lowercased and trimmed; the service's default when none was sent. */
   model: string;
+  /** Whether the result was stored server-side: a stored and an unstored result answer different questions. */
   store_db: boolean;
 }
 

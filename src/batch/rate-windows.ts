@@ -6,6 +6,7 @@
 export interface RateWindow {
   /** Requests allowed in any sliding interval of `windowMs`. */
   limit: number;
+  /** The window's length, in ms. */
   windowMs: number;
   /** How the window was written, e.g. `10/min`. */
   label: string;

@@ -9,11 +9,14 @@ export function outputPathFor(outDir: string, commonBase: string, inputPath: str
   return join(outDir, `${safe}.json`);
 }
 
+/** `complete`: every page was extracted; `partial`: some are missing (`pages.missing`). */
 export type ResultStatus = 'complete' | 'partial';
 
 /** One way a result's data falls short of its schema: where (a dotted field path, `line_items.2.amount`; '' for the data itself) and what. */
 export interface CheckProblem {
+  /** The dotted path of the field at fault, e.g. `line_items.2.amount`; `''` for the data itself. */
   path: string;
+  /** What is wrong with it, e.g. `must be number`. */
   message: string;
 }
 
@@ -21,28 +24,66 @@ export interface CheckProblem {
 export interface ResultChecks {
   /** The schema file, as an absolute path. */
   schema: string;
+  /** True when the data matches the schema (`problems` is then empty). */
   passed: boolean;
+  /** Each way the data falls short. */
   problems: CheckProblem[];
 }
 
 /** Everything a result file holds: the stitched data and where it came from. */
 export interface ResultDocument {
+  /** Whether every page made it into `data`. */
   status: ResultStatus;
-  source: { path: string; sha256: string; size: number; type: string; pages: number | null };
+  /** The input file the result was extracted from. */
+  source: {
+    /** Absolute path (a copy of identical content names its own path). */
+    path: string;
+    /** sha256 of the file's bytes, hex. */
+    sha256: string;
+    /** Size in bytes. */
+    size: number;
+    /** `pdf`, `jpeg` or `png`, as found in its bytes. */
+    type: string;
+    /** Pages in the file; null when unknown. */
+    pages: number | null;
+  };
   /** What was asked; a result is reused only for the same question. */
   question: Question;
   /** The template the service reports it used, else the one asked. */
   model: string | null;
-  pages: { total: number | null; processed: number | null; missing: number[] };
-  job: { parent_job_id: string; chunk_job_ids: string[]; expires_at: string } | null;
+  /** Page counts as the service reported them. */
+  pages: {
+    /** Pages in the document; null when unknown. */
+    total: number | null;
+    /** Pages extracted into `data`; null when unknown. */
+    processed: number | null;
+    /** Pages not in `data` (empty when complete). */
+    missing: number[];
+  };
+  /** The job of a split document; null for a synchronous extraction. */
+  job: {
+    /** The parent job id (`result`). */
+    parent_job_id: string;
+    /** The chunk job ids (`process`), in page order. */
+    chunk_job_ids: string[];
+    /** When the job expired or expires on the server (ISO 8601). */
+    expires_at: string;
+  } | null;
+  /** The id of the result stored server-side (`store_db`); null otherwise. */
   extraction_id: string | null;
+  /** The service's warnings, e.g. `mixed_models`. */
   warnings: string[];
+  /** Credits spent on this result (0 in a copy for identical content: paid once). */
   credits: number;
+  /** When work on the document started (ISO 8601). */
   started_at: string;
+  /** When the result was assembled, just before it was written (ISO 8601). */
   completed_at: string;
+  /** Always `docextract`: what wrote the file. */
   generator: string;
   /** Present when a schema applies to the result's document type (`--schema`, the `schemas` setting). */
   checks?: ResultChecks;
+  /** The extracted data, stitched in page order for a split document. */
   data: unknown;
 }
 

@@ -18,10 +18,26 @@ export interface EmulatorKeyConfig {
 
 /** A sliding-log rate window: at most `limit` requests in any `windowMs`. */
 export interface RateWindowConfig {
+  /** Requests allowed in any sliding interval of `windowMs`. */
   limit: number;
+  /** The window's length, in ms. */
   windowMs: number;
 }
 
+/**
+ * A failure the emulator can inject, per endpoint with a probability (see
+ * {@link FaultConfig}); at most one per request, plus `slow` drawn on its own.
+ *
+ * - `rate_limit`: 429 rate_limit_exceeded, before the rate windows count the request.
+ * - `server_busy`: 503 server_busy. `server_error`: 500 server_error.
+ * - `persist_failed`: 500 persist_failed (extracted, not stored, not charged).
+ * - `extraction_failed`: 422 extraction_failed (charged on `documents`, as the spec says).
+ * - `chunk_in_progress`: 409; `chunk_source_lost`: 410.
+ * - `reset_before`: the connection is reset before any work; `reset_after`: after the work is done.
+ * - `slow`: the answer waits `slowMs` more.
+ * - `html_502`: a proxy's HTML 502 page; `truncated_json`: half of the real answer.
+ * - the {@link LyingFaultKind}s.
+ */
 export type FaultKind =
   | 'rate_limit'
   | 'server_busy'
@@ -48,12 +64,15 @@ export type ResetStyle = 'epoch' | 'epoch-ms' | 'delta-seconds';
 
 /** A steady request rate: `count` requests per `perMs` milliseconds. */
 export interface RequestRate {
+  /** Requests per period. */
   count: number;
+  /** The period, in ms. */
   perMs: number;
 }
 
 /** Multi-page jobs another client holds open on every key from the start. */
 export interface ForeignJobsConfig {
+  /** Jobs held open on each key. */
   count: number;
   /** How long they stay open. @default the job TTL (ttlMs) */
   ttlMs?: number;
@@ -61,10 +80,13 @@ export interface ForeignJobsConfig {
 
 /** PEM text (or bytes) of the server certificate chain and its private key. */
 export interface TlsConfig {
+  /** The certificate chain, PEM. */
   cert: string | Buffer;
+  /** The certificate's private key, PEM. */
   key: string | Buffer;
 }
 
+/** The endpoints the emulator serves, by the last segment of their path. */
 export type EmulatorEndpoint = 'documents' | 'process' | 'result' | 'models' | 'health' | 'authorised';
 
 /** Per endpoint, the probability (0..1) of each fault kind. */
@@ -72,13 +94,21 @@ export type FaultConfig = Partial<Record<EmulatorEndpoint, Partial<Record<FaultK
 
 /** One line of the request log (used by the CLI; optional for programmatic users). */
 export interface EmulatorRequestLog {
+  /** When the answer went out, ms since epoch on the `now` clock. */
   at: number;
+  /** The HTTP method. */
   method: string;
+  /** The URL path, without the query (which may carry a key). */
   path: string;
+  /** The endpoint the path routes to; null for an unknown path (404). */
   endpoint: EmulatorEndpoint | null;
+  /** The HTTP status, or `reset` when the connection was reset instead. */
   status: number | 'reset';
+  /** The error code of an error answer, e.g. `rate_limit_exceeded`. */
   code?: string;
+  /** The failure fault drawn for this request, if any. */
   fault?: FaultKind;
+  /** From receiving the request to answering it, in ms. */
   durationMs: number;
   /** Body bytes actually written, for answers streamed by a fault (oversized_body, trickle_stop). */
   bodyBytes?: number;
@@ -91,6 +121,7 @@ export interface EmulatorRequestLog {
 /** A fixed delay in ms, or a uniform range of them. */
 export type Latency = number | { minMs: number; maxMs: number };
 
+/** Options of {@link startEmulator}; every one is optional, and the defaults are the spec's limits. */
 export interface EmulatorOptions {
   /** @default 0 (a free port) */
   port?: number;
@@ -123,6 +154,7 @@ export interface EmulatorOptions {
   holdAnswer?: (endpoint: EmulatorEndpoint) => Promise<void> | undefined;
   /** Extra delay of the `slow` fault; `trickle_stop` trickles a byte every slowMs/10 and hangs up after slowMs*10. @default 2000 */
   slowMs?: number;
+  /** Faults to inject from the start; change them later with `RunningEmulator.setFaults`. @default none */
   faults?: FaultConfig;
   /** Seeds the fault PRNG: same seed + same request order gives the same faults. @default random */
   seed?: number;
@@ -162,17 +194,21 @@ export interface EmulatorOptions {
   onRequest?: (entry: EmulatorRequestLog) => void;
 }
 
+/** What the emulator has done so far, for a test to assert on. */
 export interface EmulatorCounters {
   /** Total over all keys. */
   creditsCharged: number;
+  /** Credits charged, per key. */
   creditsChargedByKey: Record<string, number>;
   /** Every documents request whose file part was received, keyed by sha256 hex of the file bytes. */
   uploadsBySha256: Record<string, number>;
+  /** Requests received per endpoint, whatever their answer. */
   requestsByEndpoint: Record<EmulatorEndpoint, number>;
   /** 429s given: rate_limit_exceeded and too_many_open_jobs, real and injected. */
   rateLimited: number;
   /** Jobs that passed their TTL without being finalized. */
   expiredJobs: number;
+  /** Jobs collected with finalize=true, their data deleted. */
   finalizedJobs: number;
   /** `${endpoint}.${kind}` -> count of faults that took effect. */
   faultsInjected: Record<string, number>;
@@ -180,24 +216,35 @@ export interface EmulatorCounters {
   foreignRequests: number;
 }
 
+/** Something that happened to a job or an upload, emitted as `'event'` on `RunningEmulator.events`. */
 export interface EmulatorEvent {
+  /** What happened: a file was received, split, a chunk processed, a job collected, finalized or expired. */
   type: 'upload' | 'split' | 'chunk_processed' | 'collect' | 'finalize' | 'expire';
+  /** When, ms since epoch on the `now` clock. */
   at: number;
+  /** The key the upload or job belongs to. */
   key: string;
+  /** The parent job id, or the chunk's job id for `chunk_processed`; absent for a synchronous upload. */
   jobId?: string;
+  /** sha256 hex of the document's bytes. */
   sha256?: string;
+  /** The name the document was uploaded under. */
   filename?: string;
 }
 
+/** A started emulator: where it listens, what it counts, and the hooks a test drives it with. */
 export interface RunningEmulator {
   /** Base URL without trailing slash or path, e.g. http://127.0.0.1:43123 */
   url: string;
+  /** The port it listens on (the one picked, when asked for port 0). */
   port: number;
+  /** Every key it accepts: those of `options.keys`, or the one generated demo key. */
   keys: string[];
   /** Live object. */
   counters: EmulatorCounters;
   /** Emits 'event' with an EmulatorEvent. 'finalize' fires synchronously while the finalize request is handled, before the data is deleted. */
   events: EventEmitter;
+  /** Replace the fault configuration for the requests that follow; throws a RangeError on an unknown endpoint, kind or a probability outside 0..1. */
   setFaults(faults: FaultConfig): void;
   /** Test hook: force TTL expiry of a parent job. */
   expireJob(parentJobId: string): void;

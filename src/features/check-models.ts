@@ -2,12 +2,20 @@ import type { ApiClient } from '../api/client.js';
 import { AuthenticationError } from '../api/errors.js';
 import { closestNames } from '../util/closest-names.js';
 
-/** Some document types a run would send are not among those the key may use: nothing was sent. */
+/**
+ * Some document types a run would send are not among those the key may use
+ * (checked for free against `models` before anything counted is sent):
+ * nothing was sent. Fix the names, or ask the service for model access.
+ */
 export class UnknownModelError extends Error {
+  /** Always `'UnknownModelError'`. */
   override readonly name = 'UnknownModelError';
+  /** Always `unknown_model`, as the service would have answered each file. */
   readonly code = 'unknown_model';
   constructor(
+    /** Each name the key may not use, with the closest names it may. */
     readonly unknown: readonly UnknownModel[],
+    /** Every document type the key may use; empty when it has no model access. */
     readonly available: readonly string[],
     /** False when no document type was asked for and the service's default is the unknown one. */
     named: boolean,
@@ -21,7 +29,9 @@ export class UnknownModelError extends Error {
   }
 }
 
+/** A document type the key may not use. */
 export interface UnknownModel {
+  /** The name as the run would send it. */
   name: string;
   /** Closest names the key may use, best first. */
   closest: string[];

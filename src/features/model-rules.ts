@@ -1,10 +1,13 @@
 import picomatch from 'picomatch';
 import { normaliseModel } from '../batch/question.js';
 
+/** One `GLOB=MODEL` rule. */
 export interface ModelRule {
   /** As written, relative to the inputs' base, e.g. `ids/**`. */
   glob: string;
+  /** The document type for files it matches, lowercased and trimmed. */
   model: string;
+  /** Whether a path relative to the inputs' base, with `/` separators, matches `glob`. */
   matches: (relativePath: string) => boolean;
 }
 
@@ -17,11 +20,13 @@ export interface ModelRule {
  */
 export class ModelRules {
   private constructor(
+    /** The `GLOB=MODEL` rules, in the order given: the first that matches wins. */
     readonly rules: readonly ModelRule[],
     /** For files no rule matches; undefined leaves the choice to the service (invoice). */
     readonly fallback: string | undefined,
   ) {}
 
+  /** No rules and no default: every file gets the service's default (invoice). */
   static none(): ModelRules {
     return new ModelRules([], undefined);
   }
@@ -67,6 +72,7 @@ export class ModelRules {
     return this.fallback !== undefined || fallback === undefined ? this : new ModelRules(this.rules, normaliseModel(fallback));
   }
 
+  /** True when there are neither rules nor a default. */
   get isEmpty(): boolean {
     return this.rules.length === 0 && this.fallback === undefined;
   }

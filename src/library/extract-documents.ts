@@ -86,12 +86,21 @@ export interface ExtractionRun extends AsyncIterable<DocumentOutcome> {
   readonly done: Promise<ExtractionReport>;
 }
 
-/** A bad option: nothing was sent. */
+/**
+ * A bad option of {@link extractDocuments}, thrown synchronously by the call
+ * itself: nothing was opened or sent. Fix the option named in `option`.
+ */
 export class InvalidOptionError extends Error {
+  /** Always `'InvalidOptionError'`. */
   override readonly name = 'InvalidOptionError';
+  /**
+   * @param message What is wrong with the value; the option's name is prefixed to it.
+   */
   constructor(
+    /** The option at fault, as named in {@link ExtractDocumentsOptions}, e.g. `baseUrl`. */
     readonly option: string,
     message: string,
+    /** `invalid_option`, or a narrower code: `invalid_api_key`, `insecure_transport` (plain http:// to a host that is not loopback). */
     readonly code = 'invalid_option',
   ) {
     super(`${option}: ${message}`);

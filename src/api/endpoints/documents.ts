@@ -5,9 +5,27 @@ import { ExtractionSuccess, SplitManifest } from '../schemas.js';
 import type { HttpTransport } from '../transport.js';
 import type { ExtractOptions, RateLimitInfo } from '../types.js';
 
+/**
+ * What `documents` answered, by status code: a finished extraction (200), or
+ * a split whose chunks must be processed and collected (202).
+ */
 export type ExtractOutcome =
-  | { kind: 'sync'; result: ExtractionSuccess; rateLimit?: RateLimitInfo }
-  | { kind: 'split'; manifest: SplitManifest; rateLimit?: RateLimitInfo };
+  | {
+      /** 200: the result is here. */
+      kind: 'sync';
+      /** The extraction, already charged. */
+      result: ExtractionSuccess;
+      /** The answer's X-RateLimit-* headers, when it had any. */
+      rateLimit?: RateLimitInfo;
+    }
+  | {
+      /** 202: the document was split into 3-page chunks; nothing is charged yet. */
+      kind: 'split';
+      /** The only copy of the chunk job ids: keep it until the job is collected. */
+      manifest: SplitManifest;
+      /** The answer's X-RateLimit-* headers, when it had any. */
+      rateLimit?: RateLimitInfo;
+    };
 
 /**
  * POST documents. The status code decides the branch, not the body: 200 is
