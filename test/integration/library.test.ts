@@ -3,7 +3,8 @@
  * service gets, against the emulator in-process, and the CLI finishing what
  * a library run left.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extractDocuments, InvalidOptionError, UnknownModelError, type DocumentOutcome, type ResultDocument } from '../../src/index.js';
@@ -131,6 +132,48 @@ describe('extractDocuments: the engine as a library', () => {
     expect(parseNdjson(rerun.stdout).map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
     expectEachUploadedOnce(emu, FILES, ws.inputs);
+  });
+
+  it('kill -9 of a process running the library mid-batch: the CLI finishes its work without a new upload, each page charged once', async () => {
+    // Split documents only: their manifests are journaled before any chunk is processed, so nothing may be uploaded twice.
+    const split = FILES.filter((file) => file.pages > 3);
+    let holding = false;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let firstChunk: () => void = () => undefined;
+    const chunked = new Promise<void>((resolve) => (firstChunk = resolve));
+    const emu = (emulator = await startTestEmulator({ holdAnswer: () => (holding ? held : undefined) }));
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type !== 'chunk_processed') return;
+      holding = true; // from here on, answers wait until the process is dead: the kill lands mid-run
+      firstChunk();
+    });
+    const ws = makeWorkspace(batchFiles(split));
+    const env = emulatorEnv(emu);
+    const script = join(ws.dir, 'run-library.mjs');
+    const entry = new URL('../../dist/index.js', import.meta.url).href;
+    writeFileSync(
+      script,
+      `import { extractDocuments } from ${JSON.stringify(entry)};\n` +
+        `const run = extractDocuments([process.argv[2]], { apiKey: process.env.DOCEXTRACT_API_KEY, baseUrl: process.env.DOCEXTRACT_BASE_URL, out: process.argv[3], rateLimit: 'none' });\n` +
+        `for await (const outcome of run) console.log(outcome.status, outcome.file);\n`,
+    );
+    const child = spawn(process.execPath, [script, ws.inputs, ws.out], { env, stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    await chunked;
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    holding = false;
+    release();
+
+    const rerun = await runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const lines = parseNdjson(rerun.stdout);
+    expect(lines.map((line) => line.status)).toEqual(split.map(() => 'complete'));
+    // The inputs' common folder is long/: results mirror the paths below it.
+    for (const file of split) expectCompleteResult(join(ws.out, `${file.target.replace('long/', '')}.json`), join(ws.inputs, file.target), file.pages);
+    expectEachUploadedOnce(emu, split, ws.inputs);
+    expect(emu.counters.creditsCharged).toBe(totalPages(split));
   });
 
   it('bad options and unknown models are errors with a code, before anything is sent', async () => {
