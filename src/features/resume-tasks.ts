@@ -1,9 +1,12 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { isResumable, type JournaledJob, type JournalState } from '../batch/journal-records.js';
 import type { Phantom } from '../batch/open-job-ledger.js';
 import { questionKey, questionOf, type Question } from '../batch/question.js';
 import { readExistingResult, readResultFile, serializeResult, type ResultDocument } from '../batch/result-file.js';
+import { reviewPathFor } from '../batch/review-sidecar.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import type { KnownResults } from './known-results.js';
 import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
@@ -271,9 +274,19 @@ async function copyResult(from: string, doc: PlannedDocument, preview: boolean):
   if (result?.source?.sha256 !== doc.sha256) return undefined;
   try {
     const copy: ResultDocument = { ...result, source: { ...result.source, path: doc.path }, credits: 0 };
-    if (!preview) await writeFileAtomically(doc.output, serializeResult(copy));
+    if (!preview) {
+      await writeFileAtomically(doc.output, serializeResult(copy));
+      await copyReview(from, doc.output);
+    }
     return { ...outcomeOfResult(copy, doc.output, doc.displayPath), saved_credits: answerCost(result) };
   } catch {
     return undefined;
   }
+}
+
+/** A person's review goes with the answer it corrects (a copy keeps the fingerprint it names); one that cannot be copied is left where it is. */
+async function copyReview(from: string, to: string): Promise<void> {
+  if (resolve(from) === resolve(to)) return;
+  const review = await readFile(reviewPathFor(from)).catch(() => undefined);
+  if (review) await writeFileAtomically(reviewPathFor(to), review).catch(() => undefined);
 }

@@ -77,7 +77,7 @@ describe('docextract export', () => {
       problems: 0,
     });
     expect(run.stderr).toContain('skipped notes.json: not a docextract result');
-    expect(header(join(ws.tables, 'invoice.csv'))).toBe('source_file,status,model,pages,result_file,missing_pages,tags,total,vendor.name,vendor.vat');
+    expect(header(join(ws.tables, 'invoice.csv'))).toBe('source_file,status,model,pages,result_file,missing_pages,reviewed,tags,total,vendor.name,vendor.vat');
     const invoices = readCsv(join(ws.tables, 'invoice.csv'));
     const partial = invoices.find((row) => row.source_file === 'in/sub/b.pdf');
     expect(partial).toMatchObject({ status: 'partial', pages: '7', missing_pages: '[5,6,7]', tags: '["x","y"]', 'vendor.vat': 'FR1', result_file: join('sub', 'b.pdf.json') });

@@ -63,7 +63,7 @@ describe('tableRows', () => {
 describe('tableColumns and cellText', () => {
   it('puts the fixed columns first and sorts the rest by code unit, whatever order they were seen in', () => {
     expect(tableColumns('document', ['zeta', 'status', 'Alpha', 'beta.x', 'beta'])).toEqual([
-      'source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages', 'Alpha', 'beta', 'beta.x', 'zeta',
+      'source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages', 'reviewed', 'Alpha', 'beta', 'beta.x', 'zeta',
     ]);
     expect(tableColumns('item', ['b', 'row', 'a'])).toEqual(['source_file', 'row', 'a', 'b']);
   });
