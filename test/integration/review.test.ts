@@ -148,6 +148,7 @@ describe('corrections flow on', () => {
     expect(other.stderr).toContain('a new extraction replaced the result reviewed in');
     expect(other.stderr).toContain('not applied to this one');
     const fresh = await runCli(['export', ws.out, '--out', join(ws.dir, 'fresh')], { env });
+    expect(fresh.code).toBe(0);
     expect(csv(join(ws.dir, 'fresh', 'receipt.csv'))[0]).toMatchObject({ result_file: 'pay/p.pdf.json', reviewed: 'false' });
     const view = (await (await fetch(`${url}api/document?id=pay%2Fp.pdf.json`)).json()) as { reviewed: boolean; stale_review: boolean };
     expect(view).toMatchObject({ reviewed: false, stale_review: true });
