@@ -53,6 +53,12 @@ export class ResultsFolder {
     }
   }
 
+  /** The folder as a person names it: relative to where docextract runs when inside it. */
+  get shownAs(): string {
+    const inside = relative(this.cwd, this.root);
+    return inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? this.root : inside;
+  }
+
   idOf(path: string): string {
     return relative(this.root, path).split(sep).join('/');
   }

@@ -80,7 +80,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, ctx: C
   const name = route === '' ? 'index.html' : route;
   const page = Object.hasOwn(PAGE_FILES, name) ? PAGE_FILES[name] : undefined;
   if (page) return sendText(response, 200, page.type, page.body);
-  if (route === 'api/documents') return sendJson(response, 200, { folder: ctx.folder.root, documents: await listDocuments(ctx.folder) });
+  if (route === 'api/documents') return sendJson(response, 200, { folder: ctx.folder.shownAs, documents: await listDocuments(ctx.folder) });
   if (route === 'api/document') {
     const view = await viewDocument(ctx.folder, id, ctx.checks);
     return view ? sendJson(response, 200, view) : refuse(response, 404);

@@ -133,9 +133,10 @@ async function save(approve) {
   var form = document.querySelector('.fields');
   var body = { values: changedValues(form), approved: approve ? true : current.approved };
   var view = await api('api/document?id=' + encodeURIComponent(current.id), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  // The list keeps its order while the person works through it: a fixed document does not jump away.
+  all = all.map(function (doc) { return doc.id === view.id ? { id: doc.id, source: doc.source, type: doc.type, status: doc.status, passed: view.passed, problems: view.problems, reviewed: view.reviewed, approved: view.approved } : doc; });
   show(view);
   say((approve ? 'Approved' : 'Saved') + ' ' + baseName(view.source) + ' at ' + new Date(view.reviewed_at).toLocaleTimeString() + ': ' + (view.passed === null ? 'no schema to check' : view.passed ? 'checks passed' : view.problems + ' problem(s) left'));
-  await loadList();
 }
 
 function step(by) {
