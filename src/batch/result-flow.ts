@@ -91,7 +91,7 @@ const OUTPUT_LOCATION_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES',
  * recorded on the task, and only what it says of the output folder remains.
  */
 async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: ResultDocument): Promise<{ durable: boolean; effects: FlowEffect[] }> {
-  const earlierReview = await reviewedFingerprint(task.doc.output);
+  const earlierReview = reviewedFingerprint(task.doc.output);
   const failed = await writeOrFail(ctx, task, task.doc, document);
   if (failed) return { durable: false, effects: failed.effects };
   const effects: FlowEffect[] = [];

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
 import type { ResultDocument } from './result-file.js';
 
 /**
@@ -33,10 +33,17 @@ export function sameFingerprint(a: ResultFingerprint | undefined, b: ResultFinge
   return a !== undefined && a.sha256 === b.sha256 && a.model === b.model && a.completed_at === b.completed_at;
 }
 
-/** The fingerprint a review file beside `resultPath` names; undefined when there is none or it cannot be read. */
-export async function reviewedFingerprint(resultPath: string): Promise<ResultFingerprint | undefined> {
+/**
+ * The fingerprint a review file beside `resultPath` names; undefined when
+ * there is none or it cannot be read. Synchronous, for the result writer:
+ * a result's path to durability must not gain a turn of the event loop for
+ * a file that is almost never there (one stat when it is not).
+ */
+export function reviewedFingerprint(resultPath: string): ResultFingerprint | undefined {
+  const path = reviewPathFor(resultPath);
+  if (!existsSync(path)) return undefined;
   try {
-    const parsed = JSON.parse(await readFile(reviewPathFor(resultPath), 'utf8')) as { result?: ResultFingerprint };
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as { result?: ResultFingerprint };
     return typeof parsed.result === 'object' && parsed.result !== null ? parsed.result : undefined;
   } catch {
     return undefined;

@@ -15,7 +15,7 @@ describe('toExportedDocument', () => {
   it('flattens nested objects to dotted names and keeps the fixed columns first', () => {
     const doc = toExportedDocument(result({ data: { vendor: { name: 'ACME', address: { city: 'Lyon' } }, total: 12.5, paid: false } }), 'a.pdf.json');
     expect(doc?.type).toBe('invoice');
-    expect(doc?.head).toEqual({ source_file: 'in/a.pdf', status: 'complete', model: 'invoice', pages: 2, result_file: 'a.pdf.json', missing_pages: null });
+    expect(doc?.head).toEqual({ source_file: 'in/a.pdf', status: 'complete', model: 'invoice', pages: 2, result_file: 'a.pdf.json', missing_pages: null, reviewed: false });
     expect(doc?.fields).toEqual({ 'vendor.name': 'ACME', 'vendor.address.city': 'Lyon', total: 12.5, paid: false });
   });
 
