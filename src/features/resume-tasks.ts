@@ -9,6 +9,7 @@ import { readExistingResult, readResultFile, serializeResult, type ResultDocumen
 import { reviewPathFor } from '../batch/review-sidecar.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import type { KnownResults } from './known-results.js';
+import { correctedData, readReview } from './review/corrections.js';
 import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
 
 export interface ArrivalOptions extends ReuseOptions {
@@ -226,10 +227,13 @@ export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<
   open.outcome = outcomeOfResult(onDisk as ResultDocument, output, task.doc.displayPath);
 }
 
-/** The NDJSON line for a result already on disk. */
+/** The NDJSON line for a result already on disk, with a person's corrections when they reviewed it. */
 export async function outcomeFromFile(path: string, displayPath: string): Promise<DocumentOutcome | undefined> {
   const result = await readResultFile(path);
-  return result && outcomeOfResult(result as ResultDocument, path, displayPath);
+  if (!result) return undefined;
+  const outcome = outcomeOfResult(result as ResultDocument, path, displayPath);
+  const review = await readReview(path, result);
+  return review.kind === 'current' ? { ...outcome, data: correctedData(result.data, review.review), reviewed: true } : outcome;
 }
 
 function outcomeOfResult(result: ResultDocument, path: string, displayPath: string): DocumentOutcome {

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { extractedForReview, REVIEW_RUN, startReviewCli, type RunningReview } from '../helpers/review-run.js';
 import { runCli } from '../helpers/run-cli.js';
+import { parseNdjson } from '../helpers/workspace.js';
 
 let emulator: RunningEmulator | undefined;
 let review: RunningReview | undefined;
@@ -134,10 +135,12 @@ describe('corrections flow on', () => {
   it('keeps corrections when extract reuses the result; a new question does not inherit them, and says so', async () => {
     const { url, ws, env, schemas } = await reviewed();
     await postReview(url, 'pay/p.pdf.json', { values: { invoice_number: '12345678', total: '1' }, approved: false });
-    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, ...REVIEW_RUN], { env });
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, '--json', ...REVIEW_RUN], { env });
     // 0, not 5: the reused payslip is checked as corrected (it lacked invoice_number and total).
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('3 reused');
+    const line = parseNdjson(again.stdout).find((l) => String(l.file).endsWith('p.pdf'));
+    expect(line).toMatchObject({ reviewed: true, checks: { passed: true }, data: { invoice_number: '12345678', total: 1 } });
     expect(again.stderr).not.toContain('a new extraction replaced');
     const reused = await runCli(['export', ws.out, '--out', join(ws.dir, 'reused')], { env });
     expect(reused.code).toBe(0);

@@ -35,9 +35,13 @@ export async function readReview(resultPath: string, result: Partial<ResultDocum
 
 /** The result's data with a review's corrections applied; the service's data itself is not changed. */
 export function correctedData(data: unknown, review: ReviewRecord | undefined): unknown {
-  if (!review) return data;
+  return review ? applyCorrections(data, review.corrections) : data;
+}
+
+/** `data` with each value by dotted path set; `data` itself is not changed. */
+export function applyCorrections(data: unknown, corrections: Record<string, unknown>): unknown {
   let corrected = data;
-  for (const [path, value] of Object.entries(review.corrections)) corrected = withValueAt(corrected, path, value);
+  for (const [path, value] of Object.entries(corrections)) corrected = withValueAt(corrected, path, value);
   return corrected;
 }
 

@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { CheckProblem, ResultChecks, ResultDocument, ResultStatus } from '../../batch/result-file.js';
 import { walkJsonFiles } from '../../files/json-walk.js';
 import { documentTypeOf } from '../checks/recheck.js';
-import { correctedData, readReview, saveReview, type ReviewRecord } from './corrections.js';
+import { applyCorrections, correctedData, readReview, saveReview, type ReviewRecord } from './corrections.js';
 import type { ReviewChecks } from './review-checks.js';
 import { typedValues } from './review-values.js';
 import type { ResultsFolder } from './results-folder.js';
@@ -83,8 +83,7 @@ export async function saveDocumentReview(folder: ResultsFolder, id: string, text
   // The page sends what changed since it showed the document; corrections saved before stay.
   const earlier = await readReview(found.path, found.result);
   const values = { ...(earlier.kind === 'current' ? earlier.review.corrections : {}), ...typedValues(found.result.data, texts, schema) };
-  const draft: ReviewRecord = { result: { sha256: null, model: null, completed_at: null }, reviewed_at: '', approved, corrections: values };
-  const verdict = await checks.check(found.result, correctedData(found.result.data, draft));
+  const verdict = await checks.check(found.result, applyCorrections(found.result.data, values));
   const saved = await saveReview(found.path, found.result, { values, approved, ...(verdict ? { checks: verdict } : {}) }, now);
   return viewOf(folder, found.id, found.result, saved, false, checks);
 }
