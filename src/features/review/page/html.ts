@@ -67,7 +67,7 @@ main { flex: 1; display: flex; min-height: 0; }
 .viewer canvas, .viewer img { max-width: 100%; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.4); }
 .viewer .note { background: #fff; padding: 1rem; border-radius: 4px; max-width: 30rem; }
 .viewer .note.gone { border-left: 4px solid #a4161a; }
-.fields { flex: 1; overflow: auto; padding: .75rem 1rem; background: #fff; border-left: 1px solid #ccd; }
+.fields { flex: 1.3; min-width: 0; overflow: auto; padding: .75rem 1rem; background: #fff; border-left: 1px solid #ccd; }
 .fields h2 { font-size: 1rem; margin: 0 0 .25rem; overflow-wrap: anywhere; }
 .fields .meta { color: #555; font-size: .8rem; margin: 0 0 .5rem; }
 .actions { display: flex; gap: .5rem; position: sticky; top: -.75rem; background: #fff; padding: .5rem 0; z-index: 1; border-bottom: 1px solid #eee; margin-bottom: .5rem; }
