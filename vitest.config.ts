@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The browser tests need Chromium: they are `npm run test:browser` (vitest.browser.config.ts), run by .ci/run.
+    exclude: [...configDefaults.exclude, 'test/browser/**'],
     globalSetup: ['test/global-setup.ts'],
     // Integration tests start real HTTP servers and child processes; two cores
     // are the budget, so keep the worker pool small and the timeouts honest.

@@ -65,6 +65,8 @@ export interface DocumentOutcome {
   saved_credits?: number;
   /** The result's data against the schema of its document type, when one applies. */
   checks?: ResultChecks;
+  /** A person reviewed the result on disk (`docextract review`): `data` holds their corrections. */
+  reviewed?: true;
 }
 
 /** Checks a result's data the moment it arrives, locally (no request); see src/features/checks/. */

@@ -7,6 +7,7 @@ import { finished, type FlowEffect } from './flow-effects.js';
 import { normaliseModel, questionOf } from './question.js';
 import { outcomeOfResult } from './outcomes.js';
 import { serializeResult, type ResultDocument, type ResultStatus } from './result-file.js';
+import { fingerprintOf, reviewedFingerprint, reviewPathFor, sameFingerprint } from './review-sidecar.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
 export async function writeSyncResult(ctx: FlowContext, task: DocumentTask, result: ExtractionSuccess, pages: number): Promise<FlowEffect[]> {
@@ -91,9 +92,11 @@ const OUTPUT_LOCATION_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES',
  * recorded on the task, and only what it says of the output folder remains.
  */
 async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: ResultDocument): Promise<{ durable: boolean; effects: FlowEffect[] }> {
+  const earlierReview = reviewedFingerprint(task.doc.output);
   const failed = await writeOrFail(ctx, task, task.doc, document);
   if (failed) return { durable: false, effects: failed.effects };
   const effects: FlowEffect[] = [];
+  if (earlierReview && !sameFingerprint(earlierReview, fingerprintOf(document))) effects.push(reviewLeftBehind(task.doc));
   for (const copy of task.copies) {
     const copyFailed = await writeOrFail(ctx, task, copy, { ...document, source: { ...document.source, path: copy.path }, credits: 0 });
     if (!copyFailed) continue;
@@ -101,6 +104,12 @@ async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: R
     effects.push(...copyFailed.effects.filter((effect) => effect.type !== 'finished'));
   }
   return { durable: true, effects };
+}
+
+/** A new extraction answers a new question (or --force): a person's corrections to the earlier one are not carried over. */
+function reviewLeftBehind(doc: PlannedDocument): FlowEffect {
+  const review = reviewPathFor(doc.output);
+  return { type: 'notice', message: `${doc.displayPath}: a new extraction replaced the result reviewed in ${review}; those corrections were made for the earlier extraction and are not applied to this one (review it again: docextract review)` };
 }
 
 async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: PlannedDocument, document: ResultDocument): Promise<{ effects: FlowEffect[]; outcome: DocumentOutcome } | undefined> {

@@ -11,6 +11,7 @@ import { registerHealthCommand } from './commands/health.js';
 import { registerJobsCommand } from './commands/jobs.js';
 import { registerModelsCommand } from './commands/models.js';
 import { registerProcessCommand } from './commands/process.js';
+import { registerReviewCommand } from './commands/review.js';
 import { registerWatchCommand } from './commands/watch.js';
 import { registerWhoamiCommand } from './commands/whoami.js';
 import type { CliContext, CliDeps, GlobalOptions } from './context.js';
@@ -88,6 +89,7 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     registerConfigCommand,
     registerExportCommand,
     registerCheckCommand,
+    registerReviewCommand,
     registerJobsCommand,
     registerMcpCommand,
   ]) {

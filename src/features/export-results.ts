@@ -4,6 +4,7 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { walkJsonFiles } from '../files/json-walk.js';
 import { toExportedDocument, type ExportedDocument } from './export/flatten.js';
+import { correctedData, readReview } from './review/corrections.js';
 import { tableColumns, tableRows, type TableRow } from './export/table-rows.js';
 import { CsvTableWriter } from './export/table-writer.js';
 
@@ -134,7 +135,7 @@ async function* readDocuments(dir: string, report: { options: ExportOptions; sum
       }
       continue;
     }
-    const doc = toExportedDocument(parsed, file.relativePath);
+    const doc = await withReview(parsed, file.path, file.relativePath);
     if (!doc) {
       if (report) {
         report.summary.skipped += 1;
@@ -144,4 +145,14 @@ async function* readDocuments(dir: string, report: { options: ExportOptions; sum
     }
     yield doc;
   }
+}
+
+/** The document as a person left it: their corrections applied when a review of this very extraction is beside it. */
+async function withReview(parsed: unknown, path: string, relativePath: string): Promise<ExportedDocument | undefined> {
+  const doc = toExportedDocument(parsed, relativePath);
+  if (!doc) return undefined;
+  const result = parsed as { data?: unknown };
+  const review = await readReview(path, result);
+  if (review.kind !== 'current') return doc;
+  return toExportedDocument({ ...result, data: correctedData(result.data, review.review) }, relativePath, true);
 }

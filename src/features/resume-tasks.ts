@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { outcomeOfResult as resultOutcome } from '../batch/outcomes.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
@@ -5,8 +7,10 @@ import { isResumable, type JournaledJob, type JournalState } from '../batch/jour
 import type { Phantom } from '../batch/open-job-ledger.js';
 import { questionKey, questionOf, type Question } from '../batch/question.js';
 import { readExistingResult, readResultFile, serializeResult, type ResultDocument } from '../batch/result-file.js';
+import { reviewPathFor } from '../batch/review-sidecar.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import type { KnownResults } from './known-results.js';
+import { correctedData, readReview } from './review/corrections.js';
 import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
 
 export interface ArrivalOptions extends ReuseOptions {
@@ -224,10 +228,13 @@ export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<
   open.outcome = outcomeOfResult(onDisk as ResultDocument, output, task.doc.displayPath);
 }
 
-/** The NDJSON line for a result already on disk. */
+/** The NDJSON line for a result already on disk, with a person's corrections when they reviewed it. */
 export async function outcomeFromFile(path: string, displayPath: string): Promise<DocumentOutcome | undefined> {
   const result = await readResultFile(path);
-  return result && outcomeOfResult(result as ResultDocument, path, displayPath);
+  if (!result) return undefined;
+  const outcome = outcomeOfResult(result as ResultDocument, path, displayPath);
+  const review = await readReview(path, result);
+  return review.kind === 'current' ? { ...outcome, data: correctedData(result.data, review.review), reviewed: true } : outcome;
 }
 
 function outcomeOfResult(result: ResultDocument, path: string, displayPath: string): DocumentOutcome {
@@ -260,9 +267,19 @@ async function copyResult(from: string, doc: PlannedDocument, preview: boolean):
   if (result?.source?.sha256 !== doc.sha256) return undefined;
   try {
     const copy: ResultDocument = { ...result, source: { ...result.source, path: doc.path }, credits: 0 };
-    if (!preview) await writeFileAtomically(doc.output, serializeResult(copy));
+    if (!preview) {
+      await writeFileAtomically(doc.output, serializeResult(copy));
+      await copyReview(from, doc.output);
+    }
     return { ...outcomeOfResult(copy, doc.output, doc.displayPath), saved_credits: answerCost(result) };
   } catch {
     return undefined;
   }
+}
+
+/** A person's review goes with the answer it corrects (a copy keeps the fingerprint it names); one that cannot be copied is left where it is. */
+async function copyReview(from: string, to: string): Promise<void> {
+  if (resolve(from) === resolve(to)) return;
+  const review = await readFile(reviewPathFor(from)).catch(() => undefined);
+  if (review) await writeFileAtomically(reviewPathFor(to), review).catch(() => undefined);
 }

@@ -31,7 +31,7 @@ function printChecked(ctx: CliContext, checked: CheckedResult): void {
     return;
   }
   const { paint } = ctx.ui;
-  const where = `${checked.result}${checked.model ? ` (${checked.model})` : ''}`;
+  const where = `${checked.result}${checked.model ? ` (${checked.model})` : ''}${checked.reviewed ? ', as reviewed' : ''}`;
   switch (checked.verdict) {
     case 'passed':
       ctx.io.stdout.write(`${paint.green('passed   ')} ${where}\n`);

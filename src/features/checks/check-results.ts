@@ -17,6 +17,8 @@ export interface CheckedResult {
   /** passed, failed, no schema for its type, or the file could not be read or its verdict not saved. */
   verdict: 'passed' | 'failed' | 'unchecked' | 'error';
   checks?: ResultChecks;
+  /** A person reviewed it (`docextract review`): the checks are of their corrected data. */
+  reviewed?: true;
   error?: { code: string; message: string };
 }
 
@@ -60,6 +62,7 @@ export async function checkResults(resultsDir: string, checker: ResultChecker, o
     }
     const { result, documentType, checks } = rechecked;
     const checked: CheckedResult = { ...base, file: typeof result.source.path === 'string' ? result.source.path : null, status: result.status, model: documentType, verdict: 'unchecked' };
+    if (rechecked.reviewed) checked.reviewed = true;
     if (checks) {
       checked.checks = checks;
       checked.verdict = checks.passed ? 'passed' : 'failed';

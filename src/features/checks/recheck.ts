@@ -3,17 +3,20 @@ import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js'
 import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../../batch/question.js';
 import { serializeResult, type ResultChecks, type ResultDocument } from '../../batch/result-file.js';
 import { writeFileAtomically } from '../../store/atomic-write.js';
+import { correctedData, readReview, saveReviewChecks, type ReviewRecord } from '../review/corrections.js';
 
 /** A result file checked again: what it is, and its verdict (none when no schema applies to its type). */
 export type Rechecked =
   | { kind: 'not-a-result' }
   | { kind: 'unreadable'; message: string }
-  | { kind: 'checked'; result: ResultDocument; documentType: string; checks: ResultChecks | undefined; written: boolean; writeError?: string };
+  | { kind: 'checked'; result: ResultDocument; documentType: string; checks: ResultChecks | undefined; written: boolean; writeError?: string; reviewed?: true };
 
 /**
  * Check a result file's data again with today's schemas, and save the
  * verdict in its `checks` field (atomically, and only when it changed). A
  * result of a type without a schema is left as it is. Sends nothing.
+ * A result a person corrected (`docextract review`) is checked as corrected,
+ * and that verdict is saved in the review, not in the service's result.
  */
 export async function recheckResultFile(path: string, checker: ResultChecker): Promise<Rechecked> {
   let parsed: unknown;
@@ -25,6 +28,8 @@ export async function recheckResultFile(path: string, checker: ResultChecker): P
   }
   if (!isResultDocument(parsed)) return { kind: 'not-a-result' };
   const documentType = documentTypeOf(parsed);
+  const review = await readReview(path, parsed);
+  if (review.kind === 'current') return recheckReviewed(path, parsed, documentType, review.review, checker);
   const checks = checker.check(documentType, parsed.data);
   if (!checks || sameChecks(parsed.checks, checks)) return { kind: 'checked', result: parsed, documentType, checks, written: false };
   const updated = withChecks(parsed, checks);
@@ -33,6 +38,18 @@ export async function recheckResultFile(path: string, checker: ResultChecker): P
     return { kind: 'checked', result: updated, documentType, checks, written: true };
   } catch (error) {
     return { kind: 'checked', result: parsed, documentType, checks, written: false, writeError: (error as NodeJS.ErrnoException).code ?? String(error) };
+  }
+}
+
+async function recheckReviewed(path: string, result: ResultDocument, documentType: string, review: ReviewRecord, checker: ResultChecker): Promise<Rechecked> {
+  const checks = checker.check(documentType, correctedData(result.data, review));
+  const base = { kind: 'checked' as const, result, documentType, checks, reviewed: true as const };
+  if (!checks || sameChecks(review.checks, checks)) return { ...base, written: false };
+  try {
+    await saveReviewChecks(path, review, checks);
+    return { ...base, written: true };
+  } catch (error) {
+    return { ...base, written: false, writeError: (error as NodeJS.ErrnoException).code ?? String(error) };
   }
 }
 

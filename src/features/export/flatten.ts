@@ -4,7 +4,7 @@
  */
 
 /** The columns every document row starts with, in this order. */
-export const DOCUMENT_COLUMNS = ['source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages'] as const;
+export const DOCUMENT_COLUMNS = ['source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages', 'reviewed'] as const;
 
 /** The columns every line-item row starts with, in this order. */
 export const ITEM_COLUMNS = ['source_file', 'row'] as const;
@@ -25,8 +25,10 @@ export interface ExportedDocument {
  * Recognise a docextract result (status, source.path and data; see
  * `ResultDocument` in src/batch/result-file.ts) and reduce it. Anything else
  * (another tool's JSON, a settings file) is not a result: undefined.
+ * `reviewed`: a person reviewed it (`docextract review`), and `parsed.data`
+ * holds their corrections.
  */
-export function toExportedDocument(parsed: unknown, resultFile: string): ExportedDocument | undefined {
+export function toExportedDocument(parsed: unknown, resultFile: string, reviewed = false): ExportedDocument | undefined {
   if (!isPlainObject(parsed) || typeof parsed.status !== 'string' || !('data' in parsed)) return undefined;
   const source = parsed.source;
   if (!isPlainObject(source) || typeof source.path !== 'string') return undefined;
@@ -44,6 +46,7 @@ export function toExportedDocument(parsed: unknown, resultFile: string): Exporte
       pages: typeof pages.total === 'number' ? pages.total : typeof source.pages === 'number' ? source.pages : null,
       result_file: resultFile,
       missing_pages: missing ?? null,
+      reviewed,
     },
     fields: flattenObject(data, '', new Set(DOCUMENT_COLUMNS), 'data.'),
   };

@@ -77,7 +77,7 @@ describe('docextract export', () => {
       problems: 0,
     });
     expect(run.stderr).toContain('skipped notes.json: not a docextract result');
-    expect(header(join(ws.tables, 'invoice.csv'))).toBe('source_file,status,model,pages,result_file,missing_pages,tags,total,vendor.name,vendor.vat');
+    expect(header(join(ws.tables, 'invoice.csv'))).toBe('source_file,status,model,pages,result_file,missing_pages,reviewed,tags,total,vendor.name,vendor.vat');
     const invoices = readCsv(join(ws.tables, 'invoice.csv'));
     const partial = invoices.find((row) => row.source_file === 'in/sub/b.pdf');
     expect(partial).toMatchObject({ status: 'partial', pages: '7', missing_pages: '[5,6,7]', tags: '["x","y"]', 'vendor.vat': 'FR1', result_file: join('sub', 'b.pdf.json') });
@@ -130,7 +130,7 @@ describe('docextract export', () => {
     ]);
     const rows = readCsv(join(ws.tables, 'invoice.csv'));
     expect(new Set(rows.map((row) => row.n)).size).toBe(2000);
-    expect(Object.keys(rows[0] as object)).toHaveLength(6 + 1 + 50);
+    expect(Object.keys(rows[0] as object)).toHaveLength(7 + 1 + 50);
     expect(readCsv(join(ws.tables, 'invoice.items.csv'))).toHaveLength(6000);
     expect(readdirSync(ws.tables).sort()).toEqual(['invoice.csv', 'invoice.items.csv']);
   });
@@ -139,7 +139,7 @@ describe('docextract export', () => {
     const ws = resultsFolder({ 'a.json': resultJson({ path: 'in/a.pdf', data: { vendor: { name: 'ACME' }, items: [{ sku: 'A' }] } }) });
     const toFile = await runCli(['export', ws.results, '--out', ws.tables, '--format', 'ndjson'], { env: isolatedEnv() });
     expect(toFile.code).toBe(0);
-    const expected = { source_file: 'in/a.pdf', status: 'complete', model: 'invoice', pages: 1, result_file: 'a.json', missing_pages: null, 'vendor.name': 'ACME', items: [{ sku: 'A' }] };
+    const expected = { source_file: 'in/a.pdf', status: 'complete', model: 'invoice', pages: 1, result_file: 'a.json', missing_pages: null, reviewed: false, 'vendor.name': 'ACME', items: [{ sku: 'A' }] };
     expect(parseNdjson(readFileSync(join(ws.tables, 'documents.ndjson'), 'utf8'))).toEqual([expected]);
     const toStdout = await runCli(['export', ws.results, '--out', '-', '--format', 'ndjson', '--json'], { env: isolatedEnv() });
     expect(toStdout.code).toBe(0);

@@ -15,7 +15,7 @@ describe('toExportedDocument', () => {
   it('flattens nested objects to dotted names and keeps the fixed columns first', () => {
     const doc = toExportedDocument(result({ data: { vendor: { name: 'ACME', address: { city: 'Lyon' } }, total: 12.5, paid: false } }), 'a.pdf.json');
     expect(doc?.type).toBe('invoice');
-    expect(doc?.head).toEqual({ source_file: 'in/a.pdf', status: 'complete', model: 'invoice', pages: 2, result_file: 'a.pdf.json', missing_pages: null });
+    expect(doc?.head).toEqual({ source_file: 'in/a.pdf', status: 'complete', model: 'invoice', pages: 2, result_file: 'a.pdf.json', missing_pages: null, reviewed: false });
     expect(doc?.fields).toEqual({ 'vendor.name': 'ACME', 'vendor.address.city': 'Lyon', total: 12.5, paid: false });
   });
 
@@ -63,7 +63,7 @@ describe('tableRows', () => {
 describe('tableColumns and cellText', () => {
   it('puts the fixed columns first and sorts the rest by code unit, whatever order they were seen in', () => {
     expect(tableColumns('document', ['zeta', 'status', 'Alpha', 'beta.x', 'beta'])).toEqual([
-      'source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages', 'Alpha', 'beta', 'beta.x', 'zeta',
+      'source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages', 'reviewed', 'Alpha', 'beta', 'beta.x', 'zeta',
     ]);
     expect(tableColumns('item', ['b', 'row', 'a'])).toEqual(['source_file', 'row', 'a', 'b']);
   });

@@ -1,0 +1,38 @@
+import type { ResultChecker } from '../../batch/batch-types.js';
+import { PdfjsAssets } from './package-assets.js';
+import { ReviewChecks } from './review-checks.js';
+import { ResultsFolder } from './results-folder.js';
+import { startReviewServer, type ReviewServer } from './server.js';
+
+export interface ReviewOptions {
+  /** The folder of results, absolute. */
+  resultsDir: string;
+  /** Where relative paths (of sources recorded in results, of schemas) are taken from. */
+  cwd: string;
+  /** Checks for each document type (`--schema`, the `schemas` setting); without one, a result is checked with the schema it names. */
+  checker?: ResultChecker;
+  /** @default 0: a free port */
+  port?: number;
+  /** The URL's secret. @default random */
+  token?: string;
+  now(): Date;
+}
+
+/** Thrown for a results folder that is not there. */
+export class ReviewInputError extends Error {
+  override readonly name = 'ReviewInputError';
+}
+
+/** Serve the review page for a folder of results, on loopback; the caller closes it. */
+export async function startReview(options: ReviewOptions): Promise<ReviewServer> {
+  const folder = await ResultsFolder.open(options.resultsDir, options.cwd);
+  if (!folder) throw new ReviewInputError(`${options.resultsDir}: no such folder of results.`);
+  return startReviewServer({
+    folder,
+    checks: new ReviewChecks(options.checker, options.cwd),
+    pdfjs: await PdfjsAssets.locate(),
+    now: options.now,
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.token !== undefined ? { token: options.token } : {}),
+  });
+}

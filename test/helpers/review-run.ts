@@ -1,0 +1,69 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { emulatorEnv, startTestEmulator } from './emulator-run.js';
+import { runCli, type CliRun } from './run-cli.js';
+import { makeWorkspace } from './workspace.js';
+
+/** `docextract review` running in this process: its URL, and a way to stop it (as Ctrl-C would). */
+export interface RunningReview {
+  url: string;
+  stop(): Promise<CliRun>;
+}
+
+export async function startReviewCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<RunningReview> {
+  const controller = new AbortController();
+  let printed = '';
+  let announce: (url: string) => void = () => undefined;
+  const url = new Promise<string>((resolve) => (announce = resolve));
+  const run = runCli(['review', ...args], {
+    env,
+    stop: controller.signal,
+    ...(cwd ? { cwd } : {}),
+    onOutput: (stream, chunk) => {
+      if (stream !== 'stdout') return;
+      printed += chunk;
+      const line = /^(http:\/\/\S+)\n/.exec(printed);
+      if (line?.[1]) announce(line[1]);
+    },
+  });
+  const first = await Promise.race([url, run.then((done) => Promise.reject(new Error(`review ended early (${done.code}): ${done.stderr}`)))]);
+  return {
+    url: first,
+    stop: () => {
+      controller.abort();
+      return run;
+    },
+  };
+}
+
+/** What the emulator's invoices hold, required: payslips checked against it fail (no invoice_number, no total). */
+export const INVOICE_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  required: ['invoice_number', 'total'],
+  properties: { invoice_number: { type: 'string', pattern: '^[0-9]{8}$' }, total: { type: 'number' } },
+  'x-sum': { items: 'pages.line_items', field: 'amount', equals: 'subtotal', tolerance: 0.01 },
+};
+
+/** A PDF invoice, an image invoice, a payslip that fails the invoice schema, and a PDF whose source is deleted after extraction. */
+export const REVIEW_FILES = {
+  'invoices/a.pdf': 'pdf/pages-2.pdf',
+  'invoices/scan.jpg': 'images/receipt.jpg',
+  'pay/p.pdf': 'pdf/pages-1.pdf',
+  'invoices/gone.pdf': 'pdf/pages-3.pdf',
+};
+
+export const REVIEW_RUN = ['--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms'];
+
+/** Results made by the CLI against the emulator, every type checked with the invoice schema. */
+export async function extractedForReview(): Promise<{ emu: RunningEmulator; ws: ReturnType<typeof makeWorkspace>; env: NodeJS.ProcessEnv; schemas: string[]; run: CliRun }> {
+  const emu = await startTestEmulator();
+  const ws = makeWorkspace(REVIEW_FILES);
+  const schema = join(ws.dir, 'invoice.schema.json');
+  writeFileSync(schema, JSON.stringify(INVOICE_SCHEMA));
+  const env = emulatorEnv(emu);
+  const schemas = ['--schema', `invoice=${schema}`, '--schema', `payslip=${schema}`];
+  const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, ...REVIEW_RUN], { env });
+  return { emu, ws, env, schemas, run };
+}

@@ -1,0 +1,159 @@
+import { readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { extractedForReview, REVIEW_RUN, startReviewCli, type RunningReview } from '../helpers/review-run.js';
+import { runCli } from '../helpers/run-cli.js';
+import { parseNdjson } from '../helpers/workspace.js';
+
+let emulator: RunningEmulator | undefined;
+let review: RunningReview | undefined;
+afterEach(async () => {
+  await review?.stop();
+  await emulator?.close();
+  review = undefined;
+  emulator = undefined;
+});
+
+/** A raw request: the path goes out as written (no normalising of `..`), any Host header. */
+function get(url: string, path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<{ status: number; type: string; body: Buffer }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function reviewed() {
+  const made = await extractedForReview();
+  emulator = made.emu;
+  expect(made.run.code, made.run.stderr).toBe(5);
+  rmSync(join(made.ws.inputs, 'invoices/gone.pdf'));
+  review = await startReviewCli([made.ws.out], made.env);
+  const token = new URL(review.url).pathname.split('/')[1] as string;
+  return { ...made, url: review.url, token };
+}
+
+function postReview(url: string, id: string, body: unknown) {
+  return fetch(`${url}api/document?id=${encodeURIComponent(id)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+function csv(path: string): Record<string, string>[] {
+  return parse(readFileSync(path), { columns: true, record_delimiter: '\r\n' }) as Record<string, string>[];
+}
+
+describe('docextract review: the server', () => {
+  it('prints a loopback URL with a token, and refuses every request without it or for another host', async () => {
+    const { url, token } = await reviewed();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/$/);
+    expect((await get(url, `/${token}/`)).status).toBe(200);
+    for (const path of ['/', '/api/documents', '/source?id=invoices/a.pdf.json', `/${token.slice(1)}x/api/documents`, `/${token.toUpperCase()}/api/documents`]) {
+      expect((await get(url, path)).status, path).toBe(403);
+    }
+    expect((await get(url, `/${token}/api/documents`, { host: 'evil.example' })).status).toBe(403);
+  });
+
+  it('serves nothing outside the results and the sources they name', async () => {
+    const { url, token, ws } = await reviewed();
+    symlinkSync(join(ws.dir, 'invoice.schema.json'), join(ws.out, 'link.json'));
+    const refused = [
+      `/${token}/results/../invoice.schema.json`,
+      `/${token}/results/..%2Finvoice.schema.json`,
+      `/${token}/results/link.json`,
+      `/${token}/results/invoices/a.pdf.json.review.json`,
+      `/${token}/source?id=../invoice.schema.json`,
+      `/${token}/source?id=${encodeURIComponent(join(ws.dir, 'invoice.schema.json'))}`,
+      `/${token}/source?id=invoices/gone.pdf.json`,
+      `/${token}/api/document?id=../invoice.schema.json`,
+      `/${token}/pdfjs/build/pdf.mjs`,
+      `/${token}/pdfjs/../package.json`,
+      `/${token}/__proto__`,
+      `/${token}/../etc/passwd`,
+    ];
+    for (const path of refused) expect([400, 403, 404], path).toContain((await get(url, path)).status);
+    const pdf = await get(url, `/${token}/source?id=invoices/a.pdf.json`);
+    expect(pdf).toMatchObject({ status: 200, type: 'application/pdf' });
+    expect(pdf.body.equals(readFileSync(join(ws.inputs, 'invoices/a.pdf')))).toBe(true);
+    expect(await get(url, `/${token}/results/invoices/a.pdf.json`)).toMatchObject({ status: 200, type: 'application/json; charset=utf-8' });
+    expect(await get(url, `/${token}/pdfjs/build/pdf.worker.min.mjs`)).toMatchObject({ status: 200, type: 'text/javascript; charset=utf-8' });
+  });
+
+  it('lists the documents that failed their checks first, and says when a source is gone', async () => {
+    const { url } = await reviewed();
+    const { documents } = (await (await fetch(`${url}api/documents`)).json()) as { documents: { id: string; passed: boolean }[] };
+    expect(documents.map((doc) => [doc.id, doc.passed])).toEqual([
+      ['pay/p.pdf.json', false],
+      ['invoices/a.pdf.json', true],
+      ['invoices/gone.pdf.json', true],
+      ['invoices/scan.jpg.json', true],
+    ]);
+    const gone = (await (await fetch(`${url}api/document?id=invoices%2Fgone.pdf.json`)).json()) as { source_kind: string };
+    expect(gone.source_kind).toBe('missing');
+    const payslip = (await (await fetch(`${url}api/document?id=pay%2Fp.pdf.json`)).json()) as { problems_at: unknown[] };
+    expect(payslip.problems_at).toEqual([
+      { path: 'invoice_number', message: 'is required' },
+      { path: 'total', message: 'is required' },
+    ]);
+  });
+});
+
+describe('corrections flow on', () => {
+  it('saves a correction beside the result, checks it at once, and export and check use it', async () => {
+    const { url, ws, env, schemas } = await reviewed();
+    const resultPath = join(ws.out, 'pay/p.pdf.json');
+    const before = readFileSync(resultPath, 'utf8');
+    expect((await fetch(`${url}api/document?id=pay%2Fp.pdf.json`, { method: 'POST', body: '{}' })).status).toBe(415);
+    expect((await postReview(url, 'pay/p.pdf.json', { values: [] })).status).toBe(400);
+    expect((await postReview(url, '../x.json', { values: {}, approved: true })).status).toBe(404);
+
+    const saved = await postReview(url, 'pay/p.pdf.json', { values: { invoice_number: '12345678', total: '1500.50' }, approved: true });
+    expect(saved.status).toBe(200);
+    expect(await saved.json()).toMatchObject({ passed: true, problems_at: [], reviewed: true, approved: true, data: { invoice_number: '12345678', total: 1500.5 } });
+    expect(readFileSync(resultPath, 'utf8')).toBe(before);
+    const sidecar = JSON.parse(readFileSync(`${resultPath}.review.json`, 'utf8')) as Record<string, unknown>;
+    expect(sidecar).toMatchObject({ approved: true, corrections: { invoice_number: '12345678', total: 1500.5 }, checks: { passed: true } });
+
+    const exported = await runCli(['export', ws.out, '--out', join(ws.dir, 'tables')], { env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).not.toContain('review.json');
+    const [payslip] = csv(join(ws.dir, 'tables', 'payslip.csv'));
+    expect(payslip).toMatchObject({ result_file: 'pay/p.pdf.json', reviewed: 'true', invoice_number: '12345678', total: '1500.5' });
+    expect(csv(join(ws.dir, 'tables', 'invoice.csv')).map((row) => row.reviewed)).toEqual(['false', 'false', 'false']);
+
+    const checked = await runCli(['check', ws.out, ...schemas], { env });
+    expect(checked.code, checked.stdout).toBe(0);
+    expect(checked.stdout).toContain('passed    pay/p.pdf.json (payslip), as reviewed');
+  });
+
+  it('keeps corrections when extract reuses the result; a new question does not inherit them, and says so', async () => {
+    const { url, ws, env, schemas } = await reviewed();
+    await postReview(url, 'pay/p.pdf.json', { values: { invoice_number: '12345678', total: '1' }, approved: false });
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, '--json', ...REVIEW_RUN], { env });
+    // 0, not 5: the reused payslip is checked as corrected (it lacked invoice_number and total).
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('3 reused');
+    const line = parseNdjson(again.stdout).find((l) => String(l.file).endsWith('p.pdf'));
+    expect(line).toMatchObject({ reviewed: true, checks: { passed: true }, data: { invoice_number: '12345678', total: 1 } });
+    expect(again.stderr).not.toContain('a new extraction replaced');
+    const reused = await runCli(['export', ws.out, '--out', join(ws.dir, 'reused')], { env });
+    expect(reused.code).toBe(0);
+    expect(csv(join(ws.dir, 'reused', 'payslip.csv'))[0]).toMatchObject({ reviewed: 'true', total: '1' });
+
+    const other = await runCli(['extract', join(ws.inputs, 'pay'), '--out', join(ws.out, 'pay'), '--model', 'receipt', ...REVIEW_RUN], { env });
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toContain('a new extraction replaced the result reviewed in');
+    expect(other.stderr).toContain('not applied to this one');
+    const fresh = await runCli(['export', ws.out, '--out', join(ws.dir, 'fresh')], { env });
+    expect(fresh.code).toBe(0);
+    expect(csv(join(ws.dir, 'fresh', 'receipt.csv'))[0]).toMatchObject({ result_file: 'pay/p.pdf.json', reviewed: 'false' });
+    const view = (await (await fetch(`${url}api/document?id=pay%2Fp.pdf.json`)).json()) as { reviewed: boolean; stale_review: boolean };
+    expect(view).toMatchObject({ reviewed: false, stale_review: true });
+  });
+});

@@ -1,0 +1,99 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ResultDocument } from '../../../../src/batch/result-file.js';
+import { reviewPathFor } from '../../../../src/batch/review-sidecar.js';
+import { correctedData, correctionsOf, readReview, saveReview } from '../../../../src/features/review/corrections.js';
+import { leafPaths, valueAt, withValueAt } from '../../../../src/features/review/field-paths.js';
+import { typedValues } from '../../../../src/features/review/review-values.js';
+
+const DATA = { invoice_number: 'A1', total: 10, vendor: { address: { city: 'Graz' } }, line_items: [{ amount: 4 }, { amount: 6 }], paid: false, note: null };
+
+function result(overrides: Partial<ResultDocument> = {}): ResultDocument {
+  return {
+    status: 'complete',
+    source: { path: '/in/a.pdf', sha256: 'abc', size: 1, type: 'pdf', pages: 1 },
+    question: { sha256: 'abc', model: 'invoice', store_db: false },
+    model: 'invoice',
+    pages: { total: 1, processed: 1, missing: [] },
+    job: null,
+    extraction_id: null,
+    warnings: [],
+    credits: 1,
+    started_at: '2026-01-01T00:00:00.000Z',
+    completed_at: '2026-01-01T00:00:01.000Z',
+    generator: 'docextract',
+    data: DATA,
+    ...overrides,
+  };
+}
+
+function resultOnDisk(doc: ResultDocument): string {
+  const dir = mkdtempSync(join(tmpdir(), 'docextract-review-'));
+  const path = join(dir, 'a.pdf.json');
+  writeFileSync(path, JSON.stringify(doc));
+  return path;
+}
+
+describe('dotted paths into result data', () => {
+  it('reads and sets values through objects and lists, leaving the original alone', () => {
+    expect(valueAt(DATA, 'vendor.address.city')).toBe('Graz');
+    expect(valueAt(DATA, 'line_items.1.amount')).toBe(6);
+    expect(valueAt(DATA, 'line_items.5.amount')).toBeUndefined();
+    const changed = withValueAt(DATA, 'line_items.1.amount', 7) as typeof DATA;
+    expect(changed.line_items[1]?.amount).toBe(7);
+    expect(DATA.line_items[1]?.amount).toBe(6);
+    expect(withValueAt({}, 'vendor.vat_id', 'AT1')).toEqual({ vendor: { vat_id: 'AT1' } });
+    expect(leafPaths(DATA)).toEqual(['invoice_number', 'total', 'vendor.address.city', 'line_items.0.amount', 'line_items.1.amount', 'paid', 'note']);
+  });
+});
+
+describe('the correction store', () => {
+  it('saves only the changed values beside the result, never over it, and applies them on reading', async () => {
+    const doc = result();
+    const path = resultOnDisk(doc);
+    const before = readFileSync(path, 'utf8');
+    const saved = await saveReview(path, doc, { values: { total: 12.5, invoice_number: 'A1', 'vendor.address.city': 'Wien' }, approved: false }, new Date('2026-02-03T04:05:06Z'));
+    expect(saved).toEqual({ result: { sha256: 'abc', model: 'invoice', completed_at: '2026-01-01T00:00:01.000Z' }, reviewed_at: '2026-02-03T04:05:06.000Z', approved: false, corrections: { total: 12.5, 'vendor.address.city': 'Wien' } });
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    expect(JSON.parse(readFileSync(reviewPathFor(path), 'utf8'))).toEqual(saved);
+    expect(readdirSync(join(path, '..')).sort()).toEqual(['a.pdf.json', 'a.pdf.json.review.json']); // no temporary file left
+    const review = await readReview(path, doc);
+    expect(review.kind).toBe('current');
+    expect(correctedData(doc.data, review.kind === 'current' ? review.review : undefined)).toEqual({ ...DATA, total: 12.5, vendor: { address: { city: 'Wien' } } });
+  });
+
+  it('does not apply a review made for an earlier extraction of the file', async () => {
+    const doc = result();
+    const path = resultOnDisk(doc);
+    await saveReview(path, doc, { values: { total: 99 }, approved: true }, new Date());
+    expect((await readReview(path, result({ completed_at: '2026-05-05T00:00:00.000Z' }))).kind).toBe('stale');
+    expect((await readReview(path, result({ question: { sha256: 'abc', model: 'receipt', store_db: false } }))).kind).toBe('stale');
+  });
+
+  it('reads a missing or broken review file as no review', async () => {
+    const doc = result();
+    const path = resultOnDisk(doc);
+    expect(await readReview(path, doc)).toEqual({ kind: 'none' });
+    writeFileSync(reviewPathFor(path), '{"result": ');
+    expect(await readReview(path, doc)).toEqual({ kind: 'none' });
+  });
+
+  it('keeps as corrections only the values that differ from the service', () => {
+    expect(correctionsOf(DATA, { total: 10, 'line_items.0.amount': 5, note: null, extra: 'x' })).toEqual({ 'line_items.0.amount': 5, extra: 'x' });
+  });
+});
+
+describe('typing what was typed into the form', () => {
+  const schema = { type: 'object', properties: { total: { type: 'number' }, items: { type: 'array', items: { type: 'object', properties: { qty: { type: 'integer' } } } }, code: { type: 'string' } } };
+
+  it('takes the type of the service value, else the schema, else text', () => {
+    expect(typedValues(DATA, { total: '12.50', paid: 'true', invoice_number: '0042', note: '' }, undefined)).toEqual({ total: 12.5, paid: true, invoice_number: '0042', note: null });
+    expect(typedValues({}, { total: '7', 'items.0.qty': '3', code: '0012', other: '5' }, schema)).toEqual({ total: 7, 'items.0.qty': 3, code: '0012', other: '5' });
+  });
+
+  it('keeps text that is not of the type, for the checks to name', () => {
+    expect(typedValues(DATA, { total: '12,50' }, undefined)).toEqual({ total: '12,50' });
+  });
+});
