@@ -1,4 +1,5 @@
-import { cliStopMessage, strayJobNotice, wordedForCli } from './outcome-words.js';
+import { wordedForCli } from './outcome-words.js';
+import { DisplayWarnings } from './display-warnings.js';
 import type { MultiBar, SingleBar } from 'cli-progress';
 import type { BatchEvents, ChunkFailure, DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
@@ -13,7 +14,7 @@ import { barWidthFor, fitParts, wrapToWidth } from './status-line.js';
  * per file otherwise); progress is not (stderr: a cli-progress multibar on a
  * terminal, plain lines elsewhere, nothing under --quiet).
  */
-export class BatchDisplay implements BatchEvents {
+export class BatchDisplay extends DisplayWarnings implements BatchEvents {
   private readonly finished = new FinishedTally();
   private credits = 0;
   private requests = 0;
@@ -33,10 +34,12 @@ export class BatchDisplay implements BatchEvents {
   private readonly left = new TimeLeftCountdown();
 
   private constructor(
-    private readonly ctx: CliContext,
+    ctx: CliContext,
     private readonly total: number,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    super(ctx);
+  }
 
   static async create(ctx: CliContext, total: number): Promise<BatchDisplay> {
     const display = new BatchDisplay(ctx, total, ctx.clock);
@@ -117,18 +120,6 @@ export class BatchDisplay implements BatchEvents {
 
   reachability(change: Parameters<NonNullable<BatchEvents['reachability']>>[0]): void {
     this.notice(reachabilityLine(change));
-  }
-
-  notice(message: string): void {
-    this.ctx.ui.warn(message);
-  }
-
-  intakeStopped(reason: Parameters<typeof cliStopMessage>[0]): void {
-    this.ctx.ui.warn(`no longer taking new files: ${cliStopMessage(reason)}`);
-  }
-
-  strayJob(job: { parentJobId: string; path: string }): void {
-    this.ctx.ui.warn(strayJobNotice(job));
   }
 
   documentFinished(finishedOutcome: DocumentOutcome): void {

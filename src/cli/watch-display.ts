@@ -1,4 +1,5 @@
-import { cliStopMessage, strayJobNotice, wordedForCli } from './outcome-words.js';
+import { wordedForCli } from './outcome-words.js';
+import { DisplayWarnings } from './display-warnings.js';
 import type { Ora } from 'ora';
 import type { BatchEvents, ChunkFailure, DocumentOutcome } from '../batch/batch-types.js';
 import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
@@ -16,7 +17,7 @@ import { fitParts } from './status-line.js';
  * (an ora spinner): files being written, in flight, done, credits spent, the
  * next request slot when waiting for one, and the time left for what is taken.
  */
-export class WatchDisplay implements WatchEvents {
+export class WatchDisplay extends DisplayWarnings implements WatchEvents {
   private readonly finished = new FinishedTally();
   private credits = 0;
   private waitUntil = 0;
@@ -28,10 +29,12 @@ export class WatchDisplay implements WatchEvents {
   private ticker?: NodeJS.Timeout;
 
   private constructor(
-    private readonly ctx: CliContext,
+    ctx: CliContext,
     private readonly folder: string,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    super(ctx);
+  }
 
   static async create(ctx: CliContext, folder: string): Promise<WatchDisplay> {
     const display = new WatchDisplay(ctx, folder, ctx.clock);
@@ -78,18 +81,6 @@ export class WatchDisplay implements WatchEvents {
 
   reachability(change: Parameters<NonNullable<BatchEvents['reachability']>>[0]): void {
     this.notice(reachabilityLine(change));
-  }
-
-  notice(message: string): void {
-    this.ctx.ui.warn(message);
-  }
-
-  intakeStopped(reason: Parameters<typeof cliStopMessage>[0]): void {
-    this.ctx.ui.warn(`no longer taking new files: ${cliStopMessage(reason)}`);
-  }
-
-  strayJob(job: { parentJobId: string; path: string }): void {
-    this.ctx.ui.warn(strayJobNotice(job));
   }
 
   documentFinished(finishedOutcome: DocumentOutcome): void {

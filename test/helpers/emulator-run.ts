@@ -34,11 +34,11 @@ export interface BatchFile {
   pages: number;
 }
 
-export function batchFiles(files: BatchFile[]): Record<string, string> {
+export function batchFiles(files: readonly BatchFile[]): Record<string, string> {
   return Object.fromEntries(files.map((file) => [file.target, file.source]));
 }
 
-export function totalPages(files: BatchFile[]): number {
+export function totalPages(files: readonly BatchFile[]): number {
   return files.reduce((sum, file) => sum + file.pages, 0);
 }
 
@@ -71,12 +71,12 @@ function resultOfJob(path: string, sha256: string, jobId: string | undefined): b
 }
 
 /** sha256 of each batch file in the workspace -> its result path. */
-export function outputsBySha(files: BatchFile[], inputs: string, out: string): Map<string, string> {
+export function outputsBySha(files: readonly BatchFile[], inputs: string, out: string): Map<string, string> {
   return new Map(files.map((file) => [sha256Of(join(inputs, file.target)), join(out, `${file.target}.json`)]));
 }
 
 /** Every file was uploaded exactly once. */
-export function expectEachUploadedOnce(emu: RunningEmulator, files: BatchFile[], inputs: string): void {
+export function expectEachUploadedOnce(emu: RunningEmulator, files: readonly BatchFile[], inputs: string): void {
   for (const file of files) {
     expect(emu.counters.uploadsBySha256[sha256Of(join(inputs, file.target))], `uploads of ${file.target}`).toBe(1);
   }
@@ -115,3 +115,12 @@ export function filesBelow(dir: string): string[] {
 export function expectNoStackTrace(stderr: string): void {
   expect(stderr).not.toMatch(/\n\s+at /);
 }
+
+/** Two images, a PDF answered at once and two that split: the mixed folder of the library, MCP and package tests. */
+export const MIXED_FILES: readonly BatchFile[] = [
+  { target: 'img/receipt.jpg', source: 'images/receipt.jpg', pages: 1 },
+  { target: 'img/id-card.png', source: 'images/id-card.png', pages: 1 },
+  { target: 'short/three.pdf', source: 'pdf/pages-3.pdf', pages: 3 },
+  { target: 'long/seven.pdf', source: 'pdf/linearized-7.pdf', pages: 7 },
+  { target: 'long/twelve.pdf', source: 'pdf/pages-12.pdf', pages: 12 },
+];

@@ -10,16 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { extractDocuments, InvalidOptionError, UnknownModelError, type DocumentOutcome, type ResultDocument } from '../../src/index.js';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import { runChildCli } from '../helpers/child-run.js';
-import { TEST_KEY, batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, type BatchFile } from '../helpers/emulator-run.js';
+import { TEST_KEY, batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
 import { CORPUS, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
-const FILES: BatchFile[] = [
-  { target: 'img/receipt.jpg', source: 'images/receipt.jpg', pages: 1 },
-  { target: 'img/id-card.png', source: 'images/id-card.png', pages: 1 },
-  { target: 'short/three.pdf', source: 'pdf/pages-3.pdf', pages: 3 },
-  { target: 'long/seven.pdf', source: 'pdf/linearized-7.pdf', pages: 7 },
-  { target: 'long/twelve.pdf', source: 'pdf/pages-12.pdf', pages: 12 },
-];
+const FILES = MIXED_FILES;
 
 let emulator: RunningEmulator | undefined;
 afterEach(async () => {
@@ -143,9 +137,14 @@ describe('extractDocuments: the engine as a library', () => {
     let firstChunk: () => void = () => undefined;
     const chunked = new Promise<void>((resolve) => (firstChunk = resolve));
     const emu = (emulator = await startTestEmulator({ holdAnswer: () => (holding ? held : undefined) }));
+    // A chunk of each document processed: both manifests are journaled (chunks go only after that),
+    // so no upload may be repeated. From then on, answers wait until the process is dead: the kill lands mid-run.
+    const chunkedDocuments = new Set<string>();
     emu.events.on('event', (event: EmulatorEvent) => {
-      if (event.type !== 'chunk_processed') return;
-      holding = true; // from here on, answers wait until the process is dead: the kill lands mid-run
+      if (event.type !== 'chunk_processed' || !event.sha256) return;
+      chunkedDocuments.add(event.sha256);
+      if (chunkedDocuments.size < split.length) return;
+      holding = true;
       firstChunk();
     });
     const ws = makeWorkspace(batchFiles(split));

@@ -8,16 +8,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import { DOCEXTRACT_BIN } from '../helpers/child-run.js';
-import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, type BatchFile } from '../helpers/emulator-run.js';
+import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace } from '../helpers/workspace.js';
 
-const FILES: BatchFile[] = [
-  { target: 'scans/receipt.jpg', source: 'images/receipt.jpg', pages: 1 },
-  { target: 'scans/id-card.png', source: 'images/id-card.png', pages: 1 },
-  { target: 'pdf/three.pdf', source: 'pdf/pages-3.pdf', pages: 3 },
-  { target: 'pdf/seven.pdf', source: 'pdf/linearized-7.pdf', pages: 7 },
-  { target: 'pdf/twelve.pdf', source: 'pdf/pages-12.pdf', pages: 12 },
-];
+const FILES = MIXED_FILES;
 
 let emulator: RunningEmulator | undefined;
 let client: Client | undefined;
@@ -112,9 +106,9 @@ describe('docextract mcp over stdio', () => {
     expect(unknown.isError).toBe(true);
     expect(unknown.structuredContent).toMatchObject({ error: { code: 'unknown_model' } });
     expect(emu.counters.requestsByEndpoint.documents).toBe(0);
-    const first = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'scans/receipt.jpg')] } });
+    const first = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'img/receipt.jpg')] } });
     expect((first.structuredContent as unknown as ExtractAnswer).credits).toBe(1);
-    const spent = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'scans/id-card.png')] } });
+    const spent = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'img/id-card.png')] } });
     expect(spent.structuredContent).toMatchObject({ error: { code: 'budget_exhausted' } });
     expect(emu.counters.creditsCharged).toBe(1);
   });

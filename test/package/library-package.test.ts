@@ -11,19 +11,13 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { TEST_KEY, batchFiles, expectEachUploadedOnce, startTestEmulator, totalPages, type BatchFile } from '../helpers/emulator-run.js';
+import { TEST_KEY, batchFiles, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace } from '../helpers/workspace.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 
-const FILES: BatchFile[] = [
-  { target: 'scans/receipt.jpg', source: 'images/receipt.jpg', pages: 1 },
-  { target: 'scans/id-card.png', source: 'images/id-card.png', pages: 1 },
-  { target: 'pdf/two.pdf', source: 'pdf/pages-2.pdf', pages: 2 },
-  { target: 'pdf/seven.pdf', source: 'pdf/linearized-7.pdf', pages: 7 },
-  { target: 'pdf/twelve.pdf', source: 'pdf/pages-12.pdf', pages: 12 },
-];
+const FILES = MIXED_FILES;
 
 /** The first TypeScript block of the README's "Use it from code" section, as written. */
 function readmeExample(): string {
