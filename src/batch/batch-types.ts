@@ -8,8 +8,16 @@ export interface PlannedDocument {
   size: number;
   type: 'pdf' | 'jpeg' | 'png';
   contentType: string;
-  /** undefined: a PDF we could not count; the server's status code decides sync or split. */
+  /** Pages sent (the selected ones under --pages). undefined: a PDF we could not count; the server's status code decides sync or split. */
   pages: number | undefined;
+  /**
+   * The source's pages to send, ascending and 1-based, when only some are
+   * (--pages): they are cut out locally and uploaded as a PDF of their own.
+   * Absent: the whole file is sent as it is.
+   */
+  sourcePages?: number[];
+  /** The source's own page count, when `sourcePages` is set. */
+  sourcePageCount?: number;
   output: string;
   /** The template to send, normalised; undefined leaves it to the service (invoice). */
   model?: string;

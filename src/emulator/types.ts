@@ -160,6 +160,15 @@ export interface EmulatorOptions {
   oversizeBytes?: number;
   /** Called once per answered (or reset) request; the CLI prints these. Not part of the service contract. */
   onRequest?: (entry: EmulatorRequestLog) => void;
+  /** Called with the bytes of every file part `documents` receives (tests check what a client sent). Not part of the service contract. */
+  onUpload?: (upload: ReceivedUpload) => void;
+}
+
+/** A file as `documents` received it. */
+export interface ReceivedUpload {
+  sha256: string;
+  filename: string | undefined;
+  bytes: Buffer;
 }
 
 export interface EmulatorCounters {

@@ -7,6 +7,8 @@ import { outputPathFor } from '../batch/result-file.js';
 import { discoverInputs, type DiscoveredInput, type DiscoveryResult } from '../files/discover.js';
 import { preflightFile, type PreflightResult } from '../files/preflight.js';
 import type { ModelRules } from './model-rules.js';
+import type { PageRules } from './page-rules.js';
+import { selectPages, type SelectedPages } from './select-pages.js';
 
 export interface PlanResult {
   documents: PlannedDocument[];
@@ -22,6 +24,8 @@ export interface PlanOptions {
   marginMs: number;
   /** The document type of each file, by its path relative to the inputs' base. @default the service's default for every file */
   models?: ModelRules;
+  /** The pages to send of each file, by its path relative to the inputs' base. @default every page of every file */
+  pages?: PageRules;
   /** Paths from `--files-from`: checked like arguments, but never expanded as globs. @default [] */
   listed?: readonly string[];
   /** Folders never searched for inputs besides the output folder (the state folder). @default [] */
@@ -52,22 +56,32 @@ export async function planFiles(
   options: Omit<PlanOptions, 'cwd' | 'listed'>,
 ): Promise<Omit<PlanResult, 'skipped'>> {
   const rejected: DocumentOutcome[] = [];
-  const results = await mapLimited(inputs, options.parallelism ?? 8, (input) => preflightFile(input.path));
+  const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
+    const selection = options.pages?.selectionFor(relative(commonBase, input.path));
+    const checked = await preflightFile(input.path, { pageLimit: selection === undefined || selection.all });
+    return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath) : undefined];
+  });
   const documents: PlannedDocument[] = [];
   inputs.forEach((input, index) => {
-    const checked = results[index] as PreflightResult;
+    const [checked, selected] = results[index] as [PreflightResult, SelectedPages | undefined];
     if (!checked.ok) {
       rejected.push({ ...rejection(input.displayPath, checked.code, checked.message), pages: checked.pages ?? null });
       return;
     }
-    if (checked.pages !== undefined && isSplit(checked.pages) && !fitsWithinTtl(checked.pages, options.windows, options.ttlMs, options.marginMs)) {
+    // A preflighted file always has its pages selected.
+    if (!selected?.ok) {
+      if (selected) rejected.push({ ...rejection(input.displayPath, selected.code, selected.message), pages: selected.pages });
+      return;
+    }
+    const { sourcePages, sourcePageCount } = selected;
+    if (selected.pages !== undefined && isSplit(selected.pages) && !fitsWithinTtl(selected.pages, options.windows, options.ttlMs, options.marginMs)) {
       rejected.push({
         ...rejection(
           input.displayPath,
           'rate_budget_too_small',
-          `${input.displayPath} has ${checked.pages} pages; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires. Raise --rate-limit if your key allows more, or split the file.`,
+          `${input.displayPath} has ${selected.pages} pages${sourcePages ? ' to send' : ''}; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires. Raise --rate-limit if your key allows more, or split the file.`,
         ),
-        pages: checked.pages,
+        pages: selected.pages,
       });
       return;
     }
@@ -80,8 +94,9 @@ export async function planFiles(
       size: checked.size,
       type: checked.type,
       contentType: checked.contentType,
-      pages: checked.pages,
-      output: outputPathFor(options.outDir, commonBase, checked.path),
+      pages: selected.pages,
+      ...(sourcePages ? { sourcePages, sourcePageCount } : {}),
+      output: outputPathFor(options.outDir, commonBase, checked.path, sourcePages),
     });
   });
   return { documents, rejected };

@@ -55,6 +55,8 @@ export const MAX_SYNC_PAGES = SERVICE_LIMITS.maxSyncPages;
 export interface PreflightOptions {
   /** How to name the file in messages, e.g. the path as the user typed it. @default the path */
   displayName?: string;
+  /** Refuse a PDF of more than 150 pages; off when only some of its pages will be sent (--pages), which are checked once chosen. @default true */
+  pageLimit?: boolean;
 }
 
 /**
@@ -112,7 +114,7 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
     return reject('invalid_file', `${name} starts like a PDF but holds no PDF objects; it looks truncated.`, { size, sha256 });
   }
   // Stryker disable next-line ConditionalExpression: equivalent; undefined > n is false too (the test narrows the type).
-  if (pages !== undefined && pages > MAX_PAGES) {
+  if (pages !== undefined && pages > MAX_PAGES && options.pageLimit !== false) {
     return reject('page_limit_exceeded', `${name} has ${pages} pages; the service accepts at most ${MAX_PAGES} pages per document.`, { size, sha256, pages });
   }
   return ok(pages);

@@ -12,6 +12,7 @@ import { withEngineSession, type BatchDeps } from '../features/batch-session.js'
 import { runExtractBatch, type ExtractBatchReport } from '../features/extract.js';
 import { recordLastRun } from '../features/last-run.js';
 import { ModelRules } from '../features/model-rules.js';
+import { PageRules } from '../features/page-rules.js';
 import { planDocuments } from '../features/plan-documents.js';
 import { runStreamBatch } from '../features/stream-batch.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
@@ -51,6 +52,14 @@ export interface ExtractDocumentsOptions {
    * @default the service's default (invoice)
    */
   model?: string | readonly string[];
+  /**
+   * The pages to extract: one selection for every file (`"1"`, `"1-3,7"`,
+   * `"1,-1"`: 1-based, negative from the end), or rules as the CLI's
+   * `--pages` takes them (`["invoices/**=1", "all"]`). Only those pages are
+   * cut out and sent; the result records them as `source_pages`.
+   * @default every page
+   */
+  pages?: string | readonly string[];
   /** The key's request windows, e.g. `"10/min,100/h"`, or `"none"`. @default "10/min,100/h,1000/d,10000/mo" */
   rateLimit?: string;
   /** Stop admitting files before this many credits would be spent. @default no limit */
@@ -133,10 +142,10 @@ async function run(
   resolved: ResolvedOptions,
   finished: (outcome: DocumentOutcome) => void,
 ): Promise<ExtractionReport> {
-  const { clock, cwd, outDir, stateDir, settings, windows, models } = resolved;
+  const { clock, cwd, outDir, stateDir, settings, windows, models, pages } = resolved;
   const startedAt = clock.now();
   const events: BatchEvents = { ...options.events, documentFinished: finished };
-  const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, exclude: [stateDir] };
+  const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, pages, exclude: [stateDir] };
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
   const connection = {
     stateDir,
@@ -188,6 +197,7 @@ function resolveOptions(options: ExtractDocumentsOptions) {
     stateDir: options.stateDir ?? defaultStateDir(process.env),
     windows: parsedOption('rateLimit', () => parseRateWindows(options.rateLimit ?? settingDefault('rate-limit'))),
     models: parsedOption('model', () => ModelRules.parse(options.model === undefined ? [] : typeof options.model === 'string' ? [options.model] : options.model)),
+    pages: parsedOption('pages', () => PageRules.parse(options.pages === undefined ? [] : typeof options.pages === 'string' ? [options.pages] : options.pages)),
     settings: runSettings({
       ...options.settings,
       ...(options.storeDb !== undefined ? { storeDb: options.storeDb } : {}),
