@@ -1,5 +1,18 @@
 import type { ResultChecks } from './result-file.js';
 
+/** Where a part belongs: the source's one result file, which lists every part once all are finished. */
+export interface PartOf {
+  /** The source's result file. */
+  output: string;
+  /** The source as the user named it. */
+  displayPath: string;
+  /** This part's place (0-based) among `count`. */
+  index: number;
+  count: number;
+  /** Every page of the source that its parts send, in order (the whole document, or a --pages selection). */
+  pages: number[];
+}
+
 /** A file that passed preflight and is ready to schedule. */
 export interface PlannedDocument {
   path: string;
@@ -18,6 +31,8 @@ export interface PlannedDocument {
   sourcePages?: number[];
   /** The source's own page count, when `sourcePages` is set. */
   sourcePageCount?: number;
+  /** Set when this document is one part of a source past the service's limits: each part is a question of its own. */
+  part?: PartOf;
   output: string;
   /** The template to send, normalised; undefined leaves it to the service (invoice). */
   model?: string;

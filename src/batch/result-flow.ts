@@ -68,7 +68,8 @@ function resultDocument(ctx: FlowContext, task: DocumentTask, parts: ResultParts
     question,
     source_pages: sourcePagesSent(doc, parts.pages.total),
     model,
-    pages: parts.pages,
+    // The service numbers the pages it saw; the result names the source's.
+    pages: doc.sourcePages ? { ...parts.pages, missing: parts.pages.missing.map((page) => doc.sourcePages?.[page - 1] ?? page) } : parts.pages,
     job: parts.job,
     extraction_id: parts.extraction_id,
     warnings: parts.warnings,

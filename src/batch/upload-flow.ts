@@ -17,6 +17,7 @@ import { errorCode, errorMessage, neverReached, planRetry, type FlowContext } fr
 import { chargeTask, finished, type FlowEffect } from './flow-effects.js';
 import { writeSyncResult } from './result-flow.js';
 import { cutPdf } from '../files/pdf-cut.js';
+import { SERVICE_LIMITS } from '../api/limits.js';
 import type { PlannedDocument } from './batch-types.js';
 
 /**
@@ -42,6 +43,10 @@ export async function prepareUpload(ctx: FlowContext, task: DocumentTask): Promi
     // Only the selected pages leave the machine; the journal and the result still name the source.
     const cut = await cutPdf(body, doc.sourcePages, doc.sourcePageCount ?? 0, doc.displayPath);
     if (!cut.ok) return [finished(failure(task, cut.code, cut.message))];
+    if (cut.bytes.length > SERVICE_LIMITS.maxFileBytes) {
+      const megabytes = (cut.bytes.length / 1024 / 1024).toFixed(1);
+      return [finished(failure(task, 'file_too_large', `the cut of ${doc.displayPath} is ${megabytes} MB, over the service's 10 MB; choose fewer pages with --pages (nothing was sent)`))];
+    }
     body = cut.bytes;
   }
   const intentAt = ctx.clock.now();

@@ -9,6 +9,8 @@ import { preflightFile, type PreflightResult } from '../files/preflight.js';
 import type { ModelRules } from './model-rules.js';
 import type { PageRules } from './page-rules.js';
 import { selectPages, type SelectedPages } from './select-pages.js';
+import { partOutput, partsOf } from './parts.js';
+import { isWholeDocument } from '../files/page-selection.js';
 
 export interface PlanResult {
   documents: PlannedDocument[];
@@ -58,7 +60,7 @@ export async function planFiles(
   const rejected: DocumentOutcome[] = [];
   const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
     const selection = options.pages?.selectionFor(relative(commonBase, input.path));
-    const checked = await preflightFile(input.path, { pageLimit: selection === undefined || selection.all });
+    const checked = await preflightFile(input.path, { pastLimits: true });
     return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath) : undefined];
   });
   const documents: PlannedDocument[] = [];
@@ -73,20 +75,22 @@ export async function planFiles(
       if (selected) rejected.push({ ...rejection(input.displayPath, selected.code, selected.message), pages: selected.pages });
       return;
     }
-    const { sourcePages, sourcePageCount } = selected;
-    if (selected.pages !== undefined && isSplit(selected.pages) && !fitsWithinTtl(selected.pages, options.windows, options.ttlMs, options.marginMs)) {
+    const { sourcePages, sourcePageCount, parts } = selected;
+    const biggest = parts ? Math.max(...parts.map((part) => part.length)) : selected.pages;
+    if (biggest !== undefined && isSplit(biggest) && !fitsWithinTtl(biggest, options.windows, options.ttlMs, options.marginMs)) {
       rejected.push({
         ...rejection(
           input.displayPath,
           'rate_budget_too_small',
-          `${input.displayPath} has ${selected.pages} pages${sourcePages ? ' to send' : ''}; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires. Raise --rate-limit if your key allows more, or split the file.`,
+          `${input.displayPath} has ${biggest} pages${sourcePages ? ' to send' : ''}${parts ? ' in its largest part' : ''}; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires. Raise --rate-limit if your key allows more, or split the file.`,
         ),
-        pages: selected.pages,
+        pages: biggest,
       });
       return;
     }
     const model = options.models?.modelFor(relative(commonBase, checked.path));
-    documents.push({
+    const whole = sourcePages && sourcePageCount !== undefined && isWholeDocument(sourcePages, sourcePageCount) ? undefined : sourcePages;
+    const doc: PlannedDocument = {
       ...(model ? { model } : {}),
       path: checked.path,
       displayPath: input.displayPath,
@@ -95,9 +99,10 @@ export async function planFiles(
       type: checked.type,
       contentType: checked.contentType,
       pages: selected.pages,
-      ...(sourcePages ? { sourcePages, sourcePageCount } : {}),
-      output: outputPathFor(options.outDir, commonBase, checked.path, sourcePages),
-    });
+      ...(whole ? { sourcePages: whole, sourcePageCount } : {}),
+      output: outputPathFor(options.outDir, commonBase, checked.path, whole),
+    };
+    documents.push(...(parts && sourcePages && sourcePageCount !== undefined ? partsOf(doc, parts, sourcePages, sourcePageCount, partOutput(options.outDir, commonBase)) : [doc]));
   });
   return { documents, rejected };
 }

@@ -1,11 +1,18 @@
 import { readFile } from 'node:fs/promises';
-import { SERVICE_LIMITS } from '../api/limits.js';
 import type { PreflightOk } from '../files/preflight.js';
-import { formatPages, isWholeDocument, resolvePageSelection, type PageSelection } from '../files/page-selection.js';
+import { pastLimits, planParts } from '../files/pdf-parts.js';
+import { isWholeDocument, resolvePageSelection, type PageSelection } from '../files/page-selection.js';
 
 /** What a file sends once its selection is applied: the pages sent, and the source's pages when only some are. */
 export type SelectedPages =
-  | { ok: true; pages: number | undefined; sourcePages?: number[]; sourcePageCount?: number }
+  | {
+      ok: true;
+      pages: number | undefined;
+      sourcePages?: number[];
+      sourcePageCount?: number;
+      /** The pages to send, in parts the service accepts, when they are past its limits (more than 150, or a file over 10 MB). */
+      parts?: number[][];
+    }
   | { ok: false; code: string; message: string; pages: number | null };
 
 /**
@@ -17,7 +24,26 @@ export type SelectedPages =
  * which must read it anyway to cut it.
  */
 export async function selectPages(checked: PreflightOk, selection: PageSelection, name: string): Promise<SelectedPages> {
-  if (selection.all) return withinPageLimit(checked.pages, name);
+  const selected = await selectedPages(checked, selection, name);
+  if (!selected.ok || checked.type !== 'pdf' || selected.pages === undefined) return selected;
+  // A cut of a few pages of a large file is small: only the pages' own objects are weighed.
+  const why = pastLimits(selected.pages, checked.size);
+  if (why === undefined) return selected;
+  const pageCount = selected.sourcePageCount ?? selected.pages;
+  const pages = selected.sourcePages ?? Array.from({ length: pageCount }, (_, index) => index + 1);
+  let planned;
+  try {
+    planned = await planParts(await readFile(checked.path), pages, pageCount, name, why);
+  } catch (error) {
+    return { ok: false, code: 'file_unreadable', message: `${name} cannot be read (${error instanceof Error ? error.message : String(error)}).`, pages: pageCount };
+  }
+  if (!planned.ok) return { ...planned, pages: pageCount };
+  if (planned.parts.length === 1 && selected.sourcePages) return selected;
+  return { ok: true, pages: pages.length, sourcePages: pages, sourcePageCount: pageCount, parts: planned.parts };
+}
+
+async function selectedPages(checked: PreflightOk, selection: PageSelection, name: string): Promise<SelectedPages> {
+  if (selection.all) return { ok: true, pages: checked.pages };
   const pageCount = checked.type === 'pdf' ? (checked.pages ?? (await countUncounted(checked.path, name))) : 1;
   if (typeof pageCount !== 'number') return pageCount;
   const resolved = resolvePageSelection(selection, pageCount);
@@ -29,22 +55,8 @@ export async function selectPages(checked: PreflightOk, selection: PageSelection
       pages: pageCount,
     };
   }
-  if (isWholeDocument(resolved.pages, pageCount)) return withinPageLimit(pageCount, name);
-  if (resolved.pages.length > SERVICE_LIMITS.maxPages) {
-    return {
-      ok: false,
-      code: 'page_limit_exceeded',
-      message: `${name}: --pages ${selection.text} selects ${resolved.pages.length} pages (${formatPages(resolved.pages)}); the service accepts at most ${SERVICE_LIMITS.maxPages} pages per document.`,
-      pages: pageCount,
-    };
-  }
+  if (isWholeDocument(resolved.pages, pageCount)) return { ok: true, pages: pageCount };
   return { ok: true, pages: resolved.pages.length, sourcePages: resolved.pages, sourcePageCount: pageCount };
-}
-
-/** The whole document is sent: the service's page limit applies to it. */
-function withinPageLimit(pages: number | undefined, name: string): SelectedPages {
-  if (pages === undefined || pages <= SERVICE_LIMITS.maxPages) return { ok: true, pages };
-  return { ok: false, code: 'page_limit_exceeded', message: `${name} has ${pages} pages; the service accepts at most ${SERVICE_LIMITS.maxPages} pages per document.`, pages };
 }
 
 async function countUncounted(path: string, name: string): Promise<number | Extract<SelectedPages, { ok: false }>> {

@@ -8,10 +8,11 @@ export type CutCode = 'pdf_encrypted' | 'pdf_unrewritable';
 
 export type CutResult = { ok: true; bytes: Buffer } | { ok: false; code: CutCode; message: string };
 
-type PdfLib = typeof import('pdf-lib');
+export type PdfLib = typeof import('pdf-lib');
 let pdfLib: Promise<PdfLib> | undefined;
 
-function loadPdfLib(): Promise<PdfLib> {
+/** pdf-lib, imported on first use. */
+export function loadPdfLib(): Promise<PdfLib> {
   pdfLib ??= import('pdf-lib');
   return pdfLib;
 }
@@ -47,10 +48,10 @@ export async function countPagesByRewriter(source: Uint8Array, name: string): Pr
   return read.ok ? { ok: true, pages: read.document.getPageCount() } : read;
 }
 
-type PdfDocument = Awaited<ReturnType<PdfLib['PDFDocument']['load']>>;
+export type PdfDocument = Awaited<ReturnType<PdfLib['PDFDocument']['load']>>;
 
 /** The source as pdf-lib reads it; an encrypted one is refused (pdf-lib would write its encrypted streams into the cut as they are). */
-async function readPdf(source: Uint8Array, name: string): Promise<{ ok: true; document: PdfDocument; PDFDocument: PdfLib['PDFDocument'] } | Extract<CutResult, { ok: false }>> {
+export async function readPdf(source: Uint8Array, name: string): Promise<{ ok: true; document: PdfDocument; PDFDocument: PdfLib['PDFDocument'] } | Extract<CutResult, { ok: false }>> {
   const { PDFDocument } = await loadPdfLib();
   try {
     // Loaded with ignoreEncryption only to tell an encrypted file from a damaged one.
