@@ -45,7 +45,7 @@ export async function planParts(source: Uint8Array, pages: readonly number[], ex
     if (end === first) {
       const page = pages[first] as number;
       const size = [...(weights[first] as Map<string, number>).values()].reduce((sum, weight) => sum + weight, 0);
-      return { ok: false, code: 'page_too_large', message: `${name}: page ${page} alone is ${(size / 1024 / 1024).toFixed(1)} MB; the service accepts at most 10 MB per upload, so it cannot be sent (choose the other pages with --pages)` };
+      return { ok: false, code: 'page_too_large', message: `${name}: page ${page} alone uses ${(size / 1024 / 1024).toFixed(1)} MB of images, fonts and contents; with the file around it, that is over the service's 10 MB per upload, so it cannot be sent (leave it out with --pages)` };
     }
     const length = end - first;
     const aligned = end < pages.length && length > SERVICE_LIMITS.chunkPages ? length - (length % SERVICE_LIMITS.chunkPages) : length;
