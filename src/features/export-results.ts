@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { walkJsonFiles } from '../files/json-walk.js';
-import { toExportedDocument, type ExportedDocument } from './export/flatten.js';
+import { toExportedDocuments, type ExportedDocument } from './export/flatten.js';
 import { tableColumns, tableRows, type TableRow } from './export/table-rows.js';
 import { CsvTableWriter } from './export/table-writer.js';
 
@@ -134,14 +134,14 @@ async function* readDocuments(dir: string, report: { options: ExportOptions; sum
       }
       continue;
     }
-    const doc = toExportedDocument(parsed, file.relativePath);
-    if (!doc) {
+    const docs = toExportedDocuments(parsed, file.relativePath);
+    if (docs.length === 0) {
       if (report) {
         report.summary.skipped += 1;
         report.options.onSkipped(file.relativePath);
       }
       continue;
     }
-    yield doc;
+    yield* docs;
   }
 }

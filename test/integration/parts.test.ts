@@ -100,6 +100,12 @@ describe('PDFs past the limits are extracted in parts', () => {
     // The output folder holds one result per source (the parts' own results are kept out of sight).
     expect(readdirSync(ws.out).filter((name) => !name.startsWith('.')).sort()).toEqual(['scan.pdf.json', 'statement.pdf.json']);
 
+    // export: one row per part, with its pages.
+    const exported = await runCli(['export', ws.out, '--out', '-', '--format', 'ndjson'], { env });
+    expect(exported.code).toBe(0);
+    const rows = parseNdjson(exported.stdout).filter((row) => String(row.source_file).endsWith('statement.pdf'));
+    expect(rows.map((row) => [row.source_pages, row.pages, row.status])).toEqual([['1-150', 150, 'complete'], ['151-300', 150, 'complete'], ['301-320', 20, 'complete']]);
+
     const before = { ...emulator.counters.requestsByEndpoint };
     const again = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env });
     expect(again.code).toBe(0);
