@@ -32,6 +32,13 @@ export interface PlanOptions {
   listed?: readonly string[];
   /** Folders never searched for inputs besides the output folder (the state folder). @default [] */
   exclude?: readonly string[];
+  /**
+   * Cut a PDF past the service's limits (more than 150 pages, over 10 MB)
+   * into parts, each a document of its own whose source gets one result
+   * listing them; else it is refused (page_limit_exceeded, file_too_large).
+   * @default false
+   */
+  parts?: boolean;
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
 }
@@ -60,8 +67,8 @@ export async function planFiles(
   const rejected: DocumentOutcome[] = [];
   const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
     const selection = options.pages?.selectionFor(relative(commonBase, input.path));
-    const checked = await preflightFile(input.path, { pastLimits: true });
-    return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath) : undefined];
+    const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all) });
+    return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath, options.parts === true) : undefined];
   });
   const documents: PlannedDocument[] = [];
   inputs.forEach((input, index) => {

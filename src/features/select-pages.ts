@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { SERVICE_LIMITS } from '../api/limits.js';
 import type { PreflightOk } from '../files/preflight.js';
 import { pastLimits, planParts } from '../files/pdf-parts.js';
 import { isWholeDocument, resolvePageSelection, type PageSelection } from '../files/page-selection.js';
@@ -23,13 +24,15 @@ export type SelectedPages =
  * image is page 1. A PDF our counter could not count is counted by pdf-lib,
  * which must read it anyway to cut it.
  */
-export async function selectPages(checked: PreflightOk, selection: PageSelection, name: string): Promise<SelectedPages> {
+export async function selectPages(checked: PreflightOk, selection: PageSelection, name: string, allowParts = true): Promise<SelectedPages> {
   const selected = await selectedPages(checked, selection, name);
   if (!selected.ok || checked.type !== 'pdf' || selected.pages === undefined) return selected;
   // A cut of a few pages of a large file is small: only the pages' own objects are weighed.
   const why = pastLimits(selected.pages, checked.size);
   if (why === undefined) return selected;
   const pageCount = selected.sourcePageCount ?? selected.pages;
+  // The whole file, too large to send, where parts are not taken: refused before pdf-lib reads it.
+  if (!allowParts && !selected.sourcePages) return refused(name, why, selected.pages, pageCount);
   const pages = selected.sourcePages ?? Array.from({ length: pageCount }, (_, index) => index + 1);
   let planned;
   try {
@@ -39,7 +42,13 @@ export async function selectPages(checked: PreflightOk, selection: PageSelection
   }
   if (!planned.ok) return { ...planned, pages: pageCount };
   if (planned.parts.length === 1 && selected.sourcePages) return selected;
+  if (!allowParts) return refused(name, why, selected.pages, pageCount);
   return { ok: true, pages: pages.length, sourcePages: pages, sourcePageCount: pageCount, parts: planned.parts };
+}
+
+function refused(name: string, why: string, pagesToSend: number, pageCount: number): SelectedPages {
+  const code = pagesToSend > SERVICE_LIMITS.maxPages ? 'page_limit_exceeded' : 'file_too_large';
+  return { ok: false, code, message: `${name} ${why}; docextract extract cuts it into parts the service accepts (watch does not), or choose fewer pages with --pages.`, pages: pageCount };
 }
 
 async function selectedPages(checked: PreflightOk, selection: PageSelection, name: string): Promise<SelectedPages> {

@@ -160,7 +160,7 @@ async function run(
   };
   if (isArray(inputs)) {
     // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
-    const planned = await planDocuments([...inputs], plan);
+    const planned = await planDocuments([...inputs], { ...plan, parts: true });
     for (const outcome of planned.rejected) finished(outcome);
     if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
     return withEngineSession(connection, async (session) => {
