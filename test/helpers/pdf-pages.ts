@@ -11,10 +11,20 @@ export async function pageTexts(bytes: Uint8Array): Promise<string[]> {
   return document.getPages().map((page) => textOf(document, page));
 }
 
-function textOf(document: PDFDocument, page: PDFPage): string {
+/** Each page's content program (its decoded content streams): what the page draws, for pages without text to compare. */
+export async function pageContents(bytes: Uint8Array): Promise<string[]> {
+  const document = await PDFDocument.load(bytes, { updateMetadata: false });
+  return document.getPages().map((page) => programOf(document, page));
+}
+
+function programOf(document: PDFDocument, page: PDFPage): string {
   const contents = page.node.Contents();
   const streams = contents instanceof PDFArray ? contents.asArray().map((ref) => document.context.lookup(ref)) : [contents];
-  const program = streams.map((stream) => (stream instanceof PDFRawStream ? Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1') : '')).join('\n');
+  return streams.map((stream) => (stream instanceof PDFRawStream ? Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1') : '')).join('\n');
+}
+
+function textOf(document: PDFDocument, page: PDFPage): string {
+  const program = programOf(document, page);
   const strings: string[] = [];
   for (const match of program.matchAll(/\(((?:\\.|[^\\)])*)\)|<([0-9A-Fa-f\s]+)>/g)) {
     strings.push(match[1] !== undefined ? match[1] : Buffer.from((match[2] ?? '').replace(/\s+/g, ''), 'hex').toString('latin1'));
