@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { DocumentOutcome, PartOf, PlannedDocument } from '../batch/batch-types.js';
 import { questionOf } from '../batch/question.js';
-import { outputPathFor, readResultFile, serializeResult, type ResultDocument } from '../batch/result-file.js';
+import { outputPathFor, readResultFile, serializeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
+import { combineChecks } from './checks/recheck.js';
 import { isWholeDocument } from '../files/page-selection.js';
 import { partLabel } from '../files/pdf-parts.js';
 
@@ -40,6 +41,8 @@ export interface PartEntry {
   /** Source pages of this part that have no data. */
   missing_pages: number[];
   error?: { code: string; message: string };
+  /** The part's data against its type's schema, when one applies. */
+  checks?: ResultChecks;
   data: unknown;
 }
 
@@ -103,6 +106,7 @@ export class PartResults {
     const missing = parts.flatMap((part) => part.missing_pages);
     const question = questionOf(first.sha256, first.model, this.storeDb, isWholeDocument(source.part.pages, pageCount) ? undefined : source.part.pages);
     const status = parts.every((part) => part.status === 'complete') ? 'complete' : 'partial';
+    const checks = combineChecks(parts.map((part) => part.checks));
     const result = {
       status,
       source: { path: first.path, sha256: first.sha256, size: first.size, type: first.type, pages: pageCount },
@@ -117,6 +121,7 @@ export class PartResults {
       started_at: new Date(this.now()).toISOString(),
       completed_at: new Date(this.now()).toISOString(),
       generator: 'docextract',
+      ...(checks ? { checks } : {}),
       parts,
       data: null,
     };
@@ -139,6 +144,7 @@ async function partEntry(doc: PlannedDocument, outcome: DocumentOutcome): Promis
     warnings: written?.warnings ?? outcome.warnings,
     missing_pages: written ? (written.pages?.missing ?? []) : pages,
     ...(outcome.error ? { error: outcome.error } : {}),
+    ...(written?.checks ? { checks: written.checks } : {}),
     data: written?.data ?? null,
   };
 }

@@ -144,3 +144,21 @@ describe('PDFs past the limits are extracted in parts', () => {
 function pageNumber(text: string | undefined): number {
   return Number(/page (\d+) of/.exec(text ?? '')?.[1] ?? NaN);
 }
+
+describe('checks of a PDF extracted in parts', () => {
+  it('each part is checked on its own; the source result holds one verdict naming the parts, and docextract check gives the same', async () => {
+    emulator = await startTestEmulator();
+    const env = emulatorEnv(emulator);
+    const ws = makeWorkspace({ 'long.pdf': 'broken/over-limit-151.pdf' });
+    const schema = join(ws.dir, 'invoice.schema.json');
+    writeFileSync(schema, JSON.stringify({ type: 'object', required: ['not_there'] }));
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--schema', `invoice=${schema}`, ...FAST], { env });
+    expect(run.code).toBe(5);
+    const result = JSON.parse(readFileSync(join(ws.out, 'long.pdf.json'), 'utf8')) as { checks: { passed: boolean; problems: { path: string }[] } };
+    expect(result.checks.passed).toBe(false);
+    expect(result.checks.problems.map((problem) => problem.path)).toEqual(['parts.0.data.not_there', 'parts.1.data.not_there']);
+    const check = await runCli(['check', ws.out, '--schema', `invoice=${schema}`, '--json'], { env });
+    expect(check.code).toBe(5);
+    expect(parseNdjson(check.stdout)).toEqual([expect.objectContaining({ checks: result.checks })]);
+  });
+});
