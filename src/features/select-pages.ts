@@ -24,7 +24,14 @@ export type SelectedPages =
  * image is page 1. A PDF our counter could not count is counted by pdf-lib,
  * which must read it anyway to cut it.
  */
-export async function selectPages(checked: PreflightOk, selection: PageSelection, name: string, allowParts = true): Promise<SelectedPages> {
+export async function selectPages(preflighted: PreflightOk, selection: PageSelection, name: string, allowParts = true): Promise<SelectedPages> {
+  let checked = preflighted;
+  if (checked.type === 'pdf' && checked.pages === undefined && checked.size > SERVICE_LIMITS.maxFileBytes) {
+    // Too large to send whole, and uncounted: only pdf-lib's count can say how to cut it.
+    const counted = await countUncounted(checked.path, name);
+    if (typeof counted !== 'number') return counted;
+    checked = { ...checked, pages: counted };
+  }
   const selected = await selectedPages(checked, selection, name);
   if (!selected.ok || checked.type !== 'pdf' || selected.pages === undefined) return selected;
   // A cut of a few pages of a large file is small: only the pages' own objects are weighed.

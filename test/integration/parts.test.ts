@@ -162,3 +162,20 @@ describe('checks of a PDF extracted in parts', () => {
     expect(parseNdjson(check.stdout)).toEqual([expect.objectContaining({ checks: result.checks })]);
   });
 });
+
+describe('a PDF over 10 MB that our counter cannot count', () => {
+  it('is counted by pdf-lib and cut to what its pages use', async () => {
+    const uploads: ReceivedUpload[] = [];
+    emulator = await startTestEmulator({ onUpload: (upload) => uploads.push(upload) });
+    const ws = makeWorkspace({ 'no-count.pdf': 'pdf/page-tree-without-count-3.pdf' });
+    const path = join(ws.inputs, 'no-count.pdf');
+    // 11 MB of comment after the end: the file is past the limit, its pages are not.
+    writeFileSync(path, Buffer.concat([readFileSync(path), Buffer.from('\n%'), Buffer.alloc(11 * 1024 * 1024, 'x'), Buffer.from('\n')]));
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env: emulatorEnv(emulator) });
+    expect(run.code).toBe(0);
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0]!.bytes.length).toBeLessThan(1024 * 1024);
+    expect(await pageTexts(uploads[0]!.bytes)).toEqual(await pageTexts(readFileSync(path)));
+    expect(JSON.parse(readFileSync(join(ws.out, 'no-count.pdf.json'), 'utf8'))).toMatchObject({ status: 'complete', source: { pages: 3 }, parts: [{ source_pages: [1, 2, 3] }] });
+  });
+});
