@@ -1,5 +1,18 @@
 import type { ResultChecks } from './result-file.js';
 
+/** Where a part belongs: the source's one result file, which lists every part once all are finished. */
+export interface PartOf {
+  /** The source's result file. */
+  output: string;
+  /** The source as the user named it. */
+  displayPath: string;
+  /** This part's place (0-based) among `count`. */
+  index: number;
+  count: number;
+  /** Every page of the source that its parts send, in order (the whole document, or a --pages selection). */
+  pages: number[];
+}
+
 /** A file that passed preflight and is ready to schedule. */
 export interface PlannedDocument {
   /** Absolute path, as reached (symbolic links not resolved). */
@@ -14,8 +27,18 @@ export interface PlannedDocument {
   type: 'pdf' | 'jpeg' | 'png';
   /** The media type sent with the upload. */
   contentType: string;
-  /** undefined: a PDF we could not count; the server's status code decides sync or split. */
+  /** Pages sent (the selected ones under --pages). undefined: a PDF we could not count; the server's status code decides sync or split. */
   pages: number | undefined;
+  /**
+   * The source's pages to send, ascending and 1-based, when only some are
+   * (--pages): they are cut out locally and uploaded as a PDF of their own.
+   * Absent: the whole file is sent as it is.
+   */
+  sourcePages?: number[];
+  /** The source's own page count, when `sourcePages` is set. */
+  sourcePageCount?: number;
+  /** Set when this document is one part of a source past the service's limits: each part is a question of its own. */
+  part?: PartOf;
   /** Where its result file goes. */
   output: string;
   /** The template to send, normalised; undefined leaves it to the service (invoice). */

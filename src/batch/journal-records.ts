@@ -17,7 +17,7 @@ interface RecordBase {
 }
 
 export type JournalRecord =
-  | (RecordBase & { type: 'upload-intent'; intentId: string; sha256: string; path: string; pages: number | null })
+  | (RecordBase & { type: 'upload-intent'; intentId: string; sha256: string; path: string; pages: number | null; /** Source pages cut out and sent (--pages); absent: the whole file. */ sourcePages?: number[] })
   | (RecordBase & { type: 'upload-answered'; intentId: string; sha256: string; /** not-sent: no connection was made, so the server cannot hold a job for it. */ outcome: 'sync' | 'rejected' | 'not-sent' })
   | (RecordBase & {
       type: 'manifest';
@@ -30,6 +30,11 @@ export type JournalRecord =
       pages: number;
       expiresAt: number;
       model: string | null;
+      /**
+       * The source's pages cut out and sent (--pages); absent: the whole file.
+       * With sha256 (always the source's, never the cut's), what the job answers.
+       */
+      sourcePages?: number[];
     })
   | (RecordBase & { type: 'chunk-done'; parentJobId: string; chunkJobId: string; charged: number })
   | (RecordBase & { type: 'result-written'; parentJobId: string; output: string; status: 'complete' | 'partial' })

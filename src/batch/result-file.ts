@@ -1,12 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative } from 'node:path';
+import { formatPages } from '../files/page-selection.js';
 import { questionOf, type Question } from './question.js';
 
-/** The result file mirrors the input's path below the inputs' common base, so a/x.pdf and b/x.pdf never collide. */
-export function outputPathFor(outDir: string, commonBase: string, inputPath: string): string {
+/**
+ * The result file mirrors the input's path below the inputs' common base, so
+ * a/x.pdf and b/x.pdf never collide. Some pages only (--pages) answer another
+ * question, kept beside the whole document's: `x.pdf.p1,6.json`.
+ */
+export function outputPathFor(outDir: string, commonBase: string, inputPath: string, sourcePages?: readonly number[]): string {
   const rel = relative(commonBase, inputPath);
   const safe = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : basename(inputPath);
-  return join(outDir, `${safe}.json`);
+  return join(outDir, `${safe}${sourcePages ? `.p${formatPages(sourcePages)}` : ''}.json`);
 }
 
 /** `complete`: every page was extracted; `partial`: some are missing (`pages.missing`). */
@@ -49,6 +54,8 @@ export interface ResultDocument {
   };
   /** What was asked; a result is reused only for the same question. */
   question: Question;
+  /** The source's page numbers that were sent, in order: page i of what the service saw is source_pages[i-1] (null: pages unknown). */
+  source_pages: number[] | null;
   /** The template the service reports it used, else the one asked. */
   model: string | null;
   /** Page counts as the service reported them. */
@@ -125,7 +132,7 @@ export function existingResultOf(parsed: Partial<ResultDocument>): ExistingResul
   const recorded = parsed.question;
   const question =
     recorded && typeof recorded.model === 'string' && typeof recorded.store_db === 'boolean'
-      ? questionOf(sha256, recorded.model, recorded.store_db)
+      ? questionOf(sha256, recorded.model, recorded.store_db, pagesOf(recorded.pages))
       : questionOf(sha256, typeof parsed.model === 'string' ? parsed.model : null, hasExtractionId);
   return {
     status: parsed.status,
@@ -135,6 +142,11 @@ export function existingResultOf(parsed: Partial<ResultDocument>): ExistingResul
     pages: typeof parsed.pages?.total === 'number' ? parsed.pages.total : null,
     credits: typeof parsed.credits === 'number' ? parsed.credits : 0,
   };
+}
+
+/** A recorded selection, if it is one (anything else is read as no selection). */
+function pagesOf(value: unknown): number[] | undefined {
+  return Array.isArray(value) && value.length > 0 && value.every((page) => Number.isInteger(page) && (page as number) > 0) ? (value as number[]) : undefined;
 }
 
 export function serializeResult(result: ResultDocument): string {

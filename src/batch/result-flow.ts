@@ -60,16 +60,18 @@ type ResultParts = Pick<ResultDocument, 'status' | 'pages' | 'job' | 'extraction
 
 function resultDocument(ctx: FlowContext, task: DocumentTask, parts: ResultParts): ResultDocument {
   const { doc } = task;
-  const question = questionOf(doc.sha256, task.job ? task.job.model : doc.model, ctx.settings.storeDb);
+  const question = questionOf(doc.sha256, task.job ? task.job.model : doc.model, ctx.settings.storeDb, doc.sourcePages);
   const model = parts.model ?? question.model;
   // Checked as it arrives, before it is written: the verdict is part of the durable result.
   const checks = ctx.checker?.check(normaliseModel(model), parts.data);
   return {
     status: parts.status,
-    source: { path: doc.path, sha256: doc.sha256, size: doc.size, type: doc.type, pages: doc.pages ?? parts.pages.total ?? null },
+    source: { path: doc.path, sha256: doc.sha256, size: doc.size, type: doc.type, pages: doc.sourcePageCount ?? doc.pages ?? parts.pages.total ?? null },
     question,
+    source_pages: sourcePagesSent(doc, parts.pages.total),
     model,
-    pages: parts.pages,
+    // The service numbers the pages it saw; the result names the source's.
+    pages: doc.sourcePages ? { ...parts.pages, missing: parts.pages.missing.map((page) => doc.sourcePages?.[page - 1] ?? page) } : parts.pages,
     job: parts.job,
     extraction_id: parts.extraction_id,
     warnings: parts.warnings,
@@ -80,6 +82,13 @@ function resultDocument(ctx: FlowContext, task: DocumentTask, parts: ResultParts
     ...(checks ? { checks } : {}),
     data: parts.data,
   };
+}
+
+/** The source's pages that were sent: the selection, or every page of a whole document (null when uncounted). */
+function sourcePagesSent(doc: PlannedDocument, total: number | null): number[] | null {
+  if (doc.sourcePages) return doc.sourcePages;
+  const pages = doc.pages ?? total;
+  return typeof pages === 'number' ? Array.from({ length: pages }, (_, index) => index + 1) : null;
 }
 
 /** Errors that say the output location itself is unusable, not just this one file's name. */

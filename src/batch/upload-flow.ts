@@ -16,6 +16,9 @@ import { failure, type DocumentTask } from './document-task.js';
 import { errorCode, errorMessage, neverReached, planRetry, type FlowContext } from './flow-context.js';
 import { chargeTask, finished, type FlowEffect } from './flow-effects.js';
 import { writeSyncResult } from './result-flow.js';
+import { cutPdf } from '../files/pdf-cut.js';
+import { SERVICE_LIMITS } from '../api/limits.js';
+import type { PlannedDocument } from './batch-types.js';
 
 /**
  * Everything an upload needs before its request: read the file, check it is
@@ -36,10 +39,20 @@ export async function prepareUpload(ctx: FlowContext, task: DocumentTask): Promi
   if (createHash('sha256').update(body).digest('hex') !== doc.sha256) {
     return [finished(failure(task, 'file_changed', `${doc.displayPath} changed while the batch ran; run the command again to send the new content`))];
   }
+  if (doc.sourcePages) {
+    // Only the selected pages leave the machine; the journal and the result still name the source.
+    const cut = await cutPdf(body, doc.sourcePages, doc.sourcePageCount ?? 0, doc.displayPath);
+    if (!cut.ok) return [finished(failure(task, cut.code, cut.message))];
+    if (cut.bytes.length > SERVICE_LIMITS.maxFileBytes) {
+      const megabytes = (cut.bytes.length / 1024 / 1024).toFixed(1);
+      return [finished(failure(task, 'file_too_large', `the cut of ${doc.displayPath} is ${megabytes} MB, over the service's 10 MB; choose fewer pages with --pages (nothing was sent)`))];
+    }
+    body = cut.bytes;
+  }
   const intentAt = ctx.clock.now();
   const intentId = task.mayOpenJob ? randomUUID() : undefined;
   if (intentId) {
-    await ctx.journal.append({ type: 'upload-intent', account: ctx.account, at: intentAt, intentId, sha256: doc.sha256, path: doc.path, pages: doc.pages ?? null });
+    await ctx.journal.append({ type: 'upload-intent', account: ctx.account, at: intentAt, intentId, sha256: doc.sha256, path: doc.path, pages: doc.pages ?? null, ...selectionOf(doc) });
   }
   task.prepared = { body, intentId, intentAt };
   return [];
@@ -119,8 +132,14 @@ async function acceptManifest(ctx: FlowContext, task: DocumentTask, manifest: Sp
     pages: manifest.pages,
     expiresAt,
     model,
+    ...selectionOf(doc),
   });
   task.openJob({ parentJobId: manifest.job_id, chunks, expiresAt, pages: manifest.pages, model });
+}
+
+/** The selection a journal record carries, so a resume knows the job by its source and pages, never by the cut's bytes. */
+function selectionOf(doc: PlannedDocument): { sourcePages?: number[] } {
+  return doc.sourcePages ? { sourcePages: doc.sourcePages } : {};
 }
 
 function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): FlowEffect[] {

@@ -13,6 +13,11 @@ export function addBatchFlags(command: Command, options: { uploads: boolean } = 
       "document type, e.g. payslip, or GLOB=MODEL for files matching GLOB (relative to the inputs' base), first match wins; repeatable (config: models, model; see: docextract models)",
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     );
+    command.option(
+      '--pages <selection>',
+      "pages to extract of each file, cut out locally and sent alone (credits = pages sent): 1-based pages and ranges, a negative number counts from the end: 1, 1-3,7, 1,-1 (first and last), all; or GLOB=SELECTION for files matching GLOB, first match wins; repeatable (config: pages). Results of a selection go to <file>.p<pages>.json, e.g. invoice.pdf.p1.json",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    );
   }
   command
     .option(

@@ -4,6 +4,7 @@ import { SERVICE_LIMITS } from '../api/limits.js';
 import { RUN_DEFAULTS, runSettings } from '../batch/run-settings.js';
 import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
 import { ModelRules } from '../features/model-rules.js';
+import { PageRules } from '../features/page-rules.js';
 import { parseDuration, parseDurationWithin } from '../util/duration.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
@@ -17,6 +18,7 @@ export interface BatchFlags {
   openJobs?: string;
   jobTtl?: string;
   model?: string[];
+  pages?: string[];
   schema?: string[];
   store?: boolean;
   finalize?: boolean;
@@ -35,6 +37,8 @@ export interface BatchSettings {
   outDir: string;
   /** The document type of each file. */
   models: ModelRules;
+  /** The pages to send of each file. */
+  pages: PageRules;
   /** Checks each result's data against its type's schema; none without schemas. */
   checker?: ResultChecker;
 }
@@ -49,6 +53,7 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
   const windows = parsed('--rate-limit', () => parseRateWindows(rateSpec));
   const ttlSpec = await value('job-ttl', flags.jobTtl);
   const models = await resolveModelRules(ctx, flags.model);
+  const pages = await resolvePageRules(ctx, flags.pages);
   const run = runSettings({
     concurrency: positiveInt('--concurrency', await value('concurrency', flags.concurrency)),
     openJobCap: atMost('--open-jobs', positiveInt('--open-jobs', await value('open-jobs', flags.openJobs)), SERVICE_LIMITS.maxOpenJobs, `the service allows at most ${SERVICE_LIMITS.maxOpenJobs} open multi-page jobs per key`),
@@ -65,7 +70,7 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
   });
   const outDir = resolve(ctx.io.cwd, await value('out', flags.out));
   const checker = await resolveResultChecker(ctx, flags.schema);
-  return { run, windows, outDir, models, ...(checker ? { checker } : {}) };
+  return { run, windows, outDir, models, pages, ...(checker ? { checker } : {}) };
 }
 
 /**
@@ -78,6 +83,13 @@ async function resolveModelRules(ctx: CliContext, flagValues: string[] | undefin
   const fallback = (await ctx.setting('model')).value;
   const configured = rules ? parsed('models (config or DOCEXTRACT_MODELS)', () => ModelRules.parseList(rules)) : ModelRules.none();
   return configured.withFallback(fallback || undefined);
+}
+
+/** `--pages` values replace the configured `pages` rules (flag > environment > config); every page without either. */
+async function resolvePageRules(ctx: CliContext, flagValues: string[] | undefined): Promise<PageRules> {
+  if (flagValues && flagValues.length > 0) return parsed('--pages', () => PageRules.parse(flagValues));
+  const rules = (await ctx.setting('pages')).value;
+  return rules ? parsed('pages (config or DOCEXTRACT_PAGES)', () => PageRules.parseList(rules)) : PageRules.none();
 }
 
 function parsed<T>(flag: string, parse: () => T): T {

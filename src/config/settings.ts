@@ -27,6 +27,11 @@ export const SETTINGS = [
     description: "Document type per path: GLOB=MODEL rules separated by ';', first match wins, e.g. ids/**=id_card;payslips/**=payslip;invoice",
   },
   {
+    key: 'pages',
+    env: 'DOCEXTRACT_PAGES',
+    description: "Pages to extract: 1-based pages and ranges, negative from the end (1, 1-3,7, 1,-1, all), or GLOB=PAGES rules separated by ';', first match wins, e.g. invoices/**=1,-1;statements/**=all;1",
+  },
+  {
     key: 'schemas',
     env: 'DOCEXTRACT_SCHEMAS',
     description: "JSON Schema per document type, to check each result's data: TYPE=FILE pairs separated by ';', e.g. invoice=/schemas/invoice.json;payslip=/schemas/payslip.json",

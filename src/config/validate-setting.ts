@@ -17,6 +17,7 @@ export function validateSettingValue(
     rateLimit: (spec: string) => unknown;
     duration: (spec: string) => number;
     modelRules: (spec: string) => unknown;
+    pageRules: (spec: string) => unknown;
     /** Returns the value to store (schema files made absolute). */
     schemaRules: (spec: string) => string;
   },
@@ -49,6 +50,10 @@ export function validateSettingValue(
       case 'models':
         parsers.modelRules(value);
         return value ? { ok: true, value } : { ok: false, message: 'models must not be empty (use config unset models).' };
+      case 'pages':
+        if (!value) return { ok: false, message: 'pages must not be empty (use config unset pages).' };
+        parsers.pageRules(value);
+        return { ok: true, value };
       case 'schemas':
         return value ? { ok: true, value: parsers.schemaRules(value) } : { ok: false, message: 'schemas must not be empty (use config unset schemas).' };
       case 'out':

@@ -22,5 +22,6 @@ export type {
   ResetStyle,
   TlsConfig,
   RateWindowConfig,
+  ReceivedUpload,
   RunningEmulator,
 } from './types.js';

@@ -5,7 +5,7 @@ import type { JobStore } from './job-store.js';
 import type { KeyAccount, KeyRegistry } from './key-registry.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { ServerClock } from './server-clock.js';
-import type { EmulatorCounters, EmulatorEvent } from './types.js';
+import type { EmulatorCounters, EmulatorEvent, ReceivedUpload } from './types.js';
 
 /** Limits after defaults are applied. */
 export interface EmulatorLimits {
@@ -28,6 +28,8 @@ export interface EmulatorState {
   jobs: JobStore;
   counters: EmulatorCounters;
   events: EventEmitter;
+  /** EmulatorOptions.onUpload. */
+  onUpload?: (upload: ReceivedUpload) => void;
 }
 
 export function emitEvent(state: EmulatorState, event: Omit<EmulatorEvent, 'at'>): void {

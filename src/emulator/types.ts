@@ -192,6 +192,18 @@ export interface EmulatorOptions {
   oversizeBytes?: number;
   /** Called once per answered (or reset) request; the CLI prints these. Not part of the service contract. */
   onRequest?: (entry: EmulatorRequestLog) => void;
+  /** Called with the bytes of every file part `documents` receives (tests check what a client sent). Not part of the service contract. */
+  onUpload?: (upload: ReceivedUpload) => void;
+}
+
+/** A file as `documents` received it. */
+export interface ReceivedUpload {
+  /** sha256 of the uploaded bytes (of the cut, for a page selection or a part: not of its source). */
+  sha256: string;
+  /** The multipart filename, when the client sent one. */
+  filename: string | undefined;
+  /** The file as it arrived, to compare page by page with its source. */
+  bytes: Buffer;
 }
 
 /** What the emulator has done so far, for a test to assert on. */

@@ -45,7 +45,7 @@ export async function previewCosts(documents: readonly PlannedDocument[], option
   const leaders = new Map<string, DocumentTask>(plan.tasks.map((task) => [task.doc.displayPath, task]));
   const reused = new Map(plan.reused.map((outcome) => [outcome.file, outcome]));
   return documents.map((doc) => {
-    const asked = questionOf(doc.sha256, doc.model, options.storeDb);
+    const asked = questionOf(doc.sha256, doc.model, options.storeDb, doc.sourcePages);
     const base = { file: doc.displayPath, model: asked.model, pages: doc.pages ?? null, mode: modeOf(doc.pages) } as const;
     const answer = reused.get(doc.displayPath);
     if (answer) return { ...base, action: plan.copied.has(doc.displayPath) ? 'copy' : 'reuse', why: answer.reused ?? '', credits: 0, requests: 0 };

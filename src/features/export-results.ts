@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { walkJsonFiles } from '../files/json-walk.js';
-import { toExportedDocument, type ExportedDocument } from './export/flatten.js';
+import { toExportedDocuments, type ExportedDocument } from './export/flatten.js';
 import { correctedData, readReview } from './review/corrections.js';
 import { tableColumns, tableRows, type TableRow } from './export/table-rows.js';
 import { CsvTableWriter } from './export/table-writer.js';
@@ -135,24 +135,22 @@ async function* readDocuments(dir: string, report: { options: ExportOptions; sum
       }
       continue;
     }
-    const doc = await withReview(parsed, file.path, file.relativePath);
-    if (!doc) {
+    const docs = await withReview(parsed, file.path, file.relativePath);
+    if (docs.length === 0) {
       if (report) {
         report.summary.skipped += 1;
         report.options.onSkipped(file.relativePath);
       }
       continue;
     }
-    yield doc;
+    yield* docs;
   }
 }
 
-/** The document as a person left it: their corrections applied when a review of this very extraction is beside it. */
-async function withReview(parsed: unknown, path: string, relativePath: string): Promise<ExportedDocument | undefined> {
-  const doc = toExportedDocument(parsed, relativePath);
-  if (!doc) return undefined;
+/** The document's rows as a person left them: their corrections applied when a review of this very extraction is beside it. */
+async function withReview(parsed: unknown, path: string, relativePath: string): Promise<ExportedDocument[]> {
   const result = parsed as { data?: unknown };
   const review = await readReview(path, result);
-  if (review.kind !== 'current') return doc;
-  return toExportedDocument({ ...result, data: correctedData(result.data, review.review) }, relativePath, true);
+  if (review.kind !== 'current') return toExportedDocuments(parsed, relativePath);
+  return toExportedDocuments({ ...result, data: correctedData(result.data, review.review) }, relativePath, true);
 }

@@ -10,6 +10,8 @@ import { sessionRunner, type BatchDeps } from './batch-session.js';
 import { checkModelNames, UnknownModelError } from './check-models.js';
 import { recheckReused } from './checks/recheck.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
+import { PartResults } from './parts.js';
+import { writeFileAtomically } from '../store/atomic-write.js';
 
 export interface ExtractBatchReport extends RunReport {
   /** Open jobs left on the server by this run (interrupted), with their expiry. */
@@ -40,6 +42,7 @@ export async function runExtractBatch(
   await earlier?.scan(outDir).catch(() => 0);
   const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...reuse, storeDb: settings.storeDb }, earlier);
   const arrival = await planner.plan(documents);
+  const parts = new PartResults(documents, settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), (message) => deps.events.notice?.(message));
   const strayJobs = planner.unclaimedJobs();
   const plan = {
     tasks: arrival.tasks,
@@ -48,7 +51,10 @@ export async function runExtractBatch(
     strayJobs,
     phantomJobs: phantomsOf(strayJobs, deps.session.state, settings.ttlMs, now),
   };
-  for (const outcome of plan.alreadyDone) deps.events.documentFinished(outcome);
+  for (const outcome of plan.alreadyDone) {
+    deps.events.documentFinished(outcome);
+    parts.note(outcome);
+  }
   for (const job of plan.strayJobs) deps.events.strayJob?.(job);
   const blocked = plan.tasks.length > 0 ? await outputFolderProblem(outDir) : undefined;
   if (blocked) {
@@ -66,9 +72,13 @@ export async function runExtractBatch(
   }
   // Named types were checked above; the service's default, when it is what uploads will send, is checked only when something will be sent.
   if (typedModels.length === 0) await checkModelsBeforeSending(deps, plan.tasks);
-  const runner = sessionRunner(deps, settings, { phantomJobs: plan.phantomJobs, onFinished: (outcome) => planner.finished(outcome) });
+  const runner = sessionRunner(deps, settings, { phantomJobs: plan.phantomJobs, onFinished: (outcome) => {
+      planner.finished(outcome);
+      parts.note(outcome);
+    },
+  });
   const report = await runner.run(arrivingAtOnce(plan.tasks), stop);
-  await planner.indexed();
+  await Promise.all([planner.indexed(), parts.settled()]);
   const summaries: DocumentOutcome[] = [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes];
   return {
     ...report,

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import fg from 'fast-glob';
-import type { Question } from '../batch/question.js';
+import { pagesKey, samePages, type Question } from '../batch/question.js';
 import { readExistingResult } from '../batch/result-file.js';
 import { ResultsIndex } from '../store/results-index.js';
 import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
@@ -67,7 +67,7 @@ export class KnownResults {
     if (judgeResultOnDisk(existing, asked, options).reuse) return path;
     // Deleted, replaced or partial: forget it, unless it is only unstored where a stored one is asked.
     if (this.readOnly) return undefined;
-    if (!existing || existing.question.sha256 !== asked.sha256 || existing.question.model !== asked.model || existing.status !== 'complete') await this.index.forget(key);
+    if (!existing || existing.question.sha256 !== asked.sha256 || existing.question.model !== asked.model || !samePages(existing.question.pages, asked.pages) || existing.status !== 'complete') await this.index.forget(key);
     return undefined;
   }
 
@@ -88,5 +88,5 @@ export function resultsIndexPath(stateDir: string, account: string): string {
 }
 
 function keyOf(question: Question): string {
-  return `${question.sha256} ${question.model}`;
+  return `${question.sha256} ${question.model}${pagesKey(question.pages)}`;
 }

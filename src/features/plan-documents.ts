@@ -8,6 +8,10 @@ import { outputPathFor } from '../batch/result-file.js';
 import { discoverInputs, type DiscoveredInput, type DiscoveryResult } from '../files/discover.js';
 import { preflightFile, type PreflightResult } from '../files/preflight.js';
 import type { ModelRules } from './model-rules.js';
+import type { PageRules } from './page-rules.js';
+import { selectPages, type SelectedPages } from './select-pages.js';
+import { partOutput, partsOf } from './parts.js';
+import { isWholeDocument } from '../files/page-selection.js';
 
 export interface PlanResult {
   documents: PlannedDocument[];
@@ -23,10 +27,19 @@ export interface PlanOptions {
   marginMs: number;
   /** The document type of each file, by its path relative to the inputs' base. @default the service's default for every file */
   models?: ModelRules;
+  /** The pages to send of each file, by its path relative to the inputs' base. @default every page of every file */
+  pages?: PageRules;
   /** Paths from `--files-from`: checked like arguments, but never expanded as globs. @default [] */
   listed?: readonly string[];
   /** Folders never searched for inputs besides the output folder (the state folder). @default [] */
   exclude?: readonly string[];
+  /**
+   * Cut a PDF past the service's limits (more than 150 pages, over 10 MB)
+   * into parts, each a document of its own whose source gets one result
+   * listing them; else it is refused (page_limit_exceeded, file_too_large).
+   * @default false
+   */
+  parts?: boolean;
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
 }
@@ -53,21 +66,33 @@ export async function planFiles(
   options: Omit<PlanOptions, 'cwd' | 'listed'>,
 ): Promise<Omit<PlanResult, 'skipped'>> {
   const rejected: DocumentOutcome[] = [];
-  const results = await mapLimited(inputs, options.parallelism ?? 8, (input) => preflightFile(input.path));
+  const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
+    const selection = options.pages?.selectionFor(relative(commonBase, input.path));
+    const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all) });
+    return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath, options.parts === true) : undefined];
+  });
   const documents: PlannedDocument[] = [];
   inputs.forEach((input, index) => {
-    const checked = results[index] as PreflightResult;
+    const [checked, selected] = results[index] as [PreflightResult, SelectedPages | undefined];
     if (!checked.ok) {
       rejected.push({ ...rejection(input.displayPath, checked.code, checked.message), pages: checked.pages ?? null });
       return;
     }
-    if (checked.pages !== undefined && isSplit(checked.pages) && !fitsWithinTtl(checked.pages, options.windows, options.ttlMs, options.marginMs)) {
-      const message = `${input.displayPath} has ${checked.pages} pages; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires`;
-      rejected.push({ ...failedOutcome(input.displayPath, { code: 'rate_budget_too_small', message, details: { kind: 'rate_budget_too_small', pages: checked.pages } }), pages: checked.pages });
+    // A preflighted file always has its pages selected.
+    if (!selected?.ok) {
+      if (selected) rejected.push({ ...rejection(input.displayPath, selected.code, selected.message), pages: selected.pages });
+      return;
+    }
+    const { sourcePages, sourcePageCount, parts } = selected;
+    const biggest = parts ? Math.max(...parts.map((part) => part.length)) : selected.pages;
+    if (biggest !== undefined && isSplit(biggest) && !fitsWithinTtl(biggest, options.windows, options.ttlMs, options.marginMs)) {
+      const message = `${input.displayPath} has ${biggest} pages${sourcePages ? ' to send' : ''}${parts ? ' in its largest part' : ''}; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires`;
+      rejected.push({ ...failedOutcome(input.displayPath, { code: 'rate_budget_too_small', message, details: { kind: 'rate_budget_too_small', pages: biggest } }), pages: biggest });
       return;
     }
     const model = options.models?.modelFor(relative(commonBase, checked.path));
-    documents.push({
+    const whole = sourcePages && sourcePageCount !== undefined && isWholeDocument(sourcePages, sourcePageCount) ? undefined : sourcePages;
+    const doc: PlannedDocument = {
       ...(model ? { model } : {}),
       path: checked.path,
       displayPath: input.displayPath,
@@ -75,9 +100,11 @@ export async function planFiles(
       size: checked.size,
       type: checked.type,
       contentType: checked.contentType,
-      pages: checked.pages,
-      output: outputPathFor(options.outDir, commonBase, checked.path),
-    });
+      pages: selected.pages,
+      ...(whole ? { sourcePages: whole, sourcePageCount } : {}),
+      output: outputPathFor(options.outDir, commonBase, checked.path, whole),
+    };
+    documents.push(...(parts && sourcePages && sourcePageCount !== undefined ? partsOf(doc, parts, sourcePages, sourcePageCount, partOutput(options.outDir, commonBase)) : [doc]));
   });
   return { documents, rejected };
 }

@@ -5,7 +5,7 @@ import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { isResumable, type JournaledJob, type JournalState } from '../batch/journal-records.js';
 import type { Phantom } from '../batch/open-job-ledger.js';
-import { questionKey, questionOf, type Question } from '../batch/question.js';
+import { questionKey, questionOf, samePages, type Question } from '../batch/question.js';
 import { readExistingResult, readResultFile, serializeResult, type ResultDocument } from '../batch/result-file.js';
 import { reviewPathFor } from '../batch/review-sidecar.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
@@ -78,7 +78,7 @@ export class ArrivalPlanner {
     const copied = new Set<string>();
     const rest: { doc: PlannedDocument; key: string; asked: Question; reason: string }[] = [];
     for (const doc of documents) {
-      const asked = questionOf(doc.sha256, doc.model, this.options.storeDb);
+      const asked = questionOf(doc.sha256, doc.model, this.options.storeDb, doc.sourcePages);
       const key = questionKey(asked);
       const job = this.openJobFor(asked);
       if (job) {
@@ -187,11 +187,14 @@ export class ArrivalPlanner {
     tasks.push(task);
   }
 
-  /** An open job of the same content and model: finishing it answers the question without a new upload. */
+  /** An open job of the same content, pages and model: finishing it answers the question without a new upload. */
   private openJobFor(asked: Question): JournaledJob | undefined {
     const job = this.openBySha
       .get(asked.sha256)
-      ?.find((candidate) => !this.matched.has(candidate.parentJobId) && questionOf(candidate.sha256, candidate.model, asked.store_db).model === asked.model);
+      ?.find(
+        (candidate) =>
+          !this.matched.has(candidate.parentJobId) && questionOf(candidate.sha256, candidate.model, asked.store_db).model === asked.model && samePages(candidate.sourcePages, asked.pages),
+      );
     if (job) this.matched.add(job.parentJobId);
     return job;
   }

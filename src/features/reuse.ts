@@ -1,5 +1,6 @@
 import type { ExistingResult } from '../batch/result-file.js';
-import type { Question } from '../batch/question.js';
+import { samePages, type Question } from '../batch/question.js';
+import { formatPages } from '../files/page-selection.js';
 
 export interface ReuseOptions {
   /** --store: only a stored result (with an extraction_id) answers. */
@@ -22,7 +23,12 @@ export function judgeResultOnDisk(existing: ExistingResult | undefined, asked: Q
   if (options.force) return { reuse: false, reason: '--force' };
   if (existing.question.sha256 !== asked.sha256) return { reuse: false, reason: 'result on disk is for other content (the file changed)' };
   if (existing.question.model !== asked.model) return { reuse: false, reason: `result on disk is for model ${existing.question.model}` };
+  if (!samePages(existing.question.pages, asked.pages)) return { reuse: false, reason: `result on disk is for ${pagesText(existing.question.pages)}` };
   if (asked.store_db && !existing.hasExtractionId) return { reuse: false, reason: 'result on disk was not stored (no extraction_id); --store asks for one' };
   if (existing.status !== 'complete') return { reuse: false, reason: 'result on disk is partial' };
-  return { reuse: true, reason: `result on disk answers it (model ${asked.model}${asked.store_db ? ', stored' : ''})` };
+  return { reuse: true, reason: `result on disk answers it (model ${asked.model}${asked.pages ? `, ${pagesText(asked.pages)}` : ''}${asked.store_db ? ', stored' : ''})` };
+}
+
+function pagesText(pages: readonly number[] | undefined): string {
+  return pages ? `pages ${formatPages(pages)}` : 'every page';
 }

@@ -55,7 +55,17 @@ export const MAX_SYNC_PAGES = SERVICE_LIMITS.maxSyncPages;
 export interface PreflightOptions {
   /** How to name the file in messages, e.g. the path as the user typed it. @default the path */
   displayName?: string;
+  /**
+   * Take a PDF past the service's limits (more than 150 pages, over 10 MB,
+   * up to MAX_SOURCE_BYTES): it is cut into parts the service accepts, or
+   * only some of its pages are sent (--pages); the caller checks what is
+   * sent. An image over 10 MB is refused all the same. @default false
+   */
+  pastLimits?: boolean;
 }
+
+/** The largest PDF read to be cut into parts (all of it is hashed and held while it is planned). */
+export const MAX_SOURCE_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Checks a file locally against every limit the service enforces, so no
@@ -73,20 +83,23 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
     ...extra,
   });
 
+  // Only a PDF can be cut into parts the service accepts.
+  const limit = options.pastLimits === true ? MAX_SOURCE_BYTES : MAX_FILE_BYTES;
   let bytes: Buffer;
   try {
     // stat before open: opening a FIFO would block until someone writes to it.
     const info = await stat(path);
     if (!info.isFile()) return reject('invalid_file', `${name} is not a regular file.`);
-    if (info.size > MAX_FILE_BYTES) return reject('file_too_large', tooLargeMessage(name, info.size), { size: info.size });
+    if (info.size > limit) return reject('file_too_large', tooLargeMessage(name, info.size, limit), { size: info.size });
+    if (info.size > MAX_FILE_BYTES && !(await startsLikePdf(path))) return reject('file_too_large', tooLargeMessage(name, info.size), { size: info.size });
     if (info.size === 0) return reject('invalid_file', `${name} is empty (0 bytes).`, { size: 0 });
-    bytes = await readAtMost(path, MAX_FILE_BYTES + 1);
+    bytes = await readAtMost(path, limit + 1);
   } catch (error) {
     return fileSystemRejection(path, name, error);
   }
   const size = bytes.length;
   // The file may have changed since stat.
-  if (size > MAX_FILE_BYTES) return reject('file_too_large', tooLargeMessage(name, size), { size });
+  if (size > limit) return reject('file_too_large', tooLargeMessage(name, size, limit), { size });
   if (size === 0) return reject('invalid_file', `${name} is empty (0 bytes).`, { size });
 
   const sha256 = createHash('sha256').update(bytes).digest('hex');
@@ -105,6 +118,7 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
     // Stryker disable next-line ConditionalExpression: equivalent; undefined > n is false too (the test narrows the type).
     split: pages !== undefined && pages > MAX_SYNC_PAGES,
   });
+  if (type !== 'pdf' && size > MAX_FILE_BYTES) return reject('file_too_large', tooLargeMessage(name, size), { size, sha256 });
   if (type !== 'pdf') return ok(1);
 
   const pages = countPdfPages(bytes);
@@ -112,7 +126,7 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
     return reject('invalid_file', `${name} starts like a PDF but holds no PDF objects; it looks truncated.`, { size, sha256 });
   }
   // Stryker disable next-line ConditionalExpression: equivalent; undefined > n is false too (the test narrows the type).
-  if (pages !== undefined && pages > MAX_PAGES) {
+  if (pages !== undefined && pages > MAX_PAGES && options.pastLimits !== true) {
     return reject('page_limit_exceeded', `${name} has ${pages} pages; the service accepts at most ${MAX_PAGES} pages per document.`, { size, sha256, pages });
   }
   return ok(pages);
@@ -162,8 +176,14 @@ function fileSystemRejection(path: string, name: string, error: unknown): Prefli
   return { ok: false, path, code: 'file_unreadable', message: `${name} cannot be read (${reason}).` };
 }
 
-function tooLargeMessage(name: string, size: number): string {
+function tooLargeMessage(name: string, size: number, limit = MAX_FILE_BYTES): string {
+  if (limit > MAX_FILE_BYTES) return `${name} is ${formatMegabytes(size)} (${size.toLocaleString('en-US')} bytes); docextract cuts PDFs of up to ${formatMegabytes(limit)} into parts the service accepts, and the service takes other files up to 10 MB.`;
   return `${name} is ${formatMegabytes(size)} (${size.toLocaleString('en-US')} bytes); the service accepts files up to 10 MB (${MAX_FILE_BYTES.toLocaleString('en-US')} bytes).`;
+}
+
+/** Whether a file's first 1 KiB holds a PDF header (a file too large to send whole is read only if it can be cut). */
+async function startsLikePdf(path: string): Promise<boolean> {
+  return detectFileType(await readAtMost(path, 1024)) === 'pdf';
 }
 
 function formatMegabytes(bytes: number): string {

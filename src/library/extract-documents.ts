@@ -12,6 +12,7 @@ import { withEngineSession, type BatchDeps } from '../features/batch-session.js'
 import { runExtractBatch, type ExtractBatchReport } from '../features/extract.js';
 import { recordLastRun } from '../features/last-run.js';
 import { ModelRules } from '../features/model-rules.js';
+import { PageRules } from '../features/page-rules.js';
 import { planDocuments } from '../features/plan-documents.js';
 import { runStreamBatch } from '../features/stream-batch.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
@@ -51,6 +52,14 @@ export interface ExtractDocumentsOptions {
    * @default the service's default (invoice)
    */
   model?: string | readonly string[] | ModelRules;
+  /**
+   * The pages to extract: one selection for every file (`"1"`, `"1-3,7"`,
+   * `"1,-1"`: 1-based, negative from the end), or rules as the CLI's
+   * `--pages` takes them (`["invoices/**=1", "all"]`). Only those pages are
+   * cut out and sent; the result records them as `source_pages`.
+   * @default every page
+   */
+  pages?: string | readonly string[] | PageRules;
   /** The key's request windows, e.g. `"10/min,100/h"`, or `"none"` (or the windows themselves). @default "10/min,100/h,1000/d,10000/mo" */
   rateLimit?: string | readonly RateWindow[];
   /** Stop admitting files before this many credits would be spent. @default no limit */
@@ -144,10 +153,10 @@ async function run(
   resolved: ResolvedOptions,
   finished: (outcome: DocumentOutcome) => void,
 ): Promise<ExtractionReport> {
-  const { clock, cwd, outDir, stateDir, settings, windows, models } = resolved;
+  const { clock, cwd, outDir, stateDir, settings, windows, models, pages } = resolved;
   const startedAt = clock.now();
   const events: BatchEvents = { ...options.events, documentFinished: finished };
-  const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, exclude: [stateDir] };
+  const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, pages, exclude: [stateDir] };
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
   const connection = {
     stateDir,
@@ -162,7 +171,7 @@ async function run(
   };
   if (isArray(inputs)) {
     // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
-    const planned = await planDocuments([...inputs], plan);
+    const planned = await planDocuments([...inputs], { ...plan, parts: true });
     for (const outcome of planned.rejected) finished(outcome);
     if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
     return withEngineSession(connection, async (session) => {
@@ -199,6 +208,7 @@ function resolveOptions(options: ExtractDocumentsOptions) {
     stateDir: options.stateDir ?? defaultStateDir(process.env),
     windows: rateWindowsOf(options.rateLimit),
     models: modelRulesOf(options.model),
+    pages: pageRulesOf(options.pages),
     settings: runSettings({
       ...options.settings,
       ...(options.storeDb !== undefined ? { storeDb: options.storeDb } : {}),
@@ -236,6 +246,11 @@ async function* groups(source: AsyncIterable<string | readonly string[]>, cwd: s
 function rateWindowsOf(rateLimit: string | readonly RateWindow[] | undefined): RateWindow[] {
   if (typeof rateLimit === 'object') return [...rateLimit];
   return parsedOption('rateLimit', () => parseRateWindows(rateLimit ?? settingDefault('rate-limit')));
+}
+
+function pageRulesOf(pages: string | readonly string[] | PageRules | undefined): PageRules {
+  if (pages instanceof PageRules) return pages;
+  return parsedOption('pages', () => PageRules.parse(pages === undefined ? [] : typeof pages === 'string' ? [pages] : pages));
 }
 
 function modelRulesOf(model: string | readonly string[] | ModelRules | undefined): ModelRules {

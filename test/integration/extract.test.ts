@@ -88,7 +88,7 @@ describe('docextract extract', () => {
     expect(emu.counters.creditsCharged).toBe(TOTAL_PAGES);
   });
 
-  it('rejects bad inputs per file with the server code names and finishes the rest', async () => {
+  it('rejects bad inputs per file with the server code names and finishes the rest (a PDF past the page limit goes in parts)', async () => {
     const emu = await start();
     const ws = makeWorkspace({
       'good.pdf': 'pdf/pages-2.pdf',
@@ -102,9 +102,10 @@ describe('docextract extract', () => {
     expect(byFile.get('good.pdf')).toMatchObject({ status: 'complete' });
     expect(byFile.get('not-a-pdf.pdf')).toMatchObject({ status: 'failed', error: { code: 'invalid_file_type' } });
     expect(byFile.get('empty.pdf')).toMatchObject({ status: 'failed', error: { code: 'invalid_file' } });
-    expect(byFile.get('too-many.pdf')).toMatchObject({ status: 'failed', error: { code: 'page_limit_exceeded' } });
+    expect(byFile.get('too-many.pdf [pages 1-150 of 151]')).toMatchObject({ status: 'complete' });
+    expect(byFile.get('too-many.pdf [pages 151 of 151]')).toMatchObject({ status: 'complete' });
     expect(byFile.get('missing.pdf')).toMatchObject({ status: 'failed', error: { code: 'file_not_found' } });
-    expect(emu.counters.requestsByEndpoint.documents).toBe(1);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(3);
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -187,4 +187,17 @@ describe('extractDocuments: the engine as a library', () => {
     expect(emu.counters.requestsByEndpoint.documents).toBe(0);
     expect(readFileSync(join(ws.inputs, FILES[0]?.target ?? ''))).toBeTruthy();
   });
+
+  it('pages: only the chosen pages are sent, and a malformed selection is an error with a code before anything is sent', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES));
+    const run = extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), pages: ['long/**=1,-1', '1'] });
+    const outcomes = await collect(run);
+    expect(outcomes.map((outcome) => [outcome.file.split('/').pop(), outcome.status, outcome.pages])).toEqual(
+      expect.arrayContaining([['seven.pdf', 'complete', 2], ['twelve.pdf', 'complete', 2], ['three.pdf', 'complete', 1], ['receipt.jpg', 'complete', 1]]),
+    );
+    expect(emu.counters.creditsCharged).toBe(2 + 2 + 1 + 1 + 1);
+    expect((JSON.parse(readFileSync(join(ws.out, 'long/twelve.pdf.p1,12.json'), 'utf8')) as ResultDocument).source_pages).toEqual([1, 12]);
+    expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), pages: '0' })).toThrow(expect.objectContaining({ code: 'invalid_option', message: expect.stringContaining('pages') }));
+  });
 });

@@ -5,6 +5,7 @@ import { validateSettingValue } from '../../config/validate-setting.js';
 import { parseRateWindows } from '../../batch/rate-windows.js';
 import { parseDuration } from '../../util/duration.js';
 import { ModelRules } from '../../features/model-rules.js';
+import { PageRules } from '../../features/page-rules.js';
 import { SchemaRules } from '../../features/checks/schema-rules.js';
 import { loadChecker } from '../schema-settings.js';
 import { closestNames } from '../../util/closest-names.js';
@@ -26,6 +27,7 @@ export async function runConfigSet(ctx: CliContext, key: string, value: string |
     rateLimit: parseRateWindows,
     duration: parseDuration,
     modelRules: ModelRules.parseList,
+    pageRules: PageRules.parseList,
     // Stored absolute, so the setting means the same files from any folder.
     schemaRules: (spec) => SchemaRules.parseList(spec).toList(ctx.io.cwd),
   });

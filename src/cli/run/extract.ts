@@ -31,7 +31,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   const plan = await withSpinner(
     ctx,
     'finding and checking files (type, size, pages)',
-    () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, listed, exclude: [ctx.stateDir()] }),
+    () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages, parts: true, listed, exclude: [ctx.stateDir()] }),
     (done) => `${plural(done.documents.length, 'file')} ready${done.rejected.length ? `, ${done.rejected.length} rejected before sending` : ''}`,
     (done) => done.documents.length > 0 && done.rejected.length === 0,
   );

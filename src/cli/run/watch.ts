@@ -68,7 +68,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
             pollMs,
             moves,
             exclude: [ctx.stateDir()],
-            plan: { outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models },
+            plan: { outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages },
             reuse: { force: Boolean(flags.force), dedupe: flags.dedupe !== false },
           },
           stop,

@@ -28,6 +28,7 @@ export async function handleDocuments(state: EmulatorState, exchange: Exchange, 
     const sha = sha256Hex(received.data);
     exchange.concerns(sha);
     state.counters.uploadsBySha256[sha] = (state.counters.uploadsBySha256[sha] ?? 0) + 1;
+    state.onUpload?.({ sha256: sha, filename: received.filename ?? undefined, bytes: received.data });
   }
 
   const admission = await admit(state, exchange, { auth: 'bearer', rateLimited: true, capped: true, naturalFaults: ['extraction_failed', 'persist_failed'] });

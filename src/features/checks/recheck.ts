@@ -30,7 +30,9 @@ export async function recheckResultFile(path: string, checker: ResultChecker): P
   const documentType = documentTypeOf(parsed);
   const review = await readReview(path, parsed);
   if (review.kind === 'current') return recheckReviewed(path, parsed, documentType, review.review, checker);
-  const checks = checker.check(documentType, parsed.data);
+  const parts = (parsed as { parts?: unknown }).parts;
+  // A PDF extracted in parts: each part's data is checked, never a merge of them.
+  const checks = Array.isArray(parts) ? combineChecks(parts.map((part) => checker.check(documentType, (part as { data?: unknown } | null)?.data))) : checker.check(documentType, parsed.data);
   if (!checks || sameChecks(parsed.checks, checks)) return { kind: 'checked', result: parsed, documentType, checks, written: false };
   const updated = withChecks(parsed, checks);
   try {
@@ -66,6 +68,17 @@ export async function recheckReused(outcomes: readonly DocumentOutcome[], checke
       return rechecked.kind === 'checked' && rechecked.checks ? { ...outcome, checks: rechecked.checks } : outcome;
     }),
   );
+}
+
+/** One verdict for the parts of a source: passed when every part did; each problem names its part (`parts.1.data.total`). */
+export function combineChecks(verdicts: readonly (ResultChecks | undefined)[]): ResultChecks | undefined {
+  const first = verdicts.find((verdict) => verdict !== undefined);
+  if (!first) return undefined;
+  return {
+    schema: first.schema,
+    passed: verdicts.every((verdict) => verdict === undefined || verdict.passed),
+    problems: verdicts.flatMap((verdict, index) => (verdict?.problems ?? []).map((problem) => ({ ...problem, path: `parts.${index}.data${problem.path ? `.${problem.path}` : ''}` }))),
+  };
 }
 
 /** The document type a result is checked as: the model it names, else the one asked, else the data's own, else the service's default. */

@@ -3,6 +3,8 @@
  * row (CSV) or as one object (NDJSON).
  */
 
+import { formatPages } from '../../files/page-selection.js';
+
 /** The columns every document row starts with, in this order. */
 export const DOCUMENT_COLUMNS = ['source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages', 'reviewed'] as const;
 
@@ -50,6 +52,31 @@ export function toExportedDocument(parsed: unknown, resultFile: string, reviewed
     },
     fields: flattenObject(data, '', new Set(DOCUMENT_COLUMNS), 'data.'),
   };
+}
+
+/**
+ * The rows of one result file: one, or for a PDF extracted in parts (its
+ * `parts`), one per part with the source pages it holds (`source_pages`, e.g.
+ * `1-150`) and its own data, status and missing pages. A result of some pages
+ * only (--pages) names them the same way.
+ */
+export function toExportedDocuments(parsed: unknown, resultFile: string, reviewed = false): ExportedDocument[] {
+  const whole = toExportedDocument(parsed, resultFile, reviewed);
+  if (!whole || !isPlainObject(parsed)) return [];
+  if (!Array.isArray(parsed.parts)) {
+    const question = isPlainObject(parsed.question) ? parsed.question : {};
+    return [Array.isArray(question.pages) ? { ...whole, fields: { source_pages: pagesText(question.pages), ...whole.fields } } : whole];
+  }
+  return parsed.parts.filter(isPlainObject).map((part) => {
+    const row = toExportedDocument({ ...parsed, ...part, pages: { total: Array.isArray(part.source_pages) ? part.source_pages.length : null, missing: part.missing_pages } }, resultFile) ?? whole;
+    return { ...row, fields: { source_pages: pagesText(part.source_pages), ...row.fields } };
+  });
+}
+
+/** [1, 2, 3, 7] -> "1-3,7". */
+function pagesText(pages: unknown): string | null {
+  if (!Array.isArray(pages) || !pages.every((page) => typeof page === 'number')) return null;
+  return formatPages(pages as number[]);
 }
 
 /**

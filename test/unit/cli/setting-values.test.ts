@@ -9,10 +9,11 @@ import { checkApiKeyShape } from '../../../src/config/api-key.js';
 import { parseBaseUrl } from '../../../src/config/base-url.js';
 import { validateSettingValue } from '../../../src/config/validate-setting.js';
 import { ModelRules } from '../../../src/features/model-rules.js';
+import { PageRules } from '../../../src/features/page-rules.js';
 import { SchemaRules } from '../../../src/features/checks/schema-rules.js';
 import { parseDuration } from '../../../src/util/duration.js';
 
-const parsers = { rateLimit: parseRateWindows, duration: parseDuration, modelRules: ModelRules.parseList, schemaRules: (spec: string) => SchemaRules.parseList(spec).toList('/work') };
+const parsers = { rateLimit: parseRateWindows, duration: parseDuration, modelRules: ModelRules.parseList, pageRules: PageRules.parseList, schemaRules: (spec: string) => SchemaRules.parseList(spec).toList('/work') };
 
 describe('durations', () => {
   it('refuse a number without its unit (2 was read as 2 ms)', () => {
@@ -48,6 +49,8 @@ describe('settings the service cannot have', () => {
     ['job-ttl', '3h', 'a job lives at most 2h on the service'],
     ['job-ttl', '0s', 'a job lives at most 2h on the service'],
     ['job-ttl', '2', 'has no unit'],
+    ['pages', '0', 'not a page or a range'],
+    ['pages', 'invoices/**=1-x', 'not a page or a range'],
   ] as const)('config set %s %s is refused', (key, value, why) => {
     const checked = validateSettingValue(key, value, parsers);
     expect(checked.ok).toBe(false);

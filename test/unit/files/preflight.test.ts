@@ -51,6 +51,22 @@ describe('preflightFile limits', () => {
     expect(result.message).toContain('10 MB (10,485,760 bytes)');
   });
 
+  it('pastLimits: takes a PDF over 10 MiB (to be cut into parts), but still refuses an image over 10 MiB from its first bytes', async () => {
+    const pdf = makeOversizedFile(dir, { name: 'big-to-cut.pdf' });
+    expect(await preflightFile(pdf, { pastLimits: true })).toMatchObject({ ok: true, type: 'pdf', size: statSync(pdf).size, pages: 1 });
+    const png = join(dir, 'big.png');
+    writeFileSync(png, Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(MAX_FILE_BYTES)]));
+    const image = await preflightFile(png, { pastLimits: true });
+    expectRejected(image, 'file_too_large');
+    expect(image.sha256).toBeUndefined(); // refused from its first bytes, never read whole
+  });
+
+  it('pastLimits: takes a PDF of more than 150 pages', async () => {
+    const path = join(dir, '151-to-cut.pdf');
+    writeFileSync(path, await makePdfWithPages(151));
+    expect(await preflightFile(path, { pastLimits: true })).toMatchObject({ ok: true, pages: 151 });
+  });
+
   it('takes a file of exactly 10 MiB and refuses one byte more', async () => {
     const path = join(dir, 'exactly-10-mib.pdf');
     const pdf = makePdfWithFiller(MAX_FILE_BYTES - 4096);

@@ -16,6 +16,7 @@ function result(overrides: Partial<ResultDocument> = {}): ResultDocument {
     source: { path: '/in/a.pdf', sha256: 'abc', size: 1, type: 'pdf', pages: 1 },
     question: { sha256: 'abc', model: 'invoice', store_db: false },
     model: 'invoice',
+    source_pages: null,
     pages: { total: 1, processed: 1, missing: [] },
     job: null,
     extraction_id: null,

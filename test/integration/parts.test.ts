@@ -1,0 +1,181 @@
+/**
+ * PDFs past the service's limits (more than 150 pages, or over 10 MB) are cut
+ * locally into parts it accepts; each part is a question of its own, and the
+ * source gets one result file listing its parts. The PDFs are made here with
+ * pdf-lib (never committed), every page saying which page of which file it is.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ReceivedUpload, RunningEmulator } from '../../src/emulator/index.js';
+import { emulatorEnv, startTestEmulator } from '../helpers/emulator-run.js';
+import { pageTexts } from '../helpers/pdf-pages.js';
+import { runCli } from '../helpers/run-cli.js';
+import { makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
+
+const FAST = ['--json', '--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms'];
+const TEN_MB = 10 * 1024 * 1024;
+
+/** A PDF of `pages` pages, each saying "<label> page i of n", each with `imageBytes` of incompressible image data when asked (a scan). */
+async function makePdf(label: string, pages: number, imageBytes = 0): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  for (let index = 1; index <= pages; index += 1) {
+    const page = document.addPage([300, 300]);
+    page.drawText(`${label} page ${index} of ${pages}`, { x: 20, y: 150, size: 12, font });
+    if (imageBytes > 0) {
+      const image = document.context.stream(randomBytes(imageBytes), { Type: 'XObject', Subtype: 'Image', Width: imageBytes / 100, Height: 100, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
+      page.node.setXObject(PDFName.of(`Scan${index}`), document.context.register(image));
+    }
+  }
+  return Buffer.from(await document.save());
+}
+
+let long: Buffer;
+let scan: Buffer;
+beforeAll(async () => {
+  [long, scan] = await Promise.all([makePdf('Statement', 320), makePdf('Scan', 18, 700_000)]);
+  expect(scan.length).toBeGreaterThan(12 * 1024 * 1024);
+});
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+function workspace(): ReturnType<typeof makeWorkspace> {
+  const ws = makeWorkspace({});
+  mkdirSync(ws.inputs, { recursive: true });
+  writeFileSync(join(ws.inputs, 'statement.pdf'), long);
+  writeFileSync(join(ws.inputs, 'scan.pdf'), scan);
+  return ws;
+}
+
+interface PartsResult {
+  status: string;
+  source: { sha256: string; pages: number };
+  source_pages: number[];
+  pages: { total: number; missing: number[] };
+  credits: number;
+  parts: { source_pages: number[]; status: string; data: unknown; job: { parent_job_id: string } | null }[];
+}
+
+describe('PDFs past the limits are extracted in parts', () => {
+  it('a 320-page PDF and an 18-page 12 MB scan: every upload within the limits, the parts exactly the pages in order, one result file each, every page charged once', async () => {
+    const uploads: ReceivedUpload[] = [];
+    emulator = await startTestEmulator({ onUpload: (upload) => uploads.push(upload) });
+    const env = emulatorEnv(emulator);
+    const ws = workspace();
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env });
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(run.code).toBe(0);
+    expect(emulator.counters.creditsCharged).toBe(320 + 18);
+
+    const sent = await Promise.all(uploads.map(async (upload) => ({ size: upload.bytes.length, texts: await pageTexts(upload.bytes) })));
+    for (const upload of sent) {
+      expect(upload.texts.length).toBeLessThanOrEqual(150);
+      expect(upload.size).toBeLessThan(TEN_MB);
+    }
+    for (const [name, bytes, label] of [['statement.pdf', long, 'Statement'], ['scan.pdf', scan, 'Scan']] as const) {
+      const parts = sent.filter((upload) => upload.texts[0]?.startsWith(label)).map((upload) => upload.texts);
+      parts.sort((a, b) => pageNumber(a[0]) - pageNumber(b[0]));
+      expect(parts.flat()).toEqual(await pageTexts(bytes));
+
+      const result = JSON.parse(readFileSync(join(ws.out, `${name}.json`), 'utf8')) as PartsResult;
+      expect(result).toMatchObject({ status: 'complete', source: { sha256: sha256Of(join(ws.inputs, name)) }, pages: { missing: [] } });
+      expect(result.parts.map((part) => part.status)).toEqual(parts.map(() => 'complete'));
+      expect(result.parts.flatMap((part) => part.source_pages)).toEqual(Array.from({ length: result.source.pages }, (_, i) => i + 1));
+      expect(result.parts.map((part) => part.source_pages.length)).toEqual(parts.map((texts) => texts.length));
+      for (const part of result.parts) expect(part.data).toEqual(expect.objectContaining({}));
+    }
+    const statement = JSON.parse(readFileSync(join(ws.out, 'statement.pdf.json'), 'utf8')) as PartsResult;
+    expect(statement.parts.map((part) => [part.source_pages[0], part.source_pages.at(-1)])).toEqual([[1, 150], [151, 300], [301, 320]]);
+    expect(statement.credits).toBe(320);
+    // Size decides the scan's parts, ending on a multiple of 3 pages where it can.
+    const scanned = JSON.parse(readFileSync(join(ws.out, 'scan.pdf.json'), 'utf8')) as PartsResult;
+    expect(scanned.parts.slice(0, -1).every((part) => part.source_pages.length % 3 === 0)).toBe(true);
+    // The output folder holds one result per source (the parts' own results are kept out of sight).
+    expect(readdirSync(ws.out).filter((name) => !name.startsWith('.')).sort()).toEqual(['scan.pdf.json', 'statement.pdf.json']);
+
+    // export: one row per part, with its pages.
+    const exported = await runCli(['export', ws.out, '--out', '-', '--format', 'ndjson'], { env });
+    expect(exported.code).toBe(0);
+    const rows = parseNdjson(exported.stdout).filter((row) => String(row.source_file).endsWith('statement.pdf'));
+    expect(rows.map((row) => [row.source_pages, row.pages, row.status])).toEqual([['1-150', 150, 'complete'], ['151-300', 150, 'complete'], ['301-320', 20, 'complete']]);
+
+    const before = { ...emulator.counters.requestsByEndpoint };
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env });
+    expect(again.code).toBe(0);
+    expect({ ...emulator.counters.requestsByEndpoint, models: before.models }).toEqual(before);
+    for (const line of parseNdjson(again.stdout)) expect(line).toMatchObject({ status: 'complete', credits: 0 });
+    expect(existsSync(join(ws.out, 'statement.pdf.json'))).toBe(true);
+  });
+
+  it('--dry-run shows each part with its pages and credits, and sends nothing', async () => {
+    emulator = await startTestEmulator();
+    const ws = workspace();
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--dry-run', '--json'], { env: emulatorEnv(emulator) });
+    expect(run.code).toBe(0);
+    const preview = JSON.parse(run.stdout) as { files: { file: string; pages: number; credits: number }[]; total: { credits: number } };
+    expect(preview.total.credits).toBe(320 + 18);
+    expect(preview.files.filter((file) => file.file.includes('statement.pdf')).map((file) => file.pages)).toEqual([150, 150, 20]);
+    expect(preview.files.every((file) => file.pages <= 150)).toBe(true);
+    expect(emulator.counters.requestsByEndpoint.documents).toBe(0);
+    expect(statSync(join(ws.inputs, 'scan.pdf')).size).toBeGreaterThan(TEN_MB);
+  });
+
+  it('--pages on a PDF past the limits cuts only the chosen pages, in parts when they are still too many', async () => {
+    const uploads: ReceivedUpload[] = [];
+    emulator = await startTestEmulator({ onUpload: (upload) => uploads.push(upload) });
+    const ws = workspace();
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', 'statement.pdf=1-200', '--pages', 'scan.pdf=-1', ...FAST], { env: emulatorEnv(emulator) });
+    expect(run.code).toBe(0);
+    expect(emulator.counters.creditsCharged).toBe(200 + 1);
+    expect(uploads).toHaveLength(3);
+    const result = JSON.parse(readFileSync(join(ws.out, 'statement.pdf.p1-200.json'), 'utf8')) as PartsResult;
+    expect(result.parts.map((part) => part.source_pages.length)).toEqual([150, 50]);
+    expect(JSON.parse(readFileSync(join(ws.out, 'scan.pdf.p18.json'), 'utf8'))).toMatchObject({ status: 'complete', source_pages: [18] });
+  });
+});
+
+function pageNumber(text: string | undefined): number {
+  return Number(/page (\d+) of/.exec(text ?? '')?.[1] ?? NaN);
+}
+
+describe('checks of a PDF extracted in parts', () => {
+  it('each part is checked on its own; the source result holds one verdict naming the parts, and docextract check gives the same', async () => {
+    emulator = await startTestEmulator();
+    const env = emulatorEnv(emulator);
+    const ws = makeWorkspace({ 'long.pdf': 'broken/over-limit-151.pdf' });
+    const schema = join(ws.dir, 'invoice.schema.json');
+    writeFileSync(schema, JSON.stringify({ type: 'object', required: ['not_there'] }));
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--schema', `invoice=${schema}`, ...FAST], { env });
+    expect(run.code).toBe(5);
+    const result = JSON.parse(readFileSync(join(ws.out, 'long.pdf.json'), 'utf8')) as { checks: { passed: boolean; problems: { path: string }[] } };
+    expect(result.checks.passed).toBe(false);
+    expect(result.checks.problems.map((problem) => problem.path)).toEqual(['parts.0.data.not_there', 'parts.1.data.not_there']);
+    const check = await runCli(['check', ws.out, '--schema', `invoice=${schema}`, '--json'], { env });
+    expect(check.code).toBe(5);
+    expect(parseNdjson(check.stdout)).toEqual([expect.objectContaining({ checks: result.checks })]);
+  });
+});
+
+describe('a PDF over 10 MB that our counter cannot count', () => {
+  it('is counted by pdf-lib and cut to what its pages use', async () => {
+    const uploads: ReceivedUpload[] = [];
+    emulator = await startTestEmulator({ onUpload: (upload) => uploads.push(upload) });
+    const ws = makeWorkspace({ 'no-count.pdf': 'pdf/page-tree-without-count-3.pdf' });
+    const path = join(ws.inputs, 'no-count.pdf');
+    // 11 MB of comment after the end: the file is past the limit, its pages are not.
+    writeFileSync(path, Buffer.concat([readFileSync(path), Buffer.from('\n%'), Buffer.alloc(11 * 1024 * 1024, 'x'), Buffer.from('\n')]));
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env: emulatorEnv(emulator) });
+    expect(run.code).toBe(0);
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0]!.bytes.length).toBeLessThan(1024 * 1024);
+    expect(await pageTexts(uploads[0]!.bytes)).toEqual(await pageTexts(readFileSync(path)));
+    expect(JSON.parse(readFileSync(join(ws.out, 'no-count.pdf.json'), 'utf8'))).toMatchObject({ status: 'complete', source: { pages: 3 }, parts: [{ source_pages: [1, 2, 3] }] });
+  });
+});
