@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { basename, isAbsolute, join, relative } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { writeFileAtomically } from '../store/atomic-write.js';
+import { reviewPathFor } from './review-sidecar.js';
 import { formatPages } from '../files/page-selection.js';
 import { questionOf, type Question } from './question.js';
 
@@ -147,6 +149,38 @@ export function existingResultOf(parsed: Partial<ResultDocument>): ExistingResul
 /** A recorded selection, if it is one (anything else is read as no selection). */
 function pagesOf(value: unknown): number[] | undefined {
   return Array.isArray(value) && value.length > 0 && value.every((page) => Number.isInteger(page) && (page as number) > 0) ? (value as number[]) : undefined;
+}
+
+/**
+ * Write a result durably: atomically (never a torn file), through `write`,
+ * the run's writer (a library sink may wrap it). Every result file, whole,
+ * combined from parts or re-checked, is written here.
+ */
+export function writeResult(path: string, result: ResultDocument, write: (path: string, text: string) => Promise<void> = writeFileAtomically): Promise<void> {
+  return write(path, serializeResult(result));
+}
+
+/**
+ * The result at `from`, written again for another file of the same content
+ * (naming its own source, and costing nothing itself), with a person's
+ * review of it; undefined when `from` does not hold an answer for `sha256`.
+ * `preview`: decide only, write nothing (--dry-run).
+ */
+export async function copyResult(from: string, to: { path: string; sha256: string; output: string }, preview = false): Promise<{ copy: ResultDocument; original: ResultDocument } | undefined> {
+  const original = (await readResultFile(from)) as ResultDocument | undefined;
+  if (original?.source?.sha256 !== to.sha256) return undefined;
+  const copy: ResultDocument = { ...original, source: { ...original.source, path: to.path }, credits: 0 };
+  if (preview) return { copy, original };
+  await writeResult(to.output, copy);
+  await copyReview(from, to.output);
+  return { copy, original };
+}
+
+/** A person's review goes with the answer it corrects (a copy keeps the fingerprint it names); one that cannot be copied is left where it is. */
+async function copyReview(from: string, to: string): Promise<void> {
+  if (resolve(from) === resolve(to)) return;
+  const review = await readFile(reviewPathFor(from)).catch(() => undefined);
+  if (review) await writeFileAtomically(reviewPathFor(to), review).catch(() => undefined);
 }
 
 export function serializeResult(result: ResultDocument): string {

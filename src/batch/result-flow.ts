@@ -6,7 +6,7 @@ import { errorMessage, type FlowContext } from './flow-context.js';
 import { finished, type FlowEffect } from './flow-effects.js';
 import { normaliseModel, questionOf } from './question.js';
 import { outcomeOfResult } from './outcomes.js';
-import { serializeResult, type ResultDocument, type ResultStatus } from './result-file.js';
+import { writeResult, type ResultDocument, type ResultStatus } from './result-file.js';
 import { fingerprintOf, reviewedFingerprint, reviewPathFor, sameFingerprint } from './review-sidecar.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
@@ -123,7 +123,7 @@ function reviewLeftBehind(doc: PlannedDocument): FlowEffect {
 
 async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: PlannedDocument, document: ResultDocument): Promise<{ effects: FlowEffect[]; outcome: DocumentOutcome } | undefined> {
   try {
-    await ctx.writeResult(target.output, serializeResult(document));
+    await writeResult(target.output, document, (path, text) => ctx.writeResult(path, text));
     return undefined;
   } catch (error) {
     // Nothing is finalized: the job (if any) stays journaled and resumable.

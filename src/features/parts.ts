@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DocumentOutcome, PartOf, PlannedDocument } from '../batch/batch-types.js';
 import { questionOf } from '../batch/question.js';
-import { outputPathFor, readResultFile, serializeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
+import { outputPathFor, readResultFile, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
 import { combineChecks } from './checks/recheck.js';
 import { isWholeDocument } from '../files/page-selection.js';
 import { partLabel } from '../files/pdf-parts.js';
@@ -125,7 +125,7 @@ export class PartResults {
       parts,
       data: null,
     };
-    await this.write(source.part.output, serializeResult(result as ResultDocument));
+    await writeResult(source.part.output, result as ResultDocument, this.write);
   }
 }
 

@@ -1,14 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { outcomeOfResult as resultOutcome } from '../batch/outcomes.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { isResumable, type JournaledJob, type JournalState } from '../batch/journal-records.js';
 import type { Phantom } from '../batch/open-job-ledger.js';
 import { questionKey, questionOf, samePages, type Question } from '../batch/question.js';
-import { readExistingResult, readResultFile, serializeResult, type ResultDocument } from '../batch/result-file.js';
-import { reviewPathFor } from '../batch/review-sidecar.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import { copyResult, readExistingResult, readResultFile, type ResultDocument } from '../batch/result-file.js';
 import type { KnownResults } from './known-results.js';
 import { correctedData, readReview } from './review/corrections.js';
 import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
@@ -136,12 +132,12 @@ export class ArrivalPlanner {
   private async copyKnownAnswer(key: string, asked: Question, doc: PlannedDocument): Promise<DocumentOutcome | undefined> {
     const preview = this.options.preview === true;
     const known = this.knownAnswer(key);
-    const copied = known ? await copyResult(known.output, doc, preview) : undefined;
+    const copied = known ? await copiedAnswer(known.output, doc, preview) : undefined;
     if (copied) return { ...copied, reused: `identical to ${known?.file ?? 'another file'}, already extracted` };
     const elsewhere = await this.earlier?.answerFor(asked, this.options).catch(() => undefined);
     if (elsewhere === undefined) return undefined;
     const answeredSource = (await readResultFile(elsewhere))?.source?.path;
-    const moved = await copyResult(elsewhere, doc, preview);
+    const moved = await copiedAnswer(elsewhere, doc, preview);
     return moved ? { ...moved, reused: answeredElsewhere(elsewhere, answeredSource, doc.path) } : undefined;
   }
 
@@ -265,24 +261,12 @@ export function answeredElsewhere(resultPath: string, answeredSource: string | u
   return `same content as ${answeredSource ?? resultPath} (moved, renamed or copied), already extracted into ${resultPath}`;
 }
 
-async function copyResult(from: string, doc: PlannedDocument, preview: boolean): Promise<DocumentOutcome | undefined> {
-  const result = (await readResultFile(from)) as ResultDocument | undefined;
-  if (result?.source?.sha256 !== doc.sha256) return undefined;
+/** The result at `from` written again for `doc` (or, in preview, only decided), as its outcome; undefined when it cannot be read or written. */
+async function copiedAnswer(from: string, doc: PlannedDocument, preview: boolean): Promise<DocumentOutcome | undefined> {
   try {
-    const copy: ResultDocument = { ...result, source: { ...result.source, path: doc.path }, credits: 0 };
-    if (!preview) {
-      await writeFileAtomically(doc.output, serializeResult(copy));
-      await copyReview(from, doc.output);
-    }
-    return { ...outcomeOfResult(copy, doc.output, doc.displayPath), saved_credits: answerCost(result) };
+    const copied = await copyResult(from, doc, preview);
+    return copied && { ...outcomeOfResult(copied.copy, doc.output, doc.displayPath), saved_credits: answerCost(copied.original) };
   } catch {
     return undefined;
   }
-}
-
-/** A person's review goes with the answer it corrects (a copy keeps the fingerprint it names); one that cannot be copied is left where it is. */
-async function copyReview(from: string, to: string): Promise<void> {
-  if (resolve(from) === resolve(to)) return;
-  const review = await readFile(reviewPathFor(from)).catch(() => undefined);
-  if (review) await writeFileAtomically(reviewPathFor(to), review).catch(() => undefined);
 }

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
 import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../../batch/question.js';
-import { serializeResult, type ResultChecks, type ResultDocument } from '../../batch/result-file.js';
-import { writeFileAtomically } from '../../store/atomic-write.js';
+import { writeResult, type ResultChecks, type ResultDocument } from '../../batch/result-file.js';
 import { correctedData, readReview, saveReviewChecks, type ReviewRecord } from '../review/corrections.js';
 
 /** A result file checked again: what it is, and its verdict (none when no schema applies to its type). */
@@ -36,7 +35,7 @@ export async function recheckResultFile(path: string, checker: ResultChecker): P
   if (!checks || sameChecks(parsed.checks, checks)) return { kind: 'checked', result: parsed, documentType, checks, written: false };
   const updated = withChecks(parsed, checks);
   try {
-    await writeFileAtomically(path, serializeResult(updated));
+    await writeResult(path, updated);
     return { kind: 'checked', result: updated, documentType, checks, written: true };
   } catch (error) {
     return { kind: 'checked', result: parsed, documentType, checks, written: false, writeError: (error as NodeJS.ErrnoException).code ?? String(error) };
