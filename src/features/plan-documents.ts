@@ -58,12 +58,12 @@ export async function planFiles(
   inputs.forEach((input, index) => {
     const checked = results[index] as PreflightResult;
     if (!checked.ok) {
-      rejected.push({ ...rejection(input.displayPath, checked.code, checked.message), pages: checked.pages ?? null });
+      rejected.push({ ...rejection(input.displayPath, checked.code, checked.message, input.path), pages: checked.pages ?? null });
       return;
     }
     if (checked.pages !== undefined && isSplit(checked.pages) && !fitsWithinTtl(checked.pages, options.windows, options.ttlMs, options.marginMs)) {
       const message = `${input.displayPath} has ${checked.pages} pages; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires`;
-      rejected.push({ ...failedOutcome(input.displayPath, { code: 'rate_budget_too_small', message, details: { kind: 'rate_budget_too_small', pages: checked.pages } }), pages: checked.pages });
+      rejected.push({ ...failedOutcome(input.displayPath, { code: 'rate_budget_too_small', message, details: { kind: 'rate_budget_too_small', pages: checked.pages } }, { source: input.path }), pages: checked.pages });
       return;
     }
     const model = options.models?.modelFor(relative(commonBase, checked.path));
@@ -82,8 +82,9 @@ export async function planFiles(
   return { documents, rejected };
 }
 
-function rejection(file: string, code: string, message: string): DocumentOutcome {
-  return failedOutcome(file, { code, message });
+/** `source`: the file's absolute path; a discovery problem (an argument that names no file) has none. */
+function rejection(file: string, code: string, message: string, source?: string): DocumentOutcome {
+  return failedOutcome(file, { code, message }, source ? { source } : {});
 }
 
 /** Promise.all with a bound; p-queue would do, but this keeps planning free of scheduler state. */
