@@ -58,6 +58,8 @@ export type DocumentStatus = 'complete' | 'partial' | 'failed' | 'skipped' | 'in
 export interface DocumentOutcome {
   /** The input, as the user would recognise it: relative to cwd when inside it. */
   file: string;
+  /** The input's absolute path, on an outcome without a result (failed, skipped, interrupted) when the file is known; absent for an argument that named no file. */
+  source?: string;
   /** How it ended. */
   status: DocumentStatus;
   /** Pages in the document; null when unknown. */

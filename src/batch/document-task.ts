@@ -170,5 +170,6 @@ export function pagesOfRange(range: string): number[] {
 
 /** The outcome line of a document that did not complete. */
 export function failure(task: DocumentTask, code: string, message: string, details?: OutcomeDetails): DocumentOutcome {
-  return failedOutcome(task.doc.displayPath, { code, message, ...(details ? { details } : {}) }, { pages: task.doc.pages ?? null, jobId: task.job?.parentJobId ?? null, credits: task.credits });
+  // A job collected by its id alone has no file (path ''): no source to name.
+  return failedOutcome(task.doc.displayPath, { code, message, ...(details ? { details } : {}) }, { source: task.doc.path, pages: task.doc.pages ?? null, jobId: task.job?.parentJobId ?? null, credits: task.credits });
 }

@@ -24,14 +24,15 @@ export function outcomeOfResult(result: ResultDocument, output: string, displayP
   };
 }
 
-/** A document that did not complete: why (a code, a plain message, and the facts for advice), and what it cost. */
+/** A document that did not complete: why (a code, a plain message, and the facts for advice), what it cost, and its file when known (absolute). */
 export function failedOutcome(
   file: string,
   reason: { code: string; message: string; details?: OutcomeDetails },
-  known: { pages?: number | null; jobId?: string | null; credits?: number } = {},
+  known: { source?: string; pages?: number | null; jobId?: string | null; credits?: number } = {},
 ): DocumentOutcome {
   return {
     file,
+    ...(known.source ? { source: known.source } : {}),
     status: 'failed',
     pages: known.pages ?? null,
     model: null,

@@ -35,7 +35,7 @@ export async function runBatchCommand(
   display.finish(report, startedAt);
   if (report.fatal) throw report.fatal;
   const outcomes = [...preReported, ...report.outcomes].map(wordedForCli);
-  await recordLastRun(ctx.stateDir(), account, outcomes, startedAt, ctx.clock.now()); // for `docextract jobs`
+  await recordLastRun(ctx.stateDir(), account, { outDir: settings.outDir, outcomes, startedAtMs: startedAt, finishedAtMs: ctx.clock.now() }); // for `docextract jobs` and `review`
   return batchOutcome(ctx, report, () => outcomes.every((outcome) => outcome.status === 'complete'), () => outcomes.some((outcome) => outcome.checks?.passed === false));
 }
 

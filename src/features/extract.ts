@@ -126,7 +126,7 @@ export async function outputFolderProblem(outDir: string): Promise<string | unde
 
 function unwritableOutcome(doc: PlannedDocument, jobId: string | null, outDir: string, code: string): DocumentOutcome {
   const message = `cannot write results to ${outDir} (${code}); nothing was sent for ${doc.displayPath}: fix the output folder and run again`;
-  return failedOutcome(doc.displayPath, { code: 'output_write_failed', message }, { pages: doc.pages ?? null, jobId });
+  return failedOutcome(doc.displayPath, { code: 'output_write_failed', message }, { source: doc.path, pages: doc.pages ?? null, jobId });
 }
 
 /** The source of a batch whose documents are all known up front: one arrival. */

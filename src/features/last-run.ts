@@ -1,8 +1,17 @@
 import type { DocumentOutcome } from '../batch/batch-types.js';
 import { writeLastRunReport, type LastRunReport } from '../store/last-run-report.js';
 
+/** One finished run, as its report records it. */
+export interface FinishedRun {
+  /** Where it wrote its results, absolute: `docextract review` of that folder lists the files that got none. */
+  outDir: string;
+  outcomes: readonly DocumentOutcome[];
+  startedAtMs: number;
+  finishedAtMs: number;
+}
+
 /** The report of one run: counts per status, and every file that did not complete with why. */
-export function lastRunReportFrom(outcomes: readonly DocumentOutcome[], startedAtMs: number, finishedAtMs: number): LastRunReport {
+export function lastRunReportFrom({ outDir, outcomes, startedAtMs, finishedAtMs }: FinishedRun): LastRunReport {
   const counts: Record<string, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
   const files: LastRunReport['files'] = [];
   for (const outcome of outcomes) {
@@ -10,6 +19,7 @@ export function lastRunReportFrom(outcomes: readonly DocumentOutcome[], startedA
     if (outcome.status === 'complete') continue;
     files.push({
       file: outcome.file,
+      ...(outcome.source ? { source: outcome.source } : {}),
       status: outcome.status,
       code: outcome.error?.code ?? null,
       message: outcome.error?.message ?? null,
@@ -18,17 +28,17 @@ export function lastRunReportFrom(outcomes: readonly DocumentOutcome[], startedA
       ...(outcome.expires_at ? { expires_at: outcome.expires_at } : {}),
     });
   }
-  return { started_at: new Date(startedAtMs).toISOString(), finished_at: new Date(finishedAtMs).toISOString(), counts, files };
+  return { started_at: new Date(startedAtMs).toISOString(), finished_at: new Date(finishedAtMs).toISOString(), out_dir: outDir, counts, files };
 }
 
 /**
- * Save the run's report for `docextract jobs`. Best effort: the results are
+ * Save the run's report for `docextract jobs` and `docextract review`. Best effort: the results are
  * already safe on disk, and a report we cannot write is no reason to fail the
  * run; it returns whether it was written.
  */
-export async function recordLastRun(stateDir: string, account: string, outcomes: readonly DocumentOutcome[], startedAtMs: number, finishedAtMs: number): Promise<boolean> {
+export async function recordLastRun(stateDir: string, account: string, run: FinishedRun): Promise<boolean> {
   try {
-    await writeLastRunReport(stateDir, account, lastRunReportFrom(outcomes, startedAtMs, finishedAtMs));
+    await writeLastRunReport(stateDir, account, lastRunReportFrom(run));
     return true;
   } catch {
     return false;

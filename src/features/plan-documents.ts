@@ -75,19 +75,19 @@ export async function planFiles(
   inputs.forEach((input, index) => {
     const [checked, selected] = results[index] as [PreflightResult, SelectedPages | undefined];
     if (!checked.ok) {
-      rejected.push({ ...rejection(input.displayPath, checked.code, checked.message), pages: checked.pages ?? null });
+      rejected.push({ ...rejection(input.displayPath, checked.code, checked.message, input.path), pages: checked.pages ?? null });
       return;
     }
     // A preflighted file always has its pages selected.
     if (!selected?.ok) {
-      if (selected) rejected.push({ ...rejection(input.displayPath, selected.code, selected.message), pages: selected.pages });
+      if (selected) rejected.push({ ...rejection(input.displayPath, selected.code, selected.message, input.path), pages: selected.pages });
       return;
     }
     const { sourcePages, sourcePageCount, parts } = selected;
     const biggest = parts ? Math.max(...parts.map((part) => part.length)) : selected.pages;
     if (biggest !== undefined && isSplit(biggest) && !fitsWithinTtl(biggest, options.windows, options.ttlMs, options.marginMs)) {
       const message = `${input.displayPath} has ${biggest} pages${sourcePages ? ' to send' : ''}${parts ? ' in its largest part' : ''}; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires`;
-      rejected.push({ ...failedOutcome(input.displayPath, { code: 'rate_budget_too_small', message, details: { kind: 'rate_budget_too_small', pages: biggest } }), pages: biggest });
+      rejected.push({ ...failedOutcome(input.displayPath, { code: 'rate_budget_too_small', message, details: { kind: 'rate_budget_too_small', pages: biggest } }, { source: input.path }), pages: biggest });
       return;
     }
     const model = options.models?.modelFor(relative(commonBase, checked.path));
@@ -109,8 +109,9 @@ export async function planFiles(
   return { documents, rejected };
 }
 
-function rejection(file: string, code: string, message: string): DocumentOutcome {
-  return failedOutcome(file, { code, message });
+/** `source`: the file's absolute path; a discovery problem (an argument that names no file) has none. */
+function rejection(file: string, code: string, message: string, source?: string): DocumentOutcome {
+  return failedOutcome(file, { code, message }, source ? { source } : {});
 }
 
 /** Promise.all with a bound; p-queue would do, but this keeps planning free of scheduler state. */

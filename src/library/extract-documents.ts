@@ -177,13 +177,13 @@ async function run(
     return withEngineSession(connection, async (session) => {
       const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
       const report = await runExtractBatch(deps, planned.documents, settings, outDir, reuse, options.signal, models.names());
-      return recorded({ ...report, outcomes: [...planned.rejected, ...report.outcomes] }, deps, stateDir, startedAt);
+      return recorded({ ...report, outcomes: [...planned.rejected, ...report.outcomes] }, deps, { stateDir, outDir, startedAt });
     });
   }
   return withEngineSession(connection, async (session) => {
     const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
     const report = await runStreamBatch(deps, settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal);
-    return recorded(report, deps, stateDir, startedAt);
+    return recorded(report, deps, { stateDir, outDir, startedAt });
   });
 }
 
@@ -230,8 +230,8 @@ function withSink(deps: BatchDeps, sink: ResultSink | undefined): BatchDeps {
 }
 
 /** The run's report, also saved for `docextract jobs` (as the CLI saves its own). */
-async function recorded(report: ExtractionReport, deps: BatchDeps, stateDir: string, startedAt: number): Promise<ExtractionReport> {
-  await recordLastRun(stateDir, deps.account, report.outcomes, startedAt, deps.clock.now());
+async function recorded(report: ExtractionReport, deps: BatchDeps, run: { stateDir: string; outDir: string; startedAt: number }): Promise<ExtractionReport> {
+  await recordLastRun(run.stateDir, deps.account, { outDir: run.outDir, outcomes: report.outcomes, startedAtMs: run.startedAt, finishedAtMs: deps.clock.now() });
   if (report.fatal) throw report.fatal;
   return report;
 }

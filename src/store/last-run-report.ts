@@ -11,7 +11,10 @@ import { hasErrorCode } from './fs-errors.js';
 
 /** A file the run did not complete. */
 export interface LastRunFile {
+  /** As the run showed it: relative to the run's cwd when inside it. */
   file: string;
+  /** The file's absolute path, when known (absent in reports written before it was recorded, and for an argument that named no file). */
+  source?: string;
   /** `failed`, `partial`, `skipped` or `interrupted`. */
   status: string;
   code: string | null;
@@ -24,6 +27,8 @@ export interface LastRunFile {
 export interface LastRunReport {
   started_at: string;
   finished_at: string;
+  /** The folder the run wrote its results to, absolute (absent in reports written before it was recorded). */
+  out_dir?: string;
   /** Files per status, `complete` included. */
   counts: Record<string, number>;
   /** Every file not complete, in the order they finished. */

@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { extractedForReview, startReviewCli, type RunningReview } from '../helpers/review-run.js';
+import { extractedForReview, FAILING_FILES, startReviewCli, type RunningReview } from '../helpers/review-run.js';
 import { runCli } from '../helpers/run-cli.js';
 
 /** Debian's package (apt-get install chromium); playwright-core downloads none. */
@@ -19,7 +19,8 @@ let page: Page;
 let made: Awaited<ReturnType<typeof extractedForReview>>;
 
 beforeAll(async () => {
-  made = await extractedForReview();
+  // fails.pdf gets no result (the emulator fails its extraction): the page lists it from the state folder's last-run report.
+  made = await extractedForReview({ corpus: FAILING_FILES.corpus });
   emulator = made.emu;
   rmSync(join(made.ws.inputs, 'invoices/gone.pdf'));
   // From the workspace, as a person would run it: the page names the folder `out`.
@@ -69,15 +70,33 @@ function inkOf(selector: string): Promise<number> {
 }
 
 describe('docextract review in Chromium', () => {
-  it('lists the documents, those that failed their checks first', async () => {
-    await expect.poll(() => page.locator('#documents button .name').allTextContents()).toEqual(['p.pdf', 'a.pdf', 'gone.pdf', 'scan.jpg']);
+  it('lists the documents, those that failed their checks first, then those that got no result', async () => {
+    await expect.poll(() => page.locator('#documents button .name').allTextContents()).toEqual(['p.pdf', 'fails.pdf', 'a.pdf', 'gone.pdf', 'scan.jpg']);
     await expect.poll(() => item('p.pdf').textContent()).toContain('checks failed (2)');
+    expect(await item('fails.pdf').textContent()).toContain('failed (extraction_failed)');
     await page.selectOption('#filter-type', 'payslip');
     expect(await page.locator('#documents button .name').allTextContents()).toEqual(['p.pdf']);
     await page.selectOption('#filter-type', '');
     await page.selectOption('#filter-status', 'checks-failed');
     expect(await page.locator('#documents button .name').allTextContents()).toEqual(['p.pdf']);
+    await page.selectOption('#filter-status', 'failed');
+    expect(await page.locator('#documents button .name').allTextContents()).toEqual(['fails.pdf']);
     await page.selectOption('#filter-status', '');
+  });
+
+  it('shows a document that got no result beside its error, with nothing to correct or approve', async () => {
+    await openDocument('fails.pdf');
+    await page.locator('canvas[data-rendered="true"]').first().waitFor();
+    expect(await inkOf('canvas[data-rendered="true"]')).toBeGreaterThan(100);
+    expect(await page.getByRole('alert').locator('code').textContent()).toBe('extraction_failed');
+    expect(await page.getByRole('alert').locator('p').textContent()).toMatch(/\S/);
+    expect(await page.locator('#document-pane input').count()).toBe(0);
+    expect(await page.locator('#document-pane button').count()).toBe(0);
+    await page.locator('.fields h2').click();
+    await page.keyboard.press('a');
+    await page.keyboard.press('Control+s');
+    await page.waitForTimeout(300); // a request sent would have failed by now, and said so in the status line
+    expect(await page.locator('#status').textContent()).toBe('');
   });
 
   it("shows a PDF's page drawn by pdf.js, and each check's problem at its field", async () => {
@@ -114,7 +133,11 @@ describe('docextract review in Chromium', () => {
     await expect.poll(() => page.locator('#status').textContent()).toContain('Approved p.pdf');
     await expect.poll(() => item('p.pdf').textContent()).toContain('approved');
     await page.keyboard.press('j');
+    await expect.poll(() => page.locator('.fields h2').textContent()).toBe('fails.pdf');
+    await page.keyboard.press('j');
     await expect.poll(() => page.locator('.fields h2').textContent()).toBe('a.pdf');
+    await page.keyboard.press('k');
+    await expect.poll(() => page.locator('.fields h2').textContent()).toBe('fails.pdf');
     await page.keyboard.press('k');
     await expect.poll(() => page.locator('.fields h2').textContent()).toBe('p.pdf');
 

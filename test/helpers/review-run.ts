@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { emulatorEnv, startTestEmulator } from './emulator-run.js';
@@ -56,14 +57,27 @@ export const REVIEW_FILES = {
 
 export const REVIEW_RUN = ['--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms'];
 
-/** Results made by the CLI against the emulator, every type checked with the invoice schema. */
-export async function extractedForReview(): Promise<{ emu: RunningEmulator; ws: ReturnType<typeof makeWorkspace>; env: NodeJS.ProcessEnv; schemas: string[]; run: CliRun }> {
+/** Files that get no result: the emulator fails the extraction of the first (its marker), preflight refuses the second (empty). */
+export const FAILING_FILES = { corpus: { 'bad/fails.pdf': 'failing/fail-extraction-2.pdf' }, empty: ['bad/empty.pdf'] };
+
+/** What to add to the review files: more corpus files, and empty files. */
+export interface ReviewExtras {
+  corpus?: Record<string, string>;
+  empty?: readonly string[];
+}
+
+/** Results made by the CLI against the emulator, every type checked with the invoice schema; `extras` join the inputs. */
+export async function extractedForReview(extras: ReviewExtras = {}, flags: readonly string[] = []): Promise<{ emu: RunningEmulator; ws: ReturnType<typeof makeWorkspace>; env: NodeJS.ProcessEnv; schemas: string[]; run: CliRun }> {
   const emu = await startTestEmulator();
-  const ws = makeWorkspace(REVIEW_FILES);
+  const ws = makeWorkspace({ ...REVIEW_FILES, ...extras.corpus });
+  for (const name of extras.empty ?? []) {
+    mkdirSync(dirname(join(ws.inputs, name)), { recursive: true });
+    writeFileSync(join(ws.inputs, name), '');
+  }
   const schema = join(ws.dir, 'invoice.schema.json');
   writeFileSync(schema, JSON.stringify(INVOICE_SCHEMA));
   const env = emulatorEnv(emu);
   const schemas = ['--schema', `invoice=${schema}`, '--schema', `payslip=${schema}`];
-  const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, ...REVIEW_RUN], { env });
+  const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, ...REVIEW_RUN, ...flags], { env });
   return { emu, ws, env, schemas, run };
 }

@@ -1,10 +1,10 @@
-import { readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { extractedForReview, REVIEW_RUN, startReviewCli, type RunningReview } from '../helpers/review-run.js';
+import { extractedForReview, FAILING_FILES, REVIEW_RUN, startReviewCli, type RunningReview } from '../helpers/review-run.js';
 import { runCli } from '../helpers/run-cli.js';
 import { parseNdjson } from '../helpers/workspace.js';
 
@@ -155,5 +155,84 @@ describe('corrections flow on', () => {
     expect(csv(join(ws.dir, 'fresh', 'receipt.csv'))[0]).toMatchObject({ result_file: 'pay/p.pdf.json', reviewed: 'false' });
     const view = (await (await fetch(`${url}api/document?id=pay%2Fp.pdf.json`)).json()) as { reviewed: boolean; stale_review: boolean };
     expect(view).toMatchObject({ reviewed: false, stale_review: true });
+  });
+});
+
+describe('documents that got no result', () => {
+  interface Listed {
+    id: string;
+    source: string;
+    status: string;
+    passed: boolean | null;
+    error?: { code: string | null; message: string | null };
+  }
+
+  /** A run where the emulator fails one file and preflight refuses another (empty); one result made partial by hand. */
+  async function withFailures() {
+    const made = await extractedForReview(FAILING_FILES, ['--json']);
+    emulator = made.emu;
+    expect(made.run.code, made.run.stderr).toBe(1);
+    const scan = join(made.ws.out, 'invoices/scan.jpg.json');
+    writeFileSync(scan, JSON.stringify({ ...(JSON.parse(readFileSync(scan, 'utf8')) as object), status: 'partial' }));
+    review = await startReviewCli([made.ws.out], made.env);
+    const { documents } = (await (await fetch(`${review.url}api/documents`)).json()) as { documents: Listed[] };
+    return { ...made, url: review.url, documents };
+  }
+
+  it('records the absolute source and the results folder of each failed file in the --json line and the last-run report', async () => {
+    const { ws, env, run } = await withFailures();
+    const fails = join(ws.inputs, 'bad/fails.pdf');
+    expect(parseNdjson(run.stdout).find((line) => line.status === 'failed' && String(line.file).endsWith('fails.pdf'))).toMatchObject({ source: fails, error: { code: 'extraction_failed' } });
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const [name] = readdirSync(stateDir).filter((file) => file.startsWith('last-run-'));
+    const report = JSON.parse(readFileSync(join(stateDir, name as string), 'utf8')) as { out_dir: string; files: { source?: string; code: string }[] };
+    expect(report.out_dir).toBe(ws.out);
+    expect(report.files.map((file) => [file.source, file.code])).toEqual(
+      expect.arrayContaining([
+        [fails, 'extraction_failed'],
+        [join(ws.inputs, 'bad/empty.pdf'), 'invalid_file'],
+      ]),
+    );
+  });
+
+  it('lists each failed file with its code after the partial ones, and shows its source and error, with nothing to save', async () => {
+    const { url, ws, documents } = await withFailures();
+    expect(documents.map((doc) => [doc.status, doc.error?.code ?? null, doc.source.split('/').slice(-2).join('/')])).toEqual([
+      ['complete', null, 'pay/p.pdf'],
+      ['partial', null, 'invoices/scan.jpg'],
+      ['failed', 'invalid_file', 'bad/empty.pdf'],
+      ['failed', 'extraction_failed', 'bad/fails.pdf'],
+      ['complete', null, 'invoices/a.pdf'],
+      ['complete', null, 'invoices/gone.pdf'],
+    ]);
+    const failed = documents.find((doc) => doc.source === join(ws.inputs, 'bad/fails.pdf')) as Listed;
+    expect(failed.id).toMatch(/^failed:[0-9a-f]+$/);
+    const view = (await (await fetch(`${url}api/document?id=${encodeURIComponent(failed.id)}`)).json()) as Record<string, unknown>;
+    expect(view).toMatchObject({ status: 'failed', source_kind: 'pdf', error: { code: 'extraction_failed' } });
+    const source = await get(url, `/${new URL(url).pathname.split('/')[1]}/source?id=${encodeURIComponent(failed.id)}`);
+    expect(source).toMatchObject({ status: 200, type: 'application/pdf' });
+    expect(source.body.equals(readFileSync(join(ws.inputs, 'bad/fails.pdf')))).toBe(true);
+    expect((await fetch(`${url}source?id=failed%3A0000`)).status).toBe(404);
+    expect((await postReview(url, failed.id, { values: {}, approved: true })).status).toBe(404);
+
+    rmSync(join(ws.inputs, 'bad/fails.pdf'));
+    const gone = (await (await fetch(`${url}api/document?id=${encodeURIComponent(failed.id)}`)).json()) as Record<string, unknown>;
+    expect(gone).toMatchObject({ source_kind: 'missing', error: { code: 'extraction_failed' } });
+    expect((await fetch(`${url}source?id=${encodeURIComponent(failed.id)}`)).status).toBe(404);
+  });
+
+  it('lists no failed file that has a result now, nor one of a run that wrote elsewhere', async () => {
+    const { ws, env, url, documents } = await withFailures();
+    expect(documents.filter((doc) => doc.error)).toHaveLength(2);
+    // A result for fails.pdf appears (another key's run, say): that file is no longer failed here.
+    const fails = join(ws.inputs, 'bad/fails.pdf');
+    const result = JSON.parse(readFileSync(join(ws.out, 'invoices/a.pdf.json'), 'utf8')) as { source: object };
+    writeFileSync(join(ws.out, 'invoices/fails.pdf.json'), JSON.stringify({ ...result, source: { ...result.source, path: fails } }));
+    const listed = async () => ((await (await fetch(`${url}api/documents`)).json()) as { documents: Listed[] }).documents.filter((doc) => doc.error).map((doc) => doc.source);
+    expect(await listed()).toEqual([join(ws.inputs, 'bad/empty.pdf')]);
+    // The key's next run writes to another folder and replaces its last-run report: nothing here is failed now.
+    const elsewhere = await runCli(['extract', join(ws.inputs, 'invoices/a.pdf'), '--out', join(ws.dir, 'other'), ...REVIEW_RUN], { env });
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(await listed()).toEqual([]);
   });
 });

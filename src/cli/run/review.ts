@@ -10,7 +10,7 @@ interface ReviewFlags {
   port?: string;
 }
 
-/** Serves the review page until interrupted; needs no key, never touches the state folder. */
+/** Serves the review page until interrupted; needs no key, and only reads the state folder (the last runs' failed files), without its lock. */
 export async function runReview(ctx: CliContext, resultsDir: string, flags: ReviewFlags): Promise<CommandOutcome> {
   const port = flags.port === undefined ? undefined : Number(flags.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port must be a port number (0-65535), not "${flags.port}".`);
@@ -22,6 +22,7 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
     server = await startReview({
       resultsDir: resolve(ctx.io.cwd, resultsDir),
       cwd: ctx.io.cwd,
+      stateDir: ctx.stateDir(),
       ...(checker ? { checker } : {}),
       ...(port !== undefined ? { port } : {}),
       now: () => new Date(ctx.clock.now()),

@@ -4,25 +4,37 @@ import type { CheckProblem, ResultChecks, ResultDocument, ResultStatus } from '.
 import { walkJsonFiles } from '../../files/json-walk.js';
 import { documentTypeOf } from '../checks/recheck.js';
 import { applyCorrections, correctedData, readReview, saveReview, type ReviewRecord } from './corrections.js';
+import { failedDocuments, failedSourceFile, isFailedId, type FailedDocument, type FailedStatus } from './failed-documents.js';
 import type { ReviewChecks } from './review-checks.js';
 import { typedValues } from './review-values.js';
 import type { ResultsFolder } from './results-folder.js';
 
-/** Where a document stands for the person reviewing: its checks failed, it is partial, or neither. */
-export type ReviewStatus = 'checks-failed' | 'partial' | 'complete';
+/** Where a document stands for the person reviewing: its checks failed, it is partial, it has no result (failed, skipped or interrupted), or none of these. */
+export type ReviewStatus = 'checks-failed' | 'partial' | 'failed' | 'complete';
 
 /** One line of the page's list. */
 export interface DocumentSummary {
-  /** The result file, relative to the results folder (the document's id on the page). */
+  /** The result file, relative to the results folder (the document's id on the page); `failed:…` for a document without a result. */
   id: string;
   source: string;
+  /** The document type; '' for a document without a result (nothing says which type it was). */
   type: string;
-  status: ResultStatus;
+  status: ResultStatus | FailedStatus;
   /** The verdict as last saved (of the corrected data once reviewed); null without a schema. */
   passed: boolean | null;
   problems: number;
   reviewed: boolean;
   approved: boolean;
+  /** Why a document has no result, as its run reported it; only on those. */
+  error?: { code: string | null; message: string | null };
+}
+
+/** A document without a result: its source and why; nothing to correct. */
+export interface FailedDocumentView extends DocumentSummary {
+  error: { code: string | null; message: string | null };
+  /** When the run that reported it finished (UTC ISO). */
+  finished_at: string;
+  source_kind: DocumentView['source_kind'];
 }
 
 /** One document as its page shows it. */
@@ -42,28 +54,47 @@ export interface DocumentView extends DocumentSummary {
   missing_pages: number[];
 }
 
-const ORDER: Record<ReviewStatus, number> = { 'checks-failed': 0, partial: 1, complete: 2 };
+const ORDER: Record<ReviewStatus, number> = { 'checks-failed': 0, partial: 1, failed: 2, complete: 3 };
 
 export function reviewStatusOf(summary: Pick<DocumentSummary, 'passed' | 'status'>): ReviewStatus {
   if (summary.passed === false) return 'checks-failed';
-  return summary.status === 'partial' ? 'partial' : 'complete';
+  if (summary.status === 'partial') return 'partial';
+  return summary.status === 'complete' ? 'complete' : 'failed';
 }
 
-/** Every result below the folder, those that failed their checks first, then partial ones, then the rest; by path within each. */
-export async function listDocuments(folder: ResultsFolder): Promise<DocumentSummary[]> {
+/**
+ * Every result below the folder, and each file the last runs writing to it
+ * (from the state folder) got no result for: those that failed their checks
+ * first, then partial ones, then those without a result, then the rest; by
+ * path within each.
+ */
+export async function listDocuments(folder: ResultsFolder, stateDir: string): Promise<DocumentSummary[]> {
   const summaries: DocumentSummary[] = [];
+  const sources = new Set<string>();
   for await (const file of walkJsonFiles(folder.root)) {
     const found = await folder.resultAt(folder.idOf(file.path));
     if (!found) continue;
+    sources.add(found.result.source.path);
     const review = await readReview(found.path, found.result);
     const current = review.kind === 'current' ? review.review : undefined;
     summaries.push(summaryOf(found.id, found.result, current, current?.checks ?? (current ? undefined : found.result.checks)));
   }
-  return summaries.sort((a, b) => ORDER[reviewStatusOf(a)] - ORDER[reviewStatusOf(b)] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const failed of await failedDocuments(stateDir, folder.root, (source) => sources.has(source))) summaries.push(failedSummaryOf(failed));
+  const name = (doc: DocumentSummary): string => (doc.error ? doc.source : doc.id);
+  return summaries.sort((a, b) => ORDER[reviewStatusOf(a)] - ORDER[reviewStatusOf(b)] || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
 }
 
-/** A document with its corrections applied and checked again now. */
-export async function viewDocument(folder: ResultsFolder, id: string, checks: ReviewChecks): Promise<DocumentView | undefined> {
+/** A document without a result, by its id on the page, when a last run writing to the folder reported it. */
+export async function findFailedDocument(folder: ResultsFolder, stateDir: string, id: string): Promise<FailedDocument | undefined> {
+  if (!isFailedId(id)) return undefined;
+  // A result written since is no reason to refuse its source: the id alone names the file a run reported.
+  return (await failedDocuments(stateDir, folder.root, () => false)).find((failed) => failed.id === id);
+}
+
+/** A document with its corrections applied and checked again now; a document without a result, with why. */
+export async function viewDocument(folder: ResultsFolder, stateDir: string, id: string, checks: ReviewChecks): Promise<DocumentView | FailedDocumentView | undefined> {
+  const failed = await findFailedDocument(folder, stateDir, id);
+  if (failed) return failedViewOf(failed);
   const found = await folder.resultAt(id);
   if (!found) return undefined;
   const review = await readReview(found.path, found.result);
@@ -112,6 +143,30 @@ async function viewOf(folder: ResultsFolder, id: string, result: ResultDocument,
   };
 }
 
+function failedSummaryOf(failed: FailedDocument): DocumentSummary {
+  return {
+    id: failed.id,
+    source: failed.source ?? failed.file,
+    type: '',
+    status: failed.status,
+    passed: null,
+    problems: 0,
+    reviewed: false,
+    approved: false,
+    error: { code: failed.code, message: failed.message },
+  };
+}
+
+async function failedViewOf(failed: FailedDocument): Promise<FailedDocumentView> {
+  const summary = failedSummaryOf(failed);
+  return {
+    ...summary,
+    error: { code: failed.code, message: failed.message },
+    finished_at: failed.finished_at,
+    source_kind: (await failedSourceFile(failed)) ? sourceKindOfName(/\.[a-z0-9]+$/i.exec(summary.source)?.[0] ?? '') : 'missing',
+  };
+}
+
 function summaryOf(id: string, result: ResultDocument, review: ReviewRecord | undefined, verdict: ResultChecks | undefined): DocumentSummary {
   return {
     id,
@@ -127,7 +182,12 @@ function summaryOf(id: string, result: ResultDocument, review: ReviewRecord | un
 
 /** What the browser can show: PDFs through pdf.js, the image types it draws itself. */
 export function sourceKindOf(result: ResultDocument): 'pdf' | 'image' | 'other' {
-  const type = `${result.source.type} ${result.source.path}`.toLowerCase();
+  return sourceKindOfName(`${result.source.type} ${result.source.path}`);
+}
+
+/** The same, from a type and a file name (a document without a result has only its name). */
+function sourceKindOfName(name: string): 'pdf' | 'image' | 'other' {
+  const type = name.toLowerCase();
   if (/pdf/.test(type)) return 'pdf';
   if (/png|jpe?g|gif|webp|bmp/.test(type)) return 'image';
   return 'other';

@@ -5,11 +5,14 @@ import { readJsonBody, refuse, sendFile, sendJson, sendText, sourceTypeOf } from
 import type { PdfjsAssets } from './package-assets.js';
 import { PAGE_FILES } from './page/files.js';
 import type { ReviewChecks } from './review-checks.js';
-import { listDocuments, saveDocumentReview, sourceFileOf, viewDocument } from './review-model.js';
+import { failedSourceFile } from './failed-documents.js';
+import { findFailedDocument, listDocuments, saveDocumentReview, sourceFileOf, viewDocument } from './review-model.js';
 import type { ResultsFolder } from './results-folder.js';
 
 export interface ReviewServerOptions {
   folder: ResultsFolder;
+  /** The state folder, whose last-run reports name the files that got no result in `folder`. */
+  stateDir: string;
   checks: ReviewChecks;
   pdfjs: PdfjsAssets;
   now(): Date;
@@ -32,7 +35,8 @@ const BODY_LIMIT = 1024 * 1024;
 /**
  * The review page's server: on loopback only, every path behind a token
  * (as Jupyter's), answering only for the page's own files, pdf.js from the
- * package, the results below the folder and the sources those results name.
+ * package, the results below the folder and the sources those results name
+ * (or, for a file that got no result, the last-run report of its run).
  * Anything else is refused, whatever it asks for.
  */
 export async function startReviewServer(options: ReviewServerOptions): Promise<ReviewServer> {
@@ -80,9 +84,9 @@ async function handle(request: IncomingMessage, response: ServerResponse, ctx: C
   const name = route === '' ? 'index.html' : route;
   const page = Object.hasOwn(PAGE_FILES, name) ? PAGE_FILES[name] : undefined;
   if (page) return sendText(response, 200, page.type, page.body);
-  if (route === 'api/documents') return sendJson(response, 200, { folder: ctx.folder.shownAs, documents: await listDocuments(ctx.folder) });
+  if (route === 'api/documents') return sendJson(response, 200, { folder: ctx.folder.shownAs, documents: await listDocuments(ctx.folder, ctx.stateDir) });
   if (route === 'api/document') {
-    const view = await viewDocument(ctx.folder, id, ctx.checks);
+    const view = await viewDocument(ctx.folder, ctx.stateDir, id, ctx.checks);
     return view ? sendJson(response, 200, view) : refuse(response, 404);
   }
   if (route === 'source') return sendSource(response, ctx, id);
@@ -98,10 +102,14 @@ async function handle(request: IncomingMessage, response: ServerResponse, ctx: C
   return refuse(response, 404);
 }
 
-/** A source is asked for by its result, never by its own path: only the files results name can be served. */
+/**
+ * A source is asked for by its result (or its entry in a last-run report),
+ * never by its own path: only the files results and reports name can be served.
+ */
 async function sendSource(response: ServerResponse, ctx: Context, id: string): Promise<void> {
-  const found = await ctx.folder.resultAt(id);
-  const source = found && (await sourceFileOf(found.result, ctx.folder.cwd));
+  const failed = await findFailedDocument(ctx.folder, ctx.stateDir, id);
+  const found = failed ? undefined : await ctx.folder.resultAt(id);
+  const source = failed ? await failedSourceFile(failed) : found && (await sourceFileOf(found.result, ctx.folder.cwd));
   if (!source) return refuse(response, 404);
   await sendFile(response, source, sourceTypeOf(source));
 }

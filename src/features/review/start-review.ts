@@ -1,4 +1,5 @@
 import type { ResultChecker } from '../../batch/batch-types.js';
+import { defaultStateDir } from '../../config/state-dir.js';
 import { PdfjsAssets } from './package-assets.js';
 import { ReviewChecks } from './review-checks.js';
 import { ResultsFolder } from './results-folder.js';
@@ -11,6 +12,8 @@ export interface ReviewOptions {
   cwd: string;
   /** Checks for each document type (`--schema`, the `schemas` setting); without one, a result is checked with the schema it names. */
   checker?: ResultChecker;
+  /** The state folder: its last-run reports name the files a run writing to `resultsDir` got no result for, listed as failed. Read only, without its lock. @default DOCEXTRACT_STATE_DIR, else $XDG_STATE_HOME/docextract, else ~/.local/state/docextract */
+  stateDir?: string;
   /** @default 0: a free port */
   port?: number;
   /** The URL's secret. @default random */
@@ -29,6 +32,7 @@ export async function startReview(options: ReviewOptions): Promise<ReviewServer>
   if (!folder) throw new ReviewInputError(`${options.resultsDir}: no such folder of results.`);
   return startReviewServer({
     folder,
+    stateDir: options.stateDir ?? defaultStateDir(process.env),
     checks: new ReviewChecks(options.checker, options.cwd),
     pdfjs: await PdfjsAssets.locate(),
     now: options.now,

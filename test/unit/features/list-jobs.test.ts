@@ -52,16 +52,16 @@ describe('listJobs', () => {
 
   it("shows one account's jobs and last run when asked, every account's otherwise", async () => {
     const stateDir = stateWith([manifest('aaaa', 'mine', NOW + HOUR), manifest('bbbb', 'theirs', NOW + HOUR)]);
-    const outcome = { file: 'x.pdf', status: 'failed' as const, pages: 1, model: null, output: null, job_id: null, extraction_id: null, warnings: [], credits: 1, error: { code: 'extraction_failed', message: 'no text' } };
-    await writeLastRunReport(stateDir, 'bbbb', lastRunReportFrom([outcome, { ...outcome, file: 'ok.pdf', status: 'complete', error: undefined }], NOW - 1000, NOW));
+    const outcome = { file: 'x.pdf', source: '/in/x.pdf', status: 'failed' as const, pages: 1, model: null, output: null, job_id: null, extraction_id: null, warnings: [], credits: 1, error: { code: 'extraction_failed', message: 'no text' } };
+    await writeLastRunReport(stateDir, 'bbbb', lastRunReportFrom({ outDir: '/out', outcomes: [outcome, { ...outcome, file: 'ok.pdf', status: 'complete', error: undefined }], startedAtMs: NOW - 1000, finishedAtMs: NOW }));
     const mine = await listJobs({ stateDir, account: 'aaaa', nowMs: NOW, ttlMs: 2 * HOUR });
     expect(mine.jobs.map((job) => job.parent_job_id)).toEqual(['mine']);
     expect(mine.failedFiles).toEqual([]);
     const all = await listJobs({ stateDir, nowMs: NOW, ttlMs: 2 * HOUR });
     expect(all.jobs.map((job) => job.parent_job_id).sort()).toEqual(['mine', 'theirs']);
     expect(all.failedFiles).toEqual([
-      { kind: 'failed-file', account: 'bbbb', run_finished_at: new Date(NOW).toISOString(), file: 'x.pdf', status: 'failed', code: 'extraction_failed', message: 'no text' },
+      { kind: 'failed-file', account: 'bbbb', run_finished_at: new Date(NOW).toISOString(), file: 'x.pdf', source: '/in/x.pdf', status: 'failed', code: 'extraction_failed', message: 'no text' },
     ]);
-    expect((await readLastRunReports(stateDir))[0]?.counts).toMatchObject({ complete: 1, failed: 1 });
+    expect((await readLastRunReports(stateDir))[0]).toMatchObject({ out_dir: '/out', counts: { complete: 1, failed: 1 } });
   });
 });

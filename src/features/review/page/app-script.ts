@@ -1,6 +1,7 @@
 /**
  * The page's main script (app.js): the list of documents with its filters,
- * a document beside its fields, saving and approving, and the keys
+ * a document beside its fields (or, for one without a result, beside why
+ * it got none), saving and approving, and the keys
  * (j/k next and previous, Ctrl+S save, a approve).
  */
 export const APP_JS = String.raw`
@@ -13,8 +14,12 @@ var current = null;
 var opened = 0;
 var $ = function (id) { return document.getElementById(id); };
 
-function statusOf(doc) { return doc.passed === false ? 'checks-failed' : doc.status === 'partial' ? 'partial' : 'complete'; }
-var WORDS = { 'checks-failed': 'checks failed', partial: 'partial', complete: 'complete' };
+function statusOf(doc) { return doc.error ? 'failed' : doc.passed === false ? 'checks-failed' : doc.status === 'partial' ? 'partial' : 'complete'; }
+var WORDS = { 'checks-failed': 'checks failed', partial: 'partial', failed: 'failed', complete: 'complete' };
+function statusWords(doc) {
+  if (doc.error) return doc.status + (doc.error.code ? ' (' + doc.error.code + ')' : '');
+  return WORDS[statusOf(doc)] + (doc.problems ? ' (' + doc.problems + ')' : '');
+}
 function baseName(path) { return path.split(/[\\/]/).pop(); }
 function say(text) { $('status').textContent = text; }
 
@@ -31,7 +36,7 @@ async function loadList() {
   var select = $('filter-type');
   var chosen = select.value;
   select.length = 1;
-  Array.from(new Set(all.map(function (doc) { return doc.type; }))).sort().forEach(function (type) { select.add(new Option(type, type)); });
+  Array.from(new Set(all.map(function (doc) { return doc.type; }).filter(Boolean))).sort().forEach(function (type) { select.add(new Option(type, type)); });
   select.value = chosen;
   renderList();
 }
@@ -56,8 +61,8 @@ function renderList() {
     name.className = 'name';
     name.textContent = baseName(doc.source);
     button.appendChild(name);
-    badge(button, statusOf(doc), WORDS[statusOf(doc)] + (doc.problems ? ' (' + doc.problems + ')' : ''));
-    badge(button, '', doc.type);
+    badge(button, statusOf(doc), statusWords(doc));
+    if (doc.type) badge(button, '', doc.type);
     if (doc.reviewed) badge(button, 'reviewed', doc.approved ? 'approved' : 'corrected');
     button.addEventListener('click', function () { open(doc.id); });
     list.appendChild(document.createElement('li')).appendChild(button);
@@ -95,6 +100,11 @@ function show(view) {
   }
   var old = pane.querySelector('.fields');
   if (old) old.remove();
+  if (view.error) {
+    pane.appendChild(failure(view));
+    renderList();
+    return;
+  }
   var form = document.createElement('form');
   form.className = 'fields';
   form.setAttribute('aria-label', 'fields of ' + baseName(view.source));
@@ -119,6 +129,35 @@ function show(view) {
   renderList();
 }
 
+/** A document without a result: why, in place of a form (nothing to correct or approve). */
+function failure(view) {
+  var section = document.createElement('section');
+  section.className = 'fields failure';
+  section.setAttribute('aria-label', 'why ' + baseName(view.source) + ' has no result');
+  var title = document.createElement('h2');
+  title.textContent = baseName(view.source);
+  section.appendChild(title);
+  var meta = document.createElement('p');
+  meta.className = 'meta';
+  meta.textContent = view.status + ' · no result · reported by the run that finished ' + new Date(view.finished_at).toLocaleString();
+  section.appendChild(meta);
+  var error = document.createElement('div');
+  error.className = 'error';
+  error.setAttribute('role', 'alert');
+  var code = document.createElement('code');
+  code.textContent = view.error.code || view.status;
+  error.appendChild(code);
+  var message = document.createElement('p');
+  message.textContent = view.error.message || 'No reason was recorded.';
+  error.appendChild(message);
+  section.appendChild(error);
+  var path = document.createElement('p');
+  path.className = 'meta';
+  path.textContent = view.source;
+  section.appendChild(path);
+  return section;
+}
+
 function button(text, type, name, kind) {
   var b = document.createElement('button');
   b.type = type;
@@ -129,7 +168,7 @@ function button(text, type, name, kind) {
 }
 
 async function save(approve) {
-  if (!current) return;
+  if (!current || current.error) return;
   var form = document.querySelector('.fields');
   var body = { values: changedValues(form), approved: approve ? true : current.approved };
   var view = await api('api/document?id=' + encodeURIComponent(current.id), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

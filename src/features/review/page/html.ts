@@ -22,6 +22,7 @@ export const INDEX_HTML = String.raw`<!doctype html>
         <option value="">all</option>
         <option value="checks-failed">checks failed</option>
         <option value="partial">partial</option>
+        <option value="failed">failed (no result)</option>
         <option value="complete">complete</option>
         <option value="reviewed">reviewed</option>
         <option value="unreviewed">not reviewed</option>
@@ -59,6 +60,7 @@ main { flex: 1; display: flex; min-height: 0; }
 .badge { display: inline-block; font-size: .72rem; padding: 0 .35rem; border-radius: 8px; margin-right: .25rem; background: #e8e8ed; }
 .badge.checks-failed { background: #fde2e1; color: #a4161a; }
 .badge.partial { background: #fff3bf; color: #7a5c00; }
+.badge.failed { background: #f3d9fa; color: #6a1b7a; }
 .badge.complete { background: #e3f6e8; color: #1b5e20; }
 .badge.reviewed { background: #dbe9ff; color: #1d3557; }
 #document-pane { flex: 1; display: flex; min-width: 0; }
@@ -86,5 +88,8 @@ caption { text-align: left; font-weight: 600; padding: .2rem 0; }
 th, td { border: 1px solid #dde; padding: .15rem; vertical-align: top; }
 th { background: #f0f0f5; font-weight: 600; }
 td input { border: 0; min-width: 4rem; }
+.failure .error { border-left: 4px solid #a4161a; background: #fdf1f0; padding: .5rem .75rem; margin: .5rem 0; border-radius: 3px; }
+.failure .error code { font-weight: 600; color: #a4161a; }
+.failure .error p { margin: .25rem 0 0; overflow-wrap: anywhere; }
 #status { margin: 0; padding: .25rem 1rem; background: #eef; font-size: .85rem; min-height: 1.6rem; }
 `;

@@ -26,7 +26,7 @@ function note(container, text, kind) {
 export async function renderSource(container, view, isCurrent) {
   var url = 'source?id=' + encodeURIComponent(view.id);
   if (view.source_kind === 'missing') {
-    note(container, 'The source file is gone: ' + view.source + ' is no longer there. Its fields can still be reviewed.', 'gone');
+    note(container, 'The source file is gone: ' + view.source + ' is no longer there.' + (view.error ? '' : ' Its fields can still be reviewed.'), 'gone');
     return;
   }
   if (view.source_kind === 'image') {
