@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { accountId } from '../store/account-id.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient, type ResponseEvent } from '../api/index.js';
@@ -131,10 +131,6 @@ export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: P
   });
 }
 
-/** Jobs and send logs are scoped to the key and the service. */
-export function accountId(baseUrl: string, apiKey: string): string {
-  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 16);
-}
 
 export interface EngineConnection extends Omit<SessionOptions, 'account'> {
   baseUrl: string;

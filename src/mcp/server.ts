@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
 import { errorCodeOf } from '../api/error-code.js';
 import type { DocumentOutcome } from '../batch/batch-types.js';
-import { accountId } from '../features/batch-session.js';
+import { accountId } from '../store/account-id.js';
 import { listJobs } from '../features/list-jobs.js';
 import { extractDocuments, type ExtractDocumentsOptions } from '../library/extract-documents.js';
 import { plural } from '../util/plural.js';

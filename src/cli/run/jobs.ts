@@ -5,7 +5,7 @@ import type { JobsOverview } from '../../features/list-jobs.js';
 import type { ServerJobView } from '../../features/refresh-jobs.js';
 import { parseDuration } from '../../util/duration.js';
 import { resolveBatchSettings } from '../batch-settings.js';
-import { accountId } from '../../features/batch-session.js';
+import { accountId } from '../../store/account-id.js';
 import { ConfigError, UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
