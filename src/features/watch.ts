@@ -11,6 +11,8 @@ import type { PlanOptions } from './plan-documents.js';
 import { plannedArrivals } from './arrivals.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 import { WatchMoves, type MoveTargets } from './watch-moves.js';
+import { collectTaskOf } from './collect.js';
+import { runHosted } from './host/hosted-run.js';
 
 export interface WatchOptions {
   /** The watched folder, absolute. */
@@ -120,7 +122,8 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
       phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
       keepOutcomes: false,
     });
-    report = await runner.run(arrivals, stop);
+    const collectTask = (jobId: string, otherOut: string, displayPath: (path: string) => string): ReturnType<typeof collectTaskOf> => collectTaskOf(deps, jobId, settings, otherOut, displayPath);
+    report = await runHosted(deps.host, runner, arrivals, stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, false);
   } finally {
     await folder.close();
     await moves.drain();

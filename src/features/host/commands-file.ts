@@ -1,0 +1,64 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomically } from '../../store/atomic-write.js';
+
+/** One running command as `docextract jobs` shows it. */
+export interface RunningCommand {
+  pid: number;
+  command: string;
+  /** ISO time it joined. */
+  since: string;
+  /** `host`: it schedules for every command; `client`: it submits to the host. */
+  role: 'host' | 'client';
+  /** Its documents not finished yet, and of those the ones under way (uploading, or with an open job). */
+  queued: number;
+  inProgress: number;
+  /** Job slots its documents hold (open jobs). */
+  jobSlots: number;
+}
+
+export function commandsFilePath(stateDir: string): string {
+  return join(stateDir, 'commands.json');
+}
+
+/**
+ * `<stateDir>/commands.json`, written by the host whenever what a command
+ * holds changes (atomically, one write at a time, the last state wins), and
+ * removed when it stops hosting.
+ */
+export class CommandsFile {
+  private writing: Promise<void> = Promise.resolve();
+  private pending = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly snapshot: () => RunningCommand[],
+  ) {}
+
+  changed(): void {
+    if (this.pending) return;
+    this.pending = true;
+    this.writing = this.writing
+      .then(() => {
+        this.pending = false;
+        return writeFileAtomically(this.path, `${JSON.stringify({ commands: this.snapshot() }, null, 2)}\n`);
+      })
+      .catch(() => undefined); // a view for `jobs`: the next change writes it again
+  }
+
+  async remove(): Promise<void> {
+    await this.writing;
+    await rm(this.path, { force: true }).catch(() => undefined);
+  }
+}
+
+/** The commands a host last wrote, or none (no host, or an unreadable file). */
+export async function readRunningCommands(stateDir: string): Promise<RunningCommand[]> {
+  try {
+    const parsed = JSON.parse(await readFile(commandsFilePath(stateDir), 'utf8')) as { commands?: RunningCommand[] };
+    return Array.isArray(parsed.commands) ? parsed.commands : [];
+  } catch {
+    return [];
+  }
+}
