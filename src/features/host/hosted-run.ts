@@ -37,7 +37,8 @@ export async function runHosted(
   stop?.addEventListener('abort', onStop, { once: true });
   hub.afterFinish = handOverIfOwnDone;
   const hosted: HostedRun = { ...run, runner, queue };
-  const pumping = (async () => {
+  // Not awaited: a watch's own arrivals end only when its folder is closed, after the run.
+  void (async () => {
     try {
       for (let next = await ownIterator.next(); !next.done; next = await ownIterator.next()) {
         ownTasks.push(...next.value);
@@ -48,7 +49,7 @@ export async function runHosted(
       if (endsWithOwn) handOverIfOwnDone();
       else queue.close();
     }
-  })();
+  })().catch(() => undefined);
   hub.attach(hosted);
   try {
     const report = await runner.run(queue, stop ? AbortSignal.any([stop, handover.signal]) : handover.signal);
@@ -56,7 +57,6 @@ export async function runHosted(
   } finally {
     stop?.removeEventListener('abort', onStop);
     queue.close();
-    await pumping.catch(() => undefined);
   }
 }
 
