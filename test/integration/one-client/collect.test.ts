@@ -1,0 +1,52 @@
+/**
+ * Many commands, one client (issue 20): one job, one worker. `collect <id>`
+ * of a job that a running extract is finishing waits for that extract's
+ * answer instead of racing it.
+ */
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EmulatorEvent, RunningEmulator } from '../../../src/emulator/index.js';
+import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
+import { expectCompleteResult, makeWorkspace, parseNdjson } from '../../helpers/workspace.js';
+
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+describe('many commands, one client: collect', () => {
+  it('collect <id> while an extract finishes that job: both exit 0 with the complete result; each chunk processed and the job finalized once', async () => {
+    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    const events: EmulatorEvent[] = [];
+    emu.events.on('event', (event: EmulatorEvent) => events.push(event));
+    const ws = makeWorkspace({ 'thirty.pdf': 'pdf/pages-30.pdf' });
+    const env = emulatorEnv(emu);
+    const extract = startChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env);
+    await waitFor(() => events.some((event) => event.type === 'chunk_processed'), 'a chunk processed (the job is journaled)');
+    const jobId = events.find((event) => event.type === 'split')?.jobId as string;
+
+    const collect = await runChildCli(['collect', jobId, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env);
+    expectNoStackTrace(collect.stderr);
+    expect(collect.code, collect.stderr).toBe(0);
+    expect(collect.stderr).toMatch(new RegExp(`job ${jobId} is being finished by the running command`));
+    expect(parseNdjson(collect.stdout)).toEqual([expect.objectContaining({ status: 'complete', job_id: jobId, output: join(ws.out, 'thirty.pdf.json') })]);
+
+    const done = await extract.done;
+    expect(done.code, done.stderr).toBe(0);
+    expectCompleteResult(join(ws.out, 'thirty.pdf.json'), join(ws.inputs, 'thirty.pdf'), 30);
+    expect(events.filter((event) => event.type === 'finalize')).toHaveLength(1);
+    expect(emu.counters.requestsByEndpoint.process).toBe(10);
+    expect(emu.counters.creditsCharged).toBe(30);
+  });
+});
