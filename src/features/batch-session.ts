@@ -167,6 +167,7 @@ export async function withEngineSession<R>(connection: EngineConnection, work: (
   try {
     host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms) : undefined;
     const api = await createClient((event) => session.observe(event));
+    if (host) host.refresher = async (jobIds) => (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds);
     return await work({ api, session, clock: connection.clock, account, warmUp: () => warmUp(api, connection.clock), ...(host ? { host } : {}) });
   } finally {
     // Commands still submitting take over once the lock is released.

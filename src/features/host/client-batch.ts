@@ -66,7 +66,7 @@ export class ClientBatch {
         } else if (message.type === 'refused') end({ refused: message.reason });
         else if (message.type === 'handover') end({ again: true });
         else if (message.type === 'notice') this.events.notice?.(message.message);
-        else this.progress(message);
+        else if (message.type !== 'refreshed') this.progress(message);
         if (this.finished) end({ done: this.report(stop) });
       });
       socket.on('close', () => end(this.finished ? { done: this.report(stop) } : { again: true }));

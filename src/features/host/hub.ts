@@ -5,6 +5,7 @@ import type { DocumentTask } from '../../batch/document-task.js';
 import type { BatchRunner } from '../../batch/runner.js';
 import { recheckReused } from '../checks/recheck.js';
 import type { ArrivalPlanner } from '../resume-tasks.js';
+import type { ServerJobView } from '../refresh-jobs.js';
 import { CommandsFile, commandsFilePath, type RunningCommand } from './commands-file.js';
 import { hostSocketPath, readMessages, send, tagOf, taggedPath, type ClientMessage, type HostMessage, type SharedRunTerms } from './protocol.js';
 import type { TaskQueue } from './task-queue.js';
@@ -52,6 +53,8 @@ export class HostHub {
   draining = false;
   private readonly commands: CommandsFile;
   private readonly startedAt = Date.now();
+  /** Asks the server about jobs through this run's gate (`jobs --refresh` of another command). */
+  refresher: ((jobIds: string[]) => Promise<Map<string, ServerJobView>>) | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -143,6 +146,7 @@ export class HostHub {
       if (!origin) return;
       const from = origin;
       if (message.type === 'cancel') this.withdraw(from);
+      else if (message.type === 'refresh') void this.refresh(from, message.jobIds);
       else if (message.type === 'submit' || message.type === 'collect') this.whenRunning((run) => this.take(run, from, message));
     });
     socket.on('error', () => undefined);
@@ -155,7 +159,7 @@ export class HostHub {
   }
 
   private welcome(socket: Socket, hello: Extract<ClientMessage, { type: 'hello' }>): Origin | undefined {
-    const differs = (Object.keys(this.terms) as (keyof SharedRunTerms)[]).filter((key) => this.terms[key] !== hello.terms[key]);
+    const differs = (Object.keys(hello.terms) as (keyof SharedRunTerms)[]).filter((key) => this.terms[key] !== hello.terms[key]);
     if (this.draining || differs.length > 0) {
       const reason = this.draining ? 'the host is handing over' : `the running command uses other settings (${differs.join(', ')})`;
       send(socket, { type: 'refused', reason });
@@ -167,6 +171,16 @@ export class HostHub {
     send(socket, { type: 'welcome', hostPid: process.pid } satisfies HostMessage);
     this.commands.changed();
     return origin;
+  }
+
+  private async refresh(origin: Origin, jobIds: string[]): Promise<void> {
+    let views = new Map<string, ServerJobView>();
+    try {
+      if (this.refresher) views = await this.refresher(jobIds);
+    } catch (error) {
+      send(origin.socket, { type: 'notice', message: `the server could not be asked: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    send(origin.socket, { type: 'refreshed', views: [...views] });
   }
 
   private whenRunning(work: (run: HostedRun) => Promise<void>): void {

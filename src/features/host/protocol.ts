@@ -6,6 +6,7 @@
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
+import type { ServerJobView } from '../refresh-jobs.js';
 
 /** The socket a host listens on, in the state folder. */
 export function hostSocketPath(stateDir: string): string {
@@ -31,11 +32,14 @@ export interface SharedRunTerms {
 }
 
 export type ClientMessage =
-  | { type: 'hello'; pid: number; command: string; terms: SharedRunTerms }
+  /** `terms`: what the command's work depends on (`jobs --refresh` names only the account). */
+  | { type: 'hello'; pid: number; command: string; terms: Partial<SharedRunTerms> }
   | { type: 'submit'; documents: SubmittedDocument[]; reuse: { force: boolean; dedupe: boolean } }
   | { type: 'collect'; id: number; jobId: string; outDir: string }
   /** Ctrl-C: drop my documents that have not started; finish what is paid for. */
-  | { type: 'cancel' };
+  | { type: 'cancel' }
+  /** `jobs --refresh`: ask the server about these jobs through the host's gate. */
+  | { type: 'refresh'; jobIds: string[] };
 
 export type HostMessage =
   | { type: 'welcome'; hostPid: number }
@@ -44,6 +48,7 @@ export type HostMessage =
   | { type: 'chunk'; id: number; done: number; total: number }
   | { type: 'finished'; id: number; outcome: DocumentOutcome }
   | { type: 'notice'; message: string }
+  | { type: 'refreshed'; views: [string, ServerJobView][] }
   /** The host stops scheduling: take the lock (or connect to whoever did) and submit again what has not finished. */
   | { type: 'handover' };
 

@@ -26,7 +26,7 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_00
 }
 
 describe('many commands, one client: collect', () => {
-  it('collect <id> while an extract finishes that job: both exit 0 with the complete result; each chunk processed and the job finalized once', async () => {
+  it('collect <id> and jobs --refresh while an extract finishes that job: all exit 0 (jobs lists the running command) with the complete result; each chunk processed and the job finalized once', async () => {
     const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 } }));
     const events: EmulatorEvent[] = [];
     emu.events.on('event', (event: EmulatorEvent) => events.push(event));
@@ -35,6 +35,14 @@ describe('many commands, one client: collect', () => {
     const extract = startChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env);
     await waitFor(() => events.some((event) => event.type === 'chunk_processed'), 'a chunk processed (the job is journaled)');
     const jobId = events.find((event) => event.type === 'split')?.jobId as string;
+
+    // `jobs` sees the running command, and --refresh asks the server through it (its gate).
+    const refreshed = await runChildCli(['jobs', '--refresh', '--json', '--rate-limit', '3/1s'], env);
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+    expect(refreshed.stderr).toMatch(/asking the server about 1 job through the running command \(process \d+\)/);
+    const listed = parseNdjson(refreshed.stdout);
+    expect(listed).toContainEqual(expect.objectContaining({ kind: 'command', role: 'host', pid: extract.child.pid, command: expect.stringContaining('docextract extract') }));
+    expect(listed).toContainEqual(expect.objectContaining({ kind: 'job', parent_job_id: jobId, server: expect.objectContaining({ chunks_total: 10 }) }));
 
     const collect = await runChildCli(['collect', jobId, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env);
     expectNoStackTrace(collect.stderr);

@@ -32,7 +32,7 @@ const WINDOWS = [
 ];
 
 describe('many commands, one client: watch + two extracts', () => {
-  it('a watch hosts, two extracts of overlapping folders ride along: every file complete, each content uploaded once, few 429s, exits 0 (watch 130)', async () => {
+  it('a watch hosts, two extracts of overlapping folders and a jobs --refresh ride along: every file complete, each content uploaded once, few 429s, exits 0 (watch 130)', async () => {
     const emu = (emulator = await startTestEmulator({ rateLimits: WINDOWS, latencyMs: { documents: 50, process: 80 } }));
     const ws = makeWorkspace({
       'inbox/w1.pdf': 'pdf/pages-7.pdf',
@@ -49,10 +49,13 @@ describe('many commands, one client: watch + two extracts', () => {
     const rate = ['--rate-limit', '8/1s,60/12s', ...FAST_FLAGS];
     const watch = startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...rate], env);
     await waitFor(() => watch.stderrSoFar().includes('watching '), 'the watch to start');
-    const [x, y] = await Promise.all([
+    const [x, y, jobs] = await Promise.all([
       runChildCli(['extract', join(ws.inputs, 'x'), '--out', join(ws.dir, 'out-x'), '--json', ...rate], env),
       runChildCli(['extract', join(ws.inputs, 'y'), '--out', join(ws.dir, 'out-y'), '--json', ...rate], env),
+      runChildCli(['jobs', '--refresh', '--json', '--rate-limit', '8/1s,60/12s'], env),
     ]);
+    expect(jobs.code, jobs.stderr).toBe(0);
+    expect(parseNdjson(jobs.stdout)).toContainEqual(expect.objectContaining({ kind: 'command', role: 'host', pid: watch.child.pid }));
     for (const run of [x, y]) {
       expectNoStackTrace(run.stderr);
       expect(run.code, run.stderr).toBe(0);
