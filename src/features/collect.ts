@@ -63,7 +63,7 @@ export async function collectTaskOf(
       type: 'pdf',
       contentType: 'application/pdf',
       pages: journaled.pages,
-      output: journaled.output,
+      output: journaled.resultWritten?.output ?? journaled.output,
     };
     const task = new DocumentTask(doc, now);
     await resumeJob(task, journaled);

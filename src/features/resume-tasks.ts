@@ -230,6 +230,8 @@ export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<
   const open = task.job;
   if (!open) return;
   const output = job.resultWritten?.output ?? job.output;
+  // Asked for elsewhere (another output folder, another command): collecting again writes it there.
+  if (output !== task.doc.output) return;
   const onDisk = await readResultFile(output);
   if (onDisk?.status !== 'complete' || onDisk.source?.sha256 !== job.sha256) return;
   if (job.resultWritten?.status !== 'complete' && onDisk.job?.parent_job_id !== job.parentJobId) return;
