@@ -7,11 +7,12 @@
 //   5. PDF page counting speed and correctness against an independent counter,
 //   6. reliability against a server that lies: memory under oversized answers, Reset styles, fuzz,
 //   7. watch: last write to result, a burst of 1,000 against extract, memory over 10,000 files,
-//   8. the real world: a competitor on the key, the server's clock off, slow answers, slots held by others.
+//   8. the real world: a competitor on the key, the server's clock off, slow answers, slots held by others,
+//   9. many commands, one client: three extracts at once on one state folder against one.
 // Prints a table on stdout (progress on stderr) and writes bench/results.json.
 // Not part of `npm test`: timings depend on the machine, and no test asserts one.
 //
-// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,reliability,watch,real-world
+// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,reliability,watch,real-world,many
 // (writes bench/tmp/results-partial.json instead), --ttl=<ms> (schedule run's job TTL, default 24000),
 // --page-counter=qpdf|pdfinfo|pdf-lib, --keep-tmp, --strict (exit 3 when a target is missed).
 // Environment: BENCH_NO_GNU_TIME=1 measures RSS by /proc polling alone; BENCH_DEBUG=1 prints stacks.
@@ -31,6 +32,7 @@ import { benchSchedule } from './bench/schedule.js';
 import { benchRealWorld } from './bench/real-world.js';
 import { benchStartup } from './bench/startup.js';
 import { benchWatch } from './bench/watch.js';
+import { benchMany } from './bench/many.js';
 
 const SECTIONS = [
   { name: 'schedule', title: '1 schedule', bench: benchSchedule },
@@ -41,6 +43,7 @@ const SECTIONS = [
   { name: 'reliability', title: '6 reliability', bench: benchReliability },
   { name: 'watch', title: '7 watch', bench: benchWatch },
   { name: 'real-world', title: '8 real world', bench: benchRealWorld },
+  { name: 'many', title: '9 many commands', bench: benchMany },
 ];
 
 const options = parseOptions(process.argv.slice(2));

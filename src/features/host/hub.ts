@@ -161,8 +161,8 @@ export class HostHub {
   private welcome(socket: Socket, hello: Extract<ClientMessage, { type: 'hello' }>): Origin | undefined {
     const differs = (Object.keys(hello.terms) as (keyof SharedRunTerms)[]).filter((key) => this.terms[key] !== hello.terms[key]);
     if (this.draining || differs.length > 0) {
-      const reason = this.draining ? 'the host is handing over' : `the running command uses other settings (${differs.join(', ')})`;
-      send(socket, { type: 'refused', reason });
+      // Handing over: the command takes part in electing the next host, as the connected ones do.
+      send(socket, this.draining ? { type: 'handover' } : { type: 'refused', reason: `the running command uses other settings (${differs.join(', ')})` });
       socket.end();
       return undefined;
     }
