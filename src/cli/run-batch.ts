@@ -3,7 +3,8 @@ import { localInstant } from '../util/local-time.js';
 import type { ResponseEvent } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
 import type { BatchDeps } from '../features/batch-session.js';
-import type { ClientBatch, ClientWork } from '../features/host/client-batch.js';
+import type { ClientBatch, ClientIdentity, ClientWork } from '../features/host/client-batch.js';
+import type { Socket } from 'node:net';
 import type { SubmissionEnd } from '../features/host/one-client.js';
 import type { ExtractBatchReport } from '../features/extract.js';
 import { recordLastRun } from '../features/last-run.js';
@@ -26,7 +27,7 @@ export async function runBatchCommand(
   total: number,
   preReported: DocumentOutcome[],
   work: (deps: BatchDeps, stop: AbortSignal, client?: ClientBatch) => Promise<ExtractBatchReport>,
-  shared?: SharedCommand,
+  shared?: SharedCommand<ExtractBatchReport, BatchDisplay>,
 ): Promise<CommandOutcome> {
   const startedAt = ctx.clock.now();
   const createDisplay = async (): Promise<BatchDisplay> => {
@@ -43,9 +44,11 @@ export async function runBatchCommand(
 }
 
 /** How a command rides along with another that holds the state folder (features/host). */
-export interface SharedCommand {
-  /** What it asks the host for; none: it waits to host its own run. */
+export interface SharedCommand<R = unknown, E = unknown> {
+  /** What it asks the host for; none (and no `submitWith`): it waits to host its own run. */
   work?: ClientWork;
+  /** A submission of its own making (`watch` submits as files arrive). */
+  submitWith?: (socket: Socket, events: E, stop: AbortSignal, who: ClientIdentity) => Promise<SubmissionEnd<R>>;
   /** Before the first submission (free checks: the document types). */
   prepare?: () => Promise<void>;
 }
@@ -65,7 +68,7 @@ export async function withBatchSession<R, E extends BatchEvents>(
   settings: BatchSettings,
   createEvents: () => Promise<E>,
   work: (deps: BatchDeps & { events: E }, stop: AbortSignal, client?: ClientBatch) => Promise<R>,
-  shared: SharedCommand = {},
+  shared: SharedCommand<R, E> = {},
 ): Promise<{ report: R; account: string; events: E }> {
   const { key } = await ctx.apiKey();
   const [{ withEngineSession, accountId }, { asOneClient }, { ClientBatch }] = await Promise.all([
@@ -97,6 +100,12 @@ export async function withBatchSession<R, E extends BatchEvents>(
   try {
     const checker = settings.checker ? { checker: settings.checker } : {};
     const clientWork = shared.work;
+    const submitWith = shared.submitWith;
+    const who = { pid: process.pid, command, terms };
+    const prepareOnce = async (): Promise<void> => {
+      if (!prepared) await shared.prepare?.();
+      prepared = true;
+    };
     const report = await asOneClient<R>({
       stateDir: connection.stateDir,
       host: () =>
@@ -109,9 +118,17 @@ export async function withBatchSession<R, E extends BatchEvents>(
             submit: async (socket) => {
               const shown = await eventsOnce();
               client ??= new ClientBatch(clientWork, shown);
-              if (!prepared) await shared.prepare?.();
-              prepared = true;
-              return client.submit(socket, { pid: process.pid, command, terms }, interrupts.signal) as Promise<SubmissionEnd<R>>;
+              await prepareOnce();
+              return client.submit(socket, who, interrupts.signal) as Promise<SubmissionEnd<R>>;
+            },
+          }
+        : {}),
+      ...(submitWith
+        ? {
+            submit: async (socket) => {
+              const shown = await eventsOnce();
+              await prepareOnce();
+              return submitWith(socket, shown, interrupts.signal, who);
             },
           }
         : {}),
