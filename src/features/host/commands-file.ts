@@ -1,7 +1,20 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { readFile } from 'node:fs/promises';
+import type { DocumentTask } from '../../batch/document-task.js';
 import { writeFileAtomically } from '../../store/atomic-write.js';
+
+/** A command submitting to the host. */
+export interface Origin {
+  id: string;
+  pid: number;
+  command: string;
+  since: number;
+  socket: Socket;
+  /** Its document ids without an outcome yet, and those under way. */
+  waiting: Set<number>;
+  started: Set<number>;
+}
 
 /** One running command as `docextract jobs` shows it. */
 export interface RunningCommand {
@@ -61,4 +74,30 @@ export async function readRunningCommands(stateDir: string): Promise<RunningComm
   } catch {
     return [];
   }
+}
+
+/** What each command holds now: the host's own documents among `live` (no origin), and each origin's. */
+export function runningCommands(live: Iterable<DocumentTask>, host: { pid: number; command: string; since: number }, origins: readonly Origin[]): RunningCommand[] {
+  const slots = new Map<string, number>();
+  const own = { queued: 0, inProgress: 0 };
+  for (const task of live) {
+    if (task.phase === 'done') continue;
+    const key = task.doc.origin ?? '';
+    if (task.job && !task.job.finalized) slots.set(key, (slots.get(key) ?? 0) + 1);
+    if (key !== '') continue;
+    own.queued += 1 + task.copies.length;
+    if (task.phase !== 'queued') own.inProgress += 1;
+  }
+  return [
+    { pid: host.pid, command: host.command, since: new Date(host.since).toISOString(), role: 'host', ...own, jobSlots: slots.get('') ?? 0 },
+    ...origins.map((origin): RunningCommand => ({
+      pid: origin.pid,
+      command: origin.command,
+      since: new Date(origin.since).toISOString(),
+      role: 'client',
+      queued: origin.waiting.size,
+      inProgress: origin.started.size,
+      jobSlots: slots.get(origin.id) ?? 0,
+    })),
+  ];
 }

@@ -6,21 +6,9 @@ import type { BatchRunner } from '../../batch/runner.js';
 import { recheckReused } from '../checks/recheck.js';
 import type { ArrivalPlanner } from '../resume-tasks.js';
 import type { ServerJobView } from '../refresh-jobs.js';
-import { CommandsFile, commandsFilePath, type RunningCommand } from './commands-file.js';
+import { CommandsFile, commandsFilePath, runningCommands, type Origin } from './commands-file.js';
 import { hostSocketPath, readMessages, send, tagOf, taggedPath, type ClientMessage, type HostMessage, type SharedRunTerms } from './protocol.js';
 import type { TaskQueue } from './task-queue.js';
-
-/** A command submitting to this host. */
-interface Origin {
-  id: string;
-  pid: number;
-  command: string;
-  since: number;
-  socket: Socket;
-  /** Its document ids without an outcome yet, and those under way. */
-  waiting: Set<number>;
-  started: Set<number>;
-}
 
 /** What the hub needs of the run it feeds, once that run starts. */
 export interface HostedRun {
@@ -63,7 +51,7 @@ export class HostHub {
     private readonly terms: SharedRunTerms,
     stateDir: string,
   ) {
-    this.commands = new CommandsFile(commandsFilePath(stateDir), () => this.snapshot());
+    this.commands = new CommandsFile(commandsFilePath(stateDir), () => runningCommands(this.live, { pid: process.pid, command: this.command, since: this.startedAt }, [...this.origins.values()]));
   }
 
   /** Listen in the state folder (whose lock the caller holds: a socket left there is stale); undefined when the folder cannot hold a socket. */
@@ -234,28 +222,6 @@ export class HostHub {
   private withdraw(origin: Origin): void {
     const mine = (doc: PlannedDocument): boolean => doc.origin === origin.id;
     this.run?.runner.withdraw((task) => mine(task.doc) && task.copies.every(mine));
-  }
-
-  private snapshot(): RunningCommand[] {
-    const slots = new Map<string, number>();
-    for (const task of this.live) {
-      if (task.phase === 'done' || !task.job || task.job.finalized) continue;
-      const key = task.doc.origin ?? '';
-      slots.set(key, (slots.get(key) ?? 0) + 1);
-    }
-    const host: RunningCommand = { pid: process.pid, command: this.command, since: new Date(this.startedAt).toISOString(), role: 'host', queued: 0, inProgress: 0, jobSlots: slots.get('') ?? 0 };
-    for (const task of this.live) if (task.phase !== 'done' && !task.doc.origin) host.queued += 1 + task.copies.length;
-    for (const task of this.live) if (task.phase !== 'done' && task.phase !== 'queued' && !task.doc.origin) host.inProgress += 1;
-    const clients = [...this.origins.values()].map((origin): RunningCommand => ({
-      pid: origin.pid,
-      command: origin.command,
-      since: new Date(origin.since).toISOString(),
-      role: 'client',
-      queued: origin.waiting.size,
-      inProgress: origin.started.size,
-      jobSlots: slots.get(origin.id) ?? 0,
-    }));
-    return [host, ...clients];
   }
 
   /** Something a command holds changed (a document started, a job opened or closed). */
