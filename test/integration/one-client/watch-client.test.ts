@@ -46,6 +46,7 @@ describe('many commands, one client: a watch beside an extract', () => {
   it('a watch started while an extract hosts rides along, then hosts after the handover; every content uploaded once', async () => {
     const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
     const ws = makeWorkspace({
+      'batch/thirty.pdf': 'pdf/pages-30.pdf',
       'batch/twelve.pdf': 'pdf/pages-12.pdf',
       'batch/seven.pdf': 'pdf/pages-7.pdf',
       'batch/a.png': 'images/id-card.png',
@@ -72,7 +73,7 @@ describe('many commands, one client: a watch beside an extract', () => {
     expectNoStackTrace(watched.stderr);
     expect(watched.code, watched.stderr).toBe(130);
     expect(parseNdjson(watched.stdout).filter((line) => line.status === 'complete').map((line) => String(line.file).split('/').pop())).toEqual(expect.arrayContaining(['same-as-seven.pdf', 'b.jpg', 'late.pdf']));
-    for (const source of ['pdf/pages-12.pdf', 'pdf/pages-7.pdf', 'images/id-card.png', 'images/receipt.jpg', 'pdf/pages-2.pdf']) {
+    for (const source of ['pdf/pages-30.pdf', 'pdf/pages-12.pdf', 'pdf/pages-7.pdf', 'images/id-card.png', 'images/receipt.jpg', 'pdf/pages-2.pdf']) {
       expect(emu.counters.uploadsBySha256[sha256Of(join(CORPUS, source))], source).toBe(1);
     }
   });
