@@ -84,7 +84,8 @@ export class HostHub {
       send(origin.socket, { type: 'handover' });
       origin.socket.end();
     }
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // Not waiting for every command to hang up: one that is stopped (SIGSTOP) must not keep the lock held.
+    this.server.close();
     await rm(this.socketPath, { force: true }).catch(() => undefined);
     await this.commands.remove();
   }
