@@ -9,12 +9,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
 afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
   await emulator?.close();
   emulator = undefined;
 });
@@ -45,9 +48,9 @@ describe('many commands, one client: a submitting command stops', () => {
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const rate = ['--json', '--rate-limit', '6/1s', ...FAST_FLAGS];
-    const host = startChildCli(['extract', ...Object.keys(SPLIT).map((name) => join(ws.inputs, name)), '--out', ws.out, ...rate], env);
+    const host = track(startChildCli(['extract', ...Object.keys(SPLIT).map((name) => join(ws.inputs, name)), '--out', ws.out, ...rate], env));
     await waitFor(() => emu.counters.requestsByEndpoint.process > 0, 'the host at work on its jobs');
-    const client = startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env);
+    const client = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client'), 'the client to join');
     client.child.kill('SIGINT');
     const stopped = await client.done;
@@ -66,7 +69,7 @@ describe('many commands, one client: a submitting command stops', () => {
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-12.pdf', 'mine/x.png': 'images/id-card.png' });
     const env = emulatorEnv(emu);
     const rate = ['--json', '--rate-limit', '3/1s', ...FAST_FLAGS];
-    const host = startChildCli(['extract', join(ws.inputs, 'a.pdf'), '--out', ws.out, ...rate], env);
+    const host = track(startChildCli(['extract', join(ws.inputs, 'a.pdf'), '--out', ws.out, ...rate], env));
     await waitFor(() => emu.counters.requestsByEndpoint.process > 0, 'the host at work');
     const other = await runChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), '--max-credits', '50', ...rate], env);
     expect(other.code, other.stderr).toBe(0);
@@ -75,3 +78,8 @@ describe('many commands, one client: a submitting command stops', () => {
     expect((await host.done).code).toBe(0);
   });
 });
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}

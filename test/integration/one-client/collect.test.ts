@@ -7,12 +7,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../../src/emulator/index.js';
-import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson } from '../../helpers/workspace.js';
 
 let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
 afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
   await emulator?.close();
   emulator = undefined;
 });
@@ -33,7 +36,7 @@ describe('many commands, one client: collect', () => {
     emu.events.on('event', (event: EmulatorEvent) => events.push(event));
     const ws = makeWorkspace({ 'sixty.pdf': 'pdf/pages-60.pdf' });
     const env = emulatorEnv(emu);
-    const extract = startChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env);
+    const extract = track(startChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env));
     await waitFor(() => events.some((event) => event.type === 'chunk_processed'), 'a chunk processed (the job is journaled)');
     const jobId = events.find((event) => event.type === 'split')?.jobId as string;
 
@@ -61,3 +64,8 @@ describe('many commands, one client: collect', () => {
     expect(emu.counters.creditsCharged).toBe(60);
   });
 });
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}

@@ -9,12 +9,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../../src/emulator/index.js';
-import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
 afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
   await emulator?.close();
   emulator = undefined;
 });
@@ -48,9 +51,9 @@ describe('many commands, one client: crashes stay local', () => {
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const args = (out: string): string[] => ['extract', ws.inputs, '--out', out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS];
-    const host = startChildCli(args(ws.out), env);
+    const host = track(startChildCli(args(ws.out), env));
     await waitFor(() => emu.counters.requestsByEndpoint.process > 0, 'the host at work');
-    const client = startChildCli(args(join(ws.dir, 'out-client')), env);
+    const client = track(startChildCli(args(join(ws.dir, 'out-client')), env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client'), 'the client to join the host');
     // Every split job journaled (a chunk of each processed) before the kill: finishing them needs no new upload.
     const splits = ['thirty.pdf', 'twelve.pdf', 'seven.pdf'].map((name) => sha256Of(join(ws.inputs, name)));
@@ -80,9 +83,9 @@ describe('many commands, one client: crashes stay local', () => {
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];
     const hostFiles = Object.keys(FILES).map((name) => join(ws.inputs, name));
-    const host = startChildCli(['extract', ...hostFiles, '--out', ws.out, ...rate], env);
+    const host = track(startChildCli(['extract', ...hostFiles, '--out', ws.out, ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the host to list itself');
-    const client = startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env);
+    const client = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client'), 'the client to join the host');
     client.child.kill('SIGKILL');
     await client.done;
@@ -98,3 +101,8 @@ describe('many commands, one client: crashes stay local', () => {
     for (const name of ['c.pdf', 'd.pdf', 'e.png']) expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'mine', name))], name).toBe(1);
   });
 });
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}

@@ -9,12 +9,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { startChildCli } from '../../helpers/child-run.js';
+import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
 afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
   await emulator?.close();
   emulator = undefined;
 });
@@ -44,9 +47,9 @@ describe('many commands, one client: handover', () => {
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];
-    const host = startChildCli(['extract', join(ws.inputs, 'host'), '--out', join(ws.dir, 'out-host'), ...rate], env);
+    const host = track(startChildCli(['extract', join(ws.inputs, 'host'), '--out', join(ws.dir, 'out-host'), ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the host');
-    const other = startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env);
+    const other = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === other.child.pid), 'the other command to join');
 
     const hosted = await host.done;
@@ -65,3 +68,8 @@ describe('many commands, one client: handover', () => {
     expect(emu.counters.creditsCharged).toBe(7 + 12 + 60 + 1 + 1);
   });
 });
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}

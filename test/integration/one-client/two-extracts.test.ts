@@ -7,12 +7,15 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { startChildCli } from '../../helpers/child-run.js';
+import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
 afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
   await emulator?.close();
   emulator = undefined;
 });
@@ -32,8 +35,8 @@ describe('many commands, one client: two extracts', () => {
     const ws = makeWorkspace(FILES);
     const env = emulatorEnv(emu);
     const args = (out: string): string[] => ['extract', ws.inputs, '--out', out, '--json', '--rate-limit', '8/1s,60/12s', ...FAST_FLAGS];
-    const first = startChildCli(args(ws.out), env);
-    const second = startChildCli(args(join(ws.dir, 'out2')), env);
+    const first = track(startChildCli(args(ws.out), env));
+    const second = track(startChildCli(args(join(ws.dir, 'out2')), env));
     const [one, two] = await Promise.all([first.done, second.done]);
 
     for (const [run, out] of [[one, ws.out], [two, join(ws.dir, 'out2')]] as const) {
@@ -47,3 +50,8 @@ describe('many commands, one client: two extracts', () => {
     expect(emu.counters.rateLimited).toBeLessThanOrEqual(1);
   });
 });
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}

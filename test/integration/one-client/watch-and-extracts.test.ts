@@ -8,12 +8,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
 afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
   await emulator?.close();
   emulator = undefined;
 });
@@ -47,7 +50,7 @@ describe('many commands, one client: watch + two extracts', () => {
     });
     const env = emulatorEnv(emu);
     const rate = ['--rate-limit', '8/1s,60/12s', ...FAST_FLAGS];
-    const watch = startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...rate], env);
+    const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...rate], env));
     await waitFor(() => watch.stderrSoFar().includes('watching '), 'the watch to start');
     const [x, y, jobs] = await Promise.all([
       runChildCli(['extract', join(ws.inputs, 'x'), '--out', join(ws.dir, 'out-x'), '--json', ...rate], env),
@@ -85,4 +88,9 @@ function completeAt(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
 }

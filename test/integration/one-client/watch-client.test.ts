@@ -8,12 +8,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { startChildCli } from '../../helpers/child-run.js';
+import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
 afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
   await emulator?.close();
   emulator = undefined;
 });
@@ -56,9 +59,9 @@ describe('many commands, one client: a watch beside an extract', () => {
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];
-    const extract = startChildCli(['extract', join(ws.inputs, 'batch'), '--out', join(ws.dir, 'out-e'), ...rate], env);
+    const extract = track(startChildCli(['extract', join(ws.inputs, 'batch'), '--out', join(ws.dir, 'out-e'), ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the extract to host');
-    const watch = startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--settle', '100ms', ...rate], env);
+    const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--settle', '100ms', ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === watch.child.pid), 'the watch to ride along');
     await waitFor(() => ['same-as-seven.pdf', 'b.jpg'].every((name) => completeAt(join(ws.dir, 'out-w', `${name}.json`))), 'the watched files');
 
@@ -78,3 +81,8 @@ describe('many commands, one client: a watch beside an extract', () => {
     }
   });
 });
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}
