@@ -8,11 +8,12 @@
 //   6. reliability against a server that lies: memory under oversized answers, Reset styles, fuzz,
 //   7. watch: last write to result, a burst of 1,000 against extract, memory over 10,000 files,
 //   8. the real world: a competitor on the key, the server's clock off, slow answers, slots held by others,
-//   9. cutting pages with pdf-lib: a 150-page 10 MB PDF, and 1,000 single-page cuts (time, peak memory).
+//   9. cutting pages with pdf-lib: a 150-page 10 MB PDF, and 1,000 single-page cuts (time, peak memory),
+//  10. many commands, one client: three extracts at once on one state folder against one.
 // Prints a table on stdout (progress on stderr) and writes bench/results.json.
 // Not part of `npm test`: timings depend on the machine, and no test asserts one.
 //
-// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,reliability,watch,real-world,cut
+// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,reliability,watch,real-world,cut,many
 // (writes bench/tmp/results-partial.json instead), --ttl=<ms> (schedule run's job TTL, default 24000),
 // --page-counter=qpdf|pdfinfo|pdf-lib, --keep-tmp, --strict (exit 3 when a target is missed).
 // Environment: BENCH_NO_GNU_TIME=1 measures RSS by /proc polling alone; BENCH_DEBUG=1 prints stacks.
@@ -33,6 +34,7 @@ import { benchRealWorld } from './bench/real-world.js';
 import { benchStartup } from './bench/startup.js';
 import { benchWatch } from './bench/watch.js';
 import { benchCut } from './bench/cut.js';
+import { benchMany } from './bench/many.js';
 
 const SECTIONS = [
   { name: 'schedule', title: '1 schedule', bench: benchSchedule },
@@ -44,6 +46,7 @@ const SECTIONS = [
   { name: 'watch', title: '7 watch', bench: benchWatch },
   { name: 'real-world', title: '8 real world', bench: benchRealWorld },
   { name: 'cut', title: '9 cutting pages', bench: benchCut },
+  { name: 'many', title: '10 many commands', bench: benchMany },
 ];
 
 const options = parseOptions(process.argv.slice(2));

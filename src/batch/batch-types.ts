@@ -43,6 +43,8 @@ export interface PlannedDocument {
   output: string;
   /** The template to send, normalised; undefined leaves it to the service (invoice). */
   model?: string;
+  /** The command that asked for it, when several share one scheduler (see features/host); uploads take turns between origins. @default "" (this process) */
+  origin?: string;
 }
 
 /**

@@ -149,6 +149,23 @@ export class BatchRunner {
     };
   }
 
+  /**
+   * Documents whose command went away (Ctrl-C or a crash of a command that
+   * submitted them, see features/host): each one `which` picks that has not
+   * started (no upload being prepared or sent, no job) finishes as
+   * interrupted without a request. What has started goes on: it is paid for.
+   */
+  withdraw(which: (task: DocumentTask) => boolean): number {
+    let withdrawn = 0;
+    for (const task of [...this.state.unfinished]) {
+      if (task.phase !== 'queued' || task.prepared || task.job || !which(task)) continue;
+      this.state.finish(task, leftUndone(task, { interrupted: true, fatal: false, stoppedBy: undefined }));
+      withdrawn += 1;
+    }
+    if (withdrawn > 0) this.change.raise();
+    return withdrawn;
+  }
+
   // ---- documents arriving -------------------------------------------------
 
   private async intake(source: AsyncIterable<readonly DocumentTask[]>): Promise<void> {

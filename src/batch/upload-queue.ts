@@ -7,16 +7,25 @@ import type { DocumentTask } from './document-task.js';
  */
 export type UploadVerdict = 'send' | 'next' | 'skip' | 'stop';
 
+/** The plain documents of one origin (a command sharing the scheduler), walked with a cursor. */
+interface PlainLane {
+  tasks: DocumentTask[];
+  head: number;
+}
+
 /**
  * Documents waiting for their upload. Documents that may open a job come
  * first, largest first (they pack the windows better; uncounted PDFs last);
- * then plain documents in input order, with retries once they are due. The
- * plain queue is walked with a cursor, so 10,000 images cost O(1) per pick.
+ * then plain documents in input order, with retries once they are due.
+ * Plain documents of several origins (commands sharing one scheduler) take
+ * turns, one upload each, so a long backlog of one does not starve another.
+ * Each lane is walked with a cursor, so 10,000 images cost O(1) per pick.
  */
 export class UploadQueue {
   private split: DocumentTask[] = [];
-  private plain: DocumentTask[] = [];
-  private plainHead = 0;
+  private readonly lanes = new Map<string, PlainLane>();
+  /** The origin whose plain document goes first next time. */
+  private turn = 0;
   // Stryker disable next-line ArrayDeclaration: equivalent; next() filters the retry list by phase before reading it, and a stray element has none.
   private retrying: DocumentTask[] = [];
 
@@ -28,7 +37,7 @@ export class UploadQueue {
   add(task: DocumentTask): void {
     if (task.phase !== 'queued') return;
     if (task.mayOpenJob) this.insertSplit(task);
-    else this.plain.push(task);
+    else this.laneOf(task.doc.origin ?? '').tasks.push(task);
   }
 
   /** A task back from a failed attempt or a lost job. */
@@ -53,28 +62,53 @@ export class UploadQueue {
       if (verdict === 'send') return task;
       if (verdict === 'stop') return undefined;
     }
+    const lanes = [...this.lanes.values()];
+    for (let i = 0; i < lanes.length; i++) {
+      const index = (this.turn + i) % lanes.length;
+      const picked = this.nextInLane(lanes[index] as PlainLane, judge);
+      if (picked === 'wait') return undefined;
+      if (picked) {
+        this.turn = index + 1;
+        return picked;
+      }
+    }
+    this.dropEmptyLanes();
+    return undefined;
+  }
+
+  /** The lane's first queued document the judge lets go; undefined when the lane is empty; 'wait' when nothing may go now. */
+  private nextInLane(lane: PlainLane, judge: (task: DocumentTask) => UploadVerdict): DocumentTask | 'wait' | undefined {
     for (;;) {
       // Stryker disable next-line OptionalChaining: equivalent; the index is below the length, so the element exists (the ?. is for the type checker).
-      while (this.plainHead < this.plain.length && this.plain[this.plainHead]?.phase !== 'queued') this.plainHead += 1;
-      this.compactPlain();
-      const task = this.plain[this.plainHead];
+      while (lane.head < lane.tasks.length && lane.tasks[lane.head]?.phase !== 'queued') lane.head += 1;
+      compactLane(lane);
+      const task = lane.tasks[lane.head];
       if (!task) return undefined;
       const verdict = judge(task);
       if (verdict === 'send') return task;
       if (verdict === 'skip') {
-        this.plainHead += 1; // settled by the caller: never a candidate again
+        lane.head += 1; // settled by the caller: never a candidate again
         continue;
       }
       // 'next' on a plain task that is still queued: wait rather than spin.
-      if (verdict === 'stop' || task.phase === 'queued') return undefined;
+      if (verdict === 'stop' || task.phase === 'queued') return 'wait';
     }
   }
 
-  /** Documents keep arriving under `watch`: drop the ones behind the cursor once they are most of the array. */
-  private compactPlain(): void {
-    if (this.plainHead < 1024 || this.plainHead * 2 < this.plain.length) return;
-    this.plain = this.plain.slice(this.plainHead);
-    this.plainHead = 0;
+  private laneOf(origin: string): PlainLane {
+    let lane = this.lanes.get(origin);
+    if (!lane) {
+      lane = { tasks: [], head: 0 };
+      this.lanes.set(origin, lane);
+    }
+    return lane;
+  }
+
+  /** Commands come and go: a lane with nothing left is forgotten (the turn starts again from the first). */
+  private dropEmptyLanes(): void {
+    if (this.lanes.size <= 1) return;
+    for (const [origin, lane] of this.lanes) if (lane.head >= lane.tasks.length) this.lanes.delete(origin);
+    this.turn = 0;
   }
 
   /** Largest first, and after every task of the same size (stable), by binary search. */
@@ -90,4 +124,11 @@ export class UploadQueue {
     }
     this.split.splice(lo, 0, task);
   }
+}
+
+/** Documents keep arriving under `watch`: drop the ones behind the cursor once they are most of the array. */
+function compactLane(lane: PlainLane): void {
+  if (lane.head < 1024 || lane.head * 2 < lane.tasks.length) return;
+  lane.tasks = lane.tasks.slice(lane.head);
+  lane.head = 0;
 }

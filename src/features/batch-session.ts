@@ -15,6 +15,9 @@ import { KnownResults, resultsIndexPath } from './known-results.js';
 import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
 import type { Clock } from '../util/clock.js';
+import { hostedEvents } from './host/hosted-run.js';
+import { HostHub } from './host/hub.js';
+import type { SharedRunTerms } from './host/protocol.js';
 
 /** What a batch of a command runs with: its client, session, clock and events. */
 export interface BatchDeps {
@@ -29,6 +32,8 @@ export interface BatchDeps {
   writeResult?: (path: string, text: string) => Promise<void>;
   /** Checks each result's data (new and reused) against its type's schema; none without schemas. */
   checker?: ResultChecker;
+  /** This command hosts the scheduler for other commands on the state folder (features/host). @default none */
+  host?: HostHub;
 }
 
 export interface SessionOptions {
@@ -115,6 +120,8 @@ export class BatchSession {
 
 /** The runner of a batch in this session: its gate, readings and journal, with the command's client, clock and events. */
 export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: Pick<RunnerDeps, 'phantomJobs' | 'keepOutcomes' | 'onFinished'> & Partial<Pick<RunnerDeps, 'events'>>): BatchRunner {
+  // Hosting: what concerns another command's documents goes to that command.
+  const hosted = deps.host ? hostedEvents(deps.host, options.events ?? deps.events, options.onFinished) : undefined;
   return new BatchRunner({
     api: deps.api,
     gate: deps.session.gate,
@@ -128,6 +135,7 @@ export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: P
     ...(deps.writeResult ? { writeResult: deps.writeResult } : {}),
     ...(deps.checker ? { checker: deps.checker } : {}),
     ...options,
+    ...(hosted ?? {}),
   });
 }
 
@@ -137,6 +145,8 @@ export interface EngineConnection extends Omit<SessionOptions, 'account'> {
   apiKey: string;
   /** The client of the run; every answer it gets must reach `onResponse` (the gate learns the server's windows and clock from it). */
   createClient: (onResponse: (event: ResponseEvent) => void) => ApiClient | Promise<ApiClient>;
+  /** Host the scheduler for other commands on the state folder while this one holds it (features/host). @default none */
+  host?: { command: string; terms: SharedRunTerms };
 }
 
 /**
@@ -147,12 +157,17 @@ export interface EngineConnection extends Omit<SessionOptions, 'account'> {
  */
 export async function withEngineSession<R>(connection: EngineConnection, work: (deps: Omit<BatchDeps, 'events'>) => Promise<R>): Promise<R> {
   const account = accountId(connection.baseUrl, connection.apiKey);
-  const { createClient, baseUrl: _baseUrl, apiKey: _apiKey, ...sessionOptions } = connection;
+  const { createClient, baseUrl: _baseUrl, apiKey: _apiKey, host: hosting, ...sessionOptions } = connection;
   const session = await BatchSession.open({ ...sessionOptions, account });
+  let host: HostHub | undefined;
   try {
+    host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms) : undefined;
     const api = await createClient((event) => session.observe(event));
-    return await work({ api, session, clock: connection.clock, account, warmUp: () => warmUp(api, connection.clock) });
+    if (host) host.refresher = async (jobIds) => (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds);
+    return await work({ api, session, clock: connection.clock, account, warmUp: () => warmUp(api, connection.clock), ...(host ? { host } : {}) });
   } finally {
+    // Commands still submitting take over once the lock is released.
+    await host?.close();
     await session.close();
   }
 }

@@ -6,61 +6,23 @@ import { readResultFile } from '../batch/result-file.js';
 import type { BatchDeps } from './batch-session.js';
 import { arrivingAtOnce, type ExtractBatchReport } from './extract.js';
 import { recheckReused } from './checks/recheck.js';
-import { outcomeFromFile, resumeJob } from './resume-tasks.js';
+import { ArrivalPlanner, outcomeFromFile, resumeJob } from './resume-tasks.js';
+import { runHosted } from './host/hosted-run.js';
 import { sessionRunner } from './batch-session.js';
 
-/**
- * Finish a job from its parent id alone. With a journal entry: process the
- * chunks still pending or failed (their ids come from the journal), collect,
- * write, finalize. Without one: collect what the server has, write it, and
- * name the missing pages.
- */
+/** Finish a job from its parent id alone (see collectTaskOf), in this command's runner (which other commands may submit to). */
 export async function runCollectJob(deps: BatchDeps, askedJobId: string, settings: RunSettings, outDir: string, stop?: AbortSignal): Promise<ExtractBatchReport> {
-  const now = deps.clock.now();
-  // A chunk id names its parent in the journal: that is the job to collect.
-  const parentOfChunk = [...deps.session.state.jobs.values()].find((job) => job.chunks.some((chunk) => chunk.jobId === askedJobId));
-  if (parentOfChunk) deps.events.notice?.(`${askedJobId} is a chunk of job ${parentOfChunk.parentJobId} (${parentOfChunk.path}): collecting that job`);
-  const parentJobId = parentOfChunk?.parentJobId ?? askedJobId;
-  const journaled = deps.session.state.jobs.get(parentJobId);
-  let task: DocumentTask;
-  if (journaled) {
-    if (journaled.finalized) {
-      const outcome = await rechecked(deps, await outcomeFromFile(journaled.resultWritten?.output ?? journaled.output, journaled.path));
-      if (outcome) {
-        deps.events.documentFinished(outcome);
-        return emptyReport(outcome);
-      }
-    }
-    const doc: PlannedDocument = {
-      path: journaled.path,
-      displayPath: journaled.path,
-      sha256: journaled.sha256,
-      size: await stat(journaled.path).then((info) => info.size, () => 0),
-      type: 'pdf',
-      contentType: 'application/pdf',
-      pages: journaled.pages,
-      output: journaled.output,
-    };
-    task = new DocumentTask(doc, now);
-    await resumeJob(task, journaled);
-  } else {
-    // Finished jobs leave the journal when it is compacted: a result on disk that names the job says it is done.
-    const saved = await findResultOfJob(outDir, parentJobId);
-    if (saved) {
-      const outcome = await rechecked(deps, await outcomeFromFile(saved.path, saved.source));
-      if (outcome) {
-        deps.events.notice?.(`job ${parentJobId} is finished: its result is on disk at ${saved.path} (nothing to collect, nothing sent)`);
-        deps.events.documentFinished(outcome);
-        return emptyReport(outcome);
-      }
-    }
-    deps.events.notice?.(`job ${parentJobId} is not in the journal: collecting what the server has (chunk ids are unknown, so failed chunks cannot be retried)`);
-    const doc: PlannedDocument = { path: '', displayPath: parentJobId, sha256: '', size: 0, type: 'pdf', contentType: 'application/pdf', pages: undefined, output: join(outDir, `${parentJobId}.json`) };
-    task = new DocumentTask(doc, now);
-    task.openJob({ parentJobId, chunks: [], expiresAt: now + settings.ttlMs, pages: 0, model: null });
+  const found = await collectTaskOf(deps, askedJobId, settings, outDir);
+  if ('outcome' in found) {
+    deps.events.documentFinished(found.outcome);
+    return emptyReport(found.outcome);
   }
+  const parentJobId = found.task.job?.parentJobId ?? askedJobId;
   const runner = sessionRunner(deps, settings, {});
-  const report = await runner.run(arrivingAtOnce([task]), stop);
+  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { force: false, dedupe: true, storeDb: settings.storeDb }, deps.session.results);
+  planner.claimJob(parentJobId);
+  const collectTask = (jobId: string, otherOut: string, displayPath: (path: string) => string): ReturnType<typeof collectTaskOf> => collectTaskOf(deps, jobId, settings, otherOut, displayPath);
+  const report = await runHosted(deps.host, runner, arrivingAtOnce([found.task]), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
   return {
     ...report,
     openJobs: report.outcomes.filter((o) => o.status === 'interrupted' && o.expires_at).map((o) => ({ parentJobId, file: o.file, expiresAt: o.expires_at as string })),
@@ -68,8 +30,63 @@ export async function runCollectJob(deps: BatchDeps, askedJobId: string, setting
   };
 }
 
+/**
+ * The task that finishes a job, from its parent id (or a chunk's) alone; or
+ * its outcome, when its result is on disk already. With a journal entry:
+ * process the chunks still pending or failed (their ids come from the
+ * journal), collect, write, finalize. Without one: collect what the server
+ * has, write it, and name the missing pages.
+ */
+export async function collectTaskOf(
+  deps: Pick<BatchDeps, 'session' | 'clock' | 'events' | 'checker'>,
+  askedJobId: string,
+  settings: RunSettings,
+  outDir: string,
+  displayPath: (path: string) => string = (path) => path,
+): Promise<{ task: DocumentTask } | { outcome: DocumentOutcome }> {
+  const now = deps.clock.now();
+  // A chunk id names its parent in the journal: that is the job to collect.
+  const parentOfChunk = [...deps.session.state.jobs.values()].find((job) => job.chunks.some((chunk) => chunk.jobId === askedJobId));
+  if (parentOfChunk) deps.events.notice?.(`${askedJobId} is a chunk of job ${parentOfChunk.parentJobId} (${parentOfChunk.path}): collecting that job`);
+  const parentJobId = parentOfChunk?.parentJobId ?? askedJobId;
+  const journaled = deps.session.state.jobs.get(parentJobId);
+  if (journaled) {
+    if (journaled.finalized) {
+      const outcome = await rechecked(deps, await outcomeFromFile(journaled.resultWritten?.output ?? journaled.output, journaled.path));
+      if (outcome) return { outcome };
+    }
+    const doc: PlannedDocument = {
+      path: journaled.path,
+      displayPath: displayPath(journaled.path),
+      sha256: journaled.sha256,
+      size: await stat(journaled.path).then((info) => info.size, () => 0),
+      type: 'pdf',
+      contentType: 'application/pdf',
+      pages: journaled.pages,
+      output: journaled.resultWritten?.output ?? journaled.output,
+    };
+    const task = new DocumentTask(doc, now);
+    await resumeJob(task, journaled);
+    return { task };
+  }
+  // Finished jobs leave the journal when it is compacted: a result on disk that names the job says it is done.
+  const saved = await findResultOfJob(outDir, parentJobId);
+  if (saved) {
+    const outcome = await rechecked(deps, await outcomeFromFile(saved.path, saved.source));
+    if (outcome) {
+      deps.events.notice?.(`job ${parentJobId} is finished: its result is on disk at ${saved.path} (nothing to collect, nothing sent)`);
+      return { outcome };
+    }
+  }
+  deps.events.notice?.(`job ${parentJobId} is not in the journal: collecting what the server has (chunk ids are unknown, so failed chunks cannot be retried)`);
+  const doc: PlannedDocument = { path: '', displayPath: displayPath(parentJobId), sha256: '', size: 0, type: 'pdf', contentType: 'application/pdf', pages: undefined, output: join(outDir, `${parentJobId}.json`) };
+  const task = new DocumentTask(doc, now);
+  task.openJob({ parentJobId, chunks: [], expiresAt: now + settings.ttlMs, pages: 0, model: null });
+  return { task };
+}
+
 /** A result already on disk, with today's verdict when schemas are in use. */
-async function rechecked(deps: BatchDeps, outcome: DocumentOutcome | undefined): Promise<DocumentOutcome | undefined> {
+async function rechecked(deps: Pick<BatchDeps, 'checker'>, outcome: DocumentOutcome | undefined): Promise<DocumentOutcome | undefined> {
   if (!outcome || !deps.checker) return outcome;
   const [checked] = await recheckReused([outcome], deps.checker);
   return checked;

@@ -12,6 +12,8 @@ import { recheckReused } from './checks/recheck.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 import { PartResults } from './parts.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
+import { collectTaskOf } from './collect.js';
+import { runHosted } from './host/hosted-run.js';
 
 export interface ExtractBatchReport extends RunReport {
   /** Open jobs left on the server by this run (interrupted), with their expiry. */
@@ -72,12 +74,15 @@ export async function runExtractBatch(
   }
   // Named types were checked above; the service's default, when it is what uploads will send, is checked only when something will be sent.
   if (typedModels.length === 0) await checkModelsBeforeSending(deps, plan.tasks);
-  const runner = sessionRunner(deps, settings, { phantomJobs: plan.phantomJobs, onFinished: (outcome) => {
+  const runner = sessionRunner(deps, settings, {
+    phantomJobs: plan.phantomJobs,
+    onFinished: (outcome) => {
       planner.finished(outcome);
       parts.note(outcome);
     },
   });
-  const report = await runner.run(arrivingAtOnce(plan.tasks), stop);
+  const collectTask = (jobId: string, otherOut: string, displayPath: (path: string) => string): ReturnType<typeof collectTaskOf> => collectTaskOf(deps, jobId, settings, otherOut, displayPath);
+  const report = await runHosted(deps.host, runner, arrivingAtOnce(plan.tasks), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
   await Promise.all([planner.indexed(), parts.settled()]);
   const summaries: DocumentOutcome[] = [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes];
   return {

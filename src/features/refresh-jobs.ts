@@ -13,9 +13,10 @@ export type ServerJobView =
  * request, so each waits for its slot in the request gate, which enforces
  * the key's windows together with every other run's persisted sends.
  */
-export async function refreshJobs(session: BatchSession, api: ApiClient, jobs: readonly JobListing[], signal?: AbortSignal): Promise<Map<string, ServerJobView>> {
+export async function refreshJobs(session: Pick<BatchSession, 'gate'>, api: ApiClient, jobs: readonly (Pick<JobListing, 'parent_job_id'> | string)[], signal?: AbortSignal): Promise<Map<string, ServerJobView>> {
   const views = new Map<string, ServerJobView>();
-  for (const job of jobs) {
+  for (const listed of jobs) {
+    const job = typeof listed === 'string' ? { parent_job_id: listed } : listed;
     await session.gate.acquire(0, signal);
     try {
       const answer = await api.collect(job.parent_job_id, { finalize: false }, signal);

@@ -46,6 +46,8 @@ export class ArrivalPlanner {
   private readonly asked = new Map<string, Question>();
   /** Index writes in progress (a cache: their failures are ignored). */
   private indexing: Promise<void> = Promise.resolve();
+  /** Arrivals are planned one after another: two at once could each lead the same question (and pay for it twice). */
+  private planning: Promise<unknown> = Promise.resolve();
 
   constructor(
     state: JournalState,
@@ -67,7 +69,19 @@ export class ArrivalPlanner {
    * the rest: a copy of a known answer, a copy riding on a document being
    * extracted, or an extraction of its own.
    */
-  async plan(documents: readonly PlannedDocument[]): Promise<ArrivalPlan> {
+  plan(documents: readonly PlannedDocument[], reuse?: Pick<ArrivalOptions, 'force' | 'dedupe'>): Promise<ArrivalPlan> {
+    const options = reuse ? { ...this.options, ...reuse } : this.options;
+    const planned = this.planning.then(() => this.planNow(documents, options));
+    this.planning = planned.catch(() => undefined);
+    return planned;
+  }
+
+  /** Take `parentJobId` out of what arrivals may resume: something else (a `collect`) finishes it. */
+  claimJob(parentJobId: string): void {
+    this.matched.add(parentJobId);
+  }
+
+  private async planNow(documents: readonly PlannedDocument[], options: ArrivalOptions): Promise<ArrivalPlan> {
     const tasks: DocumentTask[] = [];
     const reused: DocumentOutcome[] = [];
     const why = new Map<string, string>();
@@ -85,7 +99,7 @@ export class ArrivalPlanner {
         this.lead(key, task, tasks);
         continue;
       }
-      const onDisk = judgeResultOnDisk(await readExistingResult(doc.output), asked, this.options);
+      const onDisk = judgeResultOnDisk(await readExistingResult(doc.output), asked, options);
       const outcome = onDisk.reuse ? await outcomeFromFile(doc.output, doc.displayPath) : undefined;
       if (!outcome) {
         rest.push({ doc, key, asked, reason: onDisk.reason });
@@ -96,7 +110,7 @@ export class ArrivalPlanner {
       this.index(asked, doc.output);
     }
     for (const { doc, key, asked, reason } of rest) {
-      const answer = this.options.dedupe ? await this.copyKnownAnswer(key, asked, doc) : undefined;
+      const answer = options.dedupe ? await this.copyKnownAnswer(key, asked, doc, options) : undefined;
       if (answer) {
         reused.push(answer);
         copied.add(doc.displayPath);
@@ -104,7 +118,7 @@ export class ArrivalPlanner {
         continue;
       }
       this.asked.set(doc.displayPath, asked);
-      const leader = this.options.dedupe ? this.leaders.get(key) : undefined;
+      const leader = options.dedupe ? this.leaders.get(key) : undefined;
       if (leader && leader.phase !== 'done') {
         leader.copies.push(doc);
         why.set(doc.displayPath, `identical to ${leader.doc.displayPath}, extracted once`);
@@ -129,12 +143,12 @@ export class ArrivalPlanner {
   }
 
   /** The answer of this run or of an earlier one, written again for `doc`. */
-  private async copyKnownAnswer(key: string, asked: Question, doc: PlannedDocument): Promise<DocumentOutcome | undefined> {
-    const preview = this.options.preview === true;
+  private async copyKnownAnswer(key: string, asked: Question, doc: PlannedDocument, options: ArrivalOptions): Promise<DocumentOutcome | undefined> {
+    const preview = options.preview === true;
     const known = this.knownAnswer(key);
     const copied = known ? await copiedAnswer(known.output, doc, preview) : undefined;
     if (copied) return { ...copied, reused: `identical to ${known?.file ?? 'another file'}, already extracted` };
-    const elsewhere = await this.earlier?.answerFor(asked, this.options).catch(() => undefined);
+    const elsewhere = await this.earlier?.answerFor(asked, options).catch(() => undefined);
     if (elsewhere === undefined) return undefined;
     const answeredSource = (await readResultFile(elsewhere))?.source?.path;
     const moved = await copiedAnswer(elsewhere, doc, preview);
@@ -220,6 +234,8 @@ export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<
   const open = task.job;
   if (!open) return;
   const output = job.resultWritten?.output ?? job.output;
+  // Asked for elsewhere (another output folder, another command): collecting again writes it there.
+  if (output !== task.doc.output) return;
   const onDisk = await readResultFile(output);
   if (onDisk?.status !== 'complete' || onDisk.source?.sha256 !== job.sha256) return;
   if (job.resultWritten?.status !== 'complete' && onDisk.job?.parent_job_id !== job.parentJobId) return;

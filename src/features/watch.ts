@@ -1,4 +1,4 @@
-import type { BatchEvents, DocumentOutcome, DocumentStatus, RunSettings } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentStatus, RunSettings } from '../batch/batch-types.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import type { RunReport } from '../batch/runner.js';
 import { HotFolder } from '../files/hot-folder.js';
@@ -11,6 +11,9 @@ import type { PlanOptions } from './plan-documents.js';
 import { plannedArrivals } from './arrivals.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 import { WatchMoves, type MoveTargets } from './watch-moves.js';
+import { WatchTally } from './watch-tally.js';
+import { collectTaskOf } from './collect.js';
+import { runHosted } from './host/hosted-run.js';
 
 export interface WatchOptions {
   /** The watched folder, absolute. */
@@ -55,8 +58,6 @@ export interface WatchReport extends ExtractBatchReport {
 
 /** Finished questions whose result path is kept, to answer later copies for free. */
 const KNOWN_ANSWERS = 10_000;
-/** The journal drops finished work's records every this many finished files (extract does it once, at the end). */
-const COMPACT_EVERY = 1_000;
 
 /**
  * `docextract watch`: the same runner as `extract`, fed by a hot folder. Each
@@ -120,7 +121,8 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
       phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
       keepOutcomes: false,
     });
-    report = await runner.run(arrivals, stop);
+    const collectTask = (jobId: string, otherOut: string, displayPath: (path: string) => string): ReturnType<typeof collectTaskOf> => collectTaskOf(deps, jobId, settings, otherOut, displayPath);
+    report = await runHosted(deps.host, runner, arrivals, stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, false);
   } finally {
     await folder.close();
     await moves.drain();
@@ -130,69 +132,4 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));
   for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
   return { ...report, counts: tally.counts, checksFailed: tally.checksFailed, openJobs: tally.openJobs, strayJobs };
-}
-
-/**
- * Counts what finished (instead of keeping every outcome), remembers the
- * source path of each document only until it finishes, moves sources once
- * finished for good, keeps the jobs an interruption left open, and has the
- * journal compacted now and then (a watch may journal for days).
- */
-class WatchTally {
-  readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
-  readonly openJobs: ExtractBatchReport['openJobs'] = [];
-  checksFailed = 0;
-  /** Display path -> absolute path of each document not finished yet. */
-  private readonly sources = new Map<string, string>();
-  private settling = 0;
-  private finishedSinceCompact = 0;
-
-  constructor(
-    readonly display: WatchEvents,
-    private readonly moves: WatchMoves,
-    private readonly compact: () => void,
-  ) {}
-
-  arrived(displayPath: string, path: string): void {
-    this.sources.set(displayPath, path);
-    this.tellState();
-  }
-
-  vanished(displayPath: string): void {
-    this.sources.delete(displayPath);
-    this.tellState();
-  }
-
-  settlingNow(count: number): void {
-    this.settling = count;
-    this.tellState();
-  }
-
-  private tellState(): void {
-    this.display.folderState?.({ settling: this.settling, inProgress: this.sources.size });
-  }
-
-  /** A finished document, counted (and its source moved) before the display shows it. */
-  finished(outcome: DocumentOutcome): void {
-    this.counts[outcome.status] += 1;
-    if (outcome.checks?.passed === false) this.checksFailed += 1;
-    this.finishedSinceCompact += 1;
-    if (this.finishedSinceCompact >= COMPACT_EVERY) {
-      this.finishedSinceCompact = 0;
-      this.compact();
-    }
-    if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) {
-      this.openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
-    }
-    const source = this.sources.get(outcome.file);
-    this.sources.delete(outcome.file);
-    if (source !== undefined) this.moves.finished(outcome, source);
-    this.tellState();
-  }
-
-  /** What finished before the runner saw it (rejected by preflight, answered on disk): counted, then shown. */
-  documentFinished(outcome: DocumentOutcome): void {
-    this.finished(outcome);
-    this.display.documentFinished(outcome);
-  }
 }

@@ -17,6 +17,7 @@ import { plural } from '../../util/plural.js';
 import { BatchDisplay } from '../progress.js';
 import type { DocumentOutcome } from '../../batch/batch-types.js';
 import { listedInputs, type FilesFromFlags } from './files-from.js';
+import { SERVICE_DEFAULT_MODEL } from '../../batch/question.js';
 
 interface ExtractFlags extends BatchFlags, FilesFromFlags {
   dryRun?: boolean;
@@ -50,9 +51,23 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   if (plan.documents.length === 0 && plan.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
   // Nothing can be sent (every input missing or refused): the service has nothing to say about it.
   if (plan.documents.length === 0) return reportWithoutSending(ctx, plan.rejected);
-  const { runExtractBatch } = await import('../../features/extract.js');
-  return runBatchCommand(ctx, settings, plan.documents.length + plan.rejected.length, plan.rejected, (deps, stop) =>
-    runExtractBatch(deps, plan.documents, settings.run, settings.outDir, { force: Boolean(flags.force), dedupe: flags.dedupe !== false }, stop, typedModels),
+  const { runExtractBatch, checkModelNamesBeforeSending } = await import('../../features/extract.js');
+  const reuse = { force: Boolean(flags.force), dedupe: flags.dedupe !== false };
+  // Another command holds the state folder: submit to it, after the free check of the document types.
+  const prepare = async (): Promise<void> => {
+    const names = typedModels.length > 0 ? typedModels : [...new Set(plan.documents.map((doc) => doc.model ?? SERVICE_DEFAULT_MODEL))];
+    await checkModelNamesBeforeSending({ api: await ctx.client(true), events: { documentFinished: () => undefined, notice: (message) => ctx.ui.warn(message) } }, names, typedModels.length > 0);
+  };
+  return runBatchCommand(
+    ctx,
+    settings,
+    plan.documents.length + plan.rejected.length,
+    plan.rejected,
+    async (deps, stop, client) => {
+      const report = await runExtractBatch(deps, client ? client.remaining() : plan.documents, settings.run, settings.outDir, reuse, stop, typedModels);
+      return client ? client.merged(report) : report;
+    },
+    { work: { documents: plan.documents, reuse }, prepare },
   );
 }
 

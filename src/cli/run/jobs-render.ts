@@ -2,6 +2,18 @@ import { localInstant } from '../../util/local-time.js';
 import type { JobListing, JobsOverview } from '../../features/list-jobs.js';
 import type { ServerJobView } from '../../features/refresh-jobs.js';
 import { formatDuration } from '../../util/duration.js';
+import type { RunningCommand } from '../../features/host/commands-file.js';
+
+/** The commands running on the state folder, as their host lists them (nothing when none runs). */
+export function renderCommands(commands: readonly RunningCommand[]): string {
+  if (commands.length === 0) return '';
+  const lines = [`Running commands (${commands.length}):`];
+  for (const command of commands) {
+    lines.push(`  process ${command.pid} (${command.role === 'host' ? 'schedules for all' : 'submits to it'}, since ${localInstant(Date.parse(command.since))}): ${command.command}`);
+    lines.push(`    ${command.queued} ${command.queued === 1 ? 'file' : 'files'} not finished, ${command.inProgress} under way, ${command.jobSlots} job ${command.jobSlots === 1 ? 'slot' : 'slots'} held`);
+  }
+  return `${lines.join('\n')}\n\n`;
+}
 
 /** The human listing of `docextract jobs` (stdout). */
 export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, ServerJobView>, options: { allAccounts: boolean }): string {

@@ -9,7 +9,7 @@ import { accountId } from '../../store/account-id.js';
 import { ConfigError, UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
-import { renderJobs } from './jobs-render.js';
+import { renderCommands, renderJobs } from './jobs-render.js';
 
 interface JobsFlags {
   refresh?: boolean;
@@ -30,23 +30,32 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
   const stateDir = ctx.stateDir();
   const { stateLockHolder } = await import('../../store/lock.js');
   const running = await stateLockHolder(stateDir, { clock: ctx.clock });
-  // --refresh sends through the state folder's gate: with a run holding it, say so before anything else.
-  if (flags.refresh && running) throw new UsageError(`a run is active in this state folder (process ${running.pid}); --refresh needs the folder and would be refused. List without --refresh, or run it once that run has ended.`, 'state_locked');
+  const { readRunningCommands } = await import('../../features/host/commands-file.js');
+  const commands = running ? await readRunningCommands(stateDir) : [];
   const overview = await listJobs({ stateDir, account, nowMs: ctx.clock.now(), ttlMs: await jobTtlMs(ctx) });
-  const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, account, overview) : new Map<string, ServerJobView>();
-  if (running) ctx.ui.info(`a run is active (process ${running.pid}, since ${localInstant(running.startedAt)}): it finishes the jobs below it has taken up; collect needs the state folder, so run the commands below once it has ended. "Last run" is the one before it.`);
+  const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, account, overview, running?.pid) : new Map<string, ServerJobView>();
+  if (running) ctx.ui.info(`a run is active (process ${running.pid}, since ${localInstant(running.startedAt)}): it finishes the jobs below it has taken up, and other commands (collect included) ride along with it. "Last run" is the one before it.`);
   if (ctx.options.json) {
+    for (const command of commands) ctx.io.stdout.write(`${JSON.stringify({ kind: 'command', ...command })}\n`);
     for (const job of overview.jobs) ctx.io.stdout.write(`${JSON.stringify(views.has(job.parent_job_id) ? { ...job, server: views.get(job.parent_job_id) } : job)}\n`);
     for (const line of [...overview.unanswered, ...overview.failedFiles]) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
   } else {
-    ctx.io.stdout.write(renderJobs(overview, views, { allAccounts: account === undefined }));
+    ctx.io.stdout.write(renderCommands(commands) + renderJobs(overview, views, { allAccounts: account === undefined }));
   }
   return 'success';
 }
 
-async function refresh(ctx: CliContext, flags: JobsFlags, account: string, overview: JobsOverview): Promise<Map<string, ServerJobView>> {
+async function refresh(ctx: CliContext, flags: JobsFlags, account: string, overview: JobsOverview, hostPid: number | undefined): Promise<Map<string, ServerJobView>> {
   const live = overview.jobs.filter((job) => job.state !== 'expired');
   if (live.length === 0) return new Map();
+  if (hostPid !== undefined) {
+    // The state folder's gate is the host's: it asks the server for us.
+    const { refreshThroughHost } = await import('../../features/host/refresh-client.js');
+    const asking = (): void => ctx.ui.info(`asking the server about ${plural(live.length, 'job')} through the running command (process ${hostPid}): ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`);
+    const views = await refreshThroughHost(ctx.stateDir(), account, ['docextract', ...process.argv.slice(2)].join(' '), live.map((job) => job.parent_job_id), asking);
+    if (views) return views;
+    throw new UsageError(`a run is active in this state folder (process ${hostPid}) and does not take other commands; --refresh needs the folder. List without --refresh, or run it once that run has ended.`, 'state_locked');
+  }
   const settings = await resolveBatchSettings(ctx, { rateLimit: flags.rateLimit });
   const [{ BatchSession }, { refreshJobs }] = await Promise.all([import('../../features/batch-session.js'), import('../../features/refresh-jobs.js')]);
   // The session first: a folder in use is refused before anything is said to be asked.

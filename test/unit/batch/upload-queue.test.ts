@@ -46,7 +46,8 @@ describe('UploadQueue', () => {
 
 /** The tasks the plain queue still holds, settled ones behind the cursor included: the memory `watch` keeps. */
 function retainedPlain(queue: UploadQueue): number {
-  return (queue as unknown as { plain: DocumentTask[] }).plain.length;
+  const lanes = (queue as unknown as { lanes: Map<string, { tasks: DocumentTask[] }> }).lanes;
+  return [...lanes.values()].reduce((sum, lane) => sum + lane.tasks.length, 0);
 }
 
 function images(count: number, from = 0): DocumentTask[] {
@@ -148,6 +149,26 @@ describe('UploadQueue: retries and what the judge says', () => {
     expect(order).toEqual(['c.pdf', 'a.pdf', 'b.pdf', 'd.pdf']);
   });
 });
+
+describe('UploadQueue: commands sharing one scheduler', () => {
+  it('plain documents of several origins take turns, so a long backlog does not starve a later command', () => {
+    const backlog = images(5).map((t) => withOrigin(t, 'watch'));
+    const queue = new UploadQueue(backlog);
+    const later = images(2, 100).map((t) => withOrigin(t, 'extract'));
+    for (const t of later) queue.add(t);
+    const order: string[] = [];
+    for (let next = queue.next(0, () => 'send', never); next; next = queue.next(0, () => 'send', never)) {
+      order.push(`${next.doc.origin}:${next.doc.displayPath}`);
+      next.phase = 'uploading';
+    }
+    expect(order).toEqual(['watch:img0.png', 'extract:img100.png', 'watch:img1.png', 'extract:img101.png', 'watch:img2.png', 'watch:img3.png', 'watch:img4.png']);
+  });
+});
+
+function withOrigin(t: DocumentTask, origin: string): DocumentTask {
+  (t.doc as { origin?: string }).origin = origin;
+  return t;
+}
 
 describe('UploadQueue: memory under watch', () => {
   /** Settle the first `count` plain tasks, then ask for the next one. */

@@ -36,8 +36,8 @@ function resultOnDisk(parentJobId: string, status = 'complete', sha256 = SHA): s
   return output;
 }
 
-async function resumed(job: JournaledJob): Promise<DocumentTask> {
-  const task = new DocumentTask({ path: job.path, displayPath: 'b.pdf', sha256: SHA, size: 1, type: 'pdf', contentType: 'application/pdf', pages: 5, output: job.output }, 0);
+async function resumed(job: JournaledJob, output = job.output): Promise<DocumentTask> {
+  const task = new DocumentTask({ path: job.path, displayPath: 'b.pdf', sha256: SHA, size: 1, type: 'pdf', contentType: 'application/pdf', pages: 5, output }, 0);
   await resumeJob(task, job);
   return task;
 }
@@ -63,5 +63,12 @@ describe('resumeJob', () => {
     const output = resultOnDisk('job_other');
     const task = await resumed(journaled(output, { resultWritten: { output, status: 'complete' } }));
     expect(task.job?.written).toBe('complete');
+  });
+
+  it('for a document whose result goes elsewhere (another command, another --out), the job is collected again and written there', async () => {
+    const output = resultOnDisk('job_mine');
+    const task = await resumed(journaled(output, { resultWritten: { output, status: 'complete' } }), '/elsewhere/b.pdf.json');
+    expect(task.job?.written).toBeUndefined();
+    expect(task.requestsLeft(true)).toBe(2); // collect, finalize
   });
 });

@@ -1,0 +1,235 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { rm } from 'node:fs/promises';
+import type { DocumentOutcome, PlannedDocument, ResultChecker } from '../../batch/batch-types.js';
+import type { DocumentTask } from '../../batch/document-task.js';
+import type { BatchRunner } from '../../batch/runner.js';
+import { recheckReused } from '../checks/recheck.js';
+import type { ArrivalPlanner } from '../resume-tasks.js';
+import type { ServerJobView } from '../refresh-jobs.js';
+import { CommandsFile, commandsFilePath, runningCommands, type Origin } from './commands-file.js';
+import { hostSocketPath, readMessages, send, tagOf, taggedPath, type ClientMessage, type HostMessage, type SharedRunTerms } from './protocol.js';
+import type { TaskQueue } from './task-queue.js';
+
+/** What the hub needs of the run it feeds, once that run starts. */
+export interface HostedRun {
+  runner: BatchRunner;
+  planner: ArrivalPlanner;
+  queue: TaskQueue;
+  checker?: ResultChecker;
+  /** The task that finishes `jobId` for a `collect` (its display path given), or the outcome when nothing is left to do. */
+  collectTask(jobId: string, outDir: string, displayPath: (path: string) => string): Promise<{ task: DocumentTask } | { outcome: DocumentOutcome }>;
+}
+
+/**
+ * The host side of "many commands, one client": the command holding the
+ * state folder's lock listens on `<stateDir>/host.sock`; other commands
+ * submit their documents, which are planned through the host's own
+ * ArrivalPlanner (a question under way for one rides along for the other)
+ * and fed into the host's one runner (one gate, one job-slot ledger). Each
+ * outcome and progress event goes back to the command that submitted it.
+ */
+export class HostHub {
+  private readonly origins = new Map<string, Origin>();
+  private nextOrigin = 1;
+  private run: HostedRun | undefined;
+  private readonly buffered: ((run: HostedRun) => Promise<void>)[] = [];
+  /** Tasks fed to the runner and not known to be done (collect looks for its job among them). */
+  readonly live = new Set<DocumentTask>();
+  /** Outcomes of these display paths also answer a `collect` that found its job under way. */
+  private readonly watchers = new Map<string, { origin: string; id: number }[]>();
+  /** The run is draining (handover or Ctrl-C): what it leaves undone is submitted again elsewhere, not reported. */
+  draining = false;
+  private readonly commands: CommandsFile;
+  private readonly startedAt = Date.now();
+  /** Asks the server about jobs through this run's gate (`jobs --refresh` of another command). */
+  refresher: ((jobIds: string[]) => Promise<Map<string, ServerJobView>>) | undefined;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly socketPath: string,
+    private readonly command: string,
+    private readonly terms: SharedRunTerms,
+    stateDir: string,
+  ) {
+    this.commands = new CommandsFile(commandsFilePath(stateDir), () => runningCommands(this.live, { pid: process.pid, command: this.command, since: this.startedAt }, [...this.origins.values()]));
+  }
+
+  /** Listen in the state folder (whose lock the caller holds: a socket left there is stale); undefined when the folder cannot hold a socket. */
+  static async start(stateDir: string, command: string, terms: SharedRunTerms): Promise<HostHub | undefined> {
+    const path = hostSocketPath(stateDir);
+    await rm(path, { force: true }).catch(() => undefined);
+    const server = createServer();
+    const hub = new HostHub(server, path, command, terms, stateDir);
+    server.on('connection', (socket) => hub.accept(socket));
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(path, () => resolve(true));
+    });
+    if (!listening) return undefined;
+    server.unref();
+    hub.commands.changed();
+    return hub;
+  }
+
+  /** The run starts: plan what was submitted before it did. */
+  attach(run: HostedRun): void {
+    this.run = run;
+    for (const submission of this.buffered.splice(0)) void submission(run);
+  }
+
+  /** Stop hosting: every command still connected is told to take over, and the socket goes. */
+  async close(): Promise<void> {
+    this.draining = true;
+    for (const origin of this.origins.values()) {
+      send(origin.socket, { type: 'handover' });
+      origin.socket.end();
+    }
+    // Not waiting for every command to hang up: one that is stopped (SIGSTOP) must not keep the lock held.
+    this.server.close();
+    await rm(this.socketPath, { force: true }).catch(() => undefined);
+    await this.commands.remove();
+  }
+
+  /** A finished document: back to its command (and to a `collect` waiting for its job). True when it was a submitted one. */
+  finished(outcome: DocumentOutcome): boolean {
+    const watching = this.watchers.get(outcome.file);
+    this.watchers.delete(outcome.file);
+    for (const watcher of watching ?? []) this.answer(watcher.origin, watcher.id, outcome);
+    const tag = tagOf(outcome.file);
+    if (!tag) return false;
+    this.run?.planner.finished(outcome);
+    this.answer(tag.origin, tag.id, outcome);
+    return true;
+  }
+
+  /** Progress of a submitted document, for its command's display (none for an upload); false for the host's own. */
+  progress(doc: PlannedDocument, message: { type: 'upload' } | { type: 'started'; chunksTotal: number | null } | { type: 'chunk'; done: number; total: number }): boolean {
+    this.commands.changed();
+    const tag = tagOf(doc.displayPath);
+    if (!tag) return false;
+    const origin = this.origins.get(tag.origin);
+    if (!origin) return true;
+    if (message.type === 'upload') origin.started.add(tag.id);
+    else send(origin.socket, { ...message, id: tag.id });
+    return true;
+  }
+
+  private answer(originId: string, id: number, outcome: DocumentOutcome): void {
+    const origin = this.origins.get(originId);
+    if (!origin || !origin.waiting.has(id)) return;
+    // Left undone by a drain: its command submits it again to the next host.
+    if (this.draining && (outcome.status === 'interrupted' || outcome.status === 'skipped')) return;
+    origin.waiting.delete(id);
+    origin.started.delete(id);
+    send(origin.socket, { type: 'finished', id, outcome });
+    this.commands.changed();
+  }
+
+  private accept(socket: Socket): void {
+    let origin: Origin | undefined;
+    readMessages<ClientMessage>(socket, (message) => {
+      if (message.type === 'hello') {
+        origin = this.welcome(socket, message);
+        return;
+      }
+      if (!origin) return;
+      const from = origin;
+      if (message.type === 'cancel') this.withdraw(from);
+      else if (message.type === 'refresh') void this.refresh(from, message.jobIds);
+      else if (message.type === 'submit' || message.type === 'collect') this.whenRunning((run) => this.take(run, from, message));
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      if (!origin) return;
+      this.withdraw(origin);
+      this.origins.delete(origin.id);
+      this.commands.changed();
+    });
+  }
+
+  private welcome(socket: Socket, hello: Extract<ClientMessage, { type: 'hello' }>): Origin | undefined {
+    const differs = (Object.keys(hello.terms) as (keyof SharedRunTerms)[]).filter((key) => this.terms[key] !== hello.terms[key]);
+    if (this.draining || differs.length > 0) {
+      // Handing over: the command takes part in electing the next host, as the connected ones do.
+      send(socket, this.draining ? { type: 'handover' } : { type: 'refused', reason: `the running command uses other settings (${differs.join(', ')})` });
+      socket.end();
+      return undefined;
+    }
+    const origin: Origin = { id: `c${this.nextOrigin++}`, pid: hello.pid, command: hello.command, since: Date.now(), socket, waiting: new Set(), started: new Set() };
+    this.origins.set(origin.id, origin);
+    send(socket, { type: 'welcome', hostPid: process.pid } satisfies HostMessage);
+    this.commands.changed();
+    return origin;
+  }
+
+  private async refresh(origin: Origin, jobIds: string[]): Promise<void> {
+    let views = new Map<string, ServerJobView>();
+    try {
+      if (this.refresher) views = await this.refresher(jobIds);
+    } catch (error) {
+      send(origin.socket, { type: 'notice', message: `the server could not be asked: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    send(origin.socket, { type: 'refreshed', views: [...views] });
+  }
+
+  private whenRunning(work: (run: HostedRun) => Promise<void>): void {
+    if (this.run) void work(this.run);
+    else this.buffered.push(work);
+  }
+
+  private async take(run: HostedRun, origin: Origin, message: Extract<ClientMessage, { type: 'submit' | 'collect' }>): Promise<void> {
+    try {
+      if (message.type === 'collect') return await this.collect(run, origin, message);
+      const documents = message.documents.map(({ id, ...doc }) => {
+        origin.waiting.add(id);
+        return { ...doc, displayPath: taggedPath(doc.displayPath, origin.id, id), origin: origin.id };
+      });
+      this.commands.changed();
+      const arrival = await run.planner.plan(documents, message.reuse);
+      const reused = run.checker ? await recheckReused(arrival.reused, run.checker) : arrival.reused;
+      for (const outcome of reused) this.finished(outcome);
+      this.feed(run, arrival.tasks);
+    } catch (error) {
+      send(origin.socket, { type: 'notice', message: `the host could not plan these documents: ${error instanceof Error ? error.message : String(error)}` });
+      origin.socket.end(); // the command submits them again, to itself if need be
+    }
+  }
+
+  private async collect(run: HostedRun, origin: Origin, message: Extract<ClientMessage, { type: 'collect' }>): Promise<void> {
+    origin.waiting.add(message.id);
+    const busy = [...this.live].find((task) => task.phase !== 'done' && (task.job?.parentJobId === message.jobId || task.job?.chunks.some((chunk) => chunk.jobId === message.jobId)));
+    if (busy) {
+      send(origin.socket, { type: 'notice', message: `job ${message.jobId} is being finished by the running command (process ${process.pid}): waiting for it` });
+      this.watchers.set(busy.doc.displayPath, [...(this.watchers.get(busy.doc.displayPath) ?? []), { origin: origin.id, id: message.id }]);
+      return;
+    }
+    const found = await run.collectTask(message.jobId, message.outDir, (path) => taggedPath(path, origin.id, message.id));
+    if ('outcome' in found) {
+      this.answer(origin.id, message.id, found.outcome);
+      return;
+    }
+    if (found.task.job) run.planner.claimJob(found.task.job.parentJobId);
+    this.feed(run, [found.task]);
+  }
+
+  /** Tasks into the runner (false once it takes no more: their commands submit them again after the handover). */
+  feed(run: HostedRun, tasks: DocumentTask[]): void {
+    for (const task of tasks) this.live.add(task);
+    for (const task of this.live) if (task.phase === 'done') this.live.delete(task);
+    run.queue.push(tasks);
+  }
+
+  /** A command went away (Ctrl-C, a crash): its documents that have not started are dropped, unless another command's ride on them. */
+  private withdraw(origin: Origin): void {
+    const mine = (doc: PlannedDocument): boolean => doc.origin === origin.id;
+    this.run?.runner.withdraw((task) => mine(task.doc) && task.copies.every(mine));
+  }
+
+  /** Something a command holds changed (a document started, a job opened or closed). */
+  changed(): void {
+    this.commands.changed();
+  }
+
+  /** Told after every finished document (the hosted run checks whether its own work is done). */
+  afterFinish: () => void = () => undefined;
+}

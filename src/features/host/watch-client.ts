@@ -1,0 +1,108 @@
+import type { Socket } from 'node:net';
+import type { PlannedDocument } from '../../batch/batch-types.js';
+import { HotFolder } from '../../files/hot-folder.js';
+import { toDisplayPath } from '../../files/paths.js';
+import type { Clock } from '../../util/clock.js';
+import { planFiles } from '../plan-documents.js';
+import type { WatchEvents, WatchOptions, WatchReport } from '../watch.js';
+import { WatchMoves } from '../watch-moves.js';
+import { WatchTally } from '../watch-tally.js';
+import type { ClientIdentity } from './client-batch.js';
+import type { SubmissionEnd } from './one-client.js';
+import { readMessages, send, untaggedOutcome, type HostMessage } from './protocol.js';
+
+/**
+ * `watch` while another command hosts the state folder: this command
+ * watches its folder, checks each settled arrival itself (preflight), and
+ * submits the documents to the host; outcomes come back to its own display,
+ * counts and moves. Ends at Ctrl-C (the host drops what has not started;
+ * what is under way is waited for), or when the host hands over or goes
+ * away ('again': the folder is watched anew, as host or client, and what is
+ * already answered costs nothing).
+ */
+export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { events: WatchEvents; clock: Clock }, options: WatchOptions, stop?: AbortSignal): Promise<SubmissionEnd<WatchReport>> {
+  return new Promise((resolve) => {
+    const waiting = new Map<number, PlannedDocument>();
+    let nextId = 0;
+    let credits = 0;
+    let ended = false;
+    let stopping = false;
+    let folder: HotFolder | undefined;
+    const notice = (message: string): void => deps.events.notice?.(message);
+    const moves = new WatchMoves({ root: options.root, ...options.moves }, notice);
+    const tally = new WatchTally(deps.events, moves, () => undefined);
+    const report = (): WatchReport => ({ outcomes: [], requests: 0, credits, interrupted: stop?.aborted === true, openJobs: tally.openJobs, strayJobs: [], counts: tally.counts, checksFailed: tally.checksFailed });
+    const end = async (how: 'done' | { again: true } | { refused: string }): Promise<void> => {
+      if (ended) return;
+      ended = true;
+      stop?.removeEventListener('abort', onStop);
+      socket.destroy();
+      await folder?.close();
+      await moves.drain();
+      resolve(how === 'done' ? { done: report() } : how);
+    };
+    const onStop = (): void => {
+      stopping = true;
+      send(socket, { type: 'cancel' });
+      void folder?.close();
+      if (waiting.size === 0) void end('done');
+    };
+    const submitArrivals = async (watched: HotFolder): Promise<void> => {
+      for await (const paths of watched.arrivals()) {
+        if (ended || stopping) return;
+        const inputs = paths.map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
+        for (const input of inputs) tally.arrived(input.displayPath, input.path);
+        const planned = await planFiles(inputs, options.root, { ...options.plan, outDir: options.outDir });
+        for (const rejected of planned.rejected) {
+          if (rejected.error?.code === 'file_not_found') tally.vanished(rejected.file);
+          else tally.documentFinished(rejected);
+        }
+        const documents = planned.documents.map((doc) => {
+          const id = nextId++;
+          waiting.set(id, doc);
+          return { ...doc, id };
+        });
+        if (documents.length > 0) send(socket, { type: 'submit', documents, reuse: options.reuse });
+      }
+    };
+    const start = async (): Promise<void> => {
+      folder = await HotFolder.start({
+        root: options.root,
+        clock: deps.clock,
+        settleMs: options.settleMs,
+        pollMs: options.pollMs,
+        ...(options.passMs !== undefined ? { passMs: options.passMs } : {}),
+        exclude: [options.outDir, ...[options.moves.done, options.moves.failed].filter((dir): dir is string => dir !== undefined), ...options.exclude],
+        onError: notice,
+        onSettling: (count) => tally.settlingNow(count),
+      });
+      if (ended) return void folder.close();
+      deps.events.watching?.();
+      await submitArrivals(folder);
+    };
+    readMessages<HostMessage>(socket, (message) => {
+      if (message.type === 'welcome') {
+        if (stop?.aborted) return void end('done');
+        stop?.addEventListener('abort', onStop, { once: true });
+        start().catch((error: unknown) => {
+          notice(`the folder cannot be watched: ${error instanceof Error ? error.message : String(error)}`);
+          void end({ again: true });
+        });
+      } else if (message.type === 'refused') void end({ refused: message.reason });
+      else if (message.type === 'handover') void end(stopping ? 'done' : { again: true });
+      else if (message.type === 'notice') notice(message.message);
+      else if (message.type === 'started' || message.type === 'chunk') {
+        const doc = waiting.get(message.id);
+        if (doc && message.type === 'started') deps.events.documentStarted?.(doc, message.chunksTotal);
+        if (doc && message.type === 'chunk') deps.events.chunkDone?.(doc, message.done, message.total);
+      } else if (message.type === 'finished' && waiting.delete(message.id)) {
+        const outcome = untaggedOutcome(message.outcome);
+        credits += outcome.credits;
+        tally.documentFinished(outcome);
+        if (stopping && waiting.size === 0) void end('done');
+      }
+    });
+    socket.on('close', () => void end(stopping ? 'done' : { again: true }));
+    send(socket, { type: 'hello', ...who });
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * Many commands, one client (issue 20): one job, one worker. `collect <id>`
+ * of a job that a running extract is finishing waits for that extract's
+ * answer instead of racing it.
+ */
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EmulatorEvent, RunningEmulator } from '../../../src/emulator/index.js';
+import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
+import { expectCompleteResult, makeWorkspace, parseNdjson } from '../../helpers/workspace.js';
+
+let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
+afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
+  await emulator?.close();
+  emulator = undefined;
+});
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+describe('many commands, one client: collect', () => {
+  it('collect <id> and jobs --refresh while an extract finishes that job: all exit 0 (jobs lists the running command) with the complete result; each chunk processed and the job finalized once, by one worker', async () => {
+    const answers: { endpoint: string | null; code?: string }[] = [];
+    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 }, onRequest: (entry) => answers.push(entry) }));
+    const events: EmulatorEvent[] = [];
+    emu.events.on('event', (event: EmulatorEvent) => events.push(event));
+    const ws = makeWorkspace({ 'sixty.pdf': 'pdf/pages-60.pdf' });
+    const env = emulatorEnv(emu);
+    const extract = track(startChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env));
+    await waitFor(() => events.some((event) => event.type === 'chunk_processed'), 'a chunk processed (the job is journaled)');
+    const jobId = events.find((event) => event.type === 'split')?.jobId as string;
+
+    // `jobs` sees the running command, and --refresh asks the server through it (its gate).
+    const refreshed = await runChildCli(['jobs', '--refresh', '--json', '--rate-limit', '3/1s'], env);
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+    expect(refreshed.stderr).toMatch(/asking the server about 1 job through the running command \(process \d+\)/);
+    const listed = parseNdjson(refreshed.stdout);
+    expect(listed).toContainEqual(expect.objectContaining({ kind: 'command', role: 'host', pid: extract.child.pid, command: expect.stringContaining('docextract extract') }));
+    expect(listed).toContainEqual(expect.objectContaining({ kind: 'job', parent_job_id: jobId, server: expect.objectContaining({ chunks_total: 20 }) }));
+
+    const collect = await runChildCli(['collect', jobId, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env);
+    expectNoStackTrace(collect.stderr);
+    expect(collect.code, collect.stderr).toBe(0);
+    expect(collect.stderr).toMatch(new RegExp(`job ${jobId} is being finished by the running command`));
+    expect(parseNdjson(collect.stdout)).toEqual([expect.objectContaining({ status: 'complete', job_id: jobId, output: join(ws.out, 'sixty.pdf.json') })]);
+
+    const done = await extract.done;
+    expect(done.code, done.stderr).toBe(0);
+    expectCompleteResult(join(ws.out, 'sixty.pdf.json'), join(ws.inputs, 'sixty.pdf'), 60);
+    expect(events.filter((event) => event.type === 'finalize')).toHaveLength(1);
+    // One worker: every chunk processed once, none replayed or claimed twice (a 429 under load may add a retry).
+    expect(events.filter((event) => event.type === 'chunk_processed')).toHaveLength(20);
+    expect(answers.filter((entry) => entry.code === 'chunk_already_processed' || entry.code === 'chunk_in_progress')).toEqual([]);
+    expect(emu.counters.creditsCharged).toBe(60);
+  });
+});
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}

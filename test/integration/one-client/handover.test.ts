@@ -1,0 +1,75 @@
+/**
+ * Many commands, one client (issue 20): an `extract` host whose own files
+ * are done hands over; the command still submitting takes the lock, hosts,
+ * and finishes what it had not got back, resuming open jobs without a new
+ * upload.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
+import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+
+let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
+afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
+  await emulator?.close();
+  emulator = undefined;
+});
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+function runningCommands(stateDir: string): { pid: number; role: string }[] {
+  try {
+    return (JSON.parse(readFileSync(join(stateDir, 'commands.json'), 'utf8')) as { commands: { pid: number; role: string }[] }).commands;
+  } catch {
+    return [];
+  }
+}
+
+const MINE: Record<string, [string, number]> = { 'twelve.pdf': ['pdf/pages-12.pdf', 12], 'sixty.pdf': ['pdf/pages-60.pdf', 60], 'a.png': ['images/id-card.png', 1], 'b.jpg': ['images/receipt.jpg', 1] };
+
+describe('many commands, one client: handover', () => {
+  it('the host exits once its own files are done; the other command hosts what is left and resumes its open jobs without uploading again', async () => {
+    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    const ws = makeWorkspace({ 'host/seven.pdf': 'pdf/pages-7.pdf', ...Object.fromEntries(Object.entries(MINE).map(([name, [source]]) => [`mine/${name}`, source])) });
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];
+    const host = track(startChildCli(['extract', join(ws.inputs, 'host'), '--out', join(ws.dir, 'out-host'), ...rate], env));
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the host');
+    const other = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === other.child.pid), 'the other command to join');
+
+    const hosted = await host.done;
+    expect(hosted.code, hosted.stderr).toBe(0);
+    expect(parseNdjson(hosted.stdout).map((line) => line.status)).toEqual(['complete']);
+    // The 60-page job outlasts the host: its command hosts it after the handover.
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === other.child.pid), 'the other command to host');
+    const finished = await other.done;
+    expectNoStackTrace(finished.stderr);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(parseNdjson(finished.stdout).map((line) => line.status)).toEqual(Object.keys(MINE).map(() => 'complete'));
+    for (const [name, [, pages]] of Object.entries(MINE)) {
+      expectCompleteResult(join(ws.dir, 'out-mine', `${name}.json`), join(ws.inputs, 'mine', name), pages);
+      expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'mine', name))], name).toBe(1);
+    }
+    expect(emu.counters.creditsCharged).toBe(7 + 12 + 60 + 1 + 1);
+  });
+});
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}

@@ -1,0 +1,57 @@
+/**
+ * Many commands, one client (issue 20): commands on one key and one state
+ * folder run at the same time as one client. The first to take the state
+ * folder's lock hosts the scheduler; the others submit to it over its
+ * socket. Real processes against the emulator.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
+import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+
+let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
+afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
+  await emulator?.close();
+  emulator = undefined;
+});
+
+const FILES = {
+  'a.png': 'images/id-card.png',
+  'b.jpg': 'images/receipt.jpg',
+  'c.pdf': 'pdf/pages-2.pdf',
+  'd.pdf': 'pdf/pages-7.pdf',
+  'e.pdf': 'pdf/pages-12.pdf',
+};
+const PAGES: Record<string, number> = { 'a.png': 1, 'b.jpg': 1, 'c.pdf': 2, 'd.pdf': 7, 'e.pdf': 12 };
+
+describe('many commands, one client: two extracts', () => {
+  it('two extracts started at once on the same files: both exit 0 with every file complete, each content uploaded once', async () => {
+    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 60, windowMs: 12_000 }], latencyMs: { documents: 100, process: 100 } }));
+    const ws = makeWorkspace(FILES);
+    const env = emulatorEnv(emu);
+    const args = (out: string): string[] => ['extract', ws.inputs, '--out', out, '--json', '--rate-limit', '8/1s,60/12s', ...FAST_FLAGS];
+    const first = track(startChildCli(args(ws.out), env));
+    const second = track(startChildCli(args(join(ws.dir, 'out2')), env));
+    const [one, two] = await Promise.all([first.done, second.done]);
+
+    for (const [run, out] of [[one, ws.out], [two, join(ws.dir, 'out2')]] as const) {
+      expectNoStackTrace(run.stderr);
+      expect(run.code, run.stderr).toBe(0);
+      expect(parseNdjson(run.stdout).map((line) => line.status)).toEqual(Object.keys(FILES).map(() => 'complete'));
+      for (const [name, pages] of Object.entries(PAGES)) expectCompleteResult(join(out, `${name}.json`), join(ws.inputs, name), pages);
+    }
+    for (const name of Object.keys(FILES)) expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, name))], name).toBe(1);
+    expect(emu.counters.creditsCharged).toBe(Object.values(PAGES).reduce((a, b) => a + b, 0));
+    expect(emu.counters.rateLimited).toBeLessThanOrEqual(1);
+  });
+});
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}

@@ -1,0 +1,96 @@
+/**
+ * Many commands, one client (issue 20): a `watch` hosting the scheduler,
+ * two `extract`s of overlapping folders submitting to it, on one key and one
+ * state folder under 8/1s,60/12s.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
+import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+
+let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
+afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
+  await emulator?.close();
+  emulator = undefined;
+});
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+const WINDOWS = [
+  { limit: 8, windowMs: 1000 },
+  { limit: 60, windowMs: 12_000 },
+];
+
+describe('many commands, one client: watch + two extracts', () => {
+  it('a watch hosts, two extracts of overlapping folders and a jobs --refresh ride along: every file complete, each content uploaded once, few 429s, exits 0 (watch 130)', async () => {
+    const emu = (emulator = await startTestEmulator({ rateLimits: WINDOWS, latencyMs: { documents: 50, process: 80 } }));
+    const ws = makeWorkspace({
+      'inbox/w1.pdf': 'pdf/pages-7.pdf',
+      'inbox/w2.png': 'images/id-card.png',
+      'inbox/shared.pdf': 'pdf/pages-12.pdf',
+      'x/x1.jpg': 'images/receipt.jpg',
+      'x/shared.pdf': 'pdf/pages-12.pdf',
+      'x/both.pdf': 'pdf/pages-4.pdf',
+      'y/y1.pdf': 'pdf/pages-2.pdf',
+      'y/both.pdf': 'pdf/pages-4.pdf',
+      'y/also-shared.png': 'images/id-card.png',
+    });
+    const env = emulatorEnv(emu);
+    const rate = ['--rate-limit', '8/1s,60/12s', ...FAST_FLAGS];
+    const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...rate], env));
+    await waitFor(() => watch.stderrSoFar().includes('watching '), 'the watch to start');
+    const [x, y, jobs] = await Promise.all([
+      runChildCli(['extract', join(ws.inputs, 'x'), '--out', join(ws.dir, 'out-x'), '--json', ...rate], env),
+      runChildCli(['extract', join(ws.inputs, 'y'), '--out', join(ws.dir, 'out-y'), '--json', ...rate], env),
+      runChildCli(['jobs', '--refresh', '--json', '--rate-limit', '8/1s,60/12s'], env),
+    ]);
+    expect(jobs.code, jobs.stderr).toBe(0);
+    expect(parseNdjson(jobs.stdout)).toContainEqual(expect.objectContaining({ kind: 'command', role: 'host', pid: watch.child.pid }));
+    for (const run of [x, y]) {
+      expectNoStackTrace(run.stderr);
+      expect(run.code, run.stderr).toBe(0);
+      expect(parseNdjson(run.stdout).every((line) => line.status === 'complete')).toBe(true);
+    }
+    expect(parseNdjson(x.stdout)).toHaveLength(3);
+    expect(parseNdjson(y.stdout)).toHaveLength(3);
+    const watchDone = (): boolean => ['w1.pdf', 'w2.png', 'shared.pdf'].every((name) => completeAt(join(ws.dir, 'out-w', `${name}.json`)));
+    await waitFor(watchDone, 'the watched files');
+    watch.child.kill('SIGINT');
+    const stopped = await watch.done;
+    expectNoStackTrace(stopped.stderr);
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(parseNdjson(stopped.stdout).map((line) => line.status)).toEqual(['complete', 'complete', 'complete']);
+
+    for (const source of ['pdf/pages-7.pdf', 'images/id-card.png', 'pdf/pages-12.pdf', 'images/receipt.jpg', 'pdf/pages-4.pdf', 'pdf/pages-2.pdf']) {
+      expect(emu.counters.uploadsBySha256[sha256Of(join(CORPUS, source))], source).toBe(1);
+    }
+    expect(emu.counters.rateLimited).toBeLessThanOrEqual(3);
+    expect(emu.counters.creditsCharged).toBe(7 + 1 + 12 + 1 + 4 + 2);
+  });
+});
+
+function completeAt(path: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(path, 'utf8')) as { status?: string }).status === 'complete';
+  } catch {
+    return false;
+  }
+}
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}

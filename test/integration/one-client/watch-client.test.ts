@@ -1,0 +1,88 @@
+/**
+ * Many commands, one client (issue 20): a `watch` started while an
+ * `extract` hosts submits its arrivals to it, and hosts itself once the
+ * extract hands over.
+ */
+import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
+import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+
+let emulator: RunningEmulator | undefined;
+const children: RunningChild[] = [];
+afterEach(async () => {
+  // A failed assertion must not leave a command running (a watch never ends by itself).
+  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
+  await emulator?.close();
+  emulator = undefined;
+});
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+function completeAt(path: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(path, 'utf8')) as { status?: string }).status === 'complete';
+  } catch {
+    return false;
+  }
+}
+
+function runningCommands(stateDir: string): { pid: number; role: string }[] {
+  try {
+    return (JSON.parse(readFileSync(join(stateDir, 'commands.json'), 'utf8')) as { commands: { pid: number; role: string }[] }).commands;
+  } catch {
+    return [];
+  }
+}
+
+describe('many commands, one client: a watch beside an extract', () => {
+  it('a watch started while an extract hosts rides along, then hosts after the handover; every content uploaded once', async () => {
+    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    const ws = makeWorkspace({
+      'batch/thirty.pdf': 'pdf/pages-30.pdf',
+      'batch/twelve.pdf': 'pdf/pages-12.pdf',
+      'batch/seven.pdf': 'pdf/pages-7.pdf',
+      'batch/a.png': 'images/id-card.png',
+      'inbox/same-as-seven.pdf': 'pdf/pages-7.pdf',
+      'inbox/b.jpg': 'images/receipt.jpg',
+    });
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];
+    const extract = track(startChildCli(['extract', join(ws.inputs, 'batch'), '--out', join(ws.dir, 'out-e'), ...rate], env));
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the extract to host');
+    const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--settle', '100ms', ...rate], env));
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === watch.child.pid), 'the watch to ride along');
+    await waitFor(() => ['same-as-seven.pdf', 'b.jpg'].every((name) => completeAt(join(ws.dir, 'out-w', `${name}.json`))), 'the watched files');
+
+    const extracted = await extract.done;
+    expect(extracted.code, extracted.stderr).toBe(0);
+    // The extract handed over: the watch hosts now, and takes what arrives.
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === watch.child.pid), 'the watch to host');
+    copyFileSync(join(CORPUS, 'pdf/pages-2.pdf'), join(ws.inputs, 'inbox', 'late.pdf'));
+    await waitFor(() => completeAt(join(ws.dir, 'out-w', 'late.pdf.json')), 'the late file');
+    watch.child.kill('SIGINT');
+    const watched = await watch.done;
+    expectNoStackTrace(watched.stderr);
+    expect(watched.code, watched.stderr).toBe(130);
+    expect(parseNdjson(watched.stdout).filter((line) => line.status === 'complete').map((line) => String(line.file).split('/').pop())).toEqual(expect.arrayContaining(['same-as-seven.pdf', 'b.jpg', 'late.pdf']));
+    for (const source of ['pdf/pages-30.pdf', 'pdf/pages-12.pdf', 'pdf/pages-7.pdf', 'images/id-card.png', 'images/receipt.jpg', 'pdf/pages-2.pdf']) {
+      expect(emu.counters.uploadsBySha256[sha256Of(join(CORPUS, source))], source).toBe(1);
+    }
+  });
+});
+
+function track(started: RunningChild): RunningChild {
+  children.push(started);
+  return started;
+}
