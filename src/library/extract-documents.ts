@@ -10,6 +10,7 @@ import { findSetting } from '../config/settings.js';
 import { defaultStateDir } from '../config/state-dir.js';
 import { withEngineSession, type BatchDeps } from '../features/batch-session.js';
 import { runExtractBatch, type ExtractBatchReport } from '../features/extract.js';
+import { accountId } from '../store/account-id.js';
 import { recordLastRun } from '../features/last-run.js';
 import { ModelRules } from '../features/model-rules.js';
 import { PageRules } from '../features/page-rules.js';
@@ -174,7 +175,10 @@ async function run(
     const planned = await planDocuments([...inputs], { ...plan, parts: true });
     for (const outcome of planned.rejected) finished(outcome);
     if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
-    return withEngineSession(connection, async (session) => {
+    // While it runs, commands started beside it on the same state folder ride along (features/host).
+    const terms = { account: accountId(resolved.baseUrl, options.apiKey), storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
+    const hosting = { ...connection, host: { command: `docextract library (pid ${process.pid})`, terms } };
+    return withEngineSession(hosting, async (session) => {
       const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
       const report = await runExtractBatch(deps, planned.documents, settings, outDir, reuse, options.signal, models.names());
       return recorded({ ...report, outcomes: [...planned.rejected, ...report.outcomes] }, deps, { stateDir, outDir, startedAt });

@@ -4,7 +4,7 @@
  * a library run left.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extractDocuments, InvalidOptionError, UnknownModelError, type DocumentOutcome, type ResultDocument } from '../../src/index.js';
@@ -173,6 +173,41 @@ describe('extractDocuments: the engine as a library', () => {
     for (const file of split) expectCompleteResult(join(ws.out, `${file.target.replace('long/', '')}.json`), join(ws.inputs, file.target), file.pages);
     expectEachUploadedOnce(emu, split, ws.inputs);
     expect(emu.counters.creditsCharged).toBe(totalPages(split));
+  });
+
+  it('a CLI extract started while a library run holds the state folder rides along: each content is uploaded once, both get every result', async () => {
+    // The library run's answers wait until the CLI has joined it (the host lists it in commands.json):
+    // without hosting, the CLI would find the folder busy and the run could not go on.
+    let holding = true;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // (The CLI's own free check of the models is not held: it comes before it joins.)
+    const emu = (emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined) }));
+    const ws = makeWorkspace(batchFiles(FILES));
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const run = extractDocuments([ws.inputs], libraryOptions(emu, ws.out, env));
+    const otherOut = join(ws.dir, 'other-out');
+    const cli = runChildCli(['extract', ws.inputs, '--out', otherOut, '--json', '--rate-limit', 'none'], env);
+    const joined = async (): Promise<boolean> => {
+      try {
+        return readFileSync(join(stateDir, 'commands.json'), 'utf8').includes('"client"');
+      } catch {
+        return false;
+      }
+    };
+    const giveUp = Date.now() + 20_000; // only how long a failing run is given
+    while (!(await joined()) && Date.now() < giveUp) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await joined(), `the CLI joined the library run as a client; state folder: ${readdirSync(stateDir).join(', ')}`).toBe(true);
+    holding = false;
+    release();
+    const [done, report] = await Promise.all([cli, run.done]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(parseNdjson(done.stdout).map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
+    expect(report.outcomes.map((outcome) => outcome.status)).toEqual(FILES.map(() => 'complete'));
+    for (const file of FILES) expectCompleteResult(join(otherOut, `${file.target}.json`), join(ws.inputs, file.target), file.pages);
+    expectEachUploadedOnce(emu, FILES, ws.inputs);
+    expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
   });
 
   it('bad options and unknown models are errors with a code, before anything is sent', async () => {
