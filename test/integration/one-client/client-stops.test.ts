@@ -6,29 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+import { commandRig, waitFor } from '../../helpers/one-client.js';
 
-let emulator: RunningEmulator | undefined;
-const children: RunningChild[] = [];
-afterEach(async () => {
-  // A failed assertion must not leave a command running (a watch never ends by itself).
-  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
-  await emulator?.close();
-  emulator = undefined;
-});
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+const rig = commandRig();
 
 function runningCommands(stateDir: string): { pid: number; role: string }[] {
   try {
@@ -43,7 +27,7 @@ const SPLIT = { 'a.pdf': 'pdf/pages-12.pdf', 'b.pdf': 'pdf/pages-30.pdf' };
 
 describe('many commands, one client: a submitting command stops', () => {
   it('Ctrl-C of a command riding along: it exits 130, nothing is sent for its files, and the host finishes its own', async () => {
-    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 6, windowMs: 1000 }] }));
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 6, windowMs: 1000 }] }));
     const ws = makeWorkspace({ ...SPLIT, 'mine/x.png': 'images/id-card.png', 'mine/y.jpg': 'images/receipt.jpg' });
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
@@ -65,7 +49,7 @@ describe('many commands, one client: a submitting command stops', () => {
   });
 
   it('a command with another --max-credits waits for the folder instead of riding along, then runs its own', async () => {
-    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }] }));
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }] }));
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-12.pdf', 'mine/x.png': 'images/id-card.png' });
     const env = emulatorEnv(emu);
     const rate = ['--json', '--rate-limit', '3/1s', ...FAST_FLAGS];
@@ -80,6 +64,6 @@ describe('many commands, one client: a submitting command stops', () => {
 });
 
 function track(started: RunningChild): RunningChild {
-  children.push(started);
+  rig.children.push(started);
   return started;
 }

@@ -4,34 +4,19 @@
  * answer instead of racing it.
  */
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { EmulatorEvent, RunningEmulator } from '../../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { EmulatorEvent } from '../../../src/emulator/index.js';
 import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson } from '../../helpers/workspace.js';
+import { commandRig, waitFor } from '../../helpers/one-client.js';
 
-let emulator: RunningEmulator | undefined;
-const children: RunningChild[] = [];
-afterEach(async () => {
-  // A failed assertion must not leave a command running (a watch never ends by itself).
-  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
-  await emulator?.close();
-  emulator = undefined;
-});
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+const rig = commandRig();
 
 describe('many commands, one client: collect', () => {
   it('collect <id> and jobs --refresh while an extract finishes that job: all exit 0 (jobs lists the running command) with the complete result; each chunk processed and the job finalized once, by one worker', async () => {
     const answers: { endpoint: string | null; code?: string }[] = [];
-    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 }, onRequest: (entry) => answers.push(entry) }));
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 }, onRequest: (entry) => answers.push(entry) }));
     const events: EmulatorEvent[] = [];
     emu.events.on('event', (event: EmulatorEvent) => events.push(event));
     const ws = makeWorkspace({ 'sixty.pdf': 'pdf/pages-60.pdf' });
@@ -66,6 +51,6 @@ describe('many commands, one client: collect', () => {
 });
 
 function track(started: RunningChild): RunningChild {
-  children.push(started);
+  rig.children.push(started);
   return started;
 }

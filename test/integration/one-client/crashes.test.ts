@@ -4,47 +4,22 @@
  * and finish; a rerun uploads nothing new. kill -9 of a client: the host
  * goes on, unaffected.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { EmulatorEvent, RunningEmulator } from '../../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { EmulatorEvent } from '../../../src/emulator/index.js';
 import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+import { commandRig, waitFor, runningCommands } from '../../helpers/one-client.js';
 
-let emulator: RunningEmulator | undefined;
-const children: RunningChild[] = [];
-afterEach(async () => {
-  // A failed assertion must not leave a command running (a watch never ends by itself).
-  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
-  await emulator?.close();
-  emulator = undefined;
-});
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
-/** The commands the host lists in the state folder (what `docextract jobs` shows). */
-function runningCommands(stateDir: string): { pid: number; role: string }[] {
-  try {
-    return (JSON.parse(readFileSync(join(stateDir, 'commands.json'), 'utf8')) as { commands: { pid: number; role: string }[] }).commands;
-  } catch {
-    return [];
-  }
-}
+const rig = commandRig();
 
 const FILES = { 'thirty.pdf': 'pdf/pages-30.pdf', 'twelve.pdf': 'pdf/pages-12.pdf', 'seven.pdf': 'pdf/pages-7.pdf', 'a.png': 'images/id-card.png', 'b.jpg': 'images/receipt.jpg' };
 const PAGES: Record<string, number> = { 'thirty.pdf': 30, 'twelve.pdf': 12, 'seven.pdf': 7, 'a.png': 1, 'b.jpg': 1 };
 
 describe('many commands, one client: crashes stay local', () => {
   it('kill -9 of the host: the client takes over and finishes every file; a rerun of the host command uploads nothing new', async () => {
-    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 } }));
     const processed = new Set<string>();
     emu.events.on('event', (event: EmulatorEvent) => event.type === 'chunk_processed' && event.sha256 && processed.add(event.sha256));
     const ws = makeWorkspace(FILES);
@@ -77,7 +52,7 @@ describe('many commands, one client: crashes stay local', () => {
   });
 
   it('kill -9 of a client: the host finishes unaffected, and the client files cost one upload each in all', async () => {
-    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
     const ws = makeWorkspace({ ...FILES, 'mine/c.pdf': 'pdf/pages-2.pdf', 'mine/d.pdf': 'pdf/pages-4.pdf', 'mine/e.png': 'images/logo-with-alpha.png' });
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
@@ -103,6 +78,6 @@ describe('many commands, one client: crashes stay local', () => {
 });
 
 function track(started: RunningChild): RunningChild {
-  children.push(started);
+  rig.children.push(started);
   return started;
 }

@@ -5,20 +5,13 @@
  * socket. Real processes against the emulator.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+import { commandRig } from '../../helpers/one-client.js';
 
-let emulator: RunningEmulator | undefined;
-const children: RunningChild[] = [];
-afterEach(async () => {
-  // A failed assertion must not leave a command running (a watch never ends by itself).
-  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
-  await emulator?.close();
-  emulator = undefined;
-});
+const rig = commandRig();
 
 const FILES = {
   'a.png': 'images/id-card.png',
@@ -31,7 +24,7 @@ const PAGES: Record<string, number> = { 'a.png': 1, 'b.jpg': 1, 'c.pdf': 2, 'd.p
 
 describe('many commands, one client: two extracts', () => {
   it('two extracts started at once on the same files: both exit 0 with every file complete, each content uploaded once', async () => {
-    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 60, windowMs: 12_000 }], latencyMs: { documents: 100, process: 100 } }));
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 60, windowMs: 12_000 }], latencyMs: { documents: 100, process: 100 } }));
     const ws = makeWorkspace(FILES);
     const env = emulatorEnv(emu);
     const args = (out: string): string[] => ['extract', ws.inputs, '--out', out, '--json', '--rate-limit', '8/1s,60/12s', ...FAST_FLAGS];
@@ -52,6 +45,6 @@ describe('many commands, one client: two extracts', () => {
 });
 
 function track(started: RunningChild): RunningChild {
-  children.push(started);
+  rig.children.push(started);
   return started;
 }

@@ -5,29 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+import { commandRig, waitFor } from '../../helpers/one-client.js';
 
-let emulator: RunningEmulator | undefined;
-const children: RunningChild[] = [];
-afterEach(async () => {
-  // A failed assertion must not leave a command running (a watch never ends by itself).
-  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
-  await emulator?.close();
-  emulator = undefined;
-});
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+const rig = commandRig();
 
 const WINDOWS = [
   { limit: 8, windowMs: 1000 },
@@ -36,7 +20,7 @@ const WINDOWS = [
 
 describe('many commands, one client: watch + two extracts', () => {
   it('a watch hosts, two extracts of overlapping folders and a jobs --refresh ride along: every file complete, each content uploaded once, few 429s, exits 0 (watch 130)', async () => {
-    const emu = (emulator = await startTestEmulator({ rateLimits: WINDOWS, latencyMs: { documents: 50, process: 80 } }));
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: WINDOWS, latencyMs: { documents: 50, process: 80 } }));
     const ws = makeWorkspace({
       'inbox/w1.pdf': 'pdf/pages-7.pdf',
       'inbox/w2.png': 'images/id-card.png',
@@ -91,6 +75,6 @@ function completeAt(path: string): boolean {
 }
 
 function track(started: RunningChild): RunningChild {
-  children.push(started);
+  rig.children.push(started);
   return started;
 }

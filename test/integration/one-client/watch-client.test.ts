@@ -5,29 +5,13 @@
  */
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+import { commandRig, waitFor } from '../../helpers/one-client.js';
 
-let emulator: RunningEmulator | undefined;
-const children: RunningChild[] = [];
-afterEach(async () => {
-  // A failed assertion must not leave a command running (a watch never ends by itself).
-  for (const started of children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
-  await emulator?.close();
-  emulator = undefined;
-});
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 25_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+const rig = commandRig();
 
 function completeAt(path: string): boolean {
   try {
@@ -47,7 +31,7 @@ function runningCommands(stateDir: string): { pid: number; role: string }[] {
 
 describe('many commands, one client: a watch beside an extract', () => {
   it('a watch started while an extract hosts rides along, then hosts after the handover; every content uploaded once', async () => {
-    const emu = (emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
     const ws = makeWorkspace({
       'batch/thirty.pdf': 'pdf/pages-30.pdf',
       'batch/twelve.pdf': 'pdf/pages-12.pdf',
@@ -83,6 +67,6 @@ describe('many commands, one client: a watch beside an extract', () => {
 });
 
 function track(started: RunningChild): RunningChild {
-  children.push(started);
+  rig.children.push(started);
   return started;
 }
