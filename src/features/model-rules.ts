@@ -1,15 +1,19 @@
-import picomatch from 'picomatch';
 import { normaliseModel } from '../batch/question.js';
+import { firstMatch, parsePathRules, ruleList, type PathRule, type RuleKind } from './path-rules.js';
 
-/** One `GLOB=MODEL` rule. */
-export interface ModelRule {
-  /** As written, relative to the inputs' base, e.g. `ids/**`. */
-  glob: string;
-  /** The document type for files it matches, lowercased and trimmed. */
-  model: string;
-  /** Whether a path relative to the inputs' base, with `/` separators, matches `glob`. */
-  matches: (relativePath: string) => boolean;
-}
+/** One `GLOB=MODEL` rule; `value` is the document type, lowercased and trimmed. */
+export type ModelRule = PathRule<string>;
+
+const MODEL_RULES: RuleKind<string> = {
+  parse: (text) => {
+    const model = normaliseModel(text);
+    if (!model) throw new Error(`empty document type in "${text}"`);
+    return model;
+  },
+  text: (model) => model,
+  placeholder: 'MODEL',
+  example: 'ids/**=id_card',
+};
 
 /**
  * Which document type each file gets: `GLOB=MODEL` rules, first match wins,
@@ -37,34 +41,13 @@ export class ModelRules {
    * bad entry.
    */
   static parse(specs: readonly string[]): ModelRules {
-    const rules: ModelRule[] = [];
-    let fallback: string | undefined;
-    for (const spec of specs) {
-      const equals = spec.lastIndexOf('=');
-      if (equals === -1) {
-        const model = normaliseModel(spec);
-        if (!model) throw new Error(`empty document type in "${spec}"`);
-        if (fallback !== undefined && fallback !== model) throw new Error(`two default document types ("${fallback}" and "${model}"); give one bare MODEL, and GLOB=MODEL for the rest`);
-        fallback = model;
-        continue;
-      }
-      const glob = spec.slice(0, equals).trim().replace(/^\.\//, '');
-      const model = normaliseModel(spec.slice(equals + 1));
-      if (!glob) throw new Error(`"${spec}" has no glob before "="; write GLOB=MODEL, e.g. 'ids/**=id_card'`);
-      if (!model) throw new Error(`"${spec}" has no document type after "="; write GLOB=MODEL, e.g. 'ids/**=id_card'`);
-      rules.push({ glob, model, matches: picomatch(glob, { dot: true }) });
-    }
+    const { rules, fallback } = parsePathRules(specs, MODEL_RULES);
     return new ModelRules(rules, fallback);
   }
 
   /** Parse the config form: rules separated by `;`. */
   static parseList(text: string): ModelRules {
-    return ModelRules.parse(
-      text
-        .split(';')
-        .map((part) => part.trim())
-        .filter(Boolean),
-    );
+    return ModelRules.parse(ruleList(text));
   }
 
   /** This set, with `fallback` as the default when it has none of its own. */
@@ -79,12 +62,11 @@ export class ModelRules {
 
   /** The model to send for a file, or undefined for the service's default. */
   modelFor(relativePath: string): string | undefined {
-    const path = relativePath.split('\\').join('/');
-    return this.rules.find((rule) => rule.matches(path))?.model ?? this.fallback;
+    return firstMatch(this.rules, relativePath) ?? this.fallback;
   }
 
   /** Every name a run may send, for the free check against `models`. */
   names(): string[] {
-    return [...new Set([...this.rules.map((rule) => rule.model), ...(this.fallback ? [this.fallback] : [])])];
+    return [...new Set([...this.rules.map((rule) => rule.value), ...(this.fallback ? [this.fallback] : [])])];
   }
 }

@@ -1,12 +1,15 @@
-import picomatch from 'picomatch';
 import { ALL_PAGES, parsePageSelection, type PageSelection } from '../files/page-selection.js';
+import { firstMatch, parsePathRules, ruleList, type PathRule, type RuleKind } from './path-rules.js';
 
-export interface PageRule {
-  /** As written, relative to the inputs' base, e.g. `invoices/**`. */
-  glob: string;
-  selection: PageSelection;
-  matches: (relativePath: string) => boolean;
-}
+/** One `GLOB=SELECTION` rule. */
+export type PageRule = PathRule<PageSelection>;
+
+const PAGE_RULES: RuleKind<PageSelection> = {
+  parse: parsePageSelection,
+  text: (selection) => (selection.all ? 'all' : selection.text),
+  placeholder: 'SELECTION',
+  example: 'invoices/**=1,-1',
+};
 
 /**
  * Which pages of each file to extract: `GLOB=SELECTION` rules, first match
@@ -29,34 +32,13 @@ export class PageRules {
    * bad entry.
    */
   static parse(specs: readonly string[]): PageRules {
-    const rules: PageRule[] = [];
-    let fallback: PageSelection | undefined;
-    for (const spec of specs) {
-      const equals = spec.lastIndexOf('=');
-      if (equals === -1) {
-        const selection = parsePageSelection(spec);
-        if (fallback !== undefined && textOf(fallback) !== textOf(selection)) {
-          throw new Error(`two default page selections ("${textOf(fallback)}" and "${textOf(selection)}"); give one bare SELECTION, and GLOB=SELECTION for the rest`);
-        }
-        fallback = selection;
-        continue;
-      }
-      const glob = spec.slice(0, equals).trim().replace(/^\.\//, '');
-      if (!glob) throw new Error(`"${spec}" has no glob before "="; write GLOB=SELECTION, e.g. 'invoices/**=1'`);
-      if (!spec.slice(equals + 1).trim()) throw new Error(`"${spec}" has no pages after "="; write GLOB=SELECTION, e.g. 'invoices/**=1,-1'`);
-      rules.push({ glob, selection: parsePageSelection(spec.slice(equals + 1)), matches: picomatch(glob, { dot: true }) });
-    }
+    const { rules, fallback } = parsePathRules(specs, PAGE_RULES);
     return new PageRules(rules, fallback);
   }
 
   /** Parse the config form: rules separated by `;`. */
   static parseList(text: string): PageRules {
-    return PageRules.parse(
-      text
-        .split(';')
-        .map((part) => part.trim())
-        .filter(Boolean),
-    );
+    return PageRules.parse(ruleList(text));
   }
 
   get isEmpty(): boolean {
@@ -65,11 +47,6 @@ export class PageRules {
 
   /** The pages to extract of a file (every page when nothing says otherwise). */
   selectionFor(relativePath: string): PageSelection {
-    const path = relativePath.split('\\').join('/');
-    return this.rules.find((rule) => rule.matches(path))?.selection ?? this.fallback ?? ALL_PAGES;
+    return firstMatch(this.rules, relativePath) ?? this.fallback ?? ALL_PAGES;
   }
-}
-
-function textOf(selection: PageSelection): string {
-  return selection.all ? 'all' : selection.text;
 }
