@@ -9,7 +9,9 @@ import { isLoopback, parseBaseUrl } from '../config/base-url.js';
 import { findSetting } from '../config/settings.js';
 import { defaultStateDir } from '../config/state-dir.js';
 import { withEngineSession, type BatchDeps } from '../features/batch-session.js';
-import { runExtractBatch, type ExtractBatchReport } from '../features/extract.js';
+import { checkModelNamesBeforeSending, runExtractBatch, type ExtractBatchReport } from '../features/extract.js';
+import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
+import { extractAsOneClient } from './shared-run.js';
 import { accountId } from '../store/account-id.js';
 import { recordLastRun } from '../features/last-run.js';
 import { ModelRules } from '../features/model-rules.js';
@@ -175,13 +177,35 @@ async function run(
     const planned = await planDocuments([...inputs], { ...plan, parts: true });
     for (const outcome of planned.rejected) finished(outcome);
     if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
-    // While it runs, commands started beside it on the same state folder ride along (features/host).
+    // One client with every command on the state folder: it hosts, or rides along on the one that does (features/host).
     const terms = { account: accountId(resolved.baseUrl, options.apiKey), storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
-    const hosting = { ...connection, host: { command: `docextract library (pid ${process.pid})`, terms } };
-    return withEngineSession(hosting, async (session) => {
-      const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
-      const report = await runExtractBatch(deps, planned.documents, settings, outDir, reuse, options.signal, models.names());
-      return recorded({ ...report, outcomes: [...planned.rejected, ...report.outcomes] }, deps, { stateDir, outDir, startedAt });
+    const command = `docextract library (pid ${process.pid})`;
+    const typed = models.names();
+    const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...planned.rejected, ...report.outcomes] });
+    return extractAsOneClient({
+      stateDir,
+      documents: planned.documents,
+      reuse,
+      events,
+      ...(options.signal ? { signal: options.signal } : {}),
+      who: { pid: process.pid, command, terms },
+      host: (documents, merge) =>
+        withEngineSession({ ...connection, host: { command, terms } }, async (session) => {
+          const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
+          const report = merge(await runExtractBatch(deps, documents, settings, outDir, reuse, options.signal, typed));
+          return recorded(withRejected(report), deps, { stateDir, outDir, startedAt });
+        }),
+      prepare: async () => {
+        const names = typed.length > 0 ? typed : [...new Set(planned.documents.map((doc) => doc.model ?? SERVICE_DEFAULT_MODEL))];
+        await checkModelNamesBeforeSending({ api: await connection.createClient(() => undefined), events }, names, typed.length > 0);
+      },
+      rodeAlong: async (report) => {
+        const whole = withRejected(report);
+        await recordLastRun(stateDir, terms.account, { outDir, outcomes: whole.outcomes, startedAtMs: startedAt, finishedAtMs: clock.now() });
+        if (whole.fatal) throw whole.fatal;
+        return whole;
+      },
+      waiting: (message) => options.events?.notice?.(message),
     });
   }
   return withEngineSession(connection, async (session) => {

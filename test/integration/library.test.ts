@@ -210,6 +210,37 @@ describe('extractDocuments: the engine as a library', () => {
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
   });
 
+  it('a library run started while a CLI extract holds the state folder rides along on it: each content is uploaded once, both get every result', async () => {
+    let holding = true;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const emu = (emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined) }));
+    const ws = makeWorkspace(batchFiles(FILES));
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    let uploaded: () => void = () => undefined;
+    const firstUpload = new Promise<void>((resolve) => (uploaded = resolve));
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type === 'upload') uploaded();
+    });
+    const cli = runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
+    await firstUpload; // the CLI holds the folder and hosts
+    const otherOut = join(ws.dir, 'library-out');
+    const run = extractDocuments([ws.inputs], libraryOptions(emu, otherOut, env));
+    const giveUp = Date.now() + 20_000; // only how long a failing run is given
+    const joined = (): boolean => existsSync(join(stateDir, 'commands.json')) && readFileSync(join(stateDir, 'commands.json'), 'utf8').includes('"client"');
+    while (!joined() && Date.now() < giveUp) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(joined(), 'the library run joined the CLI as a client').toBe(true);
+    holding = false;
+    release();
+    const [done, report] = await Promise.all([cli, run.done]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(report.outcomes.map((outcome) => outcome.status)).toEqual(FILES.map(() => 'complete'));
+    for (const file of FILES) expectCompleteResult(join(otherOut, `${file.target}.json`), join(ws.inputs, file.target), file.pages);
+    expectEachUploadedOnce(emu, FILES, ws.inputs);
+    expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
+  });
+
   it('bad options and unknown models are errors with a code, before anything is sent', async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace(batchFiles(FILES.slice(0, 1)));
