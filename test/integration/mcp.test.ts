@@ -2,12 +2,13 @@
  * `docextract mcp` as an agent meets it: the built CLI spawned by the
  * official MCP client over stdio, against the emulator.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
-import { DOCEXTRACT_BIN } from '../helpers/child-run.js';
+import { DOCEXTRACT_BIN, runChildCli } from '../helpers/child-run.js';
 import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace } from '../helpers/workspace.js';
 
@@ -29,8 +30,8 @@ interface ExtractAnswer {
   documents: { file: string; status: string; output: string | null; data?: unknown; error?: { code: string }; reused?: string }[];
 }
 
-async function connect(emu: RunningEmulator, out: string, extraArgs: string[] = []): Promise<{ client: Client; stderr: () => string }> {
-  const env = Object.fromEntries(Object.entries(emulatorEnv(emu)).filter((entry): entry is [string, string] => entry[1] !== undefined));
+async function connect(emu: RunningEmulator, out: string, extraArgs: string[] = [], processEnv: NodeJS.ProcessEnv = emulatorEnv(emu)): Promise<{ client: Client; stderr: () => string }> {
+  const env = Object.fromEntries(Object.entries(processEnv).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const transport = new StdioClientTransport({ command: process.execPath, args: [DOCEXTRACT_BIN, 'mcp', '--out', out, '--rate-limit', 'none', ...extraArgs], env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -96,6 +97,37 @@ describe('docextract mcp over stdio', () => {
     expect(emu.counters.finalizedJobs).toBe(2);
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
     expectEachUploadedOnce(emu, FILES, ws.inputs);
+  });
+
+  it('an extraction while a CLI extract holds the state folder rides along on it: each content uploaded once', async () => {
+    let holding = true;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const emu = (emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined) }));
+    const ws = makeWorkspace(batchFiles(FILES));
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    let uploaded: () => void = () => undefined;
+    const firstUpload = new Promise<void>((resolve) => (uploaded = resolve));
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type === 'upload') uploaded();
+    });
+    const cli = runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
+    await firstUpload; // the CLI holds the folder and hosts
+    const { client, stderr } = await connect(emu, join(ws.dir, 'agent-out'), [], env);
+    const called = client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } });
+    const joined = (): boolean => existsSync(join(stateDir, 'commands.json')) && readFileSync(join(stateDir, 'commands.json'), 'utf8').includes('"client"');
+    const giveUp = Date.now() + 20_000; // only how long a failing run is given
+    while (!joined() && Date.now() < giveUp) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(joined(), `the MCP extraction joined the CLI as a client; ${stderr()}`).toBe(true);
+    holding = false;
+    release();
+    const [done, result] = await Promise.all([cli, called]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(result.isError, stderr()).toBeFalsy();
+    expect((result.structuredContent as unknown as ExtractAnswer).documents.map((doc) => doc.status)).toEqual(FILES.map(() => 'complete'));
+    expectEachUploadedOnce(emu, FILES, ws.inputs);
+    expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
   });
 
   it('an unknown model and a spent budget are tool errors with a code; nothing is sent', async () => {
