@@ -26,6 +26,13 @@ export class UploadQueue {
   private readonly lanes = new Map<string, PlainLane>();
   /** The origin whose plain document goes first next time. */
   private turn = 0;
+  /**
+   * The plain document last picked, offered again until it leaves the queue: the scheduler may ask
+   * several times before it sends (a rate window, the in-flight budget), and a turn that moved on
+   * with each question offered another command's document each time, so none was ever sent (two
+   * extracts of partly overlapping folders stalled; issue 20).
+   */
+  private picked?: DocumentTask;
   // Stryker disable next-line ArrayDeclaration: equivalent; next() filters the retry list by phase before reading it, and a stray element has none.
   private retrying: DocumentTask[] = [];
 
@@ -37,10 +44,7 @@ export class UploadQueue {
   add(task: DocumentTask): void {
     if (task.phase !== 'queued') return;
     if (task.mayOpenJob) this.insertSplit(task);
-    // One lane for now, whatever the origin: with a lane per command (turns between commands), two
-    // extracts of partly overlapping folders stalled their host's plain uploads (issue 20's note:
-    // `npm run bench -- --only=many`). Arrival order until that is understood.
-    else this.laneOf('').tasks.push(task);
+    else this.laneOf(task.doc.origin ?? '').tasks.push(task);
   }
 
   /** A task back from a failed attempt or a lost job. */
@@ -65,6 +69,12 @@ export class UploadQueue {
       if (verdict === 'send') return task;
       if (verdict === 'stop') return undefined;
     }
+    if (this.picked?.phase === 'queued') {
+      const verdict = judge(this.picked);
+      if (verdict === 'send') return this.picked;
+      if (verdict !== 'skip') return undefined;
+    }
+    this.picked = undefined;
     const lanes = [...this.lanes.values()];
     for (let i = 0; i < lanes.length; i++) {
       const index = (this.turn + i) % lanes.length;
@@ -72,6 +82,7 @@ export class UploadQueue {
       if (picked === 'wait') return undefined;
       if (picked) {
         this.turn = index + 1;
+        this.picked = picked;
         return picked;
       }
     }

@@ -151,7 +151,7 @@ describe('UploadQueue: retries and what the judge says', () => {
 });
 
 describe('UploadQueue: commands sharing one scheduler', () => {
-  it('plain documents of several origins go in arrival order (turns between commands are withdrawn: they stalled a shared run, see issue 20)', () => {
+  it('plain documents of several origins take turns, so a long backlog does not starve a later command', () => {
     const backlog = images(5).map((t) => withOrigin(t, 'watch'));
     const queue = new UploadQueue(backlog);
     const later = images(2, 100).map((t) => withOrigin(t, 'extract'));
@@ -161,7 +161,17 @@ describe('UploadQueue: commands sharing one scheduler', () => {
       order.push(`${next.doc.origin}:${next.doc.displayPath}`);
       next.phase = 'uploading';
     }
-    expect(order).toEqual(['watch:img0.png', 'watch:img1.png', 'watch:img2.png', 'watch:img3.png', 'watch:img4.png', 'extract:img100.png', 'extract:img101.png']);
+    expect(order).toEqual(['watch:img0.png', 'extract:img100.png', 'watch:img1.png', 'extract:img101.png', 'watch:img2.png', 'watch:img3.png', 'watch:img4.png']);
+  });
+
+  it('a pick is offered again until it is sent: asking twice before sending does not hand the turn to another command', () => {
+    const queue = new UploadQueue(images(3).map((t) => withOrigin(t, 'watch')));
+    for (const t of images(3, 100).map((t) => withOrigin(t, 'extract'))) queue.add(t);
+    const first = queue.next(0, () => 'send', never);
+    expect(queue.next(0, () => 'send', never)).toBe(first);
+    expect(queue.next(0, () => 'send', never)).toBe(first);
+    (first as DocumentTask).phase = 'uploading';
+    expect(queue.next(0, () => 'send', never)?.doc.origin).toBe('extract');
   });
 });
 
