@@ -1,3 +1,4 @@
+import { DocextractError } from '../util/docextract-error.js';
 import type { ApiClient } from '../api/client.js';
 import { AuthenticationError } from '../api/errors.js';
 import { closestNames } from '../util/closest-names.js';
@@ -7,7 +8,7 @@ import { closestNames } from '../util/closest-names.js';
  * (checked for free against `models` before anything counted is sent):
  * nothing was sent. Fix the names, or ask the service for model access.
  */
-export class UnknownModelError extends Error {
+export class UnknownModelError extends DocextractError {
   /** Always `'UnknownModelError'`. */
   override readonly name = 'UnknownModelError';
   /** Always `unknown_model`, as the service would have answered each file. */

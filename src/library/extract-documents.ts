@@ -3,7 +3,8 @@ import { ApiClient } from '../api/client.js';
 import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
 import type { ResultDocument } from '../batch/result-file.js';
-import { runSettings } from '../batch/run-settings.js';
+import { InvalidSettingError, runSettings } from '../batch/run-settings.js';
+import { DocextractError } from '../util/docextract-error.js';
 import { checkApiKeyShape } from '../config/api-key.js';
 import { isLoopback, parseBaseUrl } from '../config/base-url.js';
 import { findSetting } from '../config/settings.js';
@@ -102,7 +103,7 @@ export interface ExtractionRun extends AsyncIterable<DocumentOutcome> {
  * A bad option of {@link extractDocuments}, thrown synchronously by the call
  * itself: nothing was opened or sent. Fix the option named in `option`.
  */
-export class InvalidOptionError extends Error {
+export class InvalidOptionError extends DocextractError {
   /** Always `'InvalidOptionError'`. */
   override readonly name = 'InvalidOptionError';
   /**
@@ -112,8 +113,8 @@ export class InvalidOptionError extends Error {
     /** The option at fault, as named in {@link ExtractDocumentsOptions}, e.g. `baseUrl`. */
     readonly option: string,
     message: string,
-    /** `invalid_option`, or a narrower code: `invalid_api_key`, `insecure_transport` (plain http:// to a host that is not loopback). */
-    readonly code = 'invalid_option',
+    /** `invalid_option`, or a narrower code: `invalid_api_key`, `insecure_transport` (plain http:// to a host that is not loopback), `invalid_setting` (a run setting the engine cannot run with: an open-job cap past 5, a TTL of nothing). */
+    readonly code: string = 'invalid_option',
   ) {
     super(`${option}: ${message}`);
   }
@@ -237,12 +238,23 @@ function resolveOptions(options: ExtractDocumentsOptions) {
     windows: rateWindowsOf(options.rateLimit),
     models: modelRulesOf(options.model),
     pages: pageRulesOf(options.pages),
-    settings: runSettings({
+    settings: checkedSettings({
       ...options.settings,
       ...(options.storeDb !== undefined ? { storeDb: options.storeDb } : {}),
       ...(options.maxCredits !== undefined ? { maxCredits: options.maxCredits } : {}),
     }),
   };
+}
+
+/** The engine's own check of the run settings, its refusal naming the option that set the value. */
+function checkedSettings(settings: Partial<RunSettings>): RunSettings {
+  try {
+    return runSettings(settings);
+  } catch (error) {
+    if (!(error instanceof InvalidSettingError)) throw error;
+    const option = error.setting === 'storeDb' || error.setting === 'maxCredits' ? error.setting : `settings.${error.setting}`;
+    throw new InvalidOptionError(option, error.reason, error.code);
+  }
 }
 
 /** The sink, called once each result the run writes is durable. */
