@@ -6,7 +6,8 @@ import type { BatchDeps } from '../features/batch-session.js';
 import type { ClientBatch, ClientIdentity, ClientWork } from '../features/host/client-batch.js';
 import type { Socket } from 'node:net';
 import type { SubmissionEnd } from '../features/host/one-client.js';
-import type { ExtractBatchReport } from '../features/extract.js';
+import type { PartResults } from '../features/parts.js';
+import type { ExtractBatchReport } from '../features/batch-report.js';
 import { recordLastRun } from '../features/last-run.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
@@ -51,6 +52,8 @@ export interface SharedCommand<R = unknown, E = unknown> {
   submitWith?: (socket: Socket, events: E, stop: AbortSignal, who: ClientIdentity) => Promise<SubmissionEnd<R>>;
   /** Before the first submission (free checks: the document types). */
   prepare?: () => Promise<void>;
+  /** The command's sources sent in parts: one outcome each, whoever runs the parts. */
+  parts?: PartResults;
 }
 
 /**
@@ -118,7 +121,7 @@ export async function withBatchSession<R, E extends BatchEvents>(
         ? {
             submit: async (socket) => {
               const shown = await eventsOnce();
-              client ??= new ClientBatch(clientWork, shown);
+              client ??= new ClientBatch(clientWork, shown, shared.parts);
               await prepareOnce();
               return client.submit(socket, who, interrupts.signal) as Promise<SubmissionEnd<R>>;
             },

@@ -1,5 +1,6 @@
 import { DocextractError } from '../util/docextract-error.js';
 import type { ApiClient } from '../api/client.js';
+import type { BatchEvents } from '../batch/batch-types.js';
 import { AuthenticationError } from '../api/errors.js';
 import { closestNames } from '../util/closest-names.js';
 
@@ -78,4 +79,12 @@ function modelName(item: unknown): string | undefined {
     if (typeof value === 'string' && value.trim()) return value;
   }
   return undefined;
+}
+
+/** The free check of `names` against `models`; `asked`: the user named a model (else only the service's default is sent). */
+export async function checkModelNamesBeforeSending(deps: { api: ApiClient; events: Pick<BatchEvents, 'notice'> }, names: readonly string[], asked: boolean): Promise<void> {
+  if (names.length === 0) return;
+  const check = await checkModelNames(deps.api, [...names]);
+  if (check.ok === 'unchecked') deps.events.notice?.(`${check.reason}; the document types were not checked before sending`);
+  else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, asked);
 }

@@ -3,7 +3,8 @@ import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { plannedArrivals } from './arrivals.js';
 import { sessionRunner, type BatchDeps } from './batch-session.js';
-import { checkModelNamesBeforeSending, type ExtractBatchReport } from './extract.js';
+import type { ExtractBatchReport } from './batch-report.js';
+import { checkModelNamesBeforeSending } from './check-models.js';
 import type { ModelRules } from './model-rules.js';
 import type { PlanOptions } from './plan-documents.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
@@ -54,7 +55,7 @@ export async function runStreamBatch(deps: BatchDeps, settings: RunSettings, sou
     reused: finishedBeforeSending,
   });
   const runner = sessionRunner(deps, settings, {
-    onFinished: (outcome) => planner.finished(outcome),
+    onFinished: (outcome, doc) => planner.finished(outcome, doc),
     // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
     phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
   });

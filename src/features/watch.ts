@@ -5,7 +5,8 @@ import { HotFolder } from '../files/hot-folder.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { sessionRunner } from './batch-session.js';
 import type { BatchDeps } from './batch-session.js';
-import { checkModelNamesBeforeSending, type ExtractBatchReport } from './extract.js';
+import type { ExtractBatchReport } from './batch-report.js';
+import { checkModelNamesBeforeSending } from './check-models.js';
 import type { ModelRules } from './model-rules.js';
 import type { PlanOptions } from './plan-documents.js';
 import { plannedArrivals } from './arrivals.js';
@@ -14,6 +15,7 @@ import { WatchMoves, type MoveTargets } from './watch-moves.js';
 import { WatchTally } from './watch-tally.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
+import type { HostedRun } from './host/hub.js';
 
 export interface WatchOptions {
   /** The watched folder, absolute. */
@@ -113,15 +115,15 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   try {
     const runner = sessionRunner(deps, settings, {
       events: tally.display,
-      onFinished: (outcome) => {
-        planner.finished(outcome);
+      onFinished: (outcome, doc) => {
+        planner.finished(outcome, doc);
         tally.finished(outcome);
       },
       // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
       phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
       keepOutcomes: false,
     });
-    const collectTask = (jobId: string, otherOut: string, displayPath: (path: string) => string): ReturnType<typeof collectTaskOf> => collectTaskOf(deps, jobId, settings, otherOut, displayPath);
+    const collectTask: HostedRun['collectTask'] = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
     report = await runHosted(deps.host, runner, arrivals, stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, false);
   } finally {
     await folder.close();

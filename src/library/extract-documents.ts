@@ -10,7 +10,9 @@ import { isLoopback, parseBaseUrl } from '../config/base-url.js';
 import { findSetting } from '../config/settings.js';
 import { defaultStateDir } from '../config/state-dir.js';
 import { withEngineSession, type BatchDeps } from '../features/batch-session.js';
-import { checkModelNamesBeforeSending, runExtractBatch, type ExtractBatchReport } from '../features/extract.js';
+import { runExtractBatch } from '../features/extract.js';
+import type { ExtractBatchReport } from '../features/batch-report.js';
+import { checkModelNamesBeforeSending } from '../features/check-models.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { extractAsOneClient } from './shared-run.js';
 import { accountId } from '../store/account-id.js';
@@ -23,6 +25,7 @@ import { writeFileAtomically } from '../store/atomic-write.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { USER_AGENT } from '../util/version.js';
 import { OutcomeQueue } from './outcome-queue.js';
+import { PartResults } from '../features/parts.js';
 
 /** Where a result goes once it is durable on disk, before its job is finalized (a database, a queue). */
 export type ResultSink = (result: ResultDocument, path: string) => void | Promise<void>;
@@ -183,17 +186,20 @@ async function run(
     const command = `docextract library (pid ${process.pid})`;
     const typed = models.names();
     const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...planned.rejected, ...report.outcomes] });
+    // The run's sources sent in parts, whoever runs the parts (this process hosting, or the command it rides along on).
+    const parts = new PartResults(planned.documents, settings.storeDb, sinkWriter(options.onResult), () => clock.now(), options.events?.notice);
     return extractAsOneClient({
       stateDir,
       documents: planned.documents,
       reuse,
       events,
+      parts,
       ...(options.signal ? { signal: options.signal } : {}),
       who: { pid: process.pid, command, terms },
       host: (documents, merge) =>
         withEngineSession({ ...connection, host: { command, terms } }, async (session) => {
           const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
-          const report = merge(await runExtractBatch(deps, documents, settings, outDir, reuse, options.signal, typed));
+          const report = await merge(await runExtractBatch(deps, documents, settings, outDir, reuse, options.signal, typed, parts));
           return recorded(withRejected(report), deps, { stateDir, outDir, startedAt });
         }),
       prepare: async () => {
@@ -259,13 +265,15 @@ function checkedSettings(settings: Partial<RunSettings>): RunSettings {
 
 /** The sink, called once each result the run writes is durable. */
 function withSink(deps: BatchDeps, sink: ResultSink | undefined): BatchDeps {
-  if (!sink) return deps;
-  return {
-    ...deps,
-    writeResult: async (path, text) => {
-      await writeFileAtomically(path, text);
-      await sink(JSON.parse(text) as ResultDocument, path);
-    },
+  return sink ? { ...deps, writeResult: sinkWriter(sink) } : deps;
+}
+
+/** Writes a result durably, then hands it to the sink (if any). */
+function sinkWriter(sink: ResultSink | undefined): (path: string, text: string) => Promise<void> {
+  if (!sink) return writeFileAtomically;
+  return async (path, text) => {
+    await writeFileAtomically(path, text);
+    await sink(JSON.parse(text) as ResultDocument, path);
   };
 }
 

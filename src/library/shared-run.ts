@@ -1,7 +1,8 @@
 import type { BatchEvents, PlannedDocument } from '../batch/batch-types.js';
-import type { ExtractBatchReport } from '../features/extract.js';
+import type { ExtractBatchReport } from '../features/batch-report.js';
 import { ClientBatch, type ClientIdentity } from '../features/host/client-batch.js';
 import { asOneClient } from '../features/host/one-client.js';
+import type { PartResults } from '../features/parts.js';
 
 export interface SharedRun {
   stateDir: string;
@@ -9,10 +10,12 @@ export interface SharedRun {
   reuse: { force: boolean; dedupe: boolean };
   /** Progress and outcomes, as for a run of its own. */
   events: BatchEvents;
+  /** The run's sources sent in parts: one outcome each, whoever ran the parts. */
+  parts: PartResults;
   signal?: AbortSignal;
   who: ClientIdentity;
   /** Run `documents` as the host (taking the folder); `merge` adds what came back while riding along before. */
-  host(documents: PlannedDocument[], merge: (report: ExtractBatchReport) => ExtractBatchReport): Promise<ExtractBatchReport>;
+  host(documents: PlannedDocument[], merge: (report: ExtractBatchReport) => Promise<ExtractBatchReport>): Promise<ExtractBatchReport>;
   /** The free check of the document types, once, before the first submission. */
   prepare(): Promise<void>;
   /** The report of a run that rode along to its end (the host sent its requests). */
@@ -32,9 +35,9 @@ export function extractAsOneClient(run: SharedRun): Promise<ExtractBatchReport> 
   let prepared = false;
   return asOneClient<ExtractBatchReport>({
     stateDir: run.stateDir,
-    host: () => run.host(client ? client.remaining() : run.documents, (report) => (client ? client.merged(report) : report)),
+    host: () => run.host(client ? client.remaining() : run.documents, async (report) => (client ? client.merged(report) : report)),
     submit: async (socket) => {
-      client ??= new ClientBatch({ documents: run.documents, reuse: run.reuse }, run.events);
+      client ??= new ClientBatch({ documents: run.documents, reuse: run.reuse }, run.events, run.parts);
       if (!prepared) await run.prepare();
       prepared = true;
       const end = await client.submit(socket, run.who, run.signal);

@@ -43,14 +43,14 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     ['--move-done', moves.done],
     ['--move-failed', moves.failed],
   ]);
-  const { outputFolderProblem } = await import('../../features/extract.js');
+  const { outputFolderProblem } = await import('../../features/output-folder.js');
   const blocked = await outputFolderProblem(settings.outDir);
   // A result is paid for before it is written: watch nothing whose results could not be saved.
   if (blocked) throw new UsageError(`cannot write results to ${settings.outDir} (${blocked}); fix the output folder, or choose another with --out.`);
   const [{ runWatchBatch }, { watchThroughHost }, { checkModelNamesBeforeSending }, { SERVICE_DEFAULT_MODEL }] = await Promise.all([
     import('../../features/watch.js'),
     import('../../features/host/watch-client.js'),
-    import('../../features/extract.js'),
+    import('../../features/check-models.js'),
     import('../../batch/question.js'),
   ]);
   const startedAt = ctx.clock.now();
@@ -70,7 +70,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
   const prepare = async (): Promise<void> => {
     const names = settings.models.names();
     if (settings.models.fallback === undefined) names.push(SERVICE_DEFAULT_MODEL);
-    await checkModelNamesBeforeSending({ api: await ctx.client(true), events: { documentFinished: () => undefined, notice: (message) => ctx.ui.warn(message) } }, names, !settings.models.isEmpty);
+    await checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, names, !settings.models.isEmpty);
   };
   let display: WatchDisplay | undefined;
   try {
