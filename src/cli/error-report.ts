@@ -55,6 +55,7 @@ export function describeError(error: unknown, setting: ErrorSetting = {}): Error
     const { exitCode, hint } = ENGINE_CODES[error.code] as EngineCode;
     return withHint({ exitCode, code: error.code, message: error.message }, hint);
   }
+  if (error instanceof DocextractError) return withHint({ exitCode: ExitCode.WorkFailed, code: error.code, message: error.message });
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: ExitCode.WorkFailed, code: 'internal_error', message };
 }

@@ -1,12 +1,11 @@
 import type { BatchEvents, DocumentStatus, RunSettings } from '../batch/batch-types.js';
-import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import type { RunReport } from '../batch/runner.js';
 import { HotFolder } from '../files/hot-folder.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { sessionRunner } from './batch-session.js';
 import type { BatchDeps } from './batch-session.js';
 import type { ExtractBatchReport } from './batch-report.js';
-import { checkModelNamesBeforeSending } from './check-models.js';
+import { checkModelNamesBeforeSending, modelsOfRules } from './check-models.js';
 import type { ModelRules } from './model-rules.js';
 import type { PlanOptions } from './plan-documents.js';
 import { plannedArrivals } from './arrivals.js';
@@ -69,9 +68,7 @@ const KNOWN_ANSWERS = 10_000;
  * (then drains like extract), or until no upload can be admitted any more.
  */
 export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, settings: RunSettings, options: WatchOptions, stop?: AbortSignal): Promise<WatchReport> {
-  const names = options.plan.models.names();
-  if (options.plan.models.fallback === undefined) names.push(SERVICE_DEFAULT_MODEL);
-  await checkModelNamesBeforeSending(deps, names, !options.plan.models.isEmpty);
+  await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
   await sweepTempFiles(options.outDir).catch(() => 0);
 
   const moves = new WatchMoves({ root: options.root, ...options.moves }, (message) => deps.events.notice?.(message));

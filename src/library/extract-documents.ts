@@ -9,13 +9,11 @@ import { checkApiKeyShape } from '../config/api-key.js';
 import { isLoopback, parseBaseUrl } from '../config/base-url.js';
 import { findSetting } from '../config/settings.js';
 import { defaultStateDir } from '../config/state-dir.js';
-import { withEngineSession, type BatchDeps } from '../features/batch-session.js';
+import type { BatchDeps } from '../features/batch-session.js';
+import { accountOf, documentsLeft, runDocuments } from './engine.js';
 import { runExtractBatch } from '../features/extract.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
-import { checkModelNamesBeforeSending } from '../features/check-models.js';
-import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
-import { extractAsOneClient } from './shared-run.js';
-import { accountId } from '../store/account-id.js';
+import { checkModelNamesBeforeSending, modelsToCheck } from '../features/check-models.js';
 import { recordLastRun } from '../features/last-run.js';
 import { ModelRules } from '../features/model-rules.js';
 import { PageRules } from '../features/page-rules.js';
@@ -165,7 +163,7 @@ async function run(
   const events: BatchEvents = { ...options.events, documentFinished: finished };
   const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, pages, exclude: [stateDir] };
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
-  const connection = {
+  const access = {
     stateDir,
     baseUrl: resolved.baseUrl,
     apiKey: options.apiKey,
@@ -176,49 +174,57 @@ async function run(
     createClient: (onResponse: ConstructorParameters<typeof ApiClient>[0]['onResponse']) =>
       new ApiClient({ baseUrl: resolved.baseUrl, apiKey: options.apiKey, userAgent: USER_AGENT, onResponse, now: () => clock.now(), ...(options.fetch ? { fetch: options.fetch } : {}) }),
   };
-  if (isArray(inputs)) {
-    // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
-    const planned = await planDocuments([...inputs], { ...plan, parts: true });
-    for (const outcome of planned.rejected) finished(outcome);
-    if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
-    // One client with every command on the state folder: it hosts, or rides along on the one that does (features/host).
-    const terms = { account: accountId(resolved.baseUrl, options.apiKey), storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
-    const command = `docextract library (pid ${process.pid})`;
-    const typed = models.names();
-    const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...planned.rejected, ...report.outcomes] });
-    // The run's sources sent in parts, whoever runs the parts (this process hosting, or the command it rides along on).
-    const parts = new PartResults(planned.documents, settings.storeDb, sinkWriter(options.onResult), () => clock.now(), options.events?.notice);
-    return extractAsOneClient({
-      stateDir,
-      documents: planned.documents,
-      reuse,
-      events,
-      parts,
+  const command = `docextract library (pid ${process.pid})`;
+  const terms = { storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
+  const withChecks = (deps: BatchDeps): BatchDeps => withSink({ ...deps, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
+  if (!isArray(inputs)) {
+    // A stream of its own: it hosts, and fails at once on a state folder another command holds.
+    return runDocuments<ExtractionReport, BatchEvents>({
+      access,
+      command,
+      terms,
+      events: () => events,
       ...(options.signal ? { signal: options.signal } : {}),
-      who: { pid: process.pid, command, terms },
-      host: (documents, merge) =>
-        withEngineSession({ ...connection, host: { command, terms } }, async (session) => {
-          const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
-          const report = await merge(await runExtractBatch(deps, documents, settings, outDir, reuse, options.signal, typed, parts));
-          return recorded(withRejected(report), deps, { stateDir, outDir, startedAt });
-        }),
-      prepare: async () => {
-        const names = typed.length > 0 ? typed : [...new Set(planned.documents.map((doc) => doc.model ?? SERVICE_DEFAULT_MODEL))];
-        await checkModelNamesBeforeSending({ api: await connection.createClient(() => undefined), events }, names, typed.length > 0);
+      host: async (session) => {
+        const deps = withChecks(session);
+        const report = await runStreamBatch(deps, settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal);
+        return recorded(report, deps, { stateDir, outDir, startedAt });
       },
-      rodeAlong: async (report) => {
-        const whole = withRejected(report);
-        await recordLastRun(stateDir, terms.account, { outDir, outcomes: whole.outcomes, startedAtMs: startedAt, finishedAtMs: clock.now() });
-        if (whole.fatal) throw whole.fatal;
-        return whole;
-      },
+      failWhenHeld: true,
       waiting: (message) => options.events?.notice?.(message),
     });
   }
-  return withEngineSession(connection, async (session) => {
-    const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
-    const report = await runStreamBatch(deps, settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal);
-    return recorded(report, deps, { stateDir, outDir, startedAt });
+  // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
+  const planned = await planDocuments([...inputs], { ...plan, parts: true });
+  for (const outcome of planned.rejected) finished(outcome);
+  if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
+  const typed = models.names();
+  const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...planned.rejected, ...report.outcomes] });
+  // The run's sources sent in parts, whoever runs the parts (this process hosting, or the command it rides along on).
+  const parts = new PartResults(planned.documents, settings.storeDb, sinkWriter(options.onResult), () => clock.now(), options.events?.notice);
+  return runDocuments<ExtractionReport, BatchEvents>({
+    access,
+    command,
+    terms,
+    events: () => events,
+    ...(options.signal ? { signal: options.signal } : {}),
+    host: async (session, client) => {
+      const deps = withChecks(session);
+      const own = await runExtractBatch(deps, documentsLeft(planned.documents, client), settings, outDir, reuse, options.signal, typed, parts);
+      return recorded(withRejected(client ? await client.merged(own) : own), deps, { stateDir, outDir, startedAt });
+    },
+    ride: {
+      work: { documents: planned.documents, reuse },
+      parts,
+      prepare: async () => checkModelNamesBeforeSending({ api: await access.createClient(() => undefined), events }, ...modelsToCheck(typed, planned.documents)),
+      finish: async (report) => {
+        const whole = withRejected(report);
+        await recordLastRun(stateDir, accountOf(access), { outDir, outcomes: whole.outcomes, startedAtMs: startedAt, finishedAtMs: clock.now() });
+        if (whole.fatal) throw whole.fatal;
+        return whole;
+      },
+    },
+    waiting: (message) => options.events?.notice?.(message),
   });
 }
 

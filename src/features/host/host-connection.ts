@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { BatchEvents, PlannedDocument } from '../../batch/batch-types.js';
 import type { ServerJobView } from '../refresh-jobs.js';
+import type { ChunkProcessed } from '../../api/index.js';
 import { readMessages, send, type ClientMessage, type DocumentNews, type HostMessage, type SharedRunTerms } from './protocol.js';
 
 /** Who is asking, for the host's `commands.json` and its terms check. */
@@ -21,6 +22,9 @@ export interface HostListener {
   news?(news: DocumentNews): void;
   notice?(message: string, id?: number): void;
   refreshed?(views: Map<string, ServerJobView>): void;
+  processed?(answer: ChunkProcessed): void;
+  /** A request the host made for this command failed, or was refused. */
+  requestFailed?(failure: { code: string; message: string; status?: number }): void;
 }
 
 /**
@@ -68,6 +72,12 @@ export class HostConnection {
         return this.listener.notice?.(message.message, message.id);
       case 'refreshed':
         return this.listener.refreshed?.(new Map(message.views));
+      case 'processed':
+        return this.listener.processed?.(message.answer);
+      case 'request-failed': {
+        const { type: _type, ...failure } = message;
+        return this.listener.requestFailed?.(failure);
+      }
       default:
         return this.listener.news?.(message);
     }

@@ -6,6 +6,7 @@ import type { BatchRunner } from '../../batch/runner.js';
 import { recheckReused } from '../checks/recheck.js';
 import type { ArrivalPlanner } from '../resume-tasks.js';
 import type { ServerJobView } from '../refresh-jobs.js';
+import type { ChunkProcessed } from '../../api/index.js';
 import { CommandsFile, commandsFilePath, runningCommands, type Origin } from './commands-file.js';
 import { hostSocketPath, readMessages, send, type ClientMessage, type DocumentNews, type HostMessage, type SharedRunTerms } from './protocol.js';
 import type { TaskQueue } from './task-queue.js';
@@ -26,6 +27,8 @@ export interface HostedRun {
 export interface HostServices {
   /** Asks the server about jobs through this run's gate (`jobs --refresh` of another command). */
   refresh(jobIds: string[]): Promise<Map<string, ServerJobView>>;
+  /** Processes one chunk through this run's gate (`process` of another command). */
+  process(chunkJobId: string, model: string | undefined): Promise<ChunkProcessed>;
 }
 
 /**
@@ -149,6 +152,7 @@ export class HostHub {
       const from = origin;
       if (message.type === 'cancel') this.withdraw(from);
       else if (message.type === 'refresh') void this.refresh(from, message.jobIds);
+      else if (message.type === 'process') void this.process(from, message.chunkJobId, message.model);
       else if (message.type === 'submit' || message.type === 'collect') this.whenRunning((run) => this.take(run, from, message));
     });
     socket.on('error', () => undefined);
@@ -183,6 +187,26 @@ export class HostHub {
       send(origin.socket, { type: 'notice', message: `the server could not be asked: ${error instanceof Error ? error.message : String(error)}` });
     }
     send(origin.socket, { type: 'refreshed', views: [...views] });
+  }
+
+  private async process(origin: Origin, chunkJobId: string, model: string | undefined): Promise<void> {
+    // The host's claim on that job comes first: two processes must not race for its chunks.
+    const busy = [...this.live].find((task) => task.phase !== 'done' && task.job?.chunks.some((chunk) => chunk.jobId === chunkJobId));
+    if (busy) {
+      send(origin.socket, { type: 'request-failed', code: 'chunk_in_progress', message: `chunk ${chunkJobId} belongs to job ${busy.job?.parentJobId ?? ''} (${busy.doc.displayPath}), which the running command (process ${process.pid}) is finishing; nothing was sent` });
+      return;
+    }
+    try {
+      send(origin.socket, { type: 'processed', answer: await this.services.process(chunkJobId, model) });
+    } catch (error) {
+      const failure = error as { code?: unknown; status?: unknown; message?: unknown };
+      send(origin.socket, {
+        type: 'request-failed',
+        code: typeof failure.code === 'string' ? failure.code : 'internal_error',
+        message: typeof failure.message === 'string' ? failure.message : String(error),
+        ...(typeof failure.status === 'number' ? { status: failure.status } : {}),
+      });
+    }
   }
 
   private whenRunning(work: (run: HostedRun) => Promise<void>): void {

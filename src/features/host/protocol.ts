@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { ChunkFailure, DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
 import type { ServerJobView } from '../refresh-jobs.js';
+import type { ChunkProcessed } from '../../api/index.js';
 
 /** The socket a host listens on, in the state folder. */
 export function hostSocketPath(stateDir: string): string {
@@ -39,7 +40,9 @@ export type ClientMessage =
   /** Ctrl-C: drop my documents that have not started; finish what is paid for. */
   | { type: 'cancel' }
   /** `jobs --refresh`: ask the server about these jobs through the host's gate. */
-  | { type: 'refresh'; jobIds: string[] };
+  | { type: 'refresh'; jobIds: string[] }
+  /** `process <chunk_job_id>`: process one chunk through the host's gate (refused while the host works on that job). */
+  | { type: 'process'; chunkJobId: string; model?: string };
 
 /** What the host tells a command of one of its documents (`id`: the command's own id for it). */
 export type DocumentNews =
@@ -58,6 +61,9 @@ export type HostMessage =
   /** Something the command should know; `id` when it concerns one of its documents. */
   | { type: 'notice'; message: string; id?: number }
   | { type: 'refreshed'; views: [string, ServerJobView][] }
+  | { type: 'processed'; answer: ChunkProcessed }
+  /** A request the host made for the command failed (or was refused), with its code. */
+  | { type: 'request-failed'; code: string; message: string; status?: number }
   /** The host stops scheduling: take the lock (or connect to whoever did) and submit again what has not finished. */
   | { type: 'handover' };
 
