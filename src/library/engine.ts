@@ -60,6 +60,8 @@ export interface EngineRun<R, E extends BatchEvents> {
   waiting(message: string): void;
   /** With no `ride`: throw LockedError (`state_locked`) at once when another command holds the folder, instead of waiting for it. @default false */
   failWhenHeld?: boolean;
+  /** Whether other commands may ride along on this one while it holds the folder: false for work that feeds no runner they could join (a stream of the library's, a refresh, one chunk); they wait for the folder instead. @default true */
+  hosts?: boolean;
 }
 
 /** Documents (or a collect) submitted as they are, or arrivals of the command's own making (`watch`). */
@@ -120,7 +122,7 @@ export async function runDocuments<R, E extends BatchEvents>(run: EngineRun<R, E
   return asOneClient<R>({
     stateDir: run.access.stateDir,
     host: () =>
-      withEngineSession({ ...run.access, host: { command: run.command, terms } }, async (deps) => run.host({ ...deps, events: await eventsOnce() }, client)),
+      withEngineSession({ ...run.access, ...(run.hosts === false ? {} : { host: { command: run.command, terms } }) }, async (deps) => run.host({ ...deps, events: await eventsOnce() }, client)),
     ...(submit ? { submit } : {}),
     ...(run.failWhenHeld ? { failWhenHeld: true } : {}),
     waiting: (message) => run.waiting(message),

@@ -191,6 +191,7 @@ async function run(
         return recorded(report, deps, { stateDir, outDir, startedAt });
       },
       failWhenHeld: true,
+      hosts: false,
       waiting: (message) => options.events?.notice?.(message),
     });
   }

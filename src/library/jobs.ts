@@ -30,6 +30,7 @@ export function refreshOpenJobs(access: EngineAccess, command: string, jobIds: s
       return refreshJobs(deps.session, deps.api, jobIds);
     },
     ride: { submitWith: (socket, _events, who) => refreshThroughHost(socket, who, jobIds, () => asking(true)) },
+    hosts: false,
     waiting: () => undefined,
   });
 }

@@ -36,6 +36,7 @@ export function processChunkOnEngine(access: EngineAccess, command: string, chun
       return deps.api.processChunk(chunkJobId, model ? { model } : undefined);
     },
     ride: { submitWith: (socket, _events, who) => processThroughHost(socket, who, chunkJobId, model) },
+    hosts: false,
     waiting: () => undefined,
   });
 }
