@@ -21,10 +21,12 @@ export class ApiClient {
   /** The base URL without trailing slashes. */
   readonly baseUrl: string;
   private readonly http: HttpTransport;
+  private readonly onModels: ApiClientOptions['onModels'];
 
   constructor(options: ApiClientOptions) {
     this.http = new HttpTransport(options);
     this.baseUrl = this.http.baseUrl;
+    this.onModels = options.onModels;
   }
 
   /** GET health: liveness and API version, no credentials sent. */
@@ -33,8 +35,14 @@ export class ApiClient {
   }
 
   /** GET models: the prompt templates this key may use; free. */
-  models(signal?: AbortSignal): Promise<ModelList> {
-    return listModels(this.http, signal);
+  async models(signal?: AbortSignal): Promise<ModelList> {
+    const list = await listModels(this.http, signal);
+    try {
+      this.onModels?.(list);
+    } catch {
+      // An observer's failure (a cache that cannot be written) must not fail the call it watched.
+    }
+    return list;
   }
 
   /** GET authorised: validates the key; free. */

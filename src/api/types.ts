@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { ModelList } from './schemas.js';
 
 /** The endpoints of API v3.1, by the last segment of their path. */
 export type Endpoint = 'documents' | 'process' | 'result' | 'models' | 'health' | 'authorised';
@@ -138,6 +139,12 @@ export interface ApiClientOptions {
   now?: () => number;
   /** Called for every HTTP answer, errors included. Exceptions it throws are logged to `debug` and ignored. */
   onResponse?: (event: ResponseEvent) => void;
+  /**
+   * Sees each `models` answer once it is checked (the CLI keeps its names so
+   * that shell completion offers them without a request). Exceptions it throws are ignored.
+   * @default none
+   */
+  onModels?: (list: ModelList) => void;
   /** Debug sink. Every line is redacted: the key never appears, only `sk_…` and its last 4 chars. */
   debug?: (line: string) => void;
 }

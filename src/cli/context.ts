@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/client.js';
-import type { ApiClientOptions, ResponseEvent } from '../api/index.js';
+import type { ApiClientOptions, ModelList, ResponseEvent } from '../api/index.js';
 import { checkApiKeyShape } from '../config/api-key.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { isLoopback, parseBaseUrl } from '../config/base-url.js';
@@ -124,7 +124,7 @@ export class CliContext {
     const baseUrl = await this.baseUrl();
     const apiKey = withKey ? (await this.apiKey()).key : undefined;
     if (apiKey) this.refuseCleartextKey(baseUrl);
-    const { ApiClient } = await import('../api/client.js');
+    const [{ ApiClient }, onModels] = await Promise.all([import('../api/client.js'), apiKey ? this.modelNamesKeeper(baseUrl, apiKey) : undefined]);
     return new ApiClient({
       baseUrl,
       apiKey,
@@ -132,10 +132,22 @@ export class CliContext {
       fetch: this.deps.fetch,
       responseCaps: this.deps.responseCaps,
       onResponse,
+      onModels,
       // Send and receive instants on the run's clock: they are what the server's Date is compared with.
       now: () => this.clock.now(),
       debug: this.debugEnabled ? (line) => this.debug(line) : undefined,
     });
+  }
+
+  /** Keeps each `models` answer's names in the state folder, for shell completion (docextract completion). */
+  private async modelNamesKeeper(baseUrl: string, apiKey: string): Promise<(list: ModelList) => void> {
+    const [{ accountId }, { rememberModelNames }, { modelEntriesOf }] = await Promise.all([
+      import('../store/account-id.js'),
+      import('../store/model-names-cache.js'),
+      import('../api/model-names.js'),
+    ]);
+    const account = accountId(baseUrl, apiKey);
+    return (list) => rememberModelNames(this.stateDir(), account, modelEntriesOf(list.data.models), this.clock.now());
   }
 
   /** DOCEXTRACT_STATE_DIR, else $XDG_STATE_HOME/docextract, else ~/.local/state/docextract. */

@@ -4,6 +4,7 @@ import type { ActionFactory, CommandHandler, CommandOutcome } from './command.js
 import { registerCheckCommand } from './commands/check.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerCollectCommand } from './commands/collect.js';
+import { registerCompletionCommand } from './commands/completion.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerExtractCommand } from './commands/extract.js';
@@ -92,6 +93,7 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     registerReviewCommand,
     registerJobsCommand,
     registerMcpCommand,
+    registerCompletionCommand,
   ]) {
     register(program, action);
   }

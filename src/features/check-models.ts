@@ -4,6 +4,7 @@ import type { BatchEvents, PlannedDocument } from '../batch/batch-types.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import type { ModelRules } from './model-rules.js';
 import { AuthenticationError } from '../api/errors.js';
+import { modelNameOf } from '../api/model-names.js';
 import { closestNames } from '../util/closest-names.js';
 
 /**
@@ -64,23 +65,11 @@ export async function checkModelNames(api: ApiClient, names: readonly string[]):
     if (error instanceof AuthenticationError) throw error;
     return { ok: 'unchecked', reason: `the service's model list could not be read (${error instanceof Error ? error.message : String(error)})` };
   }
-  const available = items.map(modelName).filter((name): name is string => name !== undefined);
+  const available = items.map(modelNameOf).filter((name): name is string => name !== undefined);
   if (available.length < items.length) return { ok: 'unchecked', reason: 'the service lists models in a shape whose names docextract cannot read' };
   const known = new Set(available.map((name) => name.trim().toLowerCase()));
   const unknown = names.filter((name) => !known.has(name)).map((name) => ({ name, closest: closestNames(name, available) }));
   return unknown.length === 0 ? { ok: true, available } : { ok: false, unknown, available };
-}
-
-/** The spec leaves a model item's fields open: take the first field that names it. */
-function modelName(item: unknown): string | undefined {
-  if (typeof item === 'string') return item;
-  if (typeof item !== 'object' || item === null) return undefined;
-  const record = item as Record<string, unknown>;
-  for (const field of ['name', 'model', 'id', 'template', 'document_type']) {
-    const value = record[field];
-    if (typeof value === 'string' && value.trim()) return value;
-  }
-  return undefined;
 }
 
 /** The free check of `names` against `models`; `asked`: the user named a model (else only the service's default is sent). */

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { ApiClient } from '../api/client.js';
+import { modelEntriesOf } from '../api/model-names.js';
+import type { ModelList } from '../api/schemas.js';
 import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
 import type { ResultDocument } from '../batch/result-file.js';
@@ -14,6 +16,7 @@ import { accountOf, documentsLeft, runDocuments } from './engine.js';
 import { runExtractBatch } from '../features/extract.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
 import { checkModelNamesBeforeSending, modelsToCheck } from '../features/check-models.js';
+import { rememberModelNames } from '../store/model-names-cache.js';
 import { recordLastRun } from '../features/last-run.js';
 import { ModelRules } from '../features/model-rules.js';
 import { PageRules } from '../features/page-rules.js';
@@ -163,6 +166,8 @@ async function run(
   const events: BatchEvents = { ...options.events, documentFinished: finished };
   const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, pages, exclude: [stateDir] };
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
+  // The names a run checks are kept for shell completion, as the CLI keeps them (store/model-names-cache.ts).
+  const keepModelNames = (list: ModelList): void => rememberModelNames(stateDir, accountOf({ baseUrl: resolved.baseUrl, apiKey: options.apiKey }), modelEntriesOf(list.data.models), clock.now());
   const access = {
     stateDir,
     baseUrl: resolved.baseUrl,
@@ -172,7 +177,7 @@ async function run(
     ttlMs: settings.ttlMs,
     ...(options.events?.notice ? { notice: options.events.notice } : {}),
     createClient: (onResponse: ConstructorParameters<typeof ApiClient>[0]['onResponse']) =>
-      new ApiClient({ baseUrl: resolved.baseUrl, apiKey: options.apiKey, userAgent: USER_AGENT, onResponse, now: () => clock.now(), ...(options.fetch ? { fetch: options.fetch } : {}) }),
+      new ApiClient({ baseUrl: resolved.baseUrl, apiKey: options.apiKey, userAgent: USER_AGENT, onResponse, onModels: keepModelNames, now: () => clock.now(), ...(options.fetch ? { fetch: options.fetch } : {}) }),
   };
   const command = `docextract library (pid ${process.pid})`;
   const terms = { storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { isSea } from 'node:sea';
 
 /** A file the page loads from the package itself (nothing from the network): its path on disk and its type. */
 export interface PackageAsset {
@@ -29,7 +30,8 @@ export class PdfjsAssets {
   ) {}
 
   static async locate(): Promise<PdfjsAssets> {
-    const root = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+    // The single executable (npm run build:binary) has no node_modules: pdf.js ships beside it, in docextract-assets/.
+    const root = isSea() ? join(dirname(process.execPath), 'docextract-assets', 'pdfjs-dist') : dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
     const names = new Map<string, Set<string>>([['build', new Set(['pdf.min.mjs', 'pdf.worker.min.mjs'])]]);
     for (const folder of ['standard_fonts', 'cmaps', 'wasm']) {
       names.set(folder, new Set(await readdir(join(root, folder)).catch(() => [])));

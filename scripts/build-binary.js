@@ -1,0 +1,73 @@
+// npm run build:binary: dist-bin/docextract, one executable for Linux x64 that runs with no Node.js
+// and no node_modules (a Node single-executable application: esbuild bundles the CLI into one
+// CommonJS script, node --experimental-sea-config turns it into a blob, postject puts the blob into a
+// copy of this Node binary). The review page's pdf.js files ship beside it in dist-bin/docextract-assets/.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+const require = createRequire(import.meta.url);
+const root = resolve(import.meta.dirname, '..');
+const out = join(root, 'dist-bin');
+const work = join(out, '.build');
+const binary = join(out, 'docextract');
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+if (process.platform !== 'linux' || process.arch !== 'x64') {
+  process.stderr.write(`build:binary makes a Linux x64 executable from this Node; this is ${process.platform} ${process.arch}\n`);
+  process.exit(2);
+}
+rmSync(out, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+
+// 1. One CommonJS file: a single executable's main script is CommonJS and may require only built-in
+// modules. Dynamic imports stay lazy (esbuild runs a module's body when it is first imported).
+const script = join(work, 'docextract.cjs');
+await build({
+  entryPoints: [join(root, 'scripts/binary-entry.js')],
+  outfile: script,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  legalComments: 'none',
+  logLevel: 'warning',
+  // package-assets.ts reads import.meta.url only outside a single executable (it asks node:sea first).
+  logOverride: { 'empty-import-meta': 'silent' },
+  // Compiled in: the executable has no package.json beside it to read the version from.
+  plugins: [
+    {
+      name: 'version',
+      setup(plugin) {
+        plugin.onLoad({ filter: /[\\/]src[\\/]util[\\/]version\.ts$/ }, () => ({
+          contents: `export const VERSION = ${JSON.stringify(version)};\nexport const USER_AGENT = \`docextract/\${VERSION}\`;\n`,
+          loader: 'ts',
+        }));
+      },
+    },
+  ],
+});
+
+// 2. The blob, and 3. the executable: a copy of this Node with the blob injected.
+const blob = join(work, 'docextract.blob');
+const config = join(work, 'sea-config.json');
+writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true }));
+execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+copyFileSync(process.execPath, binary);
+chmodSync(binary, 0o755);
+const { inject } = require('postject');
+await inject(binary, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2' });
+
+// 4. pdf.js for the review page (served to the browser, never run by Node): the files PdfjsAssets serves.
+const pdfjs = dirname(require.resolve('pdfjs-dist/package.json'));
+const assets = join(out, 'docextract-assets', 'pdfjs-dist');
+mkdirSync(join(assets, 'legacy', 'build'), { recursive: true });
+for (const name of ['pdf.min.mjs', 'pdf.worker.min.mjs']) copyFileSync(join(pdfjs, 'legacy', 'build', name), join(assets, 'legacy', 'build', name));
+for (const folder of ['standard_fonts', 'cmaps', 'wasm']) cpSync(join(pdfjs, folder), join(assets, folder), { recursive: true });
+for (const name of ['LICENSE', 'package.json']) copyFileSync(join(pdfjs, name), join(assets, name));
+rmSync(work, { recursive: true, force: true });
+
+const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+process.stdout.write(`${binary}: ${mb(statSync(binary).size)} (Node ${process.version} inside), and docextract-assets/ beside it\n`);

@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { accountId } from '../../store/account-id.js';
+import { readModelNames } from '../../store/model-names-cache.js';
+import { UsageError } from '../cli-errors.js';
+import type { CommandHandler } from '../command.js';
+import { completeWords, type Completion } from '../completion/complete-words.js';
+import { COMPLETION_SCRIPTS, SHELLS, type Shell } from '../completion/shell-scripts.js';
+import { readlineWord } from '../completion/readline-word.js';
+import { splitCommandLine } from '../completion/split-line.js';
+import { CliContext, type GlobalOptions } from '../context.js';
+
+export async function runCompletionScript(ctx: CliContext, shell: string): Promise<void> {
+  ctx.io.stdout.write(COMPLETION_SCRIPTS[knownShell(shell)]);
+}
+
+/**
+ * One Tab: bash passes the line up to the cursor and its word-break
+ * characters; zsh and fish pass the words, the current one last. Reads the
+ * program and the state folder only: never a request, never a lock.
+ */
+export function completeFor(program: Command): CommandHandler<[string, string[]]> {
+  return async (ctx, shell, args) => {
+    const which = knownShell(shell);
+    const [line = '', wordBreaks = ''] = args;
+    const words = which === 'bash' ? splitCommandLine(line).words : args;
+    const completion = await completeWords(program, words.slice(1), { documentTypes: (globals) => documentTypesFor(ctx, globals) });
+    ctx.io.stdout.write(which === 'bash' ? forBash(completion, words[words.length - 1] ?? '', readlineWord(line, wordBreaks)) : forZshOrFish(completion));
+  };
+}
+
+/** The document types kept for the account the completed line would use: its own --base-url, --api-key or other global flags first. */
+async function documentTypesFor(ctx: CliContext, globals: Readonly<Record<string, string>>): Promise<ReturnType<typeof readModelNames>> {
+  const line = new CliContext(ctx.deps, { ...ctx.options, ...globals } as GlobalOptions);
+  try {
+    return readModelNames(line.stateDir(), accountId(await line.baseUrl(), (await line.apiKey()).key));
+  } catch {
+    return []; // no key, no base URL: nothing kept to offer
+  }
+}
+
+/**
+ * Readline replaces only the text after the last word-break character (`=`
+ * and `:` among them), so `--model=inv` is completed as `inv`: each candidate
+ * loses what comes before it. Bash shows no descriptions.
+ */
+function forBash(completion: Completion, word: string, replaced: string): string {
+  const cut = word.endsWith(replaced) ? word.length - replaced.length : 0;
+  const lines = completion.candidates.map((candidate) => candidate.value.slice(cut));
+  const path = completion.prefix.length <= word.length ? word.slice(completion.prefix.length) : '';
+  return [...lines, `:${completion.directive}\t${completion.directive === 'files' || completion.directive === 'dirs' ? path : ''}`].join('\n') + '\n';
+}
+
+function forZshOrFish(completion: Completion): string {
+  const lines = completion.candidates.map((candidate) => (candidate.description ? `${candidate.value}\t${oneLine(candidate.description)}` : candidate.value));
+  return [...lines, `:${completion.directive}\t${completion.prefix}`].join('\n') + '\n';
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ');
+}
+
+function knownShell(shell: string): Shell {
+  if ((SHELLS as readonly string[]).includes(shell)) return shell as Shell;
+  throw new UsageError(`unknown shell "${shell}"; docextract completes ${SHELLS.join(', ')}`, 'unknown_shell');
+}

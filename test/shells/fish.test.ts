@@ -1,0 +1,3 @@
+import { shellCompletionSuite } from '../helpers/completion-cases.js';
+
+shellCompletionSuite('fish');
