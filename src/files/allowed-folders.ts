@@ -33,7 +33,7 @@ export function searchedFrom(arg: string, cwd: string): string {
   const path = resolve(cwd, arg);
   if (!fg.isDynamicPattern(arg)) return path;
   const segments = path.split(sep);
-  const firstDynamic = segments.findIndex((segment) => fg.isDynamicPattern(segment));
+  const firstDynamic = segments.findIndex((segment) => segment !== '' && fg.isDynamicPattern(segment));
   return firstDynamic <= 0 ? path : segments.slice(0, firstDynamic).join(sep) || sep;
 }
 

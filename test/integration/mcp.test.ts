@@ -310,6 +310,8 @@ describe('docextract mcp only inside the roots (issue 29)', () => {
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
     expect(textOf(refused)).toContain('path_not_allowed');
+    const glob = await client.callTool({ name: 'extract', arguments: { paths: [join(outside.inputs, '**/*.png')] } });
+    expect(glob.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
     // An out folder outside the roots is refused too, before anything is read.
     const badOut = await client.callTool({ name: 'extract', arguments: { paths: [inside.inputs], out: join(outside.dir, 'stolen') } });
     expect(badOut.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
