@@ -103,15 +103,22 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       inputSchema: {},
     },
     async () => {
-      const overview = await listJobs({
-        stateDir: options.extract.stateDir,
-        account: accountId(options.extract.baseUrl, options.extract.apiKey),
-        nowMs: Date.now(),
-        ttlMs: options.extract.settings?.ttlMs ?? 2 * 3_600_000,
-      });
-      const summary = { jobs: overview.jobs, unanswered_uploads: overview.unanswered, failed_files: overview.failedFiles };
-      return answer(summary);
+      try {
+        return answer(await jobsOverview());
+      } catch (error) {
+        return failedWith(error);
+      }
     },
   );
   return server;
+
+  async function jobsOverview(): Promise<Record<string, unknown>> {
+    const overview = await listJobs({
+      stateDir: options.extract.stateDir,
+      account: accountId(options.extract.baseUrl, options.extract.apiKey),
+      nowMs: Date.now(),
+      ttlMs: options.extract.settings?.ttlMs ?? 2 * 3_600_000,
+    });
+    return { jobs: overview.jobs, unanswered_uploads: overview.unanswered, failed_files: overview.failedFiles };
+  }
 }

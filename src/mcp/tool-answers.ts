@@ -21,7 +21,8 @@ export function failed(code: string, message: string): CallToolResult {
 
 /** What stopped a call: the error's own `code` when it has one (unknown_model, state_locked, path_not_allowed, ...), else the API's, else `internal_error`. */
 export function failedWith(error: unknown): CallToolResult {
-  return failed(errorCodeOf(error), error instanceof Error ? error.message : String(error));
+  const own = (error as { code?: unknown } | null)?.code;
+  return failed(typeof own === 'string' && own !== '' ? own : errorCodeOf(error), error instanceof Error ? error.message : String(error));
 }
 
 /** A verdict, with its first problems only. */

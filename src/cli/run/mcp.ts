@@ -39,7 +39,8 @@ export async function runMcp(ctx: CliContext, flags: BatchFlags & { allow?: stri
   process.once('SIGINT', close);
   process.once('SIGTERM', close);
   await server.connect(new StdioServerTransport());
-  ctx.ui.info(`docextract mcp: serving on stdin/stdout (results in ${settings.outDir})`);
+  const allowed = flags.allow ?? [ctx.io.cwd, settings.outDir];
+  ctx.ui.info(`docextract mcp: serving on stdin/stdout (results in ${settings.outDir}; only inside the client's roots, else ${allowed.join(', ')})`);
   await closed;
   return 'success';
 }
