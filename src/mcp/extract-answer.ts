@@ -13,6 +13,13 @@ import { answer, shortChecks, toolError } from './tool-answers.js';
  */
 export const EXTRACT_DATA_BUDGET = 20_000;
 
+/**
+ * Characters of document lines (status, result file, error; data aside) one
+ * extract answer lists at most: some 150 documents. Documents that did not
+ * complete come first; those past it are counted by status, not listed.
+ */
+export const EXTRACT_LIST_BUDGET = 30_000;
+
 const documentLine = z.looseObject({
   file: z.string(),
   status: z.string(),
@@ -30,28 +37,33 @@ export const extractOutput = {
   interrupted: z.boolean().optional(),
   counts: z.record(z.string(), z.number()).optional(),
   data_budget_chars: z.number().optional(),
-  data_left_out: z.looseObject({ documents: z.number(), outputs: z.array(z.string()), how: z.string() }).optional(),
+  out: z.string().optional(),
+  data_left_out: z.looseObject({ documents: z.number(), how: z.string() }).optional(),
+  not_listed: z.looseObject({ documents: z.number(), counts: z.record(z.string(), z.number()), how: z.string() }).optional(),
   documents: z.array(documentLine).optional(),
   error: toolError.optional(),
 };
 
 /**
- * The answer of one extract call, built as its documents finish: per
- * document its status, result file and error, and its data while the call's
- * data budget lasts (data past it is dropped at once, not kept in memory).
- * A verdict comes only from this server's schemas, made here on the data
- * returned: a result reused from an earlier run keeps its file's old
- * `checks`, which this server never gave.
+ * The answer of one extract call, bounded whatever the folder's size: per
+ * document its status, result file and error code, documents that did not
+ * complete first, within a list budget (the rest counted by status); data
+ * while the data budget lasts, dropped at once past it (never kept in
+ * memory), each such document marked `data_left_out`. A verdict comes only
+ * from this server's schemas, made here on the data returned: a result
+ * reused from an earlier run keeps its file's old `checks`, which this
+ * server never gave.
  */
 export class ExtractAnswer {
-  private readonly lines: Record<string, unknown>[] = [];
+  private readonly notDone: Record<string, unknown>[] = [];
+  private readonly done: Record<string, unknown>[] = [];
   private readonly counts: Record<string, number> = {};
-  private readonly leftOut: string[] = [];
   private dataChars = 0;
 
   constructor(
     private readonly checker: ResultChecker | undefined,
-    private readonly budget = EXTRACT_DATA_BUDGET,
+    private readonly out: string,
+    private readonly budgets = { data: EXTRACT_DATA_BUDGET, list: EXTRACT_LIST_BUDGET },
   ) {}
 
   add(outcome: DocumentOutcome): void {
@@ -62,34 +74,34 @@ export class ExtractAnswer {
       file: outcome.file,
       status: outcome.status,
       output: outcome.output,
-      pages: outcome.pages,
-      credits: outcome.credits,
       ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
       ...(outcome.missing_pages ? { missing_pages: outcome.missing_pages } : {}),
-      ...(outcome.reused ? { reused: outcome.reused } : {}),
+      ...(outcome.credits > 0 ? { credits: outcome.credits } : {}),
+      ...(outcome.reused ? { reused: true } : {}),
       ...(outcome.reviewed ? { reviewed: true } : {}),
       ...(checks ? { checks: shortChecks(checks) } : {}),
     };
     if (hasResult && outcome.data !== undefined) {
       const size = JSON.stringify(outcome.data).length;
-      if (this.dataChars + size <= this.budget) {
+      if (this.dataChars + size <= this.budgets.data) {
         line.data = outcome.data;
         this.dataChars += size;
       } else {
         line.data_left_out = true;
-        if (outcome.output) this.leftOut.push(outcome.output);
       }
     }
-    this.lines.push(line);
+    (outcome.status === 'complete' ? this.done : this.notDone).push(line);
   }
 
   /** The answer: isError when no document could be done, with the code they share (else `nothing_extracted`). */
   finish(report: { credits: number; requests: number; interrupted: boolean }): CallToolResult {
-    const done = (this.counts.complete ?? 0) + (this.counts.partial ?? 0);
-    const leftOut = this.leftOut.length;
+    const total = this.notDone.length + this.done.length;
+    const { listed, notListed } = this.listed();
+    const leftOut = listed.filter((line) => line.data_left_out === true).length;
     const summary = [
-      `${this.counts.complete ?? 0} of ${plural(this.lines.length, 'document')} complete, ${plural(report.credits, 'credit')} spent`,
-      leftOut > 0 ? `data of ${plural(leftOut, 'document')} left out (past the answer's budget of ${this.budget} characters): read each with the result tool` : '',
+      `${this.counts.complete ?? 0} of ${plural(total, 'document')} complete, ${plural(report.credits, 'credit')} spent`,
+      leftOut > 0 ? `data of ${plural(leftOut, 'document')} left out (past ${this.budgets.data} characters of data): read each with the result tool` : '',
+      notListed.documents > 0 ? `${plural(notListed.documents, 'more document')} not listed (past ${this.budgets.list} characters of lines)` : '',
       report.interrupted ? 'cancelled: run the same extraction again to finish (nothing done is paid twice)' : '',
     ].filter(Boolean);
     const content: Record<string, unknown> = {
@@ -98,21 +110,43 @@ export class ExtractAnswer {
       requests: report.requests,
       interrupted: report.interrupted,
       counts: this.counts,
-      data_budget_chars: this.budget,
-      ...(leftOut > 0 ? { data_left_out: { documents: leftOut, outputs: this.leftOut, how: 'call the result tool with {"path": "<output>"} for each' } } : {}),
-      documents: this.lines,
+      out: this.out,
+      data_budget_chars: this.budgets.data,
+      ...(leftOut > 0 ? { data_left_out: { documents: leftOut, how: 'the documents marked data_left_out: call the result tool with {"path": "<output>"} for each' } } : {}),
+      ...(notListed.documents > 0 ? { not_listed: { ...notListed, how: `their results are in ${this.out}: call the result tool with {"path": "<source file>"} for any one` } } : {}),
+      documents: listed,
     };
-    if (done > 0) return answer(content);
+    if ((this.counts.complete ?? 0) + (this.counts.partial ?? 0) > 0) return answer(content);
     return answer({ error: this.nothingDone(), ...content }, true);
   }
 
+  /** Documents that did not complete first, then complete ones, while the list budget lasts. */
+  private listed(): { listed: Record<string, unknown>[]; notListed: { documents: number; counts: Record<string, number> } } {
+    const listed: Record<string, unknown>[] = [];
+    const counts: Record<string, number> = {};
+    let chars = 0;
+    let documents = 0;
+    for (const line of [...this.notDone, ...this.done]) {
+      const { data: _data, ...rest } = line;
+      chars += JSON.stringify(rest).length;
+      if (chars <= this.budgets.list) {
+        listed.push(line);
+        continue;
+      }
+      documents += 1;
+      counts[String(line.status)] = (counts[String(line.status)] ?? 0) + 1;
+    }
+    return { listed, notListed: { documents, counts } };
+  }
+
   private nothingDone(): { code: string; message: string } {
-    if (this.lines.length === 0) return { code: 'no_documents', message: 'the paths name no document to extract (PDF, JPEG or PNG)' };
-    const codes = new Set(this.lines.map((line) => (line.error as { code?: string } | undefined)?.code ?? String(line.status)));
+    const lines = this.notDone;
+    if (lines.length === 0) return { code: 'no_documents', message: 'the paths name no document to extract (PDF, JPEG or PNG)' };
+    const codes = new Set(lines.map((line) => (line.error as { code?: string } | undefined)?.code ?? String(line.status)));
     const [only] = codes;
     const code = codes.size === 1 && only !== undefined ? only : 'nothing_extracted';
-    const first = this.lines.find((line) => line.error !== undefined);
-    const why = first ? `${String(first.file)}: ${(first.error as { message: string }).message}` : `every document ${String(this.lines[0]?.status)}`;
+    const first = lines.find((line) => line.error !== undefined);
+    const why = first ? `${String(first.file)}: ${(first.error as { message: string }).message}` : `every document ${String(lines[0]?.status)}`;
     return { code, message: `no document could be extracted (${why})` };
   }
 }

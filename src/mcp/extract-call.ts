@@ -4,7 +4,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { z } from 'zod';
 import { extractDocuments, type ExtractDocumentsOptions } from '../library/extract-documents.js';
 import type { AgentFolders } from './agent-folders.js';
-import { ExtractAnswer, EXTRACT_DATA_BUDGET } from './extract-answer.js';
+import { ExtractAnswer } from './extract-answer.js';
 import { RunProgress } from './run-progress.js';
 import { failed, failedWith } from './tool-answers.js';
 
@@ -49,7 +49,7 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
     const out = resolve(ctx.base.cwd, args.out ?? ctx.base.out);
     await ctx.folders.checkResultPath(out);
     const progress = new RunProgress(extra);
-    const answer = new ExtractAnswer(ctx.base.checker, EXTRACT_DATA_BUDGET);
+    const answer = new ExtractAnswer(ctx.base.checker, out);
     const run = extractDocuments(args.paths, {
       ...ctx.base,
       out,

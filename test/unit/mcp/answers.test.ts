@@ -24,30 +24,30 @@ describe('the errors an agent sees', () => {
   });
 
   it('a run where no document could be done is an error, with the code the documents share, else nothing_extracted', () => {
-    const missing = new ExtractAnswer(undefined);
+    const missing = new ExtractAnswer(undefined, '/out');
     missing.add(outcome('a.pdf', 'failed', { error: { code: 'file_not_found', message: 'no such file or folder.' } }));
     const answer = missing.finish({ credits: 0, requests: 0, interrupted: false });
     expect(answer.isError).toBe(true);
     expect(content(answer).error?.code).toBe('file_not_found');
     expect(content(answer).documents).toHaveLength(1);
 
-    const mixed = new ExtractAnswer(undefined);
+    const mixed = new ExtractAnswer(undefined, '/out');
     mixed.add(outcome('a.pdf', 'failed', { error: { code: 'file_not_found', message: 'no such file' } }));
     mixed.add(outcome('b.pdf', 'failed', { error: { code: 'file_too_large', message: 'too large' } }));
     expect(content(mixed.finish({ credits: 0, requests: 0, interrupted: false })).error?.code).toBe('nothing_extracted');
 
-    const some = new ExtractAnswer(undefined);
+    const some = new ExtractAnswer(undefined, '/out');
     some.add(outcome('a.pdf', 'failed', { error: { code: 'file_not_found', message: 'no such file' } }));
     some.add(outcome('b.pdf', 'complete', { data: {} }));
     expect(some.finish({ credits: 1, requests: 1, interrupted: false }).isError).toBeFalsy();
 
-    expect(content(new ExtractAnswer(undefined).finish({ credits: 0, requests: 0, interrupted: false })).error?.code).toBe('no_documents');
+    expect(content(new ExtractAnswer(undefined, '/out').finish({ credits: 0, requests: 0, interrupted: false })).error?.code).toBe('no_documents');
   });
 });
 
 describe('a bounded extract answer', () => {
   it('carries data up to its budget, marks and names the documents past it', () => {
-    const answer = new ExtractAnswer(undefined, 100);
+    const answer = new ExtractAnswer(undefined, '/out', { data: 100, list: 30_000 });
     const data = { text: 'x'.repeat(40) }; // 52 characters as JSON
     for (const file of ['a.pdf', 'b.pdf', 'c.pdf']) answer.add(outcome(file, 'complete', { data }));
     const result = content(answer.finish({ credits: 3, requests: 3, interrupted: false }));
@@ -58,18 +58,31 @@ describe('a bounded extract answer', () => {
       ['c.pdf', false, true],
     ]);
     expect(result.data_budget_chars).toBe(100);
-    expect(result.data_left_out).toMatchObject({ documents: 2, outputs: ['/out/b.pdf.json', '/out/c.pdf.json'] });
+    expect(result.data_left_out).toMatchObject({ documents: 2 });
     expect(result.summary).toContain('data of 2 documents left out');
+  });
+
+  it('lists documents that did not complete first, then complete ones while the list budget lasts; counts the rest', () => {
+    const answer = new ExtractAnswer(undefined, '/out', { data: 0, list: 300 });
+    for (let i = 0; i < 20; i++) answer.add(outcome(`doc-${i}.pdf`, 'complete'));
+    answer.add(outcome('bad.pdf', 'failed', { error: { code: 'file_too_large', message: 'too large' } }));
+    const result = content(answer.finish({ credits: 20, requests: 20, interrupted: false }));
+    const listed = result.documents as { file: string; status: string }[];
+    expect(listed[0]).toMatchObject({ file: 'bad.pdf', status: 'failed', error: { code: 'file_too_large' } });
+    expect(JSON.stringify(listed).length).toBeLessThanOrEqual(300 + listed.length + 1);
+    expect(result.not_listed).toMatchObject({ documents: 21 - listed.length, counts: { complete: 21 - listed.length } });
+    expect(result.counts).toEqual({ complete: 20, failed: 1 });
+    expect(result.summary).toContain(`${21 - listed.length} more documents not listed`);
   });
 
   it('a verdict only from the checker it was given, never the outcome’s own (an older run’s)', () => {
     const old = { schema: '/old/schema.json', passed: false, problems: [{ path: 'total', message: 'must be number' }] };
-    const none = new ExtractAnswer(undefined);
+    const none = new ExtractAnswer(undefined, '/out');
     none.add(outcome('a.pdf', 'complete', { data: { total: 'x' }, checks: old, reused: 'same content' }));
     expect((content(none.finish({ credits: 0, requests: 0, interrupted: false })).documents as { checks?: unknown }[])[0]?.checks).toBeUndefined();
 
     const checker: ResultChecker = { check: (type) => (type === 'invoice' ? { schema: '/mine.json', passed: true, problems: [] } : undefined) };
-    const mine = new ExtractAnswer(checker);
+    const mine = new ExtractAnswer(checker, '/out');
     mine.add(outcome('a.pdf', 'complete', { data: { total: 'x' }, checks: old }));
     expect((content(mine.finish({ credits: 0, requests: 0, interrupted: false })).documents as { checks?: unknown }[])[0]?.checks).toEqual({ schema: '/mine.json', passed: true, problems: [] });
   });
