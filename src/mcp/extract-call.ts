@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
+import type { ResultChecker } from '../batch/batch-types.js';
+import { SchemaRules } from '../features/checks/schema-rules.js';
 import { extractDocuments, type ExtractDocumentsOptions } from '../library/extract-documents.js';
 import type { AgentFolders } from './agent-folders.js';
 import { ExtractAnswer } from './extract-answer.js';
@@ -21,6 +23,9 @@ export const extractInput = {
     .describe('Pages to extract of each file, as the CLI’s --pages: "1", "1-3,7", "1,-1" (negative counts from the end), "all"; or GLOB=SELECTION rules, first match wins; a list, or one string with rules separated by ";". Only those pages are sent (credits = pages sent). Default: every page'),
   out: z.string().min(1).optional().describe('Folder for the result files, inside the allowed folders. Default: the server’s output folder'),
   force: z.boolean().optional().describe('Extract again even when a result on disk answers it (costs credits again)'),
+  schemas: rules
+    .optional()
+    .describe('JSON Schemas (draft 2020-12) to check each result’s data against, as the CLI’s --schema: TYPE=FILE, e.g. "invoice=schemas/invoice.json", inside the allowed folders; a list, or one string separated by ";". Besides the server’s own --schema'),
   max_credits: z.number().int().positive().optional().describe('Credits this call may spend at most (besides what is left of the server’s --max-credits)'),
 };
 
@@ -48,8 +53,9 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
     const scope = await ctx.folders.checkInputs(args.paths);
     const out = resolve(ctx.base.cwd, args.out ?? ctx.base.out);
     await ctx.folders.checkResultPath(out);
+    const checker = args.schemas ? await callChecker(ruleList(args.schemas), ctx) : ctx.base.checker;
     const progress = new RunProgress(extra);
-    const answer = new ExtractAnswer(ctx.base.checker, out);
+    const answer = new ExtractAnswer(checker, out);
     const run = extractDocuments(args.paths, {
       ...ctx.base,
       out,
@@ -57,6 +63,7 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
       ...(args.model ? { model: ruleList(args.model) } : {}),
       ...(args.pages ? { pages: ruleList(args.pages) } : {}),
       ...(args.force ? { force: true } : {}),
+      ...(checker ? { checker } : {}),
       ...(left !== Infinity ? { maxCredits: left } : {}),
       signal: extra.signal,
       onPlanned: (documents) => progress.planned(documents),
@@ -79,4 +86,24 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
 function ruleList(value: string | readonly string[]): string[] {
   const list = typeof value === 'string' ? value.split(';') : value;
   return list.map((rule) => rule.trim()).filter(Boolean);
+}
+
+/** The call's schemas (each file inside the allowed folders), before the server's own for types they do not name. */
+async function callChecker(specs: readonly string[], ctx: ExtractCallContext): Promise<ResultChecker> {
+  const rules = parsed(() => SchemaRules.parse(specs));
+  await ctx.folders.checkInputs(rules.rules.map((rule) => rule.file));
+  const { loadSchemaChecker, SchemaFileError } = await import('../features/checks/load-schemas.js');
+  const own = await loadSchemaChecker(rules, ctx.base.cwd).catch((error: unknown) => {
+    throw error instanceof SchemaFileError ? Object.assign(error, { code: 'invalid_schema' }) : error;
+  });
+  const server = ctx.base.checker;
+  return { check: (type, data) => own.check(type, data) ?? server?.check(type, data) };
+}
+
+function parsed<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw Object.assign(new Error(`schemas: ${error instanceof Error ? error.message : String(error)}`), { code: 'invalid_schema' });
+  }
 }

@@ -73,7 +73,7 @@ describe('docextract mcp over stdio', () => {
     for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
     const extract = tools.find((tool) => tool.name === 'extract');
     expect(extract?.inputSchema.required).toEqual(['paths']);
-    expect(Object.keys(extract?.inputSchema.properties ?? {}).sort()).toEqual(['force', 'max_credits', 'model', 'out', 'pages', 'paths']);
+    expect(Object.keys(extract?.inputSchema.properties ?? {}).sort()).toEqual(['force', 'max_credits', 'model', 'out', 'pages', 'paths', 'schemas']);
     expect(extract?.outputSchema?.type).toBe('object');
     const models = await client.callTool({ name: 'models', arguments: {} });
     expect(JSON.stringify(models.structuredContent)).toContain('invoice');
@@ -293,6 +293,11 @@ describe('docextract mcp as an agent meets it (issue 29)', () => {
     expect(doc?.checks).toBeUndefined();
     const read = await client.callTool({ name: 'result', arguments: { path: doc?.output } });
     expect((read.structuredContent as { checks?: unknown }).checks).toBeUndefined();
+    // A schema given in the call gives its verdict, on the reused result too.
+    const checked = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs], schemas: `invoice=${schema}` } });
+    expect(answerOf(checked).documents[0]?.checks).toMatchObject({ schema, passed: false });
+    const badSchema = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs], schemas: 'invoice=missing.json' } });
+    expect(badSchema.structuredContent).toMatchObject({ error: { code: 'invalid_schema' } });
   });
 });
 
