@@ -5,6 +5,7 @@ import { fitsWithinTtl } from '../batch/admission.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { outputPathFor } from '../batch/result-file.js';
+import type { AllowedFolders } from '../files/allowed-folders.js';
 import { discoverInputs, type DiscoveredInput, type DiscoveryResult } from '../files/discover.js';
 import { preflightFile, type PreflightResult } from '../files/preflight.js';
 import type { ModelRules } from './model-rules.js';
@@ -40,6 +41,8 @@ export interface PlanOptions {
    * @default false
    */
   parts?: boolean;
+  /** Only files inside these folders (by real path) are read; others are refused with `path_not_allowed`. @default anywhere */
+  allowed?: AllowedFolders;
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
 }
@@ -50,7 +53,12 @@ export interface PlanOptions {
  * the server's own code names whatever the server would reject.
  */
 export async function planDocuments(args: string[], options: PlanOptions): Promise<PlanResult> {
-  const discovery = await discoverInputs(args, { cwd: options.cwd, literal: options.listed, exclude: [options.outDir, ...(options.exclude ?? [])] });
+  const discovery = await discoverInputs(args, {
+    cwd: options.cwd,
+    literal: options.listed,
+    exclude: [options.outDir, ...(options.exclude ?? [])],
+    ...(options.allowed ? { allowed: options.allowed } : {}),
+  });
   const planned = await planFiles(discovery.inputs, discovery.commonBase, options);
   const rejected = [...discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message)), ...planned.rejected];
   return { documents: planned.documents, rejected, skipped: discovery.skipped };

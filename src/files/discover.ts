@@ -3,6 +3,7 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { entryKind, errorCode, takeIfSupported, walkFolder, type SearchFindings } from './folder-walk.js';
+import { searchedFrom, type AllowedFolders } from './allowed-folders.js';
 import { commonParentFolder, comparePaths, toDisplayPath } from './paths.js';
 
 export interface DiscoveredInput {
@@ -19,7 +20,7 @@ export interface DiscoveredInput {
 export interface DiscoveryProblem {
   /** The argument as given. */
   arg: string;
-  code: 'file_not_found' | 'no_match' | 'unreadable';
+  code: 'file_not_found' | 'no_match' | 'unreadable' | 'path_not_allowed';
   message: string;
 }
 
@@ -59,6 +60,13 @@ export interface DiscoveryOptions {
    * still taken. @default []
    */
   exclude?: readonly string[];
+  /**
+   * Only these folders may be read: an argument outside them is refused
+   * (`path_not_allowed`) before it is listed, and a file found inside them
+   * whose real path is elsewhere (a symbolic link out) is refused unread.
+   * @default anywhere
+   */
+  allowed?: AllowedFolders;
 }
 
 /**
@@ -78,6 +86,10 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
   const take = async (path: string, via: DiscoveredInput['via']): Promise<void> => {
     const real = await realpath(path).catch(() => path);
     const displayPath = toDisplayPath(path, cwd);
+    if (options.allowed && !options.allowed.contains(real)) {
+      result.problems.push({ arg: displayPath, code: 'path_not_allowed', message: NOT_ALLOWED });
+      return;
+    }
     const first = taken.get(real);
     if (first !== undefined) {
       if (first !== displayPath) result.skipped.push({ path, reason: `same file as ${first}` });
@@ -100,6 +112,10 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       return;
     }
     const path = resolve(cwd, arg);
+    if (options.allowed && !(await options.allowed.allows(mayGlob ? searchedFrom(arg, cwd) : path))) {
+      problem('path_not_allowed', NOT_ALLOWED);
+      return;
+    }
     const found = await statLiteral(path);
     if (found.kind === 'file') {
       await take(path, 'file');
@@ -129,6 +145,8 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
   );
   return result;
 }
+
+const NOT_ALLOWED = 'outside the folders this run may read (symbolic links followed); nothing of it was read.';
 
 /** Overlapping arguments (`in/` and `in/*`) would otherwise report the same skipped file twice. */
 function uniqueByPath(skipped: SkippedFile[]): SkippedFile[] {

@@ -23,6 +23,7 @@ import { PageRules } from '../features/page-rules.js';
 import { planDocuments } from '../features/plan-documents.js';
 import { runStreamBatch } from '../features/stream-batch.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
+import { AllowedFolders } from '../files/allowed-folders.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { USER_AGENT } from '../util/version.js';
 import { OutcomeQueue } from './outcome-queue.js';
@@ -47,6 +48,13 @@ export interface ExtractDocumentsOptions {
   out?: string;
   /** Folder relative inputs and `out` are resolved against. @default process.cwd() */
   cwd?: string;
+  /**
+   * Only files inside these folders are read (compared by real path, so a
+   * symbolic link out of them is outside): an input outside is refused,
+   * unread, with the code `path_not_allowed`. Applies to a list of paths.
+   * @default anywhere
+   */
+  allowedFolders?: readonly string[];
   /**
    * The state folder (journal, send log, results index). Shared with the CLI,
    * so `docextract jobs` and `docextract collect` see a library run's work.
@@ -84,6 +92,8 @@ export interface ExtractDocumentsOptions {
   signal?: AbortSignal;
   /** Progress as work moves (uploads, chunks, waits); outcomes come from the run itself. */
   events?: Partial<Omit<BatchEvents, 'documentFinished'>>;
+  /** Called once a list of paths is planned, before anything is sent, with the number of outcomes the run will yield (for a progress total). */
+  onPlanned?: (outcomes: number) => void;
   /** Called with each result written from an answer of the service, once it is durable and before its job is finalized; a failure leaves the job open and the document failed (resumable). */
   onResult?: ResultSink;
   /** Checks each result's data as it arrives (and reused results again), e.g. against a JSON Schema per document type. @default none */
@@ -201,7 +211,10 @@ async function run(
     });
   }
   // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
-  const planned = await planDocuments([...inputs], { ...plan, parts: true });
+  const allowed = options.allowedFolders ? await AllowedFolders.of(options.allowedFolders, cwd) : undefined;
+  const planned = await planDocuments([...inputs], { ...plan, parts: true, ...(allowed ? { allowed } : {}) });
+  // One outcome per input: a source sent in parts is one.
+  options.onPlanned?.(new Set(planned.documents.map((doc) => doc.part?.output ?? doc.output)).size + planned.rejected.length);
   for (const outcome of planned.rejected) finished(outcome);
   if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
   const typed = models.names();

@@ -2,15 +2,17 @@
  * `docextract mcp` as an agent meets it: the built CLI spawned by the
  * official MCP client over stdio, against the emulator.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import { DOCEXTRACT_BIN, runChildCli } from '../helpers/child-run.js';
 import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
-import { expectCompleteResult, makeWorkspace } from '../helpers/workspace.js';
+import { expectCompleteResult, makeWorkspace, sha256Of } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
 
@@ -27,15 +29,36 @@ interface ExtractAnswer {
   summary: string;
   credits: number;
   interrupted: boolean;
-  documents: { file: string; status: string; output: string | null; data?: unknown; error?: { code: string }; reused?: string }[];
+  data_budget_chars: number;
+  data_left_out?: { documents: number; how: string };
+  not_listed?: { documents: number };
+  error?: { code: string; message: string };
+  documents: { file: string; status: string; output: string | null; data?: unknown; data_left_out?: true; error?: { code: string }; reused?: string; checks?: unknown }[];
 }
 
-async function connect(emu: RunningEmulator, out: string, extraArgs: string[] = [], processEnv: NodeJS.ProcessEnv = emulatorEnv(emu)): Promise<{ client: Client; stderr: () => string }> {
+interface ConnectOptions {
+  /** The server's working folder (allowed by default, with --out). @default the workspace of `out` */
+  cwd?: string;
+  /** The roots this client declares (it then answers roots/list with them); none: the client has no roots capability. */
+  roots?: () => string[];
+}
+
+/** `docextract mcp` started by the SDK's client over stdio, in the folder above `out` (so a workspace is allowed by default). */
+async function connect(
+  emu: RunningEmulator,
+  out: string,
+  extraArgs: string[] = [],
+  processEnv: NodeJS.ProcessEnv = emulatorEnv(emu),
+  options: ConnectOptions = {},
+): Promise<{ client: Client; stderr: () => string }> {
   const env = Object.fromEntries(Object.entries(processEnv).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [DOCEXTRACT_BIN, 'mcp', '--out', out, '--rate-limit', 'none', ...extraArgs], env, stderr: 'pipe' });
+  const cwd = options.cwd ?? join(out, '..');
+  const transport = new StdioClientTransport({ command: process.execPath, args: [DOCEXTRACT_BIN, 'mcp', '--out', out, '--rate-limit', 'none', ...extraArgs], env, cwd, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const connected = new Client({ name: 'docextract-test', version: '1.0.0' });
+  const roots = options.roots;
+  const connected = new Client({ name: 'docextract-test', version: '1.0.0' }, roots ? { capabilities: { roots: { listChanged: true } } } : {});
+  if (roots) connected.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((folder) => ({ uri: pathToFileURL(folder).href })) }));
   await connected.connect(transport);
   client = connected;
   return { client: connected, stderr: () => stderr };
@@ -46,11 +69,12 @@ describe('docextract mcp over stdio', () => {
     const emu = (emulator = await startTestEmulator());
     const { client } = await connect(emu, makeWorkspace({}).out);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['extract', 'jobs', 'models']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['extract', 'jobs', 'models', 'result']);
     for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
     const extract = tools.find((tool) => tool.name === 'extract');
     expect(extract?.inputSchema.required).toEqual(['paths']);
-    expect(Object.keys(extract?.inputSchema.properties ?? {}).sort()).toEqual(['force', 'model', 'out', 'paths']);
+    expect(Object.keys(extract?.inputSchema.properties ?? {}).sort()).toEqual(['force', 'max_credits', 'model', 'out', 'pages', 'paths', 'schemas']);
+    expect(extract?.outputSchema?.type).toBe('object');
     const models = await client.callTool({ name: 'models', arguments: {} });
     expect(JSON.stringify(models.structuredContent)).toContain('invoice');
   });
@@ -143,5 +167,213 @@ describe('docextract mcp over stdio', () => {
     const spent = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'img/id-card.png')] } });
     expect(spent.structuredContent).toMatchObject({ error: { code: 'budget_exhausted' } });
     expect(emu.counters.creditsCharged).toBe(1);
+  });
+});
+
+const answerOf = (result: object): ExtractAnswer => (result as { structuredContent?: unknown }).structuredContent as ExtractAnswer;
+const textOf = (result: object): string => (((result as { content?: unknown }).content as { type: string; text?: string }[] | undefined) ?? []).map((part) => part.text ?? '').join('');
+
+describe('docextract mcp as an agent meets it (issue 29)', () => {
+  it('a path that does not exist is an error the agent sees: isError, with the code in the structured content and the text', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES.slice(0, 1)));
+    const { client } = await connect(emu, ws.out);
+    const result = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'no-such-file.pdf')] } });
+    expect(result.isError).toBe(true);
+    expect(answerOf(result).error?.code).toBe('file_not_found');
+    expect(answerOf(result).documents.map((doc) => [doc.status, doc.error?.code])).toEqual([['failed', 'file_not_found']]);
+    expect(textOf(result)).toContain('file_not_found');
+    expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+
+    // One document done among failed ones: reported per document, and not an error.
+    const mixed = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'no-such-file.pdf'), ws.inputs] } });
+    expect(mixed.isError).toBeFalsy();
+    expect(answerOf(mixed).documents.map((doc) => doc.status)).toEqual(['failed', 'complete']);
+  });
+
+  it('progress carries a total (the documents) and only grows; a 9-page PDF reports chunk 1, 2 and 3 of 3', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const files = [...FILES.slice(0, 2), { target: 'long/nine.pdf', source: 'pdf/linearized-object-streams-9.pdf', pages: 9 }];
+    const ws = makeWorkspace(batchFiles(files));
+    const { client, stderr } = await connect(emu, ws.out);
+    const steps: Progress[] = [];
+    const result = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }, undefined, { onprogress: (step) => steps.push(step) });
+    expect(result.isError, stderr()).toBeFalsy();
+    expect(steps.length).toBeGreaterThan(files.length);
+    expect(steps.every((step) => step.total === files.length)).toBe(true);
+    for (let i = 1; i < steps.length; i++) expect(steps[i]?.progress, JSON.stringify(steps)).toBeGreaterThan(steps[i - 1]?.progress ?? Infinity);
+    expect(steps.at(-1)?.progress).toBe(files.length);
+    const chunks = steps.map((step) => step.message ?? '').filter((message) => message.includes('nine.pdf: chunk'));
+    expect(chunks.map((message) => message.replace(/^.*nine\.pdf: /, ''))).toEqual(['chunk 1 of 3', 'chunk 2 of 3', 'chunk 3 of 3']);
+  });
+
+  it('reads one document’s result through the result tool, by its result file or by its source', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES.slice(0, 3)));
+    const { client } = await connect(emu, ws.out);
+    const extracted = answerOf(await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }));
+    const receipt = extracted.documents.find((doc) => doc.file.endsWith('receipt.jpg'));
+    const byOutput = await client.callTool({ name: 'result', arguments: { path: receipt?.output } });
+    expect(byOutput.isError).toBeFalsy();
+    expect(byOutput.structuredContent).toMatchObject({ output: receipt?.output, source: join(ws.inputs, 'img/receipt.jpg'), status: 'complete' });
+    expect((byOutput.structuredContent as { data?: unknown }).data).toEqual(receipt?.data);
+    const bySource = await client.callTool({ name: 'result', arguments: { path: join(ws.inputs, 'img/receipt.jpg') } });
+    expect(bySource.structuredContent).toMatchObject({ output: receipt?.output, status: 'complete' });
+    expect(JSON.parse(textOf(bySource))).toEqual(bySource.structuredContent);
+    const none = await client.callTool({ name: 'result', arguments: { path: join(ws.inputs, 'nothing.pdf') } });
+    expect(none.isError).toBe(true);
+    expect(none.structuredContent).toMatchObject({ error: { code: 'result_not_found' } });
+  });
+
+  it('a folder bigger than the data budget: every document listed, data up to the budget, the rest named and readable one by one', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const files = [3, 4, 7, 12, 30, 60].map((pages, index) => ({ target: `f${index}.pdf`, source: `pdf/pages-${pages}.pdf`, pages }));
+    const ws = makeWorkspace(batchFiles(files));
+    const { client, stderr } = await connect(emu, ws.out);
+    const result = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } });
+    expect(result.isError, stderr()).toBeFalsy();
+    const answer = answerOf(result);
+    expect(answer.documents).toHaveLength(files.length);
+    expect(answer.documents.every((doc) => doc.status === 'complete' && doc.output !== null)).toBe(true);
+    const withData = answer.documents.filter((doc) => doc.data !== undefined);
+    const leftOut = answer.documents.filter((doc) => doc.data_left_out === true);
+    expect(leftOut.length).toBeGreaterThan(0);
+    expect(withData.length + leftOut.length).toBe(files.length);
+    expect(JSON.stringify(withData.map((doc) => doc.data)).length).toBeLessThanOrEqual(answer.data_budget_chars + withData.length + 1);
+    expect(answer.data_left_out?.documents).toBe(leftOut.length);
+    expect(answer.not_listed).toBeUndefined();
+    expect(answer.summary).toContain('left out');
+    // Each left-out document's data through the result tool, whole or in slices.
+    const output = leftOut[0]?.output as string;
+    let text = '';
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const read = (await client.callTool({ name: 'result', arguments: { path: output, offset } })).structuredContent as { data?: unknown; data_json?: string; next_offset?: number | null };
+      if (read.data !== undefined) text = JSON.stringify(read.data);
+      else text += read.data_json ?? '';
+      offset = read.data === undefined ? (read.next_offset ?? null) : null;
+    }
+    expect(JSON.parse(text)).toEqual((JSON.parse(readFileSync(output, 'utf8')) as { data: unknown }).data);
+  });
+
+  it('pages, model rules and a budget for one call', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES));
+    const { client, stderr } = await connect(emu, ws.out);
+    const first = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'long')], pages: '1', model: ['**/seven.pdf=payslip', 'invoice'] } });
+    expect(first.isError, stderr()).toBeFalsy();
+    const documents = answerOf(first).documents;
+    expect(documents.map((doc) => [doc.file.split('/').pop(), doc.status])).toEqual([
+      ['seven.pdf', 'complete'],
+      ['twelve.pdf', 'complete'],
+    ]);
+    expect(answerOf(first).credits).toBe(2);
+    const results = documents.map((doc) => JSON.parse(readFileSync(doc.output as string, 'utf8')) as { question: { model: string }; source_pages: number[] });
+    expect(results.map((result) => [result.question.model, result.source_pages])).toEqual([
+      ['payslip', [1]],
+      ['invoice', [1]],
+    ]);
+    const budget = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'img')], max_credits: 1 } });
+    expect(answerOf(budget).documents.map((doc) => doc.status).sort()).toEqual(['complete', 'skipped']);
+    expect(emu.counters.creditsCharged).toBe(3);
+  });
+
+  it('a verdict only from this server’s schemas: a result reused from a CLI run with --schema carries none', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES.slice(0, 1)));
+    const schema = join(ws.dir, 'strict.schema.json');
+    writeFileSync(schema, JSON.stringify({ type: 'object', required: ['no_such_field'] }));
+    const env = emulatorEnv(emu);
+    const cli = await runChildCli(['extract', ws.inputs, '--out', ws.out, '--schema', `invoice=${schema}`, '--rate-limit', 'none', '--json'], env);
+    expect(cli.stdout).toContain('"checks"');
+    const { client } = await connect(emu, ws.out, [], env);
+    const result = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } });
+    const [doc] = answerOf(result).documents;
+    expect(doc?.reused).toBeDefined();
+    expect(doc?.checks).toBeUndefined();
+    const read = await client.callTool({ name: 'result', arguments: { path: doc?.output } });
+    expect((read.structuredContent as { checks?: unknown }).checks).toBeUndefined();
+    // A schema given in the call gives its verdict, on the reused result too.
+    const checked = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs], schemas: `invoice=${schema}` } });
+    expect(answerOf(checked).documents[0]?.checks).toMatchObject({ schema, passed: false });
+    const badSchema = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs], schemas: 'invoice=missing.json' } });
+    expect(badSchema.structuredContent).toMatchObject({ error: { code: 'invalid_schema' } });
+  });
+});
+
+describe('docextract mcp only inside the roots (issue 29)', () => {
+  /** Two workspaces: the one the client declares, and one beside it that it does not. */
+  function twoFolders(): { inside: ReturnType<typeof makeWorkspace>; outside: ReturnType<typeof makeWorkspace> } {
+    return { inside: makeWorkspace(batchFiles(FILES.slice(0, 1))), outside: makeWorkspace(batchFiles(FILES.slice(1, 3))) };
+  }
+  const uploadsOf = (emu: RunningEmulator, ws: { inputs: string }, files: readonly { target: string }[]): (number | undefined)[] =>
+    files.map((file) => emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, file.target))]);
+
+  it('a folder outside the declared roots is refused with path_not_allowed, and nothing of it is uploaded', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const { inside, outside } = twoFolders();
+    const { client } = await connect(emu, inside.out, [], emulatorEnv(emu), { cwd: outside.dir, roots: () => [inside.dir] });
+    const refused = await client.callTool({ name: 'extract', arguments: { paths: [outside.inputs] } });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
+    expect(textOf(refused)).toContain('path_not_allowed');
+    const glob = await client.callTool({ name: 'extract', arguments: { paths: [join(outside.inputs, '**/*.png')] } });
+    expect(glob.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
+    // An out folder outside the roots is refused too, before anything is read.
+    const badOut = await client.callTool({ name: 'extract', arguments: { paths: [inside.inputs], out: join(outside.dir, 'stolen') } });
+    expect(badOut.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
+    expect(existsSync(join(outside.dir, 'stolen'))).toBe(false);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(0);
+    expect(uploadsOf(emu, outside, FILES.slice(1, 3))).toEqual([undefined, undefined]);
+    // Inside the roots (the server's working folder is not), it works.
+    const allowed = await client.callTool({ name: 'extract', arguments: { paths: [inside.inputs] } });
+    expect(allowed.isError).toBeFalsy();
+    expect(emu.counters.requestsByEndpoint.documents).toBe(1);
+  });
+
+  it('a symbolic link out of a root is refused: named, or found inside a folder', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const { inside, outside } = twoFolders();
+    symlinkSync(outside.inputs, join(inside.dir, 'escape'));
+    mkdirSync(join(inside.inputs, 'links'));
+    symlinkSync(join(outside.inputs, FILES[1]?.target as string), join(inside.inputs, 'links', 'id-card.png'));
+    const { client } = await connect(emu, inside.out, [], emulatorEnv(emu), { roots: () => [inside.dir] });
+    const named = await client.callTool({ name: 'extract', arguments: { paths: [join(inside.dir, 'escape')] } });
+    expect(named.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
+    const folder = await client.callTool({ name: 'extract', arguments: { paths: [inside.inputs] } });
+    expect(answerOf(folder).documents.map((doc) => [doc.file.split('/').pop(), doc.status, doc.error?.code])).toEqual([
+      ['id-card.png', 'failed', 'path_not_allowed'],
+      ['receipt.jpg', 'complete', undefined],
+    ]);
+    expect(uploadsOf(emu, outside, FILES.slice(1, 3))).toEqual([undefined, undefined]);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(1);
+  });
+
+  it('honours roots/list_changed: a folder added to the roots may be extracted from then on', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const { inside, outside } = twoFolders();
+    let roots = [inside.dir];
+    const { client } = await connect(emu, inside.out, [], emulatorEnv(emu), { roots: () => roots });
+    const before = await client.callTool({ name: 'extract', arguments: { paths: [outside.inputs] } });
+    expect(before.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
+    roots = [inside.dir, outside.dir];
+    await client.sendRootsListChanged();
+    const after = await client.callTool({ name: 'extract', arguments: { paths: [outside.inputs] } });
+    expect(after.isError).toBeFalsy();
+    expect(answerOf(after).documents.map((doc) => doc.status)).toEqual(['complete', 'complete']);
+    roots = [inside.dir];
+    await client.sendRootsListChanged();
+    const removed = await client.callTool({ name: 'extract', arguments: { paths: [outside.inputs] } });
+    expect(removed.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
+  });
+
+  it('without roots from the client, the folders named with --allow (default: the working folder and --out)', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const { inside, outside } = twoFolders();
+    const { client } = await connect(emu, inside.out, ['--allow', outside.inputs], emulatorEnv(emu));
+    const own = await client.callTool({ name: 'extract', arguments: { paths: [inside.inputs] } });
+    expect(own.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
+    const allowed = await client.callTool({ name: 'extract', arguments: { paths: [outside.inputs] } });
+    expect(allowed.isError).toBeFalsy();
   });
 });

@@ -7,7 +7,7 @@ import { refuseFileAsFolder } from '../output-folder.js';
  * Serves until the client closes stdin (or SIGINT / SIGTERM). stdout carries
  * the protocol and nothing else; what the server says goes to stderr.
  */
-export async function runMcp(ctx: CliContext, flags: BatchFlags): Promise<CommandOutcome> {
+export async function runMcp(ctx: CliContext, flags: BatchFlags & { allow?: string[] }): Promise<CommandOutcome> {
   const settings = await resolveBatchSettings(ctx, flags);
   await refuseFileAsFolder('--out', settings.outDir);
   const { key } = await ctx.apiKey();
@@ -25,10 +25,12 @@ export async function runMcp(ctx: CliContext, flags: BatchFlags): Promise<Comman
       out: settings.outDir,
       rateLimit: settings.windows,
       model: settings.models,
+      pages: settings.pages,
       settings: run,
       ...(settings.checker ? { checker: settings.checker } : {}),
     },
     ...(maxCredits !== undefined ? { maxCredits } : {}),
+    ...(flags.allow ? { allow: flags.allow } : {}),
     client: () => ctx.client(true),
   });
   const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
@@ -37,7 +39,8 @@ export async function runMcp(ctx: CliContext, flags: BatchFlags): Promise<Comman
   process.once('SIGINT', close);
   process.once('SIGTERM', close);
   await server.connect(new StdioServerTransport());
-  ctx.ui.info(`docextract mcp: serving on stdin/stdout (results in ${settings.outDir})`);
+  const allowed = flags.allow ?? [ctx.io.cwd, settings.outDir];
+  ctx.ui.info(`docextract mcp: serving on stdin/stdout (results in ${settings.outDir}; only inside the client's roots, else ${allowed.join(', ')})`);
   await closed;
   return 'success';
 }

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverInputs, type DiscoveryResult } from '../../../src/files/discover.js';
 import { hasSupportedExtension } from '../../../src/files/paths.js';
+import { AllowedFolders, isInsideFolder, realPathOf } from '../../../src/files/allowed-folders.js';
 import { callBuiltHonouringFileModes } from '../../helpers/file-modes.js';
 import { CORPUS_DIR, corpusFiles } from './corpus.js';
 
@@ -206,5 +207,53 @@ describe('discoverInputs on the fixture corpus', () => {
       'mislabeled/notes.txt',
       'mislabeled/pdf-without-extension',
     ]);
+  });
+});
+
+describe('discoverInputs: only inside the allowed folders', () => {
+  const within = async (folders: string[], ...args: string[]): Promise<DiscoveryResult> =>
+    discoverInputs(args, { cwd: root, allowed: await AllowedFolders.of(folders, root) });
+  const problems = (result: DiscoveryResult): [string, string][] => result.problems.map((problem) => [problem.arg, problem.code]);
+
+  it('refuses a file, a folder or a glob outside them before listing it', async () => {
+    files('in/a.pdf', 'secret/b.pdf', 'secret/c.pdf');
+    const result = await within(['in'], 'in', 'secret', 'secret/b.pdf', 'secret/*.pdf', '../elsewhere/**/*.pdf');
+    expect(shown(result)).toEqual(['in/a.pdf']);
+    expect(problems(result)).toEqual([
+      ['secret', 'path_not_allowed'],
+      ['secret/b.pdf', 'path_not_allowed'],
+      ['secret/*.pdf', 'path_not_allowed'],
+      ['../elsewhere/**/*.pdf', 'path_not_allowed'],
+    ]);
+  });
+
+  it('refuses a symbolic link out of them, named or found inside a folder, and takes one that stays inside', async () => {
+    files('in/a.pdf', 'secret/b.pdf', 'in/sub/c.pdf');
+    symlinkSync(join(root, 'secret/b.pdf'), join(root, 'in/link-out.pdf'));
+    symlinkSync(join(root, 'in/sub/c.pdf'), join(root, 'in/link-in.pdf'));
+    symlinkSync(join(root, 'secret'), join(root, 'in/folder-out'));
+    const result = await within(['in'], 'in', 'in/folder-out', 'in/folder-out/b.pdf');
+    expect(shown(result)).toEqual(['in/a.pdf', 'in/link-in.pdf']);
+    expect(problems(result)).toEqual([
+      ['in/link-out.pdf', 'path_not_allowed'],
+      ['in/folder-out', 'path_not_allowed'],
+      ['in/folder-out/b.pdf', 'path_not_allowed'],
+    ]);
+  });
+});
+
+describe('realPathOf and isInsideFolder', () => {
+  it('resolves links of a path that does not exist yet through its nearest existing folder', async () => {
+    mkdirSync(join(root, 'real'));
+    symlinkSync(join(root, 'real'), join(root, 'link'));
+    expect(await realPathOf(join(root, 'link/new/out'))).toBe(join(root, 'real/new/out'));
+  });
+
+  it('a sibling whose name starts like the folder is not inside it; a name starting with two dots is', () => {
+    expect(isInsideFolder('/a/in', '/a/in')).toBe(true);
+    expect(isInsideFolder('/a/in', '/a/in/x.pdf')).toBe(true);
+    expect(isInsideFolder('/a/in', '/a/in/..x.pdf')).toBe(true);
+    expect(isInsideFolder('/a/in', '/a/inbox/x.pdf')).toBe(false);
+    expect(isInsideFolder('/a/in', '/a/x.pdf')).toBe(false);
   });
 });

@@ -1,0 +1,58 @@
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import fg from 'fast-glob';
+
+/**
+ * The real path of `path` (symbolic links resolved), also for a path that
+ * does not exist yet: its nearest existing folder's real path plus the rest.
+ * A link inside an allowed folder that points elsewhere is compared by where
+ * it points, so it cannot lead a run out of the folder.
+ */
+export async function realPathOf(path: string): Promise<string> {
+  const absolute = resolve(path);
+  try {
+    return await realpath(absolute);
+  } catch {
+    const parent = dirname(absolute);
+    if (parent === absolute) return absolute;
+    return join(await realPathOf(parent), basename(absolute));
+  }
+}
+
+/** `path` is `folder` or below it (both absolute and real). */
+export function isInsideFolder(folder: string, path: string): boolean {
+  const rel = relative(folder, path);
+  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
+}
+
+/**
+ * What an argument reaches before anything is listed: the path itself, or
+ * for a glob the folder its pattern starts in (`in/**\/*.pdf` → `in`).
+ */
+export function searchedFrom(arg: string, cwd: string): string {
+  const path = resolve(cwd, arg);
+  if (!fg.isDynamicPattern(arg)) return path;
+  const segments = path.split(sep);
+  const firstDynamic = segments.findIndex((segment) => segment !== '' && fg.isDynamicPattern(segment));
+  return firstDynamic <= 0 ? path : segments.slice(0, firstDynamic).join(sep) || sep;
+}
+
+/** Folders a run may touch, by real path; `allows` answers for any path, existing or not. */
+export class AllowedFolders {
+  private constructor(readonly folders: readonly string[]) {}
+
+  /** `folders` as given (relative to `cwd`), each resolved to its real path. */
+  static async of(folders: readonly string[], cwd: string): Promise<AllowedFolders> {
+    return new AllowedFolders(await Promise.all(folders.map((folder) => realPathOf(resolve(cwd, folder)))));
+  }
+
+  /** A real path (already resolved) inside one of the folders. */
+  contains(realPath: string): boolean {
+    return this.folders.some((folder) => isInsideFolder(folder, realPath));
+  }
+
+  /** `path` resolves (links followed) to a place inside one of the folders. */
+  async allows(path: string): Promise<boolean> {
+    return this.contains(await realPathOf(path));
+  }
+}

@@ -1,0 +1,81 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AllowedFolders, isInsideFolder, realPathOf, searchedFrom } from '../files/allowed-folders.js';
+
+/** The folders a tool call may touch, and where that list came from (for the refusal's words). */
+export interface FolderScope {
+  allowed: AllowedFolders;
+  /** `roots`: the client's declared roots; `allow`: the folders named at start (`--allow`, else the working folder and `--out`). */
+  from: 'roots' | 'allow';
+}
+
+/** A tool call's path outside the scope: refused before anything of it is read. */
+export class PathNotAllowedError extends Error {
+  readonly code = 'path_not_allowed';
+}
+
+/**
+ * Where an agent may make this server read and write: the client's `roots`
+ * when it declares any (asked with roots/list, asked again after
+ * notifications/roots/list_changed), else the folders named at start. The
+ * server's own output folder (`--out`, the user's choice) may always be
+ * written to and read from.
+ */
+export class AgentFolders {
+  private current: Promise<FolderScope> | undefined;
+
+  constructor(
+    private readonly server: Server,
+    private readonly start: { folders: readonly string[]; cwd: string; out: string },
+  ) {
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      this.current = undefined; // the next call asks again; a call under way keeps the list it started with
+    });
+  }
+
+  /** The scope now: the client's roots are asked once, and again after each change it announces. */
+  scope(): Promise<FolderScope> {
+    const cached = this.current;
+    if (cached) return cached;
+    const loading = this.load();
+    // A client that cannot announce changes is asked on every call; a failed ask is not kept.
+    if (this.server.getClientCapabilities()?.roots?.listChanged) {
+      this.current = loading;
+      loading.catch(() => (this.current = undefined));
+    }
+    return loading;
+  }
+
+  /** Refuses (PathNotAllowedError) each of `paths` (files, folders, globs) that reaches outside the scope. */
+  async checkInputs(paths: readonly string[]): Promise<FolderScope> {
+    const scope = await this.scope();
+    for (const path of paths) {
+      if (!(await scope.allowed.allows(searchedFrom(path, this.start.cwd)))) throw this.refusal(path, scope);
+    }
+    return scope;
+  }
+
+  /** Refuses a folder or file to write or read results at, unless it is in the scope or the server's output folder. */
+  async checkResultPath(path: string): Promise<FolderScope> {
+    const scope = await this.scope();
+    const real = await realPathOf(resolve(this.start.cwd, path));
+    if (!scope.allowed.contains(real) && !isInsideFolder(await realPathOf(this.start.out), real)) throw this.refusal(path, scope);
+    return scope;
+  }
+
+  private refusal(path: string, scope: FolderScope): PathNotAllowedError {
+    const from = scope.from === 'roots' ? 'the roots your client declared' : 'the folders allowed at start (--allow)';
+    return new PathNotAllowedError(`${path} is outside ${from}: ${scope.allowed.folders.join(', ') || 'none'}; nothing of it was read`);
+  }
+
+  private async load(): Promise<FolderScope> {
+    if (this.server.getClientCapabilities()?.roots) {
+      const { roots } = await this.server.listRoots();
+      const folders = roots.filter((root) => root.uri.startsWith('file://')).map((root) => fileURLToPath(root.uri));
+      if (folders.length > 0) return { allowed: await AllowedFolders.of(folders, this.start.cwd), from: 'roots' };
+    }
+    return { allowed: await AllowedFolders.of(this.start.folders, this.start.cwd), from: 'allow' };
+  }
+}

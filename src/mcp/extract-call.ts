@@ -1,0 +1,109 @@
+import { resolve } from 'node:path';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { z } from 'zod';
+import type { ResultChecker } from '../batch/batch-types.js';
+import { SchemaRules } from '../features/checks/schema-rules.js';
+import { extractDocuments, type ExtractDocumentsOptions } from '../library/extract-documents.js';
+import type { AgentFolders } from './agent-folders.js';
+import { ExtractAnswer } from './extract-answer.js';
+import { RunProgress } from './run-progress.js';
+import { failed, failedWith } from './tool-answers.js';
+
+const rules = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+
+/** The extract tool's arguments. */
+export const extractInput = {
+  paths: z.array(z.string().min(1)).min(1).describe('Files, folders (searched recursively) or glob patterns, inside the allowed folders (the client’s roots); relative paths are relative to the server’s working folder'),
+  model: rules
+    .optional()
+    .describe('Document type (see the models tool), e.g. "invoice"; or rules as the CLI’s --model: GLOB=TYPE for files matching GLOB (relative to the inputs’ common folder), first match wins, a bare TYPE is the default; a list, or one string with rules separated by ";". Default: the server’s models, else the service’s default (invoice)'),
+  pages: rules
+    .optional()
+    .describe('Pages to extract of each file, as the CLI’s --pages: "1", "1-3,7", "1,-1" (negative counts from the end), "all"; or GLOB=SELECTION rules, first match wins; a list, or one string with rules separated by ";". Only those pages are sent (credits = pages sent). Default: every page'),
+  out: z.string().min(1).optional().describe('Folder for the result files, inside the allowed folders. Default: the server’s output folder'),
+  force: z.boolean().optional().describe('Extract again even when a result on disk answers it (costs credits again)'),
+  schemas: rules
+    .optional()
+    .describe('JSON Schemas (draft 2020-12) to check each result’s data against, as the CLI’s --schema: TYPE=FILE, e.g. "invoice=schemas/invoice.json", inside the allowed folders; a list, or one string separated by ";". Besides the server’s own --schema'),
+  max_credits: z.number().int().positive().optional().describe('Credits this call may spend at most (besides what is left of the server’s --max-credits)'),
+};
+
+type ExtractArgs = z.infer<z.ZodObject<typeof extractInput>>;
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What every extract call of one server shares. */
+export interface ExtractCallContext {
+  /** What every extraction runs with; a call may name its own model, pages, out and budget. */
+  base: ExtractDocumentsOptions & { cwd: string; out: string };
+  folders: AgentFolders;
+  /** Credits the server may still spend (`--max-credits` less what was spent); undefined: no limit. */
+  creditsLeft: () => number | undefined;
+  spent: (credits: number) => void;
+  /** Output folders written to in this session (the result tool looks up sources there). */
+  outs: Set<string>;
+}
+
+/** One extract call: refused before anything is read when a path or `out` is outside the allowed folders, else run with a bounded answer. */
+export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractCallContext): Promise<CallToolResult> {
+  const serverLeft = ctx.creditsLeft();
+  if (serverLeft !== undefined && serverLeft <= 0) return failed('budget_exhausted', `the credit budget of this server (--max-credits) is spent`);
+  const left = Math.min(serverLeft ?? Infinity, args.max_credits ?? Infinity);
+  try {
+    const scope = await ctx.folders.checkInputs(args.paths);
+    const out = resolve(ctx.base.cwd, args.out ?? ctx.base.out);
+    await ctx.folders.checkResultPath(out);
+    const checker = args.schemas ? await callChecker(ruleList(args.schemas), ctx) : ctx.base.checker;
+    const progress = new RunProgress(extra);
+    const answer = new ExtractAnswer(checker, out);
+    const run = extractDocuments(args.paths, {
+      ...ctx.base,
+      out,
+      allowedFolders: scope.allowed.folders,
+      ...(args.model ? { model: ruleList(args.model) } : {}),
+      ...(args.pages ? { pages: ruleList(args.pages) } : {}),
+      ...(args.force ? { force: true } : {}),
+      ...(checker ? { checker } : {}),
+      ...(left !== Infinity ? { maxCredits: left } : {}),
+      signal: extra.signal,
+      onPlanned: (documents) => progress.planned(documents),
+      events: { chunkDone: (doc, _done, total) => progress.chunkDone(doc, total) },
+    });
+    ctx.outs.add(out);
+    for await (const outcome of run) {
+      answer.add(outcome);
+      progress.documentFinished(outcome);
+    }
+    const report = await run.done;
+    ctx.spent(report.credits);
+    return answer.finish(report);
+  } catch (error) {
+    return failedWith(error);
+  }
+}
+
+/** Rules as a list: one string may hold several, separated by ";" (as in the config file). */
+function ruleList(value: string | readonly string[]): string[] {
+  const list = typeof value === 'string' ? value.split(';') : value;
+  return list.map((rule) => rule.trim()).filter(Boolean);
+}
+
+/** The call's schemas (each file inside the allowed folders), before the server's own for types they do not name. */
+async function callChecker(specs: readonly string[], ctx: ExtractCallContext): Promise<ResultChecker> {
+  const rules = parsed(() => SchemaRules.parse(specs));
+  await ctx.folders.checkInputs(rules.rules.map((rule) => rule.file));
+  const { loadSchemaChecker, SchemaFileError } = await import('../features/checks/load-schemas.js');
+  const own = await loadSchemaChecker(rules, ctx.base.cwd).catch((error: unknown) => {
+    throw error instanceof SchemaFileError ? Object.assign(error, { code: 'invalid_schema' }) : error;
+  });
+  const server = ctx.base.checker;
+  return { check: (type, data) => own.check(type, data) ?? server?.check(type, data) };
+}
+
+function parsed<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw Object.assign(new Error(`schemas: ${error instanceof Error ? error.message : String(error)}`), { code: 'invalid_schema' });
+  }
+}
