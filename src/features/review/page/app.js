@@ -319,7 +319,8 @@ async function save(approve) {
   const refused = [...form.querySelectorAll('input[data-path]')].map((input) => /** @type {HTMLInputElement} */ (input)).filter((input) => refusalOf(input) !== null);
   if (refused.length > 0) {
     refused.forEach((input) => markRefused(input, refusalOf(input)));
-    land(/** @type {HTMLElement} */ (refused[0]?.closest('.slot')));
+    // Into the first refused input, to fix it at once.
+    refused[0]?.focus();
     say(`Not saved: ${refused.map((input) => refusalOf(input)).join('; ')}`);
     return;
   }
@@ -354,7 +355,10 @@ function showRefused(refused) {
     const input = /** @type {HTMLInputElement | null} */ (document.querySelector(`#document-pane input[data-path="${CSS.escape(value.path)}"]`));
     if (input) markRefused(input, `${value.path} ${value.message}: "${value.text}" is not saved`);
   }
-  land(/** @type {HTMLElement} */ (slots(true).find((slot) => slot.classList.contains('refused'))));
+  slots(true)
+    .find((slot) => slot.classList.contains('refused'))
+    ?.querySelector('input')
+    ?.focus();
 }
 
 /**
