@@ -16,8 +16,10 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
   'app.css': 'text/css; charset=utf-8',
   'app.js': SCRIPT,
   'drafts.js': SCRIPT,
+  'focus.js': SCRIPT,
   'form.js': SCRIPT,
   'keys.js': SCRIPT,
+  'pane.js': SCRIPT,
   'viewer.js': SCRIPT,
 };
 

@@ -8,8 +8,10 @@
  */
 import { applyDraft, changeCount, clearDraft, draftedIds, draftOf, recordInput } from './drafts.js';
 import { markRefused, refusalOf, renderForm } from './form.js';
+import { focusedSlot, landOnFirstProblem, move, slots } from './focus.js';
 import { bindKeys } from './keys.js';
-import { onZoomChange, renderSource, setZoom } from './viewer.js';
+import { baseName, button, failure, viewerTools } from './pane.js';
+import { renderSource, setZoom } from './viewer.js';
 
 /** @typedef {import('../review-model.js').DocumentSummary} DocumentSummary */
 /** @typedef {import('../review-model.js').DocumentView} DocumentView */
@@ -32,11 +34,6 @@ function $(id) {
 }
 const typeFilter = /** @type {HTMLSelectElement} */ ($('filter-type'));
 const statusFilter = /** @type {HTMLSelectElement} */ ($('filter-status'));
-
-/** @param {string} path */
-function baseName(path) {
-  return path.split(/[\\/]/).pop() ?? path;
-}
 
 /** @param {string} text */
 function say(text) {
@@ -155,21 +152,6 @@ function show(view) {
   renderList();
 }
 
-function viewerTools() {
-  const tools = document.createElement('div');
-  tools.className = 'viewer-tools';
-  tools.setAttribute('role', 'toolbar');
-  tools.setAttribute('aria-label', 'zoom');
-  tools.appendChild(button('Fit width (0)', 'button', 'fit', '')).addEventListener('click', () => void setZoom(0));
-  tools.appendChild(button('− (-)', 'button', 'zoom-out', '')).addEventListener('click', () => void setZoom(-1));
-  tools.appendChild(button('+ (+)', 'button', 'zoom-in', '')).addEventListener('click', () => void setZoom(1));
-  const words = document.createElement('span');
-  words.className = 'zoom';
-  tools.appendChild(words);
-  onZoomChange((text) => (words.textContent = text));
-  return tools;
-}
-
 /** @param {DocumentView} view */
 function formOf(view) {
   const form = document.createElement('form');
@@ -225,90 +207,6 @@ function showUnsaved(form, id) {
   const count = changeCount(id);
   const unsaved = form.querySelector('.unsaved');
   if (unsaved) unsaved.textContent = count > 0 ? `${count} unsaved change(s)` : '';
-}
-
-/** A document without a result: why, in place of a form (nothing to correct or approve). @param {FailedDocumentView} view */
-function failure(view) {
-  const section = document.createElement('section');
-  section.className = 'fields failure';
-  section.tabIndex = -1;
-  section.setAttribute('aria-label', `why ${baseName(view.source)} has no result`);
-  const title = document.createElement('h2');
-  title.textContent = baseName(view.source);
-  section.appendChild(title);
-  const meta = document.createElement('p');
-  meta.className = 'meta';
-  meta.textContent = `${view.status} · no result · reported by the run that finished ${view.finished_at_local}`;
-  section.appendChild(meta);
-  const error = document.createElement('div');
-  error.className = 'error';
-  error.setAttribute('role', 'alert');
-  const code = document.createElement('code');
-  code.textContent = view.error.code || view.status;
-  error.appendChild(code);
-  const message = document.createElement('p');
-  message.textContent = view.error.message || 'No reason was recorded.';
-  error.appendChild(message);
-  section.appendChild(error);
-  const path = document.createElement('p');
-  path.className = 'meta';
-  path.textContent = view.source;
-  section.appendChild(path);
-  return section;
-}
-
-/**
- * @param {string} text
- * @param {'submit' | 'button'} type
- * @param {string} name
- * @param {string} kind
- */
-function button(text, type, name, kind) {
-  const b = document.createElement('button');
-  b.type = type;
-  b.name = name;
-  b.className = kind;
-  b.textContent = text;
-  return b;
-}
-
-/** The slots the keys move between, in the form's order; `problems` only those with a problem. @param {boolean} problems */
-function slots(problems) {
-  const all = /** @type {HTMLElement[]} */ ([...document.querySelectorAll('.fields .slot')]);
-  return problems ? all.filter((slot) => slot.classList.contains('has-problem') || slot.classList.contains('refused')) : all;
-}
-
-/** The slot the focus is in (on it, or in its input). */
-function focusedSlot() {
-  return /** @type {HTMLElement | null} */ (document.activeElement?.closest('.slot') ?? null);
-}
-
-/** @param {HTMLElement | undefined} slot */
-function land(slot) {
-  if (!slot) return false;
-  slot.focus();
-  slot.scrollIntoView({ block: 'nearest' });
-  return true;
-}
-
-function landOnFirstProblem() {
-  if (land(slots(true)[0]) || land(slots(false)[0])) return;
-  /** @type {HTMLElement | null} */ (document.querySelector('#document-pane .fields'))?.focus();
-}
-
-/**
- * The next (or previous) slot after the focused one, round the end.
- * @param {boolean} problems
- * @param {1 | -1} by
- */
-function move(problems, by) {
-  const list = slots(problems);
-  if (list.length === 0) return;
-  const here = focusedSlot();
-  const order = slots(false);
-  const at = here ? order.indexOf(here) : -1;
-  const after = list.filter((slot) => (by > 0 ? order.indexOf(slot) > at : at < 0 || order.indexOf(slot) < at));
-  land(by > 0 ? (after[0] ?? list[0]) : (after[after.length - 1] ?? list[list.length - 1]));
 }
 
 /** @param {boolean} approve */
