@@ -64,15 +64,17 @@ export const FAILING_FILES = { corpus: { 'bad/fails.pdf': 'failing/fail-extracti
 export interface ReviewExtras {
   corpus?: Record<string, string>;
   empty?: readonly string[];
+  /** Files made by the test (a long PDF), by their path below the inputs. */
+  made?: Readonly<Record<string, Uint8Array>>;
 }
 
 /** Results made by the CLI against the emulator, every type checked with the invoice schema; `extras` join the inputs. */
 export async function extractedForReview(extras: ReviewExtras = {}, flags: readonly string[] = []): Promise<{ emu: RunningEmulator; ws: ReturnType<typeof makeWorkspace>; env: NodeJS.ProcessEnv; schemas: string[]; run: CliRun }> {
   const emu = await startTestEmulator();
   const ws = makeWorkspace({ ...REVIEW_FILES, ...extras.corpus });
-  for (const name of extras.empty ?? []) {
+  for (const [name, bytes] of [...(extras.empty ?? []).map((name) => [name, new Uint8Array()] as const), ...Object.entries(extras.made ?? {})]) {
     mkdirSync(dirname(join(ws.inputs, name)), { recursive: true });
-    writeFileSync(join(ws.inputs, name), '');
+    writeFileSync(join(ws.inputs, name), bytes);
   }
   const schema = join(ws.dir, 'invoice.schema.json');
   writeFileSync(schema, JSON.stringify(INVOICE_SCHEMA));

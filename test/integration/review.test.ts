@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -112,6 +112,12 @@ describe('corrections flow on', () => {
     expect((await fetch(`${url}api/document?id=pay%2Fp.pdf.json`, { method: 'POST', body: '{}' })).status).toBe(415);
     expect((await postReview(url, 'pay/p.pdf.json', { values: [] })).status).toBe(400);
     expect((await postReview(url, '../x.json', { values: {}, approved: true })).status).toBe(404);
+
+    // Text in a number field is refused, with why, and nothing is saved: it never reaches export as the value.
+    const refused = await postReview(url, 'pay/p.pdf.json', { values: { invoice_number: '12345678', total: '1,234.50 EUR' }, approved: true });
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toEqual({ error: 'refused_values', refused: [{ path: 'total', text: '1,234.50 EUR', message: expect.stringContaining('is a number') }] });
+    expect(existsSync(`${resultPath}.review.json`)).toBe(false);
 
     const saved = await postReview(url, 'pay/p.pdf.json', { values: { invoice_number: '12345678', total: '1500.50' }, approved: true });
     expect(saved.status).toBe(200);

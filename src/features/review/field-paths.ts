@@ -40,12 +40,13 @@ function setIn(node: unknown, [head, ...rest]: string[], value: unknown): unknow
 
 /** Every scalar (or empty container) in `root`, by dotted path, in document order. */
 export function leafPaths(root: unknown, prefix = ''): string[] {
-  if (Array.isArray(root) && root.length > 0) return root.flatMap((item, index) => leafPaths(item, join(prefix, String(index))));
-  if (isObject(root) && Object.keys(root).length > 0) return Object.entries(root).flatMap(([key, inner]) => leafPaths(inner, join(prefix, key)));
+  if (Array.isArray(root) && root.length > 0) return root.flatMap((item, index) => leafPaths(item, joinPath(prefix, String(index))));
+  if (isObject(root) && Object.keys(root).length > 0) return Object.entries(root).flatMap(([key, inner]) => leafPaths(inner, joinPath(prefix, key)));
   return prefix === '' ? [] : [prefix];
 }
 
-function join(prefix: string, segment: string): string {
+/** The path of `segment` inside `prefix` (the one place a dotted path is joined; the page gets paths made here). */
+export function joinPath(prefix: string, segment: string): string {
   return prefix === '' ? segment : `${prefix}.${segment}`;
 }
 

@@ -6,7 +6,12 @@ import { documentTypeOf } from '../checks/recheck.js';
 import { applyCorrections, correctedData, readReview, saveReview, type ReviewRecord } from './corrections.js';
 import { failedDocuments, failedSourceFile, isFailedId, type FailedDocument, type FailedStatus } from './failed-documents.js';
 import type { ReviewChecks } from './review-checks.js';
-import { typedValues } from './review-values.js';
+import { typedValues, type RefusedValue } from './review-values.js';
+import { formSection, type FormSection } from './review-form.js';
+import { partLabel } from '../../files/pdf-parts.js';
+import type { PartEntry } from '../parts.js';
+import { localInstant } from '../../util/local-time.js';
+import { isObject } from './field-paths.js';
 import type { ResultsFolder } from './results-folder.js';
 
 /** Where a document stands for the person reviewing: its checks failed, it is partial, it has no result (failed, skipped or interrupted), or none of these. */
@@ -20,6 +25,10 @@ export interface DocumentSummary {
   /** The document type; '' for a document without a result (nothing says which type it was). */
   type: string;
   status: ResultStatus | FailedStatus;
+  /** Where it stands for the person reviewing (the list's filter and badge): computed here only. */
+  review_status: ReviewStatus;
+  /** The badge's words: `checks failed (2)`, `failed (extraction_failed)`. */
+  status_label: string;
   /** The verdict as last saved (of the corrected data once reviewed); null without a schema. */
   passed: boolean | null;
   problems: number;
@@ -34,6 +43,8 @@ export interface FailedDocumentView extends DocumentSummary {
   error: { code: string | null; message: string | null };
   /** When the run that reported it finished (UTC ISO). */
   finished_at: string;
+  /** The same, in local time with its zone, as the CLI writes times. */
+  finished_at_local: string;
   source_kind: DocumentView['source_kind'];
 }
 
@@ -47,6 +58,10 @@ export interface DocumentView extends DocumentSummary {
   problems_at: CheckProblem[];
   schema: string | null;
   reviewed_at: string | null;
+  /** The same, in local time with its zone, as the CLI writes times. */
+  reviewed_at_local: string | null;
+  /** The fields as the page draws them: one section for the data, or one per part (read only) for a result in parts. */
+  form: FormSection[];
   /** A review made for an earlier extraction of this file: not applied. */
   stale_review: boolean;
   /** What the page can show of the source: a PDF, an image, another kind, or nothing (the file is gone). */
@@ -55,6 +70,8 @@ export interface DocumentView extends DocumentSummary {
 }
 
 const ORDER: Record<ReviewStatus, number> = { 'checks-failed': 0, partial: 1, failed: 2, complete: 3 };
+
+const STATUS_WORDS: Record<ReviewStatus, string> = { 'checks-failed': 'checks failed', partial: 'partial', failed: 'failed', complete: 'complete' };
 
 export function reviewStatusOf(summary: Pick<DocumentSummary, 'passed' | 'status'>): ReviewStatus {
   if (summary.passed === false) return 'checks-failed';
@@ -107,13 +124,19 @@ export async function viewDocument(folder: ResultsFolder, stateDir: string, id: 
  * document's review, with the corrections saved before, checked at once;
  * the result file is not touched.
  */
-export async function saveDocumentReview(folder: ResultsFolder, id: string, texts: Record<string, string>, approved: boolean, checks: ReviewChecks, now: Date): Promise<DocumentView | undefined> {
+export async function saveDocumentReview(folder: ResultsFolder, id: string, texts: Record<string, string>, approved: boolean, checks: ReviewChecks, now: Date): Promise<DocumentView | { refused: RefusedValue[] } | undefined> {
   const found = await folder.resultAt(id);
   if (!found) return undefined;
+  if (partsOf(found.result).length > 0 && Object.keys(texts).length > 0) {
+    return { refused: Object.entries(texts).map(([path, text]) => ({ path, text, message: 'belongs to a result in parts, which is read only here' })) };
+  }
   const schema = await checks.schemaFor(found.result, await checks.check(found.result, found.result.data));
+  const typed = typedValues(found.result.data, texts, schema);
+  // A value not of its field's type is never saved in its place: nothing is, and the page says why at the field.
+  if (typed.refused.length > 0) return { refused: typed.refused };
   // The page sends what changed since it showed the document; corrections saved before stay.
   const earlier = await readReview(found.path, found.result);
-  const values = { ...(earlier.kind === 'current' ? earlier.review.corrections : {}), ...typedValues(found.result.data, texts, schema) };
+  const values = { ...(earlier.kind === 'current' ? earlier.review.corrections : {}), ...typed.values };
   const verdict = await checks.check(found.result, applyCorrections(found.result.data, values));
   const saved = await saveReview(found.path, found.result, { values, approved, ...(verdict ? { checks: verdict } : {}) }, now);
   return viewOf(folder, found.id, found.result, saved, false, checks);
@@ -129,22 +152,39 @@ export async function sourceFileOf(result: ResultDocument, cwd: string): Promise
 async function viewOf(folder: ResultsFolder, id: string, result: ResultDocument, review: ReviewRecord | undefined, stale: boolean, checks: ReviewChecks): Promise<DocumentView> {
   const data = correctedData(result.data, review);
   const verdict = (await checks.check(result, data)) ?? review?.checks ?? (review ? undefined : result.checks);
+  const corrections = review?.corrections ?? {};
+  const problems = verdict?.problems ?? [];
   return {
     ...summaryOf(id, result, review, verdict),
     original: result.data,
     data,
-    corrections: review?.corrections ?? {},
-    problems_at: verdict?.problems ?? [],
+    corrections,
+    problems_at: problems,
     schema: verdict?.schema ?? null,
     reviewed_at: review?.reviewed_at ?? null,
+    reviewed_at_local: review ? localInstant(Date.parse(review.reviewed_at)) : null,
+    form: formOf(result, data, corrections, problems, await checks.schemaFor(result, verdict)),
     stale_review: stale,
     source_kind: (await sourceFileOf(result, folder.cwd)) ? sourceKindOf(result) : 'missing',
     missing_pages: Array.isArray(result.pages?.missing) ? result.pages.missing : [],
   };
 }
 
+/** One section for the data; for a result in parts, one per part (read only: each part keeps its own data), with its pages. */
+function formOf(result: ResultDocument, data: unknown, corrections: Record<string, unknown>, problems: CheckProblem[], schema: unknown): FormSection[] {
+  const parts = partsOf(result);
+  if (parts.length === 0) return [formSection('', true, { original: result.data, data, corrections, problems, schema })];
+  const pageCount = result.source.pages ?? Math.max(0, ...parts.flatMap((part) => part.source_pages));
+  return parts.map((part, index) => {
+    // combineChecks names a part's problems parts.<i>.data.<path>.
+    const prefix = `parts.${index}.data`;
+    const own = problems.filter((problem) => problem.path === prefix || problem.path.startsWith(`${prefix}.`)).map((problem) => ({ ...problem, path: problem.path.slice(prefix.length + 1) }));
+    return formSection(`part ${index + 1} of ${parts.length}: ${partLabel(part.source_pages, pageCount)} (${part.status})`, false, { original: part.data, data: part.data, corrections: {}, problems: own, schema });
+  });
+}
+
 function failedSummaryOf(failed: FailedDocument): DocumentSummary {
-  return {
+  return withStatus({
     id: failed.id,
     source: failed.source ?? failed.file,
     type: '',
@@ -154,7 +194,7 @@ function failedSummaryOf(failed: FailedDocument): DocumentSummary {
     reviewed: false,
     approved: false,
     error: { code: failed.code, message: failed.message },
-  };
+  });
 }
 
 async function failedViewOf(failed: FailedDocument): Promise<FailedDocumentView> {
@@ -163,12 +203,13 @@ async function failedViewOf(failed: FailedDocument): Promise<FailedDocumentView>
     ...summary,
     error: { code: failed.code, message: failed.message },
     finished_at: failed.finished_at,
+    finished_at_local: localInstant(Date.parse(failed.finished_at)),
     source_kind: (await failedSourceFile(failed)) ? sourceKindOfName(/\.[a-z0-9]+$/i.exec(summary.source)?.[0] ?? '') : 'missing',
   };
 }
 
 function summaryOf(id: string, result: ResultDocument, review: ReviewRecord | undefined, verdict: ResultChecks | undefined): DocumentSummary {
-  return {
+  return withStatus({
     id,
     source: result.source.path,
     type: documentTypeOf(result),
@@ -177,7 +218,20 @@ function summaryOf(id: string, result: ResultDocument, review: ReviewRecord | un
     problems: verdict?.problems.length ?? 0,
     reviewed: review !== undefined,
     approved: review?.approved ?? false,
-  };
+  });
+}
+
+function withStatus(summary: Omit<DocumentSummary, 'review_status' | 'status_label'>): DocumentSummary {
+  const review_status = reviewStatusOf(summary);
+  const words = summary.error ? summary.status : STATUS_WORDS[review_status];
+  const detail = summary.error ? summary.error.code : summary.problems > 0 ? String(summary.problems) : null;
+  return { ...summary, review_status, status_label: detail ? `${words} (${detail})` : words };
+}
+
+/** The parts of a result in parts (a PDF past the service's limits); none for a whole result. */
+function partsOf(result: ResultDocument): PartEntry[] {
+  const parts = (result as { parts?: unknown }).parts;
+  return Array.isArray(parts) ? parts.filter((part): part is PartEntry => isObject(part) && Array.isArray(part.source_pages)) : [];
 }
 
 /** What the browser can show: PDFs through pdf.js, the image types it draws itself. */

@@ -1,41 +1,73 @@
 import { schemaTypeAt } from './review-checks.js';
 import { valueAt } from './field-paths.js';
 
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/**
+ * What a field holds, for the form: the type of what the service returned
+ * at its path, else the type the schema gives it (a field the service left
+ * out), else text.
+ */
+export type FieldType = 'number' | 'integer' | 'boolean' | 'string';
 
 /**
- * A form's inputs are text; the data is JSON. Each value takes the type of
- * what the service returned at its path, else the type the schema gives it
- * (a field the service left out), else stays text. Text that is not of
- * that type is kept as typed, for the checks to name.
+ * An unambiguous number: digits with at most one decimal point, an optional
+ * sign and exponent. No thousands separators, no currency, no decimal comma:
+ * `1,234.50` could be 1234.5 or 1.2345, so it is refused, never guessed.
+ * Written so that it also works as an HTML `pattern` (the `v` flag: the
+ * hyphen in a class is escaped); the page checks the field with it as sent.
  */
-export function typedValues(serviceData: unknown, texts: Record<string, string>, schema: unknown): Record<string, unknown> {
+const NUMBER_PATTERN = String.raw`[+\-]?(\d+\.?\d*|\.\d+)([eE][+\-]?\d+)?`;
+const INTEGER_PATTERN = String.raw`[+\-]?\d+`;
+const BOOLEAN_PATTERN = 'true|false';
+
+/** The pattern a field's text must match (HTML `pattern` syntax, anchored by the browser), when its type has one. */
+export function patternOf(type: FieldType): string | undefined {
+  return type === 'number' ? NUMBER_PATTERN : type === 'integer' ? INTEGER_PATTERN : type === 'boolean' ? BOOLEAN_PATTERN : undefined;
+}
+
+/** What the page says at a field whose text is not of its type. */
+export function refusalOf(type: FieldType): string {
+  if (type === 'boolean') return 'is true or false';
+  return `is ${type === 'integer' ? 'a whole number' : 'a number'}: digits and one decimal point, no thousands separators or currency (1234.50)`;
+}
+
+export function fieldTypeAt(serviceData: unknown, path: string, schema: unknown): FieldType {
+  const original = valueAt(serviceData, path);
+  if (typeof original === 'number') return schemaTypeAt(schema, path) === 'integer' ? 'integer' : 'number';
+  if (typeof original === 'boolean') return 'boolean';
+  if (original !== undefined && original !== null) return 'string';
+  const declared = schemaTypeAt(schema, path);
+  return declared === 'number' || declared === 'integer' || declared === 'boolean' ? declared : 'string';
+}
+
+/** A text that is not of its field's type: nothing is saved, and the page shows `message` at the field. */
+export interface RefusedValue {
+  path: string;
+  text: string;
+  message: string;
+}
+
+/**
+ * A form's inputs are text; the data is JSON. Each value takes its field's
+ * type (fieldTypeAt). Text that is not of that type is refused (never saved
+ * as a string in a number's place); an emptied field becomes null.
+ */
+export function typedValues(serviceData: unknown, texts: Record<string, string>, schema: unknown): { values: Record<string, unknown>; refused: RefusedValue[] } {
   const values: Record<string, unknown> = {};
+  const refused: RefusedValue[] = [];
   for (const [path, text] of Object.entries(texts)) {
     if (typeof text !== 'string') continue;
     const original = valueAt(serviceData, path);
-    values[path] = typed(text, original === undefined || original === null ? schemaTypeAt(schema, path) : jsonType(original), original);
+    const type = fieldTypeAt(serviceData, path, schema);
+    const trimmed = text.trim();
+    // An emptied field is no value (null), not an empty text in a number's place.
+    if (trimmed === '' && (original === null || type !== 'string')) {
+      values[path] = null;
+      continue;
+    }
+    const pattern = patternOf(type);
+    if (pattern === undefined) values[path] = text;
+    else if (!new RegExp(`^(?:${pattern})$`).test(trimmed)) refused.push({ path, text, message: refusalOf(type) });
+    else values[path] = type === 'boolean' ? trimmed === 'true' : Number(trimmed);
   }
-  return values;
-}
-
-function typed(text: string, type: string | undefined, original: unknown): unknown {
-  const trimmed = text.trim();
-  if (trimmed === '' && (original === null || (original === undefined && type !== 'string'))) return original ?? null;
-  switch (type) {
-    case 'number':
-    case 'integer':
-      return NUMBER.test(trimmed) ? Number(trimmed) : text;
-    case 'boolean':
-      return trimmed === 'true' ? true : trimmed === 'false' ? false : text;
-    case 'null':
-      return trimmed === '' ? null : text;
-    default:
-      return text;
-  }
-}
-
-function jsonType(value: unknown): string {
-  if (value === null) return 'null';
-  return typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'string';
+  return { values, refused };
 }

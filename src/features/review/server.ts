@@ -1,9 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readJsonBody, refuse, sendFile, sendJson, sendText, sourceTypeOf } from './http-replies.js';
+import { readJsonBody, refuse, sendFile, sendJson, sourceTypeOf } from './http-replies.js';
 import type { PdfjsAssets } from './package-assets.js';
-import { PAGE_FILES } from './page/files.js';
+import { pageFile } from './page-files.js';
 import type { ReviewChecks } from './review-checks.js';
 import { failedSourceFile } from './failed-documents.js';
 import { findFailedDocument, listDocuments, saveDocumentReview, sourceFileOf, viewDocument } from './review-model.js';
@@ -82,8 +82,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, ctx: C
 
   if (path.length === 0) return redirect(response, `/${ctx.token}/`); // relative links need the slash
   const name = route === '' ? 'index.html' : route;
-  const page = Object.hasOwn(PAGE_FILES, name) ? PAGE_FILES[name] : undefined;
-  if (page) return sendText(response, 200, page.type, page.body);
+  const page = pageFile(name);
+  if (page) return sendFile(response, page.path, page.type);
   if (route === 'api/documents') return sendJson(response, 200, { folder: ctx.folder.shownAs, documents: await listDocuments(ctx.folder, ctx.stateDir) });
   if (route === 'api/document') {
     const view = await viewDocument(ctx.folder, ctx.stateDir, id, ctx.checks);
@@ -121,7 +121,9 @@ async function saveReview(request: IncomingMessage, response: ServerResponse, ct
   if (!body || typeof body.values !== 'object' || body.values === null || Array.isArray(body.values) || typeof body.approved !== 'boolean') return refuse(response, 400);
   const texts = Object.fromEntries(Object.entries(body.values).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   const view = await saveDocumentReview(ctx.folder, id, texts, body.approved, ctx.checks, ctx.now());
-  return view ? sendJson(response, 200, view) : refuse(response, 404);
+  if (!view) return refuse(response, 404);
+  // A value not of its field's type: nothing saved, and the page shows each message at its field.
+  return 'refused' in view ? sendJson(response, 422, { error: 'refused_values', refused: view.refused }) : sendJson(response, 200, view);
 }
 
 function redirect(response: ServerResponse, location: string): void {

@@ -90,11 +90,19 @@ describe('typing what was typed into the form', () => {
   const schema = { type: 'object', properties: { total: { type: 'number' }, items: { type: 'array', items: { type: 'object', properties: { qty: { type: 'integer' } } } }, code: { type: 'string' } } };
 
   it('takes the type of the service value, else the schema, else text', () => {
-    expect(typedValues(DATA, { total: '12.50', paid: 'true', invoice_number: '0042', note: '' }, undefined)).toEqual({ total: 12.5, paid: true, invoice_number: '0042', note: null });
-    expect(typedValues({}, { total: '7', 'items.0.qty': '3', code: '0012', other: '5' }, schema)).toEqual({ total: 7, 'items.0.qty': 3, code: '0012', other: '5' });
+    expect(typedValues(DATA, { total: '12.50', paid: 'true', invoice_number: '0042', note: '' }, undefined)).toEqual({ values: { total: 12.5, paid: true, invoice_number: '0042', note: null }, refused: [] });
+    expect(typedValues({}, { total: '7', 'items.0.qty': '3', code: '0012', other: '5' }, schema)).toEqual({ values: { total: 7, 'items.0.qty': 3, code: '0012', other: '5' }, refused: [] });
   });
 
-  it('keeps text that is not of the type, for the checks to name', () => {
-    expect(typedValues(DATA, { total: '12,50' }, undefined)).toEqual({ total: '12,50' });
+  it('refuses text that is not of the type, never saving it in its place, and parses only unambiguous numbers', () => {
+    for (const text of ['1,234.50 EUR', '12,50', '1,234', '€12', '12.50 EUR', '1.2.3', '']) {
+      const typed = typedValues(DATA, { total: text }, undefined);
+      if (text === '') expect(typed).toEqual({ values: { total: null }, refused: [] });
+      else expect(typed, text).toEqual({ values: {}, refused: [{ path: 'total', text, message: expect.stringContaining('is a number') }] });
+    }
+    expect(typedValues(DATA, { total: ' -1234.50 ' }, undefined).values).toEqual({ total: -1234.5 });
+    expect(typedValues(DATA, { total: '1e3' }, undefined).values).toEqual({ total: 1000 });
+    expect(typedValues({}, { 'items.0.qty': '2.5' }, schema).refused).toEqual([{ path: 'items.0.qty', text: '2.5', message: expect.stringContaining('whole number') }]);
+    expect(typedValues(DATA, { paid: 'yes' }, undefined).refused).toEqual([{ path: 'paid', text: 'yes', message: 'is true or false' }]);
   });
 });

@@ -1,0 +1,36 @@
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { PackageAsset } from './package-assets.js';
+
+const SCRIPT = 'text/javascript; charset=utf-8';
+
+/**
+ * The page's own files, by their name below the token: plain files in
+ * ./page/ (JavaScript checked by tsc, see tsconfig.page.json), read from
+ * disk as they are. The build copies the folder beside this module in
+ * dist/, so the same lookup finds them from the sources and from the
+ * package. Only these names are served.
+ */
+const PAGE_FILES: Readonly<Record<string, string>> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+  'app.js': SCRIPT,
+  'drafts.js': SCRIPT,
+  'focus.js': SCRIPT,
+  'form.js': SCRIPT,
+  'keys.js': SCRIPT,
+  'pane.js': SCRIPT,
+  'viewer.js': SCRIPT,
+};
+
+/** The folder of the page's files, beside this module (src/ or dist/). */
+export const PAGE_FOLDER = fileURLToPath(new URL('./page/', import.meta.url));
+
+/** `app.js`, `index.html`...; undefined for any other name. */
+export function pageFile(name: string): PackageAsset | undefined {
+  const type = Object.hasOwn(PAGE_FILES, name) ? PAGE_FILES[name] : undefined;
+  return type === undefined ? undefined : { path: join(PAGE_FOLDER, name), type };
+}
+
+/** Every page file's name (the build and the tests check each is there). */
+export const PAGE_FILE_NAMES = Object.keys(PAGE_FILES);
