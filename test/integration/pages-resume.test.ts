@@ -6,7 +6,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceivedUpload, RunningEmulator } from '../../src/emulator/index.js';
@@ -14,20 +13,13 @@ import { startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, readJournal, startTestEmulator } from '../helpers/emulator-run.js';
 import { pageTexts } from '../helpers/pdf-pages.js';
 import { makeWorkspace, sha256Of } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 let emulator: RunningEmulator | undefined;
 afterEach(async () => {
   await emulator?.close();
   emulator = undefined;
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
 
 describe('kill -9 during a selection', () => {
   it('the rerun finishes the open job of the same pages without uploading again; other pages are a new upload', async () => {
@@ -38,7 +30,7 @@ describe('kill -9 during a selection', () => {
     const args = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '2', '--pages', '4-27'];
 
     const first = startChildCli(args, env);
-    await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 2);
+    await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 2, 'two chunks processed');
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
     const manifest = readJournal(env.DOCEXTRACT_STATE_DIR as string).find((record) => record.type === 'manifest');
@@ -80,7 +72,7 @@ describe('kill -9 between parts', () => {
 
     const first = startChildCli(args, env);
     const firstPart = join(ws.out, '.parts', 'ledger.pdf.p1-150.json');
-    await waitFor(() => existsSync(firstPart) || existsSync(join(ws.out, '.parts', 'ledger.pdf.p151-300.json')), 60_000);
+    await waitFor(() => existsSync(firstPart) || existsSync(join(ws.out, '.parts', 'ledger.pdf.p151-300.json')), 'the result of a first part', 60_000);
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
     expect(existsSync(join(ws.out, 'ledger.pdf.json'))).toBe(false);
