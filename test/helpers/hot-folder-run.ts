@@ -55,7 +55,7 @@ export async function startHotFolder(options: { passMs?: number; settleMs?: numb
     taken,
     settling: () => settling,
     messages,
-    async takenAll(count, { realDeadlineMs = 20_000, withinClockMs = Infinity } = {}) {
+    async takenAll(count, { realDeadlineMs = 90_000, withinClockMs = Infinity } = {}) {
       const deadline = Date.now() + realDeadlineMs;
       const clockLimit = clock.now() + withinClockMs;
       while (taken.size < count) {

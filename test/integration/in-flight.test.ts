@@ -37,7 +37,7 @@ describe('requests in flight', () => {
     for (let i = 0; i < 24; i += 1) writeFileSync(join(ws.inputs, `scan-${i}.png`), Buffer.concat([png, Buffer.from(`copy ${i}`)]));
     const running = runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '30/10s'], { env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }) });
     // The real-time bound only decides how long a failing run is given: a passing one never waits on it.
-    const giveUp = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20_000).unref());
+    const giveUp = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 100_000).unref());
     const reached = await Promise.race([all.then(() => true), running.then(() => false), giveUp]);
     expect(reached, `${held} uploads were in flight together, not 24`).toBe(true);
     release();
@@ -81,7 +81,7 @@ describe('requests in flight', () => {
     const running = runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], { env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }) });
     const ended = running.then(() => 'the run ended');
     // The real-time bound only decides how long a failing run is given: a passing one never waits on it.
-    const giveUp = new Promise<string>((resolve) => setTimeout(() => resolve('gave up after 20 s'), 20_000).unref());
+    const giveUp = new Promise<string>((resolve) => setTimeout(() => resolve('gave up after 100 s'), 100_000).unref());
     for (let n = 13; n <= 16; n += 1) {
       if (n > 13) releaseNext();
       const reached = await Promise.race([arrival(n).then(() => 'arrived'), ended, giveUp]);

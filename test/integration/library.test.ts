@@ -11,6 +11,7 @@ import { extractDocuments, InvalidOptionError, UnknownModelError, type DocumentO
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import { runChildCli } from '../helpers/child-run.js';
 import { TEST_KEY, batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
+import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../helpers/held-answers.js';
 import { CORPUS, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
@@ -182,29 +183,16 @@ describe('extractDocuments: the engine as a library', () => {
   it('a CLI extract started while a library run holds the state folder rides along: each content is uploaded once, both get every result', async () => {
     // The library run's answers wait until the CLI has joined it (the host lists it in commands.json):
     // without hosting, the CLI would find the folder busy and the run could not go on.
-    let holding = true;
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    // (The CLI's own free check of the models is not held: it comes before it joins.)
-    const emu = (emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined) }));
+    const held = holdAnswersUntilReleased();
+    const emu = (emulator = await startTestEmulator({ holdAnswer: held.holdAnswer }));
     const ws = makeWorkspace(batchFiles(FILES));
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const run = extractDocuments([ws.inputs], libraryOptions(emu, ws.out, env));
     const otherOut = join(ws.dir, 'other-out');
     const cli = runChildCli(['extract', ws.inputs, '--out', otherOut, '--json', '--rate-limit', 'none'], env);
-    const joined = async (): Promise<boolean> => {
-      try {
-        return readFileSync(join(stateDir, 'commands.json'), 'utf8').includes('"client"');
-      } catch {
-        return false;
-      }
-    };
-    const giveUp = Date.now() + 20_000; // only how long a failing run is given
-    while (!(await joined()) && Date.now() < giveUp) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await joined(), `the CLI joined the library run as a client; state folder: ${readdirSync(stateDir).join(', ')}`).toBe(true);
-    holding = false;
-    release();
+    await waitForClient(stateDir, 'the CLI to join the library run as a client');
+    held.release();
     const [done, report] = await Promise.all([cli, run.done]);
     expect(done.code, done.stderr).toBe(0);
     expect(parseNdjson(done.stdout).map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
@@ -215,28 +203,18 @@ describe('extractDocuments: the engine as a library', () => {
   });
 
   it('a library run started while a CLI extract holds the state folder rides along on it: each content is uploaded once, both get every result', async () => {
-    let holding = true;
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const emu = (emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined) }));
+    const held = holdAnswersUntilReleased();
+    const emu = (emulator = await startTestEmulator({ holdAnswer: held.holdAnswer }));
     const ws = makeWorkspace(batchFiles(FILES));
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    let uploaded: () => void = () => undefined;
-    const firstUpload = new Promise<void>((resolve) => (uploaded = resolve));
-    emu.events.on('event', (event: EmulatorEvent) => {
-      if (event.type === 'upload') uploaded();
-    });
+    const uploaded = firstUpload(emu);
     const cli = runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
-    await firstUpload; // the CLI holds the folder and hosts
+    await uploaded; // the CLI holds the folder and hosts
     const otherOut = join(ws.dir, 'library-out');
     const run = extractDocuments([ws.inputs], libraryOptions(emu, otherOut, env));
-    const giveUp = Date.now() + 20_000; // only how long a failing run is given
-    const joined = (): boolean => existsSync(join(stateDir, 'commands.json')) && readFileSync(join(stateDir, 'commands.json'), 'utf8').includes('"client"');
-    while (!joined() && Date.now() < giveUp) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(joined(), 'the library run joined the CLI as a client').toBe(true);
-    holding = false;
-    release();
+    await waitForClient(stateDir, 'the library run to join the CLI as a client');
+    held.release();
     const [done, report] = await Promise.all([cli, run.done]);
     expect(done.code, done.stderr).toBe(0);
     expect(report.outcomes.map((outcome) => outcome.status)).toEqual(FILES.map(() => 'complete'));

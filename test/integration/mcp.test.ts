@@ -2,7 +2,6 @@
  * `docextract mcp` as an agent meets it: the built CLI spawned by the
  * official MCP client over stdio, against the emulator.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -10,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import { DOCEXTRACT_BIN, runChildCli } from '../helpers/child-run.js';
 import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
+import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../helpers/held-answers.js';
 import { expectCompleteResult, makeWorkspace } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
@@ -108,28 +108,18 @@ describe('docextract mcp over stdio', () => {
   });
 
   it('an extraction while a CLI extract holds the state folder rides along on it: each content uploaded once', async () => {
-    let holding = true;
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const emu = (emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined) }));
+    const held = holdAnswersUntilReleased();
+    const emu = (emulator = await startTestEmulator({ holdAnswer: held.holdAnswer }));
     const ws = makeWorkspace(batchFiles(FILES));
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    let uploaded: () => void = () => undefined;
-    const firstUpload = new Promise<void>((resolve) => (uploaded = resolve));
-    emu.events.on('event', (event: EmulatorEvent) => {
-      if (event.type === 'upload') uploaded();
-    });
+    const uploaded = firstUpload(emu);
     const cli = runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
-    await firstUpload; // the CLI holds the folder and hosts
+    await uploaded; // the CLI holds the folder and hosts
     const { client, stderr } = await connect(emu, join(ws.dir, 'agent-out'), [], env);
     const called = client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } });
-    const joined = (): boolean => existsSync(join(stateDir, 'commands.json')) && readFileSync(join(stateDir, 'commands.json'), 'utf8').includes('"client"');
-    const giveUp = Date.now() + 20_000; // only how long a failing run is given
-    while (!joined() && Date.now() < giveUp) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(joined(), `the MCP extraction joined the CLI as a client; ${stderr()}`).toBe(true);
-    holding = false;
-    release();
+    await waitForClient(stateDir, 'the MCP extraction to join the CLI as a client');
+    held.release();
     const [done, result] = await Promise.all([cli, called]);
     expect(done.code, done.stderr).toBe(0);
     expect(result.isError, stderr()).toBeFalsy();

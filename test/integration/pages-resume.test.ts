@@ -24,15 +24,27 @@ afterEach(async () => {
 describe('kill -9 during a selection', () => {
   it('the rerun finishes the open job of the same pages without uploading again; other pages are a new upload', async () => {
     const uploads: ReceivedUpload[] = [];
-    emulator = await startTestEmulator({ latencyMs: { process: 150 }, onUpload: (upload) => uploads.push(upload) });
+    // Two chunks are answered; every later answer waits until the first command is dead: the kill lands
+    // with the job open, whatever the machine's speed (it once had to land within about 0.5 s).
+    let processAnswers = 0;
+    let holding = true;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    emulator = await startTestEmulator({
+      latencyMs: { process: 150 },
+      onUpload: (upload) => uploads.push(upload),
+      holdAnswer: (endpoint) => (holding && endpoint === 'process' && ++processAnswers > 2 ? held : undefined),
+    });
     const ws = makeWorkspace({ 'thirty.pdf': 'pdf/pages-30.pdf' });
     const env = emulatorEnv(emulator);
     const args = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '2', '--pages', '4-27'];
 
     const first = startChildCli(args, env);
-    await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 2, 'two chunks processed');
+    await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 3, 'two chunks answered and a third asked');
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
+    holding = false;
+    release();
     const manifest = readJournal(env.DOCEXTRACT_STATE_DIR as string).find((record) => record.type === 'manifest');
     // The journal names the source, not the cut.
     expect(manifest).toMatchObject({ sha256: sha256Of(join(ws.inputs, 'thirty.pdf')), sourcePages: Array.from({ length: 24 }, (_, i) => i + 4) });
