@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
-import { holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
 
 const rig = commandRig();
@@ -20,10 +19,7 @@ const MINE: Record<string, [string, number]> = { 'twelve.pdf': ['pdf/pages-12.pd
 
 describe('many commands, one client: handover', () => {
   it('the host exits once its own files are done; the other command hosts what is left and resumes its open jobs without uploading again', async () => {
-    // The host's answers wait until the other command has joined: joining before the host's 7 pages are done is
-    // then a fact the test waits for (the host's record), not a race between a cold start and the host's work.
-    const held = holdAnswersUntilReleased();
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 }, holdAnswer: held.holdAnswer }));
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
     const ws = makeWorkspace({ 'host/seven.pdf': 'pdf/pages-7.pdf', ...Object.fromEntries(Object.entries(MINE).map(([name, [source]]) => [`mine/${name}`, source])) });
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
@@ -31,8 +27,7 @@ describe('many commands, one client: handover', () => {
     const host = track(startChildCli(['extract', join(ws.inputs, 'host'), '--out', join(ws.dir, 'out-host'), ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the host');
     const other = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
-    await waitForClient(stateDir, 'the other command to join', other.child.pid);
-    held.release();
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === other.child.pid), 'the other command to join');
 
     const hosted = await host.done;
     expect(hosted.code, hosted.stderr).toBe(0);
