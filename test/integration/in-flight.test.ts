@@ -50,8 +50,9 @@ describe('requests in flight', () => {
     // Every upload's answer is held until the test releases it, one at a time: 13 are held, then each
     // release lets exactly one more body go (the 14th, 15th, 16th each wait for an answer). In flight is
     // counted at each arrival, as arrived minus released (a released answer may still be on its way, so
-    // this never counts more than the client holds). Without the budget the 14th to 16th follow the 13th
-    // at once and the count passes 13. No window of time: every wait is for an arrival.
+    // this never counts more than the client holds). No window of time: every wait is for an arrival.
+    // Not yet shown to fail without the budget: with UPLOAD_BODY_BYTES (src/batch/dispatch.ts) raised to
+    // 1 GiB it still passed (2026-11-26), so another limit also holds 13 in flight; to be found (issue 28).
     const answers: (() => void)[] = [];
     let released = 0;
     let mostInFlight = 0;
