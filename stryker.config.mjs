@@ -32,6 +32,11 @@ const config = {
     'src/batch/key-share.ts',
     'src/store/results-index.ts',
     'src/batch/time-left.ts',
+    'src/features/host/protocol.ts',
+    'src/files/page-selection.ts',
+    'src/files/pdf-parts.ts',
+    'src/features/checks/x-sum.ts',
+    'src/features/review/corrections.ts',
   ],
   // Two cores are shared with the rest of the machine.
   concurrency: 1,

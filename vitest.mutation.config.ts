@@ -10,7 +10,9 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts'],
+    // MUTATION_TESTS narrows the run to the tests that cover the module being mutated (comma-separated
+    // globs), e.g. MUTATION_TESTS=test/unit/files/pdf-parts.test.ts npx stryker run --mutate src/files/pdf-parts.ts
+    include: process.env.MUTATION_TESTS ? process.env.MUTATION_TESTS.split(',') : ['test/unit/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 1,
     testTimeout: 30_000,

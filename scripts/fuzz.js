@@ -29,6 +29,17 @@ const code = await new Promise((resolve) => {
   child.on('close', (status) => resolve(status ?? 1));
 });
 
+// The watch race's folder shapes, from the same seed (a fixed one in `npm test`).
+process.stderr.write(`fuzz: the watch race (test/integration/watch/missed-events.test.ts) from seed ${options.seed}\n`);
+const raceCode = await new Promise((resolve) => {
+  const child = spawn(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/integration/watch/missed-events.test.ts'], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, WATCH_RACE_SEED: String(options.seed) },
+  });
+  child.on('close', (status) => resolve(status ?? 1));
+});
+
 let summary;
 try {
   summary = JSON.parse(readFileSync(options.summary, 'utf8'));
@@ -43,9 +54,10 @@ process.stdout.write(
     `fuzz: ${faults} faults took effect, of ${kinds.size} kinds on ${new Set(Object.keys(summary.faultsMet).map((name) => name.split('.')[0])).size} endpoints\n` +
     `fuzz: first-run outcomes ${JSON.stringify(summary.firstRunStatuses)}\n` +
     `fuzz: ${summary.violations} invariant violations${summary.violations ? ' (each case to add to test/fuzz/regressions.json is printed above)' : ''}\n` +
-    `fuzz: summary in ${options.summary}\n`,
+    `fuzz: summary in ${options.summary}\n` +
+    `fuzz: watch race from seed ${options.seed}: ${raceCode === 0 ? 'every file taken once' : `FAILED (replay: WATCH_RACE_SEED=${options.seed} npx vitest run test/integration/watch/missed-events.test.ts)`}\n`,
 );
-process.exitCode = summary.violations > 0 || code !== 0 ? 1 : 0;
+process.exitCode = summary.violations > 0 || code !== 0 || raceCode !== 0 ? 1 : 0;
 
 function parseOptions(argv) {
   const parsed = { durationMs: 60_000, seed: Math.floor(Math.random() * 2 ** 31), summary: join(root, 'bench/tmp/fuzz-summary.json') };

@@ -12,9 +12,16 @@ export interface HotFolderRun {
   clock: FakeClock;
   folder: HotFolder;
   taken: Map<string, number>;
+  /** Files found and settling, not yet taken (as the folder last said). */
+  settling(): number;
   messages: string[];
-  /** Move the clock a second at a time (letting the file system work between steps) until `count` paths were taken; false at the real deadline. */
-  takenAll(count: number, realDeadlineMs?: number): Promise<boolean>;
+  /**
+   * Move the clock a second at a time (letting the file system work between steps) until `count` paths were taken;
+   * false at the real deadline, or once the clock has moved `withinClockMs` (when given) since the call.
+   */
+  takenAll(count: number, limits?: { realDeadlineMs?: number; withinClockMs?: number }): Promise<boolean>;
+  /** Move the clock `clockMs` more, a second at a time: what a late pass or look would take twice is taken by then. */
+  runFor(clockMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -22,6 +29,7 @@ export async function startHotFolder(options: { passMs?: number; settleMs?: numb
   const root = mkdtempSync(join(tmpdir(), 'docextract-inbox-'));
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   const messages: string[] = [];
+  let settling = 0;
   const folder = await HotFolder.start({
     root,
     clock,
@@ -29,8 +37,14 @@ export async function startHotFolder(options: { passMs?: number; settleMs?: numb
     ...(options.passMs !== undefined ? { passMs: options.passMs } : {}),
     ...(options.watchFolder ? { watchFolder: options.watchFolder } : {}),
     onError: (message) => messages.push(message),
+    onSettling: (count) => (settling = count),
   });
   const taken = new Map<string, number>();
+  // Let the watcher and the file system work (many turns), then move time: settling and passes run on this clock.
+  const step = async (): Promise<void> => {
+    for (let i = 0; i < 50; i++) await nextTurn();
+    await clock.advance(1000);
+  };
   const collecting = (async () => {
     for await (const paths of folder.arrivals()) for (const path of paths) taken.set(path, (taken.get(path) ?? 0) + 1);
   })();
@@ -39,16 +53,20 @@ export async function startHotFolder(options: { passMs?: number; settleMs?: numb
     clock,
     folder,
     taken,
+    settling: () => settling,
     messages,
-    async takenAll(count, realDeadlineMs = 20_000) {
+    async takenAll(count, { realDeadlineMs = 90_000, withinClockMs = Infinity } = {}) {
       const deadline = Date.now() + realDeadlineMs;
+      const clockLimit = clock.now() + withinClockMs;
       while (taken.size < count) {
-        if (Date.now() > deadline) return false;
-        // Let the watcher and the file system work (many turns), then move time: settling and passes run on this clock.
-        for (let i = 0; i < 50; i++) await nextTurn();
-        await clock.advance(1000);
+        if (Date.now() > deadline || clock.now() >= clockLimit) return false;
+        await step();
       }
       return true;
+    },
+    async runFor(clockMs) {
+      const until = clock.now() + clockMs;
+      while (clock.now() < until) await step();
     },
     async close() {
       await folder.close();

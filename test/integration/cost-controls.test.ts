@@ -196,7 +196,7 @@ describe('output failures', () => {
     const lines = parseNdjson(run.stdout);
     expect(lines).toHaveLength(5);
     expect(lines.filter((line) => line.status === 'failed')).toHaveLength(1);
-    expect(lines.filter((line) => line.status === 'skipped').every((line) => (line.error as { code: string }).code === 'output_write_failed')).toBe(true);
+    expect(lines.filter((line) => line.status === 'skipped').map((line) => (line.error as { code: string }).code)).toEqual(['output_write_failed', 'output_write_failed', 'output_write_failed', 'output_write_failed']);
     expect(emu.counters.requestsByEndpoint.documents).toBe(1);
     expect(run.stderr).toContain('no further files are admitted');
   });

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { startChildCli } from '../helpers/child-run.js';
 import { isolatedEnv } from '../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
 
@@ -15,14 +15,6 @@ afterEach(async () => {
   emulator = undefined;
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
-
 describe('Ctrl-C', () => {
   it('drains, saves, names the open jobs with their expiry, exits 130; the same command then finishes without re-upload', async () => {
     emulator = await startEmulator({ keys: [KEY], rateLimits: [], latencyMs: { process: 150 } });
@@ -31,7 +23,7 @@ describe('Ctrl-C', () => {
     const args = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '2'];
 
     const first = startChildCli(args, env);
-    await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 2);
+    await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 2, 'two chunks processed');
     first.child.kill('SIGINT');
     const stopped = await first.done;
 
@@ -60,9 +52,9 @@ describe('Ctrl-C', () => {
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY });
     const args = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '3', '--conflict-delay', '100ms'];
     const first = startChildCli(args, env);
-    await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 1);
+    await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 1, 'a chunk processed');
     first.child.kill('SIGINT');
-    await waitFor(() => first.stderrSoFar().includes('finishing the requests'));
+    await waitFor(() => first.stderrSoFar().includes('finishing the requests'), 'the command to say it drains');
     first.child.kill('SIGINT');
     const stopped = await first.done;
     expect(stopped.code).toBe(130);

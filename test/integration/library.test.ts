@@ -11,6 +11,7 @@ import { extractDocuments, InvalidOptionError, UnknownModelError, type DocumentO
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import { runChildCli } from '../helpers/child-run.js';
 import { TEST_KEY, batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
+import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../helpers/held-answers.js';
 import { CORPUS, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
@@ -41,7 +42,7 @@ describe('extractDocuments: the engine as a library', () => {
     const outcomes = await collect(run);
     const report = await run.done;
     expect(outcomes.map((outcome) => outcome.status)).toEqual(FILES.map(() => 'complete'));
-    expect(outcomes.every((outcome) => outcome.data !== undefined)).toBe(true);
+    expect(outcomes.map((outcome) => typeof outcome.data)).toEqual(FILES.map(() => 'object'));
     for (const file of FILES) expectCompleteResult(join(ws.out, `${file.target}.json`), join(ws.inputs, file.target), file.pages);
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
     expect(report.credits).toBe(totalPages(FILES));
@@ -72,8 +73,8 @@ describe('extractDocuments: the engine as a library', () => {
     const outcomes = await collect(run);
     const byFile = new Map(outcomes.map((outcome) => [outcome.file, outcome]));
     expect([...byFile.keys()].sort()).toEqual(['again/twelve-copy.pdf', 'img/receipt.jpg', 'long/twelve.pdf', 'short/three.pdf']);
-    expect([...byFile.values()].every((outcome) => outcome.status === 'complete')).toBe(true);
-    expect(byFile.get('img/receipt.jpg')?.reused).toBeTruthy();
+    expect([...byFile.values()].map((outcome) => outcome.status)).toEqual(['complete', 'complete', 'complete', 'complete']);
+    expect(byFile.get('img/receipt.jpg')?.reused).toEqual(expect.any(String));
     expect(emu.counters.creditsCharged - creditsBefore).toBe(12 + 3);
     expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long/twelve.pdf'))]).toBe(1);
     expectCompleteResult(join(ws.out, 'again/twelve-copy.pdf.json'), join(ws.inputs, 'again/twelve-copy.pdf'), 12);
@@ -88,16 +89,20 @@ describe('extractDocuments: the engine as a library', () => {
       if (event.type === 'finalize') order.push(`finalize ${event.jobId ?? ''}`);
     });
     const sunk: ResultDocument[] = [];
+    // What was at the path when the sink was called (read there, judged after the run: a throw inside the sink would be the run's).
+    const onDisk: (string | null)[] = [];
     const run = extractDocuments([ws.inputs], {
       ...libraryOptions(emu, ws.out),
       onResult: (result, path) => {
-        expect(existsSync(path)).toBe(true);
+        onDisk.push(existsSync(path) ? readFileSync(path, 'utf8') : null);
         sunk.push(result);
         if (result.job) order.push(`sink ${result.job.parent_job_id}`);
       },
     });
     await run.done;
     expect(sunk.map((result) => result.source.sha256).sort()).toEqual(FILES.map((file) => sha256Of(join(ws.inputs, file.target))).sort());
+    // The file at the path, when the sink ran, was the whole result it was given.
+    expect(onDisk.map((text) => (text === null ? null : (JSON.parse(text) as unknown)))).toEqual(sunk);
     const jobs = sunk.flatMap((result) => (result.job ? [result.job.parent_job_id] : []));
     expect(jobs).toHaveLength(2);
     for (const job of jobs) expect(order.indexOf(`sink ${job}`)).toBeLessThan(order.indexOf(`finalize ${job}`));
@@ -178,29 +183,16 @@ describe('extractDocuments: the engine as a library', () => {
   it('a CLI extract started while a library run holds the state folder rides along: each content is uploaded once, both get every result', async () => {
     // The library run's answers wait until the CLI has joined it (the host lists it in commands.json):
     // without hosting, the CLI would find the folder busy and the run could not go on.
-    let holding = true;
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    // (The CLI's own free check of the models is not held: it comes before it joins.)
-    const emu = (emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined) }));
+    const held = holdAnswersUntilReleased();
+    const emu = (emulator = await startTestEmulator({ holdAnswer: held.holdAnswer }));
     const ws = makeWorkspace(batchFiles(FILES));
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const run = extractDocuments([ws.inputs], libraryOptions(emu, ws.out, env));
     const otherOut = join(ws.dir, 'other-out');
     const cli = runChildCli(['extract', ws.inputs, '--out', otherOut, '--json', '--rate-limit', 'none'], env);
-    const joined = async (): Promise<boolean> => {
-      try {
-        return readFileSync(join(stateDir, 'commands.json'), 'utf8').includes('"client"');
-      } catch {
-        return false;
-      }
-    };
-    const giveUp = Date.now() + 20_000; // only how long a failing run is given
-    while (!(await joined()) && Date.now() < giveUp) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await joined(), `the CLI joined the library run as a client; state folder: ${readdirSync(stateDir).join(', ')}`).toBe(true);
-    holding = false;
-    release();
+    await waitForClient(stateDir, 'the CLI to join the library run as a client');
+    held.release();
     const [done, report] = await Promise.all([cli, run.done]);
     expect(done.code, done.stderr).toBe(0);
     expect(parseNdjson(done.stdout).map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
@@ -211,28 +203,18 @@ describe('extractDocuments: the engine as a library', () => {
   });
 
   it('a library run started while a CLI extract holds the state folder rides along on it: each content is uploaded once, both get every result', async () => {
-    let holding = true;
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const emu = (emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined) }));
+    const held = holdAnswersUntilReleased();
+    const emu = (emulator = await startTestEmulator({ holdAnswer: held.holdAnswer }));
     const ws = makeWorkspace(batchFiles(FILES));
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    let uploaded: () => void = () => undefined;
-    const firstUpload = new Promise<void>((resolve) => (uploaded = resolve));
-    emu.events.on('event', (event: EmulatorEvent) => {
-      if (event.type === 'upload') uploaded();
-    });
+    const uploaded = firstUpload(emu);
     const cli = runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
-    await firstUpload; // the CLI holds the folder and hosts
+    await uploaded; // the CLI holds the folder and hosts
     const otherOut = join(ws.dir, 'library-out');
     const run = extractDocuments([ws.inputs], libraryOptions(emu, otherOut, env));
-    const giveUp = Date.now() + 20_000; // only how long a failing run is given
-    const joined = (): boolean => existsSync(join(stateDir, 'commands.json')) && readFileSync(join(stateDir, 'commands.json'), 'utf8').includes('"client"');
-    while (!joined() && Date.now() < giveUp) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(joined(), 'the library run joined the CLI as a client').toBe(true);
-    holding = false;
-    release();
+    await waitForClient(stateDir, 'the library run to join the CLI as a client');
+    held.release();
     const [done, report] = await Promise.all([cli, run.done]);
     expect(done.code, done.stderr).toBe(0);
     expect(report.outcomes.map((outcome) => outcome.status)).toEqual(FILES.map(() => 'complete'));
@@ -255,7 +237,9 @@ describe('extractDocuments: the engine as a library', () => {
     await expect(run.done).rejects.toBeInstanceOf(UnknownModelError);
     await expect(collect(run)).rejects.toMatchObject({ code: 'unknown_model' });
     expect(emu.counters.requestsByEndpoint.documents).toBe(0);
-    expect(readFileSync(join(ws.inputs, FILES[0]?.target ?? ''))).toBeTruthy();
+    // Nothing was written either: no result, and the input is as it was.
+    expect(existsSync(ws.out) ? readdirSync(ws.out) : []).toEqual([]);
+    expect(readFileSync(join(ws.inputs, FILES[0]!.target))).toEqual(readFileSync(join(CORPUS, FILES[0]!.source)));
   });
 
   it('pages: only the chosen pages are sent, and a malformed selection is an error with a code before anything is sent', async () => {

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import { DOCEXTRACT_BIN, runChildCli } from '../helpers/child-run.js';
 import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
+import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../helpers/held-answers.js';
 import { expectCompleteResult, makeWorkspace, sha256Of } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
@@ -88,7 +89,7 @@ describe('docextract mcp over stdio', () => {
     expect(result.isError, stderr()).toBeFalsy();
     const answer = result.structuredContent as unknown as ExtractAnswer;
     expect(answer.documents.map((doc) => doc.status)).toEqual(FILES.map(() => 'complete'));
-    expect(answer.documents.every((doc) => doc.data !== undefined)).toBe(true);
+    expect(answer.documents.map((doc) => typeof doc.data)).toEqual(FILES.map(() => 'object'));
     for (const file of FILES) expectCompleteResult(join(ws.out, `${file.target}.json`), join(ws.inputs, file.target), file.pages);
     expect(progress.filter((message) => message.startsWith('complete '))).toHaveLength(FILES.length);
     expect(progress.some((message) => /chunk \d+ of \d+/.test(message))).toBe(true);
@@ -106,10 +107,16 @@ describe('docextract mcp over stdio', () => {
     // 4 requests a second: the batch takes some 4 s, and the cancel lands with most of it left.
     const { client, stderr } = await connect(emu, ws.out, ['--rate-limit', '4/1s']);
     const cancel = new AbortController();
+    const reason = new Error('cancelled by the test');
     emu.events.on('event', (event: EmulatorEvent) => {
-      if (event.type === 'chunk_processed') cancel.abort();
+      if (event.type === 'chunk_processed') cancel.abort(reason);
     });
-    await expect(client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }, undefined, { signal: cancel.signal })).rejects.toThrow();
+    // Our own cancel (the SDK's wrapping of our reason), not a closed connection or an error answer. The server
+    // sends no answer to a cancelled call (the protocol says so): its own answer about it is the next call's, below.
+    await expect(client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }, undefined, { signal: cancel.signal })).rejects.toMatchObject({
+      code: -32001,
+      message: expect.stringContaining(reason.message),
+    });
 
     // The next call waits for the cancelled run to drain, then finishes the rest: some documents
     // were done by the cancelled run (answered from disk now), the others by this one.
@@ -117,6 +124,8 @@ describe('docextract mcp over stdio', () => {
     expect(finished.isError, stderr()).toBeFalsy();
     const documents = (finished.structuredContent as unknown as ExtractAnswer).documents;
     expect(documents.map((doc) => doc.status)).toEqual(FILES.map(() => 'complete'));
+    // The server's answer: some documents were kept from the cancelled run (answered on disk), the others done now.
+    expect(documents.filter((doc) => doc.reused !== undefined).length, JSON.stringify(documents)).toBeGreaterThan(0);
     expect(documents.filter((doc) => doc.reused === undefined).length).toBeGreaterThan(0);
     expect(emu.counters.finalizedJobs).toBe(2);
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
@@ -124,28 +133,18 @@ describe('docextract mcp over stdio', () => {
   });
 
   it('an extraction while a CLI extract holds the state folder rides along on it: each content uploaded once', async () => {
-    let holding = true;
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const emu = (emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined) }));
+    const held = holdAnswersUntilReleased();
+    const emu = (emulator = await startTestEmulator({ holdAnswer: held.holdAnswer }));
     const ws = makeWorkspace(batchFiles(FILES));
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    let uploaded: () => void = () => undefined;
-    const firstUpload = new Promise<void>((resolve) => (uploaded = resolve));
-    emu.events.on('event', (event: EmulatorEvent) => {
-      if (event.type === 'upload') uploaded();
-    });
+    const uploaded = firstUpload(emu);
     const cli = runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
-    await firstUpload; // the CLI holds the folder and hosts
+    await uploaded; // the CLI holds the folder and hosts
     const { client, stderr } = await connect(emu, join(ws.dir, 'agent-out'), [], env);
     const called = client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } });
-    const joined = (): boolean => existsSync(join(stateDir, 'commands.json')) && readFileSync(join(stateDir, 'commands.json'), 'utf8').includes('"client"');
-    const giveUp = Date.now() + 20_000; // only how long a failing run is given
-    while (!joined() && Date.now() < giveUp) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(joined(), `the MCP extraction joined the CLI as a client; ${stderr()}`).toBe(true);
-    holding = false;
-    release();
+    await waitForClient(stateDir, 'the MCP extraction to join the CLI as a client');
+    held.release();
     const [done, result] = await Promise.all([cli, called]);
     expect(done.code, done.stderr).toBe(0);
     expect(result.isError, stderr()).toBeFalsy();

@@ -6,7 +6,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceivedUpload, RunningEmulator } from '../../src/emulator/index.js';
@@ -14,6 +13,7 @@ import { startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, readJournal, startTestEmulator } from '../helpers/emulator-run.js';
 import { pageTexts } from '../helpers/pdf-pages.js';
 import { makeWorkspace, sha256Of } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 let emulator: RunningEmulator | undefined;
 afterEach(async () => {
@@ -21,26 +21,30 @@ afterEach(async () => {
   emulator = undefined;
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
-
 describe('kill -9 during a selection', () => {
   it('the rerun finishes the open job of the same pages without uploading again; other pages are a new upload', async () => {
     const uploads: ReceivedUpload[] = [];
-    emulator = await startTestEmulator({ latencyMs: { process: 150 }, onUpload: (upload) => uploads.push(upload) });
+    // Two chunks are answered; every later answer waits until the first command is dead: the kill lands
+    // with the job open, whatever the machine's speed (it once had to land within about 0.5 s).
+    let processAnswers = 0;
+    let holding = true;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    emulator = await startTestEmulator({
+      latencyMs: { process: 150 },
+      onUpload: (upload) => uploads.push(upload),
+      holdAnswer: (endpoint) => (holding && endpoint === 'process' && ++processAnswers > 2 ? held : undefined),
+    });
     const ws = makeWorkspace({ 'thirty.pdf': 'pdf/pages-30.pdf' });
     const env = emulatorEnv(emulator);
     const args = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '2', '--pages', '4-27'];
 
     const first = startChildCli(args, env);
-    await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 2);
+    await waitFor(() => emulator!.counters.requestsByEndpoint.process >= 3, 'two chunks answered and a third asked');
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
+    holding = false;
+    release();
     const manifest = readJournal(env.DOCEXTRACT_STATE_DIR as string).find((record) => record.type === 'manifest');
     // The journal names the source, not the cut.
     expect(manifest).toMatchObject({ sha256: sha256Of(join(ws.inputs, 'thirty.pdf')), sourcePages: Array.from({ length: 24 }, (_, i) => i + 4) });
@@ -80,7 +84,7 @@ describe('kill -9 between parts', () => {
 
     const first = startChildCli(args, env);
     const firstPart = join(ws.out, '.parts', 'ledger.pdf.p1-150.json');
-    await waitFor(() => existsSync(firstPart) || existsSync(join(ws.out, '.parts', 'ledger.pdf.p151-300.json')), 60_000);
+    await waitFor(() => existsSync(firstPart) || existsSync(join(ws.out, '.parts', 'ledger.pdf.p151-300.json')), 'the result of a first part', 60_000);
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
     expect(existsSync(join(ws.out, 'ledger.pdf.json'))).toBe(false);

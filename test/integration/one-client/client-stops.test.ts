@@ -4,23 +4,16 @@
  * command whose run-level settings differ from the host's waits for the
  * folder instead of riding along.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
-import { commandRig, waitFor } from '../../helpers/one-client.js';
+import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
 
 const rig = commandRig();
+const track = rig.track;
 
-function runningCommands(stateDir: string): { pid: number; role: string }[] {
-  try {
-    return (JSON.parse(readFileSync(join(stateDir, 'commands.json'), 'utf8')) as { commands: { pid: number; role: string }[] }).commands;
-  } catch {
-    return [];
-  }
-}
 
 /** Split documents: their open jobs' chunks keep every request slot busy for seconds (job work goes before uploads). */
 const SPLIT = { 'a.pdf': 'pdf/pages-12.pdf', 'b.pdf': 'pdf/pages-30.pdf' };
@@ -44,7 +37,7 @@ describe('many commands, one client: a submitting command stops', () => {
 
     const done = await host.done;
     expect(done.code, done.stderr).toBe(0);
-    expect(parseNdjson(done.stdout).every((line) => line.status === 'complete')).toBe(true);
+    expect(parseNdjson(done.stdout).map((line) => line.status)).toEqual(['complete', 'complete']);
     for (const name of ['x.png', 'y.jpg']) expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'mine', name))], name).toBeUndefined();
   });
 
@@ -62,8 +55,3 @@ describe('many commands, one client: a submitting command stops', () => {
     expect((await host.done).code).toBe(0);
   });
 });
-
-function track(started: RunningChild): RunningChild {
-  rig.children.push(started);
-  return started;
-}

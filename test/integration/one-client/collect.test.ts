@@ -6,12 +6,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEvent } from '../../../src/emulator/index.js';
-import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson } from '../../helpers/workspace.js';
 import { commandRig, waitFor } from '../../helpers/one-client.js';
 
 const rig = commandRig();
+const track = rig.track;
 
 describe('many commands, one client: collect', () => {
   it('collect <id> and jobs --refresh while an extract finishes that job: all exit 0 (jobs lists the running command) with the complete result; each chunk processed and the job finalized once, by one worker', async () => {
@@ -49,8 +50,3 @@ describe('many commands, one client: collect', () => {
     expect(emu.counters.creditsCharged).toBe(60);
   });
 });
-
-function track(started: RunningChild): RunningChild {
-  rig.children.push(started);
-  return started;
-}

@@ -7,12 +7,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEvent } from '../../../src/emulator/index.js';
-import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { commandRig, waitFor, runningCommands } from '../../helpers/one-client.js';
 
 const rig = commandRig();
+const track = rig.track;
 
 const FILES = { 'thirty.pdf': 'pdf/pages-30.pdf', 'twelve.pdf': 'pdf/pages-12.pdf', 'seven.pdf': 'pdf/pages-7.pdf', 'a.png': 'images/id-card.png', 'b.jpg': 'images/receipt.jpg' };
 const PAGES: Record<string, number> = { 'thirty.pdf': 30, 'twelve.pdf': 12, 'seven.pdf': 7, 'a.png': 1, 'b.jpg': 1 };
@@ -76,8 +77,3 @@ describe('many commands, one client: crashes stay local', () => {
     for (const name of ['c.pdf', 'd.pdf', 'e.png']) expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'mine', name))], name).toBe(1);
   });
 });
-
-function track(started: RunningChild): RunningChild {
-  rig.children.push(started);
-  return started;
-}

@@ -4,23 +4,16 @@
  * and finishes what it had not got back, resuming open jobs without a new
  * upload.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
-import { commandRig, waitFor } from '../../helpers/one-client.js';
+import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
 
 const rig = commandRig();
+const track = rig.track;
 
-function runningCommands(stateDir: string): { pid: number; role: string }[] {
-  try {
-    return (JSON.parse(readFileSync(join(stateDir, 'commands.json'), 'utf8')) as { commands: { pid: number; role: string }[] }).commands;
-  } catch {
-    return [];
-  }
-}
 
 const MINE: Record<string, [string, number]> = { 'twelve.pdf': ['pdf/pages-12.pdf', 12], 'sixty.pdf': ['pdf/pages-60.pdf', 60], 'a.png': ['images/id-card.png', 1], 'b.jpg': ['images/receipt.jpg', 1] };
 
@@ -52,8 +45,3 @@ describe('many commands, one client: handover', () => {
     expect(emu.counters.creditsCharged).toBe(7 + 12 + 60 + 1 + 1);
   });
 });
-
-function track(started: RunningChild): RunningChild {
-  rig.children.push(started);
-  return started;
-}

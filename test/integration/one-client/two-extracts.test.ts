@@ -6,12 +6,13 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { commandRig } from '../../helpers/one-client.js';
 
 const rig = commandRig();
+const track = rig.track;
 
 const FILES = {
   'a.png': 'images/id-card.png',
@@ -43,8 +44,3 @@ describe('many commands, one client: two extracts', () => {
     expect(emu.counters.rateLimited).toBeLessThanOrEqual(1);
   });
 });
-
-function track(started: RunningChild): RunningChild {
-  rig.children.push(started);
-  return started;
-}

@@ -6,12 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { commandRig, waitFor } from '../../helpers/one-client.js';
 
 const rig = commandRig();
+const track = rig.track;
 
 const WINDOWS = [
   { limit: 8, windowMs: 1000 },
@@ -46,7 +47,7 @@ describe('many commands, one client: watch + two extracts', () => {
     for (const run of [x, y]) {
       expectNoStackTrace(run.stderr);
       expect(run.code, run.stderr).toBe(0);
-      expect(parseNdjson(run.stdout).every((line) => line.status === 'complete')).toBe(true);
+      expect(parseNdjson(run.stdout).map((line) => line.status)).toEqual(['complete', 'complete', 'complete']);
     }
     expect(parseNdjson(x.stdout)).toHaveLength(3);
     expect(parseNdjson(y.stdout)).toHaveLength(3);
@@ -72,9 +73,4 @@ function completeAt(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function track(started: RunningChild): RunningChild {
-  rig.children.push(started);
-  return started;
 }

@@ -6,12 +6,13 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
-import { commandRig, waitFor } from '../../helpers/one-client.js';
+import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
 
 const rig = commandRig();
+const track = rig.track;
 
 function completeAt(path: string): boolean {
   try {
@@ -21,13 +22,6 @@ function completeAt(path: string): boolean {
   }
 }
 
-function runningCommands(stateDir: string): { pid: number; role: string }[] {
-  try {
-    return (JSON.parse(readFileSync(join(stateDir, 'commands.json'), 'utf8')) as { commands: { pid: number; role: string }[] }).commands;
-  } catch {
-    return [];
-  }
-}
 
 describe('many commands, one client: a watch beside an extract', () => {
   it('a watch started while an extract hosts rides along, then hosts after the handover; every content uploaded once', async () => {
@@ -65,8 +59,3 @@ describe('many commands, one client: a watch beside an extract', () => {
     }
   });
 });
-
-function track(started: RunningChild): RunningChild {
-  rig.children.push(started);
-  return started;
-}

@@ -1,25 +1,16 @@
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 let emulator: RunningEmulator | undefined;
 afterEach(async () => {
   await emulator?.close();
   emulator = undefined;
 });
-
-/** Polls a condition of the child's progress (never a timing assertion: the timeout only ends a stuck test). */
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 describe('docextract watch, a real process', () => {
   it('SIGTERM drains and exits 130 with NDJSON on stdout; the next watch resumes the open job without uploading again', async () => {

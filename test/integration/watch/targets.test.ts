@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChildCli } from '../../helpers/child-run.js';
 import { isolatedEnv } from '../../helpers/run-cli.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { makeWorkspace } from '../../helpers/workspace.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
@@ -38,7 +39,14 @@ describe('docextract watch: where results and moved files go', () => {
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: KEY });
     const run = startChildCli(['watch', ws.inputs, '--out', join(ws.inputs, 'results')], env);
     // It gets past the check and watches (the unreachable service is said, and the watch goes on).
-    while (!run.stderrSoFar().includes('watching ')) await new Promise((resolve) => setTimeout(resolve, 50));
+    // A watch never ends by itself: killed if the wait fails (or the child ended without watching).
+    try {
+      await waitFor(() => run.stderrSoFar().includes('watching ') || run.child.exitCode !== null, 'the watch to start');
+      expect(run.stderrSoFar()).toContain('watching ');
+    } catch (error) {
+      run.child.kill('SIGKILL');
+      throw error;
+    }
     run.child.kill('SIGTERM');
     const done = await run.done;
     expect(done.code).toBe(130);

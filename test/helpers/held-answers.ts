@@ -1,0 +1,47 @@
+/**
+ * The hold, release and poll block of the ride-along tests: the emulator holds its answers until the
+ * test releases them, so "the second command joined while the first was still at work" is a fact the
+ * test waits for (the host's record), never a race with the first command's speed.
+ */
+import type { EmulatorEndpoint, EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { runningCommands } from './one-client.js';
+import { waitFor } from './wait-for.js';
+
+export interface HeldAnswers {
+  /** For the emulator's options: every answer but the free checks (models, health) waits while held. */
+  holdAnswer: NonNullable<EmulatorOptions['holdAnswer']>;
+  /** Lets every held answer go, and holds none from now on. */
+  release(): void;
+}
+
+export function holdAnswersUntilReleased(): HeldAnswers {
+  let holding = true;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  // A command's free check of the models comes before it joins: holding it would hold the join.
+  const free: readonly EmulatorEndpoint[] = ['models', 'health'];
+  return {
+    holdAnswer: (endpoint) => (holding && !free.includes(endpoint) ? released : undefined),
+    release() {
+      holding = false;
+      release();
+    },
+  };
+}
+
+/** Waits until the host lists a command riding along (role client) in the state folder, and `pid`'s when given. */
+export async function waitForClient(stateDir: string, what: string, pid?: number): Promise<void> {
+  await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && (pid === undefined || command.pid === pid)), what);
+}
+
+/** Resolves at the emulator's first upload: the command that made it holds the state folder and hosts. */
+export function firstUpload(emu: RunningEmulator): Promise<void> {
+  return new Promise((resolve) => {
+    const onEvent = (event: { type: string }): void => {
+      if (event.type !== 'upload') return;
+      emu.events.off('event', onEvent);
+      resolve();
+    };
+    emu.events.on('event', onEvent);
+  });
+}
