@@ -5,7 +5,7 @@ import { listModels } from './endpoints/models.js';
 import { processChunk } from './endpoints/process.js';
 import { collectResult, resultQuery } from './endpoints/result.js';
 import type { UploadFile } from './multipart.js';
-import type { Authorised, ChunkProcessed, CollectedResult, Health, ModelList } from './schemas.js';
+import type { Authorised, ChunkProcessed, CollectedResult, Health, ModelList } from './answers.js';
 import { HttpTransport } from './transport.js';
 import type { ApiClientOptions, ExtractOptions } from './types.js';
 

@@ -17,7 +17,7 @@
  * Callers branch on `code`, never on `message`, whose wording is not stable.
  */
 import { parseRateLimit } from './rate-limit.js';
-import { ErrorEnvelope } from './schemas.js';
+import { errorEnvelopeSchema } from './schemas.js';
 import type { Endpoint, RateLimitInfo } from './types.js';
 import { DocextractError } from '../util/docextract-error.js';
 
@@ -89,7 +89,7 @@ export class ApiError extends DocextractApiError {
    * @param headers The answer's headers, read for X-RateLimit-*.
    */
   static from(endpoint: Endpoint, status: number, body: unknown, headers: Headers): ApiError {
-    const envelope = ErrorEnvelope.safeParse(body);
+    const envelope = errorEnvelopeSchema.safeParse(body);
     const init: ApiErrorInit = {
       endpoint,
       status,

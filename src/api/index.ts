@@ -5,17 +5,7 @@ export { redactKey } from './redact.js';
 export { parseRateLimit } from './rate-limit.js';
 export type { ApiClientOptions, ApiTimeouts, Endpoint, ExtractOptions, IgnoredHeader, RateLimitInfo, ResponseEvent } from './types.js';
 export { DEFAULT_TIMEOUTS } from './timeouts.js';
-export {
-  ExtractionSuccess,
-  SplitChunk,
-  SplitManifest,
-  ChunkProcessed,
-  CollectedResult,
-  ModelList,
-  Health,
-  Authorised,
-  ErrorEnvelope,
-} from './schemas.js';
+export type { ExtractionSuccess, SplitChunk, SplitManifest, ChunkProcessed, CollectedResult, ModelList, Health, Authorised, ErrorEnvelope } from './answers.js';
 export {
   DocextractApiError,
   ApiError,

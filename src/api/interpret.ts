@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { ApiError, MalformedResponseError, ResponseValidationError } from './errors.js';
-import { ErrorEnvelope } from './schemas.js';
+import { errorEnvelopeSchema } from './schemas.js';
 import type { ApiAnswer } from './transport.js';
 import type { Endpoint } from './types.js';
 
@@ -41,7 +41,7 @@ export function successJson(endpoint: Endpoint, answer: ApiAnswer, redact: (text
   }
   const parsed = parseJson(text);
   if (status < 200 || status >= 300) {
-    if (parsed.ok && ErrorEnvelope.safeParse(parsed.value).success) {
+    if (parsed.ok && errorEnvelopeSchema.safeParse(parsed.value).success) {
       throw ApiError.from(endpoint, status, parsed.value, answer.headers);
     }
     const why = parsed.ok ? 'error status without the error envelope' : 'error status with a non-JSON body';

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { ModelList } from './schemas.js';
+import type { ModelList } from './answers.js';
 
 /** The endpoints of API v3.1, by the last segment of their path. */
 export type Endpoint = 'documents' | 'process' | 'result' | 'models' | 'health' | 'authorised';

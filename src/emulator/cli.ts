@@ -1,5 +1,7 @@
 import { CommanderError } from 'commander';
 import { buildEmulatorProgram, cliConfigFrom, parsedValues, type EmulatorCliConfig } from './cli-args.js';
+import { DEFAULT_RATE_LIMITS } from './defaults.js';
+import { clientRateLimit } from './durations.js';
 import { startEmulator } from './server.js';
 import type { EmulatorOptions, EmulatorRequestLog, RateWindowConfig, RunningEmulator } from './types.js';
 
@@ -61,6 +63,8 @@ export async function launchEmulatorCli(argv: string[], io: EmulatorCliIO): Prom
       `docextract emulator (API v3.1, synthetic extraction) listening on ${emulator.url}`,
       `  keys: ${emulator.keys.length}${config.generatedKey === null ? '' : ' (generated, printed on stdout)'}`,
       `  rate limits: ${describeWindows(config.options.rateLimits)}`,
+      // The client assumes the real service's windows unless told: without this, its plans and waits are the real service's.
+      `  for the client: DOCEXTRACT_BASE_URL=${emulator.url} DOCEXTRACT_RATE_LIMIT=${clientRateLimit(config.options.rateLimits ?? DEFAULT_RATE_LIMITS)}${config.generatedKey === null ? '' : ` DOCEXTRACT_API_KEY=${config.generatedKey}`}`,
       `  faults: ${config.options.faults === undefined ? 'none' : JSON.stringify(config.options.faults)}`,
       `  world: ${describeWorld(config.options)}`,
       '  Ctrl-C to stop',

@@ -58,6 +58,33 @@ export function parseForeignJobs(text: string): ForeignJobsConfig {
   return { count: Number(count), ...(match[2] === undefined ? {} : { ttlMs: parseDuration(match[2]) }) };
 }
 
+/** Units of the client's DOCEXTRACT_RATE_LIMIT, largest first (its months are 30 days, as ours). */
+const CLIENT_UNITS: readonly [string, number][] = [
+  ['mo', 30 * 86_400_000],
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['min', 60_000],
+  ['s', 1_000],
+  ['ms', 1],
+];
+
+/**
+ * The windows in the client's rate-limit syntax (`DOCEXTRACT_RATE_LIMIT`,
+ * `--rate-limit`: `10/min,100/h`, `8/1s,60/12s`, `none`), each window in the
+ * largest unit that divides it, so the client parses back exactly these
+ * limits. Written here, not imported: the emulator imports nothing from the
+ * client; a test parses it with the client's parser.
+ */
+export function clientRateLimit(windows: readonly RateWindowConfig[]): string {
+  if (windows.length === 0) return 'none';
+  return windows
+    .map(({ limit, windowMs }) => {
+      const [unit, size] = CLIENT_UNITS.find(([, ms]) => windowMs % ms === 0) ?? ['ms', 1];
+      return `${limit}/${windowMs === size ? '' : windowMs / size}${unit}`;
+    })
+    .join(',');
+}
+
 /**
  * The emulator's own rate-window parser: `"10/min,100/h,1000/d,10000/mo"`,
  * `"8/1s,60/12s"`. The number before the unit is optional (`/min` = `/1min`).

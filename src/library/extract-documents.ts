@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { ApiClient } from '../api/client.js';
 import { modelEntriesOf } from '../api/model-names.js';
-import type { ModelList } from '../api/schemas.js';
+import type { ModelList } from '../api/answers.js';
 import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
 import type { ResultDocument } from '../batch/result-file.js';

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { addFault, buildEmulatorProgram, cliConfigFrom, parseLatency, parsedValues } from '../../src/emulator/cli-args.js';
 import { parseForeignJobs, parseRequestRate, parseSignedDuration } from '../../src/emulator/durations.js';
 import { launchEmulatorCli } from '../../src/emulator/cli.js';
+import { DEFAULT_RATE_LIMITS } from '../../src/emulator/defaults.js';
+import { parseRateWindows as parseClientWindows } from '../../src/batch/rate-windows.js';
 import { bearer, expectError, makePdf, newKey, uploadForm } from './helpers.js';
 
 function capture(): { io: { stdout: { write(text: string): boolean }; stderr: { write(text: string): boolean } }; out: () => string; err: () => string } {
@@ -119,5 +121,26 @@ describe('docextract-emulator CLI', () => {
     expect([parseForeignJobs('5'), parseForeignJobs('3@10m'), parseForeignJobs('2@90s')]).toEqual([{ count: 5 }, { count: 3, ttlMs: 600_000 }, { count: 2, ttlMs: 90_000 }]);
     for (const bad of ['0/s', '2/', 'two/s']) expect(() => parseRequestRate(bad)).toThrow(RangeError);
     expect(() => parseSignedDuration('--4s')).toThrow(RangeError);
+  });
+});
+
+describe('docextract-emulator tells the client its windows', () => {
+  it.each([
+    [[], '10/min,100/h,1000/d,10000/mo'],
+    [['--rate-limit', '8/1s,60/12s'], '8/s,60/12s'],
+    [['--rate-limit', '5/1.5s,100/90min,1000/7d'], '5/1500ms,100/90min,1000/7d'],
+    [['--rate-limit', 'none'], 'none'],
+  ])('with %j it prints DOCEXTRACT_RATE_LIMIT=%s, which the client reads as the same windows', async (flags, spec) => {
+    const streams = capture();
+    const emulator = await launchEmulatorCli(argv('--port', '0', '--quiet', ...flags), streams.io);
+    try {
+      const line = /^ {2}for the client: (.*)$/m.exec(streams.err())?.[1] ?? '';
+      const env = Object.fromEntries(line.split(' ').map((pair) => pair.split('=') as [string, string]));
+      expect(env).toEqual({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_RATE_LIMIT: spec, DOCEXTRACT_API_KEY: streams.out().split('\n')[1] });
+      const emulatorWindows = cliConfigFrom(parsedValues(buildEmulatorProgram().exitOverride().parse(argv(...flags)))).options.rateLimits ?? DEFAULT_RATE_LIMITS;
+      expect(parseClientWindows(spec).map(({ limit, windowMs }) => ({ limit, windowMs }))).toEqual(emulatorWindows);
+    } finally {
+      await emulator.close();
+    }
   });
 });

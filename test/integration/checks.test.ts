@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -181,6 +182,54 @@ describe('docextract check', () => {
     expect(checksIn(ws.out, 'pay/p.pdf')).toMatchObject({ passed: true });
   });
 
+  it('without --schema checks each result with the schema it records, as it reads now', async () => {
+    const { emu, ws, schema, env } = await extractedWithInvoiceSchema();
+    const before = requestsSent(emu);
+    writeFileSync(schema, JSON.stringify({ ...INVOICE_SCHEMA, required: ['invoice_number', 'total', 'po_number'] }));
+    const run = await runCli(['check', ws.out], { env: { ...env, DOCEXTRACT_API_KEY: '' } });
+    expect(run.code).toBe(5);
+    expect(run.stdout).toContain(`failed    invoices/a.pdf.json (invoice): checks failed: po_number is required\n`);
+    expect(run.stdout).toMatch(/^failed {4}pay\/p\.pdf\.json \(payslip\): checks failed: .*po_number is required$/m);
+    expect(run.stderr).toContain('5 results: 0 passed, 5 failed checks · nothing sent');
+    expect(checksIn(ws.out, 'invoices/a.pdf')).toEqual({ schema, passed: false, problems: [{ path: 'po_number', message: 'is required' }] });
+    expect(requestsSent(emu)).toBe(before);
+  });
+
+  it('without --schema reports a result that records no schema as unchecked, checks the rest, and exits 2 when none could be checked', async () => {
+    const { ws, env } = await extractedWithInvoiceSchema();
+    // The payslips' results as a run without schemas writes them: no checks field.
+    const plain = join(ws.dir, 'plain');
+    mkdirSync(plain);
+    for (const name of ['p.pdf.json', 'q.png.json']) {
+      const { checks: _checks, ...result } = JSON.parse(readFileSync(join(ws.out, 'pay', name), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(plain, name), JSON.stringify(result));
+    }
+    const none = await runCli(['check', plain], { env });
+    expect(none.code).toBe(2);
+    expect(none.stdout).toContain('unchecked p.pdf.json (payslip): it records no schema; give --schema payslip=FILE\n');
+    expect(none.stderr).toContain('2 results: 0 passed, 0 failed checks, 2 without a recorded schema · nothing sent');
+    expect(none.stderr).toContain(`check needs a schema: no result in ${plain} records the schema that checked it`);
+    // Beside results that record one: those are checked, this one is named, and the exit code is theirs.
+    const mixed = join(ws.out, 'plain');
+    await rename(plain, mixed);
+    const some = await runCli(['check', ws.out, '--json'], { env });
+    expect(some.code).toBe(5);
+    const lines = parseNdjson(some.stdout);
+    expect(lines.filter((line) => line.noRecordedSchema === true).map((line) => [line.output, line.checks])).toEqual([[join(mixed, 'p.pdf.json'), undefined], [join(mixed, 'q.png.json'), undefined]]);
+    expect(lines.filter((line) => (line.checks as { passed?: boolean } | undefined)?.passed === false)).toHaveLength(2);
+    expect(some.stderr).toContain('7 results: 3 passed, 2 failed checks, 2 without a recorded schema · nothing sent');
+  });
+
+  it('without --schema names a result whose recorded schema is gone, and exits 2', async () => {
+    const { ws, schema, env } = await extractedWithInvoiceSchema();
+    await rm(schema);
+    const run = await runCli(['check', ws.out], { env });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain(`error     invoices/a.pdf.json: its recorded schema ${schema}: no such file (invalid_schema)\n`);
+    expect(run.stderr).toContain('5 results: 0 passed, 0 failed checks, 5 could not be checked · nothing sent');
+    expect(run.stderr).toContain('5 results record a schema that cannot be used now');
+  });
+
   it('takes the schemas setting, set like models', async () => {
     const { ws, schema, env } = await extractedWithInvoiceSchema();
     const set = await runCli(['config', 'set', 'schemas', `invoice=${schema};payslip=${schema}`], { env });
@@ -213,10 +262,10 @@ describe('schemas that cannot be used', () => {
     expect(requestsSent(emulator)).toBe(0);
   });
 
-  it('check without any schema is a usage error', async () => {
+  it('check without any schema, of a folder where no result records one, is a usage error', async () => {
     const ws = makeWorkspace({});
     const run = await runCli(['check', ws.dir], { env: emulatorEnv((emulator = await startTestEmulator())) });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('check needs a schema');
+    expect(run.stderr).toContain('check needs a schema: no result in');
   });
 });

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { launchEmulatorCli } from '../../src/emulator/cli.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { makeWorkspace } from '../helpers/workspace.js';
 
@@ -46,5 +47,28 @@ describe('extract --dry-run text', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('extract --dry-run against the emulator, set up as its banner says', () => {
+  it("plans under the emulator's own windows, not the real service's 10/min", async () => {
+    const demo = join(import.meta.dirname, '../../fixtures/demo');
+    const banner: string[] = [];
+    const emulator = await launchEmulatorCli(['node', 'docextract-emulator', '--port', '0', '--quiet', '--rate-limit', '8/1s,60/12s'], {
+      stdout: { write: () => true },
+      stderr: { write: (text: string) => banner.push(text) },
+    });
+    try {
+      const line = /^ {2}for the client: (.*)$/m.exec(banner.join(''))?.[1] ?? '';
+      const told = Object.fromEntries(line.split(' ').map((pair) => pair.split('=') as [string, string]));
+      const run = await runCli(['extract', demo, '--dry-run'], { env: isolatedEnv(told) });
+      expect(run.stdout).toMatch(/; at least \S+ under the rate limits 8\/s,60\/12s\n$/);
+      expect(run.stdout).not.toContain('under the rate limits 10/min');
+      // Without it the client plans for the real service's windows: what the banner line is for.
+      const { DOCEXTRACT_RATE_LIMIT: _told, ...untold } = told;
+      expect((await runCli(['extract', demo, '--dry-run'], { env: isolatedEnv(untold) })).stdout).toContain('under the rate limits 10/min');
+    } finally {
+      await emulator.close();
+    }
   });
 });

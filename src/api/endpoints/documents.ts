@@ -1,7 +1,8 @@
 import { documentsForm, type UploadFile } from '../multipart.js';
 import { successJson, unexpectedStatus, validate } from '../interpret.js';
 import { parseRateLimit } from '../rate-limit.js';
-import { ExtractionSuccess, SplitManifest } from '../schemas.js';
+import type { ExtractionSuccess, SplitManifest } from '../answers.js';
+import { extractionSuccessSchema, splitManifestSchema } from '../schemas.js';
 import type { HttpTransport } from '../transport.js';
 import type { ExtractOptions, RateLimitInfo } from '../types.js';
 
@@ -50,10 +51,10 @@ export async function extractDocument(
   const rateLimit = parseRateLimit(answer.headers);
   const withRate = rateLimit ? { rateLimit } : {};
   if (answer.status === 200) {
-    return { kind: 'sync', result: validate('documents', 200, ExtractionSuccess, json), ...withRate };
+    return { kind: 'sync', result: validate('documents', 200, extractionSuccessSchema, json), ...withRate };
   }
   if (answer.status === 202) {
-    return { kind: 'split', manifest: validate('documents', 202, SplitManifest, json), ...withRate };
+    return { kind: 'split', manifest: validate('documents', 202, splitManifestSchema, json), ...withRate };
   }
   throw unexpectedStatus('documents', answer.status, [200, 202]);
 }

@@ -1,5 +1,6 @@
 import { expectOne } from '../interpret.js';
-import { ModelList } from '../schemas.js';
+import type { ModelList } from '../answers.js';
+import { modelListSchema } from '../schemas.js';
 import type { HttpTransport } from '../transport.js';
 
 /**
@@ -9,5 +10,5 @@ import type { HttpTransport } from '../transport.js';
  */
 export async function listModels(http: HttpTransport, signal?: AbortSignal): Promise<ModelList> {
   const answer = await http.send({ endpoint: 'models', method: 'GET', auth: true, signal });
-  return expectOne('models', answer, http.redact, ModelList);
+  return expectOne('models', answer, http.redact, modelListSchema);
 }

@@ -1,6 +1,7 @@
 import { expectOne } from '../interpret.js';
 import { processForm } from '../multipart.js';
-import { ChunkProcessed } from '../schemas.js';
+import type { ChunkProcessed } from '../answers.js';
+import { chunkProcessedSchema } from '../schemas.js';
 import type { HttpTransport } from '../transport.js';
 import type { ExtractOptions } from '../types.js';
 
@@ -25,5 +26,5 @@ export async function processChunk(
     auth: true,
     signal,
   });
-  return expectOne('process', answer, http.redact, ChunkProcessed);
+  return expectOne('process', answer, http.redact, chunkProcessedSchema);
 }

@@ -1,5 +1,6 @@
 import { expectOne } from '../interpret.js';
-import { CollectedResult } from '../schemas.js';
+import type { CollectedResult } from '../answers.js';
+import { collectedResultSchema } from '../schemas.js';
 import type { HttpTransport } from '../transport.js';
 
 /** Query for `result`; `finalize` appears only when true, so a plain collect stays a pure read. */
@@ -19,5 +20,5 @@ export async function collectResult(
   signal?: AbortSignal,
 ): Promise<CollectedResult> {
   const answer = await http.send({ endpoint: 'result', method: 'GET', query: resultQuery(parentJobId, finalize), auth: true, signal });
-  return expectOne('result', answer, http.redact, CollectedResult);
+  return expectOne('result', answer, http.redact, collectedResultSchema);
 }

@@ -12,7 +12,7 @@ export const registerCheckCommand: CommandRegistration = (program, action) => {
     )
     .addHelpText(
       'after',
-      '\nUse it after changing a schema: each result file\'s "checks" field is rewritten (atomically) when its verdict\nchanged; results of a type without a schema are left as they are. Needs no key and sends no request.\nExit 0 when every checked result passed, 5 when some failed their checks, 1 when a file could not be\nread or written, 2 for a schema that cannot be used.\n\nExamples:\n  docextract check ./docextract-out --schema invoice=schemas/invoice.json\n  docextract check ./docextract-out --json | jq -r \'select(.checks.passed == false) | .output\'',
+      '\nUse it after changing a schema: each result file\'s "checks" field is rewritten (atomically) when its verdict\nchanged; results of a type without a schema are left as they are. Without --schema (and the schemas setting),\neach result is checked with the schema it records (checks.schema); one that records none is reported unchecked.\nNeeds no key and sends no request.\nExit 0 when every checked result passed, 5 when some failed their checks, 1 when a file could not be\nread or written, 2 for a schema that cannot be used or when no result could be checked.\n\nExamples:\n  docextract check ./docextract-out\n  docextract check ./docextract-out --schema invoice=schemas/invoice.json\n  docextract check ./docextract-out --json | jq -r \'select(.checks.passed == false) | .output\'',
     )
     .action(action(() => import('../run/check.js').then((m) => m.runCheck)));
 };

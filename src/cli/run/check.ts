@@ -3,23 +3,35 @@ import type { CheckedResult, CheckSummary } from '../../features/checks/check-re
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
+import { plural } from '../../util/plural.js';
 import { checkProblemsText } from '../outcome-lines.js';
 import { loadChecker, resolveSchemaRules } from '../schema-settings.js';
 
-/** Checks result files again; never resolves the key nor touches the state folder, so it runs beside an active batch. */
+const GIVE_A_SCHEMA = '--schema TYPE=FILE (repeatable), or the schemas setting (docextract config set schemas invoice=schemas/invoice.json)';
+
+/**
+ * Checks result files again; never resolves the key nor touches the state
+ * folder, so it runs beside an active batch. Without a schema given, each
+ * result is checked with the schema it records (`checks.schema`).
+ */
 export async function runCheck(ctx: CliContext, resultsDir: string, flags: { schema?: string[] }): Promise<CommandOutcome> {
   const rules = await resolveSchemaRules(ctx, flags.schema);
-  if (rules.isEmpty) throw new UsageError('check needs a schema: --schema TYPE=FILE (repeatable), or the schemas setting (docextract config set schemas invoice=schemas/invoice.json).');
-  const checker = await loadChecker(ctx, rules);
+  const { RecordedSchemas } = await import('../../features/checks/recorded-schemas.js');
+  const checkWith = rules.isEmpty ? new RecordedSchemas(ctx.io.cwd) : await loadChecker(ctx, rules);
+  const recorded = checkWith instanceof RecordedSchemas;
   const { checkResults, CheckInputError } = await import('../../features/checks/check-results.js');
   let summary: CheckSummary;
   try {
-    summary = await checkResults(resolve(ctx.io.cwd, resultsDir), checker, (checked) => printChecked(ctx, checked));
+    summary = await checkResults(resolve(ctx.io.cwd, resultsDir), checkWith, (checked) => printChecked(ctx, checked));
   } catch (error) {
     if (error instanceof CheckInputError) throw new UsageError(error.message);
     throw error;
   }
-  ctx.ui.info(summaryLine(summary));
+  ctx.ui.info(summaryLine(summary, recorded));
+  if (summary.unusableSchemas > 0) throw new UsageError(`${plural(summary.unusableSchemas, 'result')} ${summary.unusableSchemas === 1 ? 'records' : 'record'} a schema that cannot be used now; restore it, or give one: ${GIVE_A_SCHEMA}.`, 'invalid_schema');
+  if (recorded && summary.passed + summary.failed + summary.errors === 0) {
+    throw new UsageError(`check needs a schema: no result in ${resultsDir} records the schema that checked it; give one: ${GIVE_A_SCHEMA}.`);
+  }
   if (summary.errors > 0) return 'work-failed';
   return summary.failed > 0 ? 'checks-failed' : 'success';
 }
@@ -40,16 +52,20 @@ function printChecked(ctx: CliContext, checked: CheckedResult): void {
       ctx.io.stdout.write(`${paint.red('failed   ')} ${where}: checks failed: ${checkProblemsText(checked.checks?.problems ?? [])}\n`);
       return;
     case 'unchecked':
-      ctx.io.stdout.write(`${paint.dim('unchecked')} ${where}: no schema for ${checked.model ?? 'its type'}\n`);
+      ctx.io.stdout.write(
+        checked.noRecordedSchema
+          ? `${paint.dim('unchecked')} ${where}: it records no schema; give --schema ${checked.model ?? 'TYPE'}=FILE\n`
+          : `${paint.dim('unchecked')} ${where}: no schema for ${checked.model ?? 'its type'}\n`,
+      );
       return;
     case 'error':
       ctx.io.stdout.write(`${paint.red('error    ')} ${checked.error?.message ?? checked.result} (${checked.error?.code ?? ''})\n`);
   }
 }
 
-function summaryLine(summary: CheckSummary): string {
+function summaryLine(summary: CheckSummary, recorded: boolean): string {
   const parts = [`${summary.passed} passed`, `${summary.failed} failed checks`];
-  if (summary.unchecked) parts.push(`${summary.unchecked} without a schema`);
+  if (summary.unchecked) parts.push(`${summary.unchecked} without a ${recorded ? 'recorded ' : ''}schema`);
   if (summary.errors) parts.push(`${summary.errors} could not be checked`);
   if (summary.skipped) parts.push(`${summary.skipped} other JSON ${summary.skipped === 1 ? 'file' : 'files'} skipped`);
   return `${summary.results} ${summary.results === 1 ? 'result' : 'results'}: ${parts.join(', ')} · nothing sent`;

@@ -4,10 +4,14 @@ import type { ServerJobView } from '../../features/refresh-jobs.js';
 import { formatDuration } from '../../util/duration.js';
 import type { RunningCommand } from '../../features/host/commands-file.js';
 
-/** The commands running on the state folder, as their host lists them (nothing when none runs). */
-export function renderCommands(commands: readonly RunningCommand[]): string {
-  if (commands.length === 0) return '';
-  const lines = [`Running commands (${commands.length}):`];
+/**
+ * What runs now on the state folder: the commands as their host lists them,
+ * else the process holding the lock (a run that lists none yet); nothing
+ * when none runs.
+ */
+export function renderCommands(commands: readonly RunningCommand[], lockHolder?: { pid: number; startedAt: number }): string {
+  if (commands.length === 0) return lockHolder ? `Running now: process ${lockHolder.pid} (since ${localInstant(lockHolder.startedAt)})\n\n` : '';
+  const lines = [`Running now (${commands.length}):`];
   for (const command of commands) {
     lines.push(`  process ${command.pid} (${command.role === 'host' ? 'schedules for all' : 'submits to it'}, since ${localInstant(Date.parse(command.since))}): ${command.command}`);
     lines.push(`    ${command.queued} ${command.queued === 1 ? 'file' : 'files'} not finished, ${command.inProgress} under way, ${command.jobSlots} job ${command.jobSlots === 1 ? 'slot' : 'slots'} held`);
@@ -15,8 +19,12 @@ export function renderCommands(commands: readonly RunningCommand[]): string {
   return `${lines.join('\n')}\n\n`;
 }
 
-/** The human listing of `docextract jobs` (stdout). */
-export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, ServerJobView>, options: { allAccounts: boolean }): string {
+/**
+ * The human listing of `docextract jobs` (stdout). "Last run that ended" is
+ * the last report written: a run writes one when it ends, so a run still
+ * going is never it (it is under "Running now").
+ */
+export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, ServerJobView>, options: { allAccounts: boolean; running?: boolean }): string {
   const lines: string[] = [];
   const who = (account: string): string => (options.allAccounts ? `  [account ${account}]` : '');
   if (overview.jobs.length === 0) lines.push('No open jobs.');
@@ -37,13 +45,14 @@ export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, Se
   }
   for (const run of overview.lastRuns) {
     const counts = Object.entries(run.counts).filter(([, count]) => count > 0).map(([status, count]) => `${count} ${status}`).join(', ');
-    lines.push('', `Last run (finished ${localInstant(Date.parse(run.finished_at))}): ${counts || 'no files'}${who(run.account)}`);
+    lines.push('', `Last run that ended (finished ${localInstant(Date.parse(run.finished_at))}): ${counts || 'no files'}${who(run.account)}`);
     for (const file of overview.failedFiles.filter((f) => f.account === run.account)) {
       const why = file.code ? `${file.code}: ${file.message ?? ''}` : (file.message ?? '');
       const missing = file.missing_pages?.length ? ` (missing pages ${file.missing_pages.join(', ')})` : '';
       lines.push(`  ${file.file}  ${file.status}${missing}${why ? `  ${why}` : ''}`);
     }
   }
+  if (overview.lastRuns.length === 0 && options.running) lines.push('', 'No run has ended yet.');
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,8 +1,9 @@
 import { stat } from 'node:fs/promises';
 import type { ResultChecker } from '../../batch/batch-types.js';
-import type { ResultChecks, ResultStatus } from '../../batch/result-file.js';
+import type { ResultChecks, ResultDocument, ResultStatus } from '../../batch/result-file.js';
 import { walkJsonFiles } from '../../files/json-walk.js';
 import { recheckResultFile } from './recheck.js';
+import type { RecordedSchemas } from './recorded-schemas.js';
 
 /** One result file checked again, for `docextract check`. */
 export interface CheckedResult {
@@ -14,8 +15,10 @@ export interface CheckedResult {
   file: string | null;
   status: ResultStatus | null;
   model: string | null;
-  /** passed, failed, no schema for its type, or the file could not be read or its verdict not saved. */
+  /** passed, failed, no schema for its type, or the file could not be read, its verdict not saved, or its recorded schema not used. */
   verdict: 'passed' | 'failed' | 'unchecked' | 'error';
+  /** Unchecked because it records no schema and none was given (`check` without `--schema`). */
+  noRecordedSchema?: true;
   checks?: ResultChecks;
   /** A person reviewed it (`docextract review`): the checks are of their corrected data. */
   reviewed?: true;
@@ -29,6 +32,8 @@ export interface CheckSummary {
   unchecked: number;
   /** Files that could not be read, or whose new verdict could not be saved. */
   errors: number;
+  /** Results whose recorded schema cannot be used now (gone, or no longer a valid schema); counted in `errors` too. */
+  unusableSchemas: number;
   /** JSON files that are not docextract results. */
   skipped: number;
 }
@@ -39,16 +44,17 @@ export class CheckInputError extends Error {
 }
 
 /**
- * Check every result below `resultsDir` again with `checker`, one file at a
- * time, saving each new verdict in its file. Reads and writes files only:
- * no key, no request.
+ * Check every result below `resultsDir` again with `checkWith` (the given
+ * schemas, or the schema each result records), one file at a time, saving
+ * each new verdict in its file. Reads and writes files only: no key, no
+ * request.
  */
-export async function checkResults(resultsDir: string, checker: ResultChecker, onResult: (checked: CheckedResult) => void): Promise<CheckSummary> {
+export async function checkResults(resultsDir: string, checkWith: ResultChecker | RecordedSchemas, onResult: (checked: CheckedResult) => void): Promise<CheckSummary> {
   const info = await stat(resultsDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new CheckInputError(`${resultsDir}: no such folder of results.`);
-  const summary: CheckSummary = { results: 0, passed: 0, failed: 0, unchecked: 0, errors: 0, skipped: 0 };
+  const summary: CheckSummary = { results: 0, passed: 0, failed: 0, unchecked: 0, errors: 0, unusableSchemas: 0, skipped: 0 };
   for await (const file of walkJsonFiles(resultsDir)) {
-    const rechecked = await recheckResultFile(file.path, checker);
+    const rechecked = await recheckResultFile(file.path, checkWith);
     if (rechecked.kind === 'not-a-result') {
       summary.skipped += 1;
       continue;
@@ -60,9 +66,17 @@ export async function checkResults(resultsDir: string, checker: ResultChecker, o
       onResult({ ...base, file: null, status: null, model: null, verdict: 'error', error: { code: 'result_unreadable', message: `${file.relativePath}: ${rechecked.message}` } });
       continue;
     }
+    if (rechecked.kind === 'schema-unusable') {
+      summary.errors += 1;
+      summary.unusableSchemas += 1;
+      const { result, documentType } = rechecked;
+      onResult({ ...base, file: sourceOf(result), status: result.status, model: documentType, verdict: 'error', error: { code: 'invalid_schema', message: `${file.relativePath}: its recorded ${rechecked.message}` } });
+      continue;
+    }
     const { result, documentType, checks } = rechecked;
-    const checked: CheckedResult = { ...base, file: typeof result.source.path === 'string' ? result.source.path : null, status: result.status, model: documentType, verdict: 'unchecked' };
+    const checked: CheckedResult = { ...base, file: sourceOf(result), status: result.status, model: documentType, verdict: 'unchecked' };
     if (rechecked.reviewed) checked.reviewed = true;
+    if (rechecked.noRecordedSchema) checked.noRecordedSchema = true;
     if (checks) {
       checked.checks = checks;
       checked.verdict = checks.passed ? 'passed' : 'failed';
@@ -75,4 +89,8 @@ export async function checkResults(resultsDir: string, checker: ResultChecker, o
     onResult(checked);
   }
   return summary;
+}
+
+function sourceOf(result: ResultDocument): string | null {
+  return typeof result.source.path === 'string' ? result.source.path : null;
 }

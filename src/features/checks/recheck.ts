@@ -3,12 +3,16 @@ import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js'
 import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../../batch/question.js';
 import { writeResult, type ResultChecks, type ResultDocument } from '../../batch/result-file.js';
 import { correctedData, readReview, saveReviewChecks, type ReviewRecord } from '../review/corrections.js';
+import { SchemaFileError } from './load-schemas.js';
+import { RecordedSchemas } from './recorded-schemas.js';
 
 /** A result file checked again: what it is, and its verdict (none when no schema applies to its type). */
 export type Rechecked =
   | { kind: 'not-a-result' }
   | { kind: 'unreadable'; message: string }
-  | { kind: 'checked'; result: ResultDocument; documentType: string; checks: ResultChecks | undefined; written: boolean; writeError?: string; reviewed?: true };
+  /** Checked with the schema it records, which is gone or broken since. */
+  | { kind: 'schema-unusable'; result: ResultDocument; documentType: string; message: string }
+  | { kind: 'checked'; result: ResultDocument; documentType: string; checks: ResultChecks | undefined; written: boolean; writeError?: string; reviewed?: true; noRecordedSchema?: true };
 
 /**
  * Check a result file's data again with today's schemas, and save the
@@ -16,8 +20,11 @@ export type Rechecked =
  * result of a type without a schema is left as it is. Sends nothing.
  * A result a person corrected (`docextract review`) is checked as corrected,
  * and that verdict is saved in the review, not in the service's result.
+ * `checkWith` RecordedSchemas: each result is checked with the schema its
+ * last verdict names (the review's, else the result's); one that names none
+ * is left as it is (`noRecordedSchema`).
  */
-export async function recheckResultFile(path: string, checker: ResultChecker): Promise<Rechecked> {
+export async function recheckResultFile(path: string, checkWith: ResultChecker | RecordedSchemas): Promise<Rechecked> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(path, 'utf8'));
@@ -28,6 +35,16 @@ export async function recheckResultFile(path: string, checker: ResultChecker): P
   if (!isResultDocument(parsed)) return { kind: 'not-a-result' };
   const documentType = documentTypeOf(parsed);
   const review = await readReview(path, parsed);
+  let checker: ResultChecker;
+  if (checkWith instanceof RecordedSchemas) {
+    const recorded = (review.kind === 'current' ? review.review.checks?.schema : undefined) ?? parsed.checks?.schema;
+    if (recorded === undefined) return { kind: 'checked', result: parsed, documentType, checks: undefined, written: false, noRecordedSchema: true };
+    const loaded = await checkWith.checkerFor(recorded, documentType);
+    if (loaded instanceof SchemaFileError) return { kind: 'schema-unusable', result: parsed, documentType, message: loaded.message };
+    checker = loaded;
+  } else {
+    checker = checkWith;
+  }
   if (review.kind === 'current') return recheckReviewed(path, parsed, documentType, review.review, checker);
   const parts = (parsed as { parts?: unknown }).parts;
   // A PDF extracted in parts: each part's data is checked, never a merge of them.

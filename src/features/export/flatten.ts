@@ -11,6 +11,14 @@ export const DOCUMENT_COLUMNS = ['source_file', 'status', 'model', 'pages', 'res
 /** The columns every line-item row starts with, in this order. */
 export const ITEM_COLUMNS = ['source_file', 'row'] as const;
 
+/**
+ * The columns a row of a list nested in another list's item adds after
+ * ITEM_COLUMNS (`pages[].line_items[]`): the page it is on (the enclosing
+ * item's `page`, when it has one), the table of the item holding it, and
+ * that item's row there.
+ */
+export const PARENT_COLUMNS = ['page', 'parent', 'parent_row'] as const;
+
 export type FlatRecord = Record<string, unknown>;
 
 /** A result file, reduced to what the tables show. */
@@ -68,7 +76,7 @@ export function toExportedDocuments(parsed: unknown, resultFile: string, reviewe
     return [Array.isArray(question.pages) ? { ...whole, fields: { source_pages: pagesText(question.pages), ...whole.fields } } : whole];
   }
   return parsed.parts.filter(isPlainObject).map((part) => {
-    const row = toExportedDocument({ ...parsed, ...part, pages: { total: Array.isArray(part.source_pages) ? part.source_pages.length : null, missing: part.missing_pages } }, resultFile) ?? whole;
+    const row = toExportedDocument({ ...parsed, ...part, pages: { total: Array.isArray(part.source_pages) ? part.source_pages.length : null, missing: part.missing_pages } }, resultFile, reviewed) ?? whole;
     return { ...row, fields: { source_pages: pagesText(part.source_pages), ...row.fields } };
   });
 }
@@ -101,9 +109,9 @@ export function isItemList(value: unknown): value is Record<string, unknown>[] {
   return Array.isArray(value) && value.length > 0 && value.every(isPlainObject);
 }
 
-/** One line item as a row: its own objects flattened; lists inside an item stay whole (one table level is what a spreadsheet can join). */
-export function flattenItem(item: Record<string, unknown>): FlatRecord {
-  return flattenObject(item, '', new Set(ITEM_COLUMNS), 'item.');
+/** One line item as a row: its own objects flattened; lists inside it stay whole, for the caller to place. A nested item's own `page` (or `parent`) is prefixed `item.`. */
+export function flattenItem(item: Record<string, unknown>, nested = false): FlatRecord {
+  return flattenObject(item, '', new Set<string>(nested ? [...ITEM_COLUMNS, ...PARENT_COLUMNS] : ITEM_COLUMNS), 'item.');
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

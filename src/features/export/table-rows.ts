@@ -1,4 +1,4 @@
-import { DOCUMENT_COLUMNS, flattenItem, isItemList, ITEM_COLUMNS, type ExportedDocument, type FlatRecord } from './flatten.js';
+import { DOCUMENT_COLUMNS, flattenItem, isItemList, ITEM_COLUMNS, PARENT_COLUMNS, type ExportedDocument, type FlatRecord } from './flatten.js';
 
 /** A row bound for one table: `<type>` (one row per document) or `<type>.<field>` (one row per item). */
 export interface TableRow {
@@ -7,32 +7,59 @@ export interface TableRow {
   record: FlatRecord;
 }
 
-/** The document's row, then a row per item of each list of objects in its data. */
+/** Where a nested list sits: its parent item's table and row, and the page that item is on. */
+interface ParentItem {
+  table: string;
+  row: number;
+  page: number | null;
+}
+
+/**
+ * The document's row, then a row per item of each list of objects in its
+ * data. A list of objects inside an item (the demo's `pages[].line_items[]`)
+ * is a table of its own too, named by its field alone (`invoice.line_items`,
+ * wherever the list sits), each row with its parent's table, row and page.
+ * `row` counts from 1 per document and table, so `source_file` and `row` key
+ * every row.
+ */
 export function tableRows(doc: ExportedDocument): TableRow[] {
   const type = safeName(doc.type);
   const main: FlatRecord = { ...doc.head };
   const items: TableRow[] = [];
-  for (const [name, value] of Object.entries(doc.fields)) {
-    if (!isItemList(value)) {
-      main[name] = value;
-      continue;
+  const rowsSoFar = new Map<string, number>();
+  const tableOf = (field: string): string => `${type}.${field.split('.').map(safeName).join('.')}`;
+  const addItems = (table: string, list: Record<string, unknown>[], parent: ParentItem | undefined): void => {
+    for (const item of list) {
+      const row = (rowsSoFar.get(table) ?? 0) + 1;
+      rowsSoFar.set(table, row);
+      const record: FlatRecord = { source_file: doc.head.source_file, row, ...(parent ? { page: parent.page, parent: parent.table, parent_row: parent.row } : {}) };
+      const inner: [string, Record<string, unknown>[]][] = [];
+      for (const [name, value] of Object.entries(flattenItem(item, parent !== undefined))) {
+        if (isItemList(value)) inner.push([name, value]);
+        else record[name] = value;
+      }
+      items.push({ table, kind: 'item', record });
+      const page = typeof item.page === 'number' ? item.page : (parent?.page ?? null);
+      for (const [name, value] of inner) addItems(tableOf(name), value, { table, row, page });
     }
-    const table = `${type}.${name.split('.').map(safeName).join('.')}`;
-    value.forEach((item, index) => {
-      items.push({ table, kind: 'item', record: { source_file: doc.head.source_file, row: index + 1, ...flattenItem(item) } });
-    });
+  };
+  for (const [name, value] of Object.entries(doc.fields)) {
+    if (isItemList(value)) addItems(tableOf(name), value, undefined);
+    else main[name] = value;
   }
   return [{ table: type, kind: 'document', record: main }, ...items];
 }
 
 /**
- * The header of a table: the fixed leading columns, then every other column
+ * The header of a table: the fixed leading columns (an item table's parent
+ * columns when it has nested rows), then every other column
  * seen, sorted by code unit (not locale), so the same results give the same
  * header on any machine and in any file order.
  */
 export function tableColumns(kind: TableRow['kind'], seen: Iterable<string>): string[] {
-  const leading: readonly string[] = kind === 'document' ? DOCUMENT_COLUMNS : ITEM_COLUMNS;
-  const rest = [...new Set(seen)].filter((name) => !leading.includes(name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const names = new Set(seen);
+  const leading: readonly string[] = kind === 'document' ? DOCUMENT_COLUMNS : [...ITEM_COLUMNS, ...PARENT_COLUMNS.filter((name) => names.has(name))];
+  const rest = [...names].filter((name) => !leading.includes(name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return [...leading, ...rest];
 }
 

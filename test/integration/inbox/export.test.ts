@@ -2,7 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { emulatorEnv, startTestEmulator } from '../../helpers/emulator-run.js';
 import { isolatedEnv, runCli } from '../../helpers/run-cli.js';
 import { parseNdjson } from '../../helpers/workspace.js';
 
@@ -152,5 +154,38 @@ describe('docextract export', () => {
     expect((await runCli(['export', join(ws.dir, 'nope'), '--out', ws.tables], { env: isolatedEnv() })).code).toBe(2);
     expect((await runCli(['export', ws.results, '--out', '-'], { env: isolatedEnv() })).code).toBe(2);
     expect((await runCli(['export', ws.results, '--out', ws.tables, '--format', 'xlsx'], { env: isolatedEnv() })).code).toBe(2);
+  });
+});
+
+describe('docextract export of the demo', () => {
+  let emulator: RunningEmulator | undefined;
+  afterEach(async () => {
+    await emulator?.close();
+    emulator = undefined;
+  });
+
+  it("writes the demo invoices' line items (under pages) as invoice.line_items.csv, each row with its invoice, page and parent row", async () => {
+    emulator = await startTestEmulator();
+    const env = emulatorEnv(emulator);
+    const ws = resultsFolder({});
+    const demo = join(import.meta.dirname, '../../../fixtures/demo/invoices');
+    const extract = await runCli(['extract', join(demo, 'invoice-INV-2024-0117.pdf'), join(demo, 'invoice-INV-2024-0118.pdf'), '--model', 'invoice', '--out', ws.results, '--rate-limit', 'none'], { env });
+    expect(extract.code, extract.stderr).toBe(0);
+    const run = await runCli(['export', ws.results, '--out', ws.tables], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(readdirSync(ws.tables).sort()).toEqual(['invoice.csv', 'invoice.data.pages.csv', 'invoice.line_items.csv']);
+    expect(header(join(ws.tables, 'invoice.line_items.csv'))).toBe('source_file,row,page,parent,parent_row,amount,description,quantity,unit_price');
+    expect(header(join(ws.tables, 'invoice.data.pages.csv'))).not.toContain('line_items');
+    const pages = readCsv(join(ws.tables, 'invoice.data.pages.csv'));
+    const items = readCsv(join(ws.tables, 'invoice.line_items.csv'));
+    expect(new Set(items.map((item) => item.source_file)).size).toBe(2);
+    for (const item of items) {
+      const parent = pages.find((page) => page.source_file === item.source_file && page.row === item.parent_row);
+      expect(item.parent).toBe('invoice.data.pages');
+      expect(parent?.page, JSON.stringify(item)).toBe(item.page);
+    }
+    const results = readdirSync(ws.results, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.pdf.json'));
+    const itemsInResults = results.flatMap((name) => (JSON.parse(readFileSync(join(ws.results, name), 'utf8')) as { data: { pages: { line_items: unknown[] }[] } }).data.pages.flatMap((page) => page.line_items));
+    expect(items).toHaveLength(itemsInResults.length);
   });
 });

@@ -48,8 +48,9 @@ describe('docextract jobs', () => {
       await lock.release();
     }
     expect(listed.code).toBe(0);
-    // It says a run is active (its last run is the one before it, and collect must wait for it)...
-    expect(listed.stderr).toMatch(/a run is active \(process \d+, since .*\): .*"Last run" is the one before it/);
+    // It says a run is active, and what "Last run that ended" means beside it...
+    expect(listed.stderr).toMatch(/a run is active \(process \d+, since .*\): .*"Running now" lists what runs; "Last run that ended" is the last one that finished/);
+    expect(listed.stderr).not.toContain('the one before it');
     // ...and --refresh is refused before it claims to ask the server anything.
     expect(refreshedDuringRun.code).toBe(2);
     expect(refreshedDuringRun.stderr).toContain('a run is active in this state folder');

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkProcessed, CollectedResult, ErrorEnvelope, ExtractionSuccess, ModelList, SplitManifest } from '../../../src/api/index.js';
+import {
+  chunkProcessedSchema as ChunkProcessed,
+  collectedResultSchema as CollectedResult,
+  errorEnvelopeSchema as ErrorEnvelope,
+  extractionSuccessSchema as ExtractionSuccess,
+  modelListSchema as ModelList,
+  splitManifestSchema as SplitManifest,
+} from '../../../src/api/schemas.js';
 
 describe('response schemas', () => {
   it('let unknown fields pass through, at the root and in open maps', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toExportedDocument } from '../../../src/features/export/flatten.js';
+import { toExportedDocument, toExportedDocuments } from '../../../src/features/export/flatten.js';
 import { cellText, tableColumns, tableRows } from '../../../src/features/export/table-rows.js';
 
 const result = (overrides: Record<string, unknown>): Record<string, unknown> => ({
@@ -54,9 +54,33 @@ describe('tableRows', () => {
     expect(rows[3]?.record).toEqual({ source_file: 'in/a.pdf', row: 1, amount: 5 });
   });
 
+  it('gives line items nested under pages a table of their own, each row with its parent, its row there and its page', () => {
+    const pages = [
+      { page: 1, fingerprint: 'f1', line_items: [{ description: 'bolt', amount: 2 }, { description: 'nut', amount: 1, page: 'p' }] },
+      { page: 2, fingerprint: 'f2', line_items: [{ description: 'washer', amount: 3, notes: [{ text: 'bent' }] }] },
+    ];
+    const doc = toExportedDocument(result({ data: { total: 6, pages } }), 'a.pdf.json');
+    const rows = tableRows(doc as NonNullable<typeof doc>);
+    expect(rows.map((row) => row.table)).toEqual(['invoice', 'invoice.data.pages', 'invoice.line_items', 'invoice.line_items', 'invoice.data.pages', 'invoice.line_items', 'invoice.notes']);
+    expect(rows[1]?.record).toEqual({ source_file: 'in/a.pdf', row: 1, page: 1, fingerprint: 'f1' });
+    expect(rows[2]?.record).toEqual({ source_file: 'in/a.pdf', row: 1, page: 1, parent: 'invoice.data.pages', parent_row: 1, description: 'bolt', amount: 2 });
+    expect(rows[3]?.record).toEqual({ source_file: 'in/a.pdf', row: 2, page: 1, parent: 'invoice.data.pages', parent_row: 1, description: 'nut', amount: 1, 'item.page': 'p' });
+    expect(rows[5]?.record).toMatchObject({ row: 3, page: 2, parent_row: 2, description: 'washer' });
+    expect(rows[6]?.record).toEqual({ source_file: 'in/a.pdf', row: 1, page: 2, parent: 'invoice.line_items', parent_row: 3, text: 'bent' });
+    expect(tableColumns('item', Object.keys(rows[2]?.record ?? {}))).toEqual(['source_file', 'row', 'page', 'parent', 'parent_row', 'amount', 'description']);
+  });
+
   it('makes a model name safe as a file name', () => {
     const doc = toExportedDocument(result({ model: '../etc/passwd' }), 'r.json');
     expect(tableRows(doc as NonNullable<typeof doc>)[0]?.table).toBe('___etc_passwd');
+  });
+});
+
+describe('toExportedDocuments', () => {
+  it('marks every part row of a reviewed result in parts as reviewed', () => {
+    const parts = [{ source_pages: [1, 2], status: 'complete', data: { total: 1 } }, { source_pages: [3], status: 'complete', data: { total: 2 } }];
+    const docs = toExportedDocuments(result({ parts }), 'r.json', true);
+    expect(docs.map((doc) => [doc.fields.source_pages, doc.head.reviewed])).toEqual([['1-2', true], ['3', true]]);
   });
 });
 
