@@ -58,6 +58,7 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     .option('--api-key <key>', 'API key (prefer `config set api-key` or DOCEXTRACT_API_KEY: flags end up in shell history)')
     .option('--base-url <url>', 'service base URL (DOCEXTRACT_BASE_URL)')
     .option('--insecure', 'allow sending the key over plain http:// to a non-loopback host', false)
+    .option('--profile <name>', 'use the named profile\'s settings (DOCEXTRACT_PROFILE); `config profiles` lists them')
     .showSuggestionAfterError()
     // Each command's --help lists --json, --quiet and the rest too: they apply to every command.
     .configureHelp({ showGlobalOptions: true })
@@ -73,6 +74,8 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     const [{ CliContext }, handler] = await Promise.all([import('./context.js'), load()]);
     const ctx = new CliContext(deps, command.optsWithGlobals<GlobalOptions>());
     state.ctx = ctx;
+    // `config set` under a new profile name makes that profile; every other command needs a known one.
+    if (!(command.name() === 'set' && command.parent?.name() === 'config')) await ctx.requireKnownProfile();
     // Commander passes the positional arguments, then the options, then the command itself.
     const outcome = await handler(ctx, ...(commanderArgs.slice(0, -1) as A));
     state.outcome = outcome ?? 'success';
