@@ -261,7 +261,9 @@ export class BatchState implements BatchView {
     this.unfinished.delete(task);
     this.report(outcome);
     // Identical files asked the same question: each has its own line, and its own result file was written with the document's.
-    for (const copy of task.copies) this.report(task.copyFailures.get(copy) ?? { ...outcome, file: copy.displayPath, output: outcome.output === null ? null : copy.output, credits: 0 });
+    // The job was charged once, on the document's own line: its copies carry neither credits nor the charge.
+    const { service_charge: _charge, ...uncharged } = outcome;
+    for (const copy of task.copies) this.report(task.copyFailures.get(copy) ?? { ...uncharged, file: copy.displayPath, output: outcome.output === null ? null : copy.output, credits: 0 });
   }
 
   private report(outcome: DocumentOutcome): void {
