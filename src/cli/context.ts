@@ -64,6 +64,8 @@ export class CliContext {
   constructor(
     readonly deps: CliDeps,
     readonly options: GlobalOptions,
+    /** The command running, as typed after `docextract` (`extract`, `config set`), for the usage records. */
+    readonly commandName = '',
   ) {
     this.ui = new Ui(deps.io, options);
     this.debugEnabled = options.debug || deps.io.env.DOCEXTRACT_LOG === 'debug';

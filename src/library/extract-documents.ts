@@ -14,6 +14,8 @@ import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { extractAsOneClient } from './shared-run.js';
 import { accountId } from '../store/account-id.js';
 import { recordLastRun } from '../features/last-run.js';
+import { stateFolderUsage, usageOfRun } from '../features/usage/usage-recorder.js';
+import type { RunFacts } from '../features/usage/usage-record.js';
 import { ModelRules } from '../features/model-rules.js';
 import { PageRules } from '../features/page-rules.js';
 import { planDocuments } from '../features/plan-documents.js';
@@ -193,7 +195,7 @@ async function run(
         withEngineSession({ ...connection, host: { command, terms } }, async (session) => {
           const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
           const report = merge(await runExtractBatch(deps, documents, settings, outDir, reuse, options.signal, typed));
-          return recorded(withRejected(report), deps, { stateDir, outDir, startedAt });
+          return recorded(withRejected(report), deps, { stateDir, outDir, startedAt, cwd });
         }),
       prepare: async () => {
         const names = typed.length > 0 ? typed : [...new Set(planned.documents.map((doc) => doc.model ?? SERVICE_DEFAULT_MODEL))];
@@ -201,6 +203,7 @@ async function run(
       },
       rodeAlong: async (report) => {
         const whole = withRejected(report);
+        await recordUsage(stateDir, whole, { account: terms.account, startedAtMs: startedAt, finishedAtMs: clock.now(), cwd });
         await recordLastRun(stateDir, terms.account, { outDir, outcomes: whole.outcomes, startedAtMs: startedAt, finishedAtMs: clock.now() });
         if (whole.fatal) throw whole.fatal;
         return whole;
@@ -211,7 +214,7 @@ async function run(
   return withEngineSession(connection, async (session) => {
     const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
     const report = await runStreamBatch(deps, settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal);
-    return recorded(report, deps, { stateDir, outDir, startedAt });
+    return recorded(report, deps, { stateDir, outDir, startedAt, cwd });
   });
 }
 
@@ -258,10 +261,16 @@ function withSink(deps: BatchDeps, sink: ResultSink | undefined): BatchDeps {
 }
 
 /** The run's report, also saved for `docextract jobs` (as the CLI saves its own). */
-async function recorded(report: ExtractionReport, deps: BatchDeps, run: { stateDir: string; outDir: string; startedAt: number }): Promise<ExtractionReport> {
+async function recorded(report: ExtractionReport, deps: BatchDeps, run: { stateDir: string; outDir: string; startedAt: number; cwd: string }): Promise<ExtractionReport> {
+  await recordUsage(run.stateDir, report, { account: deps.account, startedAtMs: run.startedAt, finishedAtMs: deps.clock.now(), cwd: run.cwd });
   await recordLastRun(run.stateDir, deps.account, { outDir: run.outDir, outcomes: report.outcomes, startedAtMs: run.startedAt, finishedAtMs: deps.clock.now() });
   if (report.fatal) throw report.fatal;
   return report;
+}
+
+/** The run's usage, for `docextract usage` (as the CLI records its own). */
+async function recordUsage(stateDir: string, report: ExtractionReport, run: Omit<RunFacts, 'command' | 'requests'>): Promise<void> {
+  await stateFolderUsage(stateDir).record(usageOfRun(report.outcomes, { ...run, command: 'library', requests: report.requests }));
 }
 
 async function* groups(source: AsyncIterable<string | readonly string[]>, cwd: string): AsyncGenerator<readonly string[]> {
