@@ -47,11 +47,12 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
   const blocked = await outputFolderProblem(settings.outDir);
   // A result is paid for before it is written: watch nothing whose results could not be saved.
   if (blocked) throw new UsageError(`cannot write results to ${settings.outDir} (${blocked}); fix the output folder, or choose another with --out.`);
-  const [{ runWatchBatch }, { watchThroughHost }, { checkModelNamesBeforeSending }, { SERVICE_DEFAULT_MODEL }] = await Promise.all([
+  const [{ runWatchBatch }, { watchThroughHost }, { checkModelNamesBeforeSending }, { SERVICE_DEFAULT_MODEL }, { stateFolderUsage }] = await Promise.all([
     import('../../features/watch.js'),
     import('../../features/host/watch-client.js'),
     import('../../features/extract.js'),
     import('../../batch/question.js'),
+    import('../../features/usage/usage-recorder.js'),
   ]);
   const startedAt = ctx.clock.now();
   const options = {
@@ -74,7 +75,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
   };
   let display: WatchDisplay | undefined;
   try {
-    const { report } = await withBatchSession(
+    const { report, account } = await withBatchSession(
       ctx,
       settings,
       async () => (display = await WatchDisplay.create(ctx, toDisplayPath(root, ctx.io.cwd))),
@@ -83,6 +84,8 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     );
     display?.finish(report, startedAt);
     display = undefined;
+    const run = { account, profile: ctx.profile.name, command: ctx.commandName, startedAtMs: startedAt, finishedAtMs: ctx.clock.now(), requests: report.requests, cwd: ctx.io.cwd };
+    await stateFolderUsage(ctx.stateDir()).record(report.usage.record(run)); // for `docextract usage`
     if (report.fatal) throw report.fatal;
     const total = Object.values(report.counts).reduce((sum, count) => sum + count, 0);
     return batchOutcome(ctx, report, () => report.counts.complete === total, () => report.checksFailed > 0);
