@@ -27,9 +27,14 @@ export function usageLogPath(stateDir: string, account: string): string {
 export async function appendUsageLine(stateDir: string, account: string, record: { finished_at: string }, nowMs: number): Promise<void> {
   const path = usageLogPath(stateDir, account);
   await compactIfLarge(path, nowMs);
-  const handle = await open(path, 'a', 0o600);
+  const handle = await open(path, 'a+', 0o600);
   try {
-    await handle.write(`${JSON.stringify(record)}\n`);
+    // A line a crash cut short must not swallow this one: start on a line of its own.
+    const { size } = await handle.stat();
+    const last = Buffer.alloc(1);
+    if (size > 0) await handle.read(last, 0, 1, size - 1);
+    const newline = size > 0 && last[0] !== 0x0a ? '\n' : '';
+    await handle.write(`${newline}${JSON.stringify(record)}\n`);
     await handle.sync();
   } finally {
     await handle.close();
