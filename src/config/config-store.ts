@@ -36,11 +36,6 @@ export function readStoredConfig(env: NodeJS.ProcessEnv): StoredConfig {
   }
 }
 
-/** The default profile's stored settings. */
-export function readStoredSettings(env: NodeJS.ProcessEnv): Settings {
-  return readStoredConfig(env).defaults;
-}
-
 /**
  * The persisted settings, in one JSON file of mode 0600 because it holds the
  * API key. conf does the atomic writes; we pin the folder ourselves so that
