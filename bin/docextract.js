@@ -9,6 +9,8 @@ if (process.argv.length === 3 && (process.argv[2] === '--version' || process.arg
   const { readFileSync } = await import('node:fs');
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 } else {
+  const { requireBuilt } = await import('./dist-check.js');
+  requireBuilt(new URL('../dist/cli/main.js', import.meta.url), 'docextract');
   const { main } = await import('../dist/cli/main.js');
   process.exitCode = await main(process.argv);
 }

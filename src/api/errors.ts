@@ -19,15 +19,18 @@
 import { parseRateLimit } from './rate-limit.js';
 import { ErrorEnvelope } from './schemas.js';
 import type { Endpoint, RateLimitInfo } from './types.js';
+import { DocextractError } from '../util/docextract-error.js';
 
 /**
  * Common base of everything the API client throws, so one `instanceof`
  * tells a service failure from a bug or an abort. Branch on the subclass
  * and its `code`, not on `message`.
  */
-export class DocextractApiError extends Error {
+export class DocextractApiError extends DocextractError {
   /** The class name (`'RateLimitError'`, …), for logs; stable, unlike `message`. */
   override readonly name: string = 'DocextractApiError';
+  /** `client_misconfigured` when thrown as this class itself (a bad base URL, a key with a control character); each subclass has its own. */
+  readonly code: string = 'client_misconfigured';
 }
 
 interface ApiErrorInit {
@@ -53,7 +56,7 @@ export class ApiError extends DocextractApiError {
    * Stable machine-readable code from the envelope, e.g. `rate_limit_exceeded`,
    * or `http_<status>` when the body had no envelope. Branch on this.
    */
-  readonly code: string;
+  override readonly code: string;
   /** The envelope's `error.details`, e.g. `accepted_types`, `job_id`, `pages`; absent when the server sent none. */
   readonly details?: Record<string, unknown>;
   /** The X-RateLimit-* headers of the answer (429s carry them), absent when it had none; `reset` says when to try again. */
@@ -195,6 +198,8 @@ const STATUS_CLASSES: Readonly<Record<number, new (init: ApiErrorInit) => ApiErr
  */
 export class TransportError extends DocextractApiError {
   override readonly name: string = 'TransportError';
+  /** `network_error` (refused, reset, DNS), `timeout`, `malformed_response` or `response_too_large`. */
+  override readonly code: string = 'network_error';
   /** The endpoint the request was sent to. */
   readonly endpoint: Endpoint;
   /** Whether asking again is safe and may help: true but for a {@link ResponseTooLargeError} from `documents` that is not a 202. */
@@ -237,7 +242,11 @@ export class NetworkError extends TransportError { override readonly name: strin
  * {@link ApiTimeouts}). Retryable, but on `documents` the upload may have
  * been extracted and charged before the answer was lost.
  */
-export class TimeoutError extends TransportError { override readonly name: string = 'TimeoutError'; }
+export class TimeoutError extends TransportError {
+  override readonly name: string = 'TimeoutError';
+  /** Always `timeout`. */
+  override readonly code: string = 'timeout';
+}
 
 /**
  * An answer that is not the API speaking: a proxy's HTML 502, truncated JSON,
@@ -246,6 +255,8 @@ export class TimeoutError extends TransportError { override readonly name: strin
  */
 export class MalformedResponseError extends TransportError {
   override readonly name: string = 'MalformedResponseError';
+  /** Always `malformed_response`. */
+  override readonly code: string = 'malformed_response';
   /** The HTTP status of the answer. */
   readonly status: number;
   /** The start of the body, key redacted, for logs. */
@@ -275,7 +286,7 @@ export class MalformedResponseError extends TransportError {
 export class ResponseTooLargeError extends TransportError {
   override readonly name: string = 'ResponseTooLargeError';
   /** Always `response_too_large`, so callers can branch on `code` as for an {@link ApiError}. */
-  readonly code = 'response_too_large' as const;
+  override readonly code = 'response_too_large' as const;
   /** False on `documents` unless the status is 202: a 200 was probably charged, and asking again would pay twice. */
   override readonly retryable: boolean;
   /** The HTTP status of the oversized answer. */
@@ -306,7 +317,7 @@ export class ResponseTooLargeError extends TransportError {
 export class ProxyAuthRequiredError extends DocextractApiError {
   override readonly name: string = 'ProxyAuthRequiredError';
   /** Always `proxy_auth_required`: fix the proxy settings (e.g. credentials in HTTPS_PROXY), then run again. */
-  readonly code = 'proxy_auth_required' as const;
+  override readonly code = 'proxy_auth_required' as const;
   /** The endpoint the request was meant for. */
   readonly endpoint: Endpoint;
   /** Always 407. */
@@ -331,6 +342,8 @@ export class ProxyAuthRequiredError extends DocextractApiError {
  */
 export class ResponseValidationError extends DocextractApiError {
   override readonly name: string = 'ResponseValidationError';
+  /** Always `response_validation_failed`. */
+  override readonly code = 'response_validation_failed' as const;
   /** The zod issues (or a single synthetic issue for an unexpected status). */
   readonly issues: unknown[];
   /** The endpoint that answered. */

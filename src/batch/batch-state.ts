@@ -1,7 +1,7 @@
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { AdmissionStops } from './admission-stops.js';
-import type { BatchEvents, DocumentOutcome, RunSettings } from './batch-types.js';
+import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from './batch-types.js';
 import { failure, type DocumentTask } from './document-task.js';
 import type { FlowEffect } from './flow-effects.js';
 import { endpointOf, type WorkItem } from './job-work.js';
@@ -21,7 +21,7 @@ export interface BatchStateDeps {
   phantomJobs: readonly Phantom[];
   keepOutcomes: boolean;
   /** Told of every finished document before the display is. */
-  onFinished?: (outcome: DocumentOutcome) => void;
+  onFinished?: (outcome: DocumentOutcome, doc: PlannedDocument) => void;
   /** Told once when the batch stops (Ctrl-C, or a fatal error): the runner halts intake and waits. */
   onStop: () => void;
 }
@@ -44,13 +44,14 @@ export class BatchState implements BatchView {
   readonly slots: SlotProbe;
   /** The split upload in flight that went past the cap as a probe. */
   probeTask?: DocumentTask;
-  requests = 0;
-  credits = 0;
+  /** Requests and credits of each origin's documents (the command that asked, see PlannedDocument.origin; '' for this process's own). */
+  private readonly spentBy = new Map<string, { requests: number; credits: number }>();
   stopping = false;
   intakeClosed = false;
   fatalError?: unknown;
   /** Since when no request has reached the service (connections refused, no route): an outage, not a full window. */
   unreachableSince?: number;
+  /** This process's own outcomes (not those of commands riding along), kept for the report unless `keepOutcomes` is off. */
   readonly finishedOutcomes: DocumentOutcome[] = [];
   private readonly clock: Clock;
   private readonly events: BatchEvents;
@@ -86,9 +87,22 @@ export class BatchState implements BatchView {
     }
   }
 
+  /** What the documents of `origin` cost in this run ('' : this process's own). */
+  spent(origin = ''): { requests: number; credits: number } {
+    return { ...(this.spentBy.get(origin) ?? { requests: 0, credits: 0 }) };
+  }
+
+  private spend(doc: PlannedDocument, requests: number, credits: number): void {
+    const origin = doc.origin ?? '';
+    const spent = this.spentBy.get(origin) ?? { requests: 0, credits: 0 };
+    spent.requests += requests;
+    spent.credits += credits;
+    this.spentBy.set(origin, spent);
+  }
+
   /** A request leaves: its document's or job's state says so until it is answered. */
   sending(item: WorkItem, probe: boolean): void {
-    this.requests += 1;
+    this.spend(item.task.doc, 1, 0);
     switch (item.kind) {
       case 'upload':
         item.task.phase = 'uploading';
@@ -120,11 +134,11 @@ export class BatchState implements BatchView {
   answered(item: WorkItem, sentAt: number, effects: readonly FlowEffect[]): void {
     if (item.kind === 'upload') this.ledger.uploadEnded(item.task);
     if (effects.some((effect) => effect.type === 'unreached')) {
-      this.requests -= 1;
+      this.spend(item.task.doc, -1, 0);
       this.gate.unsent(sentAt);
-      this.events.requestUnreached?.(endpointOf(item));
+      this.events.requestUnreached?.(endpointOf(item), item.task.doc);
     } else {
-      this.events.requestAnswered?.(endpointOf(item));
+      this.events.requestAnswered?.(endpointOf(item), item.task.doc);
       if (this.unreachableSince !== undefined) {
         this.events.reachability?.({ reachable: true, downMs: this.clock.now() - this.unreachableSince });
         this.unreachableSince = undefined;
@@ -159,8 +173,8 @@ export class BatchState implements BatchView {
     for (const effect of effects) {
       switch (effect.type) {
         case 'charged':
-          this.credits += effect.credits;
-          this.events.creditsCharged?.(effect.credits);
+          if (task) this.spend(task.doc, 0, effect.credits);
+          this.events.creditsCharged?.(effect.credits, task?.doc);
           break;
         case 'finished':
           if (task) this.finish(task, effect.outcome);
@@ -181,7 +195,7 @@ export class BatchState implements BatchView {
           break;
         case 'chunk-failed': {
           const { type: _type, ...failed } = effect;
-          this.events.chunkFailed?.(failed);
+          this.events.chunkFailed?.(failed, task?.doc);
           break;
         }
         case 'unreached':
@@ -242,7 +256,7 @@ export class BatchState implements BatchView {
           this.gate.restamp(effect.recordedAt, effect.countedAt);
           break;
         case 'notice':
-          this.events.notice?.(effect.message);
+          this.events.notice?.(effect.message, task?.doc);
           break;
       }
     }
@@ -259,19 +273,17 @@ export class BatchState implements BatchView {
     if (task.job) task.job.outcome = undefined;
     task.prepared = undefined;
     this.unfinished.delete(task);
-    this.report(outcome);
+    this.report(outcome, task.doc);
     // Identical files asked the same question: each has its own line, and its own result file was written with the document's.
-    // The job was charged once, on the document's own line: its copies carry neither credits nor the charge.
-    const { service_charge: _charge, ...uncharged } = outcome;
-    for (const copy of task.copies) this.report(task.copyFailures.get(copy) ?? { ...uncharged, file: copy.displayPath, output: outcome.output === null ? null : copy.output, credits: 0 });
+    for (const copy of task.copies) this.report(task.copyFailures.get(copy) ?? copyOutcome(outcome, task.doc, copy), copy);
   }
 
-  private report(outcome: DocumentOutcome): void {
+  private report(outcome: DocumentOutcome, doc: PlannedDocument): void {
     // Keep the summary, not the extracted data: 10,000 results must not pile up in memory.
     const { data: _data, ...summary } = outcome;
-    this.deps.onFinished?.(outcome);
-    this.events.documentFinished(outcome);
-    if (this.deps.keepOutcomes) this.finishedOutcomes.push(summary);
+    this.deps.onFinished?.(outcome, doc);
+    this.events.documentFinished(outcome, doc);
+    if (this.deps.keepOutcomes && !doc.origin) this.finishedOutcomes.push(summary);
   }
 
   private jobLost(task: DocumentTask, lost: Extract<FlowEffect, { type: 'job-lost' }>): void {
@@ -291,4 +303,18 @@ export class BatchState implements BatchView {
       this.uploads.requeue(task);
     }
   }
+}
+
+/**
+ * The outcome of an identical file that rode on `lead`'s request: its own
+ * line and result file, nothing paid. When another command paid for the
+ * answer, this one reused it, and says what that saved it.
+ */
+function copyOutcome(outcome: DocumentOutcome, lead: PlannedDocument, copy: PlannedDocument): DocumentOutcome {
+  // The job was charged once, on the document's own line: its copies carry neither credits nor the charge.
+  const { service_charge: _charge, ...uncharged } = outcome;
+  const own = { ...uncharged, file: copy.displayPath, output: outcome.output === null ? null : copy.output, credits: 0 };
+  const answered = outcome.status === 'complete' || outcome.status === 'partial';
+  if (!answered || (lead.origin ?? '') === (copy.origin ?? '')) return own;
+  return { ...own, reused: 'the same content was extracted for another command running beside this one', saved_credits: outcome.credits };
 }

@@ -43,8 +43,10 @@ export interface PlannedDocument {
   output: string;
   /** The template to send, normalised; undefined leaves it to the service (invoice). */
   model?: string;
-  /** The command that asked for it, when several share one scheduler (see features/host); uploads take turns between origins. @default "" (this process) */
+  /** The command that asked for it, when several share one scheduler (see features/host): everything about the document (progress, requests, credits, its outcome) goes back to that command. @default "" (this process) */
   origin?: string;
+  /** The id the asking command gave the document when it submitted it (with `origin`, who gets its news). */
+  askedAs?: number;
 }
 
 /**
@@ -101,6 +103,25 @@ export interface DocumentOutcome {
   checks?: ResultChecks;
   /** A person reviewed the result on disk (`docextract review`): `data` holds their corrections. */
   reviewed?: true;
+  /** A source past the service's limits was sent in parts: each part's pages and how it ended (`output` is then the source's one result, listing them). */
+  parts?: PartOutcome[];
+}
+
+/** One part of a source sent in parts, as its outcome lists it. */
+export interface PartOutcome {
+  /** The source's pages this part sent, 1-based, ascending. */
+  source_pages: number[];
+  status: DocumentStatus;
+  /** The part's own result file; null when none was written. */
+  output: string | null;
+  /** Its parent job id, when it was split. */
+  job_id: string | null;
+  /** Credits this run spent on the part. */
+  credits: number;
+  /** Why the part did not complete. */
+  error?: OutcomeError;
+  /** For an interrupted part's open job: when the server forgets it. */
+  expires_at?: string;
 }
 
 /** A job's charge as the service reported it, and as the pages sent say it should be (1 page = 1 credit). */
@@ -196,30 +217,30 @@ export interface BatchEvents {
   documentStarted?(doc: PlannedDocument, chunksTotal: number | null): void;
   /** One more chunk of a split document is processed. */
   chunkDone?(doc: PlannedDocument, chunksDone: number, chunksTotal: number): void;
-  /** The document ended, whatever the way: exactly once per input. */
-  documentFinished(outcome: DocumentOutcome): void;
-  /** A request to `endpoint` (`documents`, `process`, …) was handed to the network. */
-  requestSent?(endpoint: string): void;
-  /** The service charged `credits` (a synchronous extraction, a chunk, a failed synchronous 422). */
-  creditsCharged?(credits: number): void;
+  /** The document ended, whatever the way: exactly once per input (`doc`: the document it ends, when it was planned). */
+  documentFinished(outcome: DocumentOutcome, doc?: PlannedDocument): void;
+  /** A request to `endpoint` (`documents`, `process`, …) for `doc` was handed to the network. */
+  requestSent?(endpoint: string, doc?: PlannedDocument): void;
+  /** The service charged `credits` for `doc` (a synchronous extraction, a chunk, a failed synchronous 422). */
+  creditsCharged?(credits: number, doc?: PlannedDocument): void;
   /** Nothing can be sent before `untilMs` (Unix ms), for `reason`, e.g. a full rate window. */
   waiting?(untilMs: number, reason: string): void;
   /** The scheduler's lower bound for the time the unfinished documents still need (at most once a second). */
   timeLeft?(boundMs: number): void;
   /** Job slots held by jobs outside this run (0: none any more), and when the next probe goes. */
   slotsHeld?(held: number, nextTryAt: number | undefined): void;
-  /** Something a person should know that is not an outcome, e.g. a job from an earlier run still open. */
-  notice?(message: string): void;
+  /** Something a person should know that is not an outcome, e.g. a job from an earlier run still open (`doc`: the document it concerns, if one). */
+  notice?(message: string, doc?: PlannedDocument): void;
   /** No upload can be admitted any more (a budget, the credits, a halt): files still arriving are not taken. */
   intakeStopped?(reason: { code: string; message: string; details?: OutcomeDetails }): void;
   /** A job an earlier run left open that no document of this run takes up: it holds a job slot until it is finished (collected) or expires. */
   strayJob?(job: { parentJobId: string; path: string; expiresAt: number }): void;
   /** A chunk's extraction failed: it is tried again at `retryAt`, or (without one) its pages will be reported missing. */
-  chunkFailed?(failure: ChunkFailure): void;
+  chunkFailed?(failure: ChunkFailure, doc?: PlannedDocument): void;
   /** A request reached no server (no connection was made): it is not counted, and the service is unreachable since `since`. */
-  requestUnreached?(endpoint: string): void;
+  requestUnreached?(endpoint: string, doc?: PlannedDocument): void;
   /** A request's answer (or failure) came back. */
-  requestAnswered?(endpoint: string): void;
+  requestAnswered?(endpoint: string, doc?: PlannedDocument): void;
   /** The service cannot be reached (first said at `since`), or can again (`since` undefined, after `downMs`). */
   reachability?(change: { reachable: false; since: number; detail: string } | { reachable: true; downMs: number }): void;
 }

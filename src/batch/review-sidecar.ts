@@ -11,9 +11,6 @@ export function reviewPathFor(resultPath: string): string {
   return `${resultPath}.review.json`;
 }
 
-/** Review files end so; walks over result files pass them over. */
-export const REVIEW_FILE_GLOB = '**/*.json.review.json';
-
 /** Which extraction a review was made for: its content, its question's model, and when it was made (a copy keeps all three). */
 export interface ResultFingerprint {
   sha256: string | null;

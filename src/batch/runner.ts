@@ -4,7 +4,7 @@ import { writeFileAtomically } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
 import type { StopReason } from './admission-stops.js';
 import { BatchState } from './batch-state.js';
-import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from './batch-types.js';
+import type { BatchEvents, DocumentOutcome, PlannedDocument, ResultChecker, RunSettings } from './batch-types.js';
 import type { DocumentTask } from './document-task.js';
 import { ChangeSignal, nextUnlessHalted } from './change-signal.js';
 import { Dispatch } from './dispatch.js';
@@ -42,11 +42,11 @@ export interface RunnerDeps {
   /** Keep every outcome for the report; `watch` runs for days, and its events keep counts instead. @default true */
   keepOutcomes?: boolean;
   /** Told of every finished document before the display is: what the caller's domain does with it (index it, move its source). */
-  onFinished?: (outcome: DocumentOutcome) => void;
+  onFinished?: (outcome: DocumentOutcome, doc: PlannedDocument) => void;
 }
 
 export interface RunReport {
-  /** Every outcome, summarised (empty when `keepOutcomes` is false: events.documentFinished saw each). */
+  /** Every outcome of this process's own documents, summarised (empty when `keepOutcomes` is false: events.documentFinished saw each). Requests and credits are theirs too. */
   outcomes: DocumentOutcome[];
   requests: number;
   credits: number;
@@ -140,8 +140,8 @@ export class BatchRunner {
     for (const task of [...state.unfinished]) state.finish(task, leftUndone(task, end));
     return {
       outcomes: state.finishedOutcomes,
-      requests: state.requests,
-      credits: state.credits,
+      // This process's own documents: what commands riding along asked for is theirs (features/host).
+      ...state.spent(),
       interrupted: state.stopping && !state.fatalError,
       fatal: state.fatalError,
       budgetExhausted: state.stops.exhausted,
@@ -279,7 +279,7 @@ export class BatchRunner {
     const item = chosen.item;
     if (!item) return;
     this.state.sending(item, chosen.probe === true);
-    this.events.requestSent?.(endpointOf(item));
+    this.events.requestSent?.(endpointOf(item), item.task.doc);
     this.dispatch.send(item, sentAt, (effects) => {
       this.state.answered(item, sentAt, effects);
       this.change.raise();

@@ -1,11 +1,9 @@
 import { resolve } from 'node:path';
 import type { ResultChecker, RunSettings } from '../batch/batch-types.js';
-import { SERVICE_LIMITS } from '../api/limits.js';
-import { RUN_DEFAULTS, runSettings } from '../batch/run-settings.js';
-import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
+import { InvalidSettingError, parseRateWindows, RUN_DEFAULTS, runSettings, type RateWindow } from '../library/settings.js';
 import { ModelRules } from '../features/model-rules.js';
 import { PageRules } from '../features/page-rules.js';
-import { parseDuration, parseDurationWithin } from '../util/duration.js';
+import { parseDuration } from '../util/duration.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
 import { resolveResultChecker } from './schema-settings.js';
@@ -54,10 +52,10 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
   const ttlSpec = await value('job-ttl', flags.jobTtl);
   const models = await resolveModelRules(ctx, flags.model);
   const pages = await resolvePageRules(ctx, flags.pages);
-  const run = runSettings({
+  const run = engineChecked({
     concurrency: positiveInt('--concurrency', await value('concurrency', flags.concurrency)),
-    openJobCap: atMost('--open-jobs', positiveInt('--open-jobs', await value('open-jobs', flags.openJobs)), SERVICE_LIMITS.maxOpenJobs, `the service allows at most ${SERVICE_LIMITS.maxOpenJobs} open multi-page jobs per key`),
-    ttlMs: parsed('--job-ttl', () => parseDurationWithin(ttlSpec, 1000, SERVICE_LIMITS.jobTtlMs, 'a job lives at most 2h on the service, and a TTL of nothing admits nothing')),
+    openJobCap: positiveInt('--open-jobs', await value('open-jobs', flags.openJobs)),
+    ttlMs: parsed('--job-ttl', () => parseDuration(ttlSpec)),
     finalize: flags.finalize !== false,
     storeDb: Boolean(flags.store),
     ...(flags.maxCredits === undefined ? {} : { maxCredits: positiveInt('--max-credits', flags.maxCredits) }),
@@ -100,9 +98,28 @@ function parsed<T>(flag: string, parse: () => T): T {
   }
 }
 
-function atMost(flag: string, value: number, max: number, why: string): number {
-  if (value > max) throw new UsageError(`${flag} ${value} is more than ${max}: ${why}.`);
-  return value;
+/** The flag (or config key) of each run setting the engine may refuse. */
+const FLAG_OF: Partial<Record<keyof RunSettings, string>> = {
+  concurrency: '--concurrency',
+  openJobCap: '--open-jobs',
+  ttlMs: '--job-ttl',
+  marginMs: '--job-ttl',
+  maxCredits: '--max-credits',
+  retryBaseMs: '--retry-base',
+  retryMaxMs: '--retry-max',
+  busyPauseMs: '--busy-pause',
+  slotWaitMs: '--slot-wait',
+  conflictDelayMs: '--conflict-delay',
+};
+
+/** The engine's own check of the settings, its refusal worded with the flag that set the value (exit 2). */
+function engineChecked(settings: Parameters<typeof runSettings>[0]): RunSettings {
+  try {
+    return runSettings(settings);
+  } catch (error) {
+    if (!(error instanceof InvalidSettingError)) throw error;
+    throw new UsageError(`${FLAG_OF[error.setting] ?? error.setting}: ${error.reason}.`, error.code);
+  }
 }
 
 function positiveInt(flag: string, raw: string): number {

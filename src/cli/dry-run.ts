@@ -1,5 +1,4 @@
-import { minimumMakespanMs } from '../batch/admission.js';
-import { formatRateWindows } from '../batch/rate-windows.js';
+import { formatRateWindows, minimumMakespanMs } from '../library/settings.js';
 import { previewCosts, type CostPreviewOptions, type FileCost } from '../features/cost-preview.js';
 import type { PlanResult } from '../features/plan-documents.js';
 import { formatDuration } from '../util/duration.js';

@@ -9,10 +9,7 @@ import {
   ResponseValidationError,
   TransportError,
 } from '../api/errors.js';
-import { UnknownModelError } from '../features/check-models.js';
-import { JournalCorruptError } from '../store/journal.js';
-import { LockedError } from '../store/lock.js';
-import { StateDirError } from '../store/state-dir-error.js';
+import { DocextractError } from '../util/docextract-error.js';
 import { ConfigError, InterruptedError, UsageError } from './cli-errors.js';
 import type { SettingSource } from '../config/resolve.js';
 import { hintFor } from './error-hints.js';
@@ -41,9 +38,6 @@ export function describeError(error: unknown, setting: ErrorSetting = {}): Error
     // Like every other Ctrl-C: 130, whether the interrupt came as a signal or as a keystroke.
     return { exitCode: ExitCode.Interrupted, code: error.code, message: error.message };
   }
-  if (error instanceof UnknownModelError) {
-    return withHint({ exitCode: ExitCode.Usage, code: error.code, message: error.message }, 'List the document types this key may use with: docextract models');
-  }
   if (error instanceof CommanderError) {
     return { exitCode: ExitCode.Usage, code: 'usage_error', message: error.message.replace(/^error: /, '') };
   }
@@ -57,27 +51,34 @@ export function describeError(error: unknown, setting: ErrorSetting = {}): Error
   if (error instanceof ResponseValidationError || error instanceof TransportError) {
     return withHint({ exitCode: ExitCode.WorkFailed, code: errorCodeOf(error), message: error.message });
   }
-  if (error instanceof JournalCorruptError) {
-    return withHint(
-      { exitCode: ExitCode.Usage, code: 'journal_corrupt', message: error.message },
-      'The state journal is damaged in the middle, so docextract will not guess. Move it aside (it names open jobs you can still finish with `docextract collect <job_id>`), then run again.',
-    );
+  if (error instanceof DocextractError && error.code in ENGINE_CODES) {
+    const { exitCode, hint } = ENGINE_CODES[error.code] as EngineCode;
+    return withHint({ exitCode, code: error.code, message: error.message }, hint);
   }
-  if (error instanceof StateDirError) {
-    return withHint(
-      { exitCode: ExitCode.Usage, code: 'state_dir_unusable', message: error.message },
-      'docextract keeps its journal and request log there. Fix its permissions, or point DOCEXTRACT_STATE_DIR (or XDG_STATE_HOME) at a writable folder.',
-    );
-  }
-  if (error instanceof LockedError) {
-    return withHint(
-      { exitCode: ExitCode.Usage, code: 'state_locked', message: error.message },
-      'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.',
-    );
-  }
+  if (error instanceof DocextractError) return withHint({ exitCode: ExitCode.WorkFailed, code: error.code, message: error.message });
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: ExitCode.WorkFailed, code: 'internal_error', message };
 }
+
+interface EngineCode {
+  exitCode: ExitCodeValue;
+  hint?: string;
+}
+
+/** The engine's own codes (raised with them, see util/docextract-error.ts): each one's exit code and the CLI's advice. */
+const ENGINE_CODES: Record<string, EngineCode> = {
+  unknown_model: { exitCode: ExitCode.Usage, hint: 'List the document types this key may use with: docextract models' },
+  invalid_setting: { exitCode: ExitCode.Usage },
+  journal_corrupt: {
+    exitCode: ExitCode.Usage,
+    hint: 'The state journal is damaged in the middle, so docextract will not guess. Move it aside (it names open jobs you can still finish with `docextract collect <job_id>`), then run again.',
+  },
+  state_dir_unusable: {
+    exitCode: ExitCode.Usage,
+    hint: 'docextract keeps its journal and request log there. Fix its permissions, or point DOCEXTRACT_STATE_DIR (or XDG_STATE_HOME) at a writable folder.',
+  },
+  state_locked: { exitCode: ExitCode.Usage, hint: 'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.' },
+};
 
 function exitCodeForApiError(error: ApiError): ExitCodeValue {
   if (error instanceof AuthenticationError) return ExitCode.Auth;

@@ -2,11 +2,9 @@ import { cliStopMessage, wordedForCli } from './outcome-words.js';
 import { localInstant } from '../util/local-time.js';
 import type { ResponseEvent } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
-import type { BatchDeps } from '../features/batch-session.js';
-import type { ClientBatch, ClientIdentity, ClientWork } from '../features/host/client-batch.js';
-import type { Socket } from 'node:net';
-import type { SubmissionEnd } from '../features/host/one-client.js';
-import type { ExtractBatchReport } from '../features/extract.js';
+import type { BatchDeps, RideAlong } from '../library/engine.js';
+import type { ClientBatch } from '../features/host/client-batch.js';
+import type { ExtractBatchReport } from '../features/batch-report.js';
 import { recordLastRun } from '../features/last-run.js';
 import { stateFolderUsage, usageOfRun } from '../features/usage/usage-recorder.js';
 import { formatDuration } from '../util/duration.js';
@@ -28,7 +26,7 @@ export async function runBatchCommand(
   total: number,
   preReported: DocumentOutcome[],
   work: (deps: BatchDeps, stop: AbortSignal, client?: ClientBatch) => Promise<ExtractBatchReport>,
-  shared?: SharedCommand<ExtractBatchReport, BatchDisplay>,
+  ride?: RideAlong<ExtractBatchReport, BatchDisplay>,
 ): Promise<CommandOutcome> {
   const startedAt = ctx.clock.now();
   const createDisplay = async (): Promise<BatchDisplay> => {
@@ -36,7 +34,7 @@ export async function runBatchCommand(
     for (const outcome of preReported) created.documentFinished(outcome);
     return created;
   };
-  const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work, shared);
+  const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work, ride);
   display.finish(report, startedAt);
   const outcomes = [...preReported, ...report.outcomes].map(wordedForCli);
   // What was spent is recorded even when the run ended on a fatal error: the credits are gone either way.
@@ -47,45 +45,25 @@ export async function runBatchCommand(
   return batchOutcome(ctx, report, () => outcomes.every((outcome) => outcome.status === 'complete'), () => outcomes.some((outcome) => outcome.checks?.passed === false));
 }
 
-/** How a command rides along with another that holds the state folder (features/host). */
-export interface SharedCommand<R = unknown, E = unknown> {
-  /** What it asks the host for; none (and no `submitWith`): it waits to host its own run. */
-  work?: ClientWork;
-  /** A submission of its own making (`watch` submits as files arrive). */
-  submitWith?: (socket: Socket, events: E, stop: AbortSignal, who: ClientIdentity) => Promise<SubmissionEnd<R>>;
-  /** Before the first submission (free checks: the document types). */
-  prepare?: () => Promise<void>;
-}
-
 /**
- * Runs `work` inside a durable session (state-folder lock, journal, request
- * gate), with the client's answers feeding the gate and Ctrl-C / SIGTERM
- * asking it to drain. The session is closed (journal compacted, lock
- * released) whatever happens. While it runs, this command hosts the
- * scheduler for other commands on the state folder; when another command
- * holds the folder, this one submits `shared.work` to it instead, and hosts
- * what is left if that one hands over (`work` then gets the ClientBatch).
- * The display is made once there is something to show.
+ * Runs `work` through the engine's one entry (library/engine.ts): this
+ * command hosts the scheduler while it holds the state folder (other
+ * commands ride along on it), or rides along with `ride` on the command
+ * that holds it, and hosts what is left if that one hands over (`work` then
+ * gets the ClientBatch). The CLI adds its display, Ctrl-C / SIGTERM (drain)
+ * and, in the caller, its words and exit code. The display is made once
+ * there is something to show.
  */
 export async function withBatchSession<R, E extends BatchEvents>(
   ctx: CliContext,
   settings: BatchSettings,
   createEvents: () => Promise<E>,
   work: (deps: BatchDeps & { events: E }, stop: AbortSignal, client?: ClientBatch) => Promise<R>,
-  shared: SharedCommand<R, E> = {},
+  ride?: RideAlong<R, E>,
 ): Promise<{ report: R; account: string; events: E }> {
   const { key } = await ctx.apiKey();
-  const [{ withEngineSession }, { accountId }, { asOneClient }, { ClientBatch }] = await Promise.all([
-    import('../features/batch-session.js'),
-    import('../store/account-id.js'),
-    import('../features/host/one-client.js'),
-    import('../features/host/client-batch.js'),
-  ]);
-  const baseUrl = await ctx.baseUrl();
-  const account = accountId(baseUrl, key);
-  const terms = { account, storeDb: settings.run.storeDb, finalize: settings.run.finalize, windows: JSON.stringify(settings.windows), maxCredits: settings.run.maxCredits ?? null };
-  const command = ['docextract', ...process.argv.slice(2)].join(' ');
-  const connection = {
+  const [{ runDocuments, accountOf }, baseUrl] = await Promise.all([import('../library/engine.js'), ctx.baseUrl()]);
+  const access = {
     stateDir: ctx.stateDir(),
     baseUrl,
     apiKey: key,
@@ -95,51 +73,23 @@ export async function withBatchSession<R, E extends BatchEvents>(
     debug: (line: string) => ctx.debug(line),
     notice: (message: string) => ctx.ui.warn(message),
     createClient: (onResponse: (event: ResponseEvent) => void) => ctx.client(true, onResponse),
-    host: { command, terms },
   };
-  let events: E | undefined;
-  const eventsOnce = async (): Promise<E> => (events ??= await createEvents());
-  let client: ClientBatch | undefined;
-  let prepared = false;
+  let shown: E | undefined;
+  const eventsOnce = async (): Promise<E> => (shown ??= await createEvents());
   const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
   try {
     const checker = settings.checker ? { checker: settings.checker } : {};
-    const clientWork = shared.work;
-    const submitWith = shared.submitWith;
-    const who = { pid: process.pid, command, terms };
-    const prepareOnce = async (): Promise<void> => {
-      if (!prepared) await shared.prepare?.();
-      prepared = true;
-    };
-    const report = await asOneClient<R>({
-      stateDir: connection.stateDir,
-      host: () =>
-        withEngineSession(connection, async (deps) => {
-          const shown = await eventsOnce();
-          return work({ ...deps, events: shown, ...checker }, interrupts.signal, client);
-        }),
-      ...(clientWork
-        ? {
-            submit: async (socket) => {
-              const shown = await eventsOnce();
-              client ??= new ClientBatch(clientWork, shown);
-              await prepareOnce();
-              return client.submit(socket, who, interrupts.signal) as Promise<SubmissionEnd<R>>;
-            },
-          }
-        : {}),
-      ...(submitWith
-        ? {
-            submit: async (socket) => {
-              const shown = await eventsOnce();
-              await prepareOnce();
-              return submitWith(socket, shown, interrupts.signal, who);
-            },
-          }
-        : {}),
+    const report = await runDocuments<R, E>({
+      access,
+      command: ['docextract', ...process.argv.slice(2)].join(' '),
+      terms: { storeDb: settings.run.storeDb, finalize: settings.run.finalize, windows: JSON.stringify(settings.windows), maxCredits: settings.run.maxCredits ?? null },
+      events: eventsOnce,
+      signal: interrupts.signal,
+      host: (deps, client) => work({ ...deps, ...checker }, interrupts.signal, client),
+      ...(ride ? { ride } : {}),
       waiting: (message) => ctx.ui.info(message),
     });
-    return { report, account, events: await eventsOnce() };
+    return { report, account: accountOf(access), events: await eventsOnce() };
   } finally {
     interrupts.dispose();
   }

@@ -1,4 +1,3 @@
-import { SERVICE_LIMITS } from '../api/limits.js';
 import { checkApiKeyShape } from './api-key.js';
 import { parseBaseUrl } from './base-url.js';
 import type { SettingKey } from './settings.js';
@@ -20,6 +19,8 @@ export function validateSettingValue(
     pageRules: (spec: string) => unknown;
     /** Returns the value to store (schema files made absolute). */
     schemaRules: (spec: string) => string;
+    /** The engine's own check of one run setting (library/settings.ts: runSettings); throws with the reason. */
+    runSetting: (field: 'ttlMs' | 'concurrency' | 'openJobCap', value: number) => void;
   },
 ): ValueCheck {
   const value = raw.trim();
@@ -36,15 +37,14 @@ export function validateSettingValue(
       case 'rate-limit':
         parsers.rateLimit(value);
         return { ok: true, value };
-      case 'job-ttl': {
-        const ms = parsers.duration(value);
-        return ms >= 1000 && ms <= SERVICE_LIMITS.jobTtlMs ? { ok: true, value } : { ok: false, message: `job-ttl ${value} is out of range: a job lives at most 2h on the service.` };
-      }
+      case 'job-ttl':
+        parsers.runSetting('ttlMs', parsers.duration(value));
+        return { ok: true, value };
       case 'concurrency':
-        return /^[1-9]\d*$/.test(value) ? { ok: true, value } : { ok: false, message: `${key} must be a positive whole number.` };
       case 'open-jobs':
         if (!/^[1-9]\d*$/.test(value)) return { ok: false, message: `${key} must be a positive whole number.` };
-        return Number(value) <= 5 ? { ok: true, value } : { ok: false, message: `open-jobs ${value} is more than 5: the service allows at most 5 open multi-page jobs per key.` };
+        parsers.runSetting(key === 'concurrency' ? 'concurrency' : 'openJobCap', Number(value));
+        return { ok: true, value };
       case 'model':
         return value ? { ok: true, value: value.toLowerCase() } : { ok: false, message: 'model must not be empty.' };
       case 'models':

@@ -1,7 +1,7 @@
 import { accountId } from '../store/account-id.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient, type ResponseEvent } from '../api/index.js';
+import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient, type ChunkProcessed, type ResponseEvent } from '../api/index.js';
 import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
 import { RequestGate } from '../batch/request-gate.js';
 import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
@@ -18,6 +18,7 @@ import type { Clock } from '../util/clock.js';
 import { hostedEvents } from './host/hosted-run.js';
 import { HostHub } from './host/hub.js';
 import type { SharedRunTerms } from './host/protocol.js';
+import type { ServerJobView } from './refresh-jobs.js';
 
 /** What a batch of a command runs with: its client, session, clock and events. */
 export interface BatchDeps {
@@ -161,9 +162,13 @@ export async function withEngineSession<R>(connection: EngineConnection, work: (
   const session = await BatchSession.open({ ...sessionOptions, account });
   let host: HostHub | undefined;
   try {
-    host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms) : undefined;
     const api = await createClient((event) => session.observe(event));
-    if (host) host.refresher = async (jobIds) => (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds);
+    const refresh = async (jobIds: string[]): Promise<Map<string, ServerJobView>> => (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds);
+    const process = async (chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> => {
+      await session.gate.acquire(0);
+      return api.processChunk(chunkJobId, model ? { model } : undefined);
+    };
+    host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms, { refresh, process }) : undefined;
     return await work({ api, session, clock: connection.clock, account, warmUp: () => warmUp(api, connection.clock), ...(host ? { host } : {}) });
   } finally {
     // Commands still submitting take over once the lock is released.

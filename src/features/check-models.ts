@@ -1,4 +1,8 @@
+import { DocextractError } from '../util/docextract-error.js';
 import type { ApiClient } from '../api/client.js';
+import type { BatchEvents, PlannedDocument } from '../batch/batch-types.js';
+import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
+import type { ModelRules } from './model-rules.js';
 import { AuthenticationError } from '../api/errors.js';
 import { closestNames } from '../util/closest-names.js';
 
@@ -7,7 +11,7 @@ import { closestNames } from '../util/closest-names.js';
  * (checked for free against `models` before anything counted is sent):
  * nothing was sent. Fix the names, or ask the service for model access.
  */
-export class UnknownModelError extends Error {
+export class UnknownModelError extends DocextractError {
   /** Always `'UnknownModelError'`. */
   override readonly name = 'UnknownModelError';
   /** Always `unknown_model`, as the service would have answered each file. */
@@ -77,4 +81,25 @@ function modelName(item: unknown): string | undefined {
     if (typeof value === 'string' && value.trim()) return value;
   }
   return undefined;
+}
+
+/** The free check of `names` against `models`; `asked`: the user named a model (else only the service's default is sent). */
+export async function checkModelNamesBeforeSending(deps: { api: ApiClient; events: Pick<BatchEvents, 'notice'> }, names: readonly string[], asked: boolean): Promise<void> {
+  if (names.length === 0) return;
+  const check = await checkModelNames(deps.api, [...names]);
+  if (check.ok === 'unchecked') deps.events.notice?.(`${check.reason}; the document types were not checked before sending`);
+  else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, asked);
+}
+
+/** What `checkModelNamesBeforeSending` checks for documents about to be submitted: the names the user typed, else each document's (the service's default when none). */
+export function modelsToCheck(typed: readonly string[], documents: readonly Pick<PlannedDocument, 'model'>[]): [names: readonly string[], asked: boolean] {
+  if (typed.length > 0) return [typed, true];
+  return [[...new Set(documents.map((doc) => doc.model ?? SERVICE_DEFAULT_MODEL))], false];
+}
+
+/** What to check for files still to arrive under `rules` (watch, a stream): every type the rules name, and the service's default when no rule is the default. */
+export function modelsOfRules(rules: Pick<ModelRules, 'names' | 'fallback' | 'isEmpty'>): [names: readonly string[], asked: boolean] {
+  const names = rules.names();
+  if (rules.fallback === undefined) names.push(SERVICE_DEFAULT_MODEL);
+  return [names, !rules.isEmpty];
 }

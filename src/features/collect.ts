@@ -4,10 +4,11 @@ import type { DocumentOutcome, PlannedDocument, RunSettings } from '../batch/bat
 import { DocumentTask } from '../batch/document-task.js';
 import { readResultFile } from '../batch/result-file.js';
 import type { BatchDeps } from './batch-session.js';
-import { arrivingAtOnce, type ExtractBatchReport } from './extract.js';
+import { arrivingAtOnce, type ExtractBatchReport } from './batch-report.js';
 import { recheckReused } from './checks/recheck.js';
 import { ArrivalPlanner, outcomeFromFile, resumeJob } from './resume-tasks.js';
 import { runHosted } from './host/hosted-run.js';
+import type { HostedRun } from './host/hub.js';
 import { sessionRunner } from './batch-session.js';
 
 /** Finish a job from its parent id alone (see collectTaskOf), in this command's runner (which other commands may submit to). */
@@ -21,7 +22,7 @@ export async function runCollectJob(deps: BatchDeps, askedJobId: string, setting
   const runner = sessionRunner(deps, settings, {});
   const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { force: false, dedupe: true, storeDb: settings.storeDb }, deps.session.results);
   planner.claimJob(parentJobId);
-  const collectTask = (jobId: string, otherOut: string, displayPath: (path: string) => string): ReturnType<typeof collectTaskOf> => collectTaskOf(deps, jobId, settings, otherOut, displayPath);
+  const collectTask: HostedRun['collectTask'] = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
   const report = await runHosted(deps.host, runner, arrivingAtOnce([found.task]), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
   return {
     ...report,
@@ -42,7 +43,8 @@ export async function collectTaskOf(
   askedJobId: string,
   settings: RunSettings,
   outDir: string,
-  displayPath: (path: string) => string = (path) => path,
+  /** The command riding along that asked for it (its outcome goes back there). @default this process */
+  owner: Pick<PlannedDocument, 'origin' | 'askedAs'> = {},
 ): Promise<{ task: DocumentTask } | { outcome: DocumentOutcome }> {
   const now = deps.clock.now();
   // A chunk id names its parent in the journal: that is the job to collect.
@@ -57,7 +59,8 @@ export async function collectTaskOf(
     }
     const doc: PlannedDocument = {
       path: journaled.path,
-      displayPath: displayPath(journaled.path),
+      displayPath: journaled.path,
+      ...owner,
       sha256: journaled.sha256,
       size: await stat(journaled.path).then((info) => info.size, () => 0),
       type: 'pdf',
@@ -79,7 +82,7 @@ export async function collectTaskOf(
     }
   }
   deps.events.notice?.(`job ${parentJobId} is not in the journal: collecting what the server has (chunk ids are unknown, so failed chunks cannot be retried)`);
-  const doc: PlannedDocument = { path: '', displayPath: displayPath(parentJobId), sha256: '', size: 0, type: 'pdf', contentType: 'application/pdf', pages: undefined, output: join(outDir, `${parentJobId}.json`) };
+  const doc: PlannedDocument = { ...owner, path: '', displayPath: parentJobId, sha256: '', size: 0, type: 'pdf', contentType: 'application/pdf', pages: undefined, output: join(outDir, `${parentJobId}.json`) };
   const task = new DocumentTask(doc, now);
   task.openJob({ parentJobId, chunks: [], expiresAt: now + settings.ttlMs, pages: 0, model: null });
   return { task };

@@ -1,3 +1,4 @@
+import { DocextractError } from '../util/docextract-error.js';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
@@ -39,8 +40,10 @@ export interface ExportSummary {
 }
 
 /** Thrown for a results folder that is not there: nothing could be exported. */
-export class ExportInputError extends Error {
+export class ExportInputError extends DocextractError {
   override readonly name = 'ExportInputError';
+  /** Always `results_not_found`. */
+  readonly code = 'results_not_found';
 }
 
 /** Turn a folder of result files into tables; sends nothing, needs no key. */

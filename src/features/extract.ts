@@ -1,25 +1,23 @@
 import { failedOutcome } from '../batch/outcomes.js';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
-import type { RunReport } from '../batch/runner.js';
-import { reserveTempPath, sweepTempFiles } from '../store/atomic-write.js';
+import { sweepTempFiles } from '../store/atomic-write.js';
 import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { sessionRunner, type BatchDeps } from './batch-session.js';
-import { checkModelNames, UnknownModelError } from './check-models.js';
+import { checkModelNamesBeforeSending } from './check-models.js';
+import { arrivingAtOnce, type ExtractBatchReport } from './batch-report.js';
+import { outputFolderProblem } from './output-folder.js';
 import { recheckReused } from './checks/recheck.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 import { PartResults } from './parts.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
+import type { HostedRun } from './host/hub.js';
 
-export interface ExtractBatchReport extends RunReport {
-  /** Open jobs left on the server by this run (interrupted), with their expiry. */
-  openJobs: { parentJobId: string; file: string; expiresAt: string }[];
-  strayJobs: { parentJobId: string; path: string; expiresAt: string }[];
-}
+/** How a hosting run finishes a job a `collect` riding along asks for. */
+type HostedCollect = HostedRun['collectTask'];
+
 
 /**
  * Extract every planned document: resume what earlier runs left, reuse what
@@ -34,6 +32,8 @@ export async function runExtractBatch(
   stop?: AbortSignal,
   /** The document types the user named (rules, a default): each is checked before anything is planned, printed or written. */
   typedModels: readonly string[] = [],
+  /** The parts of the command's sources, when some came back from a host before this command hosted the rest. @default the parts among `documents` */
+  sourceParts?: PartResults,
 ): Promise<ExtractBatchReport> {
   // Planning writes copies of known answers and the display prints reused files: a misspelled
   // name must stop the run before any of that, not after (it once printed 8 reused lines first).
@@ -44,7 +44,9 @@ export async function runExtractBatch(
   await earlier?.scan(outDir).catch(() => 0);
   const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...reuse, storeDb: settings.storeDb }, earlier);
   const arrival = await planner.plan(documents);
-  const parts = new PartResults(documents, settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), (message) => deps.events.notice?.(message));
+  // A source sent in parts is one document of this command: its parts are held, the source reported once.
+  const parts = sourceParts ?? new PartResults(documents, settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), (message) => deps.events.notice?.(message));
+  const events = parts.joining(deps.events);
   const strayJobs = planner.unclaimedJobs();
   const plan = {
     tasks: arrival.tasks,
@@ -53,18 +55,16 @@ export async function runExtractBatch(
     strayJobs,
     phantomJobs: phantomsOf(strayJobs, deps.session.state, settings.ttlMs, now),
   };
-  for (const outcome of plan.alreadyDone) {
-    deps.events.documentFinished(outcome);
-    parts.note(outcome);
-  }
+  for (const outcome of plan.alreadyDone) events.documentFinished(outcome);
   for (const job of plan.strayJobs) deps.events.strayJob?.(job);
   const blocked = plan.tasks.length > 0 ? await outputFolderProblem(outDir) : undefined;
   if (blocked) {
     // A result is paid for before it is written: send nothing whose result could not be saved.
     const failed = plan.tasks.flatMap((task) => [task.doc, ...task.copies].map((doc) => unwritableOutcome(doc, task.job?.parentJobId ?? null, outDir, blocked)));
-    for (const outcome of failed) deps.events.documentFinished(outcome);
+    for (const outcome of failed) events.documentFinished(outcome);
+    await parts.settled();
     return {
-      outcomes: [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...failed],
+      outcomes: parts.reported([...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...failed]),
       requests: 0,
       credits: 0,
       interrupted: false,
@@ -75,19 +75,18 @@ export async function runExtractBatch(
   // Named types were checked above; the service's default, when it is what uploads will send, is checked only when something will be sent.
   if (typedModels.length === 0) await checkModelsBeforeSending(deps, plan.tasks);
   const runner = sessionRunner(deps, settings, {
+    events,
     phantomJobs: plan.phantomJobs,
-    onFinished: (outcome) => {
-      planner.finished(outcome);
-      parts.note(outcome);
-    },
+    onFinished: (outcome, doc) => planner.finished(outcome, doc),
   });
-  const collectTask = (jobId: string, otherOut: string, displayPath: (path: string) => string): ReturnType<typeof collectTaskOf> => collectTaskOf(deps, jobId, settings, otherOut, displayPath);
+  const collectTask: HostedCollect = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
   const report = await runHosted(deps.host, runner, arrivingAtOnce(plan.tasks), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
   await Promise.all([planner.indexed(), parts.settled()]);
-  const summaries: DocumentOutcome[] = [...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes];
+  const summaries = parts.reported([...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes]);
   return {
     ...report,
     outcomes: summaries,
+    // Each part's open job, by the part's own outcome.
     openJobs: report.outcomes
       .filter((outcome) => outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at)
       .map((outcome) => ({ parentJobId: outcome.job_id as string, file: outcome.file, expiresAt: outcome.expires_at as string })),
@@ -106,35 +105,10 @@ async function checkModelsBeforeSending(deps: BatchDeps, tasks: readonly Documen
   await checkModelNamesBeforeSending(deps, names, uploads.some((task) => task.doc.model !== undefined));
 }
 
-/** The free check of `names` against `models`; `asked`: the user named a model (else only the service's default is sent). */
-export async function checkModelNamesBeforeSending(deps: Pick<BatchDeps, 'api' | 'events'>, names: readonly string[], asked: boolean): Promise<void> {
-  if (names.length === 0) return;
-  const check = await checkModelNames(deps.api, [...names]);
-  if (check.ok === 'unchecked') deps.events.notice?.(`${check.reason}; the document types were not checked before sending`);
-  else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, asked);
-}
 
-/** Why results cannot be written to `outDir` (an errno code), or undefined when a test file can be created there. */
-export async function outputFolderProblem(outDir: string): Promise<string | undefined> {
-  const probe = reserveTempPath(join(outDir, '.docextract-write-test'));
-  try {
-    await mkdir(outDir, { recursive: true });
-    await writeFile(probe.path, 'ok', { flag: 'wx' });
-    return undefined;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? String(error);
-  } finally {
-    await rm(probe.path, { force: true }).catch(() => undefined);
-    probe.release();
-  }
-}
 
 function unwritableOutcome(doc: PlannedDocument, jobId: string | null, outDir: string, code: string): DocumentOutcome {
   const message = `cannot write results to ${outDir} (${code}); nothing was sent for ${doc.displayPath}: fix the output folder and run again`;
   return failedOutcome(doc.displayPath, { code: 'output_write_failed', message }, { source: doc.path, pages: doc.pages ?? null, jobId });
 }
 
-/** The source of a batch whose documents are all known up front: one arrival. */
-export async function* arrivingAtOnce<T>(items: readonly T[]): AsyncGenerator<readonly T[]> {
-  if (items.length > 0) yield items;
-}

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { DocumentOutcome, PartOf, PlannedDocument } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, DocumentStatus, PartOf, PartOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { questionOf } from '../batch/question.js';
 import { outputPathFor, readResultFile, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
 import { combineChecks } from './checks/recheck.js';
@@ -53,15 +53,18 @@ interface Source {
 }
 
 /**
- * Gathers the parts of each source as they finish and, once every part has
- * an outcome, writes the source's one result file: its parts in page order,
- * `complete` only when every part is. Data are never merged: each part
- * keeps its own.
+ * The parts of the sources one command asked for (host or riding along):
+ * gathers each part's outcome as it finishes and, once every part has one,
+ * writes the source's one result file (its parts in page order, `complete`
+ * only when every part is; data never merged: each part keeps its own) and
+ * reports the source as one document, its parts inside it.
  */
 export class PartResults {
   private readonly sources = new Map<string, Source>();
   private readonly byFile = new Map<string, PlannedDocument>();
   private writing: Promise<void> = Promise.resolve();
+  /** The sources reported, one outcome each (data left out). */
+  readonly joined: DocumentOutcome[] = [];
 
   constructor(
     documents: readonly PlannedDocument[],
@@ -84,17 +87,62 @@ export class PartResults {
     return this.sources.size === 0;
   }
 
-  /** A document finished (or was answered already); the source's result is written once its last part is in. */
-  note(outcome: DocumentOutcome): void {
+  /** Whether `outcome` is a part's (the command reports its source instead). */
+  isPart(outcome: DocumentOutcome): boolean {
+    return this.byFile.has(outcome.file);
+  }
+
+  /**
+   * `events` as the command's display and report see them: a part's outcome
+   * is held, and its source is reported once, after its result is written.
+   * Progress still shows each part.
+   */
+  joining(events: BatchEvents): BatchEvents {
+    if (this.isEmpty) return events;
+    const documentFinished = (outcome: DocumentOutcome, doc?: PlannedDocument): void => {
+      if (this.isPart(outcome)) this.note(outcome, (source) => events.documentFinished(source));
+      else events.documentFinished(outcome, doc);
+    };
+    return new Proxy(events, {
+      get: (target, property, receiver) => {
+        if (property === 'documentFinished') return documentFinished;
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  /** `outcomes` with each part's replaced by its source's (once joined). */
+  reported(outcomes: readonly DocumentOutcome[]): DocumentOutcome[] {
+    if (this.isEmpty) return [...outcomes];
+    return [...outcomes.filter((outcome) => !this.isPart(outcome)), ...this.joined];
+  }
+
+  /** A part finished (or was answered already); once its source's last part is in, the source's result is written and `reported`. */
+  note(outcome: DocumentOutcome, reported: (source: DocumentOutcome) => void = () => undefined): void {
     const doc = this.byFile.get(outcome.file);
     const source = doc?.part ? this.sources.get(doc.part.output) : undefined;
     if (!doc?.part || !source) return;
-    source.outcomes[doc.part.index] = outcome;
+    const { data: _data, ...summary } = outcome;
+    source.outcomes[doc.part.index] = summary;
     if (source.outcomes.filter(Boolean).length < source.part.count) return;
-    this.writing = this.writing.then(() => this.writeSource(source)).catch((error: unknown) => this.notice(`cannot write ${source.part.output}: ${error instanceof Error ? error.message : String(error)}`));
+    this.writing = this.writing
+      .then(async () => {
+        const written = await this.writeSource(source).then(
+          () => true,
+          (error: unknown) => {
+            this.notice(`cannot write ${source.part.output}: ${error instanceof Error ? error.message : String(error)}`);
+            return false;
+          },
+        );
+        const joined = sourceOutcome(source, written);
+        this.joined.push(joined);
+        reported(joined);
+      })
+      .catch(() => undefined);
   }
 
-  /** Once every source result due has been written. */
+  /** Once every source result due has been written and reported. */
   async settled(): Promise<void> {
     await this.writing;
   }
@@ -146,5 +194,48 @@ async function partEntry(doc: PlannedDocument, outcome: DocumentOutcome): Promis
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(written?.checks ? { checks: written.checks } : {}),
     data: written?.data ?? null,
+  };
+}
+
+/** The order in which a source's status follows its parts': the first that any part has wins. */
+const STATUS_ORDER: DocumentStatus[] = ['interrupted', 'failed', 'skipped', 'partial'];
+
+/** A source sent in parts, as one document: its one result, each part's pages and status inside it. */
+function sourceOutcome(source: Source, written: boolean): DocumentOutcome {
+  const outcomes = source.outcomes as DocumentOutcome[];
+  const first = source.docs[0] as PlannedDocument;
+  const parts: PartOutcome[] = outcomes.map((outcome, index) => ({
+    source_pages: source.docs[index]?.sourcePages ?? [],
+    status: outcome.status,
+    output: outcome.output,
+    job_id: outcome.job_id,
+    credits: outcome.credits,
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.expires_at ? { expires_at: outcome.expires_at } : {}),
+  }));
+  const complete = outcomes.every((outcome) => outcome.status === 'complete');
+  const answered = outcomes.some((outcome) => outcome.status === 'complete' || outcome.status === 'partial');
+  const worst = STATUS_ORDER.find((status) => outcomes.some((outcome) => outcome.status === status)) ?? 'complete';
+  const status: DocumentStatus = complete ? 'complete' : worst === 'interrupted' ? 'interrupted' : answered ? 'partial' : worst;
+  const unfinished = outcomes.findIndex((outcome) => outcome.status !== 'complete');
+  const cause = outcomes[unfinished];
+  const missing = [...new Set(outcomes.flatMap((outcome, index) => outcome.missing_pages ?? (outcome.status === 'complete' ? [] : (source.docs[index]?.sourcePages ?? []))))];
+  const reused = outcomes.every((outcome) => outcome.reused !== undefined);
+  return {
+    file: source.part.displayPath,
+    source: first.path,
+    status,
+    pages: source.part.pages.length,
+    model: outcomes.find((outcome) => outcome.model)?.model ?? null,
+    output: written ? source.part.output : null,
+    job_id: null,
+    extraction_id: null,
+    warnings: [...new Set(outcomes.flatMap((outcome) => outcome.warnings))],
+    credits: outcomes.reduce((sum, outcome) => sum + outcome.credits, 0),
+    ...(missing.length > 0 ? { missing_pages: missing.sort((a, b) => a - b) } : {}),
+    ...(cause?.error ? { error: { ...cause.error, message: `pages ${partLabel(source.docs[unfinished]?.sourcePages ?? [], first.sourcePageCount ?? 0)}: ${cause.error.message}` } } : {}),
+    ...(reused ? { reused: 'every part was answered already', saved_credits: outcomes.reduce((sum, outcome) => sum + (outcome.saved_credits ?? 0), 0) } : {}),
+    ...(combineChecks(outcomes.map((outcome) => outcome.checks)) ? { checks: combineChecks(outcomes.map((outcome) => outcome.checks)) } : {}),
+    parts,
   };
 }

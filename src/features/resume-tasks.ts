@@ -43,7 +43,7 @@ export class ArrivalPlanner {
   /** Results on disk found to answer a question in this run. */
   private readonly known = new Map<string, { output: string; file: string }>();
   /** The question of each document being extracted (by display path), until it finishes. */
-  private readonly asked = new Map<string, Question>();
+  private readonly asked = new Map<PlannedDocument, Question>();
   /** Index writes in progress (a cache: their failures are ignored). */
   private indexing: Promise<void> = Promise.resolve();
   /** Arrivals are planned one after another: two at once could each lead the same question (and pay for it twice). */
@@ -95,7 +95,7 @@ export class ArrivalPlanner {
         const task = new DocumentTask(doc, this.nowMs());
         await resumeJob(task, job);
         why.set(doc.displayPath, `resumes job ${job.parentJobId} of an earlier run (${task.chunksDone()} of ${task.job?.chunks.length ?? 0} chunks done)`);
-        this.asked.set(doc.displayPath, asked);
+        this.asked.set(doc, asked);
         this.lead(key, task, tasks);
         continue;
       }
@@ -117,7 +117,7 @@ export class ArrivalPlanner {
         this.index(asked, doc.output);
         continue;
       }
-      this.asked.set(doc.displayPath, asked);
+      this.asked.set(doc, asked);
       const leader = options.dedupe ? this.leaders.get(key) : undefined;
       if (leader && leader.phase !== 'done') {
         leader.copies.push(doc);
@@ -131,9 +131,9 @@ export class ArrivalPlanner {
   }
 
   /** A document finished: a complete result now answers its question for later runs. */
-  finished(outcome: DocumentOutcome): void {
-    const asked = this.asked.get(outcome.file);
-    this.asked.delete(outcome.file);
+  finished(outcome: DocumentOutcome, doc: PlannedDocument): void {
+    const asked = this.asked.get(doc);
+    this.asked.delete(doc);
     if (asked && outcome.status === 'complete' && outcome.output) this.index(asked, outcome.output);
   }
 

@@ -1,9 +1,9 @@
 import type { RunSettings } from '../batch/batch-types.js';
-import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { plannedArrivals } from './arrivals.js';
 import { sessionRunner, type BatchDeps } from './batch-session.js';
-import { checkModelNamesBeforeSending, type ExtractBatchReport } from './extract.js';
+import type { ExtractBatchReport } from './batch-report.js';
+import { checkModelNamesBeforeSending, modelsOfRules } from './check-models.js';
 import type { ModelRules } from './model-rules.js';
 import type { PlanOptions } from './plan-documents.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
@@ -28,9 +28,7 @@ const KNOWN_ANSWERS = 10_000;
  * is finished, or drains when `stop` aborts.
  */
 export async function runStreamBatch(deps: BatchDeps, settings: RunSettings, source: AsyncIterable<readonly string[]>, options: StreamBatchOptions, stop?: AbortSignal): Promise<ExtractBatchReport> {
-  const names = options.plan.models.names();
-  if (options.plan.models.fallback === undefined) names.push(SERVICE_DEFAULT_MODEL);
-  await checkModelNamesBeforeSending(deps, names, !options.plan.models.isEmpty);
+  await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
   await sweepTempFiles(options.outDir).catch(() => 0);
   const now = deps.clock.now();
   // Refused or answered already: the runner never sees these, the report and the events do.
@@ -54,7 +52,7 @@ export async function runStreamBatch(deps: BatchDeps, settings: RunSettings, sou
     reused: finishedBeforeSending,
   });
   const runner = sessionRunner(deps, settings, {
-    onFinished: (outcome) => planner.finished(outcome),
+    onFinished: (outcome, doc) => planner.finished(outcome, doc),
     // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
     phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
   });

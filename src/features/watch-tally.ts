@@ -1,5 +1,5 @@
 import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
-import type { ExtractBatchReport } from './extract.js';
+import type { ExtractBatchReport } from './batch-report.js';
 import type { WatchEvents } from './watch.js';
 import type { WatchMoves } from './watch-moves.js';
 import { UsageTally } from './usage/usage-record.js';

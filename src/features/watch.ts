@@ -1,11 +1,11 @@
 import type { BatchEvents, DocumentStatus, RunSettings } from '../batch/batch-types.js';
-import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import type { RunReport } from '../batch/runner.js';
 import { HotFolder } from '../files/hot-folder.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { sessionRunner } from './batch-session.js';
 import type { BatchDeps } from './batch-session.js';
-import { checkModelNamesBeforeSending, type ExtractBatchReport } from './extract.js';
+import type { ExtractBatchReport } from './batch-report.js';
+import { checkModelNamesBeforeSending, modelsOfRules } from './check-models.js';
 import type { ModelRules } from './model-rules.js';
 import type { PlanOptions } from './plan-documents.js';
 import { plannedArrivals } from './arrivals.js';
@@ -15,6 +15,7 @@ import { WatchTally } from './watch-tally.js';
 import type { UsageTally } from './usage/usage-record.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
+import type { HostedRun } from './host/hub.js';
 
 export interface WatchOptions {
   /** The watched folder, absolute. */
@@ -70,9 +71,7 @@ const KNOWN_ANSWERS = 10_000;
  * (then drains like extract), or until no upload can be admitted any more.
  */
 export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, settings: RunSettings, options: WatchOptions, stop?: AbortSignal): Promise<WatchReport> {
-  const names = options.plan.models.names();
-  if (options.plan.models.fallback === undefined) names.push(SERVICE_DEFAULT_MODEL);
-  await checkModelNamesBeforeSending(deps, names, !options.plan.models.isEmpty);
+  await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
   await sweepTempFiles(options.outDir).catch(() => 0);
 
   const moves = new WatchMoves({ root: options.root, ...options.moves }, (message) => deps.events.notice?.(message));
@@ -116,15 +115,15 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   try {
     const runner = sessionRunner(deps, settings, {
       events: tally.display,
-      onFinished: (outcome) => {
-        planner.finished(outcome);
+      onFinished: (outcome, doc) => {
+        planner.finished(outcome, doc);
         tally.finished(outcome);
       },
       // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
       phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
       keepOutcomes: false,
     });
-    const collectTask = (jobId: string, otherOut: string, displayPath: (path: string) => string): ReturnType<typeof collectTaskOf> => collectTaskOf(deps, jobId, settings, otherOut, displayPath);
+    const collectTask: HostedRun['collectTask'] = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
     report = await runHosted(deps.host, runner, arrivals, stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, false);
   } finally {
     await folder.close();

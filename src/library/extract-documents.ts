@@ -3,16 +3,17 @@ import { ApiClient } from '../api/client.js';
 import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
 import type { ResultDocument } from '../batch/result-file.js';
-import { runSettings } from '../batch/run-settings.js';
+import { InvalidSettingError, runSettings } from '../batch/run-settings.js';
+import { DocextractError } from '../util/docextract-error.js';
 import { checkApiKeyShape } from '../config/api-key.js';
 import { isLoopback, parseBaseUrl } from '../config/base-url.js';
 import { findSetting } from '../config/settings.js';
 import { defaultStateDir } from '../config/state-dir.js';
-import { withEngineSession, type BatchDeps } from '../features/batch-session.js';
-import { checkModelNamesBeforeSending, runExtractBatch, type ExtractBatchReport } from '../features/extract.js';
-import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
-import { extractAsOneClient } from './shared-run.js';
-import { accountId } from '../store/account-id.js';
+import type { BatchDeps } from '../features/batch-session.js';
+import { accountOf, documentsLeft, runDocuments } from './engine.js';
+import { runExtractBatch } from '../features/extract.js';
+import type { ExtractBatchReport } from '../features/batch-report.js';
+import { checkModelNamesBeforeSending, modelsToCheck } from '../features/check-models.js';
 import { recordLastRun } from '../features/last-run.js';
 import { stateFolderUsage, usageOfRun } from '../features/usage/usage-recorder.js';
 import type { RunFacts } from '../features/usage/usage-record.js';
@@ -24,6 +25,7 @@ import { writeFileAtomically } from '../store/atomic-write.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { USER_AGENT } from '../util/version.js';
 import { OutcomeQueue } from './outcome-queue.js';
+import { PartResults } from '../features/parts.js';
 
 /** Where a result goes once it is durable on disk, before its job is finalized (a database, a queue). */
 export type ResultSink = (result: ResultDocument, path: string) => void | Promise<void>;
@@ -104,7 +106,7 @@ export interface ExtractionRun extends AsyncIterable<DocumentOutcome> {
  * A bad option of {@link extractDocuments}, thrown synchronously by the call
  * itself: nothing was opened or sent. Fix the option named in `option`.
  */
-export class InvalidOptionError extends Error {
+export class InvalidOptionError extends DocextractError {
   /** Always `'InvalidOptionError'`. */
   override readonly name = 'InvalidOptionError';
   /**
@@ -114,8 +116,8 @@ export class InvalidOptionError extends Error {
     /** The option at fault, as named in {@link ExtractDocumentsOptions}, e.g. `baseUrl`. */
     readonly option: string,
     message: string,
-    /** `invalid_option`, or a narrower code: `invalid_api_key`, `insecure_transport` (plain http:// to a host that is not loopback). */
-    readonly code = 'invalid_option',
+    /** `invalid_option`, or a narrower code: `invalid_api_key`, `insecure_transport` (plain http:// to a host that is not loopback), `invalid_setting` (a run setting the engine cannot run with: an open-job cap past 5, a TTL of nothing). */
+    readonly code: string = 'invalid_option',
   ) {
     super(`${option}: ${message}`);
   }
@@ -163,7 +165,7 @@ async function run(
   const events: BatchEvents = { ...options.events, documentFinished: finished };
   const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, pages, exclude: [stateDir] };
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
-  const connection = {
+  const access = {
     stateDir,
     baseUrl: resolved.baseUrl,
     apiKey: options.apiKey,
@@ -174,47 +176,58 @@ async function run(
     createClient: (onResponse: ConstructorParameters<typeof ApiClient>[0]['onResponse']) =>
       new ApiClient({ baseUrl: resolved.baseUrl, apiKey: options.apiKey, userAgent: USER_AGENT, onResponse, now: () => clock.now(), ...(options.fetch ? { fetch: options.fetch } : {}) }),
   };
-  if (isArray(inputs)) {
-    // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
-    const planned = await planDocuments([...inputs], { ...plan, parts: true });
-    for (const outcome of planned.rejected) finished(outcome);
-    if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
-    // One client with every command on the state folder: it hosts, or rides along on the one that does (features/host).
-    const terms = { account: accountId(resolved.baseUrl, options.apiKey), storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
-    const command = `docextract library (pid ${process.pid})`;
-    const typed = models.names();
-    const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...planned.rejected, ...report.outcomes] });
-    return extractAsOneClient({
-      stateDir,
-      documents: planned.documents,
-      reuse,
-      events,
+  const command = `docextract library (pid ${process.pid})`;
+  const terms = { storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
+  const withChecks = (deps: BatchDeps): BatchDeps => withSink({ ...deps, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
+  if (!isArray(inputs)) {
+    // A stream of its own: it hosts, and fails at once on a state folder another command holds.
+    return runDocuments<ExtractionReport, BatchEvents>({
+      access,
+      command,
+      terms,
+      events: () => events,
       ...(options.signal ? { signal: options.signal } : {}),
-      who: { pid: process.pid, command, terms },
-      host: (documents, merge) =>
-        withEngineSession({ ...connection, host: { command, terms } }, async (session) => {
-          const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
-          const report = merge(await runExtractBatch(deps, documents, settings, outDir, reuse, options.signal, typed));
-          return recorded(withRejected(report), deps, { stateDir, outDir, startedAt, cwd });
-        }),
-      prepare: async () => {
-        const names = typed.length > 0 ? typed : [...new Set(planned.documents.map((doc) => doc.model ?? SERVICE_DEFAULT_MODEL))];
-        await checkModelNamesBeforeSending({ api: await connection.createClient(() => undefined), events }, names, typed.length > 0);
+      host: async (session) => {
+        const deps = withChecks(session);
+        const report = await runStreamBatch(deps, settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal);
+        return recorded(report, deps, { stateDir, outDir, startedAt, cwd });
       },
-      rodeAlong: async (report) => {
-        const whole = withRejected(report);
-        await recordUsage(stateDir, whole, { account: terms.account, startedAtMs: startedAt, finishedAtMs: clock.now(), cwd });
-        await recordLastRun(stateDir, terms.account, { outDir, outcomes: whole.outcomes, startedAtMs: startedAt, finishedAtMs: clock.now() });
-        if (whole.fatal) throw whole.fatal;
-        return whole;
-      },
+      failWhenHeld: true,
       waiting: (message) => options.events?.notice?.(message),
     });
   }
-  return withEngineSession(connection, async (session) => {
-    const deps = withSink({ ...session, events, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
-    const report = await runStreamBatch(deps, settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal);
-    return recorded(report, deps, { stateDir, outDir, startedAt, cwd });
+  // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
+  const planned = await planDocuments([...inputs], { ...plan, parts: true });
+  for (const outcome of planned.rejected) finished(outcome);
+  if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
+  const typed = models.names();
+  const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...planned.rejected, ...report.outcomes] });
+  // The run's sources sent in parts, whoever runs the parts (this process hosting, or the command it rides along on).
+  const parts = new PartResults(planned.documents, settings.storeDb, sinkWriter(options.onResult), () => clock.now(), options.events?.notice);
+  return runDocuments<ExtractionReport, BatchEvents>({
+    access,
+    command,
+    terms,
+    events: () => events,
+    ...(options.signal ? { signal: options.signal } : {}),
+    host: async (session, client) => {
+      const deps = withChecks(session);
+      const own = await runExtractBatch(deps, documentsLeft(planned.documents, client), settings, outDir, reuse, options.signal, typed, parts);
+      return recorded(withRejected(client ? await client.merged(own) : own), deps, { stateDir, outDir, startedAt, cwd });
+    },
+    ride: {
+      work: { documents: planned.documents, reuse },
+      parts,
+      prepare: async () => checkModelNamesBeforeSending({ api: await access.createClient(() => undefined), events }, ...modelsToCheck(typed, planned.documents)),
+      finish: async (report) => {
+        const whole = withRejected(report);
+        await recordUsage(stateDir, whole, { account: accountOf(access), startedAtMs: startedAt, finishedAtMs: clock.now(), cwd });
+        await recordLastRun(stateDir, accountOf(access), { outDir, outcomes: whole.outcomes, startedAtMs: startedAt, finishedAtMs: clock.now() });
+        if (whole.fatal) throw whole.fatal;
+        return whole;
+      },
+    },
+    waiting: (message) => options.events?.notice?.(message),
   });
 }
 
@@ -240,7 +253,7 @@ function resolveOptions(options: ExtractDocumentsOptions) {
     windows: rateWindowsOf(options.rateLimit),
     models: modelRulesOf(options.model),
     pages: pageRulesOf(options.pages),
-    settings: runSettings({
+    settings: checkedSettings({
       ...options.settings,
       ...(options.storeDb !== undefined ? { storeDb: options.storeDb } : {}),
       ...(options.maxCredits !== undefined ? { maxCredits: options.maxCredits } : {}),
@@ -248,15 +261,28 @@ function resolveOptions(options: ExtractDocumentsOptions) {
   };
 }
 
+/** The engine's own check of the run settings, its refusal naming the option that set the value. */
+function checkedSettings(settings: Partial<RunSettings>): RunSettings {
+  try {
+    return runSettings(settings);
+  } catch (error) {
+    if (!(error instanceof InvalidSettingError)) throw error;
+    const option = error.setting === 'storeDb' || error.setting === 'maxCredits' ? error.setting : `settings.${error.setting}`;
+    throw new InvalidOptionError(option, error.reason, error.code);
+  }
+}
+
 /** The sink, called once each result the run writes is durable. */
 function withSink(deps: BatchDeps, sink: ResultSink | undefined): BatchDeps {
-  if (!sink) return deps;
-  return {
-    ...deps,
-    writeResult: async (path, text) => {
-      await writeFileAtomically(path, text);
-      await sink(JSON.parse(text) as ResultDocument, path);
-    },
+  return sink ? { ...deps, writeResult: sinkWriter(sink) } : deps;
+}
+
+/** Writes a result durably, then hands it to the sink (if any). */
+function sinkWriter(sink: ResultSink | undefined): (path: string, text: string) => Promise<void> {
+  if (!sink) return writeFileAtomically;
+  return async (path, text) => {
+    await writeFileAtomically(path, text);
+    await sink(JSON.parse(text) as ResultDocument, path);
   };
 }
 

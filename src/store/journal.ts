@@ -1,3 +1,4 @@
+import { DocextractError } from '../util/docextract-error.js';
 /**
  * Append-only NDJSON journal: one JSON object per line, each append made
  * durable (fdatasync) before it resolves, because an intent record must be on
@@ -9,8 +10,10 @@ import { syncFolder, writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
 
 /** A line in the middle of the journal is not a record: the file was damaged by something other than a crash mid-append. */
-export class JournalCorruptError extends Error {
+export class JournalCorruptError extends DocextractError {
   override readonly name = 'JournalCorruptError';
+  /** Always `journal_corrupt`. */
+  readonly code = 'journal_corrupt';
   constructor(
     readonly path: string,
     /** 1-based. */

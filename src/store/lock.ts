@@ -1,3 +1,4 @@
+import { DocextractError } from '../util/docextract-error.js';
 /**
  * One run per state folder. The lock is a file `<dir>/lock` holding the owner's
  * pid, host and a heartbeat; after kill -9 it goes stale by itself (dead pid on
@@ -34,8 +35,10 @@ interface LockContent {
   token: string;
 }
 
-export class LockedError extends Error {
+export class LockedError extends DocextractError {
   override readonly name = 'LockedError';
+  /** Always `state_locked`. */
+  readonly code = 'state_locked';
   constructor(
     readonly holderPid: number,
     readonly lockPath: string,

@@ -1,6 +1,10 @@
+import { DocextractError } from '../util/docextract-error.js';
+
 /** The state folder (journal, lock, send log) cannot be created, read or written. */
-export class StateDirError extends Error {
+export class StateDirError extends DocextractError {
   override readonly name = 'StateDirError';
+  /** Always `state_dir_unusable`. */
+  readonly code = 'state_dir_unusable';
 
   constructor(
     readonly stateDir: string,

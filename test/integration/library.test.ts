@@ -247,6 +247,10 @@ describe('extractDocuments: the engine as a library', () => {
     expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), apiKey: 'sk_nope' })).toThrow(InvalidOptionError);
     expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), rateLimit: '10/fortnight' })).toThrow(/rateLimit/);
     expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), baseUrl: 'http://example.com' })).toThrow(expect.objectContaining({ code: 'insecure_transport' }));
+    // The engine's own rules (the service's 5 open jobs, a TTL up to 2 h, some concurrency), as the CLI gets them.
+    for (const settings of [{ openJobCap: 50 }, { ttlMs: 0 }, { openJobCap: 0 }, { concurrency: 0 }, { ttlMs: 3 * 3_600_000 }]) {
+      expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), settings })).toThrow(expect.objectContaining({ code: 'invalid_setting', option: `settings.${Object.keys(settings)[0]}` }));
+    }
     const run = extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), model: 'invoise' });
     await expect(run.done).rejects.toBeInstanceOf(UnknownModelError);
     await expect(collect(run)).rejects.toMatchObject({ code: 'unknown_model' });

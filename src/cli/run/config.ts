@@ -3,7 +3,7 @@ import { describeSource, type SettingSource } from '../../config/resolve.js';
 import { checkProfileName, DEFAULT_PROFILE, isKnownProfile, profileNames, profileSettings } from '../../config/profiles.js';
 import { SETTINGS, SETTING_KEYS, findSetting, type SettingKey } from '../../config/settings.js';
 import { validateSettingValue } from '../../config/validate-setting.js';
-import { parseRateWindows } from '../../batch/rate-windows.js';
+import { parseRateWindows, runSettings } from '../../library/settings.js';
 import { parseDuration } from '../../util/duration.js';
 import { ModelRules } from '../../features/model-rules.js';
 import { PageRules } from '../../features/page-rules.js';
@@ -31,6 +31,7 @@ export async function runConfigSet(ctx: CliContext, key: string, value: string |
     pageRules: PageRules.parseList,
     // Stored absolute, so the setting means the same files from any folder.
     schemaRules: (spec) => SchemaRules.parseList(spec).toList(ctx.io.cwd),
+    runSetting: (field, value) => void runSettings({ [field]: value }),
   });
   if (!checked.ok) throw new UsageError(`Invalid ${name}: ${checked.message}`, 'invalid_setting');
   // A schema that cannot be used fails here, not at the next batch.

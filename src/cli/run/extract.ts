@@ -17,7 +17,6 @@ import { plural } from '../../util/plural.js';
 import { BatchDisplay } from '../progress.js';
 import type { DocumentOutcome } from '../../batch/batch-types.js';
 import { listedInputs, type FilesFromFlags } from './files-from.js';
-import { SERVICE_DEFAULT_MODEL } from '../../batch/question.js';
 
 interface ExtractFlags extends BatchFlags, FilesFromFlags {
   dryRun?: boolean;
@@ -51,23 +50,28 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   if (plan.documents.length === 0 && plan.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
   // Nothing can be sent (every input missing or refused): the service has nothing to say about it.
   if (plan.documents.length === 0) return reportWithoutSending(ctx, plan.rejected);
-  const { runExtractBatch, checkModelNamesBeforeSending } = await import('../../features/extract.js');
+  const [{ runExtractBatch }, { checkModelNamesBeforeSending, modelsToCheck }, { PartResults }, { writeFileAtomically }] = await Promise.all([
+    import('../../features/extract.js'),
+    import('../../features/check-models.js'),
+    import('../../features/parts.js'),
+    import('../../store/atomic-write.js'),
+  ]);
   const reuse = { force: Boolean(flags.force), dedupe: flags.dedupe !== false };
   // Another command holds the state folder: submit to it, after the free check of the document types.
-  const prepare = async (): Promise<void> => {
-    const names = typedModels.length > 0 ? typedModels : [...new Set(plan.documents.map((doc) => doc.model ?? SERVICE_DEFAULT_MODEL))];
-    await checkModelNamesBeforeSending({ api: await ctx.client(true), events: { documentFinished: () => undefined, notice: (message) => ctx.ui.warn(message) } }, names, typedModels.length > 0);
-  };
+  const prepare = async (): Promise<void> => checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsToCheck(typedModels, plan.documents));
+  // A source sent in parts is one input: one line, one result, whoever runs its parts.
+  const parts = new PartResults(plan.documents, settings.run.storeDb, writeFileAtomically, () => ctx.clock.now(), (message) => ctx.ui.warn(message));
+  const sources = new Set(plan.documents.map((doc) => doc.part?.output ?? doc.output)).size;
   return runBatchCommand(
     ctx,
     settings,
-    plan.documents.length + plan.rejected.length,
+    sources + plan.rejected.length,
     plan.rejected,
     async (deps, stop, client) => {
-      const report = await runExtractBatch(deps, client ? client.remaining() : plan.documents, settings.run, settings.outDir, reuse, stop, typedModels);
+      const report = await runExtractBatch(deps, client ? client.remaining() : plan.documents, settings.run, settings.outDir, reuse, stop, typedModels, parts);
       return client ? client.merged(report) : report;
     },
-    { work: { documents: plan.documents, reuse }, prepare },
+    { work: { documents: plan.documents, reuse }, prepare, parts, finish: (report) => report },
   );
 }
 

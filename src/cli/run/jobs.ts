@@ -3,10 +3,11 @@ import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
 import type { JobsOverview } from '../../features/list-jobs.js';
 import type { ServerJobView } from '../../features/refresh-jobs.js';
+import type { ResponseEvent } from '../../api/index.js';
 import { parseDuration } from '../../util/duration.js';
 import { resolveBatchSettings } from '../batch-settings.js';
 import { accountId } from '../../store/account-id.js';
-import { ConfigError, UsageError } from '../cli-errors.js';
+import { ConfigError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { renderCommands, renderJobs } from './jobs-render.js';
@@ -28,12 +29,11 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
   if (account === undefined) ctx.ui.info('no API key is configured: showing the jobs of every key and service in the state folder');
   const { listJobs } = await import('../../features/list-jobs.js');
   const stateDir = ctx.stateDir();
-  const { stateLockHolder } = await import('../../store/lock.js');
+  const { stateLockHolder, readRunningCommands } = await import('../../library/jobs.js');
   const running = await stateLockHolder(stateDir, { clock: ctx.clock });
-  const { readRunningCommands } = await import('../../features/host/commands-file.js');
   const commands = running ? await readRunningCommands(stateDir) : [];
   const overview = await listJobs({ stateDir, account, nowMs: ctx.clock.now(), ttlMs: await jobTtlMs(ctx) });
-  const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, account, overview, running?.pid) : new Map<string, ServerJobView>();
+  const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, overview, running?.pid) : new Map<string, ServerJobView>();
   if (running) ctx.ui.info(`a run is active (process ${running.pid}, since ${localInstant(running.startedAt)}): it finishes the jobs below it has taken up, and other commands (collect included) ride along with it. "Last run" is the one before it.`);
   if (ctx.options.json) {
     for (const command of commands) ctx.io.stdout.write(`${JSON.stringify({ kind: 'command', ...command })}\n`);
@@ -45,28 +45,25 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
   return 'success';
 }
 
-async function refresh(ctx: CliContext, flags: JobsFlags, account: string, overview: JobsOverview, hostPid: number | undefined): Promise<Map<string, ServerJobView>> {
+async function refresh(ctx: CliContext, flags: JobsFlags, overview: JobsOverview, hostPid: number | undefined): Promise<Map<string, ServerJobView>> {
   const live = overview.jobs.filter((job) => job.state !== 'expired');
   if (live.length === 0) return new Map();
-  if (hostPid !== undefined) {
-    // The state folder's gate is the host's: it asks the server for us.
-    const { refreshThroughHost } = await import('../../features/host/refresh-client.js');
-    const asking = (): void => ctx.ui.info(`asking the server about ${plural(live.length, 'job')} through the running command (process ${hostPid}): ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`);
-    const views = await refreshThroughHost(ctx.stateDir(), account, ['docextract', ...process.argv.slice(2)].join(' '), live.map((job) => job.parent_job_id), asking);
-    if (views) return views;
-    throw new UsageError(`a run is active in this state folder (process ${hostPid}) and does not take other commands; --refresh needs the folder. List without --refresh, or run it once that run has ended.`, 'state_locked');
-  }
   const settings = await resolveBatchSettings(ctx, { rateLimit: flags.rateLimit });
-  const [{ BatchSession }, { refreshJobs }] = await Promise.all([import('../../features/batch-session.js'), import('../../features/refresh-jobs.js')]);
-  // The session first: a folder in use is refused before anything is said to be asked.
-  const session = await BatchSession.open({ stateDir: ctx.stateDir(), account, windows: settings.windows, clock: ctx.clock, ttlMs: settings.run.ttlMs });
-  ctx.ui.info(`asking the server about ${plural(live.length, 'job')}: ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`);
-  try {
-    const api = await ctx.client(true, (event) => session.observe(event));
-    return await refreshJobs(session, api, live);
-  } finally {
-    await session.close();
-  }
+  const { key } = await ctx.apiKey();
+  const { refreshOpenJobs } = await import('../../library/jobs.js');
+  const access = {
+    stateDir: ctx.stateDir(),
+    baseUrl: await ctx.baseUrl(),
+    apiKey: key,
+    windows: settings.windows,
+    clock: ctx.clock,
+    ttlMs: settings.run.ttlMs,
+    createClient: (onResponse: (event: ResponseEvent) => void) => ctx.client(true, onResponse),
+  };
+  // The state folder's gate is the only one: the running command's when one hosts (it asks for us), else this command's own.
+  const asking = (throughHost: boolean): void =>
+    ctx.ui.info(`asking the server about ${plural(live.length, 'job')}${throughHost ? ` through the running command${hostPid !== undefined ? ` (process ${hostPid})` : ''}` : ''}: ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`);
+  return refreshOpenJobs(access, ['docextract', ...process.argv.slice(2)].join(' '), live.map((job) => job.parent_job_id), asking);
 }
 
 /** The account of the configured key and service, or undefined when no usable key is configured; never prompts. */

@@ -1,10 +1,7 @@
-import { parseRateWindows } from '../../batch/rate-windows.js';
-import { readSendTimes, sendLogPath } from '../../batch/send-log.js';
 import { DEFAULT_PROFILE } from '../../config/profiles.js';
-import type { UsageRecord } from '../../features/usage/usage-record.js';
-import { parseSince, usageReport, USAGE_GROUPINGS, type UsageGrouping, type UsageReport } from '../../features/usage/usage-report.js';
+import { readUsage } from '../../features/usage/read-usage.js';
+import { parseSince, USAGE_GROUPINGS, type UsageGrouping, type UsageReport } from '../../features/usage/usage-report.js';
 import { accountId } from '../../store/account-id.js';
-import { readUsageLines } from '../../store/usage-log.js';
 import { parseDuration } from '../../util/duration.js';
 import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
@@ -29,11 +26,8 @@ export async function runUsage(ctx: CliContext, flags: UsageFlags): Promise<void
     throw new UsageError(`--since ${flags.since}: ${(error as Error).message} Or a date such as 2026-11-01.`, 'invalid_option');
   }
   const account = flags.allAccounts ? undefined : await currentAccount(ctx);
-  const stateDir = ctx.stateDir();
-  const records = await readUsageLines<UsageRecord>(stateDir, account);
-  const windows = account ? parseRateWindows((await ctx.setting('rate-limit')).value ?? '') : [];
-  const sends = account ? readSendTimes(sendLogPath(stateDir, account)) : [];
-  const report = usageReport({ records, sends, windows, sinceMs, nowMs, by: flags.by as UsageGrouping });
+  const rateLimit = (await ctx.setting('rate-limit')).value ?? '';
+  const report = await readUsage({ stateDir: ctx.stateDir(), account, rateLimit, sinceMs, nowMs, by: flags.by as UsageGrouping });
   printData(ctx, report, () => render(report, flags.by, account === undefined ? 'every key' : scopeOf(ctx)));
 }
 

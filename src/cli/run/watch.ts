@@ -43,15 +43,14 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     ['--move-done', moves.done],
     ['--move-failed', moves.failed],
   ]);
-  const { outputFolderProblem } = await import('../../features/extract.js');
+  const { outputFolderProblem } = await import('../../features/output-folder.js');
   const blocked = await outputFolderProblem(settings.outDir);
   // A result is paid for before it is written: watch nothing whose results could not be saved.
   if (blocked) throw new UsageError(`cannot write results to ${settings.outDir} (${blocked}); fix the output folder, or choose another with --out.`);
-  const [{ runWatchBatch }, { watchThroughHost }, { checkModelNamesBeforeSending }, { SERVICE_DEFAULT_MODEL }, { stateFolderUsage }] = await Promise.all([
+  const [{ runWatchBatch }, { watchThroughHost }, { checkModelNamesBeforeSending, modelsOfRules }, { stateFolderUsage }] = await Promise.all([
     import('../../features/watch.js'),
-    import('../../features/host/watch-client.js'),
-    import('../../features/extract.js'),
-    import('../../batch/question.js'),
+    import('../../library/watch-ride.js'),
+    import('../../features/check-models.js'),
     import('../../features/usage/usage-recorder.js'),
   ]);
   const startedAt = ctx.clock.now();
@@ -68,11 +67,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     reuse: { force: Boolean(flags.force), dedupe: flags.dedupe !== false },
   };
   // Another command hosts the state folder: check the document types (free), then submit arrivals to it.
-  const prepare = async (): Promise<void> => {
-    const names = settings.models.names();
-    if (settings.models.fallback === undefined) names.push(SERVICE_DEFAULT_MODEL);
-    await checkModelNamesBeforeSending({ api: await ctx.client(true), events: { documentFinished: () => undefined, notice: (message) => ctx.ui.warn(message) } }, names, !settings.models.isEmpty);
-  };
+  const prepare = async (): Promise<void> => checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsOfRules(settings.models));
   let display: WatchDisplay | undefined;
   try {
     const { report, account } = await withBatchSession(
@@ -80,7 +75,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
       settings,
       async () => (display = await WatchDisplay.create(ctx, toDisplayPath(root, ctx.io.cwd))),
       (deps, stop) => runWatchBatch(deps, settings.run, options, stop),
-      { prepare, submitWith: (socket, events, stop, who) => watchThroughHost(socket, who, { events, clock: ctx.clock }, options, stop) },
+      { prepare, submitWith: (socket, events, who, stop) => watchThroughHost(socket, who, { events, clock: ctx.clock }, options, stop) },
     );
     display?.finish(report, startedAt);
     display = undefined;

@@ -1,15 +1,12 @@
 import type { Socket } from 'node:net';
 import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
-import type { ExtractBatchReport } from '../extract.js';
+import type { ExtractBatchReport } from '../batch-report.js';
+import type { PartResults } from '../parts.js';
+import { HostConnection, showNews, type ClientIdentity } from './host-connection.js';
 import type { SubmissionEnd } from './one-client.js';
-import { readMessages, send, untaggedOutcome, type ClientMessage, type HostMessage, type SharedRunTerms } from './protocol.js';
+import type { DocumentNews } from './protocol.js';
 
-/** Who is asking, for the host's `commands.json`. */
-export interface ClientIdentity {
-  pid: number;
-  command: string;
-  terms: SharedRunTerms;
-}
+export type { ClientIdentity } from './host-connection.js';
 
 /** What a command asks of the host: documents to extract, or one job to collect. */
 export type ClientWork = { documents: PlannedDocument[]; reuse: { force: boolean; dedupe: boolean } } | { collect: { jobId: string; outDir: string } };
@@ -17,17 +14,23 @@ export type ClientWork = { documents: PlannedDocument[]; reuse: { force: boolean
 /**
  * A command's side of a shared run: what it asked for, what came back, and
  * what is left to submit again to the next host (after a handover or a host
- * crash), or to run itself once it hosts.
+ * crash), or to run itself once it hosts. Its report counts its own
+ * documents only: the requests and credits the host spent on them.
  */
 export class ClientBatch {
   private readonly left = new Map<number, PlannedDocument | undefined>();
   /** Summaries of every outcome that came back (data left out). */
   readonly outcomes: DocumentOutcome[] = [];
+  private requests = 0;
+  private readonly events: BatchEvents;
 
   constructor(
     private readonly work: ClientWork,
-    private readonly events: BatchEvents,
+    events: BatchEvents,
+    /** The parts of this command's sources: each is reported once, as one document. */
+    private readonly parts?: PartResults,
   ) {
+    this.events = parts ? parts.joining(events) : events;
     if ('documents' in work) work.documents.forEach((doc, id) => this.left.set(id, doc));
     else this.left.set(0, undefined);
   }
@@ -49,65 +52,66 @@ export class ClientBatch {
    */
   submit(socket: Socket, who: ClientIdentity, stop: AbortSignal | undefined): Promise<SubmissionEnd<ExtractBatchReport>> {
     return new Promise((resolve) => {
-      let ended = false;
-      const end = (how: SubmissionEnd<ExtractBatchReport>): void => {
-        if (ended) return;
-        ended = true;
+      const cancel = (): void => connection.send({ type: 'cancel' });
+      const done = (): void => {
         stop?.removeEventListener('abort', cancel);
-        socket.destroy();
-        resolve(how);
+        void this.report(stop).then((report) => resolve({ done: report }));
       };
-      const cancel = (): void => send(socket, { type: 'cancel' } satisfies ClientMessage);
-      readMessages<HostMessage>(socket, (message) => {
-        if (message.type === 'welcome') {
-          this.sendWork(socket);
+      const connection = new HostConnection(socket, who, {
+        welcome: () => {
+          this.sendWork(connection);
           if (stop?.aborted) cancel();
           else stop?.addEventListener('abort', cancel, { once: true });
-        } else if (message.type === 'refused') end({ refused: message.reason });
-        else if (message.type === 'handover') end({ again: true });
-        else if (message.type === 'notice') this.events.notice?.(message.message);
-        else if (message.type !== 'refreshed') this.progress(message);
-        if (this.finished) end({ done: this.report(stop) });
+        },
+        notice: (message, id) => this.events.notice?.(message, id === undefined ? undefined : this.left.get(id)),
+        news: (news) => {
+          this.received(news);
+          if (this.finished) connection.close();
+        },
+        ended: (how) => {
+          if (this.finished) return done();
+          stop?.removeEventListener('abort', cancel);
+          resolve('refused' in how ? how : { again: true });
+        },
       });
-      socket.on('close', () => end(this.finished ? { done: this.report(stop) } : { again: true }));
-      send(socket, { type: 'hello', ...who });
     });
   }
 
-  private sendWork(socket: Socket): void {
+  private sendWork(connection: HostConnection): void {
     if ('collect' in this.work) {
-      send(socket, { type: 'collect', id: 0, ...this.work.collect });
+      connection.send({ type: 'collect', id: 0, ...this.work.collect });
       return;
     }
     const documents = [...this.left].flatMap(([id, doc]) => (doc ? [{ ...doc, id }] : []));
-    send(socket, { type: 'submit', documents, reuse: this.work.reuse });
+    connection.send({ type: 'submit', documents, reuse: this.work.reuse });
   }
 
-  private progress(message: Extract<HostMessage, { type: 'started' | 'chunk' | 'finished' }>): void {
-    const doc = this.left.get(message.id);
-    if (!this.left.has(message.id)) return;
-    if (message.type === 'finished') {
-      const outcome = untaggedOutcome(message.outcome);
-      this.left.delete(message.id);
-      const { data: _data, ...summary } = outcome;
-      this.outcomes.push(summary);
-      this.events.documentFinished(outcome);
-    } else if (doc && message.type === 'started') this.events.documentStarted?.(doc, message.chunksTotal);
-    else if (doc && message.type === 'chunk') this.events.chunkDone?.(doc, message.done, message.total);
+  private received(news: DocumentNews): void {
+    if (!this.left.has(news.id)) return;
+    const doc = this.left.get(news.id);
+    if (news.type === 'request') this.requests += news.state === 'sent' ? 1 : news.state === 'unreached' ? -1 : 0;
+    if (news.type !== 'finished') return showNews(this.events, doc, news);
+    this.left.delete(news.id);
+    const { data: _data, ...summary } = news.outcome;
+    this.outcomes.push(summary);
+    this.events.documentFinished(news.outcome, doc);
   }
 
   /** This command's own run (it hosts what was left), with what came back from the hosts before. */
-  merged(report: ExtractBatchReport): ExtractBatchReport {
+  async merged(report: ExtractBatchReport): Promise<ExtractBatchReport> {
     if (this.outcomes.length === 0) return report;
-    const before = this.report();
-    return { ...report, outcomes: [...before.outcomes, ...report.outcomes], credits: report.credits + before.credits, openJobs: [...before.openJobs, ...report.openJobs] };
+    const before = await this.report();
+    const outcomes = this.parts ? this.parts.reported([...before.outcomes, ...report.outcomes]) : [...before.outcomes, ...report.outcomes];
+    return { ...report, outcomes, requests: report.requests + before.requests, credits: report.credits + before.credits, openJobs: [...before.openJobs, ...report.openJobs] };
   }
 
-  /** The command's report of what it submitted (the host sent the requests: they are counted there). */
-  report(stop?: AbortSignal): ExtractBatchReport {
+  /** The command's report of what it submitted: its own documents, and what the host spent on them. */
+  async report(stop?: AbortSignal): Promise<ExtractBatchReport> {
+    await this.parts?.settled();
+    const outcomes = this.parts ? this.parts.reported(this.outcomes) : this.outcomes;
     return {
-      outcomes: this.outcomes,
-      requests: 0,
+      outcomes,
+      requests: this.requests,
       credits: this.outcomes.reduce((sum, outcome) => sum + outcome.credits, 0),
       interrupted: stop?.aborted === true,
       openJobs: this.outcomes

@@ -1,24 +1,24 @@
-import type { BatchEvents, DocumentOutcome } from '../../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
 import type { DocumentTask } from '../../batch/document-task.js';
 import type { BatchRunner, RunReport } from '../../batch/runner.js';
 import type { HostHub, HostedRun } from './hub.js';
-import { tagOf } from './protocol.js';
 import { TaskQueue } from './task-queue.js';
 
 /**
  * Runs the host's own documents (`own`) and, when this command hosts (`hub`),
  * every command's submissions in the same runner. The report is the host's
- * own. With `endsWithOwn` (extract, collect) the host hands over once its own
- * documents are finished: it stops taking, drains like Ctrl-C (requests in
- * flight finish; open jobs stay journaled), and its clients take over.
- * Without a hub, this is `runner.run(own, stop)`.
+ * own (the runner counts each origin's documents apart). With `endsWithOwn`
+ * (extract, collect) the host hands over once its own documents are
+ * finished: it stops taking, drains like Ctrl-C (requests in flight finish;
+ * open jobs stay journaled), and its clients take over. Without a hub, this
+ * is `runner.run(own, stop)`.
  */
 export async function runHosted(
   hub: HostHub | undefined,
   runner: BatchRunner,
   own: AsyncIterable<readonly DocumentTask[]>,
   stop: AbortSignal | undefined,
-  run: Omit<HostedRun, 'runner' | 'queue'>,
+  run: Omit<HostedRun, 'runner' | 'queue' | 'afterFinish'>,
   endsWithOwn: boolean,
 ): Promise<RunReport> {
   if (!hub) return runner.run(own, stop);
@@ -29,14 +29,13 @@ export async function runHosted(
   let ownEnded = false;
   const handOverIfOwnDone = (): void => {
     if (!endsWithOwn || !ownEnded || handover.signal.aborted || !ownTasks.every((task) => task.phase === 'done')) return;
-    hub.draining = true;
+    hub.drain();
     handover.abort(new Error('handover'));
     queue.close();
   };
-  const onStop = (): void => void (hub.draining = true);
+  const onStop = (): void => hub.drain();
   stop?.addEventListener('abort', onStop, { once: true });
-  hub.afterFinish = handOverIfOwnDone;
-  const hosted: HostedRun = { ...run, runner, queue };
+  const hosted: HostedRun = { ...run, runner, queue, afterFinish: handOverIfOwnDone };
   // Not awaited: a watch's own arrivals end only when its folder is closed, after the run.
   void (async () => {
     try {
@@ -53,37 +52,50 @@ export async function runHosted(
   hub.attach(hosted);
   try {
     const report = await runner.run(queue, stop ? AbortSignal.any([stop, handover.signal]) : handover.signal);
-    return { ...report, outcomes: report.outcomes.filter((outcome) => !tagOf(outcome.file)), interrupted: report.interrupted && stop?.aborted === true };
+    return { ...report, interrupted: report.interrupted && stop?.aborted === true };
   } finally {
     stop?.removeEventListener('abort', onStop);
     queue.close();
   }
 }
 
+/** A document this process planned itself (not one a command riding along asked for). */
+function isOwn(doc: PlannedDocument | undefined): boolean {
+  return !doc?.origin;
+}
+
 /**
- * The runner's events and finish hook for a hosting command: what concerns a
- * submitted document goes to its command; the rest to the host's own display.
+ * The runner's events and finish hook for a hosting command: everything
+ * about a submitted document (progress, requests, credits, notices, its
+ * outcome) goes to the command that asked for it, by the document's origin;
+ * the rest to the host's own display. What belongs to no document (waits,
+ * reachability, the time left) is the shared run's, shown by the host.
  */
-export function hostedEvents(hub: HostHub, inner: BatchEvents, onFinished: ((outcome: DocumentOutcome) => void) | undefined): { events: BatchEvents; onFinished: (outcome: DocumentOutcome) => void } {
-  const events: BatchEvents = {
-    uploadStarted: (doc) => void (hub.progress(doc, { type: 'upload' }) || inner.uploadStarted?.(doc)),
-    documentStarted: (doc, total) => void (hub.progress(doc, { type: 'started', chunksTotal: total }) || inner.documentStarted?.(doc, total)),
-    chunkDone: (doc, done, total) => void (hub.progress(doc, { type: 'chunk', done, total }) || inner.chunkDone?.(doc, done, total)),
-    documentFinished: (outcome) => void (tagOf(outcome.file) || inner.documentFinished(outcome)),
-    chunkFailed: (failure) => void (tagOf(failure.file) || inner.chunkFailed?.(failure)),
+export function hostedEvents(hub: HostHub, inner: BatchEvents, onFinished: ((outcome: DocumentOutcome, doc: PlannedDocument) => void) | undefined): { events: BatchEvents; onFinished: (outcome: DocumentOutcome, doc: PlannedDocument) => void } {
+  const routed: Partial<BatchEvents> = {
+    uploadStarted: (doc) => (isOwn(doc) ? inner.uploadStarted?.(doc) : hub.tell(doc, { type: 'upload' })),
+    documentStarted: (doc, total) => (isOwn(doc) ? inner.documentStarted?.(doc, total) : hub.tell(doc, { type: 'started', chunksTotal: total })),
+    chunkDone: (doc, done, total) => (isOwn(doc) ? inner.chunkDone?.(doc, done, total) : hub.tell(doc, { type: 'chunk', done, total })),
+    chunkFailed: (failure, doc) => (isOwn(doc) ? inner.chunkFailed?.(failure, doc) : hub.tell(doc as PlannedDocument, { type: 'chunk-failed', failure })),
+    requestSent: (endpoint, doc) => (isOwn(doc) ? inner.requestSent?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'sent' })),
+    requestAnswered: (endpoint, doc) => (isOwn(doc) ? inner.requestAnswered?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'answered' })),
+    requestUnreached: (endpoint, doc) => (isOwn(doc) ? inner.requestUnreached?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'unreached' })),
+    creditsCharged: (credits, doc) => (isOwn(doc) ? inner.creditsCharged?.(credits, doc) : hub.tell(doc as PlannedDocument, { type: 'charged', credits })),
+    notice: (message, doc) => (isOwn(doc) ? inner.notice?.(message, doc) : hub.tell(doc as PlannedDocument, { type: 'notice', message })),
+    // A submitted document's outcome goes back through the finish hook below.
+    documentFinished: (outcome, doc) => (isOwn(doc) ? inner.documentFinished(outcome, doc) : undefined),
   };
-  // Everything else (requests, credits, waits, notices) is the run's, shown by the host.
-  const proxy = new Proxy(inner, {
+  const events = new Proxy(inner, {
     get: (target, property, receiver) => {
-      if (typeof property === 'string' && property in events) return events[property as keyof BatchEvents];
+      if (typeof property === 'string' && property in routed) return routed[property as keyof BatchEvents];
       const value = Reflect.get(target, property, receiver) as unknown;
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
   return {
-    events: proxy,
-    onFinished: (outcome) => {
-      if (!hub.finished(outcome)) onFinished?.(outcome);
+    events,
+    onFinished: (outcome, doc) => {
+      if (!hub.finished(outcome, doc)) onFinished?.(outcome, doc);
       // After the runner has settled this finish: a handover stops the runner.
       queueMicrotask(() => hub.afterFinish());
     },

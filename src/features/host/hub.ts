@@ -6,8 +6,9 @@ import type { BatchRunner } from '../../batch/runner.js';
 import { recheckReused } from '../checks/recheck.js';
 import type { ArrivalPlanner } from '../resume-tasks.js';
 import type { ServerJobView } from '../refresh-jobs.js';
+import type { ChunkProcessed } from '../../api/index.js';
 import { CommandsFile, commandsFilePath, runningCommands, type Origin } from './commands-file.js';
-import { hostSocketPath, readMessages, send, tagOf, taggedPath, type ClientMessage, type HostMessage, type SharedRunTerms } from './protocol.js';
+import { hostSocketPath, readMessages, send, type ClientMessage, type DocumentNews, type HostMessage, type SharedRunTerms } from './protocol.js';
 import type { TaskQueue } from './task-queue.js';
 
 /** What the hub needs of the run it feeds, once that run starts. */
@@ -16,8 +17,18 @@ export interface HostedRun {
   planner: ArrivalPlanner;
   queue: TaskQueue;
   checker?: ResultChecker;
-  /** The task that finishes `jobId` for a `collect` (its display path given), or the outcome when nothing is left to do. */
-  collectTask(jobId: string, outDir: string, displayPath: (path: string) => string): Promise<{ task: DocumentTask } | { outcome: DocumentOutcome }>;
+  /** The task that finishes `jobId` for a `collect` of `owner` (the asking command), or the outcome when nothing is left to do. */
+  collectTask(jobId: string, outDir: string, owner: Required<Pick<PlannedDocument, 'origin' | 'askedAs'>>): Promise<{ task: DocumentTask } | { outcome: DocumentOutcome }>;
+  /** Told after every finished document (the hosted run checks whether its own work is done). */
+  afterFinish(): void;
+}
+
+/** What a host does for other commands beyond running their documents. */
+export interface HostServices {
+  /** Asks the server about jobs through this run's gate (`jobs --refresh` of another command). */
+  refresh(jobIds: string[]): Promise<Map<string, ServerJobView>>;
+  /** Processes one chunk through this run's gate (`process` of another command). */
+  process(chunkJobId: string, model: string | undefined): Promise<ChunkProcessed>;
 }
 
 /**
@@ -35,31 +46,30 @@ export class HostHub {
   private readonly buffered: ((run: HostedRun) => Promise<void>)[] = [];
   /** Tasks fed to the runner and not known to be done (collect looks for its job among them). */
   readonly live = new Set<DocumentTask>();
-  /** Outcomes of these display paths also answer a `collect` that found its job under way. */
-  private readonly watchers = new Map<string, { origin: string; id: number }[]>();
+  /** Outcomes of these documents also answer a `collect` that found its job under way. */
+  private readonly watchers = new Map<PlannedDocument, { origin: string; id: number }[]>();
   /** The run is draining (handover or Ctrl-C): what it leaves undone is submitted again elsewhere, not reported. */
-  draining = false;
+  private draining = false;
   private readonly commands: CommandsFile;
   private readonly startedAt = Date.now();
-  /** Asks the server about jobs through this run's gate (`jobs --refresh` of another command). */
-  refresher: ((jobIds: string[]) => Promise<Map<string, ServerJobView>>) | undefined;
 
   private constructor(
     private readonly server: Server,
     private readonly socketPath: string,
     private readonly command: string,
     private readonly terms: SharedRunTerms,
+    private readonly services: HostServices,
     stateDir: string,
   ) {
     this.commands = new CommandsFile(commandsFilePath(stateDir), () => runningCommands(this.live, { pid: process.pid, command: this.command, since: this.startedAt }, [...this.origins.values()]));
   }
 
   /** Listen in the state folder (whose lock the caller holds: a socket left there is stale); undefined when the folder cannot hold a socket. */
-  static async start(stateDir: string, command: string, terms: SharedRunTerms): Promise<HostHub | undefined> {
+  static async start(stateDir: string, command: string, terms: SharedRunTerms, services: HostServices): Promise<HostHub | undefined> {
     const path = hostSocketPath(stateDir);
     await rm(path, { force: true }).catch(() => undefined);
     const server = createServer();
-    const hub = new HostHub(server, path, command, terms, stateDir);
+    const hub = new HostHub(server, path, command, terms, services, stateDir);
     server.on('connection', (socket) => hub.accept(socket));
     const listening = await new Promise<boolean>((resolve) => {
       server.once('error', () => resolve(false));
@@ -77,6 +87,16 @@ export class HostHub {
     for (const submission of this.buffered.splice(0)) void submission(run);
   }
 
+  /** The run drains (handover or Ctrl-C): what it leaves undone of other commands' is theirs to submit again, not reported. */
+  drain(): void {
+    this.draining = true;
+  }
+
+  /** After every finished document: the hosted run checks whether its own work is done. */
+  afterFinish(): void {
+    this.run?.afterFinish();
+  }
+
   /** Stop hosting: every command still connected is told to take over, and the socket goes. */
   async close(): Promise<void> {
     this.draining = true;
@@ -90,28 +110,24 @@ export class HostHub {
     await this.commands.remove();
   }
 
-  /** A finished document: back to its command (and to a `collect` waiting for its job). True when it was a submitted one. */
-  finished(outcome: DocumentOutcome): boolean {
-    const watching = this.watchers.get(outcome.file);
-    this.watchers.delete(outcome.file);
+  /** A finished document: back to the command that asked (and to a `collect` waiting for its job). True when it was a submitted one. */
+  finished(outcome: DocumentOutcome, doc: PlannedDocument): boolean {
+    const watching = this.watchers.get(doc);
+    this.watchers.delete(doc);
     for (const watcher of watching ?? []) this.answer(watcher.origin, watcher.id, outcome);
-    const tag = tagOf(outcome.file);
-    if (!tag) return false;
-    this.run?.planner.finished(outcome);
-    this.answer(tag.origin, tag.id, outcome);
+    if (!doc.origin || doc.askedAs === undefined) return false;
+    this.run?.planner.finished(outcome, doc);
+    this.answer(doc.origin, doc.askedAs, outcome);
     return true;
   }
 
-  /** Progress of a submitted document, for its command's display (none for an upload); false for the host's own. */
-  progress(doc: PlannedDocument, message: { type: 'upload' } | { type: 'started'; chunksTotal: number | null } | { type: 'chunk'; done: number; total: number }): boolean {
+  /** News of a submitted document, to the command that asked for it (an upload only marks it started). */
+  tell(doc: PlannedDocument, news: { type: 'upload' } | DistributiveOmit<Exclude<DocumentNews, { type: 'finished' }>, 'id'> | { type: 'notice'; message: string }): void {
     this.commands.changed();
-    const tag = tagOf(doc.displayPath);
-    if (!tag) return false;
-    const origin = this.origins.get(tag.origin);
-    if (!origin) return true;
-    if (message.type === 'upload') origin.started.add(tag.id);
-    else send(origin.socket, { ...message, id: tag.id });
-    return true;
+    const origin = doc.origin === undefined ? undefined : this.origins.get(doc.origin);
+    if (!origin || doc.askedAs === undefined) return;
+    if (news.type === 'upload') origin.started.add(doc.askedAs);
+    else send(origin.socket, { ...news, id: doc.askedAs } as HostMessage);
   }
 
   private answer(originId: string, id: number, outcome: DocumentOutcome): void {
@@ -136,6 +152,7 @@ export class HostHub {
       const from = origin;
       if (message.type === 'cancel') this.withdraw(from);
       else if (message.type === 'refresh') void this.refresh(from, message.jobIds);
+      else if (message.type === 'process') void this.process(from, message.chunkJobId, message.model);
       else if (message.type === 'submit' || message.type === 'collect') this.whenRunning((run) => this.take(run, from, message));
     });
     socket.on('error', () => undefined);
@@ -165,11 +182,31 @@ export class HostHub {
   private async refresh(origin: Origin, jobIds: string[]): Promise<void> {
     let views = new Map<string, ServerJobView>();
     try {
-      if (this.refresher) views = await this.refresher(jobIds);
+      views = await this.services.refresh(jobIds);
     } catch (error) {
       send(origin.socket, { type: 'notice', message: `the server could not be asked: ${error instanceof Error ? error.message : String(error)}` });
     }
     send(origin.socket, { type: 'refreshed', views: [...views] });
+  }
+
+  private async process(origin: Origin, chunkJobId: string, model: string | undefined): Promise<void> {
+    // The host's claim on that job comes first: two processes must not race for its chunks.
+    const busy = [...this.live].find((task) => task.phase !== 'done' && task.job?.chunks.some((chunk) => chunk.jobId === chunkJobId));
+    if (busy) {
+      send(origin.socket, { type: 'request-failed', code: 'chunk_in_progress', message: `chunk ${chunkJobId} belongs to job ${busy.job?.parentJobId ?? ''} (${busy.doc.displayPath}), which the running command (process ${process.pid}) is finishing; nothing was sent` });
+      return;
+    }
+    try {
+      send(origin.socket, { type: 'processed', answer: await this.services.process(chunkJobId, model) });
+    } catch (error) {
+      const failure = error as { code?: unknown; status?: unknown; message?: unknown };
+      send(origin.socket, {
+        type: 'request-failed',
+        code: typeof failure.code === 'string' ? failure.code : 'internal_error',
+        message: typeof failure.message === 'string' ? failure.message : String(error),
+        ...(typeof failure.status === 'number' ? { status: failure.status } : {}),
+      });
+    }
   }
 
   private whenRunning(work: (run: HostedRun) => Promise<void>): void {
@@ -182,12 +219,17 @@ export class HostHub {
       if (message.type === 'collect') return await this.collect(run, origin, message);
       const documents = message.documents.map(({ id, ...doc }) => {
         origin.waiting.add(id);
-        return { ...doc, displayPath: taggedPath(doc.displayPath, origin.id, id), origin: origin.id };
+        return { ...doc, origin: origin.id, askedAs: id };
       });
       this.commands.changed();
       const arrival = await run.planner.plan(documents, message.reuse);
       const reused = run.checker ? await recheckReused(arrival.reused, run.checker) : arrival.reused;
-      for (const outcome of reused) this.finished(outcome);
+      // Display paths are unique within one command's submission.
+      const byFile = new Map(documents.map((doc) => [doc.displayPath, doc]));
+      for (const outcome of reused) {
+        const doc = byFile.get(outcome.file);
+        if (doc) this.finished(outcome, doc);
+      }
       this.feed(run, arrival.tasks);
     } catch (error) {
       send(origin.socket, { type: 'notice', message: `the host could not plan these documents: ${error instanceof Error ? error.message : String(error)}` });
@@ -200,10 +242,10 @@ export class HostHub {
     const busy = [...this.live].find((task) => task.phase !== 'done' && (task.job?.parentJobId === message.jobId || task.job?.chunks.some((chunk) => chunk.jobId === message.jobId)));
     if (busy) {
       send(origin.socket, { type: 'notice', message: `job ${message.jobId} is being finished by the running command (process ${process.pid}): waiting for it` });
-      this.watchers.set(busy.doc.displayPath, [...(this.watchers.get(busy.doc.displayPath) ?? []), { origin: origin.id, id: message.id }]);
+      this.watchers.set(busy.doc, [...(this.watchers.get(busy.doc) ?? []), { origin: origin.id, id: message.id }]);
       return;
     }
-    const found = await run.collectTask(message.jobId, message.outDir, (path) => taggedPath(path, origin.id, message.id));
+    const found = await run.collectTask(message.jobId, message.outDir, { origin: origin.id, askedAs: message.id });
     if ('outcome' in found) {
       this.answer(origin.id, message.id, found.outcome);
       return;
@@ -224,12 +266,7 @@ export class HostHub {
     const mine = (doc: PlannedDocument): boolean => doc.origin === origin.id;
     this.run?.runner.withdraw((task) => mine(task.doc) && task.copies.every(mine));
   }
-
-  /** Something a command holds changed (a document started, a job opened or closed). */
-  changed(): void {
-    this.commands.changed();
-  }
-
-  /** Told after every finished document (the hosted run checks whether its own work is done). */
-  afterFinish: () => void = () => undefined;
 }
+
+/** Omit over each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

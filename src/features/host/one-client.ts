@@ -16,6 +16,8 @@ export interface OneClientOptions<R> {
   waiting: (message: string) => void;
   /** How long a lock may be held with no host listening (a library run) before the folder counts as busy. @default 15_000 */
   noHostMs?: number;
+  /** Without `submit`: rethrow the LockedError at once instead of waiting for the folder. @default false */
+  failWhenHeld?: boolean;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function asOneClient<R>(options: OneClientOptions<R>): Promise<R> {
     try {
       return await options.host();
     } catch (error) {
-      if (!(error instanceof LockedError)) throw error;
+      if (!(error instanceof LockedError) || (options.failWhenHeld && !options.submit)) throw error;
       const socket = options.submit && !refused ? await connectToHost(options.stateDir) : undefined;
       if (!socket || !options.submit) {
         // Hosting, just handed over, or a run that does not host (a library call): wait a little, then call it busy.

@@ -5,8 +5,9 @@
  */
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import type { DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
+import type { ChunkFailure, DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
 import type { ServerJobView } from '../refresh-jobs.js';
+import type { ChunkProcessed } from '../../api/index.js';
 
 /** The socket a host listens on, in the state folder. */
 export function hostSocketPath(stateDir: string): string {
@@ -39,16 +40,30 @@ export type ClientMessage =
   /** Ctrl-C: drop my documents that have not started; finish what is paid for. */
   | { type: 'cancel' }
   /** `jobs --refresh`: ask the server about these jobs through the host's gate. */
-  | { type: 'refresh'; jobIds: string[] };
+  | { type: 'refresh'; jobIds: string[] }
+  /** `process <chunk_job_id>`: process one chunk through the host's gate (refused while the host works on that job). */
+  | { type: 'process'; chunkJobId: string; model?: string };
+
+/** What the host tells a command of one of its documents (`id`: the command's own id for it). */
+export type DocumentNews =
+  | { type: 'started'; id: number; chunksTotal: number | null }
+  | { type: 'chunk'; id: number; done: number; total: number }
+  | { type: 'chunk-failed'; id: number; failure: ChunkFailure }
+  /** A request for the document left (`sent`), came back (`answered`), or never reached the service (`unreached`: not counted). */
+  | { type: 'request'; id: number; endpoint: string; state: 'sent' | 'answered' | 'unreached' }
+  | { type: 'charged'; id: number; credits: number }
+  | { type: 'finished'; id: number; outcome: DocumentOutcome };
 
 export type HostMessage =
   | { type: 'welcome'; hostPid: number }
   | { type: 'refused'; reason: string }
-  | { type: 'started'; id: number; chunksTotal: number | null }
-  | { type: 'chunk'; id: number; done: number; total: number }
-  | { type: 'finished'; id: number; outcome: DocumentOutcome }
-  | { type: 'notice'; message: string }
+  | DocumentNews
+  /** Something the command should know; `id` when it concerns one of its documents. */
+  | { type: 'notice'; message: string; id?: number }
   | { type: 'refreshed'; views: [string, ServerJobView][] }
+  | { type: 'processed'; answer: ChunkProcessed }
+  /** A request the host made for the command failed (or was refused), with its code. */
+  | { type: 'request-failed'; code: string; message: string; status?: number }
   /** The host stops scheduling: take the lock (or connect to whoever did) and submit again what has not finished. */
   | { type: 'handover' };
 
@@ -62,46 +77,17 @@ export function readMessages<T>(socket: Socket, onMessage: (message: T) => void)
       const line = buffered.slice(0, end);
       buffered = buffered.slice(end + 1);
       if (!line.trim()) continue;
+      let message: T;
       try {
-        onMessage(JSON.parse(line) as T);
+        message = JSON.parse(line) as T;
       } catch {
-        // not a message: ignored
+        continue; // not a message: ignored
       }
+      onMessage(message);
     }
   });
 }
 
 export function send(socket: Socket, message: ClientMessage | HostMessage): void {
   if (!socket.destroyed && socket.writable) socket.write(`${JSON.stringify(message)}\n`);
-}
-
-/** Display paths of submitted documents carry their origin inside the host (`file\u0001origin.id\u0001`), so outcomes find their way back. */
-const TAG = '\u0001';
-
-export function taggedPath(displayPath: string, origin: string, id: number): string {
-  return `${displayPath}${TAG}${origin}.${id}${TAG}`;
-}
-
-/** The origin and id a tagged display path carries, if it is one. */
-export function tagOf(displayPath: string): { origin: string; id: number } | undefined {
-  const start = displayPath.indexOf(TAG);
-  if (start < 0) return undefined;
-  const tag = displayPath.slice(start + 1, displayPath.indexOf(TAG, start + 1));
-  const dot = tag.lastIndexOf('.');
-  return { origin: tag.slice(0, dot), id: Number(tag.slice(dot + 1)) };
-}
-
-/** `text` with every tag removed (messages that name another document's display path). */
-export function untagged(text: string): string {
-  return text.replace(new RegExp(`${TAG}[^${TAG}]*${TAG}`, 'g'), '');
-}
-
-/** An outcome as its command words it: no tags in its strings. */
-export function untaggedOutcome(outcome: DocumentOutcome): DocumentOutcome {
-  return {
-    ...outcome,
-    file: untagged(outcome.file),
-    ...(outcome.reused !== undefined ? { reused: untagged(outcome.reused) } : {}),
-    ...(outcome.error ? { error: { ...outcome.error, message: untagged(outcome.error.message) } } : {}),
-  };
 }

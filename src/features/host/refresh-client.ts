@@ -1,29 +1,27 @@
+import type { Socket } from 'node:net';
 import type { ServerJobView } from '../refresh-jobs.js';
-import { connectToHost } from './one-client.js';
-import { readMessages, send, type HostMessage } from './protocol.js';
+import { HostConnection, type ClientIdentity } from './host-connection.js';
+import type { SubmissionEnd } from './one-client.js';
 
 /**
  * `jobs --refresh` while another command hosts the state folder: the host
  * asks the server about `jobIds` through its own gate (the one gate of the
- * key on this machine). Undefined when no host answers (none listens, or it
- * refused or went away before answering).
+ * key on this machine). Ends with the views, or 'again' when the host hands
+ * over or goes away before answering.
  */
-export async function refreshThroughHost(stateDir: string, account: string, command: string, jobIds: string[], onAsking: () => void): Promise<Map<string, ServerJobView> | undefined> {
-  const socket = await connectToHost(stateDir);
-  if (!socket) return undefined;
+export function refreshThroughHost(socket: Socket, who: ClientIdentity, jobIds: string[], onAsking: () => void): Promise<SubmissionEnd<Map<string, ServerJobView>>> {
   return new Promise((resolve) => {
     let answered: Map<string, ServerJobView> | undefined;
-    readMessages<HostMessage>(socket, (message) => {
-      if (message.type === 'welcome') {
+    const connection = new HostConnection(socket, who, {
+      welcome: () => {
         onAsking();
-        send(socket, { type: 'refresh', jobIds });
-      }
-      else if (message.type === 'refreshed') {
-        answered = new Map(message.views);
-        socket.end();
-      } else if (message.type === 'refused' || message.type === 'handover') socket.end();
+        connection.send({ type: 'refresh', jobIds });
+      },
+      refreshed: (views) => {
+        answered = views;
+        connection.close();
+      },
+      ended: (how) => resolve(answered ? { done: answered } : 'refused' in how ? how : { again: true }),
     });
-    socket.on('close', () => resolve(answered));
-    send(socket, { type: 'hello', pid: process.pid, command, terms: { account } });
   });
 }

@@ -12,10 +12,6 @@ export class TaskQueue implements AsyncIterable<readonly DocumentTask[]> {
 
   constructor(private readonly onReturn: () => void = () => undefined) {}
 
-  get closed(): boolean {
-    return this.isClosed;
-  }
-
   /** False once closed: nothing more is taken. */
   push(tasks: DocumentTask[]): boolean {
     if (this.isClosed) return false;

@@ -7,9 +7,8 @@ import { planFiles } from '../plan-documents.js';
 import type { WatchEvents, WatchOptions, WatchReport } from '../watch.js';
 import { WatchMoves } from '../watch-moves.js';
 import { WatchTally } from '../watch-tally.js';
-import type { ClientIdentity } from './client-batch.js';
+import { HostConnection, showNews, type ClientIdentity } from './host-connection.js';
 import type { SubmissionEnd } from './one-client.js';
-import { readMessages, send, untaggedOutcome, type HostMessage } from './protocol.js';
 
 /**
  * `watch` while another command hosts the state folder: this command
@@ -36,14 +35,14 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
       if (ended) return;
       ended = true;
       stop?.removeEventListener('abort', onStop);
-      socket.destroy();
+      connection.close();
       await folder?.close();
       await moves.drain();
       resolve(how === 'done' ? { done: report() } : how);
     };
     const onStop = (): void => {
       stopping = true;
-      send(socket, { type: 'cancel' });
+      connection.send({ type: 'cancel' });
       void folder?.close();
       if (waiting.size === 0) void end('done');
     };
@@ -62,7 +61,7 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
           waiting.set(id, doc);
           return { ...doc, id };
         });
-        if (documents.length > 0) send(socket, { type: 'submit', documents, reuse: options.reuse });
+        if (documents.length > 0) connection.send({ type: 'submit', documents, reuse: options.reuse });
       }
     };
     const start = async (): Promise<void> => {
@@ -80,29 +79,24 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
       deps.events.watching?.();
       await submitArrivals(folder);
     };
-    readMessages<HostMessage>(socket, (message) => {
-      if (message.type === 'welcome') {
+    const connection = new HostConnection(socket, who, {
+      welcome: () => {
         if (stop?.aborted) return void end('done');
         stop?.addEventListener('abort', onStop, { once: true });
         start().catch((error: unknown) => {
           notice(`the folder cannot be watched: ${error instanceof Error ? error.message : String(error)}`);
           void end({ again: true });
         });
-      } else if (message.type === 'refused') void end({ refused: message.reason });
-      else if (message.type === 'handover') void end(stopping ? 'done' : { again: true });
-      else if (message.type === 'notice') notice(message.message);
-      else if (message.type === 'started' || message.type === 'chunk') {
-        const doc = waiting.get(message.id);
-        if (doc && message.type === 'started') deps.events.documentStarted?.(doc, message.chunksTotal);
-        if (doc && message.type === 'chunk') deps.events.chunkDone?.(doc, message.done, message.total);
-      } else if (message.type === 'finished' && waiting.delete(message.id)) {
-        const outcome = untaggedOutcome(message.outcome);
-        credits += outcome.credits;
-        tally.documentFinished(outcome);
+      },
+      ended: (how) => void end('refused' in how ? how : stopping ? 'done' : { again: true }),
+      notice: (message) => notice(message),
+      news: (news) => {
+        if (news.type !== 'finished') return showNews(tally.display, waiting.get(news.id), news);
+        if (!waiting.delete(news.id)) return;
+        credits += news.outcome.credits;
+        tally.documentFinished(news.outcome);
         if (stopping && waiting.size === 0) void end('done');
-      }
+      },
     });
-    socket.on('close', () => void end(stopping ? 'done' : { again: true }));
-    send(socket, { type: 'hello', ...who });
   });
 }

@@ -1,3 +1,4 @@
+import { DocextractError } from '../../util/docextract-error.js';
 import type { ResultChecker } from '../../batch/batch-types.js';
 import { defaultStateDir } from '../../config/state-dir.js';
 import { PdfjsAssets } from './package-assets.js';
@@ -22,8 +23,10 @@ export interface ReviewOptions {
 }
 
 /** Thrown for a results folder that is not there. */
-export class ReviewInputError extends Error {
+export class ReviewInputError extends DocextractError {
   override readonly name = 'ReviewInputError';
+  /** Always `results_not_found`. */
+  readonly code = 'results_not_found';
 }
 
 /** Serve the review page for a folder of results, on loopback; the caller closes it. */

@@ -4,7 +4,7 @@
  * failed later, or meant something else (issue 18, defect 7).
  */
 import { describe, expect, it } from 'vitest';
-import { parseRateWindows } from '../../../src/batch/rate-windows.js';
+import { parseRateWindows, runSettings } from '../../../src/library/settings.js';
 import { checkApiKeyShape } from '../../../src/config/api-key.js';
 import { parseBaseUrl } from '../../../src/config/base-url.js';
 import { validateSettingValue } from '../../../src/config/validate-setting.js';
@@ -13,7 +13,7 @@ import { PageRules } from '../../../src/features/page-rules.js';
 import { SchemaRules } from '../../../src/features/checks/schema-rules.js';
 import { parseDuration } from '../../../src/util/duration.js';
 
-const parsers = { rateLimit: parseRateWindows, duration: parseDuration, modelRules: ModelRules.parseList, pageRules: PageRules.parseList, schemaRules: (spec: string) => SchemaRules.parseList(spec).toList('/work') };
+const parsers = { rateLimit: parseRateWindows, duration: parseDuration, modelRules: ModelRules.parseList, pageRules: PageRules.parseList, schemaRules: (spec: string) => SchemaRules.parseList(spec).toList('/work'), runSetting: (field: 'ttlMs' | 'concurrency' | 'openJobCap', value: number) => void runSettings({ [field]: value }) };
 
 describe('durations', () => {
   it('refuse a number without its unit (2 was read as 2 ms)', () => {

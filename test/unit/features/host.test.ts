@@ -4,10 +4,11 @@
  * source, and what `commands.json` says each command holds.
  */
 import { describe, expect, it } from 'vitest';
-import type { DocumentOutcome, PlannedDocument } from '../../../src/batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../../../src/batch/batch-types.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
 import { runningCommands, type Origin } from '../../../src/features/host/commands-file.js';
-import { tagOf, taggedPath, untaggedOutcome } from '../../../src/features/host/protocol.js';
+import { hostedEvents } from '../../../src/features/host/hosted-run.js';
+import type { HostHub } from '../../../src/features/host/hub.js';
 import { TaskQueue } from '../../../src/features/host/task-queue.js';
 import { renderCommands } from '../../../src/cli/run/jobs-render.js';
 
@@ -16,24 +17,47 @@ function doc(displayPath: string, origin?: string): PlannedDocument {
 }
 
 describe('submitted documents inside the host', () => {
-  it('carry their origin and id in the display path, and come back to their command without it', () => {
-    const tagged = taggedPath('scans/a.png', 'c3', 17);
-    expect(tagOf(tagged)).toEqual({ origin: 'c3', id: 17 });
-    expect(tagOf('scans/a.png')).toBeUndefined();
-    const outcome: DocumentOutcome = {
-      file: tagged,
-      status: 'complete',
-      pages: 1,
-      model: 'invoice',
-      output: '/out/a.png.json',
-      job_id: null,
-      extraction_id: null,
-      warnings: [],
-      credits: 0,
-      reused: `identical to ${taggedPath('b.png', 'c1', 2)}, extracted once`,
-      error: { code: 'x', message: `see ${tagged}` },
+  it('are routed by their origin: every event and outcome of another command goes to it, the host display sees only its own', () => {
+    const told: unknown[] = [];
+    const finished: string[] = [];
+    const hub = {
+      tell: (d: PlannedDocument, news: unknown) => told.push([d.displayPath, news]),
+      finished: (outcome: DocumentOutcome, d: PlannedDocument) => (d.origin ? (finished.push(outcome.file), true) : false),
+      afterFinish: () => undefined,
+    } as unknown as HostHub;
+    const shown: unknown[] = [];
+    const display: BatchEvents = {
+      documentFinished: (outcome) => shown.push(['finished', outcome.file]),
+      requestSent: (endpoint) => shown.push(['request', endpoint]),
+      creditsCharged: (credits) => shown.push(['charged', credits]),
+      chunkDone: (d, done) => shown.push(['chunk', d.displayPath, done]),
+      notice: (message) => shown.push(['notice', message]),
+      waiting: (until) => shown.push(['waiting', until]),
     };
-    expect(untaggedOutcome(outcome)).toMatchObject({ file: 'scans/a.png', reused: 'identical to b.png, extracted once', error: { message: 'see scans/a.png' } });
+    const ownFinished: string[] = [];
+    const { events, onFinished } = hostedEvents(hub, display, (outcome) => ownFinished.push(outcome.file));
+    // Both commands name their file the same: only the origin tells them apart.
+    const own = doc('a.png');
+    const theirs = { ...doc('a.png', 'c1'), askedAs: 4 };
+    const outcome = (d: PlannedDocument): DocumentOutcome => ({ file: d.displayPath, status: 'complete', pages: 1, model: 'invoice', output: d.output, job_id: null, extraction_id: null, warnings: [], credits: 1 });
+    for (const d of [own, theirs]) {
+      events.requestSent?.('documents', d);
+      events.creditsCharged?.(1, d);
+      events.chunkDone?.(d, 1, 2);
+      events.notice?.('gone, uploading again', d);
+      events.documentFinished(outcome(d), d);
+      onFinished(outcome(d), d);
+    }
+    events.waiting?.(5, 'rate limit');
+    expect(shown).toEqual([['request', 'documents'], ['charged', 1], ['chunk', 'a.png', 1], ['notice', 'gone, uploading again'], ['finished', 'a.png'], ['waiting', 5]]);
+    expect(told).toEqual([
+      ['a.png', { type: 'request', endpoint: 'documents', state: 'sent' }],
+      ['a.png', { type: 'charged', credits: 1 }],
+      ['a.png', { type: 'chunk', done: 1, total: 2 }],
+      ['a.png', { type: 'notice', message: 'gone, uploading again' }],
+    ]);
+    expect(finished).toEqual(['a.png']);
+    expect(ownFinished).toEqual(['a.png']);
   });
 });
 

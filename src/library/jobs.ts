@@ -1,0 +1,35 @@
+/**
+ * What `docextract jobs` needs of the engine: who holds the state folder,
+ * the commands its host lists, and a refresh of open jobs that goes through
+ * the one gate of the folder (the host's, or a session of its own).
+ */
+import type { BatchEvents } from '../batch/batch-types.js';
+import { refreshJobs, type ServerJobView } from '../features/refresh-jobs.js';
+import { refreshThroughHost } from '../features/host/refresh-client.js';
+import { runDocuments, type EngineAccess } from './engine.js';
+
+export { readRunningCommands, type RunningCommand } from '../features/host/commands-file.js';
+export { stateLockHolder } from '../store/lock.js';
+export type { ServerJobView } from '../features/refresh-jobs.js';
+
+/**
+ * Ask the server about `jobIds` with `result` without finalize, each a
+ * counted request through the state folder's gate: the running command's
+ * when one hosts (it asks for us), else this process's own session.
+ * `asking` is told before the first request, and whether it goes through
+ * the running command.
+ */
+export function refreshOpenJobs(access: EngineAccess, command: string, jobIds: string[], asking: (throughHost: boolean) => void): Promise<Map<string, ServerJobView>> {
+  return runDocuments<Map<string, ServerJobView>, BatchEvents>({
+    access,
+    command,
+    terms: {},
+    events: () => ({ documentFinished: () => undefined }),
+    host: (deps) => {
+      asking(false);
+      return refreshJobs(deps.session, deps.api, jobIds);
+    },
+    ride: { submitWith: (socket, _events, who) => refreshThroughHost(socket, who, jobIds, () => asking(true)) },
+    waiting: () => undefined,
+  });
+}

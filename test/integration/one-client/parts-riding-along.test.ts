@@ -1,0 +1,103 @@
+/**
+ * A PDF past the service's limits, extracted by a command riding along on
+ * another (issue 27): it is one document of the command that asked. Its
+ * folder gets the one result listing every part; its command prints one
+ * NDJSON line naming that result; each command's lines and summary count
+ * its own documents only. The second command joined the host (the host's
+ * record, commands.json), or the test fails: a command that waited and then
+ * ran alone would end with the same files.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { describe, expect, it } from 'vitest';
+import type { EmulatorEvent, ReceivedUpload } from '../../../src/emulator/index.js';
+import { startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
+import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { pageTexts } from '../../helpers/pdf-pages.js';
+import { makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+
+const rig = commandRig();
+
+async function makePdf(label: string, pages: number): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  for (let index = 1; index <= pages; index += 1) document.addPage([200, 200]).drawText(`${label} page ${index} of ${pages}`, { x: 10, y: 100, size: 10, font });
+  return Buffer.from(await document.save());
+}
+
+describe('a PDF in parts, riding along', () => {
+  it('two extracts, the second of a 320-page statement riding along: one result naming its sha256 with parts 1-320 in order, one NDJSON line naming it, every page uploaded once, each command counting its own credits', { timeout: 120_000 }, async () => {
+    const uploads: ReceivedUpload[] = [];
+    let holding = true;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const emu = (rig.emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined), onUpload: (upload) => uploads.push(upload) }));
+    let firstUpload: () => void = () => undefined;
+    const uploaded = new Promise<void>((resolve) => (firstUpload = resolve));
+    emu.events.on('event', (event: EmulatorEvent) => event.type === 'upload' && firstUpload());
+
+    const ws = makeWorkspace({});
+    const small = join(ws.dir, 'a');
+    const big = join(ws.dir, 'b');
+    mkdirSync(small, { recursive: true });
+    mkdirSync(big, { recursive: true });
+    // 20 distinct 2-page PDFs (40 pages) for the host; the statement for the command riding along.
+    await Promise.all(Array.from({ length: 20 }, async (_, i) => writeFileSync(join(small, `invoice-${i}.pdf`), await makePdf(`Invoice ${i}`, 2))));
+    const statement = await makePdf('Statement', 320);
+    writeFileSync(join(big, 'statement.pdf'), statement);
+
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const args = (folder: string, out: string): string[] => ['extract', folder, '--out', out, '--json', '--rate-limit', 'none', ...FAST_FLAGS];
+    const host = track(startChildCli(args(small, join(ws.dir, 'outa')), env));
+    await uploaded; // the first command holds the state folder and hosts
+    const rider = track(startChildCli(args(big, join(ws.dir, 'outb')), env));
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === rider.child.pid), 'the second command to join the host');
+    holding = false;
+    release();
+    const [a, b] = await Promise.all([host.done, rider.done]);
+
+    for (const run of [a, b]) {
+      expectNoStackTrace(run.stderr);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    // The host's own lines: its 20 files, 40 credits; none of the statement's parts.
+    const hostLines = parseNdjson(a.stdout);
+    expect(hostLines).toHaveLength(20);
+    expect(hostLines.reduce((sum, line) => sum + Number(line.credits), 0)).toBe(40);
+    expect(a.stderr).toMatch(/ 40 credits · /);
+    expect(a.stderr).not.toContain('statement.pdf');
+
+    // The rider's one line names the source's one result, its parts inside.
+    const riderLines = parseNdjson(b.stdout);
+    const output = join(ws.dir, 'outb', 'statement.pdf.json');
+    expect(riderLines).toHaveLength(1);
+    expect(riderLines[0]).toMatchObject({ status: 'complete', output, credits: 320, pages: 320 });
+    const parts = (riderLines[0]?.parts ?? []) as { source_pages: number[]; status: string; output: string }[];
+    expect(parts.map((part) => [part.source_pages[0], part.source_pages.at(-1), part.status])).toEqual([[1, 150, 'complete'], [151, 300, 'complete'], [301, 320, 'complete']]);
+    expect(b.stderr).toMatch(/ 320 credits · /);
+
+    const result = JSON.parse(readFileSync(output, 'utf8')) as { status: string; source: { sha256: string }; parts: { source_pages: number[] }[] };
+    expect(result.status).toBe('complete');
+    expect(result.source.sha256).toBe(sha256Of(join(big, 'statement.pdf')));
+    expect(result.parts.flatMap((part) => part.source_pages)).toEqual(Array.from({ length: 320 }, (_, i) => i + 1));
+
+    // Every page uploaded once: the statement's parts are exactly its pages, in order, and nothing else was sent twice.
+    const statementUploads = await Promise.all(uploads.map(async (upload) => pageTexts(upload.bytes)));
+    const sentOfStatement = statementUploads.filter((texts) => texts[0]?.startsWith('Statement')).sort((x, y) => pageOf(x[0]) - pageOf(y[0]));
+    expect(sentOfStatement.flat()).toEqual(await pageTexts(statement));
+    expect(uploads).toHaveLength(20 + 3);
+    expect(emu.counters.creditsCharged).toBe(40 + 320);
+  });
+});
+
+function pageOf(text: string | undefined): number {
+  return Number(/page (\d+) of/.exec(text ?? '')?.[1] ?? 0);
+}
+
+function track(started: RunningChild): RunningChild {
+  rig.children.push(started);
+  return started;
+}
