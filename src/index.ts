@@ -12,7 +12,7 @@
  */
 export { extractDocuments, InvalidOptionError } from './library/extract-documents.js';
 export type { ExtractDocumentsOptions, ExtractionReport, ExtractionRun, ResultSink } from './library/extract-documents.js';
-export type { BatchEvents, ChunkFailure, DocumentOutcome, DocumentStatus, PlannedDocument, ResultChecker, RunSettings } from './batch/batch-types.js';
+export type { BatchEvents, ChunkFailure, DocumentOutcome, DocumentStatus, PlannedDocument, ResultChecker, RunSettings, ServiceCharge } from './batch/batch-types.js';
 export type { ResultChecks, ResultDocument, ResultStatus } from './batch/result-file.js';
 export type { Question } from './batch/question.js';
 export { RUN_DEFAULTS } from './batch/run-settings.js';

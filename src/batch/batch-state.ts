@@ -311,7 +311,9 @@ export class BatchState implements BatchView {
  * answer, this one reused it, and says what that saved it.
  */
 function copyOutcome(outcome: DocumentOutcome, lead: PlannedDocument, copy: PlannedDocument): DocumentOutcome {
-  const own = { ...outcome, file: copy.displayPath, output: outcome.output === null ? null : copy.output, credits: 0 };
+  // The job was charged once, on the document's own line: its copies carry neither credits nor the charge.
+  const { service_charge: _charge, ...uncharged } = outcome;
+  const own = { ...uncharged, file: copy.displayPath, output: outcome.output === null ? null : copy.output, credits: 0 };
   const answered = outcome.status === 'complete' || outcome.status === 'partial';
   if (!answered || (lead.origin ?? '') === (copy.origin ?? '')) return own;
   return { ...own, reused: 'the same content was extracted for another command running beside this one', saved_credits: outcome.credits };

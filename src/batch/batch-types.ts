@@ -92,6 +92,13 @@ export interface DocumentOutcome {
   reused?: string;
   /** Credits that reuse saved (what the reused result cost when it was made). */
   saved_credits?: number;
+  /**
+   * What the service said it charged for the document's job (`credits_used`
+   * of its collected result), beside what it should have: the pages sent
+   * less those it reports without data. Only on a collected multi-page job
+   * whose answer carried `credits_used`.
+   */
+  service_charge?: ServiceCharge;
   /** The result's data against the schema of its document type, when one applies. */
   checks?: ResultChecks;
   /** A person reviewed the result on disk (`docextract review`): `data` holds their corrections. */
@@ -115,6 +122,14 @@ export interface PartOutcome {
   error?: OutcomeError;
   /** For an interrupted part's open job: when the server forgets it. */
   expires_at?: string;
+}
+
+/** A job's charge as the service reported it, and as the pages sent say it should be (1 page = 1 credit). */
+export interface ServiceCharge {
+  /** `credits_used` of the collected result. */
+  reported: number;
+  /** Pages sent in the job, less the pages it has no data for (failed or pending chunks are not charged). */
+  expected: number;
 }
 
 /** Checks a result's data the moment it arrives, locally (no request); see src/features/checks/. */

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { CollectedResult, ExtractionSuccess } from '../api/index.js';
-import type { DocumentOutcome, PlannedDocument } from './batch-types.js';
+import type { DocumentOutcome, PlannedDocument, ServiceCharge } from './batch-types.js';
 import { failure, type DocumentTask } from './document-task.js';
 import { errorMessage, type FlowContext } from './flow-context.js';
 import { finished, type FlowEffect } from './flow-effects.js';
@@ -53,7 +53,15 @@ export async function writeCollectedResult(
   // The job is marked written by the caller, once this record is durable: a finalize sent
   // before it could outlive a crash that loses the record, and a rerun would find the job gone.
   await ctx.journal.append({ type: 'result-written', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId, output: task.doc.output, status });
-  return { durable: true, outcome: outcomeOf(task, document), effects: written.effects };
+  const charge = serviceCharge(task, collected, missing);
+  return { durable: true, outcome: { ...outcomeOf(task, document), ...(charge ? { service_charge: charge } : {}) }, effects: written.effects };
+}
+
+/** The job's charge as the service reports it, against the pages this client sent in it (its own count, not the service's). */
+function serviceCharge(task: DocumentTask, collected: CollectedResult, missing: readonly number[]): ServiceCharge | undefined {
+  if (typeof collected.credits_used !== 'number') return undefined;
+  const sent = task.doc.pages ?? task.job?.pages ?? collected.pages_total ?? 0;
+  return { reported: collected.credits_used, expected: Math.max(0, sent - missing.length) };
 }
 
 type ResultParts = Pick<ResultDocument, 'status' | 'pages' | 'job' | 'extraction_id' | 'warnings' | 'data'> & { model: string | null };

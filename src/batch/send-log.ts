@@ -3,7 +3,7 @@
  * its predecessor already filled.
  */
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Clock } from '../util/clock.js';
 import { writeFileAtomicallySync } from '../store/atomic-write.js';
 import { hasErrorCode } from '../store/fs-errors.js';
@@ -118,4 +118,29 @@ export class MemorySendLog implements SendLog {
   append(atMs: number): void {
     this.entries.push(atMs);
   }
+}
+
+/**
+ * The send times a log holds, read only (FileSendLog.load may rewrite the
+ * file, which only the run holding the state folder may do): for reports
+ * of how full the windows are. A missing log is no sends.
+ */
+export function readSendTimes(path: string): number[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return [];
+    throw error;
+  }
+  return text
+    .split('\n')
+    .map(Number)
+    .filter((at) => Number.isSafeInteger(at) && at > 0)
+    .sort((a, b) => a - b);
+}
+
+/** Where the send log of an account lives in the state folder. */
+export function sendLogPath(stateDir: string, account: string): string {
+  return join(stateDir, `sends-${account}.log`);
 }

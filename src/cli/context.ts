@@ -5,9 +5,10 @@ import type { ConfigStore } from '../config/config-store.js';
 import { isLoopback, parseBaseUrl } from '../config/base-url.js';
 import { describeSource, resolveSetting, type ResolvedSetting, type SettingSource } from '../config/resolve.js';
 import type { SettingKey } from '../config/settings.js';
+import { DEFAULT_PROFILE, isKnownProfile, profileSettings, selectProfile, unknownProfileMessage, type ProfileSelection, type StoredConfig } from '../config/profiles.js';
 import type { Clock } from '../util/clock.js';
 import { redactSecret } from '../util/redact.js';
-import { ConfigError } from './cli-errors.js';
+import { ConfigError, UsageError } from './cli-errors.js';
 import type { CliIO } from './io.js';
 import { Ui } from './ui.js';
 import { defaultStateDir } from '../config/state-dir.js';
@@ -22,6 +23,8 @@ export interface GlobalOptions {
   apiKey?: string;
   baseUrl?: string;
   insecure: boolean;
+  /** The profile to use (DOCEXTRACT_PROFILE otherwise); unset: the default profile. */
+  profile?: string;
 }
 
 /** What main injects; tests pass fakes. */
@@ -43,6 +46,8 @@ export interface CliDeps {
 export interface ApiKeyInfo {
   key: string;
   source: SettingSource;
+  /** With source `config` under a named profile: the profile that holds it. */
+  profile?: string;
 }
 
 /**
@@ -53,12 +58,14 @@ export class CliContext {
   readonly ui: Ui;
   readonly debugEnabled: boolean;
   private configStore?: Promise<ConfigStore>;
-  private stored?: Promise<Record<string, string>>;
+  private stored?: Promise<StoredConfig>;
   private knownKey?: string;
 
   constructor(
     readonly deps: CliDeps,
     readonly options: GlobalOptions,
+    /** The command running, as typed after `docextract` (`extract`, `config set`), for the usage records. */
+    readonly commandName = '',
   ) {
     this.ui = new Ui(deps.io, options);
     this.debugEnabled = options.debug || deps.io.env.DOCEXTRACT_LOG === 'debug';
@@ -78,21 +85,39 @@ export class CliContext {
     return this.configStore;
   }
 
+  /** The profile in use: --profile, else DOCEXTRACT_PROFILE, else the default profile. */
+  get profile(): ProfileSelection {
+    return selectProfile(this.options.profile, this.io.env);
+  }
+
+  /** A named profile that is not in the config file is a usage error (exit 2) naming the known ones. */
+  async requireKnownProfile(): Promise<void> {
+    const { name } = this.profile;
+    if (name === DEFAULT_PROFILE) return;
+    const stored = await this.storedConfig();
+    if (!isKnownProfile(stored, name)) {
+      throw new UsageError(unknownProfileMessage(stored, name), 'unknown_profile', 'docextract config profiles lists them; `docextract --profile <name> config set <key> <value>` makes a new one.');
+    }
+  }
+
   async setting(key: SettingKey, flag?: string): Promise<ResolvedSetting> {
     const flags: Partial<Record<SettingKey, string>> = { 'api-key': this.options.apiKey, 'base-url': this.options.baseUrl };
     if (flag !== undefined) flags[key] = flag;
     // Avoid touching the config file when a flag or the environment already decides.
     const quick = resolveSetting(key, { flags, env: this.io.env, stored: () => undefined });
     if (quick.source === 'flag' || quick.source === 'env') return quick;
-    const stored = await this.storedSettings();
-    return resolveSetting(key, { flags, env: this.io.env, stored: (k) => stored[k] });
+    const stored = await this.storedConfig();
+    const { name } = this.profile;
+    if (name === DEFAULT_PROFILE) return resolveSetting(key, { flags, env: this.io.env, stored: (k) => stored.defaults[k] });
+    const own = profileSettings(stored, name);
+    return resolveSetting(key, { flags, env: this.io.env, stored: (k) => own[k], profile: { name, defaults: (k) => stored.defaults[k] } });
   }
 
-  /** The config file's settings, read once, without loading conf. */
-  storedSettings(): Promise<Record<string, string>> {
-    this.stored ??= import('../config/config-store.js').then(({ readStoredSettings }) => {
+  /** The config file's profiles, read once, without loading conf. */
+  storedConfig(): Promise<StoredConfig> {
+    this.stored ??= import('../config/config-store.js').then(({ readStoredConfig }) => {
       try {
-        return readStoredSettings(this.io.env);
+        return readStoredConfig(this.io.env);
       } catch (error) {
         throw new ConfigError((error as Error).message, 'invalid_config_file');
       }
@@ -102,20 +127,20 @@ export class CliContext {
 
   /** The key and where it came from; a missing or malformed key is a config error (exit 2), before any request. */
   async apiKey(): Promise<ApiKeyInfo> {
-    const { value, source } = await this.setting('api-key');
+    const { value, source, profile } = await this.setting('api-key');
     if (!value || !source) {
       throw new ConfigError('No API key is configured.', 'missing_api_key');
     }
     const shape = checkApiKeyShape(value);
-    if (!shape.ok) throw new ConfigError(`The API key from ${describeSource(source)} is malformed. ${shape.message}`, 'invalid_api_key_format');
+    if (!shape.ok) throw new ConfigError(`The API key from ${describeSource(source, profile)} is malformed. ${shape.message}`, 'invalid_api_key_format');
     this.knownKey = value.trim();
-    return { key: this.knownKey, source };
+    return { key: this.knownKey, source, ...(profile ? { profile } : {}) };
   }
 
   async baseUrl(): Promise<string> {
-    const { value, source } = await this.setting('base-url');
+    const { value, source, profile } = await this.setting('base-url');
     const checked = parseBaseUrl(value ?? '');
-    if (!checked.ok) throw new ConfigError(`The base URL from ${describeSource(source)}: ${checked.message}`, 'invalid_base_url');
+    if (!checked.ok) throw new ConfigError(`The base URL from ${describeSource(source, profile)}: ${checked.message}`, 'invalid_base_url');
     return checked.url;
   }
 

@@ -15,6 +15,7 @@ import { registerProcessCommand } from './commands/process.js';
 import { registerReviewCommand } from './commands/review.js';
 import { registerWatchCommand } from './commands/watch.js';
 import { registerWhoamiCommand } from './commands/whoami.js';
+import { registerUsageCommand } from './commands/usage.js';
 import type { CliContext, CliDeps, GlobalOptions } from './context.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { processIO } from './io.js';
@@ -59,6 +60,7 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     .option('--api-key <key>', 'API key (prefer `config set api-key` or DOCEXTRACT_API_KEY: flags end up in shell history)')
     .option('--base-url <url>', 'service base URL (DOCEXTRACT_BASE_URL)')
     .option('--insecure', 'allow sending the key over plain http:// to a non-loopback host', false)
+    .option('--profile <name>', 'use the named profile\'s settings (DOCEXTRACT_PROFILE); `config profiles` lists them')
     .showSuggestionAfterError()
     // Each command's --help lists --json, --quiet and the rest too: they apply to every command.
     .configureHelp({ showGlobalOptions: true })
@@ -72,8 +74,10 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     const command = commanderArgs[commanderArgs.length - 1] as Command;
     // Loaded only when a command runs, so that --help and --version start fast.
     const [{ CliContext }, handler] = await Promise.all([import('./context.js'), load()]);
-    const ctx = new CliContext(deps, command.optsWithGlobals<GlobalOptions>());
+    const ctx = new CliContext(deps, command.optsWithGlobals<GlobalOptions>(), commandPath(command));
     state.ctx = ctx;
+    // `config set` under a new profile name makes that profile; every other command needs a known one.
+    if (!(command.name() === 'set' && command.parent?.name() === 'config')) await ctx.requireKnownProfile();
     // Commander passes the positional arguments, then the options, then the command itself.
     const outcome = await handler(ctx, ...(commanderArgs.slice(0, -1) as A));
     state.outcome = outcome ?? 'success';
@@ -92,6 +96,7 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     registerCheckCommand,
     registerReviewCommand,
     registerJobsCommand,
+    registerUsageCommand,
     registerMcpCommand,
     registerCompletionCommand,
   ]) {
@@ -102,6 +107,13 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     '\nExit codes: 0 success, 1 some work failed, 2 usage or config error, 3 authentication failed,\n4 credits or rate budget exhausted, 5 every document complete but some failed their checks,\n130 interrupted (resumable).',
   );
   return program;
+}
+
+/** `config set`, `extract`: the command's names below the program's. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** `docextract help extrat` printed the whole help as if nothing were wrong: name the command it may mean instead. */

@@ -6,6 +6,7 @@ import type { BatchDeps, RideAlong } from '../library/engine.js';
 import type { ClientBatch } from '../features/host/client-batch.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
 import { recordLastRun } from '../features/last-run.js';
+import { stateFolderUsage, usageOfRun } from '../features/usage/usage-recorder.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import type { BatchSettings } from './batch-settings.js';
@@ -35,8 +36,11 @@ export async function runBatchCommand(
   };
   const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work, ride);
   display.finish(report, startedAt);
-  if (report.fatal) throw report.fatal;
   const outcomes = [...preReported, ...report.outcomes].map(wordedForCli);
+  // What was spent is recorded even when the run ended on a fatal error: the credits are gone either way.
+  const usage = { account, profile: ctx.profile.name, command: ctx.commandName, startedAtMs: startedAt, finishedAtMs: ctx.clock.now(), requests: report.requests, cwd: ctx.io.cwd };
+  await stateFolderUsage(ctx.stateDir()).record(usageOfRun(outcomes, usage)); // for `docextract usage`
+  if (report.fatal) throw report.fatal;
   await recordLastRun(ctx.stateDir(), account, { outDir: settings.outDir, outcomes, startedAtMs: startedAt, finishedAtMs: ctx.clock.now() }); // for `docextract jobs` and `review`
   return batchOutcome(ctx, report, () => outcomes.every((outcome) => outcome.status === 'complete'), () => outcomes.some((outcome) => outcome.checks?.passed === false));
 }

@@ -32,6 +32,11 @@ function nonNegativeInteger(text: string): number {
   return Number(text);
 }
 
+function signedInteger(text: string): number {
+  if (!/^-?\d+$/.test(text.trim())) throw new RangeError(`"${text}" is not an integer`);
+  return Number(text);
+}
+
 /** PEM from a file, read at start-up so a wrong path fails as a usage error. */
 function pemFile(path: string): Buffer {
   try {
@@ -108,6 +113,7 @@ export function buildEmulatorProgram(): Command {
     .addOption(new Option('--reset-style <style>', 'how X-RateLimit-Reset is written (default epoch: Unix seconds)').choices(RESET_STYLES))
     .option('--foreign-rate <n/period>', 'another client on each key spends the rate windows at this rate, e.g. 2/s, 1/500ms', argument(parseRequestRate))
     .option('--foreign-jobs <n[@ttl]>', 'another client holds n open multi-page jobs on each key from start-up, e.g. 5 or 3@10m (default ttl: the job TTL)', argument(parseForeignJobs))
+    .option('--credits-used-skew <n>', 'collected results report credits_used this many credits above (negative: below) what the job was charged; charges do not change (--credits-used-skew=-1)', argument(signedInteger))
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); needs --tls-key', argument(pemFile))
     .option('--tls-key <file>', 'the PEM private key for --tls-cert', argument(pemFile))
     .option('-q, --quiet', 'no per-request log lines on stderr', false);
@@ -132,6 +138,7 @@ interface ProgramValues {
   resetStyle?: ResetStyle;
   foreignRate?: EmulatorOptions['foreignRate'];
   foreignJobs?: EmulatorOptions['foreignJobs'];
+  creditsUsedSkew?: number;
   tlsCert?: Buffer;
   tlsKey?: Buffer;
   quiet: boolean;
@@ -169,6 +176,7 @@ export function cliConfigFrom(values: ProgramValues): EmulatorCliConfig {
     ...(values.resetStyle === undefined ? {} : { resetStyle: values.resetStyle }),
     ...(values.foreignRate === undefined ? {} : { foreignRate: values.foreignRate }),
     ...(values.foreignJobs === undefined ? {} : { foreignJobs: values.foreignJobs }),
+    ...(values.creditsUsedSkew === undefined ? {} : { creditsUsedSkew: values.creditsUsedSkew }),
     ...(tls === undefined ? {} : { tls }),
   };
   return { options, quiet: values.quiet, generatedKey };

@@ -68,6 +68,7 @@ function buildState(options: EmulatorOptions): EmulatorState {
     }),
     counters,
     events,
+    creditsUsedSkew: options.creditsUsedSkew ?? 0,
     ...(options.onUpload === undefined ? {} : { onUpload: options.onUpload }),
   };
   if (options.foreignJobs !== undefined) openForeignJobs(state.jobs, keys.keys, options.foreignJobs);

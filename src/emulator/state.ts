@@ -28,6 +28,8 @@ export interface EmulatorState {
   jobs: JobStore;
   counters: EmulatorCounters;
   events: EventEmitter;
+  /** EmulatorOptions.creditsUsedSkew: added to the credits_used a collected result reports. */
+  creditsUsedSkew: number;
   /** EmulatorOptions.onUpload. */
   onUpload?: (upload: ReceivedUpload) => void;
 }

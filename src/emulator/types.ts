@@ -183,6 +183,13 @@ export interface EmulatorOptions {
    * never shown. @default none
    */
   foreignJobs?: ForeignJobsConfig;
+  /**
+   * Every collected result reports `credits_used` this many credits above
+   * what its job was charged (negative: below): a service whose reported
+   * usage disagrees with its bill, for testing a client's charge checks.
+   * What is charged does not change. @default 0
+   */
+  creditsUsedSkew?: number;
   /** Serve HTTPS with this certificate and key instead of HTTP. @default none (plain HTTP) */
   tls?: TlsConfig;
   /**

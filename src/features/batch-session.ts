@@ -8,7 +8,7 @@ import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
 import type { BatchEvents, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { ServiceReadings } from '../batch/service-readings.js';
 import type { RateWindow } from '../batch/rate-windows.js';
-import { FileSendLog } from '../batch/send-log.js';
+import { FileSendLog, sendLogPath } from '../batch/send-log.js';
 import { Journal, JournalCorruptError } from '../store/journal.js';
 import { ResultsIndex } from '../store/results-index.js';
 import { KnownResults, resultsIndexPath } from './known-results.js';
@@ -85,7 +85,7 @@ export class BatchSession {
       const journal = await Journal.open<JournalRecord>(join(options.stateDir, 'journal.ndjson'));
       const keepMs = Math.max(60_000, ...options.windows.map((window) => window.windowMs));
       // One send log per key and service: the windows are the key's.
-      const sendLog = new FileSendLog(join(options.stateDir, `sends-${options.account}.log`), { keepMs, clock: options.clock });
+      const sendLog = new FileSendLog(sendLogPath(options.stateDir, options.account), { keepMs, clock: options.clock });
       const gate = new RequestGate({ windows: options.windows, clock: options.clock, sendLog });
       const mine = journal.records.filter((record) => record.account === options.account);
       const readings = new ServiceReadings({ windows: options.windows, debug: options.debug, notice: options.notice });

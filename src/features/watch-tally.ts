@@ -2,6 +2,7 @@ import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
 import type { ExtractBatchReport } from './batch-report.js';
 import type { WatchEvents } from './watch.js';
 import type { WatchMoves } from './watch-moves.js';
+import { UsageTally } from './usage/usage-record.js';
 
 /** The journal drops finished work's records every this many finished files (extract does it once, at the end). */
 const COMPACT_EVERY = 1_000;
@@ -16,6 +17,8 @@ export class WatchTally {
   readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
   readonly openJobs: ExtractBatchReport['openJobs'] = [];
   checksFailed = 0;
+  /** What the documents cost and saved, for the run's usage record (a watch keeps no list of outcomes). */
+  readonly usage: UsageTally;
   /** Display path -> absolute path of each document not finished yet. */
   private readonly sources = new Map<string, string>();
   private settling = 0;
@@ -25,7 +28,10 @@ export class WatchTally {
     readonly display: WatchEvents,
     private readonly moves: WatchMoves,
     private readonly compact: () => void,
-  ) {}
+    cwd: string,
+  ) {
+    this.usage = new UsageTally(cwd);
+  }
 
   arrived(displayPath: string, path: string): void {
     this.sources.set(displayPath, path);
@@ -49,6 +55,7 @@ export class WatchTally {
   /** A finished document, counted (and its source moved) before the display shows it. */
   finished(outcome: DocumentOutcome): void {
     this.counts[outcome.status] += 1;
+    this.usage.add(outcome);
     if (outcome.checks?.passed === false) this.checksFailed += 1;
     this.finishedSinceCompact += 1;
     if (this.finishedSinceCompact >= COMPACT_EVERY) {

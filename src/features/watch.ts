@@ -12,6 +12,7 @@ import { plannedArrivals } from './arrivals.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 import { WatchMoves, type MoveTargets } from './watch-moves.js';
 import { WatchTally } from './watch-tally.js';
+import type { UsageTally } from './usage/usage-record.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
@@ -55,6 +56,8 @@ export interface WatchReport extends ExtractBatchReport {
   counts: Record<DocumentStatus, number>;
   /** Results that failed their checks. */
   checksFailed: number;
+  /** What the documents cost and saved, for the usage record. */
+  usage: UsageTally;
 }
 
 /** Finished questions whose result path is kept, to answer later copies for free. */
@@ -78,7 +81,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
       .then(() => deps.session.compact())
       .catch((error: unknown) => deps.events.notice?.(`could not compact the journal (${error instanceof Error ? error.message : String(error)}); it is compacted again later`));
   };
-  const tally = new WatchTally(deps.events, moves, compact);
+  const tally = new WatchTally(deps.events, moves, compact, options.cwd);
   const now = deps.clock.now();
   const earlier = options.reuse.dedupe && !options.reuse.force ? deps.session.results : undefined;
   await earlier?.scan(options.outDir).catch(() => 0);
@@ -130,5 +133,5 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   }
   const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));
   for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
-  return { ...report, counts: tally.counts, checksFailed: tally.checksFailed, openJobs: tally.openJobs, strayJobs };
+  return { ...report, counts: tally.counts, checksFailed: tally.checksFailed, openJobs: tally.openJobs, strayJobs, usage: tally.usage };
 }

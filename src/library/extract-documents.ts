@@ -18,6 +18,8 @@ import type { ExtractBatchReport } from '../features/batch-report.js';
 import { checkModelNamesBeforeSending, modelsToCheck } from '../features/check-models.js';
 import { rememberModelNames } from '../store/model-names-cache.js';
 import { recordLastRun } from '../features/last-run.js';
+import { stateFolderUsage, usageOfRun } from '../features/usage/usage-recorder.js';
+import type { RunFacts } from '../features/usage/usage-record.js';
 import { ModelRules } from '../features/model-rules.js';
 import { PageRules } from '../features/page-rules.js';
 import { planDocuments } from '../features/plan-documents.js';
@@ -203,7 +205,7 @@ async function run(
       host: async (session) => {
         const deps = withChecks(session);
         const report = await runStreamBatch(deps, settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal);
-        return recorded(report, deps, { stateDir, outDir, startedAt });
+        return recorded(report, deps, { stateDir, outDir, startedAt, cwd });
       },
       failWhenHeld: true,
       hosts: false,
@@ -230,7 +232,7 @@ async function run(
     host: async (session, client) => {
       const deps = withChecks(session);
       const own = await runExtractBatch(deps, documentsLeft(planned.documents, client), settings, outDir, reuse, options.signal, typed, parts);
-      return recorded(withRejected(client ? await client.merged(own) : own), deps, { stateDir, outDir, startedAt });
+      return recorded(withRejected(client ? await client.merged(own) : own), deps, { stateDir, outDir, startedAt, cwd });
     },
     ride: {
       work: { documents: planned.documents, reuse },
@@ -238,6 +240,7 @@ async function run(
       prepare: async () => checkModelNamesBeforeSending({ api: await access.createClient(() => undefined), events }, ...modelsToCheck(typed, planned.documents)),
       finish: async (report) => {
         const whole = withRejected(report);
+        await recordUsage(stateDir, whole, { account: accountOf(access), startedAtMs: startedAt, finishedAtMs: clock.now(), cwd });
         await recordLastRun(stateDir, accountOf(access), { outDir, outcomes: whole.outcomes, startedAtMs: startedAt, finishedAtMs: clock.now() });
         if (whole.fatal) throw whole.fatal;
         return whole;
@@ -303,10 +306,16 @@ function sinkWriter(sink: ResultSink | undefined): (path: string, text: string) 
 }
 
 /** The run's report, also saved for `docextract jobs` (as the CLI saves its own). */
-async function recorded(report: ExtractionReport, deps: BatchDeps, run: { stateDir: string; outDir: string; startedAt: number }): Promise<ExtractionReport> {
+async function recorded(report: ExtractionReport, deps: BatchDeps, run: { stateDir: string; outDir: string; startedAt: number; cwd: string }): Promise<ExtractionReport> {
+  await recordUsage(run.stateDir, report, { account: deps.account, startedAtMs: run.startedAt, finishedAtMs: deps.clock.now(), cwd: run.cwd });
   await recordLastRun(run.stateDir, deps.account, { outDir: run.outDir, outcomes: report.outcomes, startedAtMs: run.startedAt, finishedAtMs: deps.clock.now() });
   if (report.fatal) throw report.fatal;
   return report;
+}
+
+/** The run's usage, for `docextract usage` (as the CLI records its own). */
+async function recordUsage(stateDir: string, report: ExtractionReport, run: Omit<RunFacts, 'command' | 'requests'>): Promise<void> {
+  await stateFolderUsage(stateDir).record(usageOfRun(report.outcomes, { ...run, command: 'library', requests: report.requests }));
 }
 
 async function* groups(source: AsyncIterable<string | readonly string[]>, cwd: string): AsyncGenerator<readonly string[]> {

@@ -96,7 +96,7 @@ describe('docextract-emulator CLI', () => {
   it('parses the world and lying-server flags into options', () => {
     const program = buildEmulatorProgram().exitOverride();
     program.parse(
-      argv('--clock-skew', '-4s', '--reset-style', 'delta-seconds', '--foreign-rate', '1/500ms', '--foreign-jobs', '3@10m', '--oversize-bytes', '4194304', '--fault', 'result.gzip_bomb=0.5', '--fault', '*.trickle_stop=0.1'),
+      argv('--clock-skew', '-4s', '--reset-style', 'delta-seconds', '--foreign-rate', '1/500ms', '--foreign-jobs', '3@10m', '--oversize-bytes', '4194304', '--fault', 'result.gzip_bomb=0.5', '--fault', '*.trickle_stop=0.1', '--credits-used-skew=-2'),
     );
     const { options } = cliConfigFrom(parsedValues(program));
     expect(options).toMatchObject({
@@ -106,6 +106,7 @@ describe('docextract-emulator CLI', () => {
       foreignJobs: { count: 3, ttlMs: 600_000 },
       oversizeBytes: 4_194_304,
       faults: { result: { gzip_bomb: 0.5, trickle_stop: 0.1 }, health: { trickle_stop: 0.1 } },
+      creditsUsedSkew: -2,
     });
     expect(options.tls).toBeUndefined();
   });

@@ -158,7 +158,7 @@ describe('config', () => {
     expect(get.stdout.trim()).toBe('sk_…cdef');
     const list = await runCli(['config', 'list', '--json'], { env: e });
     expect(list.stdout).not.toContain(GOOD_KEY);
-    expect(JSON.parse(list.stdout)).toContainEqual({ key: 'api-key', value: 'sk_…cdef', source: 'config' });
+    expect(JSON.parse(list.stdout)).toContainEqual({ key: 'api-key', value: 'sk_…cdef', source: 'config', profile: 'default' });
     const whoami = await runCli(['whoami', '--json'], { env: e });
     expect(JSON.parse(whoami.stdout)).toMatchObject({ ok: true, source: 'config' });
   });

@@ -8,13 +8,13 @@ export const registerConfigCommand: CommandRegistration = (program, action) => {
     .addHelpText('after', settingsHelp());
   config
     .command('set')
-    .description('store a setting; `config set api-key` with no value reads the key from stdin (hidden prompt on a terminal)')
+    .description('store a setting (in the profile of --profile or DOCEXTRACT_PROFILE, made if new); `config set api-key` with no value reads the key from stdin (hidden prompt on a terminal)')
     .argument('<key>', 'setting name')
     .argument('[value]', 'new value')
     .action(action(() => import('../run/config.js').then((m) => m.runConfigSet)));
   config
     .command('get')
-    .description('print the effective value of a setting (flag > environment > config > default)')
+    .description('print the effective value of a setting (flag > environment > profile > default profile > default)')
     .argument('<key>', 'setting name')
     .action(action(() => import('../run/config.js').then((m) => m.runConfigGet)));
   config
@@ -24,8 +24,12 @@ export const registerConfigCommand: CommandRegistration = (program, action) => {
     .action(action(() => import('../run/config.js').then((m) => m.runConfigUnset)));
   config
     .command('list')
-    .description('print every setting with its effective value and where it comes from')
+    .description('print every setting with its effective value and where it comes from (flag, environment, which profile, default)')
     .action(action(() => import('../run/config.js').then((m) => m.runConfigList)));
+  config
+    .command('profiles')
+    .description('list the profiles (the one in use marked *); `--profile <name> config set` makes one, unsetting its last setting removes it')
+    .action(action(() => import('../run/config.js').then((m) => m.runConfigProfiles)));
   config
     .command('path')
     .description('print the path of the config file')

@@ -1,5 +1,6 @@
 import { configFilePath } from '../../config/config-store.js';
 import { describeSource, type SettingSource } from '../../config/resolve.js';
+import { checkProfileName, DEFAULT_PROFILE, isKnownProfile, profileNames, profileSettings } from '../../config/profiles.js';
 import { SETTINGS, SETTING_KEYS, findSetting, type SettingKey } from '../../config/settings.js';
 import { validateSettingValue } from '../../config/validate-setting.js';
 import { parseRateWindows, runSettings } from '../../library/settings.js';
@@ -35,10 +36,15 @@ export async function runConfigSet(ctx: CliContext, key: string, value: string |
   if (!checked.ok) throw new UsageError(`Invalid ${name}: ${checked.message}`, 'invalid_setting');
   // A schema that cannot be used fails here, not at the next batch.
   if (name === 'schemas') await loadChecker(ctx, SchemaRules.parseList(checked.value));
+  const profile = ctx.profile.name;
+  const profileName = checkProfileName(profile);
+  if (!profileName.ok) throw new UsageError(profileName.message, 'invalid_profile_name');
   const store = await ctx.config();
-  store.set(name, checked.value);
+  const isNew = !isKnownProfile(store.stored(), profile);
+  store.set(name, checked.value, profile);
   const shown = name === 'api-key' ? redactKey(checked.value) : checked.value;
-  ctx.ui.info(`${name} = ${shown} (saved to ${store.path})`);
+  if (isNew) ctx.ui.info(`new profile "${profile}"; its unset settings are the default profile's`);
+  ctx.ui.info(`${name} = ${shown} (saved to ${profile === DEFAULT_PROFILE ? '' : `profile "${profile}" in `}${store.path})`);
   // The environment wins over the config file: a stored value it overrides is not the one in use.
   const env = findSetting(name)?.env;
   if (env && ctx.io.env[env] !== undefined && ctx.io.env[env] !== '') {
@@ -54,13 +60,32 @@ export async function runConfigGet(ctx: CliContext, key: string): Promise<Comman
 
 export async function runConfigUnset(ctx: CliContext, key: string): Promise<void> {
   const store = await ctx.config();
-  store.unset(requireKey(key));
-  ctx.ui.info(`removed ${key} from ${store.path}`);
+  const profile = ctx.profile.name;
+  store.unset(requireKey(key), profile);
+  ctx.ui.info(`removed ${key} from ${profile === DEFAULT_PROFILE ? '' : `profile "${profile}" in `}${store.path}`);
+  if (!isKnownProfile(store.stored(), profile)) ctx.ui.info(`profile "${profile}" had no setting left and is removed`);
 }
 
 export async function runConfigList(ctx: CliContext): Promise<void> {
   const all = await Promise.all(SETTINGS.map((setting) => effective(ctx, setting.key)));
-  printData(ctx, all, () => formatPairs(all.map((s) => [s.key, s.value === undefined ? '(not set)' : `${s.value}  (${describeSource(s.source)})`])));
+  const { name, source } = ctx.profile;
+  if (!ctx.options.json && name !== DEFAULT_PROFILE) ctx.ui.info(`profile "${name}" (from ${source === 'flag' ? '--profile' : 'DOCEXTRACT_PROFILE'})`);
+  const named = name !== DEFAULT_PROFILE;
+  printData(ctx, all, () => formatPairs(all.map((s) => [s.key, s.value === undefined ? '(not set)' : `${s.value}  (${describeSource(s.source, named ? s.profile : undefined)})`])));
+}
+
+/** Every profile: its name, whether it is the one in use, and what it holds (the key redacted). */
+export async function runConfigProfiles(ctx: CliContext): Promise<void> {
+  const stored = await ctx.storedConfig();
+  const selected = ctx.profile.name;
+  const rows = profileNames(stored).map((name) => {
+    const settings = profileSettings(stored, name);
+    const key = settings['api-key'];
+    return { name, selected: name === selected, settings: Object.keys(settings).sort(), api_key: key ? redactKey(key) : null, base_url: settings['base-url'] ?? null };
+  });
+  printData(ctx, rows, () =>
+    formatPairs(rows.map((row) => [`${row.selected ? '*' : ' '} ${row.name}`, [row.api_key ? `key ${row.api_key}` : 'no key', row.base_url ?? '', row.settings.filter((key) => key !== 'api-key' && key !== 'base-url').join(', ')].filter(Boolean).join('  ')])),
+  );
 }
 
 export async function runConfigPath(ctx: CliContext): Promise<void> {
@@ -68,10 +93,12 @@ export async function runConfigPath(ctx: CliContext): Promise<void> {
   printData(ctx, { path }, () => path);
 }
 
-async function effective(ctx: CliContext, key: SettingKey): Promise<{ key: string; value: string | undefined; source: SettingSource | undefined }> {
-  const { value, source } = await ctx.setting(key);
+async function effective(ctx: CliContext, key: SettingKey): Promise<{ key: string; value: string | undefined; source: SettingSource | undefined; profile?: string }> {
+  const { value, source, profile } = await ctx.setting(key);
   const secret = findSetting(key)?.secret;
-  return { key, value: value !== undefined && secret ? redactKey(value) : value, source };
+  // A stored value names its profile: the default one, unless a named profile holds it.
+  const from = source === 'config' ? { profile: profile ?? DEFAULT_PROFILE } : {};
+  return { key, value: value !== undefined && secret ? redactKey(value) : value, source, ...from };
 }
 
 function requireKey(key: string): SettingKey {

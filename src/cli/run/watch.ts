@@ -47,10 +47,11 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
   const blocked = await outputFolderProblem(settings.outDir);
   // A result is paid for before it is written: watch nothing whose results could not be saved.
   if (blocked) throw new UsageError(`cannot write results to ${settings.outDir} (${blocked}); fix the output folder, or choose another with --out.`);
-  const [{ runWatchBatch }, { watchThroughHost }, { checkModelNamesBeforeSending, modelsOfRules }] = await Promise.all([
+  const [{ runWatchBatch }, { watchThroughHost }, { checkModelNamesBeforeSending, modelsOfRules }, { stateFolderUsage }] = await Promise.all([
     import('../../features/watch.js'),
     import('../../library/watch-ride.js'),
     import('../../features/check-models.js'),
+    import('../../features/usage/usage-recorder.js'),
   ]);
   const startedAt = ctx.clock.now();
   const options = {
@@ -69,7 +70,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
   const prepare = async (): Promise<void> => checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsOfRules(settings.models));
   let display: WatchDisplay | undefined;
   try {
-    const { report } = await withBatchSession(
+    const { report, account } = await withBatchSession(
       ctx,
       settings,
       async () => (display = await WatchDisplay.create(ctx, toDisplayPath(root, ctx.io.cwd))),
@@ -78,6 +79,8 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     );
     display?.finish(report, startedAt);
     display = undefined;
+    const run = { account, profile: ctx.profile.name, command: ctx.commandName, startedAtMs: startedAt, finishedAtMs: ctx.clock.now(), requests: report.requests, cwd: ctx.io.cwd };
+    await stateFolderUsage(ctx.stateDir()).record(report.usage.record(run)); // for `docextract usage`
     if (report.fatal) throw report.fatal;
     const total = Object.values(report.counts).reduce((sum, count) => sum + count, 0);
     return batchOutcome(ctx, report, () => report.counts.complete === total, () => report.checksFailed > 0);

@@ -1,25 +1,30 @@
 import { errorCodeOf } from '../../api/error-code.js';
 import { ApiError, AuthenticationError, MethodNotAllowedError, NotFoundError, TransportError } from '../../api/errors.js';
+import { DEFAULT_PROFILE } from '../../config/profiles.js';
 import { describeSource } from '../../config/resolve.js';
 import { redactKey } from '../../util/redact.js';
 import type { CliContext } from '../context.js';
 import { formatPairs, printData } from '../output.js';
 
 export async function runWhoami(ctx: CliContext): Promise<void> {
-  const { key, source } = await ctx.apiKey();
+  const { key, source, profile: keyProfile } = await ctx.apiKey();
   const client = await ctx.client();
-  const identity = { key: redactKey(key), source, base_url: client.baseUrl };
+  const profile = ctx.profile;
+  const identity = { profile: profile.name, key: redactKey(key), source, base_url: client.baseUrl };
+  const named = profile.name !== DEFAULT_PROFILE;
+  const keyFrom = describeSource(source, named ? keyProfile : undefined);
   try {
     const answer = await client.authorised();
     printData(ctx, { ok: true, ...identity, data: answer.data }, () =>
       formatPairs([
-        ['key', `${identity.key} (from ${describeSource(source)})`],
+        ['profile', named ? `${profile.name} (from ${profile.source === 'flag' ? '--profile' : 'DOCEXTRACT_PROFILE'})` : DEFAULT_PROFILE],
+        ['key', `${identity.key} (from ${keyFrom})`],
         ['status', 'active: the service accepted this key'],
         ['service', client.baseUrl],
       ]),
     );
   } catch (error) {
-    ctx.ui.error(`key ${identity.key} from ${describeSource(source)}: ${whatWentWrong(error, client.baseUrl)}`);
+    ctx.ui.error(`key ${identity.key} from ${keyFrom}: ${whatWentWrong(error, client.baseUrl)}`);
     throw error;
   }
 }

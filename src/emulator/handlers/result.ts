@@ -12,7 +12,7 @@ function pagesOf(chunks: readonly ChunkJob[]): number[] {
 }
 
 /** The CollectedResult (section 2.5): everything completed so far, stitched in page order. */
-export function collectedResult(job: ParentJob, clock: ServerClock): Record<string, unknown> {
+export function collectedResult(job: ParentJob, clock: ServerClock, creditsUsedSkew = 0): Record<string, unknown> {
   const done = job.chunks.filter((chunk) => chunk.done);
   const pending = job.chunks.filter((chunk) => !chunk.done && !chunk.lastAttemptFailed);
   const failed = job.chunks.filter((chunk) => !chunk.done && chunk.lastAttemptFailed);
@@ -28,7 +28,7 @@ export function collectedResult(job: ParentJob, clock: ServerClock): Record<stri
     pages_processed: pages.length,
     chunks_done: done.length,
     chunks_total: job.chunks.length,
-    credits_used: job.creditsUsed,
+    credits_used: Math.max(0, job.creditsUsed + creditsUsedSkew),
     expires_at: clock.isoDate(job.expiresAt),
     ...(pending.length > 0 ? { pending_pages: pagesOf(pending) } : {}),
     ...(failed.length > 0 ? { failed_pages: pagesOf(failed) } : {}),
@@ -57,7 +57,7 @@ export async function handleResult(state: EmulatorState, exchange: Exchange): Pr
   const job = lookup.job;
   exchange.concerns(job.sha256);
 
-  const body = collectedResult(job, state.clock);
+  const body = collectedResult(job, state.clock, state.creditsUsedSkew);
   emitEvent(state, { type: 'collect', key: account.key, jobId: job.id, sha256: job.sha256, filename: job.filename });
   if (finalize) {
     state.jobs.finalize(job);

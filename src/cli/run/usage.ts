@@ -1,0 +1,80 @@
+import { DEFAULT_PROFILE } from '../../config/profiles.js';
+import { readUsage } from '../../features/usage/read-usage.js';
+import { parseSince, USAGE_GROUPINGS, type UsageGrouping, type UsageReport } from '../../features/usage/usage-report.js';
+import { accountId } from '../../store/account-id.js';
+import { parseDuration } from '../../util/duration.js';
+import { localInstant } from '../../util/local-time.js';
+import { plural } from '../../util/plural.js';
+import { UsageError } from '../cli-errors.js';
+import type { CliContext } from '../context.js';
+import { printData } from '../output.js';
+
+interface UsageFlags {
+  since: string;
+  by: string;
+  allAccounts: boolean;
+}
+
+/** Reads the state folder's usage records and send log; sends nothing, needs no service. */
+export async function runUsage(ctx: CliContext, flags: UsageFlags): Promise<void> {
+  if (!(USAGE_GROUPINGS as readonly string[]).includes(flags.by)) throw new UsageError(`--by ${flags.by} is not one of ${USAGE_GROUPINGS.join(', ')}.`, 'invalid_option');
+  const nowMs = ctx.clock.now();
+  let sinceMs: number;
+  try {
+    sinceMs = parseSince(flags.since, nowMs, parseDuration);
+  } catch (error) {
+    throw new UsageError(`--since ${flags.since}: ${(error as Error).message} Or a date such as 2026-11-01.`, 'invalid_option');
+  }
+  const account = flags.allAccounts ? undefined : await currentAccount(ctx);
+  const rateLimit = (await ctx.setting('rate-limit')).value ?? '';
+  const report = await readUsage({ stateDir: ctx.stateDir(), account, rateLimit, sinceMs, nowMs, by: flags.by as UsageGrouping });
+  printData(ctx, report, () => render(report, flags.by, account === undefined ? 'every key' : scopeOf(ctx)));
+}
+
+/** The account of the profile's key and service, worked out locally; none without a key (then every account's records). */
+async function currentAccount(ctx: CliContext): Promise<string | undefined> {
+  try {
+    return accountId(await ctx.baseUrl(), (await ctx.apiKey()).key);
+  } catch {
+    ctx.ui.warn('no API key configured: showing the records of every key in the state folder');
+    return undefined;
+  }
+}
+
+function scopeOf(ctx: CliContext): string {
+  const { name } = ctx.profile;
+  return name === DEFAULT_PROFILE ? 'the current key' : `the key of profile "${name}"`;
+}
+
+function render(report: UsageReport, by: string, scope: string): string {
+  const lines: string[] = [];
+  const from = report.records_from ? `records kept from ${localInstant(Date.parse(report.records_from))}` : 'no run recorded yet';
+  lines.push(`Usage of ${scope} since ${localInstant(Date.parse(report.since))} (${from}):`);
+  const header = [by, 'credits', 'requests', 'documents', 'reused', 'saved'];
+  const table = [header, ...report.rows.map((row) => [row.key, row.credits, row.requests ?? '-', row.documents, row.reused, row.saved_credits].map(String))];
+  table.push(['total', report.total.credits, report.total.requests, report.total.documents, report.total.reused, report.total.saved_credits].map(String));
+  const widths = header.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length)));
+  for (const row of table) lines.push(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
+  if (by === 'model' || by === 'folder') lines.push(`(requests are counted per run, not per ${by})`);
+  lines.push('');
+  lines.push(report.total.reused > 0 ? `Reused ${plural(report.total.reused, 'file')}, saving ${plural(report.total.saved_credits, 'credit')}.` : 'No file was answered from an earlier result.');
+  lines.push(...chargeLines(report));
+  if (report.windows.length > 0) {
+    lines.push('', 'Rate windows now (from the request gate\'s own log):');
+    for (const window of report.windows) {
+      const frees = window.frees_at ? `; the oldest send leaves it at ${localInstant(Date.parse(window.frees_at))}` : '';
+      lines.push(`  ${window.window.padEnd(10)} ${window.used} of ${window.limit} used, ${window.remaining} left${frees}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function chargeLines(report: UsageReport): string[] {
+  const { jobs, expected, reported } = report.charges;
+  if (jobs === 0) return ['Charges: no collected job reported credits_used in this period (only multi-page jobs do), so none was checked.'];
+  if (report.mismatches.length === 0) return [`Charges: ${plural(jobs, 'job')} checked; the service charged what the pages sent call for every time (${plural(reported, 'credit')}).`];
+  return [
+    `Charges: ${report.mismatches.length} of ${plural(jobs, 'job')} charged differently from the pages sent (${plural(expected, 'credit')} expected, ${reported} reported):`,
+    ...report.mismatches.map((mismatch) => `  ${mismatch.file}  job ${mismatch.job_id ?? '?'}: expected ${mismatch.expected}, reported ${mismatch.reported} (${localInstant(Date.parse(mismatch.at))})`),
+  ];
+}

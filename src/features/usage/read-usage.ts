@@ -1,0 +1,24 @@
+import { parseRateWindows } from '../../batch/rate-windows.js';
+import { readSendTimes, sendLogPath } from '../../batch/send-log.js';
+import { readUsageLines } from '../../store/usage-log.js';
+import type { UsageRecord } from './usage-record.js';
+import { usageReport, type UsageGrouping, type UsageReport } from './usage-report.js';
+
+export interface UsageQuery {
+  stateDir: string;
+  /** One account's records and windows; undefined: every account's records, and no windows (they are per account). */
+  account: string | undefined;
+  /** The account's rate windows, as the `rate-limit` setting writes them. */
+  rateLimit: string;
+  sinceMs: number;
+  nowMs: number;
+  by: UsageGrouping;
+}
+
+/** The usage report from what the state folder holds: the usage records and the gate's send log, read only. */
+export async function readUsage(query: UsageQuery): Promise<UsageReport> {
+  const records = await readUsageLines<UsageRecord>(query.stateDir, query.account);
+  const windows = query.account ? parseRateWindows(query.rateLimit) : [];
+  const sends = query.account ? readSendTimes(sendLogPath(query.stateDir, query.account)) : [];
+  return usageReport({ records, sends, windows, sinceMs: query.sinceMs, nowMs: query.nowMs, by: query.by });
+}

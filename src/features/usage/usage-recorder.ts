@@ -1,0 +1,34 @@
+import type { DocumentOutcome } from '../../batch/batch-types.js';
+import { appendUsageLine } from '../../store/usage-log.js';
+import { UsageTally, type RunFacts, type UsageRecord } from './usage-record.js';
+
+/**
+ * Where a finished run's usage goes: passed the run's totals once, at its
+ * end (a drained Ctrl-C included). The state folder's is the one in use;
+ * a test or an embedding program may pass its own.
+ */
+export interface UsageRecorder {
+  /** Returns whether it was recorded: a record that cannot be written is no reason to fail a run whose results are safe. */
+  record(run: UsageRecord): Promise<boolean>;
+}
+
+/** Appends each run's record to `usage-<account>.ndjson` in the state folder. */
+export function stateFolderUsage(stateDir: string): UsageRecorder {
+  return {
+    async record(run) {
+      try {
+        await appendUsageLine(stateDir, run.account, run, Date.parse(run.finished_at));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+/** The record of a run whose outcomes are all at hand (extract, collect, a library run). */
+export function usageOfRun(outcomes: readonly DocumentOutcome[], run: RunFacts): UsageRecord {
+  const tally = new UsageTally(run.cwd);
+  for (const outcome of outcomes) tally.add(outcome);
+  return tally.record(run);
+}
