@@ -9,11 +9,13 @@
 //   7. watch: last write to result, a burst of 1,000 against extract, memory over 10,000 files,
 //   8. the real world: a competitor on the key, the server's clock off, slow answers, slots held by others,
 //   9. cutting pages with pdf-lib: a 150-page 10 MB PDF, and 1,000 single-page cuts (time, peak memory),
-//  10. many commands, one client: three extracts at once on one state folder against one.
+//  10. many commands, one client: three extracts at once on one state folder against one,
+//  11. flat at any size: peak RSS of extract, its rerun, --dry-run, watch and a resume after kill -9 over
+//      100,000 files (about an hour on a busy 2-core machine; not in a plain run: --only=huge).
 // Prints a table on stdout (progress on stderr) and writes bench/results.json.
 // Not part of `npm test`: timings depend on the machine, and no test asserts one.
 //
-// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,reliability,watch,real-world,cut,many
+// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,reliability,watch,real-world,cut,many,huge
 // (writes bench/tmp/results-partial.json instead), --ttl=<ms> (schedule run's job TTL, default 24000),
 // --page-counter=qpdf|pdfinfo|pdf-lib, --keep-tmp, --strict (exit 3 when a target is missed).
 // Environment: BENCH_NO_GNU_TIME=1 measures RSS by /proc polling alone; BENCH_DEBUG=1 prints stacks.
@@ -35,6 +37,7 @@ import { benchStartup } from './bench/startup.js';
 import { benchWatch } from './bench/watch.js';
 import { benchCut } from './bench/cut.js';
 import { benchMany } from './bench/many.js';
+import { benchHuge } from './bench/huge.js';
 
 const SECTIONS = [
   { name: 'schedule', title: '1 schedule', bench: benchSchedule },
@@ -47,6 +50,7 @@ const SECTIONS = [
   { name: 'real-world', title: '8 real world', bench: benchRealWorld },
   { name: 'cut', title: '9 cutting pages', bench: benchCut },
   { name: 'many', title: '10 many commands', bench: benchMany },
+  { name: 'huge', title: '11 flat at any size', bench: benchHuge, onlyWhenAsked: true },
 ];
 
 const options = parseOptions(process.argv.slice(2));
@@ -67,8 +71,8 @@ const results = {
   sections: {},
 };
 const sections = [];
-for (const { name, title, bench } of SECTIONS) {
-  if (options.only && !options.only.includes(name)) continue;
+for (const { name, title, bench, onlyWhenAsked } of SECTIONS) {
+  if (options.only ? !options.only.includes(name) : onlyWhenAsked) continue;
   const section = new Section(name, title);
   sections.push(section);
   process.stderr.write(`bench: ${title}...\n`);

@@ -35,7 +35,8 @@ export async function benchStartup(section) {
   for (const name of ['docextract --version', 'docextract --help']) {
     const value = median(times[name]);
     section.add(`${name} (median)`, value, { unit: 'ms', digits: 1 });
-    section.add(`${name} / node -e 0`, value / base, { digits: 2, atMost: 1.5 });
+    // Issue 30: --help within 1.25x of a bare node, --version within 1.15x.
+    section.add(`${name} / node -e 0`, value / base, { digits: 2, atMost: name.endsWith('--help') ? 1.25 : 1.15 });
   }
   section.details = { runs: RUNS, mediansMs: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)])), timesMs: times };
 }
