@@ -1,6 +1,6 @@
 import { cliStopMessage, wordedForCli } from './outcome-words.js';
 import { localInstant } from '../util/local-time.js';
-import type { ResponseEvent } from '../api/index.js';
+import { commandLine, engineAccess } from './engine-access.js';
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
 import type { BatchDeps, RideAlong } from '../library/engine.js';
 import type { ClientBatch } from '../features/host/client-batch.js';
@@ -61,19 +61,7 @@ export async function withBatchSession<R, E extends BatchEvents>(
   work: (deps: BatchDeps & { events: E }, stop: AbortSignal, client?: ClientBatch) => Promise<R>,
   ride?: RideAlong<R, E>,
 ): Promise<{ report: R; account: string; events: E }> {
-  const { key } = await ctx.apiKey();
-  const [{ runDocuments, accountOf }, baseUrl] = await Promise.all([import('../library/engine.js'), ctx.baseUrl()]);
-  const access = {
-    stateDir: ctx.stateDir(),
-    baseUrl,
-    apiKey: key,
-    windows: settings.windows,
-    clock: ctx.clock,
-    ttlMs: settings.run.ttlMs,
-    debug: (line: string) => ctx.debug(line),
-    notice: (message: string) => ctx.ui.warn(message),
-    createClient: (onResponse: (event: ResponseEvent) => void) => ctx.client(true, onResponse),
-  };
+  const [{ runDocuments, accountOf }, access] = await Promise.all([import('../library/engine.js'), engineAccess(ctx, settings)]);
   let shown: E | undefined;
   const eventsOnce = async (): Promise<E> => (shown ??= await createEvents());
   const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
@@ -81,7 +69,7 @@ export async function withBatchSession<R, E extends BatchEvents>(
     const checker = settings.checker ? { checker: settings.checker } : {};
     const report = await runDocuments<R, E>({
       access,
-      command: ['docextract', ...process.argv.slice(2)].join(' '),
+      command: commandLine(),
       terms: { storeDb: settings.run.storeDb, finalize: settings.run.finalize, windows: JSON.stringify(settings.windows), maxCredits: settings.run.maxCredits ?? null },
       events: eventsOnce,
       signal: interrupts.signal,

@@ -3,7 +3,7 @@ import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
 import type { JobsOverview } from '../../features/list-jobs.js';
 import type { ServerJobView } from '../../features/refresh-jobs.js';
-import type { ResponseEvent } from '../../api/index.js';
+import { commandLine, engineAccess } from '../engine-access.js';
 import { parseDuration } from '../../util/duration.js';
 import { resolveBatchSettings } from '../batch-settings.js';
 import { accountId } from '../../store/account-id.js';
@@ -49,21 +49,12 @@ async function refresh(ctx: CliContext, flags: JobsFlags, overview: JobsOverview
   const live = overview.jobs.filter((job) => job.state !== 'expired');
   if (live.length === 0) return new Map();
   const settings = await resolveBatchSettings(ctx, { rateLimit: flags.rateLimit });
-  const { key } = await ctx.apiKey();
   const { refreshOpenJobs } = await import('../../library/jobs.js');
-  const access = {
-    stateDir: ctx.stateDir(),
-    baseUrl: await ctx.baseUrl(),
-    apiKey: key,
-    windows: settings.windows,
-    clock: ctx.clock,
-    ttlMs: settings.run.ttlMs,
-    createClient: (onResponse: (event: ResponseEvent) => void) => ctx.client(true, onResponse),
-  };
+  const access = await engineAccess(ctx, settings);
   // The state folder's gate is the only one: the running command's when one hosts (it asks for us), else this command's own.
   const asking = (throughHost: boolean): void =>
     ctx.ui.info(`asking the server about ${plural(live.length, 'job')}${throughHost ? ` through the running command${hostPid !== undefined ? ` (process ${hostPid})` : ''}` : ''}: ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`);
-  return refreshOpenJobs(access, ['docextract', ...process.argv.slice(2)].join(' '), live.map((job) => job.parent_job_id), asking);
+  return refreshOpenJobs(access, commandLine(), live.map((job) => job.parent_job_id), asking);
 }
 
 /** The account of the configured key and service, or undefined when no usable key is configured; never prompts. */

@@ -1,0 +1,25 @@
+import type { ResponseEvent } from '../api/index.js';
+import type { EngineAccess } from '../library/engine.js';
+import type { BatchSettings } from './batch-settings.js';
+import type { CliContext } from './context.js';
+
+/** Where and as whom the engine talks to the service for this command: its key, service, windows, state folder and client, with --debug and warnings on stderr. */
+export async function engineAccess(ctx: CliContext, settings: Pick<BatchSettings, 'windows' | 'run'>): Promise<EngineAccess> {
+  const { key } = await ctx.apiKey();
+  return {
+    stateDir: ctx.stateDir(),
+    baseUrl: await ctx.baseUrl(),
+    apiKey: key,
+    windows: settings.windows,
+    clock: ctx.clock,
+    ttlMs: settings.run.ttlMs,
+    debug: (line: string) => ctx.debug(line),
+    notice: (message: string) => ctx.ui.warn(message),
+    createClient: (onResponse: (event: ResponseEvent) => void) => ctx.client(true, onResponse),
+  };
+}
+
+/** The command line as `docextract jobs` lists it. */
+export function commandLine(): string {
+  return ['docextract', ...process.argv.slice(2)].join(' ');
+}
