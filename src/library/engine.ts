@@ -58,7 +58,7 @@ export interface EngineRun<R, E extends BatchEvents> {
   ride?: RideAlong<R, E>;
   /** Said once when the run waits for the state folder instead of riding along. */
   waiting(message: string): void;
-  /** With no `ride`: throw LockedError (`state_locked`) at once when another command holds the folder, instead of waiting for it. @default false */
+  /** Throw LockedError (`state_locked`) at once when another command holds the folder and takes no submission (or there is no `ride`), instead of waiting for it. @default false */
   failWhenHeld?: boolean;
   /** Whether other commands may ride along on this one while it holds the folder: false for work that feeds no runner they could join (a stream of the library's, a refresh, one chunk); they wait for the folder instead. @default true */
   hosts?: boolean;

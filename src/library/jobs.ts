@@ -31,6 +31,8 @@ export function refreshOpenJobs(access: EngineAccess, command: string, jobIds: s
     },
     ride: { submitWith: (socket, _events, who) => refreshThroughHost(socket, who, jobIds, () => asking(true)) },
     hosts: false,
+    // A listing's refresh does not wait for a long run that hosts no one: it says the folder is in use.
+    failWhenHeld: true,
     waiting: () => undefined,
   });
 }

@@ -102,8 +102,9 @@ describe('docextract extract', () => {
     expect(byFile.get('good.pdf')).toMatchObject({ status: 'complete' });
     expect(byFile.get('not-a-pdf.pdf')).toMatchObject({ status: 'failed', error: { code: 'invalid_file_type' } });
     expect(byFile.get('empty.pdf')).toMatchObject({ status: 'failed', error: { code: 'invalid_file' } });
-    expect(byFile.get('too-many.pdf [pages 1-150 of 151]')).toMatchObject({ status: 'complete' });
-    expect(byFile.get('too-many.pdf [pages 151 of 151]')).toMatchObject({ status: 'complete' });
+    // One line for the source sent in parts, its parts inside.
+    expect(byFile.get('too-many.pdf')).toMatchObject({ status: 'complete', pages: 151, parts: [expect.objectContaining({ status: 'complete' }), expect.objectContaining({ status: 'complete' })] });
+    expect((byFile.get('too-many.pdf')?.parts as { source_pages: number[] }[]).map((part) => part.source_pages.length)).toEqual([150, 1]);
     expect(byFile.get('missing.pdf')).toMatchObject({ status: 'failed', error: { code: 'file_not_found' } });
     expect(emu.counters.requestsByEndpoint.documents).toBe(3);
     expect(run.stderr).not.toMatch(/\n\s+at /);

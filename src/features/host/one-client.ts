@@ -16,7 +16,7 @@ export interface OneClientOptions<R> {
   waiting: (message: string) => void;
   /** How long a lock may be held with no host listening (a library run) before the folder counts as busy. @default 15_000 */
   noHostMs?: number;
-  /** Without `submit`: rethrow the LockedError at once instead of waiting for the folder. @default false */
+  /** Rethrow the LockedError at once when the folder's holder takes no submission (none listens, or there is nothing to submit), instead of waiting for the folder. @default false */
   failWhenHeld?: boolean;
 }
 
@@ -41,6 +41,7 @@ export async function asOneClient<R>(options: OneClientOptions<R>): Promise<R> {
     } catch (error) {
       if (!(error instanceof LockedError) || (options.failWhenHeld && !options.submit)) throw error;
       const socket = options.submit && !refused ? await connectToHost(options.stateDir) : undefined;
+      if (!socket && options.failWhenHeld) throw error;
       if (!socket || !options.submit) {
         // Hosting, just handed over, or a run that does not host (a library call): wait a little, then call it busy.
         noHostSince ??= Date.now();

@@ -51,9 +51,9 @@ describe('docextract jobs', () => {
     // It says a run is active, and what "Last run that ended" means beside it...
     expect(listed.stderr).toMatch(/a run is active \(process \d+, since .*\): .*"Running now" lists what runs; "Last run that ended" is the last one that finished/);
     expect(listed.stderr).not.toContain('the one before it');
-    // ...and --refresh is refused before it claims to ask the server anything.
+    // ...and --refresh (with no host to ask through) is refused with state_locked before it claims to ask the server anything.
     expect(refreshedDuringRun.code).toBe(2);
-    expect(refreshedDuringRun.stderr).toContain('a run is active in this state folder');
+    expect(refreshedDuringRun.stderr).toMatch(/The state folder is in use by process \d+.*\(state_locked\)/);
     expect(refreshedDuringRun.stderr).not.toContain('asking the server');
     const lines = parseNdjson(listed.stdout);
     const jobs = lines.filter((line) => line.kind === 'job') as unknown as JobLine[];

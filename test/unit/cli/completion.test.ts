@@ -33,7 +33,7 @@ describe('docextract __complete', () => {
   it('offers commands, the subcommands of config, and no hidden command', async () => {
     expect((await complete(['ex'])).values).toEqual(['extract', 'export']);
     expect((await complete([''])).values).not.toContain('__complete');
-    expect((await complete(['config', ''])).values).toEqual(['set', 'get', 'unset', 'list', 'path', 'help']);
+    expect((await complete(['config', ''])).values).toEqual(['set', 'get', 'unset', 'list', 'profiles', 'path', 'help']);
   });
 
   it('offers the flags of the command being typed and the global ones, not those of other commands', async () => {
