@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { isSea } from 'node:sea';
 import type { PackageAsset } from './package-assets.js';
 
 const SCRIPT = 'text/javascript; charset=utf-8';
@@ -23,8 +24,12 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
   'viewer.js': SCRIPT,
 };
 
-/** The folder of the page's files, beside this module (src/ or dist/). */
-export const PAGE_FOLDER = fileURLToPath(new URL('./page/', import.meta.url));
+/**
+ * The folder of the page's files: beside this module (src/ or dist/), or, in
+ * the single executable (npm run build:binary, which has no import.meta.url
+ * to go by), in docextract-assets/review-page/ beside it.
+ */
+export const PAGE_FOLDER = isSea() ? join(dirname(process.execPath), 'docextract-assets', 'review-page') : fileURLToPath(new URL('./page/', import.meta.url));
 
 /** `app.js`, `index.html`...; undefined for any other name. */
 export function pageFile(name: string): PackageAsset | undefined {
