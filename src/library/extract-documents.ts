@@ -194,22 +194,16 @@ async function run(
   const command = `docextract library (pid ${process.pid})`;
   const terms = { storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
   const withChecks = (deps: BatchDeps): BatchDeps => withSink({ ...deps, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
+  // What the run's report is saved as, for `docextract jobs` and `usage` (as the CLI saves its own).
+  const ended = { stateDir, outDir, startedAt, cwd, account: accountOf(access), clock };
+  const asked = { access, command, terms, events: () => events, ...(options.signal ? { signal: options.signal } : {}), waiting: (message: string) => options.events?.notice?.(message) };
   if (!isArray(inputs)) {
     // A stream of its own: it hosts, and fails at once on a state folder another command holds.
     return runDocuments<ExtractionReport, BatchEvents>({
-      access,
-      command,
-      terms,
-      events: () => events,
-      ...(options.signal ? { signal: options.signal } : {}),
-      host: async (session) => {
-        const deps = withChecks(session);
-        const report = await runStreamBatch(deps, settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal);
-        return recorded(report, deps, { stateDir, outDir, startedAt, cwd });
-      },
+      ...asked,
+      host: async (session) => recorded(await runStreamBatch(withChecks(session), settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal), ended),
       failWhenHeld: true,
       hosts: false,
-      waiting: (message) => options.events?.notice?.(message),
     });
   }
   // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
@@ -224,29 +218,17 @@ async function run(
   // The run's sources sent in parts, whoever runs the parts (this process hosting, or the command it rides along on).
   const parts = new PartResults(planned.documents, settings.storeDb, sinkWriter(options.onResult), () => clock.now(), options.events?.notice);
   return runDocuments<ExtractionReport, BatchEvents>({
-    access,
-    command,
-    terms,
-    events: () => events,
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...asked,
     host: async (session, client) => {
-      const deps = withChecks(session);
-      const own = await runExtractBatch(deps, documentsLeft(planned.documents, client), settings, outDir, reuse, options.signal, typed, parts);
-      return recorded(withRejected(client ? await client.merged(own) : own), deps, { stateDir, outDir, startedAt, cwd });
+      const own = await runExtractBatch(withChecks(session), documentsLeft(planned.documents, client), settings, outDir, reuse, options.signal, typed, parts);
+      return recorded(withRejected(client ? await client.merged(own) : own), ended);
     },
     ride: {
       work: { documents: planned.documents, reuse },
       parts,
       prepare: async () => checkModelNamesBeforeSending({ api: await access.createClient(() => undefined), events }, ...modelsToCheck(typed, planned.documents)),
-      finish: async (report) => {
-        const whole = withRejected(report);
-        await recordUsage(stateDir, whole, { account: accountOf(access), startedAtMs: startedAt, finishedAtMs: clock.now(), cwd });
-        await recordLastRun(stateDir, accountOf(access), { outDir, outcomes: whole.outcomes, startedAtMs: startedAt, finishedAtMs: clock.now() });
-        if (whole.fatal) throw whole.fatal;
-        return whole;
-      },
+      finish: (report) => recorded(withRejected(report), ended),
     },
-    waiting: (message) => options.events?.notice?.(message),
   });
 }
 
@@ -306,9 +288,9 @@ function sinkWriter(sink: ResultSink | undefined): (path: string, text: string) 
 }
 
 /** The run's report, also saved for `docextract jobs` (as the CLI saves its own). */
-async function recorded(report: ExtractionReport, deps: BatchDeps, run: { stateDir: string; outDir: string; startedAt: number; cwd: string }): Promise<ExtractionReport> {
-  await recordUsage(run.stateDir, report, { account: deps.account, startedAtMs: run.startedAt, finishedAtMs: deps.clock.now(), cwd: run.cwd });
-  await recordLastRun(run.stateDir, deps.account, { outDir: run.outDir, outcomes: report.outcomes, startedAtMs: run.startedAt, finishedAtMs: deps.clock.now() });
+async function recorded(report: ExtractionReport, run: { stateDir: string; outDir: string; startedAt: number; cwd: string; account: string; clock: Clock }): Promise<ExtractionReport> {
+  await recordUsage(run.stateDir, report, { account: run.account, startedAtMs: run.startedAt, finishedAtMs: run.clock.now(), cwd: run.cwd });
+  await recordLastRun(run.stateDir, run.account, { outDir: run.outDir, outcomes: report.outcomes, startedAtMs: run.startedAt, finishedAtMs: run.clock.now() });
   if (report.fatal) throw report.fatal;
   return report;
 }

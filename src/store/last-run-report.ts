@@ -4,10 +4,10 @@
  * file per account (`last-run-<account>.json`), written atomically, so two
  * runs with different keys never overwrite each other's report.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { accountFiles } from './account-files.js';
 import { writeFileAtomically } from './atomic-write.js';
-import { hasErrorCode } from './fs-errors.js';
 
 /** A file the run did not complete. */
 export interface LastRunFile {
@@ -53,20 +53,11 @@ export async function writeLastRunReport(stateDir: string, account: string, repo
 
 /** Every account's report (or only `account`'s); a damaged one is passed over, since it only describes the past. */
 export async function readLastRunReports(stateDir: string, account?: string): Promise<StoredLastRunReport[]> {
-  let names: string[];
-  try {
-    names = await readdir(stateDir);
-  } catch (error) {
-    if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) return [];
-    throw error;
-  }
   const reports: StoredLastRunReport[] = [];
-  for (const name of names.sort()) {
-    const match = FILE_NAME.exec(name);
-    if (!match || (account !== undefined && match[1] !== account)) continue;
+  for (const file of await accountFiles(stateDir, FILE_NAME, account)) {
     try {
-      const parsed = JSON.parse(await readFile(join(stateDir, name), 'utf8')) as StoredLastRunReport;
-      if (Array.isArray(parsed.files) && typeof parsed.finished_at === 'string') reports.push({ ...parsed, account: match[1] as string });
+      const parsed = JSON.parse(await readFile(file.path, 'utf8')) as StoredLastRunReport;
+      if (Array.isArray(parsed.files) && typeof parsed.finished_at === 'string') reports.push({ ...parsed, account: file.account });
     } catch {
       // a report cut short or edited by hand: nothing to list from it
     }

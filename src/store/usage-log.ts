@@ -6,8 +6,9 @@
  * again. Lines older than {@link USAGE_KEPT_MS} are dropped when the file
  * has grown past {@link COMPACT_ABOVE_BYTES}.
  */
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { accountFiles } from './account-files.js';
 import { writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
 
@@ -43,19 +44,8 @@ export async function appendUsageLine(stateDir: string, account: string, record:
 
 /** Every parsable line of one account (or of every account), oldest first; a torn or edited line is passed over. */
 export async function readUsageLines<T extends { finished_at: string }>(stateDir: string, account?: string): Promise<T[]> {
-  let names: string[];
-  try {
-    names = await readdir(stateDir);
-  } catch (error) {
-    if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) return [];
-    throw error;
-  }
   const lines: T[] = [];
-  for (const name of names.sort()) {
-    const match = FILE_NAME.exec(name);
-    if (!match || (account !== undefined && match[1] !== account)) continue;
-    lines.push(...parseLines<T>(await readFile(join(stateDir, name), 'utf8')));
-  }
+  for (const file of await accountFiles(stateDir, FILE_NAME, account)) lines.push(...parseLines<T>(await readFile(file.path, 'utf8')));
   return lines.sort((a, b) => Date.parse(a.finished_at) - Date.parse(b.finished_at));
 }
 
