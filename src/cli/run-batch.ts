@@ -6,7 +6,8 @@ import type { BatchDeps, RideAlong } from '../library/engine.js';
 import type { ClientBatch } from '../features/host/client-batch.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
 import { recordLastRun } from '../features/last-run.js';
-import { stateFolderUsage, usageOfRun } from '../features/usage/usage-recorder.js';
+import { stateFolderUsage } from '../features/usage/usage-recorder.js';
+import { RunTally } from '../features/run-tally.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import type { BatchSettings } from './batch-settings.js';
@@ -29,20 +30,22 @@ export async function runBatchCommand(
   ride?: RideAlong<ExtractBatchReport, BatchDisplay>,
 ): Promise<CommandOutcome> {
   const startedAt = ctx.clock.now();
+  // Counts, usage and the files that did not complete, taken from what the display shows: 100,000 outcomes are not kept to the end.
+  const tally = new RunTally(ctx.io.cwd);
   const createDisplay = async (): Promise<BatchDisplay> => {
-    const created = await BatchDisplay.create(ctx, total);
+    const created = tally.counting(await BatchDisplay.create(ctx, total));
     for (const outcome of preReported) created.documentFinished(outcome);
     return created;
   };
   const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work, ride);
   display.finish(report, startedAt);
-  const outcomes = [...preReported, ...report.outcomes].map(wordedForCli);
   // What was spent is recorded even when the run ended on a fatal error: the credits are gone either way.
   const usage = { account, profile: ctx.profile.name, command: ctx.commandName, startedAtMs: startedAt, finishedAtMs: ctx.clock.now(), requests: report.requests, cwd: ctx.io.cwd };
-  await stateFolderUsage(ctx.stateDir()).record(usageOfRun(outcomes, usage)); // for `docextract usage`
+  await stateFolderUsage(ctx.stateDir()).record(tally.usage.record(usage)); // for `docextract usage`
   if (report.fatal) throw report.fatal;
-  await recordLastRun(ctx.stateDir(), account, { outDir: settings.outDir, outcomes, startedAtMs: startedAt, finishedAtMs: ctx.clock.now() }); // for `docextract jobs` and `review`
-  return batchOutcome(ctx, report, () => outcomes.every((outcome) => outcome.status === 'complete'), () => outcomes.some((outcome) => outcome.checks?.passed === false));
+  const outcomes = tally.notComplete.map(wordedForCli);
+  await recordLastRun(ctx.stateDir(), account, { outDir: settings.outDir, outcomes, counts: tally.counts, startedAtMs: startedAt, finishedAtMs: ctx.clock.now() }); // for `docextract jobs` and `review`
+  return batchOutcome(ctx, report, () => tally.allComplete, () => tally.checksFailed > 0);
 }
 
 /**

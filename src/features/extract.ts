@@ -5,7 +5,7 @@ import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { sessionRunner, type BatchDeps } from './batch-session.js';
 import { checkModelNamesBeforeSending } from './check-models.js';
-import { arrivingAtOnce, type ExtractBatchReport } from './batch-report.js';
+import type { ExtractBatchReport } from './batch-report.js';
 import { outputFolderProblem } from './output-folder.js';
 import { recheckReused } from './checks/recheck.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
@@ -14,26 +14,51 @@ import { writeFileAtomically } from '../store/atomic-write.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
+import { PLAN_SLICE, RunningWindow } from './running-window.js';
+import type { PlannedSlice } from './plan-documents.js';
 
 /** How a hosting run finishes a job a `collect` riding along asks for. */
 type HostedCollect = HostedRun['collectTask'];
 
 
 /**
+ * Tasks of the command's own that the runner may hold unfinished before the
+ * next slice is planned: enough for the scheduler to choose well (the bench's
+ * batches of 10,000 tiny files keep it busy), few enough that 100,000 files
+ * are never all in memory.
+ */
+const RUNNING_AHEAD = 2_000;
+
+export interface ExtractBatchOptions {
+  /** The parts of the command's sources, when some came back from a host before this command hosted the rest. @default the parts among the documents */
+  parts?: PartResults;
+  /**
+   * Keep every outcome for the report (a library caller gets them all).
+   * Off, the report lists none: the caller counts what `events` showed (the CLI's RunTally).
+   * @default true
+   */
+  keepOutcomes?: boolean;
+}
+
+/**
  * Extract every planned document: resume what earlier runs left, reuse what
- * already answers the same question, extract identical files once, run the rest.
+ * already answers the same question, extract identical files once, run the
+ * rest. A list of documents is planned a slice at a time, and slices
+ * arriving (a large batch checked as it runs) only while the runner has
+ * fewer than RUNNING_AHEAD of them ahead: what is in memory is a window of
+ * the batch, not all of it.
  */
 export async function runExtractBatch(
   deps: BatchDeps,
-  documents: PlannedDocument[],
+  /** Every document, or slices of them checked as the run needs them, with the files refused while checking each. */
+  documents: readonly PlannedDocument[] | AsyncIterable<PlannedSlice>,
   settings: RunSettings,
   outDir: string,
   reuse: Omit<ArrivalOptions, 'storeDb'>,
   stop?: AbortSignal,
   /** The document types the user named (rules, a default): each is checked before anything is planned, printed or written. */
   typedModels: readonly string[] = [],
-  /** The parts of the command's sources, when some came back from a host before this command hosted the rest. @default the parts among `documents` */
-  sourceParts?: PartResults,
+  options: ExtractBatchOptions = {},
 ): Promise<ExtractBatchReport> {
   // Planning writes copies of known answers and the display prints reused files: a misspelled
   // name must stop the run before any of that, not after (it once printed 8 reused lines first).
@@ -43,55 +68,84 @@ export async function runExtractBatch(
   const earlier = reuse.dedupe && !reuse.force ? deps.session.results : undefined;
   await earlier?.scan(outDir).catch(() => 0);
   const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...reuse, storeDb: settings.storeDb }, earlier);
-  const arrival = await planner.plan(documents);
   // A source sent in parts is one document of this command: its parts are held, the source reported once.
-  const parts = sourceParts ?? new PartResults(documents, settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), (message) => deps.events.notice?.(message));
+  const parts = options.parts ?? new PartResults([], settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), (message) => deps.events.notice?.(message));
   const events = parts.joining(deps.events);
-  const strayJobs = planner.unclaimedJobs();
-  const plan = {
-    tasks: arrival.tasks,
-    // A schema may have changed since a reused result was made: it gets today's verdict.
-    alreadyDone: deps.checker ? await recheckReused(arrival.reused, deps.checker) : arrival.reused,
-    strayJobs,
-    phantomJobs: phantomsOf(strayJobs, deps.session.state, settings.ttlMs, now),
+  const keepOutcomes = options.keepOutcomes ?? true;
+  const alreadyDone: DocumentOutcome[] = [];
+  const finishedBeforeSending = (outcome: DocumentOutcome): void => {
+    events.documentFinished(outcome);
+    if (keepOutcomes) alreadyDone.push(withoutData(outcome));
   };
-  for (const outcome of plan.alreadyDone) events.documentFinished(outcome);
-  for (const job of plan.strayJobs) deps.events.strayJob?.(job);
-  const blocked = plan.tasks.length > 0 ? await outputFolderProblem(outDir) : undefined;
-  if (blocked) {
-    // A result is paid for before it is written: send nothing whose result could not be saved.
-    const failed = plan.tasks.flatMap((task) => [task.doc, ...task.copies].map((doc) => unwritableOutcome(doc, task.job?.parentJobId ?? null, outDir, blocked)));
-    for (const outcome of failed) events.documentFinished(outcome);
-    await parts.settled();
-    return {
-      outcomes: parts.reported([...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...failed]),
-      requests: 0,
-      credits: 0,
-      interrupted: false,
-      openJobs: [],
-      strayJobs: plan.strayJobs.map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
-    };
-  }
-  // Named types were checked above; the service's default, when it is what uploads will send, is checked only when something will be sent.
-  if (typedModels.length === 0) await checkModelsBeforeSending(deps, plan.tasks);
+  // Each part's open job, by the part's own outcome.
+  const openJobs: ExtractBatchReport['openJobs'] = [];
+  const running = new RunningWindow(RUNNING_AHEAD);
   const runner = sessionRunner(deps, settings, {
     events,
-    phantomJobs: plan.phantomJobs,
-    onFinished: (outcome, doc) => planner.finished(outcome, doc),
+    // Until a slice takes one up, every open job of earlier runs holds a slot (the ledger drops those the run takes up).
+    phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
+    keepOutcomes,
+    onFinished: (outcome, doc) => {
+      planner.finished(outcome, doc);
+      if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
+      running.changed();
+    },
   });
+  const checked = { models: false, blocked: undefined as string | undefined };
+  /** Planned a slice at a time, and only while the runner has few of this command's tasks ahead. */
+  async function* planned(): AsyncGenerator<DocumentTask[]> {
+    for await (const slice of isList(documents) ? slicesOf(documents, PLAN_SLICE) : documents) {
+      for (const outcome of slice.rejected) finishedBeforeSending(outcome);
+      parts.add(slice.documents);
+      await running.roomFor(slice.documents.length, stop);
+      if (stop?.aborted) return;
+      const arrival = await planner.plan(slice.documents);
+      // A schema may have changed since a reused result was made: it gets today's verdict.
+      for (const outcome of deps.checker ? await recheckReused(arrival.reused, deps.checker) : arrival.reused) finishedBeforeSending(outcome);
+      // Of the slices planned so far, only where each finished question's answer is stays.
+      planner.forgetFinished(Number.POSITIVE_INFINITY);
+      if (arrival.tasks.length === 0) continue;
+      if (!checked.models) {
+        checked.blocked = await outputFolderProblem(outDir);
+        // Named types were checked above; the service's default, when it is what uploads will send, is checked only when something will be sent.
+        if (!checked.blocked && typedModels.length === 0) await checkModelsBeforeSending(deps, arrival.tasks);
+        checked.models = true;
+      }
+      if (checked.blocked) {
+        // A result is paid for before it is written: send nothing whose result could not be saved.
+        for (const task of arrival.tasks) for (const doc of [task.doc, ...task.copies]) finishedBeforeSending(unwritableOutcome(doc, task.job?.parentJobId ?? null, outDir, checked.blocked));
+        continue;
+      }
+      running.took(arrival.tasks);
+      yield arrival.tasks;
+    }
+  }
   const collectTask: HostedCollect = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
-  const report = await runHosted(deps.host, runner, arrivingAtOnce(plan.tasks), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
+  const report = await runHosted(deps.host, runner, planned(), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
   await Promise.all([planner.indexed(), parts.settled()]);
-  const summaries = parts.reported([...plan.alreadyDone.map(({ data: _data, ...summary }) => summary), ...report.outcomes]);
+  // Open jobs of earlier runs that no file of this batch took up.
+  const strayJobs = planner.unclaimedJobs();
+  for (const job of strayJobs) deps.events.strayJob?.(job);
   return {
     ...report,
-    outcomes: summaries,
-    // Each part's open job, by the part's own outcome.
-    openJobs: report.outcomes
-      .filter((outcome) => outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at)
-      .map((outcome) => ({ parentJobId: outcome.job_id as string, file: outcome.file, expiresAt: outcome.expires_at as string })),
-    strayJobs: plan.strayJobs.map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
+    ...(checked.blocked ? { requests: 0, credits: 0 } : {}),
+    outcomes: keepOutcomes ? parts.reported([...alreadyDone, ...report.outcomes]) : [],
+    openJobs,
+    strayJobs: strayJobs.map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
   };
+}
+
+function isList(documents: readonly PlannedDocument[] | AsyncIterable<PlannedSlice>): documents is readonly PlannedDocument[] {
+  return Array.isArray(documents);
+}
+
+async function* slicesOf(documents: readonly PlannedDocument[], size: number): AsyncGenerator<PlannedSlice> {
+  for (let start = 0; start < documents.length; start += size) yield { documents: documents.slice(start, start + size), rejected: [] };
+}
+
+function withoutData(outcome: DocumentOutcome): DocumentOutcome {
+  const { data: _data, ...summary } = outcome;
+  return summary;
 }
 
 /**

@@ -6,16 +6,18 @@ export interface FinishedRun {
   /** Where it wrote its results, absolute: `docextract review` of that folder lists the files that got none. */
   outDir: string;
   outcomes: readonly DocumentOutcome[];
+  /** Files per status when `outcomes` lists only those that did not complete (a RunTally's counts). @default counted from `outcomes` */
+  counts?: Readonly<Record<string, number>>;
   startedAtMs: number;
   finishedAtMs: number;
 }
 
 /** The report of one run: counts per status, and every file that did not complete with why. */
-export function lastRunReportFrom({ outDir, outcomes, startedAtMs, finishedAtMs }: FinishedRun): LastRunReport {
-  const counts: Record<string, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+export function lastRunReportFrom({ outDir, outcomes, counts: counted, startedAtMs, finishedAtMs }: FinishedRun): LastRunReport {
+  const counts: Record<string, number> = counted ? { ...counted } : { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
   const files: LastRunReport['files'] = [];
   for (const outcome of outcomes) {
-    counts[outcome.status] = (counts[outcome.status] ?? 0) + 1;
+    if (!counted) counts[outcome.status] = (counts[outcome.status] ?? 0) + 1;
     if (outcome.status === 'complete') continue;
     files.push({
       file: outcome.file,

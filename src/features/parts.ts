@@ -74,6 +74,11 @@ export class PartResults {
     /** Told of a source result that could not be written. */
     private readonly notice: (message: string) => void = () => undefined,
   ) {
+    this.add(documents);
+  }
+
+  /** Documents planned later (a large batch is planned a slice at a time): the parts among them. */
+  add(documents: readonly PlannedDocument[]): void {
     for (const doc of documents) {
       if (!doc.part) continue;
       this.byFile.set(doc.displayPath, doc);
@@ -95,10 +100,9 @@ export class PartResults {
   /**
    * `events` as the command's display and report see them: a part's outcome
    * is held, and its source is reported once, after its result is written.
-   * Progress still shows each part.
+   * Progress still shows each part. Parts added later (`add`) are held too.
    */
   joining(events: BatchEvents): BatchEvents {
-    if (this.isEmpty) return events;
     const documentFinished = (outcome: DocumentOutcome, doc?: PlannedDocument): void => {
       if (this.isPart(outcome)) this.note(outcome, (source) => events.documentFinished(source));
       else events.documentFinished(outcome, doc);

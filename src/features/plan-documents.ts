@@ -13,6 +13,7 @@ import type { PageRules } from './page-rules.js';
 import { selectPages, type SelectedPages } from './select-pages.js';
 import { partOutput, partsOf } from './parts.js';
 import { isWholeDocument } from '../files/page-selection.js';
+import { PLAN_SLICE } from './running-window.js';
 
 export interface PlanResult {
   documents: PlannedDocument[];
@@ -53,15 +54,56 @@ export interface PlanOptions {
  * the server's own code names whatever the server would reject.
  */
 export async function planDocuments(args: string[], options: PlanOptions): Promise<PlanResult> {
+  const stream = await planDocumentStream(args, options);
+  const documents: PlannedDocument[] = [];
+  const rejected = [...stream.rejected];
+  for await (const slice of stream.slices) {
+    documents.push(...slice.documents);
+    rejected.push(...slice.rejected);
+  }
+  return { documents, rejected, skipped: stream.skipped };
+}
+
+/** Some of a batch's files, checked and planned: what can be sent, and what the local checks refused. */
+export interface PlannedSlice {
+  documents: PlannedDocument[];
+  rejected: DocumentOutcome[];
+}
+
+/** A batch found, to be checked and planned a slice at a time as it runs. */
+export interface PlanStream {
+  /** Files found: each is checked when its slice is planned. */
+  found: number;
+  /** Arguments that named no file. */
+  rejected: DocumentOutcome[];
+  skipped: DiscoveryResult['skipped'];
+  /** The files found, checked (type, size, pages) and planned a slice at a time; read once. */
+  slices: AsyncGenerator<PlannedSlice>;
+}
+
+/**
+ * `planDocuments` a slice at a time: discovery finds every file (a path
+ * each), and each file is read, hashed and planned only when its slice is
+ * asked for, so that a planned batch never sits in memory whole.
+ */
+export async function planDocumentStream(args: string[], options: PlanOptions, sliceSize = PLAN_SLICE): Promise<PlanStream> {
   const discovery = await discoverInputs(args, {
     cwd: options.cwd,
     literal: options.listed,
     exclude: [options.outDir, ...(options.exclude ?? [])],
     ...(options.allowed ? { allowed: options.allowed } : {}),
   });
-  const planned = await planFiles(discovery.inputs, discovery.commonBase, options);
-  const rejected = [...discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message)), ...planned.rejected];
-  return { documents: planned.documents, rejected, skipped: discovery.skipped };
+  const inputs: (DiscoveredInput | undefined)[] = discovery.inputs;
+  const found = inputs.length;
+  async function* slices(): AsyncGenerator<PlannedSlice> {
+    for (let start = 0; start < found; start += sliceSize) {
+      const slice = inputs.slice(start, start + sliceSize) as DiscoveredInput[];
+      // Let go of a planned file's discovery record (not spliced off: that moves the whole list each time).
+      inputs.fill(undefined, start, start + sliceSize);
+      yield await planFiles(slice, discovery.commonBase, options);
+    }
+  }
+  return { found, rejected: discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message)), skipped: discovery.skipped, slices: slices() };
 }
 
 /**

@@ -220,7 +220,7 @@ async function run(
   return runDocuments<ExtractionReport, BatchEvents>({
     ...asked,
     host: async (session, client) => {
-      const own = await runExtractBatch(withChecks(session), documentsLeft(planned.documents, client), settings, outDir, reuse, options.signal, typed, parts);
+      const own = await runExtractBatch(withChecks(session), documentsLeft(planned.documents, client), settings, outDir, reuse, options.signal, typed, { parts });
       return recorded(withRejected(client ? await client.merged(own) : own), ended);
     },
     ride: {

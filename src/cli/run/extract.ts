@@ -68,7 +68,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     sources + plan.rejected.length,
     plan.rejected,
     async (deps, stop, client) => {
-      const report = await runExtractBatch(deps, client ? client.remaining() : plan.documents, settings.run, settings.outDir, reuse, stop, typedModels, parts);
+      const report = await runExtractBatch(deps, client ? client.remaining() : plan.documents, settings.run, settings.outDir, reuse, stop, typedModels, { parts, keepOutcomes: false });
       return client ? client.merged(report) : report;
     },
     { work: { documents: plan.documents, reuse }, prepare, parts, finish: (report) => report },

@@ -25,10 +25,20 @@ export async function runHosted(
   const handover = new AbortController();
   const ownIterator = own[Symbol.asyncIterator]();
   const queue = new TaskQueue(() => void ownIterator.return?.());
-  const ownTasks: DocumentTask[] = [];
+  // The host's own tasks not seen done yet: a finished one is dropped, not kept (and looked at after every finish) for the whole run.
+  const ownLeft = new Set<DocumentTask>();
+  const ownDone = (): boolean => {
+    for (const task of ownLeft) {
+      if (task.phase !== 'done') return false;
+      ownLeft.delete(task);
+    }
+    return true;
+  };
   let ownEnded = false;
   const handOverIfOwnDone = (): void => {
-    if (!endsWithOwn || !ownEnded || handover.signal.aborted || !ownTasks.every((task) => task.phase === 'done')) return;
+    // Pruned after every finish, also while slices are still arriving.
+    const allDone = ownDone();
+    if (!endsWithOwn || !ownEnded || handover.signal.aborted || !allDone) return;
     hub.drain();
     handover.abort(new Error('handover'));
     queue.close();
@@ -40,7 +50,7 @@ export async function runHosted(
   void (async () => {
     try {
       for (let next = await ownIterator.next(); !next.done; next = await ownIterator.next()) {
-        ownTasks.push(...next.value);
+        for (const task of next.value) ownLeft.add(task);
         hub.feed(hosted, [...next.value]);
       }
     } finally {

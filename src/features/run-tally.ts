@@ -1,0 +1,56 @@
+import type { BatchEvents, DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
+import { UsageTally } from './usage/usage-record.js';
+
+/**
+ * What a command's summary, last-run report, usage record and exit code need
+ * of its outcomes, without keeping them: counts per status, the failed
+ * checks, what was spent and saved, and the outcomes of the files that did
+ * not complete (what the last-run report, the resume advice and `review`
+ * list). A run of 100,000 complete files holds a few numbers here, not
+ * 100,000 outcomes; what grows is the list of files left undone, by one
+ * summary each.
+ */
+export class RunTally {
+  readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+  checksFailed = 0;
+  /** Every outcome whose status is not `complete`, summarised (no data), in the order they finished. */
+  readonly notComplete: DocumentOutcome[] = [];
+  /** Credits, reuse and charges by model and folder, for the run's usage record. */
+  readonly usage: UsageTally;
+
+  constructor(cwd: string) {
+    this.usage = new UsageTally(cwd);
+  }
+
+  add(outcome: DocumentOutcome): void {
+    this.counts[outcome.status] += 1;
+    this.usage.add(outcome);
+    if (outcome.checks?.passed === false) this.checksFailed += 1;
+    if (outcome.status === 'complete') return;
+    const { data: _data, ...summary } = outcome;
+    this.notComplete.push(summary);
+  }
+
+  get total(): number {
+    return Object.values(this.counts).reduce((sum, count) => sum + count, 0);
+  }
+
+  get allComplete(): boolean {
+    return this.counts.complete === this.total;
+  }
+
+  /** `events`, with each finished document counted here first: the tally is what the command showed. */
+  counting<E extends BatchEvents>(events: E): E {
+    const documentFinished: BatchEvents['documentFinished'] = (outcome, doc) => {
+      this.add(outcome);
+      events.documentFinished(outcome, doc);
+    };
+    return new Proxy(events, {
+      get: (target, property, receiver) => {
+        if (property === 'documentFinished') return documentFinished;
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+}
