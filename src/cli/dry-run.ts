@@ -1,43 +1,65 @@
 import { formatRateWindows, minimumMakespanMs } from '../library/settings.js';
-import { previewCosts, type CostPreviewOptions, type FileCost } from '../features/cost-preview.js';
-import type { PlanResult } from '../features/plan-documents.js';
+import { CostPreview, type CostPreviewOptions, type FileCost } from '../features/cost-preview.js';
+import type { PlannedSlice } from '../features/plan-documents.js';
+import type { DocumentOutcome } from '../batch/batch-types.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import type { BatchSettings } from './batch-settings.js';
 import type { CliContext } from './context.js';
-import { printData } from './output.js';
 import { wordedForCli } from './outcome-words.js';
 
 export type DryRunOptions = Omit<CostPreviewOptions, 'storeDb' | 'finalize' | 'now'>;
 
+/** A batch to preview: the files refused before planning, then the rest a slice at a time. */
+export interface DryRunBatch {
+  rejected: readonly DocumentOutcome[];
+  slices: AsyncIterable<PlannedSlice>;
+}
+
 /**
  * What a run would cost, per file and in total, and the shortest time the
  * rate limits allow; for each file its document type and whether its answer
- * is already on disk. Reads result files; sends nothing.
+ * is already on disk. Reads result files; sends nothing. Each file's line is
+ * printed as its slice is planned (the JSON too, one document written in
+ * pieces): only the totals and the refused files are kept. Returns how many
+ * files were refused.
  */
-export async function printDryRun(ctx: CliContext, plan: PlanResult, settings: BatchSettings, options: DryRunOptions): Promise<void> {
-  const files = await previewCosts(plan.documents, { ...options, storeDb: settings.run.storeDb, finalize: settings.run.finalize, now: () => ctx.clock.now() });
-  const requests = files.reduce((sum, file) => sum + file.requests, 0);
-  const credits = files.reduce((sum, file) => sum + file.credits, 0);
-  const shortestMs = minimumMakespanMs(requests, settings.windows);
-  const rejected = plan.rejected.map(wordedForCli).map((outcome) => ({ file: outcome.file, error: outcome.error }));
-  const reused = files.filter((file) => file.action === 'reuse' || file.action === 'copy').length;
-  const summary = {
-    files,
-    rejected,
-    total: { files: files.length, reused, pages: files.reduce((s, f) => s + pagesToExtract(f), 0), credits, requests, shortest_time_ms: shortestMs },
-  };
-  printData(ctx, summary, () => {
-    const lines = files.map(
-      (f) =>
-        `${String(f.pages ?? '?').padStart(4)} pages  ${f.mode.padEnd(7)}  ${String(f.credits).padStart(4)} credits  ${String(f.requests).padStart(3)} requests  ${f.action.padEnd(7)}  ${f.model.padEnd(14)}  ${f.file}  (${f.why})`,
-    );
-    for (const r of rejected) lines.push(`   rejected  ${r.file}: ${r.error?.message ?? ''} (${r.error?.code ?? ''})`);
-    lines.push(
-      `total: ${plural(files.length, 'file')} (${reused} answered already), ${plural(summary.total.pages, 'page')} to extract, ${plural(credits, 'credit')}, ${plural(requests, 'request')}; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(settings.windows)}`,
-    );
-    return lines.join('\n');
-  });
+export async function printDryRun(ctx: CliContext, batch: DryRunBatch, settings: BatchSettings, options: DryRunOptions): Promise<number> {
+  const preview = new CostPreview({ ...options, storeDb: settings.run.storeDb, finalize: settings.run.finalize, now: () => ctx.clock.now() });
+  const json = ctx.options.json;
+  const out = ctx.io.stdout;
+  const total = { files: 0, reused: 0, pages: 0, credits: 0, requests: 0 };
+  const refused = [...batch.rejected];
+  if (json) out.write('{"files":[');
+  for await (const slice of batch.slices) {
+    refused.push(...slice.rejected);
+    let text = '';
+    for (const f of await preview.costs(slice.documents)) {
+      text += json ? `${total.files > 0 ? ',' : ''}${JSON.stringify(f)}` : `${costLine(f)}\n`;
+      total.files += 1;
+      total.reused += f.action === 'reuse' || f.action === 'copy' ? 1 : 0;
+      total.pages += pagesToExtract(f);
+      total.credits += f.credits;
+      total.requests += f.requests;
+    }
+    if (text) out.write(text);
+  }
+  const shortestMs = minimumMakespanMs(total.requests, settings.windows);
+  const rejected = refused.map(wordedForCli).map((outcome) => ({ file: outcome.file, error: outcome.error }));
+  if (json) {
+    out.write(`],"rejected":${JSON.stringify(rejected)},"total":${JSON.stringify({ ...total, shortest_time_ms: shortestMs })}}\n`);
+    return refused.length;
+  }
+  const lines = rejected.map((r) => `   rejected  ${r.file}: ${r.error?.message ?? ''} (${r.error?.code ?? ''})`);
+  lines.push(
+    `total: ${plural(total.files, 'file')} (${total.reused} answered already), ${plural(total.pages, 'page')} to extract, ${plural(total.credits, 'credit')}, ${plural(total.requests, 'request')}; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(settings.windows)}`,
+  );
+  out.write(`${lines.join('\n')}\n`);
+  return refused.length;
+}
+
+function costLine(f: FileCost): string {
+  return `${String(f.pages ?? '?').padStart(4)} pages  ${f.mode.padEnd(7)}  ${String(f.credits).padStart(4)} credits  ${String(f.requests).padStart(3)} requests  ${f.action.padEnd(7)}  ${f.model.padEnd(14)}  ${f.file}  (${f.why})`;
 }
 
 /** Pages a file sends for extraction: all of them, the pages a resumed job has left, or none when answered already. */

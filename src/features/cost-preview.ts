@@ -38,25 +38,42 @@ export interface CostPreviewOptions extends Omit<ArrivalOptions, 'preview'> {
  * a resumed job costs its chunks left, a reused or copied file nothing.
  */
 export async function previewCosts(documents: readonly PlannedDocument[], options: CostPreviewOptions): Promise<FileCost[]> {
-  const now = options.now ?? Date.now;
-  const journal = options.journal ?? replayJournal([]);
-  const planner = new ArrivalPlanner(journal, now, { storeDb: options.storeDb, force: options.force, dedupe: options.dedupe, preview: true }, options.earlier);
-  const plan = await planner.plan(documents);
-  const leaders = new Map<string, DocumentTask>(plan.tasks.map((task) => [task.doc.displayPath, task]));
-  const reused = new Map(plan.reused.map((outcome) => [outcome.file, outcome]));
-  return documents.map((doc) => {
-    const asked = questionOf(doc.sha256, doc.model, options.storeDb, doc.sourcePages);
-    const base = { file: doc.displayPath, model: asked.model, pages: doc.pages ?? null, mode: modeOf(doc.pages) } as const;
-    const answer = reused.get(doc.displayPath);
-    if (answer) return { ...base, action: plan.copied.has(doc.displayPath) ? 'copy' : 'reuse', why: answer.reused ?? '', credits: 0, requests: 0 };
-    const why = plan.why.get(doc.displayPath) ?? '';
-    const task = leaders.get(doc.displayPath);
-    if (!task) return { ...base, action: 'copy', why, credits: 0, requests: 0 };
-    const requests = task.requestsLeft(options.finalize);
-    if (!task.job) return { ...base, action: 'extract', why, credits: doc.pages ?? 1, requests };
-    const credits = task.job.written ? 0 : task.job.chunks.reduce((sum, chunk) => sum + (chunk.status === 'done' ? 0 : chunk.pageNumbers.length), 0);
-    return { ...base, action: 'resume', why, credits, requests };
-  });
+  return new CostPreview(options).costs(documents);
+}
+
+/**
+ * `previewCosts` over a batch that comes a slice at a time: one planner for
+ * the whole batch (a copy in a later slice is a copy), which keeps of each
+ * slice only which file leads each question, not its task.
+ */
+export class CostPreview {
+  private readonly planner: ArrivalPlanner;
+
+  constructor(private readonly options: CostPreviewOptions) {
+    const journal = options.journal ?? replayJournal([]);
+    this.planner = new ArrivalPlanner(journal, options.now ?? Date.now, { storeDb: options.storeDb, force: options.force, dedupe: options.dedupe, preview: true }, options.earlier);
+  }
+
+  async costs(documents: readonly PlannedDocument[]): Promise<FileCost[]> {
+    const options = this.options;
+    const plan = await this.planner.plan(documents);
+    this.planner.forgetPlanned();
+    const leaders = new Map<string, DocumentTask>(plan.tasks.map((task) => [task.doc.displayPath, task]));
+    const reused = new Map(plan.reused.map((outcome) => [outcome.file, outcome]));
+    return documents.map((doc) => {
+      const asked = questionOf(doc.sha256, doc.model, options.storeDb, doc.sourcePages);
+      const base = { file: doc.displayPath, model: asked.model, pages: doc.pages ?? null, mode: modeOf(doc.pages) } as const;
+      const answer = reused.get(doc.displayPath);
+      if (answer) return { ...base, action: plan.copied.has(doc.displayPath) ? 'copy' : 'reuse', why: answer.reused ?? '', credits: 0, requests: 0 };
+      const why = plan.why.get(doc.displayPath) ?? '';
+      const task = leaders.get(doc.displayPath);
+      if (!task) return { ...base, action: 'copy', why, credits: 0, requests: 0 };
+      const requests = task.requestsLeft(options.finalize);
+      if (!task.job) return { ...base, action: 'extract', why, credits: doc.pages ?? 1, requests };
+      const credits = task.job.written ? 0 : task.job.chunks.reduce((sum, chunk) => sum + (chunk.status === 'done' ? 0 : chunk.pageNumbers.length), 0);
+      return { ...base, action: 'resume', why, credits, requests };
+    });
+  }
 }
 
 /** The journal's state for one key, read without the lock (a run may be appending). */

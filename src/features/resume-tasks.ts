@@ -40,6 +40,8 @@ export class ArrivalPlanner {
   private readonly matched = new Set<string>();
   /** The task extracting each question in this run. */
   private readonly leaders = new Map<string, DocumentTask>();
+  /** In preview, the file leading each question planned so far (its task is not kept: nothing runs). */
+  private readonly previewLeaders = new Map<string, string>();
   /** Results on disk found to answer a question in this run. */
   private readonly known = new Map<string, { output: string; file: string }>();
   /** The question of each document being extracted (by display path), until it finishes. */
@@ -119,7 +121,10 @@ export class ArrivalPlanner {
       }
       this.asked.set(doc, asked);
       const leader = options.dedupe ? this.leaders.get(key) : undefined;
-      if (leader && leader.phase !== 'done') {
+      const previewLeader = options.dedupe && !leader ? this.previewLeaders.get(key) : undefined;
+      if (previewLeader !== undefined) {
+        why.set(doc.displayPath, `identical to ${previewLeader}, extracted once`);
+      } else if (leader && leader.phase !== 'done') {
         leader.copies.push(doc);
         why.set(doc.displayPath, `identical to ${leader.doc.displayPath}, extracted once`);
       } else {
@@ -185,6 +190,14 @@ export class ArrivalPlanner {
       if (this.known.size <= limit) break;
       this.known.delete(key);
     }
+  }
+
+  /** In preview (nothing runs), keep of the tasks planned so far only which file leads each question: a batch previewed a slice at a time holds no task past its slice. */
+  forgetPlanned(): void {
+    if (!this.options.preview) return;
+    for (const [key, leader] of this.leaders) this.previewLeaders.set(key, leader.doc.displayPath);
+    this.leaders.clear();
+    this.asked.clear();
   }
 
   /** Open jobs of earlier runs that no arriving document has claimed: they hold job slots until they expire. */

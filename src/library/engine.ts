@@ -13,7 +13,7 @@ import type { BatchEvents, PlannedDocument } from '../batch/batch-types.js';
 import type { RateWindow } from '../batch/rate-windows.js';
 import { withEngineSession, type BatchDeps } from '../features/batch-session.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
-import { ClientBatch } from '../features/host/client-batch.js';
+import { ClientBatch, type ClientWork } from '../features/host/client-batch.js';
 import type { ClientIdentity } from '../features/host/host-connection.js';
 import { asOneClient, type SubmissionEnd } from '../features/host/one-client.js';
 import type { SharedRunTerms } from '../features/host/protocol.js';
@@ -67,7 +67,8 @@ export interface EngineRun<R, E extends BatchEvents> {
 /** Documents (or a collect) submitted as they are, or arrivals of the command's own making (`watch`). */
 export type RideAlong<R, E> =
   | {
-      work: ConstructorParameters<typeof ClientBatch>[0];
+      /** What it submits; a function when it is made only to ride along (a large batch is checked in full only then). */
+      work: ClientWork | (() => Promise<ClientWork>);
       /** The command's sources sent in parts: one outcome each, whoever ran the parts. */
       parts?: PartResults;
       /** Before the first submission (the free check of the document types). */
@@ -109,7 +110,9 @@ export async function runDocuments<R, E extends BatchEvents>(run: EngineRun<R, E
     ? undefined
     : 'work' in ride
       ? async (socket: Socket): Promise<SubmissionEnd<R>> => {
-          client ??= new ClientBatch(ride.work, await eventsOnce(), ride.parts);
+          // The work before the display: what checking it refuses is shown with what came before.
+          const work = typeof ride.work === 'function' ? await ride.work() : ride.work;
+          client ??= new ClientBatch(work, await eventsOnce(), ride.parts);
           await prepareOnce();
           const end = await client.submit(socket, who, run.signal);
           return 'done' in end ? { done: await ride.finish(end.done) } : end;

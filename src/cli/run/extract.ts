@@ -15,7 +15,8 @@ import { withSpinner } from '../spinner.js';
 import { refuseFileAsFolder } from '../output-folder.js';
 import { plural } from '../../util/plural.js';
 import { BatchDisplay } from '../progress.js';
-import type { DocumentOutcome } from '../../batch/batch-types.js';
+import type { DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
+import type { PlannedSlice } from '../../features/plan-documents.js';
 import { listedInputs, type FilesFromFlags } from './files-from.js';
 
 interface ExtractFlags extends BatchFlags, FilesFromFlags {
@@ -30,26 +31,32 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   tuneHeapForLongRuns(); // before planning, which touches every file
   const settings = await resolveBatchSettings(ctx, flags);
   await refuseFileAsFolder('--out', settings.outDir);
-  const { planDocuments } = await import('../../features/plan-documents.js');
-  const plan = await withSpinner(
+  const { planDocumentStream } = await import('../../features/plan-documents.js');
+  // Found now; checked (read, hashed, pages counted) a slice at a time as the run goes: 100,000 planned files never sit in memory at once.
+  const { stream, first } = await withSpinner(
     ctx,
     'finding and checking files (type, size, pages)',
-    () => planDocuments(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages, parts: true, listed, exclude: [ctx.stateDir()] }),
-    (done) => `${plural(done.documents.length, 'file')} ready${done.rejected.length ? `, ${done.rejected.length} rejected before sending` : ''}`,
-    (done) => done.documents.length > 0 && done.rejected.length === 0,
+    async () => {
+      const found = await planDocumentStream(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages, parts: true, listed, exclude: [ctx.stateDir()] });
+      const next = await found.slices.next();
+      return { stream: found, first: next.done ? { documents: [], rejected: [] } : next.value };
+    },
+    ({ stream: found, first: slice }) => (found.found > checkedIn(slice) ? `${plural(found.found, 'file')} found` : `${plural(sourcesIn(slice.documents), 'file')} ready${slice.rejected.length ? `, ${slice.rejected.length} rejected before sending` : ''}`),
+    ({ stream: found, first: slice }) => slice.documents.length > 0 && slice.rejected.length === 0 && found.rejected.length === 0,
   );
-  for (const skipped of plan.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
+  for (const skipped of stream.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
+  const slices = withFirst(first, stream.slices);
   const typedModels = settings.models.names();
   if (flags.dryRun) {
     await checkTypedModelsForDryRun(ctx, typedModels);
     const { printDryRun } = await import('../dry-run.js');
     const earlier = await peekEarlierRuns(ctx);
-    await printDryRun(ctx, plan, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false, ...earlier });
-    return plan.rejected.length > 0 ? 'work-failed' : 'success';
+    const refused = await printDryRun(ctx, { rejected: stream.rejected, slices }, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false, ...earlier });
+    return refused > 0 ? 'work-failed' : 'success';
   }
-  if (plan.documents.length === 0 && plan.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
-  // Nothing can be sent (every input missing or refused): the service has nothing to say about it.
-  if (plan.documents.length === 0) return reportWithoutSending(ctx, plan.rejected);
+  if (stream.found === 0 && stream.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
+  // Nothing can be sent (every input missing or refused): the service has nothing to say about it. Known once the first slice is checked, so for batches that fit in it.
+  if (stream.found <= checkedIn(first) && first.documents.length === 0) return reportWithoutSending(ctx, [...stream.rejected, ...first.rejected]);
   const [{ runExtractBatch }, { checkModelNamesBeforeSending, modelsToCheck }, { PartResults }, { writeFileAtomically }] = await Promise.all([
     import('../../features/extract.js'),
     import('../../features/check-models.js'),
@@ -57,24 +64,50 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     import('../../store/atomic-write.js'),
   ]);
   const reuse = { force: Boolean(flags.force), dedupe: flags.dedupe !== false };
+  // A source sent in parts is one input: one line, one result, whoever runs its parts (the parts are added as their slices are checked).
+  const parts = new PartResults([], settings.run.storeDb, writeFileAtomically, () => ctx.clock.now(), (message) => ctx.ui.warn(message));
+  const preReported = [...stream.rejected];
+  // Riding along on another command sends it the whole list: the batch is checked in full only then, before the display is made (it shows what was refused first).
+  let whole: Promise<PlannedDocument[]> | undefined;
+  const everyDocument = (): Promise<PlannedDocument[]> =>
+    (whole ??= (async () => {
+      const documents: PlannedDocument[] = [];
+      for await (const slice of slices) {
+        documents.push(...slice.documents);
+        preReported.push(...slice.rejected);
+      }
+      parts.add(documents);
+      return documents;
+    })());
   // Another command holds the state folder: submit to it, after the free check of the document types.
-  const prepare = async (): Promise<void> => checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsToCheck(typedModels, plan.documents));
-  // A source sent in parts is one input: one line, one result, whoever runs its parts.
-  const parts = new PartResults(plan.documents, settings.run.storeDb, writeFileAtomically, () => ctx.clock.now(), (message) => ctx.ui.warn(message));
-  const sources = new Set(plan.documents.map((doc) => doc.part?.output ?? doc.output)).size;
+  const prepare = async (): Promise<void> => checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsToCheck(typedModels, await everyDocument()));
   return runBatchCommand(
     ctx,
     settings,
-    sources + plan.rejected.length,
-    plan.rejected,
+    stream.found + stream.rejected.length,
+    preReported,
     async (deps, stop, client) => {
-      const report = await runExtractBatch(deps, client ? client.remaining() : plan.documents, settings.run, settings.outDir, reuse, stop, typedModels, { parts, keepOutcomes: false });
+      const report = await runExtractBatch(deps, client ? client.remaining() : slices, settings.run, settings.outDir, reuse, stop, typedModels, { parts, keepOutcomes: false });
       return client ? client.merged(report) : report;
     },
-    { work: { documents: plan.documents, reuse }, prepare, parts, finish: (report) => report },
+    { work: async () => ({ documents: await everyDocument(), reuse }), prepare, parts, finish: (report) => report },
   );
 }
 
+/** Files of a slice checked: those that can be sent (a source in parts counted once) and those refused. */
+function checkedIn(slice: PlannedSlice): number {
+  return sourcesIn(slice.documents) + slice.rejected.length;
+}
+
+function sourcesIn(documents: readonly PlannedDocument[]): number {
+  return new Set(documents.map((doc) => doc.part?.output ?? doc.output)).size;
+}
+
+/** The first slice (checked to say what was found) and the rest. */
+async function* withFirst(first: PlannedSlice, rest: AsyncIterable<PlannedSlice>): AsyncGenerator<PlannedSlice> {
+  yield first;
+  yield* rest;
+}
 
 /**
  * A dry run plans with the names the user typed: a misspelled one is exit 2
