@@ -15,6 +15,7 @@ import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
 import { PLAN_SLICE, RunningWindow } from './running-window.js';
+import { CompactEvery } from './compact-every.js';
 import type { PlannedSlice } from './plan-documents.js';
 
 /** How a hosting run finishes a job a `collect` riding along asks for. */
@@ -80,6 +81,8 @@ export async function runExtractBatch(
   // Each part's open job, by the part's own outcome.
   const openJobs: ExtractBatchReport['openJobs'] = [];
   const running = new RunningWindow(RUNNING_AHEAD);
+  // The journal's records of finished files leave as the run goes (else they stay in memory to its end).
+  const journal = new CompactEvery(() => deps.session.compact(), (message) => deps.events.notice?.(message));
   const runner = sessionRunner(deps, settings, {
     events,
     // Until a slice takes one up, every open job of earlier runs holds a slot (the ledger drops those the run takes up).
@@ -89,6 +92,7 @@ export async function runExtractBatch(
       planner.finished(outcome, doc);
       if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
       running.changed();
+      journal.finished();
     },
   });
   const checked = { models: false, blocked: undefined as string | undefined };
@@ -122,7 +126,7 @@ export async function runExtractBatch(
   }
   const collectTask: HostedCollect = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
   const report = await runHosted(deps.host, runner, planned(), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
-  await Promise.all([planner.indexed(), parts.settled()]);
+  await Promise.all([planner.indexed(), parts.settled(), journal.settled()]);
   // Open jobs of earlier runs that no file of this batch took up.
   const strayJobs = planner.unclaimedJobs();
   for (const job of strayJobs) deps.events.strayJob?.(job);

@@ -3,9 +3,7 @@ import type { ExtractBatchReport } from './batch-report.js';
 import type { WatchEvents } from './watch.js';
 import type { WatchMoves } from './watch-moves.js';
 import { UsageTally } from './usage/usage-record.js';
-
-/** The journal drops finished work's records every this many finished files (extract does it once, at the end). */
-const COMPACT_EVERY = 1_000;
+import type { CompactEvery } from './compact-every.js';
 
 /**
  * Counts what finished (instead of keeping every outcome), remembers the
@@ -22,12 +20,12 @@ export class WatchTally {
   /** Display path -> absolute path of each document not finished yet. */
   private readonly sources = new Map<string, string>();
   private settling = 0;
-  private finishedSinceCompact = 0;
 
   constructor(
     readonly display: WatchEvents,
     private readonly moves: WatchMoves,
-    private readonly compact: () => void,
+    /** Told of every finished file: has the journal compacted now and then (none when riding along: the host's journal). */
+    private readonly journal: Pick<CompactEvery, 'finished'>,
     cwd: string,
   ) {
     this.usage = new UsageTally(cwd);
@@ -57,11 +55,7 @@ export class WatchTally {
     this.counts[outcome.status] += 1;
     this.usage.add(outcome);
     if (outcome.checks?.passed === false) this.checksFailed += 1;
-    this.finishedSinceCompact += 1;
-    if (this.finishedSinceCompact >= COMPACT_EVERY) {
-      this.finishedSinceCompact = 0;
-      this.compact();
-    }
+    this.journal.finished();
     if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) {
       this.openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
     }

@@ -11,6 +11,7 @@ import type { PlanOptions } from './plan-documents.js';
 import { plannedArrivals } from './arrivals.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 import { WatchMoves, type MoveTargets } from './watch-moves.js';
+import { CompactEvery } from './compact-every.js';
 import { WatchTally } from './watch-tally.js';
 import type { UsageTally } from './usage/usage-record.js';
 import { collectTaskOf } from './collect.js';
@@ -75,13 +76,8 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   await sweepTempFiles(options.outDir).catch(() => 0);
 
   const moves = new WatchMoves({ root: options.root, ...options.moves }, (message) => deps.events.notice?.(message));
-  let compacting = Promise.resolve();
-  const compact = (): void => {
-    compacting = compacting
-      .then(() => deps.session.compact())
-      .catch((error: unknown) => deps.events.notice?.(`could not compact the journal (${error instanceof Error ? error.message : String(error)}); it is compacted again later`));
-  };
-  const tally = new WatchTally(deps.events, moves, compact, options.cwd);
+  const journal = new CompactEvery(() => deps.session.compact(), (message) => deps.events.notice?.(message));
+  const tally = new WatchTally(deps.events, moves, journal, options.cwd);
   const now = deps.clock.now();
   const earlier = options.reuse.dedupe && !options.reuse.force ? deps.session.results : undefined;
   await earlier?.scan(options.outDir).catch(() => 0);
@@ -128,7 +124,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   } finally {
     await folder.close();
     await moves.drain();
-    await compacting;
+    await journal.settled();
     await planner.indexed();
   }
   const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));

@@ -29,7 +29,7 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
     let folder: HotFolder | undefined;
     const notice = (message: string): void => deps.events.notice?.(message);
     const moves = new WatchMoves({ root: options.root, ...options.moves }, notice);
-    const tally = new WatchTally(deps.events, moves, () => undefined, options.cwd);
+    const tally = new WatchTally(deps.events, moves, { finished: () => undefined }, options.cwd);
     const report = (): WatchReport => ({ outcomes: [], requests: 0, credits, interrupted: stop?.aborted === true, openJobs: tally.openJobs, strayJobs: [], counts: tally.counts, checksFailed: tally.checksFailed, usage: tally.usage });
     const end = async (how: 'done' | { again: true } | { refused: string }): Promise<void> => {
       if (ended) return;
