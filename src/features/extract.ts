@@ -30,6 +30,9 @@ type HostedCollect = HostedRun['collectTask'];
  */
 const RUNNING_AHEAD = 2_000;
 
+/** Where the answers of this run's latest finished questions are, kept in memory besides the results index (as `watch` does). */
+const KNOWN_ANSWERS = 10_000;
+
 export interface ExtractBatchOptions {
   /** The parts of the command's sources, when some came back from a host before this command hosted the rest. @default the parts among the documents */
   parts?: PartResults;
@@ -106,8 +109,10 @@ export async function runExtractBatch(
       const arrival = await planner.plan(slice.documents);
       // A schema may have changed since a reused result was made: it gets today's verdict.
       for (const outcome of deps.checker ? await recheckReused(arrival.reused, deps.checker) : arrival.reused) finishedBeforeSending(outcome);
-      // Of the slices planned so far, only where each finished question's answer is stays.
-      planner.forgetFinished(Number.POSITIVE_INFINITY);
+      // Of the slices planned so far, only where each finished question's answer is stays: the latest
+      // KNOWN_ANSWERS of them when the results index also knows them (a copy met later is answered
+      // from it), every one without it (--force, --no-dedupe; about 580 bytes a file).
+      planner.forgetFinished(earlier ? KNOWN_ANSWERS : Number.POSITIVE_INFINITY);
       if (arrival.tasks.length === 0) continue;
       if (!checked.models) {
         checked.blocked = await outputFolderProblem(outDir);
