@@ -86,18 +86,6 @@ export async function runExtractBatch(
   const running = new RunningWindow(RUNNING_AHEAD);
   // The journal's records of finished files leave as the run goes (else they stay in memory to its end).
   const journal = new CompactEvery(() => deps.session.compact(), (message) => deps.events.notice?.(message));
-  const runner = sessionRunner(deps, settings, {
-    events,
-    // Until a slice takes one up, every open job of earlier runs holds a slot (the ledger drops those the run takes up).
-    phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
-    keepOutcomes,
-    onFinished: (outcome, doc) => {
-      planner.finished(outcome, doc);
-      if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
-      running.changed();
-      journal.finished();
-    },
-  });
   const checked = { models: false, blocked: undefined as string | undefined };
   /** Planned a slice at a time, and only while the runner has few of this command's tasks ahead. */
   async function* planned(): AsyncGenerator<DocumentTask[]> {
@@ -129,8 +117,23 @@ export async function runExtractBatch(
       yield arrival.tasks;
     }
   }
+  // The first slice is planned (and the document types checked) before the runner starts, as a batch planned whole was.
+  const own = planned();
+  const head = await own.next();
+  const runner = sessionRunner(deps, settings, {
+    events,
+    // Until a slice takes one up, every open job of earlier runs holds a slot (the ledger drops those the run takes up).
+    phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
+    keepOutcomes,
+    onFinished: (outcome, doc) => {
+      planner.finished(outcome, doc);
+      if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
+      running.changed();
+      journal.finished();
+    },
+  });
   const collectTask: HostedCollect = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
-  const report = await runHosted(deps.host, runner, planned(), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
+  const report = await runHosted(deps.host, runner, startingWith(head, own), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
   await Promise.all([planner.indexed(), parts.settled(), journal.settled()]);
   // Open jobs of earlier runs that no file of this batch took up.
   const strayJobs = planner.unclaimedJobs();
@@ -142,6 +145,13 @@ export async function runExtractBatch(
     openJobs,
     strayJobs: strayJobs.map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
   };
+}
+
+/** The generator `rest`, whose first step `head` was taken already. */
+async function* startingWith<T>(head: IteratorResult<T>, rest: AsyncGenerator<T>): AsyncGenerator<T> {
+  if (head.done) return;
+  yield head.value;
+  yield* rest;
 }
 
 function isList(documents: readonly PlannedDocument[] | AsyncIterable<PlannedSlice>): documents is readonly PlannedDocument[] {
