@@ -11,7 +11,9 @@ import type { PlanOptions } from './plan-documents.js';
 import { plannedArrivals } from './arrivals.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 import { WatchMoves, type MoveTargets } from './watch-moves.js';
-import { WatchTally } from './watch-tally.js';
+import { WatchRecord, WatchTally } from './watch-tally.js';
+
+export { WatchRecord } from './watch-tally.js';
 import type { UsageTally } from './usage/usage-record.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
@@ -34,6 +36,8 @@ export interface WatchOptions {
   exclude: readonly string[];
   plan: Omit<PlanOptions, 'cwd' | 'listed' | 'models'> & { models: ModelRules };
   reuse: Omit<ArrivalOptions, 'storeDb'>;
+  /** What the command finished over its runs (riding along, then hosting after a handover): one per command. @default one for this run */
+  record?: WatchRecord;
 }
 
 /** The folder's own state, for the status line. */
@@ -81,7 +85,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
       .then(() => deps.session.compact())
       .catch((error: unknown) => deps.events.notice?.(`could not compact the journal (${error instanceof Error ? error.message : String(error)}); it is compacted again later`));
   };
-  const tally = new WatchTally(deps.events, moves, compact, options.cwd);
+  const tally = new WatchTally(deps.events, moves, compact, options.record ?? new WatchRecord(options.cwd));
   const now = deps.clock.now();
   const earlier = options.reuse.dedupe && !options.reuse.force ? deps.session.results : undefined;
   await earlier?.scan(options.outDir).catch(() => 0);
@@ -133,5 +137,5 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   }
   const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));
   for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
-  return { ...report, counts: tally.counts, checksFailed: tally.checksFailed, openJobs: tally.openJobs, strayJobs, usage: tally.usage };
+  return tally.record.report({ ...report, strayJobs });
 }
