@@ -11,16 +11,17 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import type { EmulatorEvent, EmulatorRequestLog, ReceivedUpload } from '../../../src/emulator/index.js';
+import type { EmulatorRequestLog, ReceivedUpload } from '../../../src/emulator/index.js';
 import { FAIL_EXTRACTION_MARKER } from '../../../src/emulator/file-inspection.js';
-import { runChildCli, startChildCli, type RunningChild } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli } from '../../helpers/child-run.js';
 import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
-import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { commandRig } from '../../helpers/one-client.js';
 import { pageTexts } from '../../helpers/pdf-pages.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const rig = commandRig();
+const track = rig.track;
 
 /** `pages` pages, each saying which it is; `failing`: that page carries the emulator's marker for a failed extraction, in a content stream left uncompressed so that any cut holding the page carries it too. */
 async function makePdf(label: string, pages: number, failing?: number): Promise<Buffer> {
@@ -37,13 +38,9 @@ async function makePdf(label: string, pages: number, failing?: number): Promise<
 describe('a PDF in parts, riding along', () => {
   it('two extracts, the second of a 320-page statement riding along: one result naming its sha256 with parts 1-320 in order, one NDJSON line naming it, every page uploaded once, each command counting its own credits', { timeout: 120_000 }, async () => {
     const uploads: ReceivedUpload[] = [];
-    let holding = true;
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const emu = (rig.emulator = await startTestEmulator({ holdAnswer: (endpoint) => (holding && endpoint !== 'models' && endpoint !== 'health' ? held : undefined), onUpload: (upload) => uploads.push(upload) }));
-    let firstUpload: () => void = () => undefined;
-    const uploaded = new Promise<void>((resolve) => (firstUpload = resolve));
-    emu.events.on('event', (event: EmulatorEvent) => event.type === 'upload' && firstUpload());
+    const held = holdAnswersUntilReleased();
+    const emu = (rig.emulator = await startTestEmulator({ holdAnswer: held.holdAnswer, onUpload: (upload) => uploads.push(upload) }));
+    const uploaded = firstUpload(emu);
 
     const ws = makeWorkspace({});
     const small = join(ws.dir, 'a');
@@ -61,9 +58,8 @@ describe('a PDF in parts, riding along', () => {
     const host = track(startChildCli(args(small, join(ws.dir, 'outa')), env));
     await uploaded; // the first command holds the state folder and hosts
     const rider = track(startChildCli(args(big, join(ws.dir, 'outb')), env));
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === rider.child.pid), 'the second command to join the host');
-    holding = false;
-    release();
+    await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
+    held.release();
     const [a, b] = await Promise.all([host.done, rider.done]);
 
     for (const run of [a, b]) {
@@ -151,7 +147,3 @@ function pageOf(text: string | undefined): number {
   return Number(/page (\d+) of/.exec(text ?? '')?.[1] ?? 0);
 }
 
-function track(started: RunningChild): RunningChild {
-  rig.children.push(started);
-  return started;
-}
