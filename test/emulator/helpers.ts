@@ -130,12 +130,3 @@ export async function uploadSplit(t: TestEmulator, pages: number, options: { fai
 export function chunkIds(manifest: Manifest): string[] {
   return manifest.data.map((chunk) => chunk.job_id);
 }
-
-/** Polls until the condition holds (real time; for waiting on the server, not for the clock). */
-export async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('waitFor: timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageFingerprint, type EmulatorEvent, type EmulatorRequestLog } from '../../src/emulator/index.js';
-import { bearer, chunkIds, collect, expectError, json, makePdf, newKey, pngBytes, processChunk, startTestEmulator, upload, uploadSplit, waitFor, type TestEmulator } from './helpers.js';
+import { bearer, chunkIds, collect, expectError, json, makePdf, newKey, pngBytes, processChunk, startTestEmulator, upload, uploadSplit, type TestEmulator } from './helpers.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const poorKey = newKey();
 let t: TestEmulator;
@@ -95,7 +96,7 @@ describe('single-flight claims', () => {
       const processedBefore = slow.emulator.counters.requestsByEndpoint.process;
       const holder = processChunk(slow, chunk);
       // Counted on arrival; the claim follows within the same tick.
-      await waitFor(() => slow.emulator.counters.requestsByEndpoint.process > processedBefore);
+      await waitFor(() => slow.emulator.counters.requestsByEndpoint.process > processedBefore, 'the process request counted');
       await expectError(await processChunk(slow, chunk), 409, 'chunk_in_progress');
       slow.clock.advance(120_000);
       const takeover = processChunk(slow, chunk);
