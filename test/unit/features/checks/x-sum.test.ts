@@ -60,6 +60,7 @@ describe('dotted paths', () => {
   it('a numeric segment picks one element of a list, any other segment walks every element', () => {
     const pages = Array.from({ length: 12 }, (_, index) => ({ line_items: [{ amount: index }], 'p1': { line_items: [{ amount: 100 }] } }));
     expect(judge({ pages, total: 1 }, { items: 'pages.1.line_items', field: 'amount', equals: 'total' }).valid).toBe(true);
+    expect(judge({ pages, total: 2 }, { items: 'pages.1.line_items', field: 'amount', equals: 'total' }).errors).toMatchObject([{ params: { sum: 1 } }]);
     expect(judge({ pages, total: 10 }, { items: 'pages.10.line_items', field: 'amount', equals: 'total' }).valid).toBe(true);
     expect(judge({ pages, total: 66 }, { items: 'pages.line_items', field: 'amount', equals: 'total' }).valid).toBe(true);
     // Names that hold digits are names, not positions.
