@@ -62,10 +62,11 @@ describe('dotted paths', () => {
     expect(judge({ pages, total: 1 }, { items: 'pages.1.line_items', field: 'amount', equals: 'total' }).valid).toBe(true);
     expect(judge({ pages, total: 2 }, { items: 'pages.1.line_items', field: 'amount', equals: 'total' }).errors).toMatchObject([{ params: { sum: 1 } }]);
     expect(judge({ pages, total: 10 }, { items: 'pages.10.line_items', field: 'amount', equals: 'total' }).valid).toBe(true);
+    expect(judge({ pages, total: 0 }, { items: 'pages.10.line_items', field: 'amount', equals: 'total' }).errors).toMatchObject([{ params: { sum: 10 } }]);
     expect(judge({ pages, total: 66 }, { items: 'pages.line_items', field: 'amount', equals: 'total' }).valid).toBe(true);
     // Names that hold digits are names, not positions.
-    expect(judge({ pages, total: 1200 }, { items: 'pages.p1.line_items', field: 'amount', equals: 'total' }).valid).toBe(true);
-    expect(judge({ pages: [{ '1a': [{ amount: 4 }] }], total: 4 }, { items: 'pages.1a', field: 'amount', equals: 'total' }).valid).toBe(true);
+    expect(judge({ pages, total: 0 }, { items: 'pages.p1.line_items', field: 'amount', equals: 'total' }).errors).toMatchObject([{ params: { sum: 1200 } }]);
+    expect(judge({ pages: [{ '1a': [{ amount: 4 }] }], total: 0 }, { items: 'pages.1a', field: 'amount', equals: 'total' }).errors).toMatchObject([{ params: { sum: 4 } }]);
   });
 
   it('a page without line items adds nothing, and the others are still added up', () => {
