@@ -48,7 +48,6 @@ export async function planParts(source: Uint8Array, pages: readonly number[], ex
       return { ok: false, code: 'page_too_large', message: `${name}: page ${page} alone uses ${(size / 1024 / 1024).toFixed(1)} MB of images, fonts and contents; with the file around it, that is over the service's 10 MB per upload, so it cannot be sent (leave it out with --pages)` };
     }
     const length = end - first;
-    // Stryker disable next-line EqualityOperator: equivalent; a part of exactly 3 pages is a multiple of 3 either way
     const aligned = end < pages.length && length > SERVICE_LIMITS.chunkPages ? length - (length % SERVICE_LIMITS.chunkPages) : length;
     parts.push(pages.slice(first, first + aligned));
     first += aligned;

@@ -85,7 +85,6 @@ function field(value: unknown, name: string): unknown {
 }
 
 function isFiniteNumber(value: unknown): value is number {
-  // Stryker disable next-line ConditionalExpression: equivalent; Number.isFinite is false for anything but a number
   return typeof value === 'number' && Number.isFinite(value);
 }
 
