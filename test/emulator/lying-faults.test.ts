@@ -3,7 +3,8 @@ import { createGunzip } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorRequestLog, FaultConfig } from '../../src/emulator/index.js';
 import { corruptOneField } from '../../src/emulator/http/wrong-field.js';
-import { bearer, json, makePdf, pngBytes, startTestEmulator, T0, upload, uploadSplit, type Json, type TestEmulator } from './helpers.js';
+import { titledPdf } from '../helpers/make-pdf.js';
+import { bearer, json, pngBytes, startTestEmulator, T0, upload, uploadSplit, type Json, type TestEmulator } from './helpers.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 let t: TestEmulator;
@@ -127,7 +128,7 @@ describe('wrong_field', () => {
 
   it('corrupts manifests too, and the work is still done (the job exists)', async () => {
     await withFaults({ documents: { wrong_field: 1 } }, { seed: 5, openJobCap: 100 });
-    const response = await upload(t, await makePdf(7));
+    const response = await upload(t, await titledPdf(7));
     expect(response.status).toBe(202);
     const manifest = await json(response);
     const shapeOk =

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PDFDocument, PDFName, StandardFonts, type PDFRef } from 'pdf-lib';
+import { FAIL_EXTRACTION_MARKER } from '../../src/emulator/file-inspection.js';
 
 /**
  * PDFs the tests make with pdf-lib (never committed). Each page of a
@@ -39,6 +40,18 @@ export async function imagePdf(images: readonly number[], shared = 0): Promise<U
     if (sharedRef) page.node.setXObject(PDFName.of('Shared'), sharedRef);
   });
   return document.save();
+}
+
+/**
+ * A PDF of `pages` blank pages whose title is `label` (its bytes and sha256 differ with it); with
+ * `failMarker`, the emulator fails its extraction (the marker after its end, as the corpus's failing files).
+ */
+export async function titledPdf(pages: number, label = randomBytes(6).toString('hex'), options: { failMarker?: boolean } = {}): Promise<Buffer> {
+  const document = await PDFDocument.create({ updateMetadata: false });
+  document.setTitle(label);
+  for (let index = 0; index < pages; index += 1) document.addPage([200, 200]);
+  const bytes = Buffer.from(await document.save());
+  return options.failMarker === true ? Buffer.concat([bytes, Buffer.from('\n'), FAIL_EXTRACTION_MARKER, Buffer.from('\n')]) : bytes;
 }
 
 /** An image of random (incompressible) gray pixels, `bytes` of them in one row. */
