@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-bin/**', 'node_modules/**', 'coverage/**', 'demo-out/**', 'bench/tmp/**', 'fixtures/generated/**', 'docs/api/**'] },
+  { ignores: ['dist/**', 'dist-bin/**', 'node_modules/**', 'coverage/**', 'demo-out/**', 'bench/tmp/**', 'fixtures/generated/**', 'docs/api/**', '.stryker-tmp/**', 'reports/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
