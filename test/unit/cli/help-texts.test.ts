@@ -5,8 +5,8 @@
  * cannot be sure (another terminal width, an argv it does not know, texts older than the CLI) it
  * must print nothing and let the CLI run.
  */
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { closeSync, constants, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -86,17 +86,26 @@ describe('help answered from the texts the build rendered', () => {
 });
 
 describe('bin/docextract.cjs', () => {
-  // A checkout whose CLI cannot load: whatever it prints, it printed without the CLI.
-  const checkout = mkdtempSync(join(tmpdir(), 'docextract-help-'));
-  cpSync(join(root, 'bin'), join(checkout, 'bin'), { recursive: true });
-  cpSync(join(root, 'package.json'), join(checkout, 'package.json'));
-  mkdirSync(join(checkout, 'dist/cli'), { recursive: true });
-  writeFileSync(join(checkout, 'dist/cli/main.js'), "throw new Error('the full CLI was loaded');\n");
-  cpSync(join(dist, 'cli/help-texts.json'), join(checkout, 'dist/cli/help-texts.json'));
-  const run = (args: string[]) => spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], { encoding: 'utf8', env: isolatedEnv() });
-  afterAll(() => rmSync(checkout, { recursive: true, force: true }));
+  const checkouts: string[] = [];
+  /** bin/ and package.json with the built help texts, and `mainJs` in place of the CLI (dist/cli/main.js). */
+  function checkoutWith(mainJs: string): { checkout: string; run: (args: string[]) => SpawnSyncReturns<string> } {
+    const checkout = mkdtempSync(join(tmpdir(), 'docextract-bin-'));
+    checkouts.push(checkout);
+    cpSync(join(root, 'bin'), join(checkout, 'bin'), { recursive: true });
+    cpSync(join(root, 'package.json'), join(checkout, 'package.json'));
+    mkdirSync(join(checkout, 'dist/cli'), { recursive: true });
+    writeFileSync(join(checkout, 'dist/cli/main.js'), mainJs);
+    cpSync(join(dist, 'cli/help-texts.json'), join(checkout, 'dist/cli/help-texts.json'));
+    return { checkout, run: (args) => spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], { encoding: 'utf8', env: isolatedEnv(), cwd: checkout }) };
+  }
+  // A CLI that cannot load: whatever the checkout prints, it printed without the CLI.
+  const unloadable = "throw new Error('the full CLI was loaded');\n";
+  afterAll(() => {
+    for (const checkout of checkouts) rmSync(checkout, { recursive: true, force: true });
+  });
 
   it('answers --help, a command\'s help and no arguments without loading the CLI', async () => {
+    const { run } = checkoutWith(unloadable);
     for (const args of [['--help'], ['config', 'set', '-h'], []]) {
       const child = run(args);
       const cli = await runCli(args, { env: isolatedEnv() });
@@ -104,13 +113,41 @@ describe('bin/docextract.cjs', () => {
     }
   });
 
+  it('ends quietly, as the CLI does, when the reader of its stdout has already gone (docextract --help | head)', () => {
+    const { checkout } = checkoutWith(unloadable);
+    // A pipe with no reader left: a FIFO opened for reading, then for writing, then the reading end closed.
+    const fifo = join(checkout, 'closed-pipe');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, 'w');
+    closeSync(reader);
+    try {
+      for (const args of [['--help'], ['--version']]) {
+        const child = spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], { stdio: ['ignore', writer, 'pipe'], encoding: 'utf8', env: isolatedEnv() });
+        expect(child.stderr, args.join(' ')).toBe('');
+        expect(child.status, args.join(' ')).toBe(0);
+      }
+    } finally {
+      closeSync(writer);
+    }
+  });
+
   it('runs the CLI for anything else, and for help once the CLI was built again after its texts', () => {
+    const { checkout, run } = checkoutWith(unloadable);
     expect(run(['nope']).stderr).toContain('the full CLI was loaded');
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(checkout, 'dist/cli/main.js'), later, later);
     const stale = run(['--help']);
     expect(stale.stderr).toContain('the full CLI was loaded');
     expect(stale.stdout).toBe('');
+  });
+
+  it('ends with exit 13 and says so when the CLI never settles, as an unsettled top-level await would', () => {
+    const never = checkoutWith('export const main = () => new Promise(() => {});\n').run(['config', 'list']);
+    expect(never.status).toBe(13);
+    expect(never.stderr).toContain('(internal_error, exit 13)');
+    const settles = checkoutWith('export const main = async () => 4;\n').run(['config', 'list']);
+    expect({ code: settles.status, stderr: settles.stderr }).toEqual({ code: 4, stderr: '' });
   });
 });
 
