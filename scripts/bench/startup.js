@@ -1,5 +1,5 @@
 // 3. Start-up: median wall time of `docextract --version`, `--help` and one real command (`config list`)
-// against `node -e 0`, interleaved so that a slow moment of the machine hits all alike.
+// against `node -e 0`, interleaved (in turn first) so that a slow moment of the machine hits all alike.
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { cli, cliEnv, scratch } from './context.js';
@@ -19,8 +19,12 @@ export async function benchStartup(section) {
   };
   const times = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
   // One unmeasured round first: the first spawn pays for cold disk caches.
+  const entries = Object.entries(commands);
   for (let round = -1; round < RUNS; round++) {
-    for (const [name, args] of Object.entries(commands)) {
+    // Each round starts with the next command, so that none always runs just after the same one
+    // (a spawn's time depends on what ran just before it).
+    const order = entries.map((_, at) => entries[(at + round + 1) % entries.length]);
+    for (const [name, args] of order) {
       const started = performance.now();
       const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
       const elapsed = performance.now() - started;
