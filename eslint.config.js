@@ -16,6 +16,12 @@ export default tseslint.config(
     },
   },
   {
+    // bin/*.cjs start as CommonJS scripts (faster than a module: see bin/docextract.cjs).
+    files: ['bin/**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The review page's scripts run in the browser; tsc (tsconfig.page.json, DOM lib) checks every name they use.
     files: ['src/features/review/page/**/*.js'],
     rules: { 'no-undef': 'off' },
