@@ -11,6 +11,8 @@ import { FAIL_EXTRACTION_MARKER } from '../../src/emulator/file-inspection.js';
 export interface LabelledPdfOptions {
   /** Bytes of incompressible image data on every page (a scan); none by default. */
   imageBytes?: number;
+  /** This page carries the emulator's marker for a failed extraction, in a content stream left uncompressed, so that any cut holding the page carries it too. */
+  failingPage?: number;
 }
 
 /** A PDF of `pages` pages, each saying "<label> page i of n". */
@@ -22,6 +24,7 @@ export async function labelledPdf(label: string, pages: number, options: Labelle
     const page = document.addPage([300, 300]);
     page.drawText(`${label} page ${index} of ${pages}`, { x: 20, y: 150, size: 12, font });
     if (imageBytes > 0) page.node.setXObject(PDFName.of(`Scan${index}`), grayImage(document, imageBytes));
+    if (index === options.failingPage) page.node.addContentStream(document.context.register(document.context.stream(`% ${FAIL_EXTRACTION_MARKER.toString('latin1')}\n`)));
   }
   return Buffer.from(await document.save());
 }

@@ -9,31 +9,18 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorRequestLog, ReceivedUpload } from '../../../src/emulator/index.js';
-import { FAIL_EXTRACTION_MARKER } from '../../../src/emulator/file-inspection.js';
 import { runChildCli, startChildCli } from '../../helpers/child-run.js';
 import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { commandRig } from '../../helpers/one-client.js';
+import { labelledPdf } from '../../helpers/make-pdf.js';
 import { pageTexts } from '../../helpers/pdf-pages.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const rig = commandRig();
 const track = rig.track;
-
-/** `pages` pages, each saying which it is; `failing`: that page carries the emulator's marker for a failed extraction, in a content stream left uncompressed so that any cut holding the page carries it too. */
-async function makePdf(label: string, pages: number, failing?: number): Promise<Buffer> {
-  const document = await PDFDocument.create();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  for (let index = 1; index <= pages; index += 1) {
-    const page = document.addPage([200, 200]);
-    page.drawText(`${label} page ${index} of ${pages}`, { x: 10, y: 100, size: 10, font });
-    if (index === failing) page.node.addContentStream(document.context.register(document.context.stream(`% ${FAIL_EXTRACTION_MARKER.toString('latin1')}\n`)));
-  }
-  return Buffer.from(await document.save());
-}
 
 describe('a PDF in parts, riding along', () => {
   it('two extracts, the second of a 320-page statement riding along: one result naming its sha256 with parts 1-320 in order, one NDJSON line naming it, every page uploaded once, each command counting its own credits', { timeout: 120_000 }, async () => {
@@ -48,8 +35,8 @@ describe('a PDF in parts, riding along', () => {
     mkdirSync(small, { recursive: true });
     mkdirSync(big, { recursive: true });
     // 20 distinct 2-page PDFs (40 pages) for the host; the statement for the command riding along.
-    await Promise.all(Array.from({ length: 20 }, async (_, i) => writeFileSync(join(small, `invoice-${i}.pdf`), await makePdf(`Invoice ${i}`, 2))));
-    const statement = await makePdf('Statement', 320);
+    await Promise.all(Array.from({ length: 20 }, async (_, i) => writeFileSync(join(small, `invoice-${i}.pdf`), await labelledPdf(`Invoice ${i}`, 2))));
+    const statement = await labelledPdf('Statement', 320);
     writeFileSync(join(big, 'statement.pdf'), statement);
 
     const env = emulatorEnv(emu);
@@ -103,7 +90,7 @@ describe('a PDF in parts, riding along', () => {
     const big = join(ws.dir, 'b');
     mkdirSync(big, { recursive: true });
     // 320 pages; page 200 (of the second part, 151-300) carries the emulator's marker for a failed extraction.
-    writeFileSync(join(big, 'statement.pdf'), await makePdf('Statement', 320, 200));
+    writeFileSync(join(big, 'statement.pdf'), await labelledPdf('Statement', 320, { failingPage: 200 }));
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const args = (folder: string, out: string): string[] => ['extract', folder, '--out', out, '--json', '--rate-limit', 'none', ...FAST_FLAGS];
