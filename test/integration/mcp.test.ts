@@ -109,8 +109,10 @@ describe('docextract mcp over stdio', () => {
     const { client, stderr } = await connect(emu, ws.out, ['--rate-limit', '4/1s']);
     const cancel = new AbortController();
     const reason = new Error('cancelled by the test');
+    // The cancel lands once a first document is done for good (its job finalized: its result is on disk),
+    // and the other split job still has work: a positive signal, not how far a busy machine got by then.
     emu.events.on('event', (event: EmulatorEvent) => {
-      if (event.type === 'chunk_processed') cancel.abort(reason);
+      if (event.type === 'finalize') cancel.abort(reason);
     });
     // Our own cancel (the SDK's wrapping of our reason), not a closed connection or an error answer. The server
     // sends no answer to a cancelled call (the protocol says so): its own answer about it is the next call's, below.
