@@ -1,5 +1,6 @@
 // The single executable's main script (npm run build:binary bundles it with everything it imports):
-// what bin/docextract.js does, without top-level await, which a CommonJS bundle cannot hold.
+// what bin/docextract.cjs does when it runs the CLI. --help goes through commander here, as before:
+// the help texts bin/ answers from (dist/cli/help-texts.json) are not in the bundle.
 import { main } from '../src/cli/main.js';
 
 process.on('exit', (code) => {

@@ -38,7 +38,7 @@ const modelRules = [
   'invoice',
 ].flatMap((rule) => ['--model', rule]);
 const args = [
-  join(root, 'bin/docextract.js'),
+  join(root, 'bin/docextract.cjs'),
   'extract',
   join(root, 'fixtures/demo'),
   '--out',

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-export const cli = join(root, 'bin/docextract.js');
+export const cli = join(root, 'bin/docextract.cjs');
 export const tmpRoot = join(root, 'bench/tmp');
 // A key for the local emulator only; it opens nothing anywhere else.
 export const apiKey = 'sk_00000000000000000000000000be4c00';

@@ -3,6 +3,7 @@ import { formatDuration } from '../util/duration.js';
 import { AdmissionStops } from './admission-stops.js';
 import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from './batch-types.js';
 import { failure, type DocumentTask } from './document-task.js';
+import { moveJob } from './job-phase.js';
 import type { FlowEffect } from './flow-effects.js';
 import { endpointOf, type WorkItem } from './job-work.js';
 import type { BatchView, UploadSkip } from './next-request.js';
@@ -118,10 +119,10 @@ export class BatchState implements BatchView {
         item.chunk.status = 'in-flight';
         break;
       case 'collect':
-        item.job.collectInFlight = true;
+        moveJob(item.job, 'collect-sent');
         break;
       case 'finalize':
-        item.job.finalizeInFlight = true;
+        moveJob(item.job, 'finalize-sent');
         break;
     }
   }
@@ -267,7 +268,7 @@ export class BatchState implements BatchView {
     this.ledger.uploadEnded(task);
     this.ledger.open.delete(task);
     // A job left unfinalized keeps its slot on the server until it expires.
-    if (task.job && !task.job.finalized) this.ledger.addPhantom(task.job.expiresAt, this.clock.now());
+    if (task.job && task.job.phase !== 'closed') this.ledger.addPhantom(task.job.expiresAt, this.clock.now());
     const { data: _data, ...summary } = outcome;
     task.finish(summary);
     if (task.job) task.job.outcome = undefined;
@@ -289,7 +290,7 @@ export class BatchState implements BatchView {
   private jobLost(task: DocumentTask, lost: Extract<FlowEffect, { type: 'job-lost' }>): void {
     // Several chunks in flight can each learn that the job is gone: act once.
     if (task.job !== lost.job || task.phase !== 'open') return;
-    lost.job.finalized = true; // gone from the server: it holds no slot
+    moveJob(lost.job, 'lost'); // gone from the server: it holds no slot
     this.ledger.open.delete(task);
     if (task.reuploads >= 1) {
       this.finish(task, failure(task, lost.code, `${lost.message} (the job was lost twice; giving up on this file)`));

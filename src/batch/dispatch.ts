@@ -88,17 +88,9 @@ export class Dispatch {
       case 'process':
         return processChunk(this.flows, item.task, item.job, item.chunk);
       case 'collect':
-        try {
-          return await collectJob(this.flows, item.task, item.job);
-        } finally {
-          item.job.collectInFlight = false;
-        }
+        return collectJob(this.flows, item.task, item.job);
       case 'finalize':
-        try {
-          return await finalizeJob(this.flows, item.task, item.job);
-        } finally {
-          item.job.finalizeInFlight = false;
-        }
+        return finalizeJob(this.flows, item.task, item.job);
     }
   }
 }

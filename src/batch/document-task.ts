@@ -5,6 +5,7 @@ import { failedOutcome } from './outcomes.js';
 import type { ChunkRef } from './journal-records.js';
 import type { DocumentOutcome, OutcomeDetails, PlannedDocument } from './batch-types.js';
 import { normaliseModel } from './question.js';
+import type { JobPhase } from './job-phase.js';
 
 /** Tries at a chunk whose extraction keeps failing (422) before its pages are reported missing. */
 export const DEFAULT_CHUNK_TRIES = 3;
@@ -32,18 +33,15 @@ export interface OpenJob {
   expiresAt: number;
   pages: number;
   model: string | null;
+  /** Where the job stands; moved only by moveJob (job-phase.ts). */
+  phase: JobPhase;
   collectRounds: number;
   collectAttempts: number;
   collectReadyAt: number;
-  collectInFlight: boolean;
-  /** Set once the result file is durable; only then may it be finalized. */
-  written?: 'complete' | 'partial';
   /** The line to report once the job is finalized (or left open by --no-finalize). */
   outcome?: DocumentOutcome;
   finalizeAttempts: number;
   finalizeReadyAt: number;
-  finalizeInFlight: boolean;
-  finalized: boolean;
 }
 
 /** An upload read, checked and announced, waiting for its request slot. */
@@ -95,9 +93,16 @@ export class DocumentTask {
     if (this.phase === 'done') return 0;
     const job = this.job;
     if (!job) return requestsToFinish(this.doc.pages, finalize);
-    const finalizeLeft = finalize && !job.finalized ? 1 : 0;
-    // A partial result is not finalized: its chunks can still be retried by `collect`.
-    if (job.written) return job.written === 'complete' ? finalizeLeft : 0;
+    const finalizeLeft = finalize ? 1 : 0;
+    switch (job.phase) {
+      case 'written':
+      case 'finalizing':
+        return finalizeLeft;
+      // A partial result is not finalized: its chunks can still be retried by `collect`.
+      case 'partial':
+      case 'closed':
+        return 0;
+    }
     // A chunk that failed may take every try it has left (the bound that makes a failing document end).
     const chunksLeft = job.chunks.reduce((sum, chunk) => sum + (chunk.status === 'done' || chunk.status === 'failed' ? 0 : Math.max(1, chunk.triesLeft)), 0);
     return chunksLeft + 1 + finalizeLeft;
@@ -130,14 +135,12 @@ export class DocumentTask {
       expiresAt: job.expiresAt,
       pages: job.pages,
       model: job.model,
+      phase: 'working',
       collectRounds: 0,
       collectAttempts: 0,
       collectReadyAt: 0,
-      collectInFlight: false,
       finalizeAttempts: 0,
       finalizeReadyAt: 0,
-      finalizeInFlight: false,
-      finalized: false,
     };
   }
 

@@ -4,6 +4,7 @@ import { DEFAULT_CHUNK_TRIES, failure, type ChunkState, type DocumentTask, type 
 import { errorCode, errorMessage, planRetry, type FlowContext } from './flow-context.js';
 import { chargeTask, finished, type FlowEffect } from './flow-effects.js';
 import { writeCollectedResult } from './result-flow.js';
+import { moveJob } from './job-phase.js';
 
 /** POST process for one chunk. A replay (`chunk_already_processed`) counts as done and costs nothing. */
 export async function processChunk(ctx: FlowContext, task: DocumentTask, job: OpenJob, chunk: ChunkState): Promise<FlowEffect[]> {
@@ -69,6 +70,17 @@ function chunkExtractionFailed(ctx: FlowContext, task: DocumentTask, chunk: Chun
  * what there is as partial.
  */
 export async function collectJob(ctx: FlowContext, task: DocumentTask, job: OpenJob): Promise<FlowEffect[]> {
+  try {
+    return await collectAndWrite(ctx, task, job);
+  } finally {
+    // Every way out that wrote nothing (its chunks again, a retry, the job left open, a write that
+    // failed) makes it a working job again. Not before: while its result is being written, a second
+    // collect must not be offered.
+    if (job.phase === 'collecting') moveJob(job, 'collect-answered');
+  }
+}
+
+async function collectAndWrite(ctx: FlowContext, task: DocumentTask, job: OpenJob): Promise<FlowEffect[]> {
   job.collectAttempts += 1;
   let collected: CollectedResult;
   try {
@@ -90,7 +102,7 @@ export async function collectJob(ctx: FlowContext, task: DocumentTask, job: Open
     if (!written.durable) return written.effects;
     // Both at once: the scheduler offers the finalize as soon as it sees `written`.
     job.outcome = written.outcome;
-    job.written = 'complete';
+    moveJob(job, 'wrote-complete');
     // Asked not to finalize: the job stays open on the server, and the document is done.
     return ctx.settings.finalize ? written.effects : [...written.effects, finished(written.outcome)];
   }
@@ -125,13 +137,14 @@ export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: Ope
       const plan = planRetry(ctx, error, job.finalizeAttempts, 'result');
       if ('retryAt' in plan) {
         job.finalizeReadyAt = plan.retryAt;
+        moveJob(job, 'finalize-answered');
         return plan.effects;
       }
       effects.push(...plan.effects, { type: 'notice', message: `could not finalize job ${job.parentJobId} (${errorCode(error)}); its result is on disk, the job holds a slot until it expires` });
     }
   }
   await ctx.journal.append({ type: 'finalized', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId });
-  job.finalized = true;
+  moveJob(job, 'finalized');
   if (job.outcome) effects.push(finished(job.outcome));
   return effects;
 }
@@ -146,7 +159,7 @@ async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
   }
   const written = await writeCollectedResult(ctx, task, collected, 'partial', missing);
   if (!written.durable) return written.effects;
-  job.written = 'partial';
+  moveJob(job, 'wrote-partial');
   // Not finalized: the chunks can still be retried with `docextract collect <job_id>` until the job expires.
   return [
     ...written.effects,

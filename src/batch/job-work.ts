@@ -1,5 +1,6 @@
 import type { Endpoint } from '../api/index.js';
 import type { ChunkState, DocumentTask, OpenJob } from './document-task.js';
+import { awaitsResult } from './job-phase.js';
 
 /** One request the scheduler can send. */
 export type WorkItem =
@@ -21,8 +22,8 @@ export function endpointOf(item: WorkItem): Endpoint {
  * the result is durable. `soonest` learns when a parked request falls due.
  */
 export function nextJobWork(task: DocumentTask, job: OpenJob, now: number, finalize: boolean, soonest: (at: number) => void): WorkItem | undefined {
-  if (job.written) {
-    if (job.written === 'complete' && finalize && !job.finalizeInFlight) {
+  if (!awaitsResult(job.phase)) {
+    if (job.phase === 'written' && finalize) {
       if (job.finalizeReadyAt <= now) return { kind: 'finalize', task, job };
       soonest(job.finalizeReadyAt);
     }
@@ -36,7 +37,7 @@ export function nextJobWork(task: DocumentTask, job: OpenJob, now: number, final
     if (chunk.readyAt <= now) return { kind: 'process', task, job, chunk };
     soonest(chunk.readyAt);
   }
-  if (unsettled > 0 || job.collectInFlight) return undefined;
+  if (unsettled > 0 || job.phase === 'collecting') return undefined;
   if (job.collectReadyAt <= now) return { kind: 'collect', task, job };
   soonest(job.collectReadyAt);
   return undefined;

@@ -34,7 +34,6 @@ export interface RequestGateOptions {
 }
 
 interface Waiter {
-  priority: number;
   resolve: (sentAt: number) => void;
   reject: (reason: unknown) => void;
   detach: () => void;
@@ -151,13 +150,12 @@ export class RequestGate {
   }
 
   /**
-   * Wait for a slot. Waiters are served strictly by priority (lower first, FIFO
-   * among equals), decided at the instant a slot opens, so a later urgent
-   * waiter overtakes earlier ones. The send time is recorded (in memory and in
-   * the send log) as the promise resolves, and is its value. Rejects with
-   * signal.reason on abort.
+   * Wait for a slot. Waiters are served in the order they came (every request
+   * is as urgent as the next: nothing in the engine ranks them). The send time
+   * is recorded (in memory and in the send log) as the promise resolves, and
+   * is its value. Rejects with signal.reason on abort.
    */
-  acquire(priority: number, signal?: AbortSignal): Promise<number> {
+  acquire(signal?: AbortSignal): Promise<number> {
     return new Promise<number>((resolve, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);
@@ -172,13 +170,12 @@ export class RequestGate {
         this.wake();
       };
       const waiter: Waiter = {
-        priority,
         resolve,
         reject,
         detach: () => signal?.removeEventListener('abort', onAbort),
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.enqueue(waiter);
+      this.waiters.push(waiter);
       this.wake();
     });
   }
@@ -298,16 +295,9 @@ export class RequestGate {
     this.wake();
   }
 
-  private enqueue(waiter: Waiter): void {
-    let i = this.waiters.length;
-    // Stryker disable next-line OptionalChaining: equivalent; i > 0 is checked first, so the element exists (the ?. is for the type checker).
-    while (i > 0 && (this.waiters[i - 1]?.priority ?? 0) > waiter.priority) i--;
-    this.waiters.splice(i, 0, waiter);
-  }
-
   /**
    * Re-evaluate now. The pump starts on a microtask, so waiters that arrive in
-   * the same tick are ordered by priority before anyone is served.
+   * the same tick are all queued before anyone is served.
    */
   private wake(): void {
     if (this.pumping) {

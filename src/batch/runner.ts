@@ -263,7 +263,7 @@ export class BatchRunner {
       }
       let sentAt: number;
       try {
-        sentAt = await this.gate.acquire(0, this.halt.signal);
+        sentAt = await this.gate.acquire(this.halt.signal);
       } catch {
         continue; // stopped while waiting for a slot
       }

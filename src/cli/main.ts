@@ -18,9 +18,10 @@ import { registerWhoamiCommand } from './commands/whoami.js';
 import { registerUsageCommand } from './commands/usage.js';
 import type { CliContext, CliDeps, GlobalOptions } from './context.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
-import { processIO } from './io.js';
+import { processIO, type OutputStream } from './io.js';
 import { UsageError } from './cli-errors.js';
 import { closestNames } from '../util/closest-names.js';
+import { HELP_WIDTH_OFF_TERMINAL, listHelpRequests } from './help-requests.js';
 import { VERSION } from '../util/version.js';
 
 const OUTCOME_EXIT_CODES: Record<CommandOutcome, ExitCodeValue> = {
@@ -49,6 +50,11 @@ export async function main(argv: string[], injected: Partial<CliDeps> = {}): Pro
   }
 }
 
+/** The argv shapes that only show a help text, for the build to render (help-texts.ts). */
+export function helpRequests(deps: CliDeps): string[][] {
+  return listHelpRequests(buildProgram(deps, {}));
+}
+
 function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: CliContext }): Command {
   const program = new Command('docextract')
     .description('Batch document extraction with the Document Extraction Service API v3.1')
@@ -68,6 +74,10 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     .configureOutput({
       writeOut: (text) => deps.io.stdout.write(text),
       writeErr: (text) => deps.io.stderr.write(text),
+      // Commander's defaults (a terminal's width, else 80), read from the injected streams: the build
+      // renders the help texts (help-texts.ts) at the width of a stream that is not a terminal.
+      getOutHelpWidth: () => helpWidthOf(deps.io.stdout),
+      getErrHelpWidth: () => helpWidthOf(deps.io.stderr),
     });
 
   const action: ActionFactory = <A extends unknown[]>(load: () => Promise<CommandHandler<A>>) => async (...commanderArgs: unknown[]) => {
@@ -107,6 +117,10 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     '\nExit codes: 0 success, 1 some work failed, 2 usage or config error, 3 authentication failed,\n4 credits or rate budget exhausted, 5 every document complete but some failed their checks,\n130 interrupted (resumable).',
   );
   return program;
+}
+
+function helpWidthOf(stream: OutputStream): number {
+  return (stream.isTTY ? stream.columns : undefined) ?? HELP_WIDTH_OFF_TERMINAL;
 }
 
 /** `config set`, `extract`: the command's names below the program's. */

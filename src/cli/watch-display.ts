@@ -23,6 +23,8 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
   private waitUntil = 0;
   private waitReason = 'rate limit';
   private state: FolderState = { settling: 0, inProgress: 0 };
+  /** "watching …" was said. */
+  private announced = false;
   /** The scheduler's bound for what is taken and unfinished, and when it was told. */
   private readonly left = new TimeLeftCountdown();
   private spinner?: Ora;
@@ -51,6 +53,9 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
   }
 
   watching(): void {
+    // Said once: a handover (riding along, then hosting) watches the folder anew, but it is the same watch.
+    if (this.announced) return;
+    this.announced = true;
     if (!this.spinner) this.ctx.ui.info(`watching ${this.folder} (Ctrl-C to stop)`);
   }
 

@@ -165,7 +165,7 @@ export async function withEngineSession<R>(connection: EngineConnection, work: (
     const api = await createClient((event) => session.observe(event));
     const refresh = async (jobIds: string[]): Promise<Map<string, ServerJobView>> => (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds);
     const process = async (chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> => {
-      await session.gate.acquire(0);
+      await session.gate.acquire();
       return api.processChunk(chunkJobId, model ? { model } : undefined);
     };
     host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms, { refresh, process }) : undefined;

@@ -2,6 +2,7 @@ import type { PlannedDocument } from '../batch/batch-types.js';
 import type { DocumentTask } from '../batch/document-task.js';
 import { replayJournal, type JournalRecord, type JournalState } from '../batch/journal-records.js';
 import { questionOf } from '../batch/question.js';
+import { awaitsResult } from '../batch/job-phase.js';
 import { readJournalSnapshot } from '../store/journal-reader.js';
 import { isSplit } from '../api/limits.js';
 import { join } from 'node:path';
@@ -70,7 +71,7 @@ export class CostPreview {
       if (!task) return { ...base, action: 'copy', why, credits: 0, requests: 0 };
       const requests = task.requestsLeft(options.finalize);
       if (!task.job) return { ...base, action: 'extract', why, credits: doc.pages ?? 1, requests };
-      const credits = task.job.written ? 0 : task.job.chunks.reduce((sum, chunk) => sum + (chunk.status === 'done' ? 0 : chunk.pageNumbers.length), 0);
+      const credits = !awaitsResult(task.job.phase) ? 0 : task.job.chunks.reduce((sum, chunk) => sum + (chunk.status === 'done' ? 0 : chunk.pageNumbers.length), 0);
       return { ...base, action: 'resume', why, credits, requests };
     });
   }

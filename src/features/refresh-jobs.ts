@@ -17,7 +17,7 @@ export async function refreshJobs(session: Pick<BatchSession, 'gate'>, api: ApiC
   const views = new Map<string, ServerJobView>();
   for (const listed of jobs) {
     const job = typeof listed === 'string' ? { parent_job_id: listed } : listed;
-    await session.gate.acquire(0, signal);
+    await session.gate.acquire(signal);
     try {
       const answer = await api.collect(job.parent_job_id, { finalize: false }, signal);
       views.set(job.parent_job_id, {

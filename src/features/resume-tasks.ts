@@ -2,6 +2,7 @@ import { outcomeOfResult as resultOutcome } from '../batch/outcomes.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { isResumable, type JournaledJob, type JournalState } from '../batch/journal-records.js';
+import { moveJob } from '../batch/job-phase.js';
 import type { Phantom } from '../batch/open-job-ledger.js';
 import { questionKey, questionOf, samePages, type Question } from '../batch/question.js';
 import { copyResult, readExistingResult, readResultFile, type ResultDocument } from '../batch/result-file.js';
@@ -252,7 +253,7 @@ export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<
   const onDisk = await readResultFile(output);
   if (onDisk?.status !== 'complete' || onDisk.source?.sha256 !== job.sha256) return;
   if (job.resultWritten?.status !== 'complete' && onDisk.job?.parent_job_id !== job.parentJobId) return;
-  open.written = 'complete';
+  moveJob(open, 'wrote-complete');
   open.outcome = outcomeOfResult(onDisk as ResultDocument, output, task.doc.displayPath);
 }
 

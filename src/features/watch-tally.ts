@@ -1,34 +1,90 @@
 import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
 import type { ExtractBatchReport } from './batch-report.js';
-import type { WatchEvents } from './watch.js';
+import type { WatchEvents, WatchReport } from './watch.js';
 import type { WatchMoves } from './watch-moves.js';
 import { UsageTally } from './usage/usage-record.js';
 import type { CompactEvery } from './compact-every.js';
 
 /**
- * Counts what finished (instead of keeping every outcome), remembers the
- * source path of each document only until it finishes, moves sources once
- * finished for good, keeps the jobs an interruption left open, and has the
- * journal compacted now and then (a watch may journal for days).
+ * What one watch command finished and spent, over every run it makes: it
+ * may ride along, then host after a handover (or host, then ride along after
+ * a takeover), and each run watches the folder anew. The counts, the usage,
+ * the jobs left open and the summary's figures are the command's, not one
+ * run's; and a file it already reported, answered again by its result on
+ * disk when a later run retakes the folder, is not news: it is neither
+ * shown nor counted again.
  */
-export class WatchTally {
+export class WatchRecord {
   readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
   readonly openJobs: ExtractBatchReport['openJobs'] = [];
   checksFailed = 0;
-  /** What the documents cost and saved, for the run's usage record (a watch keeps no list of outcomes). */
+  /** What the documents cost and saved, for the command's usage record (a watch keeps no list of outcomes). */
   readonly usage: UsageTally;
+  /** Display path -> result file of each document reported complete, and the run that reported it. */
+  private readonly answered = new Map<string, { output: string; run: number }>();
+  private runs = 0;
+  private requests = 0;
+  private credits = 0;
+
+  constructor(cwd: string) {
+    this.usage = new UsageTally(cwd);
+  }
+
+  /** A run of the command starts (it watches the folder anew): its number. */
+  startRun(): number {
+    return ++this.runs;
+  }
+
+  /**
+   * An earlier run of this command reported this file, and its result is what answers it now: `run`
+   * retook the folder. Once only: the same bytes written again later in this run are news again.
+   */
+  isRepeat(outcome: DocumentOutcome, run: number): boolean {
+    const answered = this.answered.get(outcome.file);
+    if (outcome.reused === undefined || answered === undefined || answered.run >= run || answered.output !== outcome.output) return false;
+    answered.run = run;
+    return true;
+  }
+
+  add(outcome: DocumentOutcome, run: number): void {
+    this.counts[outcome.status] += 1;
+    this.usage.add(outcome);
+    if (outcome.checks?.passed === false) this.checksFailed += 1;
+    if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) {
+      this.openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
+    }
+    if (outcome.status === 'complete' && outcome.output) this.answered.set(outcome.file, { output: outcome.output, run });
+    else this.answered.delete(outcome.file);
+  }
+
+  /** A run of the command ended: its report, with what the command's earlier runs spent and finished. */
+  report(run: Omit<ExtractBatchReport, 'openJobs'>): WatchReport {
+    this.requests += run.requests;
+    this.credits += run.credits;
+    return { ...run, requests: this.requests, credits: this.credits, counts: this.counts, checksFailed: this.checksFailed, openJobs: this.openJobs, usage: this.usage };
+  }
+}
+
+/**
+ * One run's view of the watch: remembers the source path of each document
+ * only until it finishes, moves sources once finished for good, and has the
+ * journal compacted now and then (a watch may journal for days). What
+ * finished goes to the command's record.
+ */
+export class WatchTally {
+  private settling = 0;
   /** Display path -> absolute path of each document not finished yet. */
   private readonly sources = new Map<string, string>();
-  private settling = 0;
+  private readonly run: number;
 
   constructor(
     readonly display: WatchEvents,
     private readonly moves: WatchMoves,
     /** Told of every finished file: has the journal compacted now and then (none when riding along: the host's journal). */
     private readonly journal: Pick<CompactEvery, 'finished'>,
-    cwd: string,
+    readonly record: WatchRecord,
   ) {
-    this.usage = new UsageTally(cwd);
+    this.run = record.startRun();
   }
 
   arrived(displayPath: string, path: string): void {
@@ -50,24 +106,23 @@ export class WatchTally {
     this.display.folderState?.({ settling: this.settling, inProgress: this.sources.size });
   }
 
-  /** A finished document, counted (and its source moved) before the display shows it. */
-  finished(outcome: DocumentOutcome): void {
-    this.counts[outcome.status] += 1;
-    this.usage.add(outcome);
-    if (outcome.checks?.passed === false) this.checksFailed += 1;
-    this.journal.finished();
-    if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) {
-      this.openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
-    }
+  /** A finished document, counted (and its source moved) before the display shows it; false when it is an earlier run's, not news. */
+  finished(outcome: DocumentOutcome): boolean {
     const source = this.sources.get(outcome.file);
     this.sources.delete(outcome.file);
+    if (this.record.isRepeat(outcome, this.run)) {
+      this.tellState();
+      return false;
+    }
+    this.record.add(outcome, this.run);
+    this.journal.finished();
     if (source !== undefined) this.moves.finished(outcome, source);
     this.tellState();
+    return true;
   }
 
   /** What finished before the runner saw it (rejected by preflight, answered on disk): counted, then shown. */
   documentFinished(outcome: DocumentOutcome): void {
-    this.finished(outcome);
-    this.display.documentFinished(outcome);
+    if (this.finished(outcome)) this.display.documentFinished(outcome);
   }
 }

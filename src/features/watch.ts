@@ -12,7 +12,9 @@ import { plannedArrivals } from './arrivals.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
 import { WatchMoves, type MoveTargets } from './watch-moves.js';
 import { CompactEvery } from './compact-every.js';
-import { WatchTally } from './watch-tally.js';
+import { WatchRecord, WatchTally } from './watch-tally.js';
+
+export { WatchRecord } from './watch-tally.js';
 import type { UsageTally } from './usage/usage-record.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
@@ -35,6 +37,8 @@ export interface WatchOptions {
   exclude: readonly string[];
   plan: Omit<PlanOptions, 'cwd' | 'listed' | 'models'> & { models: ModelRules };
   reuse: Omit<ArrivalOptions, 'storeDb'>;
+  /** What the command finished over its runs (riding along, then hosting after a handover): one per command. @default one for this run */
+  record?: WatchRecord;
 }
 
 /** The folder's own state, for the status line. */
@@ -77,7 +81,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
 
   const moves = new WatchMoves({ root: options.root, ...options.moves }, (message) => deps.events.notice?.(message));
   const journal = new CompactEvery(() => deps.session.compact(), (message) => deps.events.notice?.(message));
-  const tally = new WatchTally(deps.events, moves, journal, options.cwd);
+  const tally = new WatchTally(deps.events, moves, journal, options.record ?? new WatchRecord(options.cwd));
   const now = deps.clock.now();
   const earlier = options.reuse.dedupe && !options.reuse.force ? deps.session.results : undefined;
   await earlier?.scan(options.outDir).catch(() => 0);
@@ -129,5 +133,5 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   }
   const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));
   for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
-  return { ...report, counts: tally.counts, checksFailed: tally.checksFailed, openJobs: tally.openJobs, strayJobs, usage: tally.usage };
+  return tally.record.report({ ...report, strayJobs });
 }

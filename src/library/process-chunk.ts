@@ -32,7 +32,7 @@ export function processChunkOnEngine(access: EngineAccess, command: string, chun
     terms: {},
     events: () => ({ documentFinished: () => undefined }),
     host: async (deps) => {
-      await deps.session.gate.acquire(0);
+      await deps.session.gate.acquire();
       return deps.api.processChunk(chunkJobId, model ? { model } : undefined);
     },
     ride: { submitWith: (socket, _events, who) => processThroughHost(socket, who, chunkJobId, model) },

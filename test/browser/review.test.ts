@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { localInstant } from '../../src/util/local-time.js';
+import { labelledPdf } from '../helpers/make-pdf.js';
 import { extractedForReview, FAILING_FILES, startReviewCli, type RunningReview } from '../helpers/review-run.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -25,17 +25,9 @@ let context: BrowserContext;
 let page: Page;
 let errors: Error[];
 
-/** A PDF past the service's 150 pages: extracted in two parts (1-150, 151-160). */
-async function longPdf(pages: number): Promise<Uint8Array> {
-  const document = await PDFDocument.create();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  for (let index = 1; index <= pages; index += 1) document.addPage([300, 300]).drawText(`Ledger page ${index} of ${pages}`, { x: 20, y: 150, size: 12, font });
-  return document.save();
-}
-
 beforeAll(async () => {
   // fails.pdf gets no result (the emulator fails its extraction): the page lists it from the state folder's last-run report.
-  made = await extractedForReview({ corpus: FAILING_FILES.corpus, made: { 'long/ledger.pdf': await longPdf(160) } });
+  made = await extractedForReview({ corpus: FAILING_FILES.corpus, made: { 'long/ledger.pdf': await labelledPdf('Ledger', 160) } });
   emulator = made.emu;
   rmSync(join(made.ws.inputs, 'invoices/gone.pdf'));
   // From the workspace, as a person would run it: the page names the folder `out`.

@@ -5,7 +5,8 @@ import { parseForeignJobs, parseRequestRate, parseSignedDuration } from '../../s
 import { launchEmulatorCli } from '../../src/emulator/cli.js';
 import { DEFAULT_RATE_LIMITS } from '../../src/emulator/defaults.js';
 import { parseRateWindows as parseClientWindows } from '../../src/batch/rate-windows.js';
-import { bearer, expectError, makePdf, newKey, uploadForm } from './helpers.js';
+import { titledPdf } from '../helpers/make-pdf.js';
+import { bearer, expectError, newKey, uploadForm } from './helpers.js';
 
 function capture(): { io: { stdout: { write(text: string): boolean }; stderr: { write(text: string): boolean } }; out: () => string; err: () => string } {
   let out = '';
@@ -49,7 +50,7 @@ describe('docextract-emulator CLI', () => {
     try {
       expect(streams.out()).toBe(`${emulator.url}\n`);
       await expectError(await fetch(`${emulator.url}/v3.1/health`), 503, 'server_busy');
-      const split = await fetch(`${emulator.url}/v3.1/documents`, { method: 'POST', headers: bearer(key), body: uploadForm(await makePdf(4)) });
+      const split = await fetch(`${emulator.url}/v3.1/documents`, { method: 'POST', headers: bearer(key), body: uploadForm(await titledPdf(4)) });
       expect(split.status).toBe(202);
       const { job_id: jobId } = (await split.json()) as { job_id: string };
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageFingerprint } from '../../src/emulator/index.js';
-import { bearer, expectError, jpegBytes, json, makePdf, newKey, pngBytes, startTestEmulator, upload, type TestEmulator } from './helpers.js';
+import { titledPdf } from '../helpers/make-pdf.js';
+import { bearer, expectError, jpegBytes, json, newKey, pngBytes, startTestEmulator, upload, type TestEmulator } from './helpers.js';
 
 const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 const poorKey = newKey();
@@ -16,7 +17,7 @@ afterAll(() => t.emulator.close());
 
 describe('POST documents: synchronous path', () => {
   it('extracts a PDF of up to 3 pages with 200, metadata at the root, 1 credit per page', async () => {
-    const pdf = await makePdf(3);
+    const pdf = await titledPdf(3);
     const before = t.emulator.counters.creditsChargedByKey[t.key] ?? 0;
     const response = await upload(t, pdf);
     expect(response.status).toBe(200);
@@ -47,13 +48,13 @@ describe('POST documents: synchronous path', () => {
 
   it('decides the type by content, never by name or declared type', async () => {
     expect((await upload(t, pngBytes(), { filename: 'looks.pdf', type: 'application/pdf' })).status).toBe(200);
-    expect((await upload(t, await makePdf(1), { filename: 'image.png', type: 'image/png' })).status).toBe(200);
+    expect((await upload(t, await titledPdf(1), { filename: 'image.png', type: 'image/png' })).status).toBe(200);
     const wrong = await expectError(await upload(t, Buffer.from('plain text'), { filename: 'fake.pdf', type: 'application/pdf' }), 400, 'invalid_file_type');
     expect(wrong.error.details.accepted_types).toEqual(['application/pdf', 'image/jpeg', 'image/png']);
   });
 
   it('accepts a PDF header anywhere in the first 1024 bytes', async () => {
-    const pdf = Buffer.concat([Buffer.alloc(100, 0x20), await makePdf(1)]);
+    const pdf = Buffer.concat([Buffer.alloc(100, 0x20), await titledPdf(1)]);
     expect((await upload(t, pdf)).status).toBe(200);
   });
 
@@ -63,7 +64,7 @@ describe('POST documents: synchronous path', () => {
   });
 
   it('rejects more than 150 pages with page_limit_exceeded', async () => {
-    const body = await expectError(await upload(t, await makePdf(151)), 400, 'page_limit_exceeded');
+    const body = await expectError(await upload(t, await titledPdf(151)), 400, 'page_limit_exceeded');
     expect(body.error.details.pages).toBe(151);
   });
 
@@ -99,7 +100,7 @@ describe('POST documents: synchronous path', () => {
   });
 
   it('gives 402 insufficient_credits before any work when credits do not cover the pages', async () => {
-    const body = await expectError(await upload(t, await makePdf(6), { headers: bearer(poorKey) }), 402, 'insufficient_credits');
+    const body = await expectError(await upload(t, await titledPdf(6), { headers: bearer(poorKey) }), 402, 'insufficient_credits');
     expect(body.error.details).toMatchObject({ pages: 6, credits_remaining: 5 });
     expect(t.emulator.counters.creditsChargedByKey[poorKey] ?? 0).toBe(0);
   });
@@ -115,12 +116,12 @@ describe('POST documents: synchronous path', () => {
 
   it('fails extraction of a marked file with 422 and still charges 1 credit', async () => {
     const before = t.emulator.counters.creditsCharged;
-    await expectError(await upload(t, await makePdf(2, 'marked', { failMarker: true })), 422, 'extraction_failed');
+    await expectError(await upload(t, await titledPdf(2, 'marked', { failMarker: true })), 422, 'extraction_failed');
     expect(t.emulator.counters.creditsCharged - before).toBe(1);
   });
 
   it('counts every received upload by sha256', async () => {
-    const pdf = await makePdf(1, 'counted');
+    const pdf = await titledPdf(1, 'counted');
     await upload(t, pdf);
     await upload(t, pdf, { headers: bearer(newKey()) });
     expect(t.emulator.counters.uploadsBySha256[sha(pdf)]).toBe(2);
@@ -129,7 +130,7 @@ describe('POST documents: synchronous path', () => {
 
 describe('POST documents: split path', () => {
   it('answers 202 with a manifest of 3-page chunks in page order, without charging', async () => {
-    const pdf = await makePdf(10);
+    const pdf = await titledPdf(10);
     const before = t.emulator.counters.creditsCharged;
     const response = await upload(t, pdf);
     expect(response.status).toBe(202);
@@ -145,7 +146,7 @@ describe('POST documents: split path', () => {
   });
 
   it('emits a result_url that answers 404', async () => {
-    const body = await json(await upload(t, await makePdf(4)));
+    const body = await json(await upload(t, await titledPdf(4)));
     expect(body.result_url.startsWith(t.url)).toBe(true);
     expect((await fetch(body.result_url, { headers: bearer(t.key) })).status).toBe(404);
   });

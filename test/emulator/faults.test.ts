@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorEvent } from '../../src/emulator/index.js';
-import { bearer, chunkIds, collect, expectError, json, makePdf, newKey, pngBytes, processChunk, startTestEmulator, upload, uploadSplit, type TestEmulator } from './helpers.js';
+import { titledPdf } from '../helpers/make-pdf.js';
+import { bearer, chunkIds, collect, expectError, json, newKey, pngBytes, processChunk, startTestEmulator, upload, uploadSplit, type TestEmulator } from './helpers.js';
 
 let t: TestEmulator;
 beforeAll(async () => {
@@ -59,7 +60,7 @@ describe('fault injection', () => {
     const [chunk = ''] = chunkIds(await uploadSplit(t, 4));
     const credits = t.emulator.counters.creditsCharged;
     t.emulator.setFaults({ documents: { extraction_failed: 1 }, process: { extraction_failed: 1 } });
-    await expectError(await upload(t, await makePdf(2)), 422, 'extraction_failed');
+    await expectError(await upload(t, await titledPdf(2)), 422, 'extraction_failed');
     expect(t.emulator.counters.creditsCharged).toBe(credits + 1);
     await expectError(await processChunk(t, chunk), 422, 'extraction_failed');
     expect(t.emulator.counters.creditsCharged).toBe(credits + 1);
@@ -108,7 +109,7 @@ describe('fault injection', () => {
     };
     t.emulator.events.on('event', listener);
     t.emulator.setFaults({ documents: { reset_after: 1 } });
-    await expect(upload(t, await makePdf(4), { filename: 'four.pdf' })).rejects.toThrow();
+    await expect(upload(t, await titledPdf(4), { filename: 'four.pdf' })).rejects.toThrow();
     t.emulator.events.off('event', listener);
     expect(events.map((e) => e.type)).toEqual(['upload', 'split']);
     expect(events[1]).toMatchObject({ key: t.key, filename: 'four.pdf', at: t.clock.now() });

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { PDFDocument } from 'pdf-lib';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { titledPdf } from '../helpers/make-pdf.js';
 
-export const FAIL_MARKER = '%docextract-emulator:fail-extraction';
 /** A fixed instant, so expiry and reset arithmetic in tests is easy to read. */
 export const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 
@@ -32,15 +31,6 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
   const key = newKey();
   const emulator = await startEmulator({ rateLimits: [], keys: [key], now: clock.now, seed: 1, ...options });
   return { emulator, url: emulator.url, key: emulator.keys[0] ?? key, clock };
-}
-
-/** A PDF with `pages` pages; `label` makes its bytes (and sha256) unique. */
-export async function makePdf(pages: number, label = randomBytes(6).toString('hex'), options: { failMarker?: boolean } = {}): Promise<Buffer> {
-  const document = await PDFDocument.create({ updateMetadata: false });
-  document.setTitle(label);
-  for (let i = 0; i < pages; i += 1) document.addPage([200, 200]);
-  const bytes = Buffer.from(await document.save());
-  return options.failMarker === true ? Buffer.concat([bytes, Buffer.from(`\n${FAIL_MARKER}\n`)]) : bytes;
 }
 
 export function pngBytes(label = 'png'): Buffer {
@@ -122,20 +112,11 @@ export interface Manifest {
 
 /** Uploads a PDF that splits and returns its manifest. */
 export async function uploadSplit(t: TestEmulator, pages: number, options: { failMarker?: boolean; key?: string } = {}): Promise<Manifest> {
-  const response = await upload(t, await makePdf(pages, undefined, options), options.key === undefined ? {} : { headers: bearer(options.key) });
+  const response = await upload(t, await titledPdf(pages, undefined, options), options.key === undefined ? {} : { headers: bearer(options.key) });
   if (response.status !== 202) throw new Error(`expected 202, got ${response.status}: ${await response.text()}`);
   return (await response.json()) as Manifest;
 }
 
 export function chunkIds(manifest: Manifest): string[] {
   return manifest.data.map((chunk) => chunk.job_id);
-}
-
-/** Polls until the condition holds (real time; for waiting on the server, not for the clock). */
-export async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('waitFor: timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }

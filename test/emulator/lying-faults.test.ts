@@ -3,7 +3,9 @@ import { createGunzip } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorRequestLog, FaultConfig } from '../../src/emulator/index.js';
 import { corruptOneField } from '../../src/emulator/http/wrong-field.js';
-import { bearer, json, makePdf, pngBytes, startTestEmulator, T0, upload, uploadSplit, waitFor, type Json, type TestEmulator } from './helpers.js';
+import { titledPdf } from '../helpers/make-pdf.js';
+import { bearer, json, pngBytes, startTestEmulator, T0, upload, uploadSplit, type Json, type TestEmulator } from './helpers.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 let t: TestEmulator;
 afterEach(() => t.emulator.close());
@@ -66,7 +68,7 @@ describe('oversized_body', () => {
     const reader = response.body?.getReader();
     expect((await reader?.read())?.done).toBe(false);
     abort.abort();
-    await waitFor(() => answers.length === 1);
+    await waitFor(() => answers.length === 1, 'the answer in the request log');
     // Backpressure held it to a few socket buffers' worth, not the 1 GiB it was asked for.
     expect(answers[0]?.bodyBytes).toBeLessThan(64 * MB);
     t.emulator.setFaults({});
@@ -126,7 +128,7 @@ describe('wrong_field', () => {
 
   it('corrupts manifests too, and the work is still done (the job exists)', async () => {
     await withFaults({ documents: { wrong_field: 1 } }, { seed: 5, openJobCap: 100 });
-    const response = await upload(t, await makePdf(7));
+    const response = await upload(t, await titledPdf(7));
     expect(response.status).toBe(202);
     const manifest = await json(response);
     const shapeOk =
@@ -280,7 +282,7 @@ describe('trickle_stop', () => {
     expect(body.ended).toBe(false);
     expect(body.bytes).toBeGreaterThanOrEqual(Math.floor(length / 2));
     expect(body.bytes).toBeLessThan(length);
-    await waitFor(() => answers.length === 1);
+    await waitFor(() => answers.length === 1, 'the answer in the request log');
     expect(answers[0]).toMatchObject({ status: 200, fault: 'trickle_stop', bodyBytes: body.bytes });
     expect(t.emulator.counters.faultsInjected['health.trickle_stop']).toBe(1);
   });

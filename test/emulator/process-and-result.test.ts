@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageFingerprint, type EmulatorEvent, type EmulatorRequestLog } from '../../src/emulator/index.js';
-import { bearer, chunkIds, collect, expectError, json, makePdf, newKey, pngBytes, processChunk, startTestEmulator, upload, uploadSplit, waitFor, type TestEmulator } from './helpers.js';
+import { titledPdf } from '../helpers/make-pdf.js';
+import { bearer, chunkIds, collect, expectError, json, newKey, pngBytes, processChunk, startTestEmulator, upload, uploadSplit, type TestEmulator } from './helpers.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const poorKey = newKey();
 let t: TestEmulator;
@@ -95,7 +97,7 @@ describe('single-flight claims', () => {
       const processedBefore = slow.emulator.counters.requestsByEndpoint.process;
       const holder = processChunk(slow, chunk);
       // Counted on arrival; the claim follows within the same tick.
-      await waitFor(() => slow.emulator.counters.requestsByEndpoint.process > processedBefore);
+      await waitFor(() => slow.emulator.counters.requestsByEndpoint.process > processedBefore, 'the process request counted');
       await expectError(await processChunk(slow, chunk), 409, 'chunk_in_progress');
       slow.clock.advance(120_000);
       const takeover = processChunk(slow, chunk);
@@ -218,18 +220,18 @@ describe('open-job cap', () => {
       expect(refused).toMatch(/expected 202, got 429.*too_many_open_jobs/);
       expect(capped.emulator.counters.rateLimited).toBe(1);
 
-      const response = await upload(capped, await makePdf(4));
+      const response = await upload(capped, await titledPdf(4));
       expect(response.headers.get('x-ratelimit-limit')).toBe('1000');
       // Neither 429 counted: 5 uploads admitted so far.
       expect(response.headers.get('x-ratelimit-remaining')).toBe('995');
       await expectError(response, 429, 'too_many_open_jobs');
       // Small PDFs and images are not jobs.
-      expect((await upload(capped, await makePdf(3))).status).toBe(200);
+      expect((await upload(capped, await titledPdf(3))).status).toBe(200);
 
       await collect(capped, manifests[0]?.job_id ?? '', { finalize: true });
-      expect((await upload(capped, await makePdf(4))).status).toBe(202);
+      expect((await upload(capped, await titledPdf(4))).status).toBe(202);
       capped.clock.advance(2 * 3600_000);
-      expect((await upload(capped, await makePdf(4))).status).toBe(202);
+      expect((await upload(capped, await titledPdf(4))).status).toBe(202);
       expect(capped.emulator.counters.expiredJobs).toBe(5);
     } finally {
       await capped.emulator.close();

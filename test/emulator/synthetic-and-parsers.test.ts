@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageFingerprint, parseDuration, parseRateWindows } from '../../src/emulator/index.js';
-import { chunkIds, collect, json, makePdf, processChunk, startTestEmulator, upload, type TestEmulator } from './helpers.js';
+import { titledPdf } from '../helpers/make-pdf.js';
+import { chunkIds, collect, json, processChunk, startTestEmulator, upload, type TestEmulator } from './helpers.js';
 
 const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -54,17 +55,17 @@ describe('synthetic extraction over HTTP', () => {
   afterAll(() => t.emulator.close());
 
   it('gives the same data for the same file, and different data for another file', async () => {
-    const pdf = await makePdf(2, 'same');
+    const pdf = await titledPdf(2, 'same');
     const first = await json(await upload(t, pdf));
     const second = await json(await upload(t, pdf));
     expect(second.data).toEqual(first.data);
-    const other = await json(await upload(t, await makePdf(2, 'other')));
+    const other = await json(await upload(t, await titledPdf(2, 'other')));
     expect(other.data.source_sha256).not.toBe(first.data.source_sha256);
     expect(other.data.invoice_number).not.toBe(first.data.invoice_number);
   });
 
   it('stitches a split document into the same pages, in order, that the file would give page by page', async () => {
-    const pdf = await makePdf(11, 'stitched');
+    const pdf = await titledPdf(11, 'stitched');
     const manifest = await json(await upload(t, pdf));
     for (const id of [...chunkIds(manifest)].reverse()) await processChunk(t, id);
     const result = await json(await collect(t, manifest.job_id));
@@ -86,7 +87,7 @@ describe('synthetic extraction over HTTP', () => {
       contract: ['parties', 'effective_date'],
       generic: ['title'],
     };
-    const pdf = await makePdf(1, 'shapes');
+    const pdf = await titledPdf(1, 'shapes');
     for (const [model, fields] of Object.entries(shapes)) {
       const body = await json(await upload(t, pdf, { options: { model } }));
       expect(body.data.document_type).toBe(model);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { bearer, collect, expectError, json, makePdf, newKey, pngBytes, startTestEmulator, T0, upload, uploadSplit, type TestEmulator } from './helpers.js';
+import { titledPdf } from '../helpers/make-pdf.js';
+import { bearer, collect, expectError, json, newKey, pngBytes, startTestEmulator, T0, upload, uploadSplit, type TestEmulator } from './helpers.js';
 
 let t: TestEmulator;
 afterEach(() => t.emulator.close());
@@ -60,7 +61,7 @@ describe('the server clock (clockSkewMs)', () => {
   it('shows next_expiry_at of too_many_open_jobs on its own clock', async () => {
     t = await startTestEmulator({ clockSkewMs: 7_000, openJobCap: 1 });
     await uploadSplit(t, 4);
-    const body = await expectError(await upload(t, await makePdf(4)), 429, 'too_many_open_jobs');
+    const body = await expectError(await upload(t, await titledPdf(4)), 429, 'too_many_open_jobs');
     expect(Date.parse(body.error.details.next_expiry_at)).toBe(T0 + 2 * 3600_000 + 7_000);
   });
 });
@@ -155,12 +156,12 @@ describe('foreign open jobs (foreignJobs)', () => {
     t = await startTestEmulator({ keys: [newKey(), other], foreignJobs: { count: 3, ttlMs: 600_000 }, openJobCap: 5 });
     await uploadSplit(t, 4);
     await uploadSplit(t, 4);
-    const body = await expectError(await upload(t, await makePdf(4)), 429, 'too_many_open_jobs');
+    const body = await expectError(await upload(t, await titledPdf(4)), 429, 'too_many_open_jobs');
     expect(body.error.details).toMatchObject({ open_jobs: 5, max_open_jobs: 5 });
     expect(Date.parse(body.error.details.next_expiry_at)).toBe(T0 + 600_000);
     await uploadSplit(t, 4, { key: other });
     await uploadSplit(t, 4, { key: other });
-    await expectError(await upload(t, await makePdf(4), { headers: bearer(other) }), 429, 'too_many_open_jobs');
+    await expectError(await upload(t, await titledPdf(4), { headers: bearer(other) }), 429, 'too_many_open_jobs');
 
     t.clock.time = T0 + 600_000;
     await uploadSplit(t, 4);
@@ -170,7 +171,7 @@ describe('foreign open jobs (foreignJobs)', () => {
 
   it('live for the job TTL unless told otherwise, and are never shown to result', async () => {
     t = await startTestEmulator({ foreignJobs: { count: 5 }, ttlMs: 60_000 });
-    await expectError(await upload(t, await makePdf(4)), 429, 'too_many_open_jobs');
+    await expectError(await upload(t, await titledPdf(4)), 429, 'too_many_open_jobs');
     expect((await upload(t, pngBytes())).status).toBe(200);
     t.clock.advance(60_000);
     const manifest = await uploadSplit(t, 4);

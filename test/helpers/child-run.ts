@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { honouringFileModes } from './file-modes.js';
 
 /** The built CLI (test/global-setup.ts builds dist once per test run). */
-export const DOCEXTRACT_BIN = resolve(import.meta.dirname, '../../bin/docextract.js');
+export const DOCEXTRACT_BIN = resolve(import.meta.dirname, '../../bin/docextract.cjs');
 
 export interface ChildResult {
   /** null when a signal ended the process. */
@@ -25,7 +25,7 @@ export interface ChildOptions {
   honourFileModes?: boolean;
 }
 
-/** `node bin/docextract.js <args>` with exactly `env` (nothing inherited), keeping the signal that ended it. */
+/** `node bin/docextract.cjs <args>` with exactly `env` (nothing inherited), keeping the signal that ended it. */
 export function startChildCli(args: string[], env: NodeJS.ProcessEnv, options: ChildOptions = {}): RunningChild {
   const node: [string, string[]] = [process.execPath, [DOCEXTRACT_BIN, ...args]];
   const [command, commandArgs] = options.honourFileModes === true ? honouringFileModes(...node) : node;

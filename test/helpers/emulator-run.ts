@@ -15,6 +15,9 @@ export const TEST_KEY = 'sk_5ec2e7c0ffee00d15ea5edeadbeef042';
  */
 export const FAST_FLAGS = ['--retry-base', '5ms', '--retry-max', '50ms', '--busy-pause', '50ms', '--conflict-delay', '20ms'];
 
+/** Against startTestEmulator's server, which has no rate windows: none on the client either, and FAST_FLAGS. */
+export const UNTHROTTLED_FLAGS = ['--rate-limit', 'none', ...FAST_FLAGS];
+
 /** An emulator with the test key and no rate windows unless asked; `slow` adds 60 ms instead of 2 s. */
 export function startTestEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   return startEmulator({ keys: [TEST_KEY], rateLimits: [], slowMs: 60, ...options });

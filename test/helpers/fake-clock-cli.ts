@@ -2,18 +2,7 @@ import { setImmediate as nextTurn, setTimeout as sleepReal } from 'node:timers/p
 import type { FakeClock } from './fake-clock.js';
 import type { CliDeps } from '../../src/cli/context.js';
 import { runCli, type CliRun } from './run-cli.js';
-
-/** Native requests still running for the file system (reads, writes, fsync, close). */
-function pendingFileSystemWork(): number {
-  return process.getActiveResourcesInfo().filter((name) => name.startsWith('FSReq') || name.endsWith('CloseReq')).length;
-}
-
-/**
- * Turns the event loop must stay quiet (no request in flight, no file-system
- * work pending, the same timer next) before time may jump: every microtask chain
- * and I/O callback a finished step started has then run.
- */
-const QUIET_TURNS = 5;
+import { pendingFileSystemWork, QUIET_TURNS } from './wait-for.js';
 
 /**
  * Moves a fake clock shared by an in-process CLI and emulator. Time jumps to

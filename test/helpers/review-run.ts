@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { emulatorEnv, startTestEmulator } from './emulator-run.js';
+import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from './emulator-run.js';
 import { runCli, type CliRun } from './run-cli.js';
 import { makeWorkspace } from './workspace.js';
 
@@ -55,8 +55,6 @@ export const REVIEW_FILES = {
   'invoices/gone.pdf': 'pdf/pages-3.pdf',
 };
 
-export const REVIEW_RUN = ['--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms'];
-
 /** Files that get no result: the emulator fails the extraction of the first (its marker), preflight refuses the second (empty). */
 export const FAILING_FILES = { corpus: { 'bad/fails.pdf': 'failing/fail-extraction-2.pdf' }, empty: ['bad/empty.pdf'] };
 
@@ -80,6 +78,6 @@ export async function extractedForReview(extras: ReviewExtras = {}, flags: reado
   writeFileSync(schema, JSON.stringify(INVOICE_SCHEMA));
   const env = emulatorEnv(emu);
   const schemas = ['--schema', `invoice=${schema}`, '--schema', `payslip=${schema}`];
-  const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, ...REVIEW_RUN, ...flags], { env });
+  const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, ...UNTHROTTLED_FLAGS, ...flags], { env });
   return { emu, ws, env, schemas, run };
 }

@@ -3,11 +3,10 @@ import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { emulatorEnv, startTestEmulator } from '../helpers/emulator-run.js';
+import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { runCli } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 
-const RUN = ['--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms'];
 /** Invoices by default, payslips under pay/: a long PDF goes through the split-and-collect path. */
 const FILES = {
   'invoices/a.pdf': 'pdf/pages-2.pdf',
@@ -65,7 +64,7 @@ async function extractedWithInvoiceSchema() {
   const env = emulatorEnv(emulator);
   // The invoice schema for payslips too: they have no invoice_number and no total, so they fail.
   const schemas = ['--schema', `invoice=${schema}`, '--schema', `payslip=${schema}`];
-  const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...MODELS, ...schemas, '--json', ...RUN], { env });
+  const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...MODELS, ...schemas, '--json', ...UNTHROTTLED_FLAGS], { env });
   return { emu: emulator, ws, schema, env, schemas, run };
 }
 
@@ -87,7 +86,7 @@ describe('checks against a schema as results arrive', () => {
   it('says why on the human line, and checks reused results again without a request', async () => {
     const { emu, ws, env, schemas } = await extractedWithInvoiceSchema();
     const before = workRequests(emu);
-    const again = await runCli(['extract', ws.inputs, '--out', ws.out, ...MODELS, ...schemas, ...RUN], { env });
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, ...MODELS, ...schemas, ...UNTHROTTLED_FLAGS], { env });
     expect(again.code).toBe(5);
     expect(workRequests(emu)).toBe(before);
     expect(again.stdout).toContain(`complete  ${join(ws.inputs, 'pay/p.pdf')}`);
@@ -98,7 +97,7 @@ describe('checks against a schema as results arrive', () => {
     // Payslips get a schema of their own: the reused results get the new verdict, in their files too.
     const paySchema = join(ws.dir, 'payslip.schema.json');
     writeFileSync(paySchema, JSON.stringify(PAYSLIP_SCHEMA));
-    const fixed = await runCli(['extract', ws.inputs, '--out', ws.out, ...MODELS, '--schema', `payslip=${paySchema}`, '--json', ...RUN], { env });
+    const fixed = await runCli(['extract', ws.inputs, '--out', ws.out, ...MODELS, '--schema', `payslip=${paySchema}`, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(fixed.code).toBe(0);
     expect(workRequests(emu)).toBe(before);
     expect(parseNdjson(fixed.stdout).find((l) => String(l.file).endsWith('pay/q.png'))?.checks).toEqual({ schema: paySchema, passed: true, problems: [] });
@@ -111,10 +110,10 @@ describe('checks against a schema as results arrive', () => {
     const schema = join(ws.dir, 'invoice.schema.json');
     writeFileSync(schema, JSON.stringify(INVOICE_SCHEMA));
     const env = emulatorEnv(emulator);
-    const passing = await runCli(['extract', join(ws.inputs, 'a.pdf'), '--out', ws.out, '--schema', `invoice=${schema}`, ...RUN], { env });
+    const passing = await runCli(['extract', join(ws.inputs, 'a.pdf'), '--out', ws.out, '--schema', `invoice=${schema}`, ...UNTHROTTLED_FLAGS], { env });
     expect(passing.code).toBe(0);
     expect(passing.stderr).not.toContain('failed checks');
-    const worse = await runCli(['extract', ws.inputs, '--out', ws.out, ...MODELS, '--schema', `payslip=${schema}`, '--json', ...RUN], { env });
+    const worse = await runCli(['extract', ws.inputs, '--out', ws.out, ...MODELS, '--schema', `payslip=${schema}`, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(worse.code).toBe(1);
     expect(parseNdjson(worse.stdout).find((l) => String(l.file).endsWith('pay/p.pdf'))).toMatchObject({ checks: { passed: false } });
   });
@@ -146,7 +145,7 @@ describe('docextract check', () => {
 
     // The verdicts saved in the files are those a fresh extraction with the changed schemas makes.
     const fresh = join(ws.dir, 'fresh');
-    const again = await runCli(['extract', ws.inputs, '--out', fresh, ...MODELS, ...changed, '--json', ...RUN], { env });
+    const again = await runCli(['extract', ws.inputs, '--out', fresh, ...MODELS, ...changed, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(again.code).toBe(5);
     for (const name of Object.keys(FILES)) {
       expect(checksIn(ws.out, name), name).toEqual(checksIn(fresh, name));
@@ -251,7 +250,7 @@ describe('schemas that cannot be used', () => {
     const schema = join(ws.dir, 'invoice.schema.json');
     if (content !== undefined) writeFileSync(schema, content);
     const env = emulatorEnv(emulator);
-    for (const args of [['extract', ws.inputs, '--out', ws.out, ...RUN], ['check', ws.out]]) {
+    for (const args of [['extract', ws.inputs, '--out', ws.out, ...UNTHROTTLED_FLAGS], ['check', ws.out]]) {
       const run = await runCli([...args, '--schema', `invoice=${schema}`], { env });
       expect(run.code, args[0]).toBe(2);
       expect(run.stderr).toContain(`error: schema ${schema}: ${why}`);

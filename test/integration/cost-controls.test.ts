@@ -2,11 +2,11 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
-const FAST = ['--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms', '--conflict-delay', '20ms'];
 
 let emulator: RunningEmulator | undefined;
 afterEach(async () => {
@@ -23,7 +23,7 @@ describe('cost controls', () => {
   it('--max-credits stops admitting files before the limit would be passed, and exits 4', async () => {
     const { emu, env } = await start();
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-3.pdf', 'b.pdf': 'pdf/pages-2.pdf', 'c.pdf': 'pdf/pages-4.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--max-credits', '6', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--max-credits', '6', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(4);
     const lines = parseNdjson(run.stdout);
     expect(lines).toHaveLength(3);
@@ -36,7 +36,7 @@ describe('cost controls', () => {
   it('insufficient_credits stops admitting, keeps what was done, and exits 4', async () => {
     const { emu, env } = await start({ keys: [{ key: KEY, credits: 4 }] });
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-3.pdf', 'b.pdf': 'pdf/pages-12.pdf', 'c.png': 'images/id-card.png' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(4);
     const lines = parseNdjson(run.stdout);
     expect(lines.some((line) => line.status === 'complete')).toBe(true);
@@ -48,7 +48,7 @@ describe('cost controls', () => {
   it('files skipped when the request cap stops a run say so as the run stopping, not as their own answer', async () => {
     const { env } = await start({ keys: [{ key: KEY, allowedRequests: 3 }] });
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf', 'a.png': 'images/id-card.png', 'b.jpg': 'images/receipt.jpg' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(4);
     const skipped = parseNdjson(run.stdout).filter((line) => line.status === 'skipped');
     expect(skipped.length).toBeGreaterThan(0);
@@ -61,7 +61,7 @@ describe('cost controls', () => {
   it('--model and --store travel in the options field: the result names the model and carries an extraction_id', async () => {
     const { env } = await start();
     const ws = makeWorkspace({ 'slip.pdf': 'pdf/pages-1.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--model', 'payslip', '--store', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--model', 'payslip', '--store', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(0);
     const [line] = parseNdjson(run.stdout);
     expect(line).toMatchObject({ status: 'complete', model: 'payslip' });
@@ -72,7 +72,7 @@ describe('cost controls', () => {
   it('when models cannot answer, the run says so and goes on: a wrong name is then the per-file unknown_model of the service', async () => {
     const { emu, env } = await start({ faults: { models: { server_error: 1 } } });
     const ws = makeWorkspace({ 'slip.pdf': 'pdf/pages-1.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--model', 'no-such-template', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--model', 'no-such-template', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('the document types were not checked before sending');
     expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'unknown_model' } });
@@ -82,10 +82,10 @@ describe('cost controls', () => {
   it('a misspelled document type in a rule stops the run before anything is printed or written, even when every file is answered on disk', async () => {
     const { emu, env } = await start();
     const ws = makeWorkspace({ 'ids/card.png': 'images/id-card.png', 'inv/a.pdf': 'pdf/pages-2.pdf' });
-    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env })).code).toBe(0);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
     const other = join(ws.dir, 'elsewhere');
     const before = { ...emu.counters.requestsByEndpoint };
-    const run = await runCli(['extract', ws.inputs, '--out', other, '--json', '--model', 'ids/**=idcard', '--model', 'invoice', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', other, '--json', '--model', 'ids/**=idcard', '--model', 'invoice', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(JSON.parse(run.stderr)).toMatchObject({ error: { code: 'unknown_model', message: expect.stringContaining('unknown document type "idcard"; did you mean "id_card"?') } });
@@ -106,9 +106,9 @@ describe('cost controls', () => {
   it('a second run whose files are all answered on disk sends nothing at all, not even the free model check', async () => {
     const { emu, env } = await start();
     const ws = makeWorkspace({ 'slip.pdf': 'pdf/pages-1.pdf' });
-    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env })).code).toBe(0);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
     const before = { ...emu.counters.requestsByEndpoint };
-    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env })).code).toBe(0);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
     expect(emu.counters.requestsByEndpoint).toEqual(before);
   });
 });
@@ -117,7 +117,7 @@ describe('answers that cannot be read', () => {
   it('a documents 200 too large to read fails the file, is not sent again, and counts its pages as probably charged', async () => {
     const { emu, env } = await start({ faults: { documents: { oversized_body: 1 } }, oversizeBytes: 70 * 1024 * 1024 });
     const ws = makeWorkspace({ 'scan.png': 'images/id-card.png' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(1);
     const line = parseNdjson(run.stdout)[0];
     expect(line).toMatchObject({ status: 'failed', credits: 1, error: { code: 'response_too_large' } });
@@ -130,7 +130,7 @@ describe('answers that cannot be read', () => {
     // Seed 1: the first result answer (the collect) loses a field the schema needs; then the fault goes.
     const { emu, env } = await start({ seed: 1, faults: { result: { wrong_field: 1 } }, onRequest: (entry) => entry.fault === 'wrong_field' && emu.setFaults({}) });
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'complete', credits: 7 });
     expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
@@ -147,7 +147,7 @@ describe('answers that cannot be read', () => {
       onRequest: (entry) => entry.fault === kind && emu.setFaults({}),
     });
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'complete', pages: 7, credits: 7 });
     expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
@@ -161,7 +161,7 @@ describe('start of a run', () => {
   it('an unreachable service stops the run at its keyless warm-up (tried three times), before anything is paid for', async () => {
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: KEY });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('network_error');
@@ -171,7 +171,7 @@ describe('start of a run', () => {
   it.each(['reset_before', 'trickle_stop', 'html_502', 'oversized_body'] as const)('every health answer lost to %s: the service is there, so the batch goes on without the warm-up', async (kind) => {
     const { emu, env } = await start({ faults: { health: { [kind]: 1 } }, slowMs: 20, oversizeBytes: 2 * 1024 * 1024 });
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(parseNdjson(run.stdout)).toMatchObject([{ status: 'complete' }]);
     // Asked once: only a refused connection is asked again.
@@ -191,7 +191,7 @@ describe('output failures', () => {
       rmSync(ws.out, { recursive: true, force: true });
       writeFileSync(ws.out, 'a regular file where the output folder was');
     });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(1);
     const lines = parseNdjson(run.stdout);
     expect(lines).toHaveLength(5);
@@ -206,14 +206,14 @@ describe('job lifecycle', () => {
   it('--no-finalize keeps the job on the server; a later run without it finalizes and uploads nothing', async () => {
     const { emu, env } = await start();
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
-    const kept = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--no-finalize', ...FAST], { env });
+    const kept = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--no-finalize', ...UNTHROTTLED_FLAGS], { env });
     expect(kept.code).toBe(0);
     expect(emu.counters.finalizedJobs).toBe(0);
     expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
-    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--no-finalize', ...FAST], { env });
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--no-finalize', ...UNTHROTTLED_FLAGS], { env });
     expect(again.code).toBe(0);
     expect(emu.counters.finalizedJobs).toBe(0);
-    const finalized = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    const finalized = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(finalized.code).toBe(0);
     expect(emu.counters.finalizedJobs).toBe(1);
     expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long.pdf'))]).toBe(1);
@@ -223,7 +223,7 @@ describe('job lifecycle', () => {
   it('410 chunk_source_lost uploads the file again once, then gives up with the code', async () => {
     const { emu, env } = await start({ faults: { process: { chunk_source_lost: 1 } }, seed: 3 });
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(1);
     expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'chunk_source_lost' } });
     expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long.pdf'))]).toBe(2);
@@ -244,7 +244,7 @@ describe('job lifecycle', () => {
         emu.expireJob(firstJob);
       }
     });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(0);
     expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 12);
     expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long.pdf'))]).toBe(2);

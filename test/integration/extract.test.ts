@@ -5,7 +5,7 @@ import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../..
 import { FakeClock } from '../helpers/fake-clock.js';
 import { runCliOnFakeClock } from '../helpers/fake-clock-cli.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
-import { expectNoContentUploadedTwice, watchFinalizes } from '../helpers/emulator-run.js';
+import { expectNoContentUploadedTwice, UNTHROTTLED_FLAGS, watchFinalizes } from '../helpers/emulator-run.js';
 import { MIXED_BATCH, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
@@ -147,8 +147,7 @@ describe('docextract extract', () => {
     const emu = await start({ faults: { process: { extraction_failed: 1 } }, seed: 1 });
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
     const env = cliEnv(emu);
-    const fast = ['--retry-base', '5ms', '--retry-max', '20ms'];
-    const first = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...fast], { env });
+    const first = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(first.code).toBe(1);
     const line = parseNdjson(first.stdout)[0] as { status: string; job_id: string; missing_pages: number[]; error: { code: string } };
     // Not one page came back: failed, not a partial result with nothing in it.
@@ -160,7 +159,7 @@ describe('docextract extract', () => {
     expect(emu.counters.creditsCharged).toBe(0);
 
     emu.setFaults({});
-    const collected = await runCli(['collect', line.job_id, '--out', ws.out, '--json', '--rate-limit', 'none', ...fast], { env });
+    const collected = await runCli(['collect', line.job_id, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(collected.code).toBe(0);
     expect(parseNdjson(collected.stdout)[0]).toMatchObject({ status: 'complete', job_id: line.job_id });
     expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);

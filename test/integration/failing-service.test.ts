@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { FAST_FLAGS, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
-const FAST_RETRIES = ['--retry-base', '10ms', '--retry-max', '40ms'];
 
 let emulator: RunningEmulator | undefined;
 afterEach(async () => {
@@ -31,7 +31,7 @@ describe('a document whose pages always fail', () => {
     const ws = makeWorkspace({ 'fails.pdf': 'failing/fail-extraction-6.pdf' });
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY });
 
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...FAST_RETRIES], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
 
     expect(run.code).toBe(1);
     expect(counted(emulator)).toBeLessThanOrEqual(12);
@@ -63,7 +63,7 @@ describe('a service that goes away mid-run', () => {
       return fetch(...request);
     };
 
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '20/10s', '--concurrency', '1', ...FAST_RETRIES], { env, fetch: refusing });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '20/10s', '--concurrency', '1', ...FAST_FLAGS], { env, fetch: refusing });
 
     expect(run.code).toBe(1);
     // Said once, with since when; never blamed on a rate window.

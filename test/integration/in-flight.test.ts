@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
+import { waitFor, waitForQuiet } from '../helpers/wait-for.js';
 import { CORPUS, makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
@@ -47,17 +48,19 @@ describe('requests in flight', () => {
   });
 
   it('upload bodies in memory stay under 128 MB: of 16 files of 9.5 MB, 13 are in flight and no more', async () => {
-    // Every upload's answer is held until the test releases it, one at a time: 13 are held, then each
-    // release lets exactly one more body go (the 14th, 15th, 16th each wait for an answer). In flight is
-    // counted at each arrival, as arrived minus released (a released answer may still be on its way, so
-    // this never counts more than the client holds). No window of time: every wait is for an arrival.
-    // Not yet shown to fail without the budget: with UPLOAD_BODY_BYTES (src/batch/dispatch.ts) raised to
-    // 1 GiB it still passed (2026-11-26), so another limit also holds 13 in flight; to be found (issue 28).
+    // Every upload's answer is held until the test releases it, one at a time. After each arrival the
+    // test waits until the run is quiet: every upload the client sent has reached the emulator and no
+    // file is being read, for several event-loop turns in a row (waitForQuiet). Only then is what
+    // arrived counted, and only then is the next answer released. So the client has had every chance
+    // to send a 14th while 13 are held: 13 arrive, then each release lets exactly one more body go.
+    // Released as soon as the 13th arrived (as this test once did), the 14th was still being read
+    // (about a second for 9.5 MB here), so 13 held even without the budget: the test's own pace was
+    // the limit. Shown to fail without the budget: UPLOAD_BODY_BYTES (src/batch/dispatch.ts) raised to
+    // 1 GiB, 16 arrive while 13 are held (2026-11-26).
     const answers: (() => void)[] = [];
     let released = 0;
     let mostInFlight = 0;
-    const arrivalWaiters = new Map<number, () => void>();
-    const arrival = (n: number): Promise<void> => new Promise((resolve) => (answers.length >= n ? resolve() : arrivalWaiters.set(n, resolve)));
+    let sent = 0;
     emulator = await startEmulator({
       keys: [KEY],
       rateLimits: [],
@@ -65,10 +68,14 @@ describe('requests in flight', () => {
         if (endpoint !== 'documents') return undefined;
         const answered = new Promise<void>((resolve) => answers.push(resolve));
         mostInFlight = Math.max(mostInFlight, answers.length - released);
-        arrivalWaiters.get(answers.length)?.();
         return answered;
       },
     });
+    // The client's uploads, counted as they leave (the emulator counts them as they arrive).
+    const counting: typeof fetch = (input, init) => {
+      if (init?.method === 'POST' && String(input instanceof Request ? input.url : input).endsWith('/documents')) sent += 1;
+      return fetch(input, init);
+    };
     const releaseNext = (): void => answers[released++]?.();
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
@@ -79,14 +86,14 @@ describe('requests in flight', () => {
       writeFileSync(path, Buffer.concat([png, Buffer.from(`copy ${i}`)]));
       truncateSync(path, 9.5 * 1024 * 1024);
     }
-    const running = runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], { env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }) });
-    const ended = running.then(() => 'the run ended');
-    // The real-time bound only decides how long a failing run is given: a passing one never waits on it.
-    const giveUp = new Promise<string>((resolve) => setTimeout(() => resolve('gave up after 100 s'), 100_000).unref());
+    let ended = false;
+    const running = runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], { env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), fetch: counting }).finally(() => (ended = true));
     for (let n = 13; n <= 16; n += 1) {
       if (n > 13) releaseNext();
-      const reached = await Promise.race([arrival(n).then(() => 'arrived'), ended, giveUp]);
-      expect(reached, `upload ${n} (${answers.length} arrived, ${released} released)`).toBe('arrived');
+      await waitFor(() => answers.length >= n || ended, `upload ${n} to arrive (${answers.length} arrived, ${released} released)`);
+      await waitForQuiet(() => sent === answers.length || ended, `the client to send nothing more while ${answers.length - released} answers are held`);
+      expect(ended, 'the run ended while answers were held').toBe(false);
+      expect(answers.length, `uploads arrived with ${released} answers released`).toBe(n);
     }
     while (released < answers.length) releaseNext();
     const run = await running;

@@ -223,6 +223,33 @@ describe('extractDocuments: the engine as a library', () => {
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
   });
 
+  it('a library stream run holds the state folder and hosts no one: a CLI extract started beside it waits, then exits 2 with state_locked naming this process, and sends nothing', { timeout: 120_000 }, async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace(batchFiles(FILES));
+    const env = emulatorEnv(emu);
+    let endStream: () => void = () => undefined;
+    const streamEnds = new Promise<void>((resolve) => (endStream = resolve));
+    async function* arriving(): AsyncGenerator<string> {
+      yield join(ws.inputs, 'img/receipt.jpg');
+      await streamEnds; // the stream stays open: more paths may come at any time
+    }
+    const run = extractDocuments(arriving(), libraryOptions(emu, ws.out, env));
+    const first = await run[Symbol.asyncIterator]().next(); // its first result: the run holds the folder
+    expect(first.value).toMatchObject({ status: 'complete' });
+    const uploads = { ...emu.counters.uploadsBySha256 };
+
+    const cli = await runChildCli(['extract', join(ws.inputs, 'long'), '--out', join(ws.dir, 'cli-out'), '--json', '--rate-limit', 'none'], env);
+    expect(cli.code, cli.stderr).toBe(2);
+    expect(cli.stderr).toContain('state_locked');
+    expect(cli.stderr).toContain(`in use by process ${process.pid}`);
+    expect(cli.stdout).toBe('');
+    expect(emu.counters.uploadsBySha256).toEqual(uploads);
+
+    endStream();
+    const report = await run.done;
+    expect(report.outcomes.map((outcome) => outcome.status)).toEqual(['complete']);
+  });
+
   it('bad options and unknown models are errors with a code, before anything is sent', async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace(batchFiles(FILES.slice(0, 1)));

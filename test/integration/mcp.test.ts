@@ -13,6 +13,7 @@ import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js
 import { DOCEXTRACT_BIN, runChildCli } from '../helpers/child-run.js';
 import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
 import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../helpers/held-answers.js';
+import { runningCommands, waitFor } from '../helpers/one-client.js';
 import { expectCompleteResult, makeWorkspace, sha256Of } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
@@ -108,8 +109,10 @@ describe('docextract mcp over stdio', () => {
     const { client, stderr } = await connect(emu, ws.out, ['--rate-limit', '4/1s']);
     const cancel = new AbortController();
     const reason = new Error('cancelled by the test');
+    // The cancel lands once a first document is done for good (its job finalized: its result is on disk),
+    // and the other split job still has work: a positive signal, not how far a busy machine got by then.
     emu.events.on('event', (event: EmulatorEvent) => {
-      if (event.type === 'chunk_processed') cancel.abort(reason);
+      if (event.type === 'finalize') cancel.abort(reason);
     });
     // Our own cancel (the SDK's wrapping of our reason), not a closed connection or an error answer. The server
     // sends no answer to a cancelled call (the protocol says so): its own answer about it is the next call's, below.
@@ -151,6 +154,39 @@ describe('docextract mcp over stdio', () => {
     expect((result.structuredContent as unknown as ExtractAnswer).documents.map((doc) => doc.status)).toEqual(FILES.map(() => 'complete'));
     expectEachUploadedOnce(emu, FILES, ws.inputs);
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
+  });
+
+  it('an extraction cancelled while it rides along: the host drops its documents that have not started (nothing of them is sent), finishes its own, and the next call extracts them, each uploaded once', async () => {
+    // The host sends one request at a time and the service holds its answers: nothing of the agent's can
+    // have been sent when the cancel lands.
+    const held = holdAnswersUntilReleased();
+    const emu = (emulator = await startTestEmulator({ holdAnswer: held.holdAnswer }));
+    const ws = makeWorkspace({ 'h/twelve.pdf': 'pdf/pages-12.pdf', 'mine/x.png': 'images/id-card.png', 'mine/seven.pdf': 'pdf/pages-7.pdf' });
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const uploaded = firstUpload(emu);
+    const cli = runChildCli(['extract', join(ws.inputs, 'h'), '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '1'], env);
+    await uploaded;
+    const { client, stderr } = await connect(emu, join(ws.dir, 'agent-out'), [], env);
+    const cancel = new AbortController();
+    const reason = new Error('cancelled by the test');
+    const called = client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'mine')] } }, undefined, { signal: cancel.signal });
+    await waitForClient(stateDir, 'the MCP extraction to join the CLI as a client');
+    cancel.abort(reason);
+    await expect(called).rejects.toMatchObject({ code: -32001, message: expect.stringContaining(reason.message) });
+    // The host's answer to the cancel: every document of the agent's had its outcome (dropped), and the agent's run left.
+    await waitFor(() => !runningCommands(stateDir).some((command) => command.role === 'client'), 'the host to drop the cancelled documents');
+    held.release();
+    const done = await cli;
+    expect(done.code, done.stderr).toBe(0);
+    const mine = ['mine/x.png', 'mine/seven.pdf'].map((name) => sha256Of(join(ws.inputs, name)));
+    for (const sha of mine) expect(emu.counters.uploadsBySha256[sha]).toBeUndefined();
+
+    const again = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'mine')] } });
+    expect(again.isError, stderr()).toBeFalsy();
+    expect((again.structuredContent as unknown as ExtractAnswer).documents.map((doc) => doc.status)).toEqual(['complete', 'complete']);
+    for (const sha of mine) expect(emu.counters.uploadsBySha256[sha]).toBe(1);
+    expect(emu.counters.creditsCharged).toBe(12 + 1 + 7);
   });
 
   it('an unknown model and a spent budget are tool errors with a code; nothing is sent', async () => {

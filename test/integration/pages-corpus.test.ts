@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReceivedUpload, RunningEmulator } from '../../src/emulator/index.js';
-import { emulatorEnv, expectNoStackTrace, startTestEmulator } from '../helpers/emulator-run.js';
+import { emulatorEnv, expectNoStackTrace, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { pageContents, pageTexts } from '../helpers/pdf-pages.js';
 import { runCli } from '../helpers/run-cli.js';
 import { parseNdjson, sha256Of } from '../helpers/workspace.js';
@@ -51,7 +51,7 @@ describe('--pages 1 over the real-PDF corpus', () => {
     const path = join(dir, 'in', basename(name));
     copyFileSync(corpusPath(name), path);
     const before = uploads.length;
-    const run = await runCli(['extract', path, '--out', join(dir, 'out'), '--pages', '1', '--json', '--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms'], { env: emulatorEnv(emulator) });
+    const run = await runCli(['extract', path, '--out', join(dir, 'out'), '--pages', '1', '--json', ...UNTHROTTLED_FLAGS], { env: emulatorEnv(emulator) });
     expectNoStackTrace(run.stderr);
     const [line] = parseNdjson(run.stdout);
     const sent = uploads.slice(before);

@@ -6,11 +6,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceivedUpload, RunningEmulator } from '../../src/emulator/index.js';
 import { startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, readJournal, startTestEmulator } from '../helpers/emulator-run.js';
+import { labelledPdf } from '../helpers/make-pdf.js';
 import { pageTexts } from '../helpers/pdf-pages.js';
 import { makeWorkspace, sha256Of } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -71,14 +71,11 @@ describe('kill -9 during a selection', () => {
 
 describe('kill -9 between parts', () => {
   it('the rerun sends no finished part again, resumes the open ones, and writes the one result', async () => {
-    const document = await PDFDocument.create();
-    const font = await document.embedFont(StandardFonts.Helvetica);
-    for (let index = 1; index <= 320; index += 1) document.addPage([200, 200]).drawText(`Ledger page ${index} of 320`, { x: 10, y: 100, size: 10, font });
     const uploads: ReceivedUpload[] = [];
     emulator = await startTestEmulator({ latencyMs: { process: 40 }, onUpload: (upload) => uploads.push(upload) });
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
-    writeFileSync(join(ws.inputs, 'ledger.pdf'), await document.save());
+    writeFileSync(join(ws.inputs, 'ledger.pdf'), await labelledPdf('Ledger', 320));
     const env = emulatorEnv(emulator);
     const args = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '2'];
 

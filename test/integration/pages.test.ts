@@ -7,12 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceivedUpload, RunningEmulator } from '../../src/emulator/index.js';
-import { emulatorEnv, startTestEmulator } from '../helpers/emulator-run.js';
+import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { pageTexts } from '../helpers/pdf-pages.js';
 import { runCli } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
-const FAST = ['--json', '--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms'];
 
 /** Six multi-page PDFs, by name in the workspace: corpus file and page count. */
 const SIX: Record<string, { source: string; pages: number }> = {
@@ -67,7 +66,7 @@ describe('--pages sends only the chosen pages', () => {
   it('--pages 1 over six multi-page PDFs costs 6 credits, each upload is its source\'s first page, and the same command again sends nothing', async () => {
     const { emu, env, uploads } = await start();
     const ws = makeWorkspace(SIX_FILES);
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(0);
     expect(emu.counters.creditsCharged).toBe(6);
     expect(uploads).toHaveLength(6);
@@ -82,7 +81,7 @@ describe('--pages sends only the chosen pages', () => {
     expect(parseNdjson(run.stdout)).toEqual(Object.keys(SIX).map(() => expect.objectContaining({ status: 'complete', pages: 1, credits: 1 })));
 
     const requests = { ...emu.counters.requestsByEndpoint };
-    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', ...FAST], { env });
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(again.code).toBe(0);
     expect({ ...emu.counters.requestsByEndpoint, models: requests.models }).toEqual(requests);
     expect(uploads).toHaveLength(6);
@@ -92,7 +91,7 @@ describe('--pages sends only the chosen pages', () => {
   it('--pages 1,-1 sends the first and the last page; a 2-page PDF, all of whose pages that is, goes as it is', async () => {
     const { emu, env, uploads } = await start();
     const ws = makeWorkspace(SIX_FILES);
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1,-1', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1,-1', '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(0);
     expect(emu.counters.creditsCharged).toBe(12);
     const expected = Object.fromEntries(Object.entries(SIX).map(([name, file]) => [name, [1, file.pages]]));
@@ -107,7 +106,7 @@ describe('--pages sends only the chosen pages', () => {
   it('a range across a chunk boundary is split like any 7-page PDF, and its result names the source pages', async () => {
     const { emu, env, uploads } = await start();
     const ws = makeWorkspace({ 'twelve.pdf': 'pdf/pages-12.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '2-8', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '2-8', '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(0);
     expect(emu.counters.creditsCharged).toBe(7);
     expect(emu.counters.requestsByEndpoint.process).toBe(3);
@@ -118,22 +117,22 @@ describe('--pages sends only the chosen pages', () => {
   it('another selection is another question: its result is written beside the first, which stays; each is paid once', async () => {
     const { emu, env } = await start();
     const ws = makeWorkspace({ 'four.pdf': 'pdf/pages-4.pdf' });
-    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', ...FAST], { env })).code).toBe(0);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
     const first = readFileSync(join(ws.out, 'four.pdf.p1.json'), 'utf8');
-    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '-1', ...FAST], { env })).code).toBe(0);
-    expect((await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env })).code).toBe(0);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '-1', '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
     expect(emu.counters.creditsCharged).toBe(1 + 1 + 4);
     expect(readFileSync(join(ws.out, 'four.pdf.p1.json'), 'utf8')).toBe(first);
     expect(resultAt(join(ws.out, 'four.pdf.p4.json')).source_pages).toEqual([4]);
     expect(resultAt(join(ws.out, 'four.pdf.json')).source_pages).toEqual([1, 2, 3, 4]);
-    for (const pages of ['1', '-1', 'all']) expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', pages, ...FAST], { env })).code).toBe(0);
+    for (const pages of ['1', '-1', 'all']) expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', pages, '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
     expect(emu.counters.creditsCharged).toBe(6);
   });
 
   it('per-path rules: the first matching glob chooses, and files no rule matches send every page', async () => {
     const { emu, env, uploads } = await start();
     const ws = makeWorkspace({ 'invoices/a.pdf': 'pdf/pages-4.pdf', 'statements/b.pdf': 'pdf/pages-3.pdf', 'other/c.pdf': 'pdf/pages-2.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', 'invoices/**=1', '--pages', 'statements/**=all', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', 'invoices/**=1', '--pages', 'statements/**=all', '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(0);
     expect(emu.counters.creditsCharged).toBe(1 + 3 + 2);
     await expectUploadsAre(uploads, ws.inputs, { 'invoices/a.pdf': [1], 'statements/b.pdf': [1, 2, 3], 'other/c.pdf': [1, 2] });
@@ -154,7 +153,7 @@ describe('--pages sends only the chosen pages', () => {
   it('--max-credits counts the pages sent', async () => {
     const { emu, env } = await start();
     const ws = makeWorkspace(SIX_FILES);
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', '--max-credits', '6', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', '--max-credits', '6', '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(0);
     expect(emu.counters.creditsCharged).toBe(6);
   });
@@ -164,7 +163,7 @@ describe('selections that cannot be sent', () => {
   it('--pages 40 on a 6-page PDF fails that file with page_out_of_range, its page count and nothing sent; the rest goes on', async () => {
     const { emu, env, uploads } = await start();
     const ws = makeWorkspace({ 'six.pdf': 'pdf/qpdf-object-streams-6.pdf', 'big.pdf': 'pdf/pages-60.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '40', ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '40', '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(1);
     const lines = parseNdjson(run.stdout);
     const six = lines.find((line) => String(line.file).endsWith('six.pdf'));
@@ -179,7 +178,7 @@ describe('selections that cannot be sent', () => {
   it.each(['1-x', '0', '3-1', '', '1,,2'])('a malformed selection (%j) is a usage error, exit 2, before anything is sent', async (selection) => {
     const { emu, env } = await start();
     const ws = makeWorkspace({ 'four.pdf': 'pdf/pages-4.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', selection, ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', selection, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--pages');
     expect(Object.values(emu.counters.requestsByEndpoint).reduce((sum, count) => sum + count, 0)).toBe(0);
@@ -188,10 +187,10 @@ describe('selections that cannot be sent', () => {
   it('an image is page 1: --pages 1 sends it as it is, --pages 2 fails it', async () => {
     const { emu, env, uploads } = await start();
     const ws = makeWorkspace({ 'id.png': 'images/id-card.png' });
-    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', ...FAST], { env })).code).toBe(0);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
     expect(uploads.map((upload) => upload.sha256)).toEqual([sha256Of(join(ws.inputs, 'id.png'))]);
     expect(resultAt(join(ws.out, 'id.png.json'))).toMatchObject({ status: 'complete', source_pages: [1] });
-    const two = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '2', ...FAST], { env });
+    const two = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '2', '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(two.code).toBe(1);
     expect(parseNdjson(two.stdout)[0]).toMatchObject({ status: 'failed', pages: 1, error: { code: 'page_out_of_range' } });
     expect(emu.counters.requestsByEndpoint.documents).toBe(1);
@@ -200,13 +199,13 @@ describe('selections that cannot be sent', () => {
   it('an encrypted PDF cannot be cut: a clear error naming qpdf --decrypt, and nothing sent; whole, it is sent as before', async () => {
     const { emu, env } = await start();
     const ws = makeWorkspace({ 'locked.pdf': 'pdf/encrypted-rc4-128-2.pdf' });
-    const cut = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', ...FAST], { env });
+    const cut = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(cut.code).toBe(1);
     const line = parseNdjson(cut.stdout)[0];
     expect(line).toMatchObject({ status: 'failed', error: { code: 'pdf_encrypted' } });
     expect((line?.error as { message: string }).message).toContain('qpdf --decrypt');
     expect(emu.counters.requestsByEndpoint.documents).toBe(0);
-    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', 'all', ...FAST], { env })).code).toBe(0);
+    expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', 'all', '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
     expect(emu.counters.requestsByEndpoint.documents).toBe(1);
   });
 });

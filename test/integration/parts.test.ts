@@ -4,39 +4,22 @@
  * source gets one result file listing its parts. The PDFs are made here with
  * pdf-lib (never committed), every page saying which page of which file it is.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pageFingerprint, type ReceivedUpload, type RunningEmulator } from '../../src/emulator/index.js';
-import { emulatorEnv, startTestEmulator } from '../helpers/emulator-run.js';
+import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { labelledPdf } from '../helpers/make-pdf.js';
 import { pageTexts } from '../helpers/pdf-pages.js';
 import { runCli } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
-const FAST = ['--json', '--rate-limit', 'none', '--retry-base', '5ms', '--retry-max', '20ms'];
 const TEN_MB = 10 * 1024 * 1024;
-
-/** A PDF of `pages` pages, each saying "<label> page i of n", each with `imageBytes` of incompressible image data when asked (a scan). */
-async function makePdf(label: string, pages: number, imageBytes = 0): Promise<Buffer> {
-  const document = await PDFDocument.create();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  for (let index = 1; index <= pages; index += 1) {
-    const page = document.addPage([300, 300]);
-    page.drawText(`${label} page ${index} of ${pages}`, { x: 20, y: 150, size: 12, font });
-    if (imageBytes > 0) {
-      const image = document.context.stream(randomBytes(imageBytes), { Type: 'XObject', Subtype: 'Image', Width: imageBytes / 100, Height: 100, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
-      page.node.setXObject(PDFName.of(`Scan${index}`), document.context.register(image));
-    }
-  }
-  return Buffer.from(await document.save());
-}
 
 let long: Buffer;
 let scan: Buffer;
 beforeAll(async () => {
-  [long, scan] = await Promise.all([makePdf('Statement', 320), makePdf('Scan', 18, 700_000)]);
+  [long, scan] = await Promise.all([labelledPdf('Statement', 320), labelledPdf('Scan', 18, { imageBytes: 700_000 })]);
   expect(scan.length).toBeGreaterThan(12 * 1024 * 1024);
 });
 
@@ -69,7 +52,7 @@ describe('PDFs past the limits are extracted in parts', () => {
     emulator = await startTestEmulator({ onUpload: (upload) => uploads.push(upload) });
     const env = emulatorEnv(emulator);
     const ws = workspace();
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.code).toBe(0);
     expect(emulator.counters.creditsCharged).toBe(320 + 18);
@@ -118,7 +101,7 @@ describe('PDFs past the limits are extracted in parts', () => {
     expect(rows.map((row) => [row.source_pages, row.pages, row.status])).toEqual([['1-150', 150, 'complete'], ['151-300', 150, 'complete'], ['301-320', 20, 'complete']]);
 
     const before = { ...emulator.counters.requestsByEndpoint };
-    const again = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env });
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(again.code).toBe(0);
     expect({ ...emulator.counters.requestsByEndpoint, models: before.models }).toEqual(before);
     // One line per source, as on the first run, each part answered already.
@@ -144,7 +127,7 @@ describe('PDFs past the limits are extracted in parts', () => {
     const uploads: ReceivedUpload[] = [];
     emulator = await startTestEmulator({ onUpload: (upload) => uploads.push(upload) });
     const ws = workspace();
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', 'statement.pdf=1-200', '--pages', 'scan.pdf=-1', ...FAST], { env: emulatorEnv(emulator) });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', 'statement.pdf=1-200', '--pages', 'scan.pdf=-1', '--json', ...UNTHROTTLED_FLAGS], { env: emulatorEnv(emulator) });
     expect(run.code).toBe(0);
     expect(emulator.counters.creditsCharged).toBe(200 + 1);
     expect(uploads).toHaveLength(3);
@@ -165,7 +148,7 @@ describe('checks of a PDF extracted in parts', () => {
     const ws = makeWorkspace({ 'long.pdf': 'broken/over-limit-151.pdf' });
     const schema = join(ws.dir, 'invoice.schema.json');
     writeFileSync(schema, JSON.stringify({ type: 'object', required: ['not_there'] }));
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--schema', `invoice=${schema}`, ...FAST], { env });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--schema', `invoice=${schema}`, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(5);
     const result = JSON.parse(readFileSync(join(ws.out, 'long.pdf.json'), 'utf8')) as { checks: { passed: boolean; problems: { path: string }[] } };
     expect(result.checks.passed).toBe(false);
@@ -184,7 +167,7 @@ describe('a PDF over 10 MB that our counter cannot count', () => {
     const path = join(ws.inputs, 'no-count.pdf');
     // 11 MB of comment after the end: the file is past the limit, its pages are not.
     writeFileSync(path, Buffer.concat([readFileSync(path), Buffer.from('\n%'), Buffer.alloc(11 * 1024 * 1024, 'x'), Buffer.from('\n')]));
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...FAST], { env: emulatorEnv(emulator) });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env: emulatorEnv(emulator) });
     expect(run.code).toBe(0);
     expect(uploads).toHaveLength(1);
     expect(uploads[0]!.bytes.length).toBeLessThan(1024 * 1024);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { extractedForReview, FAILING_FILES, REVIEW_RUN, startReviewCli, type RunningReview } from '../helpers/review-run.js';
+import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { extractedForReview, FAILING_FILES, startReviewCli, type RunningReview } from '../helpers/review-run.js';
 import { runCli } from '../helpers/run-cli.js';
 import { parseNdjson } from '../helpers/workspace.js';
 
@@ -141,7 +142,7 @@ describe('corrections flow on', () => {
   it('keeps corrections when extract reuses the result; a new question does not inherit them, and says so', async () => {
     const { url, ws, env, schemas } = await reviewed();
     await postReview(url, 'pay/p.pdf.json', { values: { invoice_number: '12345678', total: '1' }, approved: false });
-    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, '--json', ...REVIEW_RUN], { env });
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, '--json', ...UNTHROTTLED_FLAGS], { env });
     // 0, not 5: the reused payslip is checked as corrected (it lacked invoice_number and total).
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('3 reused');
@@ -152,7 +153,7 @@ describe('corrections flow on', () => {
     expect(reused.code).toBe(0);
     expect(csv(join(ws.dir, 'reused', 'payslip.csv'))[0]).toMatchObject({ reviewed: 'true', total: '1' });
 
-    const other = await runCli(['extract', join(ws.inputs, 'pay'), '--out', join(ws.out, 'pay'), '--model', 'receipt', ...REVIEW_RUN], { env });
+    const other = await runCli(['extract', join(ws.inputs, 'pay'), '--out', join(ws.out, 'pay'), '--model', 'receipt', ...UNTHROTTLED_FLAGS], { env });
     expect(other.code, other.stderr).toBe(0);
     expect(other.stderr).toContain('a new extraction replaced the result reviewed in');
     expect(other.stderr).toContain('not applied to this one');
@@ -237,7 +238,7 @@ describe('documents that got no result', () => {
     const listed = async () => ((await (await fetch(`${url}api/documents`)).json()) as { documents: Listed[] }).documents.filter((doc) => doc.error).map((doc) => doc.source);
     expect(await listed()).toEqual([join(ws.inputs, 'bad/empty.pdf')]);
     // The key's next run writes to another folder and replaces its last-run report: nothing here is failed now.
-    const elsewhere = await runCli(['extract', join(ws.inputs, 'invoices/a.pdf'), '--out', join(ws.dir, 'other'), ...REVIEW_RUN], { env });
+    const elsewhere = await runCli(['extract', join(ws.inputs, 'invoices/a.pdf'), '--out', join(ws.dir, 'other'), ...UNTHROTTLED_FLAGS], { env });
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     expect(await listed()).toEqual([]);
   });

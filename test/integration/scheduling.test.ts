@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { minimumMakespanMs } from '../../src/batch/admission.js';
 import { parseRateWindows } from '../../src/batch/rate-windows.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { runCliOnFakeClock } from '../helpers/fake-clock-cli.js';
+import { labelledPdf } from '../helpers/make-pdf.js';
 import { isolatedEnv } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 
@@ -20,10 +20,7 @@ afterEach(async () => {
 });
 
 async function writePdf(path: string, pages: number, label: string): Promise<void> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let page = 1; page <= pages; page += 1) doc.addPage([200, 200]).drawText(`${label} p${page}`, { x: 10, y: 100, size: 8, font });
-  writeFileSync(path, await doc.save());
+  writeFileSync(path, await labelledPdf(label, pages));
 }
 
 describe('scheduling under the default limits (10/min, 100/h) on a fake clock', () => {

@@ -17,8 +17,8 @@ afterAll(() => rmSync(checkout, { recursive: true, force: true }));
 
 describe('a checkout without dist/', () => {
   it.each([
-    ['docextract.js', ['--help'], 'docextract is not built yet'],
-    ['docextract.js', ['extract', 'x.pdf'], 'docextract is not built yet'],
+    ['docextract.cjs', ['--help'], 'docextract is not built yet'],
+    ['docextract.cjs', ['extract', 'x.pdf'], 'docextract is not built yet'],
     ['docextract-emulator.js', [], 'docextract-emulator is not built yet'],
   ])('%s %j says to run npm run build, exit 2, no stack trace', (bin, args, said) => {
     const run = spawnSync(process.execPath, [join(checkout, 'bin', bin), ...args], { encoding: 'utf8' });
@@ -32,7 +32,7 @@ describe('a checkout without dist/', () => {
   });
 
   it('--version still answers (it needs no build)', () => {
-    const run = spawnSync(process.execPath, [join(checkout, 'bin', 'docextract.js'), '--version'], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [join(checkout, 'bin', 'docextract.cjs'), '--version'], { encoding: 'utf8' });
     expect(run.status).toBe(0);
     expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });

@@ -16,7 +16,9 @@ describe('the package as npm packs it', () => {
     // --ignore-scripts: the test run has built dist already (test/global-setup.ts).
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     const files = (JSON.parse(out) as { files: { path: string }[] }[])[0]?.files.map((file) => file.path) ?? [];
-    expect(files).toContain('bin/docextract.js');
+    expect(files).toContain('bin/docextract.cjs');
+    expect(files).toContain('bin/help-answers.cjs');
+    expect(files).toContain('dist/cli/help-texts.json');
     expect(files).toContain('dist/cli/main.js');
     expect(files).toContain('dist/emulator/index.js');
     expect(files.filter((path) => path.endsWith('.map'))).toEqual([]);

@@ -11,7 +11,7 @@ export const registerConfigCommand: CommandRegistration = (program, action) => {
     .description('store a setting (in the profile of --profile or DOCEXTRACT_PROFILE, made if new); `config set api-key` with no value reads the key from stdin (hidden prompt on a terminal)')
     .argument('<key>', 'setting name')
     .argument('[value]', 'new value')
-    .action(action(() => import('../run/config.js').then((m) => m.runConfigSet)));
+    .action(action(() => import('../run/config-set.js').then((m) => m.runConfigSet)));
   config
     .command('get')
     .description('print the effective value of a setting (flag > environment > profile > default profile > default)')

@@ -47,7 +47,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
   const blocked = await outputFolderProblem(settings.outDir);
   // A result is paid for before it is written: watch nothing whose results could not be saved.
   if (blocked) throw new UsageError(`cannot write results to ${settings.outDir} (${blocked}); fix the output folder, or choose another with --out.`);
-  const [{ runWatchBatch }, { watchThroughHost }, { checkModelNamesBeforeSending, modelsOfRules }, { stateFolderUsage }] = await Promise.all([
+  const [{ runWatchBatch, WatchRecord }, { watchThroughHost }, { checkModelNamesBeforeSending, modelsOfRules }, { stateFolderUsage }] = await Promise.all([
     import('../../features/watch.js'),
     import('../../library/watch-ride.js'),
     import('../../features/check-models.js'),
@@ -65,6 +65,8 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     exclude: [ctx.stateDir()],
     plan: { outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages },
     reuse: { force: Boolean(flags.force), dedupe: flags.dedupe !== false },
+    // One for the command: a handover between hosting and riding along starts another run, not another command.
+    record: new WatchRecord(ctx.io.cwd),
   };
   // Another command hosts the state folder: check the document types (free), then submit arrivals to it.
   const prepare = async (): Promise<void> => checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsOfRules(settings.models));

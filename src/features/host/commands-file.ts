@@ -83,7 +83,7 @@ export function runningCommands(live: Iterable<DocumentTask>, host: { pid: numbe
   for (const task of live) {
     if (task.phase === 'done') continue;
     const key = task.doc.origin ?? '';
-    if (task.job && !task.job.finalized) slots.set(key, (slots.get(key) ?? 0) + 1);
+    if (task.job && task.job.phase !== 'closed') slots.set(key, (slots.get(key) ?? 0) + 1);
     if (key !== '') continue;
     own.queued += 1 + task.copies.length;
     if (task.phase !== 'queued') own.inProgress += 1;

@@ -6,7 +6,7 @@ import type { Clock } from '../../util/clock.js';
 import { planFiles } from '../plan-documents.js';
 import type { WatchEvents, WatchOptions, WatchReport } from '../watch.js';
 import { WatchMoves } from '../watch-moves.js';
-import { WatchTally } from '../watch-tally.js';
+import { WatchRecord, WatchTally } from '../watch-tally.js';
 import { HostConnection, showNews, type ClientIdentity } from './host-connection.js';
 import type { SubmissionEnd } from './one-client.js';
 
@@ -29,8 +29,8 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
     let folder: HotFolder | undefined;
     const notice = (message: string): void => deps.events.notice?.(message);
     const moves = new WatchMoves({ root: options.root, ...options.moves }, notice);
-    const tally = new WatchTally(deps.events, moves, { finished: () => undefined }, options.cwd);
-    const report = (): WatchReport => ({ outcomes: [], requests: 0, credits, interrupted: stop?.aborted === true, openJobs: tally.openJobs, strayJobs: [], counts: tally.counts, checksFailed: tally.checksFailed, usage: tally.usage });
+    const tally = new WatchTally(deps.events, moves, { finished: () => undefined }, options.record ?? new WatchRecord(options.cwd));
+    const report = (): WatchReport => tally.record.report({ outcomes: [], requests: 0, credits, interrupted: stop?.aborted === true, strayJobs: [] });
     const end = async (how: 'done' | { again: true } | { refused: string }): Promise<void> => {
       if (ended) return;
       ended = true;

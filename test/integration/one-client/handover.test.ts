@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+import { holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
 
 const rig = commandRig();
@@ -19,7 +20,9 @@ const MINE: Record<string, [string, number]> = { 'twelve.pdf': ['pdf/pages-12.pd
 
 describe('many commands, one client: handover', () => {
   it('the host exits once its own files are done; the other command hosts what is left and resumes its open jobs without uploading again', async () => {
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    // The service holds its answers until the other command has joined: the host's own work cannot be over before.
+    const held = holdAnswersUntilReleased();
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 }, holdAnswer: held.holdAnswer }));
     const ws = makeWorkspace({ 'host/seven.pdf': 'pdf/pages-7.pdf', ...Object.fromEntries(Object.entries(MINE).map(([name, [source]]) => [`mine/${name}`, source])) });
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
@@ -27,7 +30,8 @@ describe('many commands, one client: handover', () => {
     const host = track(startChildCli(['extract', join(ws.inputs, 'host'), '--out', join(ws.dir, 'out-host'), ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the host');
     const other = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === other.child.pid), 'the other command to join');
+    await waitForClient(stateDir, 'the other command to join', other.child.pid);
+    held.release();
 
     const hosted = await host.done;
     expect(hosted.code, hosted.stderr).toBe(0);

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
-import { commandRig } from '../../helpers/one-client.js';
+import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
+import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
 
 const rig = commandRig();
 const track = rig.track;
@@ -25,12 +26,21 @@ const PAGES: Record<string, number> = { 'a.png': 1, 'b.jpg': 1, 'c.pdf': 2, 'd.p
 
 describe('many commands, one client: two extracts', () => {
   it('two extracts started at once on the same files: both exit 0 with every file complete, each content uploaded once', async () => {
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 60, windowMs: 12_000 }], latencyMs: { documents: 100, process: 100 } }));
+    const held = holdAnswersUntilReleased();
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 60, windowMs: 12_000 }], latencyMs: { documents: 100, process: 100 }, holdAnswer: held.holdAnswer }));
     const ws = makeWorkspace(FILES);
     const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const args = (out: string): string[] => ['extract', ws.inputs, '--out', out, '--json', '--rate-limit', '8/1s,60/12s', ...FAST_FLAGS];
     const first = track(startChildCli(args(ws.out), env));
     const second = track(startChildCli(args(join(ws.dir, 'out2')), env));
+    // One of them hosts, the other rides along on it: the host's own record says so, while the service holds its answers.
+    const pids = [first.child.pid, second.child.pid];
+    await waitFor(() => {
+      const listed = runningCommands(stateDir);
+      return ['host', 'client'].every((role) => listed.some((command) => command.role === role && pids.includes(command.pid)));
+    }, 'one command hosting, the other riding along');
+    held.release();
     const [one, two] = await Promise.all([first.done, second.done]);
 
     for (const [run, out] of [[one, ws.out], [two, join(ws.dir, 'out2')]] as const) {

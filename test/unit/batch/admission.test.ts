@@ -196,7 +196,7 @@ describe('decideAdmission', () => {
       });
       decisions.push(decision.admit);
       if (!decision.admit) continue;
-      await gate.acquire(0); // the upload
+      await gate.acquire(); // the upload
       open.push({ id: `pdf${i}`, expiresAtMs: clock.now() + TTL, requestsLeft: 52 });
     }
     // 100/h gives 200 requests in the first two hours: 3 × 53 fit, 4 × 53 do not.
@@ -204,7 +204,7 @@ describe('decideAdmission', () => {
 
     // And the three admitted really do finish in time when served earliest-expiry-first.
     const sent: number[] = [];
-    const work = open.flatMap((j) => Array.from({ length: j.requestsLeft }, () => gate.acquire(1).then(() => sent.push(clock.now()))));
+    const work = open.flatMap((j) => Array.from({ length: j.requestsLeft }, () => gate.acquire().then(() => sent.push(clock.now()))));
     await clock.runAll();
     await Promise.all(work);
     expect(Math.max(...sent)).toBeLessThan(T0 + TTL - MARGIN);

@@ -11,6 +11,7 @@ import { DocumentTask } from '../../../src/batch/document-task.js';
 import type { FlowContext } from '../../../src/batch/flow-context.js';
 import { collectJob, processChunk } from '../../../src/batch/job-flow.js';
 import { nextJobWork } from '../../../src/batch/job-work.js';
+import { moveJob } from '../../../src/batch/job-phase.js';
 import type { JournalRecord } from '../../../src/batch/journal-records.js';
 import type { Journal } from '../../../src/store/journal.js';
 
@@ -63,18 +64,18 @@ describe('collectJob', () => {
     const task = openTask();
     const job = task.job!;
 
-    job.collectInFlight = true; // as the runner marks it
+    moveJob(job, 'collect-sent'); // as the runner marks it
     const collecting = collectJob(ctx, task, job);
     await new Promise((resolve) => setImmediate(resolve));
     // The file is on disk; its record is not yet.
     expect(written).toEqual(['/out/a.pdf.json']);
     expect(held.pending).toBe(1);
     expect(nextJobWork(task, job, 2_000, true, () => undefined)).toBeUndefined();
-    expect(job.written).toBeUndefined();
+    expect(job.phase).toBe('collecting'); // until its result is written
 
     held.release();
     await collecting;
-    job.collectInFlight = false;
+    expect(job.phase).toBe('written');
     expect(held.records).toEqual([expect.objectContaining({ type: 'result-written', parentJobId: 'job_p', status: 'complete' })]);
     expect(nextJobWork(task, job, 2_000, true, () => undefined)).toEqual({ kind: 'finalize', task, job });
     // The finalize that follows has the line to report.
@@ -109,6 +110,7 @@ describe('a chunk that keeps failing', () => {
     for (let step = 0; step < 100 && task.phase !== 'done'; step++) {
       const work = nextJobWork(task, job, Number.MAX_SAFE_INTEGER, true, () => undefined);
       if (!work) break;
+      if (work.kind === 'collect') moveJob(job, 'collect-sent'); // as the runner marks it
       const effects = work.kind === 'process' ? await processChunk(ctx, task, job, work.chunk) : await collectJob(ctx, task, job);
       for (const effect of effects) if (effect.type === 'finished') task.finish(effect.outcome);
     }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunSettings } from '../../../src/batch/batch-types.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
 import { OpenJobLedger, type Phantom } from '../../../src/batch/open-job-ledger.js';
+import { moveJob } from '../../../src/batch/job-phase.js';
 
 const HOUR = 3_600_000;
 const SETTINGS = { openJobCap: 2, ttlMs: 2 * HOUR, marginMs: 60_000, finalize: true } as RunSettings;
@@ -96,9 +97,10 @@ describe('OpenJobLedger: what admission counts', () => {
 
   it('a job whose result is written needs only its finalize (none when partial, none under --no-finalize)', () => {
     const complete = openTask('complete', HOUR);
-    (complete.job as { written?: string }).written = 'complete';
+    moveJob(complete.job!, 'wrote-complete');
     const partial = openTask('partial', HOUR);
-    (partial.job as { written?: string }).written = 'partial';
+    moveJob(partial.job!, 'collect-sent');
+    moveJob(partial.job!, 'wrote-partial');
     const ledger = new OpenJobLedger(SETTINGS, []);
     ledger.open.add(complete);
     ledger.open.add(partial);

@@ -47,7 +47,7 @@ describe('RequestGate with several windows at once', () => {
     const sent: number[] = [];
     const worker = async (): Promise<void> => {
       for (let i = 0; i < 500; i++) {
-        await gate.acquire(Math.floor(next() * 3));
+        await gate.acquire();
         sent.push(clock.now());
         // Mostly back-to-back pressure, sometimes a pause long enough for windows to drain.
         if (next() < 0.3) await clock.sleep(Math.floor(next() * 15_000));
@@ -69,7 +69,7 @@ describe('RequestGate with several windows at once', () => {
     const { clock, gate } = gateOn('8/1s,60/12s');
     const projected = gate.projectSlots(500);
     const sent: number[] = [];
-    const all = Array.from({ length: 500 }, () => gate.acquire(0).then(() => sent.push(clock.now())));
+    const all = Array.from({ length: 500 }, () => gate.acquire().then(() => sent.push(clock.now())));
     await clock.runAll();
     await Promise.all(all);
     expect(sent).toEqual(projected);
@@ -88,7 +88,7 @@ describe('RequestGate.projectSlots', () => {
     const sent: number[] = [];
     const sender = async (): Promise<void> => {
       for (let i = 0; i < 250; i++) {
-        await gate.acquire(1);
+        await gate.acquire();
         sent.push(clock.now());
       }
     };
@@ -110,40 +110,31 @@ describe('RequestGate.projectSlots', () => {
   });
 });
 
-describe('RequestGate priority', () => {
-  it('lets a later high-priority waiter overtake earlier low-priority ones', async () => {
+describe('RequestGate order', () => {
+  it('serves waiters in the order they came, those of one tick included', async () => {
     const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
     const order: string[] = [];
-    const take = (name: string, priority: number) => gate.acquire(priority).then(() => order.push(`${name}@${clock.now() - T0}`));
-    const first = take('low-1', 5);
+    const take = (name: string) => gate.acquire().then(() => order.push(`${name}@${clock.now() - T0}`));
+    const first = take('a');
     await clock.advance(0);
-    const rest = [take('low-2', 5), take('low-3', 5)];
+    const rest = [take('b'), take('c')];
     await clock.advance(100);
-    const urgent = take('urgent', 1);
+    const late = take('d');
     expect(gate.waiting).toBe(3);
     await clock.runAll();
-    await Promise.all([first, ...rest, urgent]);
-    expect(order).toEqual(['low-1@0', 'urgent@1000', 'low-2@2000', 'low-3@3000']);
-  });
-
-  it('orders waiters that arrive in the same tick by priority before serving any', async () => {
-    const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
-    const order: number[] = [];
-    const all = [3, 1, 2, 1].map((p) => gate.acquire(p).then(() => order.push(p)));
-    await clock.runAll();
-    await Promise.all(all);
-    expect(order).toEqual([1, 1, 2, 3]);
+    await Promise.all([first, ...rest, late]);
+    expect(order).toEqual(['a@0', 'b@1000', 'c@2000', 'd@3000']);
   });
 });
 
 describe('RequestGate abort', () => {
   it('rejects with the reason, removes the waiter and gives its slot to the next one', async () => {
     const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
-    await gate.acquire(0);
+    await gate.acquire();
     const controller = new AbortController();
-    const doomed = gate.acquire(0, controller.signal);
+    const doomed = gate.acquire(controller.signal);
     const times: number[] = [];
-    const next = gate.acquire(0).then(() => times.push(clock.now() - T0));
+    const next = gate.acquire().then(() => times.push(clock.now() - T0));
     await clock.advance(500);
     expect(gate.waiting).toBe(2);
     controller.abort(new Error('user cancelled'));
@@ -158,9 +149,9 @@ describe('RequestGate abort', () => {
 
   it('leaves no timer behind when every waiter gives up', async () => {
     const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
-    await gate.acquire(0);
+    await gate.acquire();
     const controller = new AbortController();
-    const waiting = gate.acquire(0, controller.signal);
+    const waiting = gate.acquire(controller.signal);
     await clock.advance(10);
     expect(clock.pendingTimers()).toBe(1);
     controller.abort(new Error('stop'));
@@ -171,7 +162,7 @@ describe('RequestGate abort', () => {
 
   it('rejects at once when the signal is already aborted', async () => {
     const { gate } = gateOn('1/1s');
-    await expect(gate.acquire(0, AbortSignal.abort(new Error('late')))).rejects.toThrow('late');
+    await expect(gate.acquire(AbortSignal.abort(new Error('late')))).rejects.toThrow('late');
     expect(gate.waiting).toBe(0);
   });
 });
@@ -186,7 +177,7 @@ describe('RequestGate.pauseUntil', () => {
     expect(gate.nextSlotAt()).toBe(T0 + 30_000);
 
     const times: number[] = [];
-    const sending = gate.acquire(0).then(() => times.push(clock.now() - T0));
+    const sending = gate.acquire().then(() => times.push(clock.now() - T0));
     await clock.advance(20_000);
     // A longer pause arriving while a waiter sleeps pushes it back.
     gate.pauseUntil(T0 + 200_000, 'server_busy');
@@ -200,8 +191,8 @@ describe('RequestGate.pauseUntil', () => {
 describe('RequestGate.observe', () => {
   it('leaves to other clients what the server counted beyond our own sends', async () => {
     const { clock, gate } = gateOn('10/min,100/h', { guardMs: 0 });
-    await gate.acquire(0);
-    await gate.acquire(0);
+    await gate.acquire();
+    await gate.acquire();
     await clock.advance(1_000);
     gate.observe({ limit: 10, remaining: 3, resetAtMs: T0 + MIN, sentAt: T0 });
     expect(gate.othersIn(10)).toBe(5);
@@ -210,7 +201,7 @@ describe('RequestGate.observe', () => {
 
   it('sees no other client when every request the server counted may be ours', async () => {
     const { clock, gate } = gateOn('8/1s', { guardMs: 0 });
-    for (let i = 0; i < 5; i++) await gate.acquire(0);
+    for (let i = 0; i < 5; i++) await gate.acquire();
     await clock.advance(100);
     // Answered after all five were sent: the server may have counted them all, whichever it answered.
     gate.observe({ limit: 8, remaining: 3, sentAt: T0 });
@@ -220,7 +211,7 @@ describe('RequestGate.observe', () => {
 
   it('a 429 leaves to others what our log does not hold of the full window, and cuts the window to 90%', async () => {
     const { clock, gate } = gateOn('100/1s', { guardMs: 0 });
-    for (let i = 0; i < 60; i++) await gate.acquire(0);
+    for (let i = 0; i < 60; i++) await gate.acquire();
     gate.rejected(100); // the 60th was refused: 59 of ours, 41 others'
     expect(gate.othersIn(100)).toBe(41);
     const burst = (): number => gate.projectSlots(100).filter((t) => t === clock.now()).length;
@@ -236,7 +227,7 @@ describe('RequestGate.observe', () => {
 
   it('never loosens', async () => {
     const { gate } = gateOn('10/min', { guardMs: 0 });
-    for (let i = 0; i < 10; i++) await gate.acquire(0);
+    for (let i = 0; i < 10; i++) await gate.acquire();
     const before = gate.nextSlotAt();
     gate.observe({ limit: 10, remaining: 10, resetAtMs: T0 });
     gate.observe({ limit: 10, remaining: 7 });
@@ -258,8 +249,8 @@ describe('RequestGate.observe', () => {
 
   it('does not idle until a whole-second reset when our own log already knows the window is full', async () => {
     const { gate } = gateOn('2/1s', { guardMs: 0 });
-    await gate.acquire(0);
-    await gate.acquire(0);
+    await gate.acquire();
+    await gate.acquire();
     // Our next slot is T0 + 1 s; a reset less than a second after it is only the server's rounding.
     gate.observe({ limit: 2, remaining: 0, resetAtMs: T0 + 1_999 });
     expect(gate.nextSlotAt()).toBe(T0 + 1_000);
@@ -267,14 +258,14 @@ describe('RequestGate.observe', () => {
 
   it('moves an answered send later to when the server counted it, never earlier', async () => {
     const { clock, gate } = gateOn('2/1s', { guardMs: 0 });
-    const first = await gate.acquire(0);
-    await gate.acquire(0);
+    const first = await gate.acquire();
+    await gate.acquire();
     expect(gate.nextSlotAt()).toBe(T0 + 1_000);
     await clock.advance(300);
     gate.restamp(first, T0 + 250); // a slow upload reached the server's limiter 250 ms late
     expect(gate.nextSlotAt()).toBe(T0 + 1_000); // the other send still fills the window until then...
     await clock.advance(700);
-    const third = await gate.acquire(0);
+    const third = await gate.acquire();
     expect(third).toBe(T0 + 1_000);
     expect(gate.nextSlotAt()).toBe(T0 + 1_250); // ...but the moved one holds its place until T0 + 1.25 s
     gate.restamp(third, T0 + 500);
@@ -283,8 +274,8 @@ describe('RequestGate.observe', () => {
 
   it('widens its safety gap after a rejection, up to a tenth of the shortest window', async () => {
     const { gate } = gateOn('2/1s', { guardMs: 20 });
-    await gate.acquire(0);
-    await gate.acquire(0);
+    await gate.acquire();
+    await gate.acquire();
     expect(gate.nextSlotAt()).toBe(T0 + 1_020);
     gate.widenGuard();
     expect(gate.guard).toBe(40);
@@ -295,12 +286,12 @@ describe('RequestGate.observe', () => {
 
   it('wakes a sleeping waiter only to push it later, never earlier', async () => {
     const { clock, gate } = gateOn('2/min', { guardMs: 0 });
-    await gate.acquire(0);
+    await gate.acquire();
     const times: number[] = [];
-    const sending = gate.acquire(0).then(() => times.push(clock.now() - T0));
+    const sending = gate.acquire().then(() => times.push(clock.now() - T0));
     await clock.advance(0);
     expect(times).toEqual([0]);
-    const third = gate.acquire(0).then(() => times.push(clock.now() - T0));
+    const third = gate.acquire().then(() => times.push(clock.now() - T0));
     await clock.advance(1_000);
     gate.observe({ limit: 2, remaining: 0, resetAtMs: T0 + 90_000 });
     await clock.runAll();
@@ -325,7 +316,7 @@ describe('RequestGate persistence', () => {
       sendLog: new FileSendLog(path, { keepMs: MIN, clock: first }),
       guardMs: 0,
     });
-    for (let i = 0; i < 5; i++) await before.acquire(0);
+    for (let i = 0; i < 5; i++) await before.acquire();
 
     // "Restart" ten seconds later: a new process, a new gate, the same file.
     const clock = new FakeClock(T0 + 10_000);
@@ -337,7 +328,7 @@ describe('RequestGate persistence', () => {
     });
     expect(after.nextSlotAt()).toBe(T0 + MIN);
     let sentAt: number | undefined;
-    const sending = after.acquire(0).then(() => (sentAt = clock.now()));
+    const sending = after.acquire().then(() => (sentAt = clock.now()));
     await clock.runAll();
     await sending;
     expect(sentAt).toBe(T0 + MIN);
@@ -365,7 +356,7 @@ describe('RequestGate with the month window full', () => {
     expect(gate.projectSlots(2).map((t) => t - oldest)).toEqual([30 * DAY, 30 * DAY + ((history[1] ?? 0) - oldest)]);
 
     let sentAt = 0;
-    const sending = gate.acquire(0).then(() => (sentAt = clock.now()));
+    const sending = gate.acquire().then(() => (sentAt = clock.now()));
     await clock.runAll();
     await sending;
     expect(sentAt).toBe(oldest + 30 * DAY);
@@ -373,7 +364,7 @@ describe('RequestGate with the month window full', () => {
 
   it('sends 10,000 requests through a 10000/mo window and blocks the next one for the month', { timeout: 15_000 }, async () => {
     const { clock, gate } = gateOn('10000/mo', { guardMs: 0 });
-    for (let i = 0; i < 10_000; i++) await gate.acquire(0);
+    for (let i = 0; i < 10_000; i++) await gate.acquire();
     expect(clock.now()).toBe(T0);
     expect(gate.nextSlotAt()).toBe(T0 + 30 * DAY);
     await clock.advance(30 * DAY);
@@ -404,12 +395,12 @@ describe('RequestGate details', () => {
 
   it('an abort takes out exactly the waiter it belongs to', async () => {
     const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
-    await gate.acquire(0);
+    await gate.acquire();
     const controller = new AbortController();
     const order: string[] = [];
-    const first = gate.acquire(0).then(() => order.push('first'));
-    const doomed = gate.acquire(0, controller.signal);
-    const last = gate.acquire(0).then(() => order.push('last'));
+    const first = gate.acquire().then(() => order.push('first'));
+    const doomed = gate.acquire(controller.signal);
+    const last = gate.acquire().then(() => order.push('last'));
     await clock.advance(0);
     controller.abort(new Error('no'));
     await expect(doomed).rejects.toThrow('no');
@@ -422,27 +413,17 @@ describe('RequestGate details', () => {
   it('leaves no listener on a signal shared by many requests, served or aborted', async () => {
     const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
     const shared = new AbortController();
-    await gate.acquire(0, shared.signal);
-    const second = gate.acquire(0, shared.signal);
+    await gate.acquire(shared.signal);
+    const second = gate.acquire(shared.signal);
     await clock.runAll();
     await second;
     expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
-    const waiting = gate.acquire(0, shared.signal);
+    const waiting = gate.acquire(shared.signal);
     await clock.advance(0);
     expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1);
     shared.abort(new Error('stop'));
     await expect(waiting).rejects.toThrow('stop');
     expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
-  });
-
-  it('serves lower priorities first, negative ones included, FIFO among equals', async () => {
-    const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
-    await gate.acquire(0);
-    const order: string[] = [];
-    const all = [['a', 3], ['b', 5], ['c', -1], ['d', 3]].map(([name, p]) => gate.acquire(p as number).then(() => order.push(name as string)));
-    await clock.runAll();
-    await Promise.all(all);
-    expect(order).toEqual(['c', 'a', 'd', 'b']);
   });
 
   it('a send log that cannot be written fails that request, and its slot still counts', async () => {
@@ -454,7 +435,7 @@ describe('RequestGate details', () => {
     };
     const clock = new FakeClock(T0);
     const gate = new RequestGate({ windows: parseRateWindows('1/1s'), clock, guardMs: 0, sendLog: failing });
-    const failed = expect(gate.acquire(0)).rejects.toThrow('disk full');
+    const failed = expect(gate.acquire()).rejects.toThrow('disk full');
     await clock.advance(0);
     await failed;
     expect(gate.nextSlotAt()).toBe(T0 + 1_000);
@@ -471,8 +452,8 @@ describe('RequestGate details', () => {
 describe('RequestGate.observe details', () => {
   it('tightens the window whose limit the server names, not the shortest', async () => {
     const { gate } = gateOn('10/min,100/h', { guardMs: 0 });
-    await gate.acquire(0);
-    await gate.acquire(0);
+    await gate.acquire();
+    await gate.acquire();
     gate.observe({ limit: 100, remaining: 95 });
     // Three others' requests in the hour say nothing of the last minute: it keeps its ten.
     expect(gate.othersIn(100)).toBe(3);
@@ -482,10 +463,10 @@ describe('RequestGate.observe details', () => {
 
   it('counts only our sends still inside the window', async () => {
     const { clock, gate } = gateOn('10/min', { guardMs: 0 });
-    await gate.acquire(0); // at T0: leaves the window at T0 + 1 min exactly
+    await gate.acquire(); // at T0: leaves the window at T0 + 1 min exactly
     await clock.advance(30_000);
-    await gate.acquire(0);
-    await gate.acquire(0);
+    await gate.acquire();
+    await gate.acquire();
     await clock.advance(30_000);
     gate.observe({ limit: 10, remaining: 5 });
     // Two of ours are inside (T0 + 30 s); the server's 5 left means 3 phantoms now.
@@ -511,8 +492,8 @@ describe('RequestGate.observe details', () => {
 
   it('a reset exactly a second after our next slot is rounding', async () => {
     const { gate } = gateOn('2/1s', { guardMs: 0 });
-    await gate.acquire(0);
-    await gate.acquire(0);
+    await gate.acquire();
+    await gate.acquire();
     gate.observe({ limit: 2, remaining: 0, resetAtMs: T0 + 2_000 });
     expect(gate.nextSlotAt()).toBe(T0 + 1_000);
   });
@@ -521,7 +502,7 @@ describe('RequestGate.observe details', () => {
 describe('RequestGate.restamp and the guard details', () => {
   it('moves the oldest send in the log too, and never moves one earlier or one it never recorded', async () => {
     const { clock, gate } = gateOn('1/1s', { guardMs: 0 });
-    const sent = await gate.acquire(0);
+    const sent = await gate.acquire();
     await clock.advance(500);
     gate.restamp(sent, sent - 400);
     expect(gate.nextSlotAt()).toBe(T0 + 1_000);
@@ -533,19 +514,19 @@ describe('RequestGate.restamp and the guard details', () => {
 
   it('keeps the log in time order when a send moves behind later ones', async () => {
     const { clock, gate } = gateOn('3/1s', { guardMs: 0 });
-    const first = await gate.acquire(0);
+    const first = await gate.acquire();
     await clock.advance(100);
-    await gate.acquire(0);
+    await gate.acquire();
     await clock.advance(100);
-    await gate.acquire(0);
+    await gate.acquire();
     gate.restamp(first, T0 + 150);
     expect(gate.projectSlots(3).map((t) => t - T0)).toEqual([1_100, 1_150, 1_200]);
   });
 
   it('a widened guard keeps old sends in view for the longer gap', async () => {
     const { clock, gate } = gateOn('2/1s', { guardMs: 20 });
-    await gate.acquire(0);
-    await gate.acquire(0);
+    await gate.acquire();
+    await gate.acquire();
     gate.widenGuard();
     await clock.advance(1_000);
     expect(gate.nextSlotAt()).toBe(T0 + 1_040);
@@ -573,9 +554,9 @@ describe('RequestGate.holdingWindow: which window the next slot waits for', () =
   it('none while a slot is free; the full window once one is; the longer one once it holds the later slot', async () => {
     const { clock, gate } = gateOn('10/min,100/h', { guardMs: 50 });
     expect(gate.holdingWindow()).toBeUndefined();
-    for (let i = 0; i < 9; i++) await gate.acquire(0);
+    for (let i = 0; i < 9; i++) await gate.acquire();
     expect(gate.holdingWindow()).toBeUndefined(); // one slot left in the minute
-    await gate.acquire(0);
+    await gate.acquire();
     expect(gate.holdingWindow()?.label).toBe('10/min');
     expect(gate.nextSlotAt()).toBe(T0 + MIN + 50);
 
@@ -583,7 +564,7 @@ describe('RequestGate.holdingWindow: which window the next slot waits for', () =
     const at = (ms: number): Promise<void> => clock.advance(ms - clock.now());
     for (let minute = 1; minute < 10; minute++) {
       await clock.advance(MIN + 50); // the instant the minute frees its slots
-      for (let i = 0; i < 10; i++) await gate.acquire(0);
+      for (let i = 0; i < 10; i++) await gate.acquire();
     }
     expect(gate.holdingWindow()?.label).toBe('100/h');
     await at(T0 + 59 * MIN);
@@ -594,24 +575,24 @@ describe('RequestGate.holdingWindow: which window the next slot waits for', () =
 
   it('none when a pause or a hold by the server ends later than any window frees a slot', async () => {
     const { gate } = gateOn('10/min', { guardMs: 50 });
-    for (let i = 0; i < 10; i++) await gate.acquire(0);
+    for (let i = 0; i < 10; i++) await gate.acquire();
     gate.pauseUntil(T0 + MIN + 51, 'server busy');
     expect(gate.holdingWindow()).toBeUndefined();
     const held = gateOn('10/min', { guardMs: 50 });
-    for (let i = 0; i < 10; i++) await held.gate.acquire(0);
+    for (let i = 0; i < 10; i++) await held.gate.acquire();
     held.gate.pauseUntil(T0 + MIN + 49, 'server busy');
     expect(held.gate.holdingWindow()?.label).toBe('10/min');
   });
 
   it('counts the window at the limit left to us when other clients share the key', async () => {
     const { gate } = gateOn('10/min', { guardMs: 50 });
-    for (let i = 0; i < 6; i++) await gate.acquire(0);
+    for (let i = 0; i < 6; i++) await gate.acquire();
     // The server counts 9 in the window, of which 6 are ours: 3 are another client's, so 7 are ours to use.
     gate.observe({ limit: 10, remaining: 1, sentAt: T0 });
     expect(gate.othersIn(10)).toBe(3);
     expect(gate.othersIn(99)).toBeUndefined();
     expect(gate.holdingWindow()).toBeUndefined();
-    await gate.acquire(0);
+    await gate.acquire();
     expect(gate.holdingWindow()?.label).toBe('10/min');
   });
 });

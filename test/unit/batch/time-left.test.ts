@@ -3,6 +3,7 @@ import type { PlannedDocument } from '../../../src/batch/batch-types.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
 import { parseRateWindows, projectSendTimes } from '../../../src/batch/rate-windows.js';
 import { TimeLeft, windowName } from '../../../src/batch/time-left.js';
+import { moveJob } from '../../../src/batch/job-phase.js';
 
 function task(pages: number | undefined, name = 'a.pdf'): DocumentTask {
   const doc: PlannedDocument = { path: `/in/${name}`, displayPath: name, sha256: 'x'.repeat(64), size: 1, type: 'pdf', contentType: 'application/pdf', pages, output: `/out/${name}.json` };
@@ -17,7 +18,7 @@ describe('requests a document still needs', () => {
     const open = task(12);
     open.openJob({ parentJobId: 'p', chunks: ['1-3', '4-6', '7-9', '10-12'].map((pages, i) => ({ jobId: `c${i}`, pages })), expiresAt: 1, pages: 12, model: null }, new Map([['c0', 3]]));
     expect(open.requestsLeft(true)).toBe(3 + 1 + 1);
-    if (open.job) open.job.written = 'complete';
+    if (open.job) moveJob(open.job, 'wrote-complete');
     expect(open.requestsLeft(true)).toBe(1);
     open.phase = 'done';
     expect(open.requestsLeft(true)).toBe(0);

@@ -22,9 +22,12 @@ vi.mock('ajv/dist/2020.js', async (load) => {
   const original = await load<{ Ajv2020: unknown }>();
   return counted('ajv/dist/2020.js', { Ajv2020: original.Ajv2020, default: original });
 });
+// ajv-formats' module.exports is its plugin function: a namespace holds it as `default`, as Node's would.
+vi.mock('ajv-formats', async (load) => counted('ajv-formats', { default: await load() }));
 vi.mock('pdf-lib', async (load) => counted('pdf-lib', await load()));
 vi.mock('@modelcontextprotocol/sdk/server/mcp.js', async (load) => counted('@modelcontextprotocol/sdk/server/mcp.js', await load()));
 vi.mock('@modelcontextprotocol/sdk/server/stdio.js', async (load) => counted('@modelcontextprotocol/sdk/server/stdio.js', await load()));
+vi.mock('@modelcontextprotocol/sdk/types.js', async (load) => counted('@modelcontextprotocol/sdk/types.js', await load()));
 vi.mock('chokidar', async (load) => counted('chokidar', await load()));
 vi.mock('ora', async (load) => counted('ora', await load()));
 vi.mock('cli-progress', async (load) => counted('cli-progress', await load()));
@@ -34,11 +37,14 @@ vi.mock('csv-stringify', async (load) => counted('csv-stringify', await load()))
 vi.mock('conf', async (load) => counted('conf', await load()));
 vi.mock('zod', async (load) => counted('zod', await load()));
 vi.mock('p-queue', async (load) => counted('p-queue', await load()));
+vi.mock('picomatch', async (load) => counted('picomatch', await load()));
 
+// Every dependency src/ imports at run time but commander (the CLI itself) and chalk (its colours).
 // ajv itself is reached only through ajv/dist/2020.js (its validators): counting that one counts it.
-const HEAVY = ['ajv/dist/2020.js', 'pdf-lib', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', 'chokidar', 'ora', 'cli-progress', 'undici', 'fast-glob', 'csv-stringify', 'conf', 'zod', 'p-queue'];
+// pdf.js (pdfjs-dist) is never imported by Node: the review page's browser loads it from disk.
+const HEAVY = ['ajv/dist/2020.js', 'ajv-formats', 'pdf-lib', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', '@modelcontextprotocol/sdk/types.js', 'chokidar', 'ora', 'cli-progress', 'undici', 'fast-glob', 'csv-stringify', 'conf', 'zod', 'p-queue', 'picomatch'];
 /** What only some commands need: schemas (ajv), cutting PDFs (pdf-lib), serving agents (the MCP SDK). */
-const ONLY_WHEN_NEEDED = ['ajv/dist/2020.js', 'pdf-lib', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js'];
+const ONLY_WHEN_NEEDED = ['ajv/dist/2020.js', 'ajv-formats', 'pdf-lib', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', '@modelcontextprotocol/sdk/types.js'];
 
 function loadedOf(names: readonly string[]): string[] {
   return names.filter((name) => (loaded[name] ?? 0) > 0);
@@ -74,5 +80,6 @@ describe('heavy dependencies are loaded only by the commands that use them', () 
     expect(run.stderr).toBe('0 results: 0 passed, 0 failed checks, 1 other JSON file skipped · nothing sent\n');
     expect(run.code).toBe(0);
     expect(loaded['ajv/dist/2020.js']).toBe(1);
+    expect(loaded['ajv-formats']).toBe(1);
   });
 });

@@ -45,7 +45,7 @@ async function resumed(job: JournaledJob, output = job.output): Promise<Document
 describe('resumeJob', () => {
   it('with no record of the result, a complete file naming this job leaves only the finalize', async () => {
     const task = await resumed(journaled(resultOnDisk('job_mine')));
-    expect(task.job?.written).toBe('complete');
+    expect(task.job?.phase).toBe('written');
     expect(task.job?.outcome).toMatchObject({ status: 'complete', job_id: 'job_mine', file: 'b.pdf' });
     expect(task.credits).toBe(5);
     expect(task.requestsLeft(true)).toBe(1);
@@ -54,7 +54,7 @@ describe('resumeJob', () => {
   it('with no record, a file of another job, of other content or partial is collected again', async () => {
     for (const output of [resultOnDisk('job_other'), resultOnDisk('job_mine', 'complete', 'c'.repeat(64)), resultOnDisk('job_mine', 'partial'), '/nonexistent/b.pdf.json']) {
       const task = await resumed(journaled(output));
-      expect(task.job?.written, output).toBeUndefined();
+      expect(task.job?.phase, output).toBe('working');
       expect(task.requestsLeft(true)).toBe(2); // collect, finalize
     }
   });
@@ -62,13 +62,13 @@ describe('resumeJob', () => {
   it('with a record of a complete result, the file of the same content is trusted whatever job it names', async () => {
     const output = resultOnDisk('job_other');
     const task = await resumed(journaled(output, { resultWritten: { output, status: 'complete' } }));
-    expect(task.job?.written).toBe('complete');
+    expect(task.job?.phase).toBe('written');
   });
 
   it('for a document whose result goes elsewhere (another command, another --out), the job is collected again and written there', async () => {
     const output = resultOnDisk('job_mine');
     const task = await resumed(journaled(output, { resultWritten: { output, status: 'complete' } }), '/elsewhere/b.pdf.json');
-    expect(task.job?.written).toBeUndefined();
+    expect(task.job?.phase).toBe('working');
     expect(task.requestsLeft(true)).toBe(2); // collect, finalize
   });
 });

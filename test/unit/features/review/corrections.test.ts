@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultDocument } from '../../../../src/batch/result-file.js';
 import { reviewPathFor } from '../../../../src/batch/review-sidecar.js';
-import { correctedData, correctionsOf, readReview, saveReview } from '../../../../src/features/review/corrections.js';
+import { applyCorrections, correctedData, correctionsOf, readReview, saveReview, saveReviewChecks, type ReviewRecord } from '../../../../src/features/review/corrections.js';
 import { leafPaths, valueAt, withValueAt } from '../../../../src/features/review/field-paths.js';
 import { typedValues } from '../../../../src/features/review/review-values.js';
 
@@ -79,6 +79,68 @@ describe('the correction store', () => {
     expect(await readReview(path, doc)).toEqual({ kind: 'none' });
     writeFileSync(reviewPathFor(path), '{"result": ');
     expect(await readReview(path, doc)).toEqual({ kind: 'none' });
+  });
+
+  it('reads a review file that does not hold a review as no review', async () => {
+    const doc = result();
+    const path = resultOnDisk(doc);
+    const good = { result: { sha256: 'abc', model: 'invoice', completed_at: '2026-01-01T00:00:01.000Z' }, reviewed_at: '2026-02-03T04:05:06.000Z', approved: true, corrections: { total: 3 } };
+    writeFileSync(reviewPathFor(path), JSON.stringify(good));
+    expect(await readReview(path, doc)).toEqual({ kind: 'current', review: good });
+    const notReviews: unknown[] = [
+      null,
+      5,
+      'a review',
+      [good],
+      { ...good, result: undefined },
+      { ...good, result: null },
+      { ...good, result: 'abc' },
+      { ...good, approved: 'yes' },
+      { ...good, approved: undefined },
+      { ...good, corrections: undefined },
+      { ...good, corrections: null },
+      { ...good, corrections: [3] },
+      { ...good, corrections: 'total=3' },
+    ];
+    for (const notReview of notReviews) {
+      writeFileSync(reviewPathFor(path), JSON.stringify(notReview));
+      expect(await readReview(path, doc), JSON.stringify(notReview)).toEqual({ kind: 'none' });
+    }
+  });
+
+  it('stores the verdict on the corrected data when there is one, and no checks field when there is none', async () => {
+    const doc = result();
+    const path = resultOnDisk(doc);
+    const unchecked = await saveReview(path, doc, { values: { total: 11 }, approved: true }, new Date('2026-02-03T04:05:06Z'));
+    expect(Object.keys(unchecked)).toEqual(['result', 'reviewed_at', 'approved', 'corrections']);
+    expect(unchecked.approved).toBe(true);
+    const checks = { schema: '/schemas/invoice.json', passed: false, problems: [{ path: 'total', message: 'must equal the sum of line_items[].amount (10), within 0.01' }] };
+    const checked = await saveReview(path, doc, { values: { total: 11 }, approved: false, checks }, new Date('2026-02-03T04:05:07Z'));
+    expect(checked).toEqual({ ...unchecked, reviewed_at: '2026-02-03T04:05:07.000Z', approved: false, checks });
+    expect(JSON.parse(readFileSync(reviewPathFor(path), 'utf8'))).toEqual(checked);
+  });
+
+  it('replaces only the verdict of a saved review after a new check, leaving the rest as saved', async () => {
+    const doc = result();
+    const path = resultOnDisk(doc);
+    const saved = await saveReview(path, doc, { values: { total: 11 }, approved: true }, new Date('2026-02-03T04:05:06Z'));
+    const checks = { schema: '/schemas/invoice.json', passed: true, problems: [] };
+    await saveReviewChecks(path, saved, checks);
+    const text = readFileSync(reviewPathFor(path), 'utf8');
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(text)).toEqual({ ...saved, checks });
+    expect(await readReview(path, doc)).toEqual({ kind: 'current', review: { ...saved, checks } });
+    expect(readdirSync(join(path, '..')).sort()).toEqual(['a.pdf.json', 'a.pdf.json.review.json']);
+  });
+
+  it('applies corrections on a copy, and leaves the data as it is without a review', () => {
+    const data = structuredClone(DATA);
+    const review: ReviewRecord = { result: { sha256: 'abc', model: 'invoice', completed_at: null }, reviewed_at: '2026-02-03T04:05:06.000Z', approved: true, corrections: { total: 9, 'line_items.0.amount': 3 } };
+    expect(correctedData(data, review)).toEqual({ ...DATA, total: 9, line_items: [{ amount: 3 }, { amount: 6 }] });
+    expect(data).toEqual(DATA);
+    expect(correctedData(data, undefined)).toBe(data);
+    expect(applyCorrections(data, {})).toBe(data);
+    expect(applyCorrections(data, { total: 1, total_tax: 2 })).toEqual({ ...DATA, total: 1, total_tax: 2 });
   });
 
   it('keeps as corrections only the values that differ from the service', () => {

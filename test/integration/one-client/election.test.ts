@@ -1,0 +1,92 @@
+/**
+ * An election after the host crashes (issue 27, item 6): two extracts and a
+ * watch ride along on a host that is killed with kill -9. One of the three
+ * wins the state folder and hosts, the others ride along on it (the new
+ * host's own record says so), the extracts finish every file, and the watch
+ * survives the crash: it goes on taking what arrives. Every step waits on a
+ * positive signal: the host's record (commands.json), the emulator's log.
+ */
+import { copyFileSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { EmulatorEvent } from '../../../src/emulator/index.js';
+import { startChildCli } from '../../helpers/child-run.js';
+import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, readJournal, startTestEmulator } from '../../helpers/emulator-run.js';
+import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+
+const rig = commandRig();
+
+function completeAt(path: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(path, 'utf8')) as { status?: string }).status === 'complete';
+  } catch {
+    return false;
+  }
+}
+
+describe('many commands, one client: an election after the host crashes', () => {
+  it('kill -9 of the host under two extracts and a watch riding along: one of them hosts, the others ride along on it; the extracts finish every file and exit 0; the watch survives and takes a file dropped after the crash', { timeout: 120_000 }, async () => {
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    const processed = new Set<string>();
+    emu.events.on('event', (event: EmulatorEvent) => event.type === 'chunk_processed' && event.sha256 && processed.add(event.sha256));
+    const ws = makeWorkspace({
+      'h/thirty.pdf': 'pdf/pages-30.pdf',
+      'h/twelve.pdf': 'pdf/pages-12.pdf',
+      'a/seven.pdf': 'pdf/pages-7.pdf',
+      'a/x.png': 'images/id-card.png',
+      'b/four.pdf': 'pdf/pages-4.pdf',
+      'b/y.jpg': 'images/receipt.jpg',
+      'inbox/w.png': 'images/logo-with-alpha.png',
+    });
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];
+    const extract = (folder: string): string[] => ['extract', join(ws.inputs, folder), '--out', join(ws.dir, `out-${folder}`), ...rate];
+
+    const host = rig.track(startChildCli(extract('h'), env));
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the first extract to host');
+    const a = rig.track(startChildCli(extract('a'), env));
+    const b = rig.track(startChildCli(extract('b'), env));
+    const watch = rig.track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-inbox'), '--settle', '100ms', ...rate], env));
+    const riders = [a, b, watch].map((run) => run.child.pid as number);
+    await waitFor(() => riders.every((pid) => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === pid)), 'all three riding along');
+    // Split jobs journaled (a chunk of each processed) before the kill, a rider's among them: it must be resumed, not uploaded again.
+    const splits = ['h/thirty.pdf', 'h/twelve.pdf', 'a/seven.pdf'].map((name) => sha256Of(join(ws.inputs, name)));
+    await waitFor(() => splits.every((sha) => processed.has(sha)), 'a chunk of each split job, seven.pdf of the first rider included');
+    host.child.kill('SIGKILL');
+    await host.done;
+    // The jobs the journal holds at the kill: resumable by whoever hosts next, never uploaded again.
+    const journaledJobs = new Set(readJournal(stateDir).filter((record) => record.type === 'manifest').map((record) => record.sha256));
+
+    // The election: one of the three hosts now (its own record), and the watch is with it, hosting or riding along.
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && riders.includes(command.pid)), 'one of the three to host');
+    await waitFor(() => runningCommands(stateDir).some((command) => command.pid === watch.child.pid), 'the watch listed by the new host');
+
+    for (const [run, files] of [[a, ['seven.pdf', 'x.png']], [b, ['four.pdf', 'y.jpg']]] as const) {
+      const done = await run.done;
+      expectNoStackTrace(done.stderr);
+      expect(done.code, done.stderr).toBe(0);
+      expect(parseNdjson(done.stdout).map((line) => [basename(String(line.file)), line.status]).sort()).toEqual(files.map((file) => [file, 'complete']).sort());
+    }
+
+    // The watch survived the crash: what it had, and what arrives now.
+    await waitFor(() => completeAt(join(ws.dir, 'out-inbox', 'w.png.json')), 'the watched file');
+    copyFileSync(join(CORPUS, 'pdf/pages-2.pdf'), join(ws.inputs, 'inbox', 'late.pdf'));
+    await waitFor(() => completeAt(join(ws.dir, 'out-inbox', 'late.pdf.json')), 'the file dropped after the crash');
+    watch.child.kill('SIGINT');
+    const watched = await watch.done;
+    expectNoStackTrace(watched.stderr);
+    expect(watched.code, watched.stderr).toBe(130);
+    expect(parseNdjson(watched.stdout).map((line) => [basename(String(line.file)), line.status]).sort()).toEqual([['late.pdf', 'complete'], ['w.png', 'complete']]);
+
+    // Paid once: a job the journal held at the kill is resumed, never uploaded again; only an answer the
+    // kill cut off (answered by the service, not yet journaled by the host) is asked for again.
+    const survivors = ['a/seven.pdf', 'a/x.png', 'b/four.pdf', 'b/y.jpg', 'inbox/w.png'].map((name) => [name, sha256Of(join(ws.inputs, name))] as const);
+    expect(journaledJobs.has(sha256Of(join(ws.inputs, 'a/seven.pdf')))).toBe(true);
+    for (const [name, sha] of survivors) {
+      if (journaledJobs.has(sha)) expect(emu.counters.uploadsBySha256[sha], name).toBe(1);
+      else expect(emu.counters.uploadsBySha256[sha], name).toBeLessThanOrEqual(2);
+    }
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * Start-up (issue 30, item 3): bin/ answers `docextract --help` and every other help request from the
+ * texts the build rendered (dist/cli/help-texts.json), without loading commander or the CLI. What it
+ * prints must be what the CLI prints, byte for byte, for every command and subcommand; and when it
+ * cannot be sure (another terminal width, an argv it does not know, texts older than the CLI) it
+ * must print nothing and let the CLI run.
+ */
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { closeSync, constants, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { renderHelpTexts, type HelpTexts } from '../../../src/cli/help-texts.js';
+import { helpRequests, main } from '../../../src/cli/main.js';
+import { systemClock } from '../../../src/util/clock.js';
+import { isolatedEnv, runCli } from '../../helpers/run-cli.js';
+
+interface FakeStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+  written: string;
+}
+type AnswerHelp = (args: string[], streams: { stdout: FakeStream; stderr: FakeStream }, dist: string) => number | undefined;
+
+const root = resolve(import.meta.dirname, '../../..');
+const { answerHelp } = createRequire(import.meta.url)(join(root, 'bin/help-answers.cjs')) as { answerHelp: AnswerHelp };
+const dist = join(root, 'dist');
+
+function stream(terminal?: { columns: number }): FakeStream {
+  const fake: FakeStream = { write: (text) => (fake.written += text), written: '', ...(terminal ? { isTTY: true, columns: terminal.columns } : {}) };
+  return fake;
+}
+
+/** The help requests of the source's own program (the commands as src/ defines them now). */
+function requestsOfSource(): string[][] {
+  const quiet = { write: () => true };
+  return helpRequests({ io: { stdout: quiet, stderr: quiet, stdin: Readable.from([]), env: {}, cwd: root }, clock: systemClock });
+}
+
+describe('help answered from the texts the build rendered', () => {
+  it('covers every command and subcommand, and the texts in dist/ are the ones the source renders now', async () => {
+    const requests = requestsOfSource().map((args) => args.join(' '));
+    for (const request of ['', '--help', '-h', 'help', 'extract --help', 'help watch', 'config', 'config set --help', 'config help list', 'completion -h']) {
+      expect(requests).toContain(request);
+    }
+    // A command whose option was added (or changed) without a build fails here.
+    const built = JSON.parse(readFileSync(join(dist, 'cli/help-texts.json'), 'utf8')) as HelpTexts;
+    expect(built).toEqual(await renderHelpTexts());
+  });
+
+  it('prints for every help request exactly what the CLI prints, on the same stream, with the same exit code', async () => {
+    const env = isolatedEnv();
+    const requests = requestsOfSource();
+    expect(requests.length).toBeGreaterThan(60);
+    for (const args of requests) {
+      const streams = { stdout: stream(), stderr: stream() };
+      const code = answerHelp(args, streams, dist);
+      const cli = await runCli(args, { env });
+      expect({ code, stdout: streams.stdout.written, stderr: streams.stderr.written }, `docextract ${args.join(' ')}`).toEqual(cli);
+    }
+  });
+
+  it('on a terminal, answers only at the width the texts were wrapped to', async () => {
+    const wide = { stdout: stream({ columns: 120 }), stderr: stream() };
+    expect(answerHelp(['extract', '--help'], wide, dist)).toBeUndefined();
+    expect(wide.stdout.written).toBe('');
+    // No arguments: the help goes to stderr, so stderr's width is the one that counts.
+    expect(answerHelp([], wide, dist)).toBe(2);
+    expect(wide.stderr.written).toBe((await runCli([], { env: isolatedEnv() })).stderr);
+    const eighty = { stdout: stream({ columns: 80 }), stderr: stream() };
+    expect(answerHelp(['extract', '--help'], eighty, dist)).toBe(0);
+    expect(eighty.stdout.written).toBe((await runCli(['extract', '--help'], { env: isolatedEnv() })).stdout);
+  });
+
+  it('leaves to the CLI what is not a help request, or not exactly one it knows', () => {
+    for (const args of [['nope'], ['help', 'nope'], ['extract', 'a.pdf'], ['--json', '--help'], ['extract --help'], ['config', 'list'], ['__complete', '--help']]) {
+      const streams = { stdout: stream(), stderr: stream() };
+      expect(answerHelp(args, streams, dist), args.join(' ')).toBeUndefined();
+      expect(streams.stdout.written + streams.stderr.written).toBe('');
+    }
+    expect(answerHelp(['--help'], { stdout: stream(), stderr: stream() }, join(root, 'no-such-dist'))).toBeUndefined();
+  });
+});
+
+describe('bin/docextract.cjs', () => {
+  const checkouts: string[] = [];
+  /** bin/ and package.json with the built help texts, and `mainJs` in place of the CLI (dist/cli/main.js). */
+  function checkoutWith(mainJs: string): { checkout: string; run: (args: string[]) => SpawnSyncReturns<string> } {
+    const checkout = mkdtempSync(join(tmpdir(), 'docextract-bin-'));
+    checkouts.push(checkout);
+    cpSync(join(root, 'bin'), join(checkout, 'bin'), { recursive: true });
+    cpSync(join(root, 'package.json'), join(checkout, 'package.json'));
+    mkdirSync(join(checkout, 'dist/cli'), { recursive: true });
+    writeFileSync(join(checkout, 'dist/cli/main.js'), mainJs);
+    cpSync(join(dist, 'cli/help-texts.json'), join(checkout, 'dist/cli/help-texts.json'));
+    return { checkout, run: (args) => spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], { encoding: 'utf8', env: isolatedEnv(), cwd: checkout }) };
+  }
+  // A CLI that cannot load: whatever the checkout prints, it printed without the CLI.
+  const unloadable = "throw new Error('the full CLI was loaded');\n";
+  afterAll(() => {
+    for (const checkout of checkouts) rmSync(checkout, { recursive: true, force: true });
+  });
+
+  it('answers --help, a command\'s help and no arguments without loading the CLI', async () => {
+    const { run } = checkoutWith(unloadable);
+    for (const args of [['--help'], ['config', 'set', '-h'], []]) {
+      const child = run(args);
+      const cli = await runCli(args, { env: isolatedEnv() });
+      expect({ code: child.status, stdout: child.stdout, stderr: child.stderr }, `docextract ${args.join(' ')}`).toEqual(cli);
+    }
+  });
+
+  it('ends quietly, as the CLI does, when the reader of its stdout has already gone (docextract --help | head)', () => {
+    const { checkout } = checkoutWith(unloadable);
+    // A pipe with no reader left: a FIFO opened for reading, then for writing, then the reading end closed.
+    const fifo = join(checkout, 'closed-pipe');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, 'w');
+    closeSync(reader);
+    try {
+      for (const args of [['--help'], ['--version']]) {
+        const child = spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], { stdio: ['ignore', writer, 'pipe'], encoding: 'utf8', env: isolatedEnv() });
+        expect(child.stderr, args.join(' ')).toBe('');
+        expect(child.status, args.join(' ')).toBe(0);
+      }
+    } finally {
+      closeSync(writer);
+    }
+  });
+
+  it('runs the CLI for anything else, and for help once the CLI was built again after its texts', () => {
+    const { checkout, run } = checkoutWith(unloadable);
+    expect(run(['nope']).stderr).toContain('the full CLI was loaded');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(checkout, 'dist/cli/main.js'), later, later);
+    const stale = run(['--help']);
+    expect(stale.stderr).toContain('the full CLI was loaded');
+    expect(stale.stdout).toBe('');
+  });
+
+  it('ends with exit 13 and says so when the CLI never settles, as an unsettled top-level await would', () => {
+    const never = checkoutWith('export const main = () => new Promise(() => {});\n').run(['config', 'list']);
+    expect(never.status).toBe(13);
+    expect(never.stderr).toContain('(internal_error, exit 13)');
+    const settles = checkoutWith('export const main = async () => 4;\n').run(['config', 'list']);
+    expect({ code: settles.status, stderr: settles.stderr }).toEqual({ code: 4, stderr: '' });
+  });
+});
+
+describe('the width help is wrapped to', () => {
+  async function helpOn(terminal: { columns: number } | undefined): Promise<string> {
+    const stdout = stream(terminal);
+    const quiet = stream();
+    const io = { stdout, stderr: quiet, stdin: Readable.from([]), env: {}, cwd: root };
+    expect(await main(['node', 'docextract', 'extract', '--help'], { io, clock: systemClock })).toBe(0);
+    return stdout.written;
+  }
+
+  it('is the injected terminal\'s, and 80 off a terminal whatever the process\'s own stdout (so the build renders the same texts from any terminal)', async () => {
+    const offTerminal = await helpOn(undefined);
+    const wide = await helpOn({ columns: 120 });
+    expect(wide).not.toBe(offTerminal);
+    expect(await helpOn({ columns: 100 })).not.toBe(wide);
+    expect(await helpOn({ columns: 80 })).toBe(offTerminal);
+  });
+});
