@@ -36,6 +36,15 @@ export function commandRig(): CommandRig {
   return rig;
 }
 
+/** The result file at `path` exists and says complete (what a watch wrote, waited for from outside). */
+export function completeAt(path: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(path, 'utf8')) as { status?: string }).status === 'complete';
+  } catch {
+    return false;
+  }
+}
+
 /** The commands the host lists in the state folder (what `docextract jobs` shows). */
 export function runningCommands(stateDir: string): { pid: number; role: string }[] {
   try {

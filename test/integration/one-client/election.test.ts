@@ -6,24 +6,17 @@
  * survives the crash: it goes on taking what arrives. Every step waits on a
  * positive signal: the host's record (commands.json), the emulator's log.
  */
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEvent } from '../../../src/emulator/index.js';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, readJournal, startTestEmulator } from '../../helpers/emulator-run.js';
-import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const rig = commandRig();
 
-function completeAt(path: string): boolean {
-  try {
-    return (JSON.parse(readFileSync(path, 'utf8')) as { status?: string }).status === 'complete';
-  } catch {
-    return false;
-  }
-}
 
 describe('many commands, one client: an election after the host crashes', () => {
   it('kill -9 of the host under two extracts and a watch riding along: one of them hosts, the others ride along on it; the extracts finish every file and exit 0; the watch survives and takes a file dropped after the crash', { timeout: 120_000 }, async () => {

@@ -31,6 +31,25 @@ function setUp(): { ws: ReturnType<typeof makeWorkspace>; args: (folder: string,
   return { ws, args: (folder, out) => ['extract', join(ws.inputs, folder), '--out', join(ws.dir, out), '--json', '--rate-limit', 'none', ...FAST_FLAGS] };
 }
 
+/**
+ * The emulator holding its answers, and the first command hosting (its first upload arrived): what both
+ * tests start from. The rider's uploads are noted as they arrive.
+ */
+async function hostAtWork() {
+  const held = holdAnswersUntilReleased();
+  const riderShas = new Set<string>();
+  const uploadedOfRider = new Set<string>();
+  const emu = (rig.emulator = await startTestEmulator({ holdAnswer: held.holdAnswer, onUpload: (upload) => riderShas.has(upload.sha256) && uploadedOfRider.add(upload.sha256) }));
+  const { ws, args } = setUp();
+  for (const name of Object.keys(RIDER_FILES)) riderShas.add(sha256Of(join(ws.inputs, name)));
+  const env = emulatorEnv(emu);
+  const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+  const hosting = firstUpload(emu);
+  const host = rig.track(startChildCli(args('h', 'out-h'), env));
+  await hosting;
+  return { held, riderShas, uploadedOfRider, emu, ws, args, env, stateDir, host };
+}
+
 /** The rider's own three files: one line each, complete (or reused: a result the host finished for it), each result on disk. */
 function expectRiderDone(ws: ReturnType<typeof makeWorkspace>, stdout: string): void {
   const lines = parseNdjson(stdout);
@@ -41,18 +60,7 @@ function expectRiderDone(ws: ReturnType<typeof makeWorkspace>, stdout: string): 
 
 describe('riding along when the host stops or the way to it breaks', () => {
   it('Ctrl-C of the host while the command riding along has uploads in flight: the host exits 130 with its own lines only; the rider takes over, finishes its files (their open job resumed, not uploaded again) and exits 0', { timeout: 120_000 }, async () => {
-    const held = holdAnswersUntilReleased();
-    const riderShas = new Set<string>();
-    const uploadedOfRider = new Set<string>();
-    const emu = (rig.emulator = await startTestEmulator({ holdAnswer: held.holdAnswer, onUpload: (upload) => riderShas.has(upload.sha256) && uploadedOfRider.add(upload.sha256) }));
-    const { ws, args } = setUp();
-    for (const name of Object.keys(RIDER_FILES)) riderShas.add(sha256Of(join(ws.inputs, name)));
-    const env = emulatorEnv(emu);
-    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-
-    const hosting = firstUpload(emu);
-    const host = rig.track(startChildCli(args('h', 'out-h'), env));
-    await hosting;
+    const { held, riderShas, uploadedOfRider, emu, ws, args, env, stateDir, host } = await hostAtWork();
     const rider = rig.track(startChildCli(args('mine', 'out-mine'), env));
     await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
     await waitFor(() => uploadedOfRider.size === riderShas.size, "the uploads of the rider's files in flight");
@@ -83,18 +91,7 @@ describe('riding along when the host stops or the way to it breaks', () => {
   });
 
   it('a rider whose socket to the host dies while both live: it connects again and submits what has no outcome; the host finishes what it had started; every file complete, each content uploaded once', { timeout: 120_000 }, async () => {
-    const held = holdAnswersUntilReleased();
-    const riderShas = new Set<string>();
-    const uploadedOfRider = new Set<string>();
-    const emu = (rig.emulator = await startTestEmulator({ holdAnswer: held.holdAnswer, onUpload: (upload) => riderShas.has(upload.sha256) && uploadedOfRider.add(upload.sha256) }));
-    const { ws, args } = setUp();
-    for (const name of Object.keys(RIDER_FILES)) riderShas.add(sha256Of(join(ws.inputs, name)));
-    const env = emulatorEnv(emu);
-    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-
-    const hosting = firstUpload(emu);
-    const host = rig.track(startChildCli(args('h', 'out-h'), env));
-    await hosting;
+    const { held, riderShas, uploadedOfRider, emu, ws, args, env, stateDir, host } = await hostAtWork();
     // Between the two: a relay the test can cut, in the host socket's place.
     const relay = startRelay(stateDir);
     const rider = rig.track(startChildCli(args('mine', 'out-mine'), env));

@@ -3,13 +3,12 @@
  * two `extract`s of overlapping folders submitting to it, on one key and one
  * state folder under 8/1s,60/12s.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runChildCli, startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
-import { commandRig, waitFor } from '../../helpers/one-client.js';
+import { commandRig, completeAt, waitFor } from '../../helpers/one-client.js';
 
 const rig = commandRig();
 const track = rig.track;
@@ -67,10 +66,3 @@ describe('many commands, one client: watch + two extracts', () => {
   });
 });
 
-function completeAt(path: string): boolean {
-  try {
-    return (JSON.parse(readFileSync(path, 'utf8')) as { status?: string }).status === 'complete';
-  } catch {
-    return false;
-  }
-}

@@ -3,24 +3,17 @@
  * `extract` hosts submits its arrivals to it, and hosts itself once the
  * extract hands over.
  */
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
-import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
 
 const rig = commandRig();
 const track = rig.track;
 
-function completeAt(path: string): boolean {
-  try {
-    return (JSON.parse(readFileSync(path, 'utf8')) as { status?: string }).status === 'complete';
-  } catch {
-    return false;
-  }
-}
 
 
 describe('many commands, one client: a watch beside an extract', () => {
