@@ -61,7 +61,7 @@ export class KnownResults {
   async answerFor(asked: Question, options: ReuseOptions): Promise<string | undefined> {
     if (options.force) return undefined;
     const key = keyOf(asked);
-    const path = this.index.get(key);
+    const path = await this.index.get(key);
     if (path === undefined) return undefined;
     const existing = await readExistingResult(path);
     if (judgeResultOnDisk(existing, asked, options).reuse) return path;

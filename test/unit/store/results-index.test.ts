@@ -1,6 +1,8 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ResultsIndex } from '../../../src/store/results-index.js';
 
@@ -22,8 +24,8 @@ describe('ResultsIndex', () => {
     await index.forget('q2');
     await index.markScanned('/out');
     const again = await ResultsIndex.open(path);
-    expect(again.get('q1')).toBe('/out/a2.json');
-    expect(again.get('q2')).toBeUndefined();
+    expect(await again.get('q1')).toBe('/out/a2.json');
+    expect(await again.get('q2')).toBeUndefined();
     expect(again.hasScanned('/out')).toBe(true);
     expect(again.hasScanned('/elsewhere')).toBe(false);
   });
@@ -34,17 +36,17 @@ describe('ResultsIndex', () => {
     await index.set('a', '/out/a-again.json');
     await index.set('d', '/out/d.json');
     expect(index.size).toBe(3);
-    expect(index.get('b')).toBeUndefined();
-    expect(index.get('a')).toBe('/out/a-again.json');
+    expect(await index.get('b')).toBeUndefined();
+    expect(await index.get('a')).toBe('/out/a-again.json');
     const reopened = await ResultsIndex.open(path, { capacity: 3 });
-    expect([reopened.get('a'), reopened.get('b'), reopened.get('c'), reopened.get('d')]).toEqual(['/out/a-again.json', undefined, '/out/c.json', '/out/d.json']);
+    expect(await Promise.all(['a', 'b', 'c', 'd'].map((key) => reopened.get(key)))).toEqual(['/out/a-again.json', undefined, '/out/c.json', '/out/d.json']);
   });
 
   it('skips a line cut short by a crash and anything else unreadable', async () => {
     writeFileSync(path, '{"k":"q1","p":"/out/a.json"}\nnot json\n{"k":42,"p":"x"}\n{"k":"q3","p":42}\n{"k":"q2","p":"/out/b.js');
     const index = await ResultsIndex.open(path);
     expect(index.size).toBe(1);
-    expect(index.get('q1')).toBe('/out/a.json');
+    expect(await index.get('q1')).toBe('/out/a.json');
   });
 
   it('does not write a line for what it already knows', async () => {
@@ -80,7 +82,7 @@ describe('ResultsIndex', () => {
     expect(readFileSync(path, 'utf8')).toBe('{"scanned":"/out"}\n{"k":"same","p":"/out/last.json"}\n');
     const reopened = await ResultsIndex.open(path);
     expect(reopened.hasScanned('/out')).toBe(true);
-    expect(reopened.get('same')).toBe('/out/last.json');
+    expect(await reopened.get('same')).toBe('/out/last.json');
   });
 
   it('compacts its file to the live entries when dead lines dominate it', async () => {
@@ -88,6 +90,85 @@ describe('ResultsIndex', () => {
     const index = await ResultsIndex.open(path);
     await index.compact();
     expect(readFileSync(path, 'utf8').trim().split('\n')).toEqual(['{"k":"same","p":"/out/1199.json"}']);
-    expect((await ResultsIndex.open(path)).get('same')).toBe('/out/1199.json');
+    expect(await (await ResultsIndex.open(path)).get('same')).toBe('/out/1199.json');
+  });
+
+  it('a line cut short by a crash at the end of the file does not swallow the next line written', async () => {
+    writeFileSync(path, '{"k":"q1","p":"/out/a.json"}\n{"k":"q2","p":"/out/b.js');
+    const index = await ResultsIndex.open(path);
+    await index.set('q3', '/out/c.json');
+    expect(await index.get('q3')).toBe('/out/c.json');
+    const reopened = await ResultsIndex.open(path);
+    expect(await Promise.all(['q1', 'q2', 'q3'].map((key) => reopened.get(key)))).toEqual(['/out/a.json', undefined, '/out/c.json']);
+  });
+
+  it('reads each answer back from its own line: many keys, rewritten and forgotten, across a compaction and a reopen', async () => {
+    const index = await ResultsIndex.open(path);
+    const expected = new Map<string, string>();
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 600; i++) {
+        const key = `${String(i).padStart(64, 'f')} invoice`;
+        if (round === 4 && i % 3 === 0) {
+          await index.forget(key);
+          expected.delete(key);
+        } else {
+          await index.set(key, `/out/${round}/${i}.json`);
+          expected.set(key, `/out/${round}/${i}.json`);
+        }
+      }
+    }
+    const check = async (opened: ResultsIndex): Promise<void> => {
+      expect(opened.size).toBe(expected.size);
+      for (let i = 0; i < 600; i++) {
+        const key = `${String(i).padStart(64, 'f')} invoice`;
+        expect(await opened.get(key)).toBe(expected.get(key));
+      }
+    };
+    await check(index);
+    await index.compact();
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(expected.size);
+    await check(index);
+    await index.set('after', '/out/after.json'); // appended at the compacted file's end
+    expected.set('after', '/out/after.json');
+    expect(await index.get('after')).toBe('/out/after.json');
+    await check(await ResultsIndex.open(path));
+  });
+
+  it('answers only for the key its line names: a file changed under it is a miss, not a wrong answer', async () => {
+    const index = await ResultsIndex.open(path);
+    await index.set('q1', '/out/a.json');
+    await index.set('q2', '/out/b.json');
+    // Another writer rewrote the file: the offsets the index holds now point at other lines.
+    writeFileSync(path, '{"k":"q2","p":"/out/elsewhere.json"}\n{"k":"q1","p":"/out/moved.json"}\n');
+    expect(await index.get('q1')).toBeUndefined();
+    expect(await index.get('q2')).toBeUndefined();
+  });
+
+  it('a compaction keeps the newest entries within its capacity, in the order they were written', async () => {
+    const index = await ResultsIndex.open(path, { capacity: 400 });
+    for (let i = 0; i < 2_500; i++) await index.set(`k${i % 500}`, `/out/${i}.json`);
+    await index.compact();
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { k: string; p: string });
+    expect(lines.map((line) => line.p)).toEqual(Array.from({ length: 400 }, (_, i) => `/out/${2_100 + i}.json`));
+    expect(await index.get('k99')).toBeUndefined();
+    expect(await index.get('k100')).toBe('/out/2100.json');
+  });
+
+  it('holds neither keys nor paths in memory: well under 100 bytes of heap an entry', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const entries = 20_000;
+    const keyOf = (i: number): string => `${i.toString(16).padStart(64, '0')} invoice-extract-v2`;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const index = await ResultsIndex.open(path);
+    for (let i = 0; i < entries; i++) await index.set(keyOf(i), `/home/someone/archive/out/folder-${i % 100}/scan-${i}.pdf.json`);
+    gc();
+    const perEntry = (process.memoryUsage().heapUsed - before) / entries;
+    expect(index.size).toBe(entries);
+    expect(await index.get(keyOf(12_345))).toBe('/home/someone/archive/out/folder-45/scan-12345.pdf.json');
+    // The key and the path alone are ~170 bytes as strings; a map of them held ~260.
+    expect(perEntry).toBeLessThan(100);
   });
 });
+
