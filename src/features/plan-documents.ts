@@ -93,15 +93,10 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
     exclude: [options.outDir, ...(options.exclude ?? [])],
     ...(options.allowed ? { allowed: options.allowed } : {}),
   });
-  const inputs: (DiscoveredInput | undefined)[] = discovery.inputs;
-  const found = inputs.length;
+  const found = discovery.inputs.length;
   async function* slices(): AsyncGenerator<PlannedSlice> {
-    for (let start = 0; start < found; start += sliceSize) {
-      const slice = inputs.slice(start, start + sliceSize) as DiscoveredInput[];
-      // Let go of a planned file's discovery record (not spliced off: that moves the whole list each time).
-      inputs.fill(undefined, start, start + sliceSize);
-      yield await planFiles(slice, discovery.commonBase, options);
-    }
+    // Each slice is read from the list as it is planned, and let go of there.
+    for (const slice of discovery.inputs.slices(sliceSize)) yield await planFiles(slice, discovery.commonBase, options);
   }
   return { found, rejected: discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message)), skipped: discovery.skipped, slices: slices() };
 }

@@ -4,7 +4,9 @@ import { resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { entryKind, errorCode, takeIfSupported, walkFolder, type SearchFindings } from './folder-walk.js';
 import { searchedFrom, type AllowedFolders } from './allowed-folders.js';
-import { commonParentFolder, comparePaths, toDisplayPath } from './paths.js';
+import { FoundInputs } from './found-inputs.js';
+import { CommonFolder, comparePaths, toDisplayPath } from './paths.js';
+import { TakenFiles } from './taken-files.js';
 
 export interface DiscoveredInput {
   /** Absolute, as reached (symbolic links are not resolved, so outputs mirror what the user sees). */
@@ -37,7 +39,8 @@ export interface SkippedFile {
 }
 
 export interface DiscoveryResult {
-  inputs: DiscoveredInput[];
+  /** In order; a large batch's paths are on disk until read (see FoundInputs). */
+  inputs: FoundInputs;
   skipped: SkippedFile[];
   problems: DiscoveryProblem[];
   /** The deepest folder containing every input (cwd when there are none): outputs mirror paths below it, so `a/x.pdf` and `b/x.pdf` never collide. */
@@ -80,29 +83,42 @@ export interface DiscoveryOptions {
  */
 export async function discoverInputs(args: string[], options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const result: DiscoveryResult = { inputs: [], skipped: [], problems: [], commonBase: cwd };
-  const taken = new Map<string, string>(); // real path → display path of the first mention
+  const inputs = new FoundInputs(cwd);
+  const result: DiscoveryResult = { inputs, skipped: [], problems: [], commonBase: cwd };
+  const taken = new TakenFiles(async (index) => realpath(inputs.at(index).path).catch(() => inputs.at(index).path));
+  const common = new CommonFolder();
 
-  const take = async (path: string, via: DiscoveredInput['via']): Promise<void> => {
-    const real = await realpath(path).catch(() => path);
-    const displayPath = toDisplayPath(path, cwd);
+  const take = async (path: string, via: DiscoveredInput['via'], knownReal?: string): Promise<void> => {
+    const real = knownReal ?? (await realpath(path).catch(() => path));
     if (options.allowed && !options.allowed.contains(real)) {
-      result.problems.push({ arg: displayPath, code: 'path_not_allowed', message: NOT_ALLOWED });
+      result.problems.push({ arg: toDisplayPath(path, cwd), code: 'path_not_allowed', message: NOT_ALLOWED });
       return;
     }
-    const first = taken.get(real);
+    const first = await taken.firstOf(real);
     if (first !== undefined) {
-      if (first !== displayPath) result.skipped.push({ path, reason: `same file as ${first}` });
+      const firstShown = inputs.at(first).displayPath;
+      if (firstShown !== toDisplayPath(path, cwd)) result.skipped.push({ path, reason: `same file as ${firstShown}` });
       return;
     }
-    taken.set(real, displayPath);
-    result.inputs.push({ path, displayPath, fromFolder: via !== 'file', via });
+    taken.add(real, inputs.push({ path, via }));
+    common.add(path);
   };
   const exclude = options.exclude ?? [];
   const excluded = (path: string): boolean => exclude.some((folder) => path === folder || path.startsWith(`${folder}${sep}`));
-  const takeFindings = async (findings: SearchFindings, via: 'folder' | 'glob'): Promise<void> => {
-    for (const path of findings.files) if (!excluded(path)) await take(path, via);
-    result.skipped.push(...findings.skipped.filter((skipped) => !excluded(skipped.path)));
+  /** What a search reports, taken as it comes; `reported` counts it, so that a glob that matched nothing can say so. */
+  const searchFindings = (via: 'folder' | 'glob'): SearchFindings & { reported: number } => {
+    const findings = {
+      reported: 0,
+      file: async (path: string, real?: string): Promise<void> => {
+        findings.reported += 1;
+        if (!excluded(path)) await take(path, via, real);
+      },
+      skip: (path: string, reason: string): void => {
+        findings.reported += 1;
+        if (!excluded(path)) result.skipped.push({ path, reason });
+      },
+    };
+    return findings;
   };
 
   const visit = async (arg: string, mayGlob: boolean): Promise<void> => {
@@ -121,28 +137,30 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       await take(path, 'file');
     } else if (found.kind === 'folder') {
       try {
-        await takeFindings(await walkFolder(path, excluded), 'folder');
+        await walkFolder(path, searchFindings('folder'), excluded);
       } catch (error) {
         problem('unreadable', `folder cannot be read (${errorCode(error)}).`);
       }
     } else if (found.kind === 'other') {
       problem('unreadable', `${found.reason}.`);
     } else if (mayGlob && fg.isDynamicPattern(arg)) {
-      const findings = await expandGlob(arg, cwd);
-      if (findings.files.length === 0 && findings.skipped.length === 0) problem('no_match', 'no file matches this pattern.');
-      await takeFindings(findings, 'glob');
+      const findings = searchFindings('glob');
+      await expandGlob(arg, cwd, findings);
+      if (findings.reported === 0) problem('no_match', 'no file matches this pattern.');
     } else {
       // The outcome names the argument already: the message says only what is wrong with it.
       problem('file_not_found', 'no such file or folder.');
     }
   };
-  for (const arg of args) await visit(arg, true);
-  for (const path of options.literal ?? []) await visit(path, false);
+  try {
+    for (const arg of args) await visit(arg, true);
+    for (const path of options.literal ?? []) await visit(path, false);
+  } catch (error) {
+    inputs.close();
+    throw error;
+  }
   result.skipped = uniqueByPath(result.skipped);
-  result.commonBase = commonParentFolder(
-    result.inputs.map((input) => input.path),
-    cwd,
-  );
+  result.commonBase = common.value(cwd);
   return result;
 }
 
@@ -179,7 +197,7 @@ async function statLiteral(path: string): Promise<LiteralPath> {
  * walk a loop like `a/loop -> ..` until the OS gives up); a matched folder is
  * searched like a named one. Unreadable folders are passed over, as a shell does.
  */
-async function expandGlob(pattern: string, cwd: string): Promise<SearchFindings> {
+async function expandGlob(pattern: string, cwd: string, findings: SearchFindings): Promise<void> {
   const entries = await fg(pattern, {
     cwd,
     absolute: true,
@@ -191,20 +209,13 @@ async function expandGlob(pattern: string, cwd: string): Promise<SearchFindings>
     objectMode: true,
   });
   entries.sort((a, b) => comparePaths(a.path, b.path));
-  const findings: SearchFindings = { files: [], skipped: [] };
   for (const entry of entries) {
     if (entry.dirent.isDirectory()) {
-      const inner = await walkFolder(entry.path).catch((error: unknown) => {
-        findings.skipped.push({ path: entry.path, reason: `folder cannot be read (${errorCode(error)})` });
-        return undefined;
-      });
-      findings.files.push(...(inner?.files ?? []));
-      findings.skipped.push(...(inner?.skipped ?? []));
+      await walkFolder(entry.path, findings).catch((error: unknown) => findings.skip(entry.path, `folder cannot be read (${errorCode(error)})`));
       continue;
     }
     const kind = await entryKind(entry.dirent, entry.path);
-    if (kind === 'file') takeIfSupported(entry.path, findings);
-    else findings.skipped.push({ path: entry.path, reason: kind });
+    if (kind === 'file') await takeIfSupported(entry.path, findings);
+    else findings.skip(entry.path, kind);
   }
-  return findings;
 }

@@ -4,14 +4,16 @@ import { join } from 'node:path';
 import { ACCEPTED_TYPES_TEXT } from './file-type.js';
 import { hasSupportedExtension, isHiddenName } from './paths.js';
 
-/** What a search (a folder or a glob) found: files to take, and files it passed over with a reason. */
+/** Where a search (a folder or a glob) reports what it finds, as it finds it: a batch of any size is never listed whole. */
 export interface SearchFindings {
-  files: string[];
-  skipped: { path: string; reason: string }[];
+  /** A file to take; `real` is its real path when the search knows it without asking the file system. */
+  file(path: string, real?: string): Promise<void>;
+  /** A file passed over, and why. */
+  skip(path: string, reason: string): void;
 }
 
 /**
- * Lists the supported files under `folder`, recursively, in a stable order
+ * Reports the supported files under `folder`, recursively, in a stable order
  * (names sorted by code unit at each level, depth first).
  *
  * Rules, and why:
@@ -25,11 +27,8 @@ export interface SearchFindings {
  *   inside a folder the name is all we have to tell documents from the rest.
  * - A subfolder that cannot be read is reported and the walk goes on.
  */
-export async function walkFolder(folder: string, excluded: (path: string) => boolean = () => false): Promise<SearchFindings> {
-  const findings: SearchFindings = { files: [], skipped: [] };
-  const visitedFolders = new Set<string>();
-  await walk(folder, findings, visitedFolders, excluded);
-  return findings;
+export async function walkFolder(folder: string, findings: SearchFindings, excluded: (path: string) => boolean = () => false): Promise<void> {
+  await walk(folder, findings, new Set<string>(), excluded);
 }
 
 async function walk(folder: string, findings: SearchFindings, visitedFolders: Set<string>, excluded: (path: string) => boolean): Promise<void> {
@@ -43,7 +42,7 @@ async function walk(folder: string, findings: SearchFindings, visitedFolders: Se
   for (const entry of entries) {
     const path = join(folder, entry.name);
     if (isHiddenName(entry.name)) {
-      findings.skipped.push({ path, reason: entry.isDirectory() ? 'hidden folder (not searched)' : 'hidden file' });
+      findings.skip(path, entry.isDirectory() ? 'hidden folder (not searched)' : 'hidden file');
       continue;
     }
     if (entry.isDirectory()) {
@@ -51,20 +50,21 @@ async function walk(folder: string, findings: SearchFindings, visitedFolders: Se
       try {
         await walk(path, findings, visitedFolders, excluded);
       } catch (error) {
-        findings.skipped.push({ path, reason: `folder cannot be read (${errorCode(error)})` });
+        findings.skip(path, `folder cannot be read (${errorCode(error)})`);
       }
       continue;
     }
     const kind = await entryKind(entry, path);
-    if (kind === 'file') takeIfSupported(path, findings);
-    else findings.skipped.push({ path, reason: kind });
+    // A plain file's real path is its folder's and its name: no system call for each of a million files.
+    if (kind === 'file') await takeIfSupported(path, findings, entry.isFile() ? join(real, entry.name) : undefined);
+    else findings.skip(path, kind);
   }
 }
 
-/** Adds a file found by searching when its name says it is a document we accept. */
-export function takeIfSupported(path: string, findings: SearchFindings): void {
-  if (hasSupportedExtension(path)) findings.files.push(path);
-  else findings.skipped.push({ path, reason: `not a ${ACCEPTED_TYPES_TEXT} file name (.pdf, .jpg, .jpeg, .png)` });
+/** Takes a file found by searching when its name says it is a document we accept. */
+export async function takeIfSupported(path: string, findings: SearchFindings, real?: string): Promise<void> {
+  if (hasSupportedExtension(path)) await findings.file(path, real);
+  else findings.skip(path, `not a ${ACCEPTED_TYPES_TEXT} file name (.pdf, .jpg, .jpeg, .png)`);
 }
 
 /** 'file', or why the entry is not one: a reason for `skipped`. */

@@ -36,15 +36,26 @@ export function comparePaths(a: string, b: string): number {
   return left.length - right.length;
 }
 
-/** The deepest folder that contains every path (all absolute); `fallback` when there are none. */
-export function commonParentFolder(paths: readonly string[], fallback: string): string {
-  const [first, ...rest] = paths.map((path) => dirname(path).split(sep));
-  if (first === undefined) return fallback;
-  let length = first.length;
-  for (const segments of rest) {
+/**
+ * The deepest folder that contains every path added (all absolute), kept as
+ * paths are found, so that no list of them is needed to know it.
+ */
+export class CommonFolder {
+  private segments?: string[];
+
+  add(path: string): void {
+    const folder = dirname(path).split(sep);
+    if (this.segments === undefined) {
+      this.segments = folder;
+      return;
+    }
     let same = 0;
-    while (same < Math.min(length, segments.length) && segments[same] === first[same]) same++;
-    length = same;
+    while (same < Math.min(this.segments.length, folder.length) && folder[same] === this.segments[same]) same++;
+    if (same < this.segments.length) this.segments.length = same;
   }
-  return first.slice(0, length).join(sep) || sep;
+
+  /** The folder; `fallback` when no path was added. */
+  value(fallback: string): string {
+    return this.segments === undefined ? fallback : this.segments.join(sep) || sep;
+  }
 }

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { appendFile, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { hash53 as hashOf } from '../util/hash53.js';
 import { reserveTempPath, syncFolder } from './atomic-write.js';
 
 export interface ResultsIndexOptions {
@@ -196,15 +196,6 @@ export class ResultsIndex {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
-}
-
-/**
- * A 53-bit hash of a key (the first bits of its SHA-256), exact as a
- * JavaScript number. Keys are not secret; the hash only has to spread them.
- */
-function hashOf(key: string): number {
-  const digest = createHash('sha256').update(key).digest();
-  return digest.readUInt32BE(0) * 2 ** 21 + (digest.readUInt32BE(4) >>> 11);
 }
 
 /**

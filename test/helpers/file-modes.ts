@@ -25,7 +25,9 @@ export function honouringFileModes(command: string, args: string[]): [string, st
 const CALL_EXPORT = `
 const [url, name, json] = process.argv.slice(1);
 const result = await (await import(url))[name](...JSON.parse(json));
-process.stdout.write(JSON.stringify(result));
+// discoverInputs' list is read in slices (it may be on disk): read it whole here, as test/helpers/discovered.ts does.
+const listed = typeof result?.inputs?.slices === 'function' ? { ...result, inputs: [...result.inputs.slices(Number.MAX_SAFE_INTEGER)].flat() } : result;
+process.stdout.write(JSON.stringify(listed));
 `;
 
 /**

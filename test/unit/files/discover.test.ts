@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverInputs, type DiscoveryResult } from '../../../src/files/discover.js';
+import { discoverListed, type ListedDiscovery } from '../../helpers/discovered.js';
 import { hasSupportedExtension } from '../../../src/files/paths.js';
 import { AllowedFolders, isInsideFolder, realPathOf } from '../../../src/files/allowed-folders.js';
 import { callBuiltHonouringFileModes } from '../../helpers/file-modes.js';
@@ -21,9 +21,9 @@ function files(...paths: string[]): void {
   }
 }
 
-const discover = (...args: string[]): Promise<DiscoveryResult> => discoverInputs(args, { cwd: root });
-const shown = (result: DiscoveryResult): string[] => result.inputs.map((input) => input.displayPath);
-const skippedNames = (result: DiscoveryResult): Record<string, string> =>
+const discover = (...args: string[]): Promise<ListedDiscovery> => discoverListed(args, { cwd: root });
+const shown = (result: ListedDiscovery): string[] => result.inputs.map((input) => input.displayPath);
+const skippedNames = (result: ListedDiscovery): Record<string, string> =>
   Object.fromEntries(result.skipped.map((file) => [file.path.slice(root.length + 1), file.reason]));
 
 describe('discoverInputs: files and folders', () => {
@@ -89,7 +89,7 @@ describe('discoverInputs: files and folders', () => {
 
   it('shows paths outside the working folder as absolute', async () => {
     files('elsewhere/a.pdf', 'here/b.pdf');
-    const result = await discoverInputs([join(root, 'elsewhere/a.pdf'), 'b.pdf'], { cwd: join(root, 'here') });
+    const result = await discoverListed([join(root, 'elsewhere/a.pdf'), 'b.pdf'], { cwd: join(root, 'here') });
     expect(shown(result)).toEqual([join(root, 'elsewhere/a.pdf'), 'b.pdf']);
   });
 });
@@ -101,7 +101,7 @@ describe('discoverInputs: folders without read permission', () => {
   it('reports an unreadable subfolder as skipped and an unreadable named folder as a problem', async () => {
     files('in/ok.pdf', 'in/locked/secret.pdf');
     chmodSync(join(root, 'in/locked'), 0o000);
-    const result = await callBuiltHonouringFileModes<DiscoveryResult>('files/discover.js', 'discoverInputs', [['in', 'in/locked'], { cwd: root }]);
+    const result = await callBuiltHonouringFileModes<ListedDiscovery>('files/discover.js', 'discoverInputs', [['in', 'in/locked'], { cwd: root }]);
     expect(shown(result)).toEqual(['in/ok.pdf']);
     expect(skippedNames(result)).toEqual({ 'in/locked': 'folder cannot be read (permission denied)' });
     expect(result.problems).toEqual([{ arg: 'in/locked', code: 'unreadable', message: expect.stringContaining('permission denied') }]);
@@ -196,7 +196,7 @@ describe('discoverInputs: commonBase', () => {
 
 describe('discoverInputs on the fixture corpus', () => {
   it('takes every corpus file with a supported name and reports the rest', async () => {
-    const result = await discoverInputs([CORPUS_DIR]);
+    const result = await discoverListed([CORPUS_DIR]);
     const expected = corpusFiles()
       .map((file) => file.name)
       .filter(hasSupportedExtension)
@@ -211,9 +211,9 @@ describe('discoverInputs on the fixture corpus', () => {
 });
 
 describe('discoverInputs: only inside the allowed folders', () => {
-  const within = async (folders: string[], ...args: string[]): Promise<DiscoveryResult> =>
-    discoverInputs(args, { cwd: root, allowed: await AllowedFolders.of(folders, root) });
-  const problems = (result: DiscoveryResult): [string, string][] => result.problems.map((problem) => [problem.arg, problem.code]);
+  const within = async (folders: string[], ...args: string[]): Promise<ListedDiscovery> =>
+    discoverListed(args, { cwd: root, allowed: await AllowedFolders.of(folders, root) });
+  const problems = (result: ListedDiscovery): [string, string][] => result.problems.map((problem) => [problem.arg, problem.code]);
 
   it('refuses a file, a folder or a glob outside them before listing it', async () => {
     files('in/a.pdf', 'secret/b.pdf', 'secret/c.pdf');

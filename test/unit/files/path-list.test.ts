@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverInputs } from '../../../src/files/discover.js';
+import { discoverListed } from '../../helpers/discovered.js';
 import { PathListError, readPathList, splitPathList } from '../../../src/files/path-list.js';
 
 let root: string;
@@ -41,14 +41,14 @@ describe('discoverInputs with listed paths', () => {
   it('takes listed names literally: a star is part of the name, and a missing one is a problem, not a glob', async () => {
     writeFileSync(join(root, 'a*b.pdf'), 'x');
     writeFileSync(join(root, 'axb.pdf'), 'x');
-    const result = await discoverInputs([], { cwd: root, literal: ['a*b.pdf', 'c*.pdf', 'axb.pdf', 'a*b.pdf'] });
+    const result = await discoverListed([], { cwd: root, literal: ['a*b.pdf', 'c*.pdf', 'axb.pdf', 'a*b.pdf'] });
     expect(result.inputs.map((input) => input.displayPath)).toEqual(['a*b.pdf', 'axb.pdf']);
     expect(result.problems).toEqual([{ arg: 'c*.pdf', code: 'file_not_found', message: 'no such file or folder.' }]);
   });
 
   it('dedupes listed paths against command-line arguments', async () => {
     writeFileSync(join(root, 'same.pdf'), 'x');
-    const result = await discoverInputs(['same.pdf'], { cwd: root, literal: [join(root, 'same.pdf'), './same.pdf'] });
+    const result = await discoverListed(['same.pdf'], { cwd: root, literal: [join(root, 'same.pdf'), './same.pdf'] });
     expect(result.inputs.map((input) => input.path)).toEqual([join(root, 'same.pdf')]);
   });
 });
