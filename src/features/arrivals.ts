@@ -4,6 +4,7 @@ import type { DocumentTask } from '../batch/document-task.js';
 import { toDisplayPath } from '../files/paths.js';
 import { planFiles, type PlanOptions } from './plan-documents.js';
 import type { ArrivalPlanner } from './resume-tasks.js';
+import { PLAN_SLICE, type RunningWindow } from './running-window.js';
 
 export interface PlannedArrivalOptions {
   /** Folder display paths are relative to. */
@@ -22,6 +23,10 @@ export interface PlannedArrivalOptions {
   rejected(outcome: DocumentOutcome): void;
   /** Answered already (its own result, or a copy): nothing is sent for it. */
   reused(outcome: DocumentOutcome): void;
+  /** Holds the next slice back while the runner has enough of these tasks ahead (told of what is yielded). @default no limit */
+  running?: RunningWindow;
+  /** Ends a wait for room in `running`. */
+  stop?: AbortSignal;
 }
 
 /**
@@ -32,14 +37,21 @@ export interface PlannedArrivalOptions {
  */
 export async function* plannedArrivals(source: AsyncIterable<readonly string[]>, options: PlannedArrivalOptions): AsyncGenerator<DocumentTask[]> {
   for await (const paths of source) {
-    const inputs = paths.map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
-    for (const input of inputs) options.arrived?.(input.displayPath, input.path);
-    const planned = await planFiles(inputs, options.root, options.plan);
-    for (const rejected of planned.rejected) options.rejected(rejected);
-    const arrival = await options.planner.plan(planned.documents);
-    const reused = options.checker ? await recheckReused(arrival.reused, options.checker) : arrival.reused;
-    for (const outcome of reused) options.reused(outcome);
-    options.planner.forgetFinished(options.knownAnswers);
-    if (arrival.tasks.length > 0) yield arrival.tasks;
+    // The first look at a folder of 100,000 files is one arrival: it is planned a slice at a time, as extract plans.
+    for (let start = 0; start < paths.length; start += PLAN_SLICE) {
+      const inputs = paths.slice(start, start + PLAN_SLICE).map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
+      await options.running?.roomFor(inputs.length, options.stop);
+      if (options.stop?.aborted) return;
+      for (const input of inputs) options.arrived?.(input.displayPath, input.path);
+      const planned = await planFiles(inputs, options.root, options.plan);
+      for (const rejected of planned.rejected) options.rejected(rejected);
+      const arrival = await options.planner.plan(planned.documents);
+      const reused = options.checker ? await recheckReused(arrival.reused, options.checker) : arrival.reused;
+      for (const outcome of reused) options.reused(outcome);
+      options.planner.forgetFinished(options.knownAnswers);
+      if (arrival.tasks.length === 0) continue;
+      options.running?.took(arrival.tasks);
+      yield arrival.tasks;
+    }
   }
 }

@@ -14,24 +14,13 @@ import { writeFileAtomically } from '../store/atomic-write.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
-import { PLAN_SLICE, RunningWindow } from './running-window.js';
+import { KNOWN_ANSWERS, PLAN_SLICE, RUNNING_AHEAD, RunningWindow } from './running-window.js';
 import { CompactEvery } from './compact-every.js';
 import type { PlannedSlice } from './plan-documents.js';
 
 /** How a hosting run finishes a job a `collect` riding along asks for. */
 type HostedCollect = HostedRun['collectTask'];
 
-
-/**
- * Tasks of the command's own that the runner may hold unfinished before the
- * next slice is planned: enough for the scheduler to choose well (the bench's
- * batches of 10,000 tiny files keep it busy), few enough that 100,000 files
- * are never all in memory.
- */
-const RUNNING_AHEAD = 2_000;
-
-/** Where the answers of this run's latest finished questions are, kept in memory besides the results index (as `watch` does). */
-const KNOWN_ANSWERS = 10_000;
 
 export interface ExtractBatchOptions {
   /** The parts of the command's sources, when some came back from a host before this command hosted the rest. @default the parts among the documents */

@@ -4,6 +4,17 @@ import type { DocumentTask } from '../batch/document-task.js';
 export const PLAN_SLICE = 500;
 
 /**
+ * Tasks of the command's own that the runner may hold unfinished before the
+ * next slice is planned: enough for the scheduler to choose well (the bench's
+ * batches of 10,000 tiny files keep it busy), few enough that 100,000 files
+ * are never all in memory.
+ */
+export const RUNNING_AHEAD = 2_000;
+
+/** Finished questions whose result path is kept (with the results index in use), to answer later copies for free. */
+export const KNOWN_ANSWERS = 10_000;
+
+/**
  * Holds the planning of a batch back while the runner has enough of its
  * tasks ahead: a batch of 100,000 files is planned a slice at a time as the
  * runner gets through it, so only a window of it is ever in memory. It

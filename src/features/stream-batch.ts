@@ -7,6 +7,7 @@ import { checkModelNamesBeforeSending, modelsOfRules } from './check-models.js';
 import type { ModelRules } from './model-rules.js';
 import type { PlanOptions } from './plan-documents.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
+import { KNOWN_ANSWERS } from './running-window.js';
 
 export interface StreamBatchOptions {
   /** Folder display paths are relative to. */
@@ -17,9 +18,6 @@ export interface StreamBatchOptions {
   plan: Omit<PlanOptions, 'cwd' | 'listed' | 'models'> & { models: ModelRules };
   reuse: Omit<ArrivalOptions, 'storeDb'>;
 }
-
-/** Finished questions whose result path is kept, to answer later copies for free. */
-const KNOWN_ANSWERS = 10_000;
 
 /**
  * A batch whose files arrive while it runs (a caller's stream of paths): the

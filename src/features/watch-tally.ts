@@ -4,6 +4,7 @@ import type { WatchEvents, WatchReport } from './watch.js';
 import type { WatchMoves } from './watch-moves.js';
 import { UsageTally } from './usage/usage-record.js';
 import type { CompactEvery } from './compact-every.js';
+import { hash53 } from '../util/hash53.js';
 
 /**
  * What one watch command finished and spent, over every run it makes: it
@@ -20,8 +21,12 @@ export class WatchRecord {
   checksFailed = 0;
   /** What the documents cost and saved, for the command's usage record (a watch keeps no list of outcomes). */
   readonly usage: UsageTally;
-  /** Display path -> result file of each document reported complete, and the run that reported it. */
-  private readonly answered = new Map<string, { output: string; run: number }>();
+  /**
+   * Each document reported complete: by a hash of its display path, a hash
+   * of its result file's path and the run that reported it, packed in one
+   * number (a watch of 100,000 files holds ~70 bytes each, not the two paths).
+   */
+  private readonly answered = new Map<number, number>();
   private runs = 0;
   private requests = 0;
   private credits = 0;
@@ -40,9 +45,11 @@ export class WatchRecord {
    * retook the folder. Once only: the same bytes written again later in this run are news again.
    */
   isRepeat(outcome: DocumentOutcome, run: number): boolean {
-    const answered = this.answered.get(outcome.file);
-    if (outcome.reused === undefined || answered === undefined || answered.run >= run || answered.output !== outcome.output) return false;
-    answered.run = run;
+    const answered = this.answered.get(hash53(outcome.file));
+    if (outcome.reused === undefined || answered === undefined || !outcome.output) return false;
+    const { output, run: reportedIn } = unpack(answered);
+    if (reportedIn >= run || output !== outputHash(outcome.output)) return false;
+    this.answered.set(hash53(outcome.file), pack(output, run));
     return true;
   }
 
@@ -53,8 +60,8 @@ export class WatchRecord {
     if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) {
       this.openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
     }
-    if (outcome.status === 'complete' && outcome.output) this.answered.set(outcome.file, { output: outcome.output, run });
-    else this.answered.delete(outcome.file);
+    if (outcome.status === 'complete' && outcome.output) this.answered.set(hash53(outcome.file), pack(outputHash(outcome.output), run));
+    else this.answered.delete(hash53(outcome.file));
   }
 
   /** A run of the command ended: its report, with what the command's earlier runs spent and finished. */
@@ -64,6 +71,12 @@ export class WatchRecord {
     return { ...run, requests: this.requests, credits: this.credits, counts: this.counts, checksFailed: this.checksFailed, openJobs: this.openJobs, usage: this.usage };
   }
 }
+
+/** Runs of one command below 2^20, output hashes below 2^32: both fit one number exactly (< 2^53). */
+const RUN_BITS = 2 ** 20;
+const outputHash = (output: string): number => hash53(output) % 2 ** 32;
+const pack = (output: number, run: number): number => output * RUN_BITS + (run % RUN_BITS);
+const unpack = (packed: number): { output: number; run: number } => ({ output: Math.floor(packed / RUN_BITS), run: packed % RUN_BITS });
 
 /**
  * One run's view of the watch: remembers the source path of each document

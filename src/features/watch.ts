@@ -19,6 +19,7 @@ import type { UsageTally } from './usage/usage-record.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
+import { KNOWN_ANSWERS, RUNNING_AHEAD, RunningWindow } from './running-window.js';
 
 export interface WatchOptions {
   /** The watched folder, absolute. */
@@ -65,9 +66,6 @@ export interface WatchReport extends ExtractBatchReport {
   usage: UsageTally;
 }
 
-/** Finished questions whose result path is kept, to answer later copies for free. */
-const KNOWN_ANSWERS = 10_000;
-
 /**
  * `docextract watch`: the same runner as `extract`, fed by a hot folder. Each
  * settled arrival is planned exactly as `extract` plans its inputs
@@ -98,6 +96,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   });
   deps.events.watching?.();
 
+  const running = new RunningWindow(RUNNING_AHEAD);
   const arrivals = plannedArrivals(folder.arrivals(), {
     cwd: options.cwd,
     root: options.root,
@@ -109,6 +108,8 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
     // Gone between settling and preflight (renamed or deleted at once): nothing arrived.
     rejected: (outcome) => (outcome.error?.code === 'file_not_found' ? tally.vanished(outcome.file) : tally.documentFinished(outcome)),
     reused: (outcome) => tally.documentFinished(outcome),
+    running,
+    ...(stop ? { stop } : {}),
   });
 
   let report: RunReport;
@@ -118,6 +119,7 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
       onFinished: (outcome, doc) => {
         planner.finished(outcome, doc);
         tally.finished(outcome);
+        running.changed();
       },
       // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
       phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),

@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { DocumentOutcome } from '../../../src/batch/batch-types.js';
 import { WatchRecord } from '../../../src/features/watch-tally.js';
@@ -48,4 +50,20 @@ describe("a watch command's record over its runs", () => {
     const report = record.report({ ...base, requests: 2, credits: 2 });
     expect(report).toMatchObject({ requests: 6, credits: 5, counts: { complete: 2, partial: 0, failed: 0, skipped: 0, interrupted: 0 } });
   });
+
+  it('holds well under 100 bytes a file reported, not its path and its result path (a watch may see 100,000 files)', () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const record = new WatchRecord('/');
+    const run = record.startRun();
+    const files = 50_000;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < files; i++) record.add(outcome(`archive/folder-${i % 100}/scan-${i}.pdf`), run);
+    gc();
+    const perFile = (process.memoryUsage().heapUsed - before) / files;
+    expect(record.isRepeat(outcome('archive/folder-7/scan-4107.pdf', { reused: 'result on disk' }), record.startRun())).toBe(true);
+    expect(perFile).toBeLessThan(100);
+  });
 });
+
