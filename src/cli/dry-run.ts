@@ -31,18 +31,22 @@ export async function printDryRun(ctx: CliContext, batch: DryRunBatch, settings:
   const total = { files: 0, reused: 0, pages: 0, credits: 0, requests: 0 };
   const refused = [...batch.rejected];
   if (json) out.write('{"files":[');
-  for await (const slice of batch.slices) {
-    refused.push(...slice.rejected);
-    let text = '';
-    for (const f of await preview.costs(slice.documents)) {
-      text += json ? `${total.files > 0 ? ',' : ''}${JSON.stringify(f)}` : `${costLine(f)}\n`;
-      total.files += 1;
-      total.reused += f.action === 'reuse' || f.action === 'copy' ? 1 : 0;
-      total.pages += pagesToExtract(f);
-      total.credits += f.credits;
-      total.requests += f.requests;
+  try {
+    for await (const slice of batch.slices) {
+      refused.push(...slice.rejected);
+      let text = '';
+      for (const f of await preview.costs(slice.documents)) {
+        text += json ? `${total.files > 0 ? ',' : ''}${JSON.stringify(f)}` : `${costLine(f)}\n`;
+        total.files += 1;
+        total.reused += f.action === 'reuse' || f.action === 'copy' ? 1 : 0;
+        total.pages += pagesToExtract(f);
+        total.credits += f.credits;
+        total.requests += f.requests;
+      }
+      if (text) out.write(text);
     }
-    if (text) out.write(text);
+  } finally {
+    preview.close();
   }
   const shortestMs = minimumMakespanMs(total.requests, settings.windows);
   const rejected = refused.map(wordedForCli).map((outcome) => ({ file: outcome.file, error: outcome.error }));

@@ -39,7 +39,12 @@ export interface CostPreviewOptions extends Omit<ArrivalOptions, 'preview'> {
  * a resumed job costs its chunks left, a reused or copied file nothing.
  */
 export async function previewCosts(documents: readonly PlannedDocument[], options: CostPreviewOptions): Promise<FileCost[]> {
-  return new CostPreview(options).costs(documents);
+  const preview = new CostPreview(options);
+  try {
+    return await preview.costs(documents);
+  } finally {
+    preview.close();
+  }
 }
 
 /**
@@ -74,6 +79,11 @@ export class CostPreview {
       const credits = !awaitsResult(task.job.phase) ? 0 : task.job.chunks.reduce((sum, chunk) => sum + (chunk.status === 'done' ? 0 : chunk.pageNumbers.length), 0);
       return { ...base, action: 'resume', why, credits, requests };
     });
+  }
+
+  /** Removes what a large preview wrote to disk. */
+  close(): void {
+    this.planner.closePreview();
   }
 }
 

@@ -9,6 +9,7 @@ import { copyResult, readExistingResult, readResultFile, type ResultDocument } f
 import type { KnownResults } from './known-results.js';
 import { correctedData, readReview } from './review/corrections.js';
 import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
+import { PreviewLeaders } from './preview-leaders.js';
 
 export interface ArrivalOptions extends ReuseOptions {
   /** Extract identical files (same question) once and write the result for each. @default true */
@@ -42,7 +43,7 @@ export class ArrivalPlanner {
   /** The task extracting each question in this run. */
   private readonly leaders = new Map<string, DocumentTask>();
   /** In preview, the file leading each question planned so far (its task is not kept: nothing runs). */
-  private readonly previewLeaders = new Map<string, string>();
+  private readonly previewLeaders = new PreviewLeaders();
   /** Results on disk found to answer a question in this run. */
   private readonly known = new Map<string, { output: string; file: string }>();
   /** The question of each document being extracted (by display path), until it finishes. */
@@ -199,6 +200,11 @@ export class ArrivalPlanner {
     for (const [key, leader] of this.leaders) this.previewLeaders.set(key, leader.doc.displayPath);
     this.leaders.clear();
     this.asked.clear();
+  }
+
+  /** Lets go of what a preview wrote to disk (a batch past 10,000 questions). */
+  closePreview(): void {
+    this.previewLeaders.close();
   }
 
   /** Open jobs of earlier runs that no arriving document has claimed: they hold job slots until they expire. */

@@ -6,7 +6,7 @@ import { TakenFiles } from '../../../src/files/taken-files.js';
 import { hash53, HashedIndex } from '../../../src/util/hash53.js';
 
 const cwd = '/home/someone';
-const spillFolders = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith('docextract-found-'));
+const spillFolders = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith('docextract-spill-'));
 
 describe('FoundInputs', () => {
   it('keeps the order and how each file was found, across the files held in memory and those on disk', () => {
