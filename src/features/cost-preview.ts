@@ -8,6 +8,7 @@ import { isSplit } from '../api/limits.js';
 import { join } from 'node:path';
 import type { KnownResults } from './known-results.js';
 import { ArrivalPlanner, type ArrivalOptions } from './resume-tasks.js';
+import { KNOWN_ANSWERS } from './running-window.js';
 
 /** What one file of a planned run would cost, as the run itself decides it. */
 export interface FileCost {
@@ -64,6 +65,8 @@ export class CostPreview {
     const options = this.options;
     const plan = await this.planner.plan(documents);
     this.planner.forgetPlanned();
+    // As the run keeps them: the answers found on disk of the latest questions only, when the results index knows the rest.
+    this.planner.forgetFinished(options.earlier ? KNOWN_ANSWERS : Number.POSITIVE_INFINITY);
     const leaders = new Map<string, DocumentTask>(plan.tasks.map((task) => [task.doc.displayPath, task]));
     const reused = new Map(plan.reused.map((outcome) => [outcome.file, outcome]));
     return documents.map((doc) => {
