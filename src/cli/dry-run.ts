@@ -7,6 +7,7 @@ import { plural } from '../util/plural.js';
 import type { BatchSettings } from './batch-settings.js';
 import type { CliContext } from './context.js';
 import { wordedForCli } from './outcome-words.js';
+import { writeInTurn } from './io.js';
 
 export type DryRunOptions = Omit<CostPreviewOptions, 'storeDb' | 'finalize' | 'now'>;
 
@@ -43,7 +44,8 @@ export async function printDryRun(ctx: CliContext, batch: DryRunBatch, settings:
         total.credits += f.credits;
         total.requests += f.requests;
       }
-      if (text) out.write(text);
+      // A slow reader holds the next slice back: what it has not taken is not queued here.
+      if (text) await writeInTurn(out, text);
     }
   } finally {
     preview.close();

@@ -5,6 +5,25 @@ export interface OutputStream {
   columns?: number;
 }
 
+/**
+ * Writes `text`, then, when the reader is slower than we are (a pipe into
+ * `jq`, a parent that reads late), waits until it has taken what is queued:
+ * Node queues what a pipe has not taken in our memory, so a dry run of a
+ * million files would otherwise hold its whole JSON (~200 bytes a file).
+ */
+export async function writeInTurn(out: OutputStream, text: string): Promise<void> {
+  if (out.write(text) !== false) return;
+  const stream = out as Partial<Pick<NodeJS.WritableStream, 'once' | 'off'>>;
+  if (typeof stream.once !== 'function') return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      for (const event of ['drain', 'close', 'error']) stream.off?.(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'close', 'error']) stream.once?.(event, done);
+  });
+}
+
 export interface CliIO {
   stdout: OutputStream;
   stderr: OutputStream;
