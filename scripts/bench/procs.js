@@ -64,17 +64,26 @@ export function run(command, args, options = {}) {
 
 /** Hands whole lines of a text stream to `onLine` (none when it is undefined). */
 function lineSplitter(onLine) {
-  let partial = '';
+  // The pieces of the line not ended yet: a dry run's JSON is one line of ~200 MB at a million
+  // files, and joining it to each chunk before looking for a newline would take hours (quadratic),
+  // holding the CLI back on a full pipe.
+  let pieces = [];
   return {
     push(text) {
       if (!onLine) return;
-      const lines = (partial + text).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) onLine(line);
+      let start = 0;
+      for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+        pieces.push(text.slice(start, newline));
+        const line = pieces.join('');
+        pieces = [];
+        start = newline + 1;
+        onLine(line);
+      }
+      if (start < text.length) pieces.push(text.slice(start));
     },
     flush() {
-      if (onLine && partial !== '') onLine(partial);
-      partial = '';
+      if (onLine && pieces.length > 0) onLine(pieces.join(''));
+      pieces = [];
     },
   };
 }
