@@ -26,6 +26,7 @@
  * and for a server that trickles bytes to keep the idle timers alive.
  */
 import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { keptPool } from './kept-pool.js';
 import type { ApiTimeouts, Endpoint } from './types.js';
 
 /** The timeouts {@link ApiClient} uses for each one not given in `ApiClientOptions.timeouts`; each is explained on {@link ApiTimeouts}. */
@@ -82,6 +83,8 @@ export function sharedDispatcher(t: Required<ApiTimeouts>): Dispatcher {
       headersTimeout: t.headersMs,
       bodyTimeout: t.bodyMs,
       keepAliveTimeout: KEEP_ALIVE_MS,
+      // Keep-alive must survive a dropped connection (see kept-pool.ts).
+      factory: keptPool,
     });
     sharedDispatchers.set(key, dispatcher);
   }

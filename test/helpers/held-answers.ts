@@ -8,20 +8,33 @@ import { runningCommands } from './one-client.js';
 import { waitFor } from './wait-for.js';
 
 export interface HeldAnswers {
-  /** For the emulator's options: every answer but the free checks (models, health) waits while held. */
+  /** For the emulator's options: every answer but the free checks (models, health), or those of `endpoints`, waits while held. */
   holdAnswer: NonNullable<EmulatorOptions['holdAnswer']>;
+  /** Starts holding (for a hold made with `held: false`): requests arriving from now on wait. */
+  hold(): void;
   /** Lets every held answer go, and holds none from now on. */
   release(): void;
 }
 
-export function holdAnswersUntilReleased(): HeldAnswers {
-  let holding = true;
+export interface HoldOptions {
+  /** Hold only these endpoints' answers. @default all but models and health */
+  endpoints?: readonly EmulatorEndpoint[];
+  /** Hold from the start; false waits for `hold()`. @default true */
+  held?: boolean;
+}
+
+export function holdAnswersUntilReleased(options: HoldOptions = {}): HeldAnswers {
+  let holding = options.held ?? true;
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
   // A command's free check of the models comes before it joins: holding it would hold the join.
   const free: readonly EmulatorEndpoint[] = ['models', 'health'];
+  const held = (endpoint: EmulatorEndpoint): boolean => (options.endpoints ? options.endpoints.includes(endpoint) : !free.includes(endpoint));
   return {
-    holdAnswer: (endpoint) => (holding && !free.includes(endpoint) ? released : undefined),
+    holdAnswer: (endpoint) => (holding && held(endpoint) ? released : undefined),
+    hold() {
+      holding = true;
+    },
     release() {
       holding = false;
       release();

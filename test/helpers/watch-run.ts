@@ -42,7 +42,8 @@ export function startWatchOnFakeClock(args: string[], env: NodeJS.ProcessEnv, cl
     const deadline = Date.now() + realTimeoutMs;
     while (!(await loop())) {
       if (result && !(await loop())) throw new Error(`watch ended (exit ${result.code}) before ${what}:\n${result.stderr}`);
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      // How far it got tells a slow machine (most lines printed) from a stuck run (none since the start).
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} after ${realTimeoutMs} ms (${parseNdjson(output.stdout).length} NDJSON lines printed)`);
     }
   };
   return {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEvent } from '../../../src/emulator/index.js';
 import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson } from '../../helpers/workspace.js';
 import { commandRig, waitFor } from '../../helpers/one-client.js';
@@ -17,9 +18,16 @@ const track = rig.track;
 describe('many commands, one client: collect', () => {
   it('collect <id> and jobs --refresh while an extract finishes that job: all exit 0 (jobs lists the running command) with the complete result; each chunk processed and the job finalized once, by one worker', async () => {
     const answers: { endpoint: string | null; code?: string }[] = [];
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 }, onRequest: (entry) => answers.push(entry) }));
+    // From the first chunk processed on, the extract's process answers wait until collect has said
+    // it waits on the running command: the job is still being finished when collect asks, however
+    // slowly the two other commands start (they ask `result` only, which is never held).
+    const processAnswers = holdAnswersUntilReleased({ endpoints: ['process'], held: false });
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 }, holdAnswer: processAnswers.holdAnswer, onRequest: (entry) => answers.push(entry) }));
     const events: EmulatorEvent[] = [];
-    emu.events.on('event', (event: EmulatorEvent) => events.push(event));
+    emu.events.on('event', (event: EmulatorEvent) => {
+      events.push(event);
+      if (event.type === 'chunk_processed') processAnswers.hold();
+    });
     const ws = makeWorkspace({ 'sixty.pdf': 'pdf/pages-60.pdf' });
     const env = emulatorEnv(emu);
     const extract = track(startChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env));
@@ -34,7 +42,11 @@ describe('many commands, one client: collect', () => {
     expect(listed).toContainEqual(expect.objectContaining({ kind: 'command', role: 'host', pid: extract.child.pid, command: expect.stringContaining('docextract extract') }));
     expect(listed).toContainEqual(expect.objectContaining({ kind: 'job', parent_job_id: jobId, server: expect.objectContaining({ chunks_total: 20 }) }));
 
-    const collect = await runChildCli(['collect', jobId, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env);
+    const collecting = track(startChildCli(['collect', jobId, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env));
+    await waitFor(() => collecting.stderrSoFar().includes(`job ${jobId} is being finished by the running command`), 'collect to wait on the running command');
+    expect(events.filter((event) => event.type === 'finalize')).toHaveLength(0);
+    processAnswers.release();
+    const collect = await collecting.done;
     expectNoStackTrace(collect.stderr);
     expect(collect.code, collect.stderr).toBe(0);
     expect(collect.stderr).toMatch(new RegExp(`job ${jobId} is being finished by the running command`));

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { EmulatorEvent } from '../../../src/emulator/index.js';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, readJournal, startTestEmulator } from '../../helpers/emulator-run.js';
+import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
@@ -20,7 +21,10 @@ const rig = commandRig();
 
 describe('many commands, one client: an election after the host crashes', () => {
   it('kill -9 of the host under two extracts and a watch riding along: one of them hosts, the others ride along on it; the extracts finish every file and exit 0; the watch survives and takes a file dropped after the crash', { timeout: 120_000 }, async () => {
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    // Every answer waits until all three ride along: on a busy machine the riders start slowly, and one
+    // with its few files done would have left before the last joined.
+    const held = holdAnswersUntilReleased();
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 }, holdAnswer: held.holdAnswer }));
     const processed = new Set<string>();
     emu.events.on('event', (event: EmulatorEvent) => event.type === 'chunk_processed' && event.sha256 && processed.add(event.sha256));
     const ws = makeWorkspace({
@@ -44,6 +48,7 @@ describe('many commands, one client: an election after the host crashes', () => 
     const watch = rig.track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-inbox'), '--settle', '100ms', ...rate], env));
     const riders = [a, b, watch].map((run) => run.child.pid as number);
     await waitFor(() => riders.every((pid) => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === pid)), 'all three riding along');
+    held.release();
     // Split jobs journaled (a chunk of each processed) before the kill, a rider's among them: it must be resumed, not uploaded again.
     const splits = ['h/thirty.pdf', 'h/twelve.pdf', 'a/seven.pdf'].map((name) => sha256Of(join(ws.inputs, name)));
     await waitFor(() => splits.every((sha) => processed.has(sha)), 'a chunk of each split job, seven.pdf of the first rider included');

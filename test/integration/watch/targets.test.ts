@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChildCli } from '../../helpers/child-run.js';
+import { emulatorEnv, startTestEmulator } from '../../helpers/emulator-run.js';
 import { isolatedEnv } from '../../helpers/run-cli.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { makeWorkspace } from '../../helpers/workspace.js';
@@ -36,19 +37,23 @@ describe('docextract watch: where results and moved files go', () => {
   it('a result folder inside the watched folder is fine (it is never taken from)', async () => {
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
-    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: KEY });
-    const run = startChildCli(['watch', ws.inputs, '--out', join(ws.inputs, 'results')], env);
-    // It gets past the check and watches (the unreachable service is said, and the watch goes on).
+    // A local emulator, not an unresolvable name: before it says `watching` the watch reads the
+    // model list, and a name lookup on a loaded machine (or a slow resolver) is no part of this test.
+    const emu = await startTestEmulator();
+    const run = startChildCli(['watch', ws.inputs, '--out', join(ws.inputs, 'results')], emulatorEnv(emu));
+    // It gets past the check and watches.
     // A watch never ends by itself: killed if the wait fails (or the child ended without watching).
     try {
       await waitFor(() => run.stderrSoFar().includes('watching ') || run.child.exitCode !== null, 'the watch to start');
       expect(run.stderrSoFar()).toContain('watching ');
     } catch (error) {
       run.child.kill('SIGKILL');
-      throw error;
+      await emu.close();
+      throw new Error(`${(error as Error).message}; its stderr:\n${run.stderrSoFar()}`);
     }
     run.child.kill('SIGTERM');
     const done = await run.done;
+    await emu.close();
     expect(done.code).toBe(130);
     expect(done.stderr).not.toMatch(/the watched folder/);
   });
