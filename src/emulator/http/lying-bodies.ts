@@ -9,7 +9,7 @@ const PAD_SUFFIX = Buffer.from('"}}');
 const PIECE_BYTES = 64 * 1024;
 
 /** Resolves on 'drain', or on 'close' when the client has gone. */
-function drainedOrClosed(res: ServerResponse): Promise<void> {
+export function drainedOrClosed(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       res.off('drain', done);

@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, DEFAULT_RESPONSE_CAPS, ResponseTooLargeError, type ApiClientOptions } from '../../../src/api/index.js';
+import { drainedOrClosed } from '../../../src/emulator/http/lying-bodies.js';
 import { KEY, UA } from './helpers.js';
 
 const MIB = 1024 * 1024;
@@ -61,23 +62,6 @@ async function streamFiller(res: http.ServerResponse, bytes: number): Promise<vo
     if (!res.write(block)) await drainedOrClosed(res);
   }
   if (!res.destroyed) res.end('"}}');
-}
-
-/**
- * The next `drain`, or `close` when the client cut the read. Not a race of
- * two `once()`s: the loser's listeners (its `close` and `error`) stay on
- * `res`, one pair per wait, past MaxListeners within a single answer.
- */
-function drainedOrClosed(res: http.ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 /** ~64 MiB of spaces, gzipped (a few tens of KiB), built without holding 64 MiB. */
