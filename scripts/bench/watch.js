@@ -103,7 +103,7 @@ async function burst(section, home, emulator) {
 }
 
 /**
- * The race chokidar loses (paulmillr/chokidar#1471): 250 new folders of 8 files each, every folder
+ * The race of a new folder's first moments (its files written before its watch is in place): 250 new folders of 8 files each, every folder
  * filled the moment it exists by another process. Files with no result once the rest are done (and
  * one pass period and the settle time have gone by) were missed.
  */
@@ -169,8 +169,7 @@ async function unreported(section, home, emulator) {
 
 /**
  * 10,000 files in ten batches of 1,000, each dropped once the last is done, with --move-done (a hot
- * folder that drains: files left in place each keep a chokidar watcher, about 6 MB per 1,000): peak
- * RSS, and RSS after each batch.
+ * folder that drains): peak RSS, and RSS after each batch.
  */
 async function memory(section, home, emulator) {
   const staging = join(home, 'staging');

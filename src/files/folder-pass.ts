@@ -12,13 +12,16 @@ const STATS_AT_ONCE = 64;
  * nothing is read or hashed). Folders are walked with an explicit stack, so a
  * deep tree cannot overflow the call stack; links to folders are not
  * followed (as the watch does not follow them); a folder that cannot be read
- * is passed over (the watch reports it). Returns how many files it saw.
+ * is passed over (the watch reports it). `entering` is told of each folder
+ * before it is read, so a watch placed there misses nothing written after
+ * the read. Returns how many files it saw.
  */
 export async function passOverFolder(
   root: string,
   ignored: (path: string, isFolder: boolean) => boolean,
   found: (path: string, look: FileLook) => void,
   stopped: () => boolean = () => false,
+  entering: (folder: string) => void = () => undefined,
 ): Promise<number> {
   const folders = [root];
   let seen = 0;
@@ -36,6 +39,7 @@ export async function passOverFolder(
   };
   while (folders.length > 0 && !stopped()) {
     const folder = folders.pop() as string;
+    entering(folder);
     let entries: Dirent[];
     try {
       entries = await readdir(folder, { withFileTypes: true });

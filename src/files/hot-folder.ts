@@ -1,15 +1,9 @@
-import { basename, join, relative, sep } from 'node:path';
-import type { Stats } from 'node:fs';
-// chokidar (5.x, the last major for Node 20): well kept and used by most of
-// the Node ecosystem's watchers; it folds the platforms' fs.watch quirks into
-// add/change/unlink, turns an editor's atomic save (unlink + add) into one
-// change, and has a polling mode for SMB/NFS shares and container mounts where
-// change events never arrive (--poll). Its `awaitWriteFinish` is not used: it
-// settles on real timers, while SettledFiles settles on our injected clock.
-import { watch, type ChokidarOptions, type FSWatcher } from 'chokidar';
+import { lstat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { passOverFolder } from './folder-pass.js';
+import { FolderWatches, watchWithFs, type WatchOneFolder } from './folder-watches.js';
 import { isHiddenName } from './paths.js';
 import { isCandidateFile, isTemporaryOrHiddenName, SettledFiles } from './settled-files.js';
 
@@ -19,7 +13,11 @@ export interface HotFolderOptions {
   clock: Clock;
   /** @default 2000 */
   settleMs?: number;
-  /** Poll every this many ms instead of waiting for change events. @default undefined (events) */
+  /**
+   * Walk the folder every this many ms instead of waiting for change events
+   * (network shares and container mounts, where events for writes made
+   * elsewhere never arrive). @default undefined (events)
+   */
   pollMs?: number;
   /**
    * Walk the whole folder this often for what change events missed (a file
@@ -33,21 +31,14 @@ export interface HotFolderOptions {
   onError?: (message: string) => void;
   /** The number of files seen but not yet completely written, when it changes. */
   onSettling?: (count: number) => void;
-  /** Makes the watcher (tests inject one that loses events). @default chokidar's watch */
-  watchFolder?: (root: string, options: ChokidarOptions) => FSWatcher;
+  /** Watches one folder (tests inject one that loses events). @default `fs.watch` */
+  watchFolder?: WatchOneFolder;
 }
 
 /** Default period of the pass over the whole folder. */
 export const DEFAULT_PASS_MS = 30_000;
 /** The shortest pass period once events cannot be trusted (the system refused a watch). */
 const DEGRADED_PASS_FLOOR_MS = 5_000;
-/**
- * chokidar reads a new folder and only then watches it (paulmillr/chokidar#1471,
- * #1112): a file created between the two gets no event. A new folder is read
- * again this long after it appears, and again after the settle time.
- */
-const NEW_FOLDER_LOOK_AGAIN_MS = 250;
-
 /** Error codes of a system that refuses another watch, with what to do about it. */
 const WATCH_LIMITS: Record<string, string> = {
   ENOSPC: 'the system refused another file watch (ENOSPC: fs.inotify.max_user_watches is reached). Raise it with `sudo sysctl fs.inotify.max_user_watches=524288` (and in /etc/sysctl.conf to keep it), or run with --poll',
@@ -60,32 +51,38 @@ const WATCH_LIMITS: Record<string, string> = {
  * takes what is already there (what arrived while nobody watched), through
  * the same settle time.
  *
+ * Each folder of the tree has one watch (FolderWatches), placed before the
+ * folder is read, so a file is either in the read or named by an event. An
+ * event only says which entry to look at; the look decides: a file starts
+ * (or goes on) settling, a new folder is watched and read, a name that is
+ * gone is forgotten.
+ *
  * Events are a hint; the folder is the truth. Change events are best effort
- * everywhere (a new folder's first moments, inotify's queue overflowing or
- * its watch limit, network shares that send none), so besides them a pass
- * walks the folder every `passMs` (names, sizes and mtimes; nothing is read)
- * and feeds what they missed into the same settle logic, which takes each
- * file once.
+ * everywhere (inotify's queue overflowing or its watch limit, network shares
+ * that send none), so besides them a pass walks the folder every `passMs`
+ * (names, sizes and mtimes; nothing is read) and feeds what they missed into
+ * the same settle logic, which takes each file once. A pass also watches any
+ * folder whose watch was missed.
  */
 export class HotFolder {
   private readonly settled: SettledFiles;
   private readonly checking: Promise<void>;
-  private readonly passing: Promise<void>;
+  private passing?: Promise<void>;
   private ready: string[] = [];
   private waiter?: () => void;
   private closed = false;
-  private readonly stop = new AbortController();
   private passMs: number;
   private passNow?: () => void;
   private readonly said = new Set<string>();
-  /** The initial scan is done: folders that appear from now on are new. */
-  private started = false;
+  /** Undefined when polling: the passes are then the only way files are found. */
+  private readonly watches?: FolderWatches;
+  /** Paths being looked at after an event, and whether another event came meanwhile (look once more). */
+  private readonly looking = new Map<string, boolean>();
+  /** Looks after events still running: close waits for them. */
+  private readonly lookingAt = new Set<Promise<void>>();
 
-  private constructor(
-    private readonly watcher: FSWatcher,
-    private readonly options: HotFolderOptions,
-  ) {
-    this.passMs = options.passMs ?? DEFAULT_PASS_MS;
+  private constructor(private readonly options: HotFolderOptions) {
+    this.passMs = options.pollMs === undefined ? (options.passMs ?? DEFAULT_PASS_MS) : Math.min(options.pollMs, options.passMs ?? Infinity);
     this.settled = new SettledFiles({
       clock: options.clock,
       settleMs: options.settleMs,
@@ -95,44 +92,29 @@ export class HotFolder {
         this.waiter?.();
       },
     });
+    if (options.pollMs === undefined) {
+      this.watches = new FolderWatches(options.watchFolder ?? watchWithFs, {
+        changed: (folder, name) => this.changed(folder, name),
+        failed: (folder, error) => this.watchFailed(folder, error),
+      });
+    }
     this.checking = this.settled.run();
-    this.passing = this.passes();
   }
 
   /** Starts watching; resolves once the files already in the folder have been found. */
   static async start(options: HotFolderOptions): Promise<HotFolder> {
     const exclude = options.exclude ?? [];
-    // An excluded folder that is the root or holds it excludes everything: chokidar would never even say it is ready.
+    // An excluded folder that is the root or holds it excludes everything.
     const holder = exclude.find((folder) => options.root === folder || options.root.startsWith(`${folder}${sep}`));
     if (holder !== undefined) throw new Error(`cannot watch ${options.root}: it is inside ${holder}, which is never taken from`);
-    const watcher = (options.watchFolder ?? watch)(options.root, {
-      ignored: (path: string, stats?: Stats) => isIgnored(options.root, exclude, path, stats?.isFile() ? 'file' : undefined),
-      ignoreInitial: false,
-      followSymlinks: false, // like the folder walk of `extract`: a link to a folder may leave the inbox or loop
-      usePolling: options.pollMs !== undefined,
-      ...(options.pollMs !== undefined ? { interval: options.pollMs, binaryInterval: options.pollMs } : {}),
-      awaitWriteFinish: false,
-      persistent: true,
-    });
-    const folder = new HotFolder(watcher, options);
-    watcher.on('add', (path) => void folder.settled.seen(path));
-    watcher.on('change', (path) => void folder.settled.seen(path));
-    watcher.on('unlink', (path) => folder.settled.gone(path));
-    watcher.on('addDir', (path) => {
-      if (folder.started) void folder.lookAgainAt(path);
-    });
-    // chokidar drops a second 'change' of a path within 50 ms of the first,
-    // with no trailing event: a file taken and then rewritten at once would
-    // go unseen. Raw fs.watch events are not throttled; they only make
-    // SettledFiles look again at files it already knows.
-    watcher.on('raw', (_event, name, details) => {
-      const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-      if (!name || typeof watched !== 'string') return;
-      void folder.settled.touched(basename(watched) === name ? watched : join(watched, name));
-    });
-    watcher.on('error', (error) => folder.watcherFailed(error));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-    folder.started = true;
+    const folder = new HotFolder(options);
+    try {
+      await folder.pass();
+    } catch (error) {
+      await folder.close();
+      throw error;
+    }
+    folder.passing = folder.passes();
     return folder;
   }
 
@@ -155,27 +137,30 @@ export class HotFolder {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.stop.abort(new Error('closed'));
+    this.watches?.closeAll();
     this.waiter?.();
     this.passNow?.();
     this.settled.close();
-    await Promise.all([this.watcher.close(), this.checking, this.passing]);
+    await Promise.all([this.checking, this.passing, ...this.lookingAt]);
   }
 
-  /** One pass over `folder` (the whole watched folder by default), for what events missed. */
+  /**
+   * One pass over `folder` (the whole watched folder by default), for what
+   * events missed; each folder is watched before it is read.
+   */
   async pass(folder = this.options.root): Promise<void> {
-    const exclude = this.options.exclude ?? [];
     const whole = folder === this.options.root;
     // Known files not found by a pass over the whole folder were removed or renamed: look again (they are forgotten once gone).
     const unseen = whole ? new Set(this.settled.knownPaths()) : undefined;
     await passOverFolder(
       folder,
-      (path, isFolder) => isIgnored(this.options.root, exclude, path, isFolder ? 'folder' : 'file'),
+      (path, isFolder) => this.ignored(path, isFolder ? 'folder' : 'file'),
       (path, look) => {
         unseen?.delete(path);
         this.settled.observed(path, look);
       },
       () => this.closed,
+      (entered) => this.watches?.add(entered),
     );
     if (unseen && !this.closed) await Promise.all([...unseen].map((path) => this.settled.touched(path)));
   }
@@ -195,33 +180,74 @@ export class HotFolder {
     }
   }
 
-  /** A new folder: read it again once its watch is surely in place. */
-  private async lookAgainAt(folder: string): Promise<void> {
-    for (const delay of [NEW_FOLDER_LOOK_AGAIN_MS, Math.max(NEW_FOLDER_LOOK_AGAIN_MS, this.options.settleMs ?? 2000)]) {
-      try {
-        await this.options.clock.sleep(delay, this.stop.signal);
-      } catch {
-        return; // closed
-      }
-      await this.pass(folder).catch(() => undefined); // gone again, or unreadable: the watcher says so
+  /** An event in `folder`: look at the entry it names (at the whole folder when it names none). */
+  private changed(folder: string, name: string | null): void {
+    if (this.closed) return;
+    const path = name === null ? folder : join(folder, name);
+    // A burst writes a file in many events: one look at a time per path, and one more if events came during it.
+    if (this.looking.has(path)) {
+      this.looking.set(path, true);
+      return;
+    }
+    const look = (async () => {
+      do {
+        this.looking.set(path, false);
+        await this.lookAt(path, name === null).catch((error: unknown) => this.say(`look:${errorText(error)}`, `watching ${this.options.root}: ${errorText(error)}`));
+      } while (this.looking.get(path) === true && !this.closed);
+    })();
+    this.lookingAt.add(look);
+    void look.finally(() => {
+      this.looking.delete(path);
+      this.lookingAt.delete(look);
+    });
+  }
+
+  /**
+   * What an event's path is now: a file settles, a folder (new, or renamed
+   * into the tree) is watched and read, a path that is gone is forgotten
+   * (with the watches below it). Links to folders are not followed, as the
+   * folder walk of `extract` does not follow them.
+   */
+  private async lookAt(path: string, wholeFolder: boolean): Promise<void> {
+    if (this.ignored(path, undefined)) return;
+    const stats = await lstat(path).catch(() => undefined);
+    if (this.closed) return;
+    if (!stats) {
+      this.watches?.removeTree(path);
+      this.settled.gone(path);
+      return;
+    }
+    if (stats.isDirectory()) {
+      if (this.ignored(path, 'folder')) return;
+      // New, or replaced under the same name: its old watch (if any) follows the old folder.
+      if (!wholeFolder) this.watches?.removeTree(path);
+      await this.pass(path);
+    } else if (!this.ignored(path, 'file')) {
+      if (stats.isFile()) this.settled.observed(path, { size: stats.size, mtimeMs: stats.mtimeMs });
+      else if (stats.isSymbolicLink()) await this.settled.seen(path);
     }
   }
 
   /**
-   * A watcher error is said once per kind; a refused watch (the system's
-   * limit) also makes the passes come as often as files settle, since events
-   * can no longer be trusted. Either way a pass runs at once.
+   * A watch the system refused or that failed is said once per kind; a
+   * refused watch (the system's limit) also makes the passes come as often
+   * as files settle, since events can no longer be trusted. Either way a
+   * pass runs at once, and passes go on trying to watch the folders.
    */
-  private watcherFailed(error: unknown): void {
+  private watchFailed(folder: string, error: unknown): void {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     const limit = code === undefined ? undefined : WATCH_LIMITS[code];
     if (limit) {
       this.passMs = Math.min(this.passMs, Math.max(DEGRADED_PASS_FLOOR_MS, this.options.settleMs ?? 2000));
       this.say(`limit:${code}`, `watching ${this.options.root}: ${limit}. Until then files are found by a pass over the folder every ${formatDuration(this.passMs)}.`);
     } else {
-      this.say(`error:${code ?? errorText(error)}`, `watching ${this.options.root}: ${errorText(error)}`);
+      this.say(`error:${code ?? errorText(error)}`, `watching ${folder}: ${errorText(error)}`);
     }
     this.passNow?.();
+  }
+
+  private ignored(path: string, kind: 'file' | 'folder' | undefined): boolean {
+    return isIgnored(this.options.root, this.options.exclude ?? [], path, kind);
   }
 
   private say(key: string, message: string): void {
@@ -238,8 +264,8 @@ function errorText(error: unknown): string {
 /**
  * What is never taken from the folder: hidden folders and files, temporary
  * names, files that are not documents, and the excluded folders (results
- * written inside the inbox must not come back as arrivals). chokidar asks
- * once without stats for every path (kind undefined), and again with them.
+ * written inside the inbox must not come back as arrivals). With the kind
+ * undefined, only what the path alone tells.
  */
 function isIgnored(root: string, exclude: readonly string[], path: string, kind: 'file' | 'folder' | undefined): boolean {
   if (exclude.some((folder) => path === folder || path.startsWith(`${folder}${sep}`))) return true;

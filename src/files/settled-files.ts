@@ -48,8 +48,8 @@ interface Watched {
 /**
  * Decides when a file that is being written is complete: its size and mtime
  * unchanged for the settle time, measured on the injected clock, so tests move
- * time by hand. chokidar's own `awaitWriteFinish` does the same on real
- * timers (setTimeout polling), which a fake clock cannot drive; hence this.
+ * time by hand. chokidar's `awaitWriteFinish` does the same on real timers
+ * (setTimeout polling), which a fake clock cannot drive; hence this.
  *
  * A look records the clock *after* its stat returned, and a check reads the
  * clock *before* its stat is issued: two equal looks then bracket the whole

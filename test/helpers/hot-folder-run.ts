@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { ChokidarOptions, FSWatcher } from 'chokidar';
+import type { WatchOneFolder } from '../../src/files/folder-watches.js';
 import { HotFolder } from '../../src/files/hot-folder.js';
 import { FakeClock } from './fake-clock.js';
 
@@ -25,7 +25,7 @@ export interface HotFolderRun {
   close(): Promise<void>;
 }
 
-export async function startHotFolder(options: { passMs?: number; settleMs?: number; watchFolder?: (root: string, options: ChokidarOptions) => FSWatcher } = {}): Promise<HotFolderRun> {
+export async function startHotFolder(options: { passMs?: number; pollMs?: number; settleMs?: number; watchFolder?: WatchOneFolder } = {}): Promise<HotFolderRun> {
   const root = mkdtempSync(join(tmpdir(), 'docextract-inbox-'));
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   const messages: string[] = [];
@@ -35,6 +35,7 @@ export async function startHotFolder(options: { passMs?: number; settleMs?: numb
     clock,
     settleMs: options.settleMs ?? 2000,
     ...(options.passMs !== undefined ? { passMs: options.passMs } : {}),
+    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
     ...(options.watchFolder ? { watchFolder: options.watchFolder } : {}),
     onError: (message) => messages.push(message),
     onSettling: (count) => (settling = count),

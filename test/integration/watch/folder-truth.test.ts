@@ -1,6 +1,6 @@
 /**
  * The whole command, on the real file system: subfolders made and filled
- * at once (whose files chokidar can miss) are all extracted, each content
+ * at once (written before their watch is in place) are all extracted, each content
  * uploaded once, to the same result paths `extract` of the folder gives.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';

@@ -28,7 +28,6 @@ vi.mock('pdf-lib', async (load) => counted('pdf-lib', await load()));
 vi.mock('@modelcontextprotocol/sdk/server/mcp.js', async (load) => counted('@modelcontextprotocol/sdk/server/mcp.js', await load()));
 vi.mock('@modelcontextprotocol/sdk/server/stdio.js', async (load) => counted('@modelcontextprotocol/sdk/server/stdio.js', await load()));
 vi.mock('@modelcontextprotocol/sdk/types.js', async (load) => counted('@modelcontextprotocol/sdk/types.js', await load()));
-vi.mock('chokidar', async (load) => counted('chokidar', await load()));
 vi.mock('ora', async (load) => counted('ora', await load()));
 vi.mock('cli-progress', async (load) => counted('cli-progress', await load()));
 vi.mock('undici', async (load) => counted('undici', await load()));
@@ -42,7 +41,7 @@ vi.mock('picomatch', async (load) => counted('picomatch', await load()));
 // Every dependency src/ imports at run time but commander (the CLI itself) and chalk (its colours).
 // ajv itself is reached only through ajv/dist/2020.js (its validators): counting that one counts it.
 // pdf.js (pdfjs-dist) is never imported by Node: the review page's browser loads it from disk.
-const HEAVY = ['ajv/dist/2020.js', 'ajv-formats', 'pdf-lib', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', '@modelcontextprotocol/sdk/types.js', 'chokidar', 'ora', 'cli-progress', 'undici', 'fast-glob', 'csv-stringify', 'conf', 'zod', 'p-queue', 'picomatch'];
+const HEAVY = ['ajv/dist/2020.js', 'ajv-formats', 'pdf-lib', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', '@modelcontextprotocol/sdk/types.js', 'ora', 'cli-progress', 'undici', 'fast-glob', 'csv-stringify', 'conf', 'zod', 'p-queue', 'picomatch'];
 /** What only some commands need: schemas (ajv), cutting PDFs (pdf-lib), serving agents (the MCP SDK). */
 const ONLY_WHEN_NEEDED = ['ajv/dist/2020.js', 'ajv-formats', 'pdf-lib', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', '@modelcontextprotocol/sdk/types.js'];
 
