@@ -5,6 +5,7 @@ import type { WatchMoves } from './watch-moves.js';
 import { UsageTally } from './usage/usage-record.js';
 import type { CompactEvery } from './compact-every.js';
 import { hash53 } from '../util/hash53.js';
+import { HashedRecords } from '../util/hashed-records.js';
 
 /**
  * What one watch command finished and spent, over every run it makes: it
@@ -24,9 +25,10 @@ export class WatchRecord {
   /**
    * Each document reported complete: by a hash of its display path, a hash
    * of its result file's path and the run that reported it, packed in one
-   * number (a watch of 100,000 files holds ~70 bytes each, not the two paths).
+   * number, in a typed table (a watch of 100,000 files holds 21 to 43 bytes
+   * each, not the two paths).
    */
-  private readonly answered = new Map<number, number>();
+  private readonly answered = new HashedRecords(1);
   private runs = 0;
   private requests = 0;
   private credits = 0;
@@ -45,11 +47,11 @@ export class WatchRecord {
    * retook the folder. Once only: the same bytes written again later in this run are news again.
    */
   isRepeat(outcome: DocumentOutcome, run: number): boolean {
-    const answered = this.answered.get(hash53(outcome.file));
-    if (outcome.reused === undefined || answered === undefined || !outcome.output) return false;
-    const { output, run: reportedIn } = unpack(answered);
+    const slot = this.answered.find(hash53(outcome.file));
+    if (outcome.reused === undefined || slot < 0 || !outcome.output) return false;
+    const { output, run: reportedIn } = unpack(this.answered.at(slot, 0));
     if (reportedIn >= run || output !== outputHash(outcome.output)) return false;
-    this.answered.set(hash53(outcome.file), pack(output, run));
+    this.answered.set(hash53(outcome.file), [pack(output, run)]);
     return true;
   }
 
@@ -60,7 +62,7 @@ export class WatchRecord {
     if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) {
       this.openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
     }
-    if (outcome.status === 'complete' && outcome.output) this.answered.set(hash53(outcome.file), pack(outputHash(outcome.output), run));
+    if (outcome.status === 'complete' && outcome.output) this.answered.set(hash53(outcome.file), [pack(outputHash(outcome.output), run)]);
     else this.answered.delete(hash53(outcome.file));
   }
 

@@ -14,28 +14,32 @@ const STATS_AT_ONCE = 64;
  * followed (as the watch does not follow them); a folder that cannot be read
  * is passed over (the watch reports it). `entering` is told of each folder
  * before it is read, so a watch placed there misses nothing written after
- * the read. Returns how many files it saw.
+ * the read. Returns how many files it saw, and how many folders it could
+ * not read.
  */
 export async function passOverFolder(
   root: string,
   ignored: (path: string, isFolder: boolean) => boolean,
-  found: (path: string, look: FileLook) => void,
+  /** A file found; a promise returned holds the pass until it resolves (the reader is behind). */
+  found: (path: string, look: FileLook) => void | Promise<void>,
   stopped: () => boolean = () => false,
   entering: (folder: string) => void = () => undefined,
-): Promise<number> {
+): Promise<{ files: number; unreadFolders: number }> {
   const folders = [root];
   let seen = 0;
+  let unreadFolders = 0;
   let batch: string[] = [];
   const flush = async (): Promise<void> => {
-    const looks = await Promise.all(batch.map(lookAt));
-    looks.forEach((look, i) => {
-      const path = batch[i];
-      if (look && path !== undefined) {
-        seen += 1;
-        found(path, look);
-      }
-    });
+    const paths = batch;
     batch = [];
+    const looks = await Promise.all(paths.map(lookAt));
+    for (const [i, look] of looks.entries()) {
+      const path = paths[i];
+      if (!look || path === undefined) continue;
+      seen += 1;
+      const holding = found(path, look);
+      if (holding) await holding;
+    }
   };
   while (folders.length > 0 && !stopped()) {
     const folder = folders.pop() as string;
@@ -43,8 +47,10 @@ export async function passOverFolder(
     let entries: Dirent[];
     try {
       entries = await readdir(folder, { withFileTypes: true });
-    } catch {
-      continue; // gone since, or unreadable
+    } catch (error) {
+      // Gone since (its files are gone too), or unreadable (they may still be there).
+      if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT') unreadFolders += 1;
+      continue;
     }
     for (const entry of entries) {
       const path = join(folder, entry.name);
@@ -57,7 +63,7 @@ export async function passOverFolder(
     }
   }
   await flush();
-  return seen;
+  return { files: seen, unreadFolders };
 }
 
 async function lookAt(path: string): Promise<FileLook | undefined> {

@@ -37,6 +37,15 @@ export interface HotFolderOptions {
 
 /** Default period of the pass over the whole folder. */
 export const DEFAULT_PASS_MS = 30_000;
+/**
+ * Files a pass holds at most, found but not yet handed on (settling, or
+ * settled and not yet taken by the reader of `arrivals`): past it, the pass
+ * waits for the reader. A first look at a folder of 100,000 files would
+ * otherwise hold every path at once (~40 MB).
+ */
+const HELD_AT_MOST = 2_000;
+/** Paths handed on at once by `arrivals`. */
+const ARRIVALS_AT_ONCE = 500;
 /** The shortest pass period once events cannot be trusted (the system refused a watch). */
 const DEGRADED_PASS_FLOOR_MS = 5_000;
 /** Error codes of a system that refuses another watch, with what to do about it. */
@@ -74,6 +83,10 @@ export class HotFolder {
   private passMs: number;
   private passNow?: () => void;
   private readonly said = new Set<string>();
+  /** Reads waiting for the reader of `arrivals` to take what is held. */
+  private roomWaiters: (() => void)[] = [];
+  /** Told when a read first waits for room (the first look at a full folder goes on after `start`). */
+  private onFirstWait?: () => void;
   /** Undefined when polling: the passes are then the only way files are found. */
   private readonly watches?: FolderWatches;
   /** Paths being looked at after an event, and whether another event came meanwhile (look once more). */
@@ -86,7 +99,10 @@ export class HotFolder {
     this.settled = new SettledFiles({
       clock: options.clock,
       settleMs: options.settleMs,
-      onSettling: options.onSettling,
+      onSettling: (count) => {
+        options.onSettling?.(count);
+        this.roomMade();
+      },
       onSettled: (path) => {
         this.ready.push(path);
         this.waiter?.();
@@ -101,20 +117,28 @@ export class HotFolder {
     this.checking = this.settled.run();
   }
 
-  /** Starts watching; resolves once the files already in the folder have been found. */
+  /**
+   * Starts watching; resolves once the files already in the folder have
+   * been found, or, in a folder of more than HELD_AT_MOST files, once that
+   * many are (the first look goes on as `arrivals` is read: what it has not
+   * read yet is not watched yet, and is watched before it is read).
+   */
   static async start(options: HotFolderOptions): Promise<HotFolder> {
     const exclude = options.exclude ?? [];
     // An excluded folder that is the root or holds it excludes everything.
     const holder = exclude.find((folder) => options.root === folder || options.root.startsWith(`${folder}${sep}`));
     if (holder !== undefined) throw new Error(`cannot watch ${options.root}: it is inside ${holder}, which is never taken from`);
     const folder = new HotFolder(options);
+    const firstLook = folder.wholePass();
+    const waiting = new Promise<void>((resolve) => (folder.onFirstWait = resolve));
     try {
-      await folder.pass();
+      await Promise.race([firstLook, waiting]);
     } catch (error) {
       await folder.close();
       throw error;
     }
-    folder.passing = folder.passes();
+    folder.onFirstWait = undefined;
+    folder.passing = firstLook.catch((error: unknown) => folder.passFailed(error)).then(() => folder.passes());
     return folder;
   }
 
@@ -128,8 +152,9 @@ export class HotFolder {
         this.waiter = undefined;
         continue;
       }
-      const batch = this.ready;
-      this.ready = [];
+      const batch = this.ready.length <= ARRIVALS_AT_ONCE ? this.ready : this.ready.slice(0, ARRIVALS_AT_ONCE);
+      this.ready = batch === this.ready ? [] : this.ready.slice(ARRIVALS_AT_ONCE);
+      this.roomMade();
       yield batch;
     }
   }
@@ -140,29 +165,34 @@ export class HotFolder {
     this.watches?.closeAll();
     this.waiter?.();
     this.passNow?.();
+    this.roomMade();
     this.settled.close();
     await Promise.all([this.checking, this.passing, ...this.lookingAt]);
   }
 
   /**
-   * One pass over `folder` (the whole watched folder by default), for what
-   * events missed; each folder is watched before it is read.
+   * One pass over the whole folder, for what events missed: each folder is
+   * watched before it is read. Only one runs at a time (the passes' loop,
+   * after the first one in `start`): what it does not see is forgotten.
    */
-  async pass(folder = this.options.root): Promise<void> {
-    const whole = folder === this.options.root;
-    // Known files not found by a pass over the whole folder were removed or renamed: look again (they are forgotten once gone).
-    const unseen = whole ? new Set(this.settled.knownPaths()) : undefined;
-    await passOverFolder(
+  private async wholePass(): Promise<void> {
+    this.settled.passStarted();
+    const { unreadFolders } = await this.read(this.options.root);
+    if (!this.closed) await this.settled.passEnded(unreadFolders === 0);
+  }
+
+  /** Reads `folder` and the folders below it, watching each before it is read. */
+  private read(folder: string): Promise<{ files: number; unreadFolders: number }> {
+    return passOverFolder(
       folder,
       (path, isFolder) => this.ignored(path, isFolder ? 'folder' : 'file'),
       (path, look) => {
-        unseen?.delete(path);
         this.settled.observed(path, look);
+        return this.hasRoom() ? undefined : this.room();
       },
       () => this.closed,
       (entered) => this.watches?.add(entered),
     );
-    if (unseen && !this.closed) await Promise.all([...unseen].map((path) => this.settled.touched(path)));
   }
 
   /** Every `passMs`, and at once after a watcher error: a pass over the whole folder. */
@@ -176,8 +206,28 @@ export class HotFolder {
       timer.abort();
       this.passNow = undefined;
       if (this.closed) return;
-      await this.pass().catch((error: unknown) => this.say('pass', `a pass over ${this.options.root} failed (${errorText(error)}); the next one is in ${formatDuration(this.passMs)}`));
+      await this.wholePass().catch((error: unknown) => this.passFailed(error));
     }
+  }
+
+  private passFailed(error: unknown): void {
+    this.say('pass', `a pass over ${this.options.root} failed (${errorText(error)}); the next one is in ${formatDuration(this.passMs)}`);
+  }
+
+  private hasRoom(): boolean {
+    return this.closed || this.settled.settling + this.ready.length < HELD_AT_MOST;
+  }
+
+  /** Resolves once the reader of `arrivals` has taken enough of what is held (or on close). */
+  private async room(): Promise<void> {
+    this.onFirstWait?.();
+    while (!this.hasRoom()) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  private roomMade(): void {
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   /** An event in `folder`: look at the entry it names (at the whole folder when it names none). */
@@ -221,7 +271,7 @@ export class HotFolder {
       if (this.ignored(path, 'folder')) return;
       // New, or replaced under the same name: its old watch (if any) follows the old folder.
       if (!wholeFolder) this.watches?.removeTree(path);
-      await this.pass(path);
+      await this.read(path);
     } else if (!this.ignored(path, 'file')) {
       if (stats.isFile()) this.settled.observed(path, { size: stats.size, mtimeMs: stats.mtimeMs });
       else if (stats.isSymbolicLink()) await this.settled.seen(path);

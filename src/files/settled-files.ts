@@ -1,6 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Clock } from '../util/clock.js';
+import { hash53 } from '../util/hash53.js';
+import { HashedRecords } from '../util/hashed-records.js';
 import { hasSupportedExtension, isHiddenName } from './paths.js';
 
 /** What two looks at a file compare: unchanged size and mtime mean nobody wrote in between. */
@@ -37,12 +39,17 @@ export function isCandidateFile(path: string): boolean {
   return hasSupportedExtension(path) && !isTemporaryOrHiddenName(basename(path));
 }
 
-interface Watched {
+/** The columns of a taken file's entry. */
+const SIZE = 0;
+const MTIME = 1;
+const MARK = 2;
+
+interface Settling {
   look: FileLook;
   /** When `look` was last seen to change (on the clock). */
   since: number;
-  /** Taken with this look: unchanged, it is not taken again. */
-  taken?: FileLook;
+  /** The mark of the last pass that saw it. */
+  mark: number;
 }
 
 /**
@@ -65,9 +72,20 @@ export class SettledFiles {
   private readonly onSettled: SettledFilesOptions['onSettled'];
   private readonly onSettling: (count: number) => void;
   private readonly look: (path: string) => Promise<FileLook | undefined>;
-  private readonly files = new Map<string, Watched>();
-  /** Files not yet taken (their look is being watched). */
-  private readonly pending = new Set<string>();
+  /** Files not yet taken, whose look is being watched. */
+  private readonly pending = new Map<string, Settling>();
+  /**
+   * Files taken and unchanged since (a rewrite, and only a rewrite, makes
+   * them settle again): by a hash of the path, the size and mtime taken and
+   * the mark of the last pass that saw the file. ~40 bytes a file, where a
+   * Map of paths held ~390: a watched folder may hold 100,000. Two paths that
+   * share a hash share an entry: the second file looks changed and is taken
+   * once more (its answer is reused, not paid again), about once in 10^6
+   * folders of 100,000.
+   */
+  private readonly taken = new HashedRecords(3);
+  /** The mark of the pass over the whole folder under way (or the last one): what it does not see is gone. */
+  private mark = 0;
   private wake?: () => void;
   private isClosed = false;
 
@@ -84,6 +102,11 @@ export class SettledFiles {
     return this.pending.size;
   }
 
+  /** Files taken and unchanged since. */
+  get takenCount(): number {
+    return this.taken.size;
+  }
+
   /** A file appeared or changed: look at it now, and again once the settle time has passed. */
   async seen(path: string): Promise<void> {
     const look = await this.look(path);
@@ -95,33 +118,55 @@ export class SettledFiles {
   }
 
   /**
-   * A file as a pass over the folder found it (its look already taken): new
-   * or changed, it starts settling; known and unchanged, nothing happens.
+   * A file as a pass over the folder or an event found it (its look already
+   * taken): new or changed, it starts settling; taken and unchanged, nothing
+   * happens.
    */
   observed(path: string, look: FileLook): void {
-    const now = this.clock.now();
-    const known = this.files.get(path);
-    if (known && sameLook(known.look, look)) return; // an event that changed nothing (or one we saw already)
-    this.files.set(path, { look, since: now, ...(known?.taken ? { taken: known.taken } : {}) });
-    if (known?.taken && sameLook(known.taken, look)) return;
-    this.pending.add(path);
+    const settling = this.pending.get(path);
+    if (settling) {
+      settling.mark = this.mark;
+      if (sameLook(settling.look, look)) return; // an event that changed nothing (or one we saw already)
+      if (this.wasTaken(hash53(path), look)) {
+        this.pending.delete(path); // changed back to what was taken
+        this.onSettling(this.pending.size);
+        return;
+      }
+      settling.look = look;
+      settling.since = this.clock.now();
+      return;
+    }
+    const hash = hash53(path);
+    this.taken.setColumn(hash, MARK, this.mark);
+    if (this.wasTaken(hash, look)) return;
+    this.pending.set(path, { look, since: this.clock.now(), mark: this.mark });
     this.onSettling(this.pending.size);
     this.wake?.();
   }
 
-  /** Paths known (settling, or taken and unchanged since). */
-  knownPaths(): IterableIterator<string> {
-    return this.files.keys();
+  /** A pass over the whole folder starts: what it will not see (nor any event until it ends) is gone. */
+  passStarted(): void {
+    this.mark = (this.mark + 1) & 0xff;
   }
 
-  /** Something happened to a path (an unfiltered event): look again if it is a file being watched. */
-  async touched(path: string): Promise<void> {
-    if (this.files.has(path)) await this.seen(path);
+  /**
+   * The pass over the whole folder ended. When it read every folder, files
+   * taken that it did not see are forgotten (removed or renamed while
+   * events were missed: the folder holds only what it saw), and files
+   * settling that it did not see are looked at again (forgotten once gone).
+   * A pass that could not read a folder forgets nothing: its files may well
+   * be there.
+   */
+  async passEnded(readEveryFolder: boolean): Promise<void> {
+    if (!readEveryFolder) return;
+    this.taken.retain((taken) => taken[MARK] === this.mark);
+    const unseen = [...this.pending].filter(([, settling]) => settling.mark !== this.mark).map(([path]) => path);
+    await Promise.all(unseen.map((path) => this.seen(path)));
   }
 
   /** The file was removed or renamed away. */
   gone(path: string): void {
-    this.files.delete(path);
+    this.taken.delete(hash53(path));
     if (this.pending.delete(path)) this.onSettling(this.pending.size);
   }
 
@@ -152,10 +197,16 @@ export class SettledFiles {
     this.wake?.();
   }
 
+  /** Taken with exactly this look. */
+  private wasTaken(hash: number, look: FileLook): boolean {
+    const slot = this.taken.find(hash);
+    return slot >= 0 && this.taken.at(slot, SIZE) === look.size && this.taken.at(slot, MTIME) === look.mtimeMs;
+  }
+
   private nextDueAt(): number | undefined {
     let due: number | undefined;
-    for (const path of this.pending) {
-      const at = (this.files.get(path)?.since ?? 0) + this.settleMs;
+    for (const settling of this.pending.values()) {
+      const at = settling.since + this.settleMs;
       due = due === undefined ? at : Math.min(due, at);
     }
     return due;
@@ -163,25 +214,26 @@ export class SettledFiles {
 
   private async checkDue(): Promise<void> {
     const now = this.clock.now();
-    const due = [...this.pending].filter((path) => now - (this.files.get(path)?.since ?? now) >= this.settleMs);
+    const due = [...this.pending].filter(([, settling]) => now - settling.since >= this.settleMs).map(([path]) => path);
     await Promise.all(due.map((path) => this.recheck(path, now)));
   }
 
   private async recheck(path: string, checkedAt: number): Promise<void> {
     const look = await this.look(path);
-    const known = this.files.get(path);
-    if (!known || !this.pending.has(path)) return; // gone, or taken, while we looked
+    const settling = this.pending.get(path);
+    if (!settling) return; // gone, or taken, while we looked
     if (!look) {
       this.gone(path);
       return;
     }
-    if (!sameLook(known.look, look) || checkedAt - known.since < this.settleMs) {
-      this.files.set(path, { ...known, look, since: this.clock.now() });
+    if (!sameLook(settling.look, look) || checkedAt - settling.since < this.settleMs) {
+      settling.look = look;
+      settling.since = this.clock.now();
       return;
     }
     this.pending.delete(path);
     this.onSettling(this.pending.size);
-    known.taken = look;
+    this.taken.set(hash53(path), [look.size, look.mtimeMs, settling.mark]);
     this.onSettled(path, look);
   }
 }

@@ -14,6 +14,8 @@ export interface HotFolderRun {
   taken: Map<string, number>;
   /** Files found and settling, not yet taken (as the folder last said). */
   settling(): number;
+  /** The most files found and settling at once, so far. */
+  mostSettling(): number;
   messages: string[];
   /**
    * Move the clock a second at a time (letting the file system work between steps) until `count` paths were taken;
@@ -25,11 +27,13 @@ export interface HotFolderRun {
   close(): Promise<void>;
 }
 
-export async function startHotFolder(options: { passMs?: number; pollMs?: number; settleMs?: number; watchFolder?: WatchOneFolder } = {}): Promise<HotFolderRun> {
+export async function startHotFolder(options: { passMs?: number; pollMs?: number; settleMs?: number; watchFolder?: WatchOneFolder; before?: (root: string) => void } = {}): Promise<HotFolderRun> {
   const root = mkdtempSync(join(tmpdir(), 'docextract-inbox-'));
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   const messages: string[] = [];
+  options.before?.(root);
   let settling = 0;
+  let mostSettling = 0;
   const folder = await HotFolder.start({
     root,
     clock,
@@ -38,7 +42,10 @@ export async function startHotFolder(options: { passMs?: number; pollMs?: number
     ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
     ...(options.watchFolder ? { watchFolder: options.watchFolder } : {}),
     onError: (message) => messages.push(message),
-    onSettling: (count) => (settling = count),
+    onSettling: (count) => {
+      settling = count;
+      mostSettling = Math.max(mostSettling, count);
+    },
   });
   const taken = new Map<string, number>();
   // Let the watcher and the file system work (many turns), then move time: settling and passes run on this clock.
@@ -55,6 +62,7 @@ export async function startHotFolder(options: { passMs?: number; pollMs?: number
     folder,
     taken,
     settling: () => settling,
+    mostSettling: () => mostSettling,
     messages,
     async takenAll(count, { realDeadlineMs = 90_000, withinClockMs = Infinity } = {}) {
       const deadline = Date.now() + realDeadlineMs;

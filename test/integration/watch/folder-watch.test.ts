@@ -87,3 +87,28 @@ describe('a hot folder watches folders, not files', () => {
     expect(counted.asked).toEqual([]);
   }, 120_000);
 });
+
+describe('the first look at a full folder', () => {
+  it('holds at most 2,000 files found at once: the rest is read as the reader takes them, and every one of 5,000 is taken once', async () => {
+    const written: string[] = [];
+    run = await startHotFolder({
+      passMs: HOUR_MS,
+      before: (root) => {
+        for (let f = 0; f < 5; f++) {
+          mkdirSync(join(root, `d${f}`));
+          for (let i = 0; i < 1_000; i++) {
+            const path = join(root, `d${f}`, `f-${i}.png`);
+            writeFileSync(path, `png ${f} ${i}`);
+            written.push(path);
+          }
+        }
+      },
+    });
+    // start resolved once the look held its most: it goes on as the files are taken.
+    expect(run.settling()).toBeLessThanOrEqual(2_000);
+    expect(await run.takenAll(written.length, { withinClockMs: 600_000 }), `taken ${run.taken.size} of ${written.length}`).toBe(true);
+    expect(run.mostSettling()).toBeLessThanOrEqual(2_000);
+    expect([...run.taken.values()].filter((count) => count !== 1)).toEqual([]);
+    expect(run.taken.size).toBe(written.length);
+  }, 120_000);
+});

@@ -90,7 +90,7 @@ describe(`a hot folder misses no file (seed ${SEED})`, () => {
     // as when all its files were written before the watch was placed. The root's watch reports the new folders.
     // The pass over the whole folder is an hour away, so only HotFolder's look at a new folder (watch it, then
     // read it) can find them.
-    // Shown to fail without it: with `await this.pass(path)` in HotFolder.lookAt (src/files/hot-folder.ts) replaced
+    // Shown to fail without it: with `await this.read(path)` in HotFolder.lookAt (src/files/hot-folder.ts) replaced
     // by `this.watches?.add(path)` (watch the new folder, do not read it), this test failed (timed out: nothing
     // inside the new folders was found, not even arrived-2/deeper to watch) and the other tests of this file passed.
     const asked = new Set<string>();

@@ -1,4 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isCandidateFile, isTemporaryOrHiddenName, SettledFiles, type FileLook } from '../../../src/files/settled-files.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
@@ -135,5 +137,86 @@ describe('names a hot folder never takes', () => {
     expect(isCandidateFile('/in/c.txt')).toBe(false);
     expect(isCandidateFile('/in/d.pdf.part')).toBe(false);
     expect(isCandidateFile('/in/~$e.pdf')).toBe(false);
+  });
+});
+
+describe('SettledFiles across passes over the whole folder', () => {
+  async function taken(paths: string[]) {
+    const ctx = start(0);
+    for (const path of paths) {
+      ctx.folder.write(path, 10, ctx.clock);
+      ctx.files.observed(path, (await ctx.folder.look(path))!);
+    }
+    await ctx.clock.advance(0);
+    await nextTurn();
+    await ctx.clock.advance(0);
+    await nextTurn();
+    expect(ctx.settled.sort()).toEqual([...paths].sort());
+    return ctx;
+  }
+
+  it('a complete pass forgets taken files it did not see: back with the same look, a file is taken again', async () => {
+    const { clock, folder, settled, files } = await taken(['/in/a.pdf', '/in/b.pdf']);
+    files.passStarted();
+    files.observed('/in/a.pdf', (await folder.look('/in/a.pdf'))!); // b.pdf was moved away while no event said so
+    await files.passEnded(true);
+    expect(files.takenCount).toBe(1);
+    files.observed('/in/b.pdf', (await folder.look('/in/b.pdf'))!); // moved back, unchanged
+    files.observed('/in/a.pdf', (await folder.look('/in/a.pdf'))!);
+    await clock.advance(0);
+    await nextTurn();
+    await clock.advance(0);
+    await nextTurn();
+    expect(settled.filter((path) => path === '/in/b.pdf')).toHaveLength(2);
+    expect(settled.filter((path) => path === '/in/a.pdf')).toHaveLength(1);
+  });
+
+  it('a pass that could not read every folder forgets nothing: the files of an unreadable folder are not taken again', async () => {
+    const { clock, folder, settled, files } = await taken(['/in/locked/a.pdf', '/in/b.pdf']);
+    files.passStarted();
+    files.observed('/in/b.pdf', (await folder.look('/in/b.pdf'))!);
+    await files.passEnded(false);
+    expect(files.takenCount).toBe(2);
+    files.observed('/in/locked/a.pdf', (await folder.look('/in/locked/a.pdf'))!);
+    await clock.advance(5000);
+    expect(settled).toHaveLength(2);
+  });
+
+  it('a file settling that the pass did not see is looked at: forgotten when gone, still settling when there', async () => {
+    const { clock, folder, settled, files } = start();
+    for (const path of ['/in/gone.pdf', '/in/slow.pdf']) {
+      folder.write(path, 10, clock);
+      await seen(files, path);
+    }
+    folder.looks.delete('/in/gone.pdf');
+    files.passStarted();
+    await files.passEnded(true);
+    expect(files.settling).toBe(1);
+    await clock.advance(2000);
+    expect(settled).toEqual(['/in/slow.pdf']);
+  });
+
+  it('holds under 120 bytes a taken file, not its path (a Map of paths to looks held ~390; a watched folder may hold 100,000)', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const clock = new FakeClock();
+    const count = 50_000;
+    const look = { size: 68, mtimeMs: 1_764_000_000_000.25 };
+    let settled = 0;
+    // Typed arrays live outside the heap: count them too.
+    const used = (): number => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+    gc();
+    const before = used();
+    files = new SettledFiles({ clock, settleMs: 0, look: () => Promise.resolve({ ...look }), onSettled: () => (settled += 1) });
+    void files.run();
+    for (let i = 0; i < count; i++) files.observed(`/home/someone/inbox/folder-${i % 100}/scan-${String(i).padStart(6, '0')}.pdf`, { ...look });
+    while (settled < count) {
+      await clock.advance(0);
+      await nextTurn();
+    }
+    gc();
+    const perFile = (used() - before) / count;
+    expect(files.takenCount).toBe(count);
+    expect(perFile).toBeLessThan(120);
   });
 });
