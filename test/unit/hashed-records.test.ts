@@ -3,19 +3,9 @@ import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { HashedRecords } from '../../src/util/hashed-records.js';
 import { hash53 } from '../../src/util/hash53.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 const look = (n: number): number[] => [n, 1_764_000_000_000.5 + n];
-
-/** A seeded generator: the order of a round's operations comes from its seed (printed with a failure). */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-}
 
 describe('HashedRecords', () => {
   it('holds its numbers per hash exactly (fractional mtimes, sizes past 4 GB), one column at a time too', () => {
@@ -33,7 +23,7 @@ describe('HashedRecords', () => {
 
   it('agrees with a Map through 20,000 random sets and deletes of hashes that crowd a few homes (backward-shift deletion), across its growths', () => {
     const seed = 20_261_127;
-    const next = random(seed);
+    const next = seededRandom(seed);
     const taken = new HashedRecords(2, 16);
     const model = new Map<number, number>();
     // Hashes whose low bits are alike land on the same few slots: long probe runs, deletes in their middle.

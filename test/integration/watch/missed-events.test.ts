@@ -19,6 +19,7 @@ import { watchWithFs, type WatchOneFolder } from '../../../src/files/folder-watc
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHotFolder, type HotFolderRun } from '../../helpers/hot-folder-run.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 const SEED = Number(process.env.WATCH_RACE_SEED ?? 20_261_126);
 /** Past a whole pass (30 s) and a new folder's second looks: anything taken twice would be by then. */
@@ -30,20 +31,9 @@ afterEach(async () => {
   run = undefined;
 });
 
-/** A small deterministic generator: the folder shapes of a round come from the seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-}
-
 /** Create `folders` folders, each filled with `files` files the moment it exists, at random depths (1 to 4). */
 async function fillNewFolders(root: string, folders: number, files: number, seed: number): Promise<string[]> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const written: string[] = [];
   for (let f = 0; f < folders; f++) {
     const depth = 1 + Math.floor(next() * 4);
