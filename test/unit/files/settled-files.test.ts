@@ -1,9 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isCandidateFile, isTemporaryOrHiddenName, SettledFiles, type FileLook } from '../../../src/files/settled-files.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
+import { liveBytes } from '../../helpers/live-bytes.js';
 
 /** A folder whose files' size and mtime the test sets by hand. */
 class FakeFolder {
@@ -197,16 +196,11 @@ describe('SettledFiles across passes over the whole folder', () => {
   });
 
   it('holds under 120 bytes a taken file, not its path (a Map of paths to looks held ~390; a watched folder may hold 100,000)', async () => {
-    v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as () => void;
     const clock = new FakeClock();
     const count = 50_000;
     const look = { size: 68, mtimeMs: 1_764_000_000_000.25 };
     let settled = 0;
-    // Typed arrays live outside the heap: count them too.
-    const used = (): number => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
-    gc();
-    const before = used();
+    const before = await liveBytes();
     files = new SettledFiles({ clock, settleMs: 0, look: () => Promise.resolve({ ...look }), onSettled: () => (settled += 1) });
     void files.run();
     for (let i = 0; i < count; i++) files.observed(`/home/someone/inbox/folder-${i % 100}/scan-${String(i).padStart(6, '0')}.pdf`, { ...look });
@@ -214,8 +208,7 @@ describe('SettledFiles across passes over the whole folder', () => {
       await clock.advance(0);
       await nextTurn();
     }
-    gc();
-    const perFile = (used() - before) / count;
+    const perFile = ((await liveBytes()) - before) / count;
     expect(files.takenCount).toBe(count);
     expect(perFile).toBeLessThan(120);
   });
