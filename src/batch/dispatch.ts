@@ -86,11 +86,11 @@ export class Dispatch {
       case 'upload':
         return uploadDocument(this.flows, item.task, sentAt);
       case 'process':
-        return processChunk(this.flows, item.task, item.job, item.chunk);
+        return processChunk(this.flows, item.task, item.job, item.chunk, sentAt);
       case 'collect':
-        return collectJob(this.flows, item.task, item.job);
+        return collectJob(this.flows, item.task, item.job, sentAt);
       case 'finalize':
-        return finalizeJob(this.flows, item.task, item.job);
+        return finalizeJob(this.flows, item.task, item.job, sentAt);
     }
   }
 }

@@ -3,7 +3,7 @@ import { decideRetry, RateLimitError, ServiceUnavailableError, TransportError } 
 import type { Journal } from '../store/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { ResultChecker, RunSettings } from './batch-types.js';
-import type { FlowEffect } from './flow-effects.js';
+import { restamp, type FlowEffect } from './flow-effects.js';
 import type { JournalRecord } from './journal-records.js';
 import type { ServiceReadings } from './service-readings.js';
 
@@ -58,6 +58,11 @@ export function planRetry(ctx: FlowContext, error: unknown, attempt: number, end
   if (error instanceof ServiceUnavailableError) effects.push({ type: 'server-busy' });
   if (decision.pauseAll) effects.push({ type: 'pause', until: retryAt, reason: decision.reason });
   return { retryAt, effects };
+}
+
+/** A failed request granted at `sentAt`: unless it never reached the service, the server counted it (if at all) by now. */
+export function restampFailure(ctx: Pick<FlowContext, 'clock'>, sentAt: number, error: unknown): FlowEffect[] {
+  return neverReached(error) ? [] : [restamp(sentAt, ctx.clock.now())];
 }
 
 /** A request that never reached the service: no connection was made for it. */

@@ -1,5 +1,6 @@
 import type { DocumentOutcome } from './batch-types.js';
 import type { DocumentTask, OpenJob } from './document-task.js';
+import { countedAt } from './request-gate.js';
 
 /**
  * What a flow reports back: the things that happened to one document which
@@ -53,4 +54,16 @@ export const charged = (credits: number): FlowEffect => ({ type: 'charged', cred
 export function chargeTask(task: DocumentTask, credits: number): FlowEffect {
   task.credits += credits;
   return { type: 'charged', credits };
+}
+
+/**
+ * An answered request's send (`sentAt`, as the gate recorded it) moves to
+ * when the server most likely counted it. The gate records a send when it
+ * grants the slot; the request reaches the server's limiter later (a busy
+ * event loop on either side, a slow link, an upload's body), and a window
+ * reckoned from the grant frees too early: the next request is refused with
+ * a 429, and an upload refused so is sent again (issue 28).
+ */
+export function restamp(sentAt: number, answeredAt: number, processingMs?: number): FlowEffect {
+  return { type: 'restamp', recordedAt: sentAt, countedAt: countedAt(answeredAt, processingMs) };
 }

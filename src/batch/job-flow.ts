@@ -1,43 +1,52 @@
 import { AuthenticationError, GoneError, NotFoundError, PaymentRequiredError, UnprocessableEntityError, type CollectedResult } from '../api/index.js';
 import type { DocumentOutcome } from './batch-types.js';
 import { DEFAULT_CHUNK_TRIES, failure, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
-import { errorCode, errorMessage, planRetry, type FlowContext } from './flow-context.js';
-import { chargeTask, finished, type FlowEffect } from './flow-effects.js';
+import { errorCode, errorMessage, planRetry, restampFailure, type FlowContext } from './flow-context.js';
+import { chargeTask, finished, restamp, type FlowEffect } from './flow-effects.js';
 import { writeCollectedResult } from './result-flow.js';
 import { moveJob } from './job-phase.js';
 
-/** POST process for one chunk. A replay (`chunk_already_processed`) counts as done and costs nothing. */
-export async function processChunk(ctx: FlowContext, task: DocumentTask, job: OpenJob, chunk: ChunkState): Promise<FlowEffect[]> {
+/**
+ * POST process for one chunk (its slot granted at `sentAt`). A replay
+ * (`chunk_already_processed`) counts as done and costs nothing.
+ */
+export async function processChunk(ctx: FlowContext, task: DocumentTask, job: OpenJob, chunk: ChunkState, sentAt: number): Promise<FlowEffect[]> {
   chunk.attempts += 1;
   try {
     const answer = await ctx.api.processChunk(chunk.jobId, task.requestOptions(ctx.settings.storeDb));
+    const counted = restamp(sentAt, ctx.clock.now(), answer.processing_time_ms);
     const charged = answer.code === 'chunk_processed' ? chunk.pageNumbers.length : 0;
     chunk.status = 'done';
-    const effects: FlowEffect[] = charged ? [chargeTask(task, charged)] : [];
+    const effects: FlowEffect[] = charged ? [counted, chargeTask(task, charged)] : [counted];
     await ctx.journal.append({ type: 'chunk-done', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId, chunkJobId: chunk.jobId, charged });
     return [...effects, { type: 'chunk-done' }];
   } catch (error) {
-    const gone = await jobGone(ctx, job, error);
-    if (gone) {
-      chunk.status = 'failed';
-      return gone;
-    }
-    if (error instanceof PaymentRequiredError) {
-      chunk.status = 'failed';
-      // Too few credits for this chunk's pages stops only documents as large; the request cap stops every upload.
-      const pages = errorCode(error) === 'insufficient_credits' ? chunk.pageNumbers.length : undefined;
-      return [{ type: 'budget-exhausted', code: errorCode(error), message: errorMessage(error), file: task.doc.displayPath, ...(pages === undefined ? {} : { pages }) }];
-    }
-    if (error instanceof UnprocessableEntityError) return chunkExtractionFailed(ctx, task, chunk, error);
-    const plan = planRetry(ctx, error, chunk.attempts, 'process');
-    if ('retryAt' in plan) {
-      chunk.status = 'pending';
-      chunk.readyAt = plan.retryAt;
-      return plan.effects;
-    }
+    return [...restampFailure(ctx, sentAt, error), ...(await chunkNotDone(ctx, task, job, chunk, error))];
+  }
+}
+
+/** What a failed process request leaves of its chunk: lost with its job, failed, or pending a retry. */
+async function chunkNotDone(ctx: FlowContext, task: DocumentTask, job: OpenJob, chunk: ChunkState, error: unknown): Promise<FlowEffect[]> {
+  const gone = await jobGone(ctx, job, error);
+  if (gone) {
     chunk.status = 'failed';
+    return gone;
+  }
+  if (error instanceof PaymentRequiredError) {
+    chunk.status = 'failed';
+    // Too few credits for this chunk's pages stops only documents as large; the request cap stops every upload.
+    const pages = errorCode(error) === 'insufficient_credits' ? chunk.pageNumbers.length : undefined;
+    return [{ type: 'budget-exhausted', code: errorCode(error), message: errorMessage(error), file: task.doc.displayPath, ...(pages === undefined ? {} : { pages }) }];
+  }
+  if (error instanceof UnprocessableEntityError) return chunkExtractionFailed(ctx, task, chunk, error);
+  const plan = planRetry(ctx, error, chunk.attempts, 'process');
+  if ('retryAt' in plan) {
+    chunk.status = 'pending';
+    chunk.readyAt = plan.retryAt;
     return plan.effects;
   }
+  chunk.status = 'failed';
+  return plan.effects;
 }
 
 /**
@@ -64,14 +73,14 @@ function chunkExtractionFailed(ctx: FlowContext, task: DocumentTask, chunk: Chun
 }
 
 /**
- * GET result without finalize: a pure read. Complete -> write, then finalize
+ * GET result without finalize (its slot granted at `sentAt`): a pure read. Complete -> write, then finalize
  * (or finish, under --no-finalize). Partial -> put the chunks behind failed or
  * pending pages back in the queue, for a bounded number of rounds, then write
  * what there is as partial.
  */
-export async function collectJob(ctx: FlowContext, task: DocumentTask, job: OpenJob): Promise<FlowEffect[]> {
+export async function collectJob(ctx: FlowContext, task: DocumentTask, job: OpenJob, sentAt: number): Promise<FlowEffect[]> {
   try {
-    return await collectAndWrite(ctx, task, job);
+    return await collectAndWrite(ctx, task, job, sentAt);
   } finally {
     // Every way out that wrote nothing (its chunks again, a retry, the job left open, a write that
     // failed) makes it a working job again. Not before: while its result is being written, a second
@@ -80,22 +89,32 @@ export async function collectJob(ctx: FlowContext, task: DocumentTask, job: Open
   }
 }
 
-async function collectAndWrite(ctx: FlowContext, task: DocumentTask, job: OpenJob): Promise<FlowEffect[]> {
+async function collectAndWrite(ctx: FlowContext, task: DocumentTask, job: OpenJob, sentAt: number): Promise<FlowEffect[]> {
   job.collectAttempts += 1;
   let collected: CollectedResult;
   try {
     collected = await ctx.api.collect(job.parentJobId);
   } catch (error) {
-    const gone = await jobGone(ctx, job, error);
-    if (gone) return gone;
-    const plan = planRetry(ctx, error, job.collectAttempts, 'result');
-    if ('retryAt' in plan) {
-      job.collectReadyAt = plan.retryAt;
-      return plan.effects;
-    }
-    // Nothing was collected: no result to write (an empty one would claim an answer). The job stays open for `collect`.
-    return [...plan.effects, finished(leftOpen(task, job, errorCode(error), `could not collect job ${job.parentJobId} (${errorMessage(error)})`, allPages(job)))];
+    return [...restampFailure(ctx, sentAt, error), ...(await notCollected(ctx, task, job, error))];
   }
+  return [restamp(sentAt, ctx.clock.now()), ...(await writeCollected(ctx, task, job, collected))];
+}
+
+/** A collect that failed: the job lost, its collect retried later, or left open for `collect`. */
+async function notCollected(ctx: FlowContext, task: DocumentTask, job: OpenJob, error: unknown): Promise<FlowEffect[]> {
+  const gone = await jobGone(ctx, job, error);
+  if (gone) return gone;
+  const plan = planRetry(ctx, error, job.collectAttempts, 'result');
+  if ('retryAt' in plan) {
+    job.collectReadyAt = plan.retryAt;
+    return plan.effects;
+  }
+  // Nothing was collected: no result to write (an empty one would claim an answer). The job stays open for `collect`.
+  return [...plan.effects, finished(leftOpen(task, job, errorCode(error), `could not collect job ${job.parentJobId} (${errorMessage(error)})`, allPages(job)))];
+}
+
+/** A collected result: written (complete, then finalized), its missing chunks sent again, or written as partial. */
+async function writeCollected(ctx: FlowContext, task: DocumentTask, job: OpenJob, collected: CollectedResult): Promise<FlowEffect[]> {
   job.collectAttempts = 0;
   if (collected.status === 'complete') {
     const written = await writeCollectedResult(ctx, task, collected, 'complete', []);
@@ -124,13 +143,15 @@ async function collectAndWrite(ctx: FlowContext, task: DocumentTask, job: OpenJo
   return [];
 }
 
-/** GET result with finalize=true, only after the result file is durable. */
-export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: OpenJob): Promise<FlowEffect[]> {
+/** GET result with finalize=true (its slot granted at `sentAt`), only after the result file is durable. */
+export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: OpenJob, sentAt: number): Promise<FlowEffect[]> {
   job.finalizeAttempts += 1;
   const effects: FlowEffect[] = [];
   try {
     await ctx.api.collect(job.parentJobId, { finalize: true });
+    effects.push(restamp(sentAt, ctx.clock.now()));
   } catch (error) {
+    effects.push(...restampFailure(ctx, sentAt, error));
     if (error instanceof GoneError || error instanceof NotFoundError) {
       // Already gone: an earlier finalize whose answer was lost, or expiry. The result is on disk either way.
     } else {
@@ -138,7 +159,7 @@ export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: Ope
       if ('retryAt' in plan) {
         job.finalizeReadyAt = plan.retryAt;
         moveJob(job, 'finalize-answered');
-        return plan.effects;
+        return [...effects, ...plan.effects];
       }
       effects.push(...plan.effects, { type: 'notice', message: `could not finalize job ${job.parentJobId} (${errorCode(error)}); its result is on disk, the job holds a slot until it expires` });
     }

@@ -45,6 +45,15 @@ const RESET_ROUNDING_MS = 1_000;
 /** How far out of send order our requests may reach the server's limiter. */
 const ARRIVAL_ORDER_MS = 250;
 
+/**
+ * When the server counted an answered request in its windows: no later than
+ * the answer less the time it says it worked on it (processing_time_ms), and
+ * without that figure, no later than the answer itself.
+ */
+export function countedAt(answeredAt: number, processingMs: number | undefined): number {
+  return typeof processingMs === 'number' && processingMs > 0 ? answeredAt - processingMs : answeredAt;
+}
+
 /** Dropped log entries tolerated at the front before the array is compacted. */
 const COMPACT_THRESHOLD = 1_024;
 
@@ -268,6 +277,11 @@ export class RequestGate {
     this.log.splice(index, 1);
     this.record(countedAt);
     this.wake();
+  }
+
+  /** The request granted at `sentAt` was answered just now: its send moves to when the server most likely counted it ({@link countedAt}). */
+  answered(sentAt: number, processingMs?: number): void {
+    this.restamp(sentAt, countedAt(this.clock.now(), processingMs));
   }
 
   /**

@@ -14,7 +14,7 @@ import {
 } from '../api/index.js';
 import { failure, type DocumentTask } from './document-task.js';
 import { errorCode, errorMessage, neverReached, planRetry, type FlowContext } from './flow-context.js';
-import { chargeTask, finished, type FlowEffect } from './flow-effects.js';
+import { chargeTask, finished, restamp, type FlowEffect } from './flow-effects.js';
 import { writeSyncResult } from './result-flow.js';
 import { cutPdf } from '../files/pdf-cut.js';
 import { SERVICE_LIMITS } from '../api/limits.js';
@@ -72,20 +72,20 @@ export async function uploadDocument(ctx: FlowContext, task: DocumentTask, sentA
   task.uploadAttempts += 1;
   try {
     const outcome = await ctx.api.extract({ body: prepared.body, filename: basename(doc.path), contentType: doc.contentType }, task.requestOptions(ctx.settings.storeDb));
-    const restamp: FlowEffect = { type: 'restamp', recordedAt: sentAt, countedAt: countedAt(ctx.clock.now(), outcome.kind === 'sync' ? outcome.result.processing_time_ms : undefined) };
+    const counted = restamp(sentAt, ctx.clock.now(), outcome.kind === 'sync' ? outcome.result.processing_time_ms : undefined);
     if (outcome.kind === 'sync') {
       if (intentId) await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'sync' });
-      return [restamp, ...(await acceptSyncResult(ctx, task, outcome.result))];
+      return [counted, ...(await acceptSyncResult(ctx, task, outcome.result))];
     }
     await acceptManifest(ctx, task, outcome.manifest, intentId ?? randomUUID());
-    return [restamp, { type: 'job-opened' }];
+    return [counted, { type: 'job-opened' }];
   } catch (error) {
     if (neverReached(error)) {
       // No connection was made: the service counted nothing and opened no job for it.
       if (intentId) await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'not-sent' });
       return uploadFailed(ctx, task, error);
     }
-    const effects: FlowEffect[] = [{ type: 'restamp', recordedAt: sentAt, countedAt: ctx.clock.now() }];
+    const effects: FlowEffect[] = [restamp(sentAt, ctx.clock.now())];
     if (intentId && error instanceof ApiError) {
       // The server answered with an error: no job was created for this attempt.
       await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'rejected' });
@@ -94,15 +94,6 @@ export async function uploadDocument(ctx: FlowContext, task: DocumentTask, sentA
     }
     return [...effects, ...uploadFailed(ctx, task, error)];
   }
-}
-
-/**
- * When the server counted an answered upload: it reports how long it worked
- * on it (processing_time_ms), and counted it no later than that before it
- * answered. Without that figure, the answer's own time is the safe bound.
- */
-function countedAt(answeredAt: number, processingMs: number | undefined): number {
-  return typeof processingMs === 'number' && processingMs > 0 ? answeredAt - processingMs : answeredAt;
 }
 
 async function acceptSyncResult(ctx: FlowContext, task: DocumentTask, result: ExtractionSuccess): Promise<FlowEffect[]> {

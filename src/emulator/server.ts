@@ -141,6 +141,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     });
   };
   const server = options.tls === undefined ? createServer(listener) : createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener);
+  // An idle keep-alive connection is closed by its client, never by the emulator. Node's default (5 s, and the
+  // Keep-Alive hint that goes with it) lets the server time a connection out just as a client sends on it: after a
+  // busy spell both timers are due, the server's runs before it reads the request, and the client's request is
+  // reset unread (issue 28: "fetch failed: read ECONNRESET" on an upload under load). close() ends them all.
+  server.keepAliveTimeout = 0;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

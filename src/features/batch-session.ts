@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient, type ChunkProcessed, type ResponseEvent } from '../api/index.js';
 import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
+import { neverReached } from '../batch/flow-context.js';
 import { RequestGate } from '../batch/request-gate.js';
 import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
 import type { BatchEvents, ResultChecker, RunSettings } from '../batch/batch-types.js';
@@ -164,16 +165,30 @@ export async function withEngineSession<R>(connection: EngineConnection, work: (
   try {
     const api = await createClient((event) => session.observe(event));
     const refresh = async (jobIds: string[]): Promise<Map<string, ServerJobView>> => (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds);
-    const process = async (chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> => {
-      await session.gate.acquire();
-      return api.processChunk(chunkJobId, model ? { model } : undefined);
-    };
+    const process = (chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> => processThroughGate(session, api, chunkJobId, model);
     host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms, { refresh, process }) : undefined;
     return await work({ api, session, clock: connection.clock, account, warmUp: () => warmUp(api, connection.clock), ...(host ? { host } : {}) });
   } finally {
     // Commands still submitting take over once the lock is released.
     await host?.close();
     await session.close();
+  }
+}
+
+/**
+ * One chunk processed outside a runner (`process`, or another command's
+ * through the host), through the gate: its slot, and once answered, when
+ * the server counted it.
+ */
+export async function processThroughGate(session: Pick<BatchSession, 'gate'>, api: ApiClient, chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> {
+  const sentAt = await session.gate.acquire();
+  try {
+    const answer = await api.processChunk(chunkJobId, model ? { model } : undefined);
+    session.gate.answered(sentAt, answer.processing_time_ms);
+    return answer;
+  } catch (error) {
+    if (!neverReached(error)) session.gate.answered(sentAt); // counted, if at all, by now
+    throw error;
   }
 }
 

@@ -1,4 +1,5 @@
 import { ApiError, AuthenticationError, type ApiClient } from '../api/index.js';
+import { neverReached } from '../batch/flow-context.js';
 import type { BatchSession } from './batch-session.js';
 import type { JobListing } from './list-jobs.js';
 
@@ -11,15 +12,17 @@ export type ServerJobView =
  * Ask the server about each job with `result` WITHOUT finalize (finalize
  * deletes the data, and the result is not saved here). Each is a counted
  * request, so each waits for its slot in the request gate, which enforces
- * the key's windows together with every other run's persisted sends.
+ * the key's windows together with every other run's persisted sends, and
+ * learns when the server counted it once it is answered.
  */
 export async function refreshJobs(session: Pick<BatchSession, 'gate'>, api: ApiClient, jobs: readonly (Pick<JobListing, 'parent_job_id'> | string)[], signal?: AbortSignal): Promise<Map<string, ServerJobView>> {
   const views = new Map<string, ServerJobView>();
   for (const listed of jobs) {
     const job = typeof listed === 'string' ? { parent_job_id: listed } : listed;
-    await session.gate.acquire(signal);
+    const sentAt = await session.gate.acquire(signal);
     try {
       const answer = await api.collect(job.parent_job_id, { finalize: false }, signal);
+      session.gate.answered(sentAt);
       views.set(job.parent_job_id, {
         status: answer.status,
         chunks_done: answer.chunks_done ?? null,
@@ -28,6 +31,8 @@ export async function refreshJobs(session: Pick<BatchSession, 'gate'>, api: ApiC
         failed_pages: answer.failed_pages ?? [],
       });
     } catch (error) {
+      // Answered (a 410 for one job gone, a 429) or dropped: counted, if at all, by now.
+      if (!neverReached(error)) session.gate.answered(sentAt);
       // One job gone (410) or unknown must not hide what the others say; a bad key concerns them all.
       if (!(error instanceof ApiError) || error instanceof AuthenticationError) throw error;
       views.set(job.parent_job_id, { status: 'error', code: error.code, message: error.message });

@@ -9,6 +9,7 @@ import type { BatchEvents } from '../batch/batch-types.js';
 import { HostConnection, type ClientIdentity } from '../features/host/host-connection.js';
 import type { SubmissionEnd } from '../features/host/one-client.js';
 import { DocextractError } from '../util/docextract-error.js';
+import { processThroughGate } from '../features/batch-session.js';
 import { runDocuments, type EngineAccess } from './engine.js';
 
 /** The running command could not process the chunk for this one, with the service's code (or `chunk_in_progress`: the running command is finishing that job). */
@@ -31,10 +32,7 @@ export function processChunkOnEngine(access: EngineAccess, command: string, chun
     command,
     terms: {},
     events: () => ({ documentFinished: () => undefined }),
-    host: async (deps) => {
-      await deps.session.gate.acquire();
-      return deps.api.processChunk(chunkJobId, model ? { model } : undefined);
-    },
+    host: (deps) => processThroughGate(deps.session, deps.api, chunkJobId, model),
     ride: { submitWith: (socket, _events, who) => processThroughHost(socket, who, chunkJobId, model) },
     hosts: false,
     waiting: () => undefined,

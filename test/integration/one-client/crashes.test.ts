@@ -11,6 +11,7 @@ import { runChildCli, startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { commandRig, waitFor, runningCommands } from '../../helpers/one-client.js';
+import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
 
 const rig = commandRig();
 const track = rig.track;
@@ -20,7 +21,8 @@ const PAGES: Record<string, number> = { 'thirty.pdf': 30, 'twelve.pdf': 12, 'sev
 
 describe('many commands, one client: crashes stay local', () => {
   it('kill -9 of the host: the client takes over and finishes every file; a rerun of the host command uploads nothing new', async () => {
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    const tally = uploadTally();
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 }, onRequest: tally.onRequest }));
     const processed = new Set<string>();
     emu.events.on('event', (event: EmulatorEvent) => event.type === 'chunk_processed' && event.sha256 && processed.add(event.sha256));
     const ws = makeWorkspace(FILES);
@@ -43,7 +45,7 @@ describe('many commands, one client: crashes stay local', () => {
     expect(parseNdjson(finished.stdout).map((line) => line.status)).toEqual(Object.keys(FILES).map(() => 'complete'));
     for (const [name, pages] of Object.entries(PAGES)) expectCompleteResult(join(ws.dir, 'out-client', `${name}.json`), join(ws.inputs, name), pages);
     // The open jobs of the dead host were resumed, not uploaded again.
-    for (const sha of splits) expect(emu.counters.uploadsBySha256[sha]).toBe(1);
+    expectEachTakenOnce(emu, tally, Object.fromEntries(splits.map((sha, index) => [`split ${index + 1}`, sha])));
 
     const uploads = { ...emu.counters.uploadsBySha256 };
     const rerun = await runChildCli(args(ws.out), env);
@@ -53,7 +55,8 @@ describe('many commands, one client: crashes stay local', () => {
   });
 
   it('kill -9 of a client: the host finishes unaffected, and the client files cost one upload each in all', async () => {
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    const tally = uploadTally();
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 }, onRequest: tally.onRequest }));
     const ws = makeWorkspace({ ...FILES, 'mine/c.pdf': 'pdf/pages-2.pdf', 'mine/d.pdf': 'pdf/pages-4.pdf', 'mine/e.png': 'images/logo-with-alpha.png' });
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
@@ -74,6 +77,6 @@ describe('many commands, one client: crashes stay local', () => {
 
     const again = await runChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env);
     expect(again.code, again.stderr).toBe(0);
-    for (const name of ['c.pdf', 'd.pdf', 'e.png']) expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'mine', name))], name).toBe(1);
+    expectEachTakenOnce(emu, tally, Object.fromEntries(['c.pdf', 'd.pdf', 'e.png'].map((name) => [name, sha256Of(join(ws.inputs, 'mine', name))])));
   });
 });

@@ -11,6 +11,7 @@ import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
 
 const rig = commandRig();
 const track = rig.track;
@@ -22,7 +23,8 @@ describe('many commands, one client: handover', () => {
   it('the host exits once its own files are done; the other command hosts what is left and resumes its open jobs without uploading again', async () => {
     // The service holds its answers until the other command has joined: the host's own work cannot be over before.
     const held = holdAnswersUntilReleased();
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 }, holdAnswer: held.holdAnswer }));
+    const tally = uploadTally();
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 }, holdAnswer: held.holdAnswer, onRequest: tally.onRequest }));
     const ws = makeWorkspace({ 'host/seven.pdf': 'pdf/pages-7.pdf', ...Object.fromEntries(Object.entries(MINE).map(([name, [source]]) => [`mine/${name}`, source])) });
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
@@ -42,10 +44,8 @@ describe('many commands, one client: handover', () => {
     expectNoStackTrace(finished.stderr);
     expect(finished.code, finished.stderr).toBe(0);
     expect(parseNdjson(finished.stdout).map((line) => line.status)).toEqual(Object.keys(MINE).map(() => 'complete'));
-    for (const [name, [, pages]] of Object.entries(MINE)) {
-      expectCompleteResult(join(ws.dir, 'out-mine', `${name}.json`), join(ws.inputs, 'mine', name), pages);
-      expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'mine', name))], name).toBe(1);
-    }
+    for (const [name, [, pages]] of Object.entries(MINE)) expectCompleteResult(join(ws.dir, 'out-mine', `${name}.json`), join(ws.inputs, 'mine', name), pages);
+    expectEachTakenOnce(emu, tally, Object.fromEntries(Object.keys(MINE).map((name) => [name, sha256Of(join(ws.inputs, 'mine', name))])));
     expect(emu.counters.creditsCharged).toBe(7 + 12 + 60 + 1 + 1);
   });
 });

@@ -11,6 +11,7 @@ import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
 
 const rig = commandRig();
 const track = rig.track;
@@ -27,7 +28,8 @@ const PAGES: Record<string, number> = { 'a.png': 1, 'b.jpg': 1, 'c.pdf': 2, 'd.p
 describe('many commands, one client: two extracts', () => {
   it('two extracts started at once on the same files: both exit 0 with every file complete, each content uploaded once', async () => {
     const held = holdAnswersUntilReleased();
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 60, windowMs: 12_000 }], latencyMs: { documents: 100, process: 100 }, holdAnswer: held.holdAnswer }));
+    const tally = uploadTally();
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 60, windowMs: 12_000 }], latencyMs: { documents: 100, process: 100 }, holdAnswer: held.holdAnswer, onRequest: tally.onRequest }));
     const ws = makeWorkspace(FILES);
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
@@ -49,7 +51,7 @@ describe('many commands, one client: two extracts', () => {
       expect(parseNdjson(run.stdout).map((line) => line.status)).toEqual(Object.keys(FILES).map(() => 'complete'));
       for (const [name, pages] of Object.entries(PAGES)) expectCompleteResult(join(out, `${name}.json`), join(ws.inputs, name), pages);
     }
-    for (const name of Object.keys(FILES)) expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, name))], name).toBe(1);
+    expectEachTakenOnce(emu, tally, Object.fromEntries(Object.keys(FILES).map((name) => [name, sha256Of(join(ws.inputs, name))])));
     expect(emu.counters.creditsCharged).toBe(Object.values(PAGES).reduce((a, b) => a + b, 0));
     expect(emu.counters.rateLimited).toBeLessThanOrEqual(1);
   });

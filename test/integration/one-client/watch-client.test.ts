@@ -10,6 +10,7 @@ import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
 
 const rig = commandRig();
 const track = rig.track;
@@ -18,7 +19,8 @@ const track = rig.track;
 
 describe('many commands, one client: a watch beside an extract', () => {
   it('a watch started while an extract hosts rides along, then hosts after the handover; every content uploaded once', async () => {
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 } }));
+    const tally = uploadTally();
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 }, onRequest: tally.onRequest }));
     const ws = makeWorkspace({
       'batch/thirty.pdf': 'pdf/pages-30.pdf',
       'batch/twelve.pdf': 'pdf/pages-12.pdf',
@@ -49,8 +51,7 @@ describe('many commands, one client: a watch beside an extract', () => {
     // One line per file it took, riding along or hosting: the handover reports nothing again.
     expect(parseNdjson(watched.stdout).map((line) => [String(line.file).split('/').pop(), line.status]).sort()).toEqual([['b.jpg', 'complete'], ['late.pdf', 'complete'], ['same-as-seven.pdf', 'complete']]);
     expect(watched.stderr.match(/watching /g)).toHaveLength(1);
-    for (const source of ['pdf/pages-30.pdf', 'pdf/pages-12.pdf', 'pdf/pages-7.pdf', 'images/id-card.png', 'images/receipt.jpg', 'pdf/pages-2.pdf']) {
-      expect(emu.counters.uploadsBySha256[sha256Of(join(CORPUS, source))], source).toBe(1);
-    }
+    const sources = ['pdf/pages-30.pdf', 'pdf/pages-12.pdf', 'pdf/pages-7.pdf', 'images/id-card.png', 'images/receipt.jpg', 'pdf/pages-2.pdf'];
+    expectEachTakenOnce(emu, tally, Object.fromEntries(sources.map((source) => [source, sha256Of(join(CORPUS, source))])));
   });
 });

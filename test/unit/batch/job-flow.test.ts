@@ -5,11 +5,12 @@
  * a job the server had deleted: the rerun found it gone and paid again.
  */
 import { describe, expect, it } from 'vitest';
-import { ServerError, UnprocessableEntityError, type ApiClient, type CollectedResult } from '../../../src/api/index.js';
+import { NetworkError, RateLimitError, ServerError, UnprocessableEntityError, type ApiClient, type CollectedResult } from '../../../src/api/index.js';
 import type { RunSettings } from '../../../src/batch/batch-types.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
 import type { FlowContext } from '../../../src/batch/flow-context.js';
-import { collectJob, processChunk } from '../../../src/batch/job-flow.js';
+import type { FlowEffect } from '../../../src/batch/flow-effects.js';
+import { collectJob, finalizeJob, processChunk } from '../../../src/batch/job-flow.js';
 import { nextJobWork } from '../../../src/batch/job-work.js';
 import { moveJob } from '../../../src/batch/job-phase.js';
 import type { JournalRecord } from '../../../src/batch/journal-records.js';
@@ -65,7 +66,7 @@ describe('collectJob', () => {
     const job = task.job!;
 
     moveJob(job, 'collect-sent'); // as the runner marks it
-    const collecting = collectJob(ctx, task, job);
+    const collecting = collectJob(ctx, task, job, 500);
     await new Promise((resolve) => setImmediate(resolve));
     // The file is on disk; its record is not yet.
     expect(written).toEqual(['/out/a.pdf.json']);
@@ -111,7 +112,7 @@ describe('a chunk that keeps failing', () => {
       const work = nextJobWork(task, job, Number.MAX_SAFE_INTEGER, true, () => undefined);
       if (!work) break;
       if (work.kind === 'collect') moveJob(job, 'collect-sent'); // as the runner marks it
-      const effects = work.kind === 'process' ? await processChunk(ctx, task, job, work.chunk) : await collectJob(ctx, task, job);
+      const effects = work.kind === 'process' ? await processChunk(ctx, task, job, work.chunk, 500) : await collectJob(ctx, task, job, 500);
       for (const effect of effects) if (effect.type === 'finished') task.finish(effect.outcome);
     }
   }
@@ -134,5 +135,64 @@ describe('a chunk that keeps failing', () => {
     await runJob(ctx, task);
     expect(processed()).toBe(3);
     expect(task.outcome).toMatchObject({ status: 'partial', missing_pages: [4] });
+  });
+});
+
+/**
+ * Issue 28: the gate records a send when it grants the slot; under load the
+ * request reaches the server's limiter later, and a window reckoned from the
+ * grant frees too early (a 429 for the next request, and an upload refused so
+ * is sent again). Every answered request's send moves to when the server
+ * counted it, as an upload's already did.
+ */
+describe('when the server counted a job request', () => {
+  const SENT = 1_000;
+  const ANSWERED = 1_400;
+
+  function answeringContext(api: Partial<Record<'processChunk' | 'collect', () => Promise<unknown>>>): FlowContext {
+    return {
+      api: api as unknown as ApiClient,
+      clock: { now: () => ANSWERED },
+      journal: { append: async () => undefined } as unknown as Journal<JournalRecord>,
+      settings: SETTINGS,
+      account: 'acct',
+      readings: { resetAt: () => undefined, windowOf: () => undefined },
+      random: () => 0.5,
+      writeResult: async () => undefined,
+    } as unknown as FlowContext;
+  }
+
+  const restamps = (effects: readonly FlowEffect[]): FlowEffect[] => effects.filter((effect) => effect.type === 'restamp');
+
+  it('a processed chunk: the answer less the processing time the server reports', async () => {
+    const task = openTask();
+    const chunk = task.job!.chunks[0]!;
+    const ctx = answeringContext({ processChunk: async () => ({ success: true, job_id: 'job_c1', status: 'done', code: 'chunk_processed', processing_time_ms: 90 }) });
+    expect(restamps(await processChunk(ctx, task, task.job!, chunk, SENT))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED - 90 }]);
+  });
+
+  it('a replay (no processing time), a collect and a finalize: the answer', async () => {
+    const task = openTask();
+    const job = task.job!;
+    const replay = answeringContext({ processChunk: async () => ({ success: true, job_id: 'job_c1', status: 'done', code: 'chunk_already_processed' }) });
+    expect(restamps(await processChunk(replay, task, job, job.chunks[0]!, SENT))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED }]);
+    const collecting = answeringContext({ collect: async () => complete });
+    moveJob(job, 'collect-sent');
+    expect(restamps(await collectJob(collecting, task, job, SENT))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED }]);
+    expect(job.phase).toBe('written');
+    moveJob(job, 'finalize-sent');
+    expect(restamps(await finalizeJob(collecting, task, job, SENT + 10))).toEqual([{ type: 'restamp', recordedAt: SENT + 10, countedAt: ANSWERED }]);
+  });
+
+  it('a refusal (429, 410) or a dropped connection: by now; a request that never connected: not at all', async () => {
+    const limited = new RateLimitError({ endpoint: 'process', status: 429, code: 'rate_limit_exceeded', message: '' });
+    const task = openTask();
+    const job = task.job!;
+    expect(restamps(await processChunk(answeringContext({ processChunk: async () => Promise.reject(limited) }), task, job, job.chunks[0]!, SENT))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED }]);
+    const dropped = new NetworkError('result', 'reset', { connectionDropped: true });
+    moveJob(job, 'collect-sent');
+    expect(restamps(await collectJob(answeringContext({ collect: async () => Promise.reject(dropped) }), task, job, SENT))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED }]);
+    const refused = new NetworkError('process', 'refused', { neverConnected: true });
+    expect(restamps(await processChunk(answeringContext({ processChunk: async () => Promise.reject(refused) }), task, job, job.chunks[1]!, SENT))).toEqual([]);
   });
 });

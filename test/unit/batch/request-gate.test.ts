@@ -512,6 +512,17 @@ describe('RequestGate.restamp and the guard details', () => {
     expect(gate.nextSlotAt()).toBe(T0 + 1_300);
   });
 
+  it('answered: a send moves to the answer less the processing time the server reports, or to the answer without one (issue 28)', async () => {
+    const { clock, gate } = gateOn('2/1s', { guardMs: 0 });
+    const first = await gate.acquire();
+    const second = await gate.acquire();
+    await clock.advance(300); // the answers come back 300 ms later; the server says it worked 100 ms on the first
+    gate.answered(first, 100);
+    expect(gate.nextSlotAt()).toBe(T0 + 1_000); // the second still holds the window from its grant
+    gate.answered(second);
+    expect(gate.projectSlots(2).map((t) => t - T0)).toEqual([1_200, 1_300]);
+  });
+
   it('keeps the log in time order when a send moves behind later ones', async () => {
     const { clock, gate } = gateOn('3/1s', { guardMs: 0 });
     const first = await gate.acquire();
