@@ -13,9 +13,24 @@ export interface OutputStream {
  */
 export async function writeInTurn(out: OutputStream, text: string): Promise<void> {
   if (out.write(text) !== false) return;
+  await drained(out);
+}
+
+/**
+ * Resolves at once while `out` keeps up, else once its reader has taken what
+ * is queued (or gone away). For work that writes as it goes and can wait
+ * before taking more: `extract` takes its next slice of files only then, so a
+ * stalled `| jq` holds the run back, not ~200 bytes a file of our memory.
+ */
+export async function roomIn(out: OutputStream): Promise<void> {
+  if ((out as { writableNeedDrain?: boolean }).writableNeedDrain === true) await drained(out);
+}
+
+/** Until the stream drains, closes or fails; at once for a sink without events (a test fake). */
+function drained(out: OutputStream): Promise<void> {
   const stream = out as Partial<Pick<NodeJS.WritableStream, 'once' | 'off'>>;
-  if (typeof stream.once !== 'function') return;
-  await new Promise<void>((resolve) => {
+  if (typeof stream.once !== 'function') return Promise.resolve();
+  return new Promise<void>((resolve) => {
     const done = (): void => {
       for (const event of ['drain', 'close', 'error']) stream.off?.(event, done);
       resolve();
