@@ -1,4 +1,5 @@
-import type { BatchEvents } from '../batch/batch-types.js';
+import type { BatchEvents, ChunkFailure } from '../batch/batch-types.js';
+import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
 import type { CliContext } from './context.js';
 import { cliStopMessage, strayJobNotice } from './outcome-words.js';
 
@@ -6,7 +7,7 @@ import { cliStopMessage, strayJobNotice } from './outcome-words.js';
  * What both displays (`extract`'s bars, `watch`'s status line) say as
  * warnings on stderr, in the CLI's words: one home for them.
  */
-export abstract class DisplayWarnings implements Pick<BatchEvents, 'notice' | 'intakeStopped' | 'strayJob'> {
+export abstract class DisplayWarnings implements Pick<BatchEvents, 'notice' | 'intakeStopped' | 'strayJob' | 'chunkFailed' | 'reachability'> {
   protected constructor(protected readonly ctx: CliContext) {}
 
   notice(message: string): void {
@@ -19,5 +20,13 @@ export abstract class DisplayWarnings implements Pick<BatchEvents, 'notice' | 'i
 
   strayJob(job: { parentJobId: string; path: string }): void {
     this.notice(strayJobNotice(job));
+  }
+
+  chunkFailed(failure: ChunkFailure): void {
+    this.notice(chunkFailedLine(failure, this.ctx.clock.now()));
+  }
+
+  reachability(change: Parameters<NonNullable<BatchEvents['reachability']>>[0]): void {
+    this.notice(reachabilityLine(change));
   }
 }

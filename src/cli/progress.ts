@@ -1,8 +1,7 @@
 import { wordedForCli } from './outcome-words.js';
 import { DisplayWarnings } from './display-warnings.js';
 import type { MultiBar, SingleBar } from 'cli-progress';
-import type { BatchEvents, ChunkFailure, DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
-import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
+import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
@@ -112,14 +111,6 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
   requestAnswered(): void {
     this.awaiting -= 1;
     this.refresh();
-  }
-
-  chunkFailed(failure: ChunkFailure): void {
-    this.notice(chunkFailedLine(failure, this.clock.now()));
-  }
-
-  reachability(change: Parameters<NonNullable<BatchEvents['reachability']>>[0]): void {
-    this.notice(reachabilityLine(change));
   }
 
   documentFinished(finishedOutcome: DocumentOutcome): void {

@@ -1,8 +1,7 @@
 import { wordedForCli } from './outcome-words.js';
 import { DisplayWarnings } from './display-warnings.js';
 import type { Ora } from 'ora';
-import type { BatchEvents, ChunkFailure, DocumentOutcome } from '../batch/batch-types.js';
-import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
+import type { DocumentOutcome } from '../batch/batch-types.js';
 import type { FolderState, WatchEvents } from '../features/watch.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
@@ -78,14 +77,6 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
   timeLeft(boundMs: number): void {
     this.left.tell(boundMs, this.clock.now());
     this.refresh();
-  }
-
-  chunkFailed(failure: ChunkFailure): void {
-    this.notice(chunkFailedLine(failure, this.clock.now()));
-  }
-
-  reachability(change: Parameters<NonNullable<BatchEvents['reachability']>>[0]): void {
-    this.notice(reachabilityLine(change));
   }
 
   documentFinished(finishedOutcome: DocumentOutcome): void {
