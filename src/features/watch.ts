@@ -1,6 +1,6 @@
 import type { BatchEvents, DocumentStatus, RunSettings } from '../batch/batch-types.js';
 import type { RunReport } from '../batch/runner.js';
-import { HotFolder } from '../files/hot-folder.js';
+import { arrivalsOf, startWatchedFolder } from './watched-folder.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { sessionRunner } from './batch-session.js';
 import type { BatchDeps } from './batch-session.js';
@@ -40,6 +40,13 @@ export interface WatchOptions {
   reuse: Omit<ArrivalOptions, 'storeDb'>;
   /** What the command finished over its runs (riding along, then hosting after a handover): one per command. @default one for this run */
   record?: WatchRecord;
+  /**
+   * Resolves once the caller can take more output (the CLI: once stdout's
+   * reader has taken its lines): no more files are taken until then, so a
+   * stalled reader holds the watch back rather than filling memory.
+   * @default always room
+   */
+  outputRoom?: () => Promise<void>;
 }
 
 /** The folder's own state, for the status line. */
@@ -84,20 +91,11 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   const earlier = options.reuse.dedupe && !options.reuse.force ? deps.session.results : undefined;
   await earlier?.scan(options.outDir).catch(() => 0);
   const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...options.reuse, storeDb: settings.storeDb }, earlier);
-  const folder = await HotFolder.start({
-    root: options.root,
-    clock: deps.clock,
-    settleMs: options.settleMs,
-    pollMs: options.pollMs,
-    ...(options.passMs !== undefined ? { passMs: options.passMs } : {}),
-    exclude: [options.outDir, ...[options.moves.done, options.moves.failed].filter((dir): dir is string => dir !== undefined), ...options.exclude],
-    onError: (message) => deps.events.notice?.(message),
-    onSettling: (count) => tally.settlingNow(count),
-  });
+  const folder = await startWatchedFolder(options, deps.clock, { onError: (message) => deps.events.notice?.(message), onSettling: (count) => tally.settlingNow(count) });
   deps.events.watching?.();
 
   const running = new RunningWindow(RUNNING_AHEAD);
-  const arrivals = plannedArrivals(folder.arrivals(), {
+  const arrivals = plannedArrivals(arrivalsOf(folder, options), {
     cwd: options.cwd,
     root: options.root,
     plan: options.plan,

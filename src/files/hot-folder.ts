@@ -45,7 +45,7 @@ export const DEFAULT_PASS_MS = 30_000;
  */
 const HELD_AT_MOST = 2_000;
 /** Paths handed on at once by `arrivals`. */
-const ARRIVALS_AT_ONCE = 500;
+export const ARRIVALS_AT_ONCE = 500;
 /** The shortest pass period once events cannot be trusted (the system refused a watch). */
 const DEGRADED_PASS_FLOOR_MS = 5_000;
 /** Error codes of a system that refuses another watch, with what to do about it. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import type { CliDeps } from '../../src/cli/context.js';
-import type { CliIO } from '../../src/cli/io.js';
+import type { CliIO, OutputStream } from '../../src/cli/io.js';
 import type { Clock } from '../../src/util/clock.js';
 
 export interface CliRun {
@@ -39,12 +39,14 @@ export async function runCli(
     responseCaps?: CliDeps['responseCaps'];
     /** Sees the output as it is written (for a command that runs until stopped). */
     onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
+    /** Stdout itself, in place of the captured text (a reader that stops reading); `stdout` of the result is then empty. */
+    stdout?: OutputStream;
   },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
-    stdout: {
+    stdout: options.stdout ?? {
       write: (chunk: string) => {
         options.onOutput?.('stdout', chunk);
         return (stdout += chunk);

@@ -50,7 +50,7 @@ export interface WatchSetup {
   dir: string;
   uploads: { sha256: string; at: number }[];
   /** `docextract watch <inbox> --out <out> --json` plus `extra`, on the fake clock. */
-  watch(extra?: string[], options?: { realTimeoutMs?: number }): WatchRun;
+  watch(extra?: string[], options?: Parameters<typeof startWatchOnFakeClock>[3]): WatchRun;
   resultExists(relativePath: string): boolean;
 }
 

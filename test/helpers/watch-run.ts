@@ -1,3 +1,4 @@
+import type { OutputStream } from '../../src/cli/io.js';
 import type { FakeClock } from './fake-clock.js';
 import { FakeClockDriver } from './fake-clock-cli.js';
 import { runCli, type CliRun } from './run-cli.js';
@@ -28,7 +29,7 @@ export interface WatchRun {
  */
 const REAL_TIMEOUT_MS = 100_000;
 
-export function startWatchOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock, options: { realTimeoutMs?: number } = {}): WatchRun {
+export function startWatchOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock, options: { realTimeoutMs?: number; stdout?: OutputStream } = {}): WatchRun {
   const realTimeoutMs = options.realTimeoutMs ?? REAL_TIMEOUT_MS;
   const driver = new FakeClockDriver(clock);
   const stopper = new AbortController();
@@ -37,7 +38,7 @@ export function startWatchOnFakeClock(args: string[], env: NodeJS.ProcessEnv, cl
   const onOutput = (stream: 'stdout' | 'stderr', chunk: string): void => {
     output[stream] += chunk;
   };
-  const run = runCli(['watch', ...args], { env, clock, fetch: driver.fetch, stop: stopper.signal, onOutput }).then((done) => (result = done));
+  const run = runCli(['watch', ...args], { env, clock, fetch: driver.fetch, stop: stopper.signal, onOutput, ...(options.stdout ? { stdout: options.stdout } : {}) }).then((done) => (result = done));
   const withDeadline = async (what: string, loop: () => Promise<boolean>): Promise<void> => {
     const deadline = Date.now() + realTimeoutMs;
     while (!(await loop())) {

@@ -18,7 +18,8 @@ import { BatchDisplay } from '../progress.js';
 import type { DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
 import type { PlannedSlice } from '../../features/plan-documents.js';
 import { listedInputs, type FilesFromFlags } from './files-from.js';
-import { roomIn, type OutputStream } from '../io.js';
+import { roomIn } from '../io.js';
+import { pacedBy } from '../../util/paced.js';
 
 interface ExtractFlags extends BatchFlags, FilesFromFlags {
   dryRun?: boolean;
@@ -46,7 +47,8 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     ({ stream: found, first: slice }) => slice.documents.length > 0 && slice.rejected.length === 0 && found.rejected.length === 0,
   );
   for (const skipped of stream.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
-  const slices = afterRoomIn(ctx.io.stdout, withFirst(first, stream.slices));
+  // Each slice once stdout's reader has taken the lines before it: a stalled `| jq` holds the run back.
+  const slices = pacedBy(withFirst(first, stream.slices), () => roomIn(ctx.io.stdout));
   const typedModels = settings.models.names();
   if (flags.dryRun) {
     await checkTypedModelsForDryRun(ctx, typedModels);
@@ -108,14 +110,6 @@ function sourcesIn(documents: readonly PlannedDocument[]): number {
 async function* withFirst(first: PlannedSlice, rest: AsyncIterable<PlannedSlice>): AsyncGenerator<PlannedSlice> {
   yield first;
   yield* rest;
-}
-
-/** Each slice once stdout's reader has taken the lines before it (see roomIn). */
-async function* afterRoomIn(out: OutputStream, slices: AsyncIterable<PlannedSlice>): AsyncGenerator<PlannedSlice> {
-  for await (const slice of slices) {
-    await roomIn(out);
-    yield slice;
-  }
 }
 
 /**

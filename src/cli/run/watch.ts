@@ -10,6 +10,7 @@ import type { CliContext } from '../context.js';
 import { tuneHeapForLongRuns } from '../heap-tuning.js';
 import { batchOutcome, withBatchSession } from '../run-batch.js';
 import { WatchDisplay } from '../watch-display.js';
+import { roomIn } from '../io.js';
 
 interface WatchFlags extends BatchFlags {
   settle?: string;
@@ -67,6 +68,8 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     reuse: { force: Boolean(flags.force), dedupe: flags.dedupe !== false },
     // One for the command: a handover between hosting and riding along starts another run, not another command.
     record: new WatchRecord(ctx.io.cwd),
+    // A stalled reader of the lines holds the watch back: no file is taken until it has read them.
+    outputRoom: () => roomIn(ctx.io.stdout),
   };
   // Another command hosts the state folder: check the document types (free), then submit arrivals to it.
   const prepare = async (): Promise<void> => checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsOfRules(settings.models));

@@ -1,11 +1,12 @@
 import type { Socket } from 'node:net';
 import type { PlannedDocument } from '../../batch/batch-types.js';
-import { HotFolder } from '../../files/hot-folder.js';
+import type { HotFolder } from '../../files/hot-folder.js';
 import { toDisplayPath } from '../../files/paths.js';
 import type { Clock } from '../../util/clock.js';
 import { planFiles } from '../plan-documents.js';
 import type { WatchEvents, WatchOptions, WatchReport } from '../watch.js';
 import { WatchMoves } from '../watch-moves.js';
+import { arrivalsOf, startWatchedFolder } from '../watched-folder.js';
 import { WatchRecord, WatchTally } from '../watch-tally.js';
 import { HostConnection, showNews, type ClientIdentity } from './host-connection.js';
 import type { SubmissionEnd } from './one-client.js';
@@ -47,7 +48,7 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
       if (waiting.size === 0) void end('done');
     };
     const submitArrivals = async (watched: HotFolder): Promise<void> => {
-      for await (const paths of watched.arrivals()) {
+      for await (const paths of arrivalsOf(watched, options)) {
         if (ended || stopping) return;
         const inputs = paths.map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
         for (const input of inputs) tally.arrived(input.displayPath, input.path);
@@ -65,16 +66,7 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
       }
     };
     const start = async (): Promise<void> => {
-      folder = await HotFolder.start({
-        root: options.root,
-        clock: deps.clock,
-        settleMs: options.settleMs,
-        pollMs: options.pollMs,
-        ...(options.passMs !== undefined ? { passMs: options.passMs } : {}),
-        exclude: [options.outDir, ...[options.moves.done, options.moves.failed].filter((dir): dir is string => dir !== undefined), ...options.exclude],
-        onError: notice,
-        onSettling: (count) => tally.settlingNow(count),
-      });
+      folder = await startWatchedFolder(options, deps.clock, { onError: notice, onSettling: (count) => tally.settlingNow(count) });
       if (ended) return void folder.close();
       deps.events.watching?.();
       await submitArrivals(folder);
