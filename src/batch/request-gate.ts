@@ -51,7 +51,7 @@ const ARRIVAL_ORDER_MS = 250;
  * without that figure, no later than the answer itself.
  */
 export function countedAt(answeredAt: number, processingMs: number | undefined): number {
-  return typeof processingMs === 'number' && processingMs > 0 ? answeredAt - processingMs : answeredAt;
+  return answeredAt - Math.max(0, processingMs ?? 0);
 }
 
 /** Dropped log entries tolerated at the front before the array is compacted. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseRateWindows } from '../../../src/batch/rate-windows.js';
-import { RequestGate } from '../../../src/batch/request-gate.js';
+import { countedAt, RequestGate } from '../../../src/batch/request-gate.js';
 import { FileSendLog, MemorySendLog } from '../../../src/batch/send-log.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
@@ -521,6 +521,27 @@ describe('RequestGate.restamp and the guard details', () => {
     expect(gate.nextSlotAt()).toBe(T0 + 1_000); // the second still holds the window from its grant
     gate.answered(second);
     expect(gate.projectSlots(2).map((t) => t - T0)).toEqual([1_200, 1_300]);
+  });
+
+  it('countedAt: the answer less a positive processing time; the answer itself without one, or with a figure that is no time', () => {
+    expect(countedAt(T0 + 1_000, 300)).toBe(T0 + 700);
+    expect(countedAt(T0 + 1_000, undefined)).toBe(T0 + 1_000);
+    expect(countedAt(T0 + 1_000, 0)).toBe(T0 + 1_000);
+    // A server's negative figure must not move the count after the answer.
+    expect(countedAt(T0 + 1_000, -50)).toBe(T0 + 1_000);
+  });
+
+  it('unsent forgets the send it names, the oldest included, and nothing when it names none', async () => {
+    const { clock, gate } = gateOn('2/1s', { guardMs: 0 });
+    const first = await gate.acquire();
+    await clock.advance(100);
+    const second = await gate.acquire();
+    gate.unsent(T0 + 50); // never recorded: both sends still hold the window
+    expect(gate.projectSlots(2).map((t) => t - T0)).toEqual([1_000, 1_100]);
+    gate.unsent(first); // the oldest send in the log never reached the server
+    expect(gate.projectSlots(2).map((t) => t - T0)).toEqual([100, 1_100]);
+    gate.unsent(second);
+    expect(gate.projectSlots(2).map((t) => t - T0)).toEqual([100, 100]);
   });
 
   it('keeps the log in time order when a send moves behind later ones', async () => {
