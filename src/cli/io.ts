@@ -20,7 +20,7 @@ export async function writeInTurn(out: OutputStream, text: string): Promise<void
  * Resolves at once while `out` keeps up, else once its reader has taken what
  * is queued (or gone away). For work that writes as it goes and can wait
  * before taking more: `extract` takes its next slice of files only then, so a
- * stalled `| jq` holds the run back, not ~200 bytes a file of our memory.
+ * stalled `| jq` holds the run back, not about 1 KB a line of our memory.
  */
 export async function roomIn(out: OutputStream): Promise<void> {
   if ((out as { writableNeedDrain?: boolean }).writableNeedDrain === true) await drained(out);
