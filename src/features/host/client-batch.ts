@@ -4,9 +4,16 @@ import type { ExtractBatchReport } from '../batch-report.js';
 import type { PartResults } from '../parts.js';
 import { HostConnection, showNews, type ClientIdentity } from './host-connection.js';
 import type { SubmissionEnd } from './one-client.js';
-import type { DocumentNews } from './protocol.js';
+import type { DocumentNews, SubmittedDocument } from './protocol.js';
 
 export type { ClientIdentity } from './host-connection.js';
+
+/**
+ * Documents per `submit` line. One line for a whole batch would be one JSON
+ * string of ~500 bytes a document, past V8's longest string (~512 MB) at a
+ * million, and the host would hold that line whole before parsing it.
+ */
+export const SUBMIT_AT_ONCE = 500;
 
 /** What a command asks of the host: documents to extract, or one job to collect. */
 export type ClientWork = { documents: PlannedDocument[]; reuse: { force: boolean; dedupe: boolean } } | { collect: { jobId: string; outDir: string } };
@@ -59,6 +66,8 @@ export class ClientBatch {
       };
       const connection = new HostConnection(socket, who, {
         welcome: () => {
+          // Nothing left to ask (every file refused while checking): done, not waiting for news that never comes.
+          if (this.finished) return connection.close();
           this.sendWork(connection);
           if (stop?.aborted) cancel();
           else stop?.addEventListener('abort', cancel, { once: true });
@@ -82,8 +91,14 @@ export class ClientBatch {
       connection.send({ type: 'collect', id: 0, ...this.work.collect });
       return;
     }
-    const documents = [...this.left].flatMap(([id, doc]) => (doc ? [{ ...doc, id }] : []));
-    connection.send({ type: 'submit', documents, reuse: this.work.reuse });
+    let documents: SubmittedDocument[] = [];
+    for (const [id, doc] of this.left) {
+      if (doc) documents.push({ ...doc, id });
+      if (documents.length < SUBMIT_AT_ONCE) continue;
+      connection.send({ type: 'submit', documents, reuse: this.work.reuse });
+      documents = [];
+    }
+    if (documents.length > 0) connection.send({ type: 'submit', documents, reuse: this.work.reuse });
   }
 
   private received(news: DocumentNews): void {
