@@ -18,6 +18,8 @@ export interface RunningChild {
   done: Promise<ChildResult>;
   /** What the child has written to stderr so far (to wait for a message). */
   stderrSoFar(): string;
+  /** What it has written to stdout so far. */
+  stdoutSoFar(): string;
 }
 
 export interface ChildOptions {
@@ -38,7 +40,7 @@ export function startChildCli(args: string[], env: NodeJS.ProcessEnv, options: C
     child.once('error', reject);
     child.once('close', (code, signal) => resolveDone({ code, signal, stdout, stderr }));
   });
-  return { child, done, stderrSoFar: () => stderr };
+  return { child, done, stderrSoFar: () => stderr, stdoutSoFar: () => stdout };
 }
 
 export function runChildCli(args: string[], env: NodeJS.ProcessEnv, options: ChildOptions = {}): Promise<ChildResult> {

@@ -140,6 +140,11 @@ function startRelay(stateDir: string): Relay {
     for (const socket of [rider, host]) socket.on('error', () => undefined);
     rider.pipe(host);
     host.pipe(rider);
+    // Each side dies with the other, as one socket would. A rider that connects as the host hands over
+    // (its socket closed, its path not yet removed) must see the refusal: a pipe does not end its
+    // destination on an error, and that rider once waited for a welcome forever (1 run in 12 under load).
+    rider.on('close', () => host.destroy());
+    host.on('close', () => rider.destroy());
     pairs.push([rider, host]);
   });
   server.listen(path);
