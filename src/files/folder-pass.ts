@@ -14,8 +14,7 @@ const STATS_AT_ONCE = 64;
  * followed (as the watch does not follow them); a folder that cannot be read
  * is passed over (the watch reports it). `entering` is told of each folder
  * before it is read, so a watch placed there misses nothing written after
- * the read. Returns how many files it saw, and how many folders it could
- * not read.
+ * the read. Returns how many folders it could not read.
  */
 export async function passOverFolder(
   root: string,
@@ -24,9 +23,8 @@ export async function passOverFolder(
   found: (path: string, look: FileLook) => void | Promise<void>,
   stopped: () => boolean = () => false,
   entering: (folder: string) => void = () => undefined,
-): Promise<{ files: number; unreadFolders: number }> {
+): Promise<{ unreadFolders: number }> {
   const folders = [root];
-  let seen = 0;
   let unreadFolders = 0;
   let batch: string[] = [];
   const flush = async (): Promise<void> => {
@@ -36,7 +34,6 @@ export async function passOverFolder(
     for (const [i, look] of looks.entries()) {
       const path = paths[i];
       if (!look || path === undefined) continue;
-      seen += 1;
       const holding = found(path, look);
       if (holding) await holding;
     }
@@ -63,7 +60,7 @@ export async function passOverFolder(
     }
   }
   await flush();
-  return { files: seen, unreadFolders };
+  return { unreadFolders };
 }
 
 async function lookAt(path: string): Promise<FileLook | undefined> {

@@ -182,7 +182,7 @@ export class HotFolder {
   }
 
   /** Reads `folder` and the folders below it, watching each before it is read. */
-  private read(folder: string): Promise<{ files: number; unreadFolders: number }> {
+  private read(folder: string): Promise<{ unreadFolders: number }> {
     return passOverFolder(
       folder,
       (path, isFolder) => this.ignored(path, isFolder ? 'folder' : 'file'),

@@ -4,7 +4,7 @@ import type { ExtractBatchReport } from '../batch-report.js';
 import type { PartResults } from '../parts.js';
 import { HostConnection, showNews, type ClientIdentity } from './host-connection.js';
 import type { SubmissionEnd } from './one-client.js';
-import type { DocumentNews, SubmittedDocument } from './protocol.js';
+import type { DocumentNews } from './protocol.js';
 
 export type { ClientIdentity } from './host-connection.js';
 
@@ -91,14 +91,8 @@ export class ClientBatch {
       connection.send({ type: 'collect', id: 0, ...this.work.collect });
       return;
     }
-    let documents: SubmittedDocument[] = [];
-    for (const [id, doc] of this.left) {
-      if (doc) documents.push({ ...doc, id });
-      if (documents.length < SUBMIT_AT_ONCE) continue;
-      connection.send({ type: 'submit', documents, reuse: this.work.reuse });
-      documents = [];
-    }
-    if (documents.length > 0) connection.send({ type: 'submit', documents, reuse: this.work.reuse });
+    const documents = [...this.left].flatMap(([id, doc]) => (doc ? [{ ...doc, id }] : []));
+    for (let at = 0; at < documents.length; at += SUBMIT_AT_ONCE) connection.send({ type: 'submit', documents: documents.slice(at, at + SUBMIT_AT_ONCE), reuse: this.work.reuse });
   }
 
   private received(news: DocumentNews): void {
