@@ -125,6 +125,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     clock: state.clock,
     latencyFor: latencyDrawer(options.latencyMs ?? {}, options.seed),
     ...(options.holdAnswer ? { holdAnswer: options.holdAnswer } : {}),
+    ...(options.holdDocument ? { holdDocument: options.holdDocument } : {}),
     slowMs: options.slowMs ?? DEFAULT_SLOW_MS,
     oversizeBytes: options.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES,
     gzipBomb: () => (gzipBomb ??= buildGzipBomb(options.oversizeBytes ?? DEFAULT_OVERSIZE_BYTES)),

@@ -152,6 +152,16 @@ export interface EmulatorOptions {
    * @default none
    */
   holdAnswer?: (endpoint: EmulatorEndpoint) => Promise<void> | undefined;
+  /**
+   * A test's hold on one document's requests: asked once a request's
+   * document is known (an upload's bytes, the job a `process` or `result`
+   * names), before its delay is spent. Its answer waits for the promise, and
+   * so does the work of `process` and `result` (a chunk extracted, a job
+   * collected or finalized), so that "this document's job was finished by
+   * whoever was running after X" is a fact the test makes.
+   * @default none
+   */
+  holdDocument?: (endpoint: EmulatorEndpoint, sha256: string) => Promise<void> | undefined;
   /** Extra delay of the `slow` fault; `trickle_stop` trickles a byte every slowMs/10 and hangs up after slowMs*10. @default 2000 */
   slowMs?: number;
   /** Faults to inject from the start; change them later with `RunningEmulator.setFaults`. @default none */

@@ -111,6 +111,51 @@ describe('single-flight claims', () => {
   });
 });
 
+describe("a test's hold on one document (holdDocument)", () => {
+  it("holds that document's process and result, their work included, and no other document's; releasing lets both finish", async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const heldShas = new Set<string>();
+    const asked: string[] = [];
+    const held = await startTestEmulator({
+      holdDocument: (endpoint, sha256) => {
+        asked.push(endpoint);
+        return heldShas.has(sha256) && endpoint !== 'documents' ? released : undefined;
+      },
+    });
+    const events: EmulatorEvent[] = [];
+    held.emulator.events.on('event', (event: EmulatorEvent) => events.push(event));
+    try {
+      const a = await uploadSplit(held, 4);
+      const b = await uploadSplit(held, 5);
+      const shaOf = (jobId: string): string => events.find((event) => event.type === 'split' && event.jobId === jobId)?.sha256 ?? '';
+      heldShas.add(shaOf(a.job_id));
+      const processedBefore = held.emulator.counters.requestsByEndpoint.process;
+      const resultsBefore = held.emulator.counters.requestsByEndpoint.result;
+      const heldChunk = processChunk(held, chunkIds(a)[0] ?? '');
+      // A plain collect: a finalize released beside the chunk could delete the job before the chunk's work.
+      const heldCollect = collect(held, a.job_id);
+      await waitFor(() => held.emulator.counters.requestsByEndpoint.process > processedBefore && held.emulator.counters.requestsByEndpoint.result > resultsBefore, 'both requests about the held document counted');
+      // The other document goes through meanwhile: the hold names one document.
+      expect((await json(await processChunk(held, chunkIds(b)[0] ?? ''))).code).toBe('chunk_processed');
+      expect((await json(await collect(held, b.job_id))).chunks_done).toBe(1);
+      // Nothing of the held document's work was done: no chunk of it processed, charged or finalized.
+      expect(events.filter((event) => event.sha256 === shaOf(a.job_id)).map((event) => event.type)).toEqual(['upload', 'split']);
+      expect(held.emulator.counters.creditsCharged).toBe(3);
+      expect(asked.slice(0, 2)).toEqual(['documents', 'documents']);
+      expect(asked.slice(2).sort()).toEqual(['process', 'process', 'result', 'result']);
+
+      release();
+      expect((await json(await heldChunk)).code).toBe('chunk_processed');
+      expect((await json(await heldCollect)).job_id).toBe(a.job_id);
+      expect(events.filter((event) => event.sha256 === shaOf(a.job_id)).map((event) => event.type).sort()).toEqual(['chunk_processed', 'collect', 'split', 'upload']);
+      expect(held.emulator.counters.creditsCharged).toBe(6);
+    } finally {
+      await held.emulator.close();
+    }
+  });
+});
+
 describe('GET result', () => {
   it('needs a job_id, and answers 404 for a chunk id', async () => {
     await expectError(await fetch(`${t.url}/v3.1/result`, { headers: bearer(t.key) }), 400, 'invalid_request');

@@ -42,6 +42,33 @@ export function holdAnswersUntilReleased(options: HoldOptions = {}): HeldAnswers
   };
 }
 
+export interface HeldDocuments {
+  /** For the emulator's options: the requests of a document named by `hold` to one of the endpoints wait, their work too (process, result). */
+  holdDocument: NonNullable<EmulatorOptions['holdDocument']>;
+  /** Holds this document's requests (sha256 of its bytes) from now on. */
+  hold(sha256: string): void;
+  /** Lets every held request go, and holds none from now on. */
+  release(): void;
+}
+
+/** One document's work held apart from the rest: "its job was finished after X" becomes a fact the test makes. */
+export function holdDocumentsUntilReleased(endpoints: readonly EmulatorEndpoint[]): HeldDocuments {
+  const documents = new Set<string>();
+  let holding = true;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    holdDocument: (endpoint, sha256) => (holding && documents.has(sha256) && endpoints.includes(endpoint) ? released : undefined),
+    hold(sha256) {
+      documents.add(sha256);
+    },
+    release() {
+      holding = false;
+      release();
+    },
+  };
+}
+
 /** Waits until the host lists a command riding along (role client) in the state folder, and `pid`'s when given. */
 export async function waitForClient(stateDir: string, what: string, pid?: number): Promise<void> {
   await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && (pid === undefined || command.pid === pid)), what);

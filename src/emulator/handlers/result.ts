@@ -50,12 +50,14 @@ export async function handleResult(state: EmulatorState, exchange: Exchange): Pr
   if (jobId === null || jobId === '') throw new ApiFailure(400, 'invalid_request', 'Missing job_id (the parent job id from the split manifest).');
   const finalize = isTrue(exchange.url.searchParams.get('finalize'));
 
+  // Named before the delay (a test may hold this document's collect); looked up again after it, when the job may have gone.
+  const known = state.jobs.findParent(jobId, account.key);
+  if (known.state === 'alive') exchange.concerns(known.job.sha256);
   await exchange.spendDelay();
   const lookup = state.jobs.findParent(jobId, account.key);
   if (lookup.state === 'missing') throw jobNotFound(jobId);
   if (lookup.state === 'gone') throw jobExpired(jobId);
   const job = lookup.job;
-  exchange.concerns(job.sha256);
 
   const body = collectedResult(job, state.clock, state.creditsUsedSkew);
   emitEvent(state, { type: 'collect', key: account.key, jobId: job.id, sha256: job.sha256, filename: job.filename });

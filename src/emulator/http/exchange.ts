@@ -16,6 +16,8 @@ export interface ExchangeEnvironment {
   latencyFor(endpoint: EmulatorEndpoint): number;
   /** A test's hold on the answers of an endpoint (EmulatorOptions.holdAnswer). */
   holdAnswer?: (endpoint: EmulatorEndpoint) => Promise<void> | undefined;
+  /** A test's hold on one document's requests (EmulatorOptions.holdDocument). */
+  holdDocument?: (endpoint: EmulatorEndpoint, sha256: string) => Promise<void> | undefined;
   slowMs: number;
   /** Inflated size of oversized_body and gzip_bomb. */
   oversizeBytes: number;
@@ -96,10 +98,14 @@ export class Exchange {
     if (this.endpoint !== null) this.env.countFault(this.endpoint, kind);
   }
 
-  /** The document this request is about (for the request log). */
+  /** The document this request is about (for the request log, and a test's hold on that document). */
   concerns(sha256: string): void {
     this.sha256 = sha256;
+    if (this.endpoint !== null) this.documentHold = this.env.holdDocument?.(this.endpoint, sha256);
   }
+
+  /** A test's hold on the document's requests, waited for once with the delay. */
+  private documentHold: Promise<void> | undefined;
 
   /** Credits charged while handling this request (for the request log). */
   noteCharge(credits: number): void {
@@ -111,9 +117,9 @@ export class Exchange {
     const delay = this.pendingDelayMs;
     this.pendingDelayMs = 0;
     if (delay > 0) await sleep(delay);
-    const hold = this.hold;
-    this.hold = undefined;
-    await hold;
+    const holds = [this.hold, this.documentHold];
+    this.hold = this.documentHold = undefined;
+    await Promise.all(holds);
   }
 
   async sendJson(status: number, body: unknown, headers: Record<string, string> = {}, code?: string): Promise<void> {

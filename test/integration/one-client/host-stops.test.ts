@@ -12,11 +12,12 @@ import { renameSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EmulatorEvent } from '../../../src/emulator/index.js';
+import type { EmulatorRequestLog } from '../../../src/emulator/index.js';
+import { CHUNK_PAGES } from '../../../src/emulator/job-store.js';
 import { hostSocketPath } from '../../../src/features/host/protocol.js';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
-import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
+import { firstUpload, holdAnswersUntilReleased, holdDocumentsUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, waitFor } from '../../helpers/one-client.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
@@ -37,9 +38,17 @@ function setUp(): { ws: ReturnType<typeof makeWorkspace>; args: (folder: string,
  */
 async function hostAtWork() {
   const held = holdAnswersUntilReleased();
+  // A document's job work held apart from the rest (the first test's seven.pdf).
+  const heldJobs = holdDocumentsUntilReleased(['process', 'result']);
   const riderShas = new Set<string>();
   const uploadedOfRider = new Set<string>();
-  const emu = (rig.emulator = await startTestEmulator({ holdAnswer: held.holdAnswer, onUpload: (upload) => riderShas.has(upload.sha256) && uploadedOfRider.add(upload.sha256) }));
+  const requests: EmulatorRequestLog[] = [];
+  const emu = (rig.emulator = await startTestEmulator({
+    holdAnswer: held.holdAnswer,
+    holdDocument: heldJobs.holdDocument,
+    onUpload: (upload) => riderShas.has(upload.sha256) && uploadedOfRider.add(upload.sha256),
+    onRequest: (entry) => requests.push(entry),
+  }));
   const { ws, args } = setUp();
   for (const name of Object.keys(RIDER_FILES)) riderShas.add(sha256Of(join(ws.inputs, name)));
   const env = emulatorEnv(emu);
@@ -47,7 +56,7 @@ async function hostAtWork() {
   const hosting = firstUpload(emu);
   const host = rig.track(startChildCli(args('h', 'out-h'), env));
   await hosting;
-  return { held, riderShas, uploadedOfRider, emu, ws, args, env, stateDir, host };
+  return { held, heldJobs, riderShas, uploadedOfRider, requests, emu, ws, args, env, stateDir, host };
 }
 
 /** The rider's own three files: one line each, complete (or reused: a result the host finished for it), each result on disk. */
@@ -60,19 +69,23 @@ function expectRiderDone(ws: ReturnType<typeof makeWorkspace>, stdout: string): 
 
 describe('riding along when the host stops or the way to it breaks', () => {
   it('Ctrl-C of the host while the command riding along has uploads in flight: the host exits 130 with its own lines only; the rider takes over, finishes its files (their open job resumed, not uploaded again) and exits 0', { timeout: 120_000 }, async () => {
-    const { held, riderShas, uploadedOfRider, emu, ws, args, env, stateDir, host } = await hostAtWork();
+    const { held, heldJobs, riderShas, uploadedOfRider, requests, emu, ws, args, env, stateDir, host } = await hostAtWork();
+    const seven = sha256Of(join(ws.inputs, 'mine/seven.pdf'));
+    // seven.pdf's job work waits until the test has seen the host exit: whoever finishes that job is the rider, hosting.
+    heldJobs.hold(seven);
     const rider = rig.track(startChildCli(args('mine', 'out-mine'), env));
     await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
     await waitFor(() => uploadedOfRider.size === riderShas.size, "the uploads of the rider's files in flight");
 
-    // What the emulator does once the host has gone: only the rider, now hosting, can do it.
-    let hostGone = false;
-    const afterHost: EmulatorEvent[] = [];
-    emu.events.on('event', (event: EmulatorEvent) => hostGone && afterHost.push(event));
     host.child.kill('SIGINT');
+    // The host says it stops taking work in the same step as it stops: only then may seven.pdf's upload be
+    // answered, so the host journals the job and sends nothing more for it (a request it sent would be held,
+    // and its drain would wait for it).
+    await waitFor(() => host.stderrSoFar().includes('SIGINT: finishing the requests in flight'), 'the host to stop taking work');
     held.release();
     const stopped = await host.done;
-    hostGone = true;
+    const finalizedWhileHostRan = emu.counters.finalizedJobs;
+    heldJobs.release();
     expectNoStackTrace(stopped.stderr);
     expect(stopped.code, stopped.stderr).toBe(130);
     const hostLines = parseNdjson(stopped.stdout);
@@ -85,9 +98,13 @@ describe('riding along when the host stops or the way to it breaks', () => {
     expectRiderDone(ws, finished.stdout);
     // Paid once: every content of the rider uploaded once, its split job resumed from the journal.
     for (const sha of riderShas) expect(emu.counters.uploadsBySha256[sha], sha).toBe(1);
-    // Its split job, opened by the host's upload, was finished after the host had gone: by the rider, hosting.
-    const seven = sha256Of(join(ws.inputs, 'mine/seven.pdf'));
-    expect(afterHost.filter((event) => event.sha256 === seven).map((event) => event.type)).toContain('finalize');
+    // Its split job, opened by the host's upload, was finished after the host had gone, by the rider hosting:
+    // each chunk processed at its one request (none sent by the host and answered to nobody), then one finalize.
+    const sevensJobWork = requests.filter((entry) => entry.sha256 === seven && entry.endpoint !== 'documents');
+    const chunks = Math.ceil(RIDER_PAGES['seven.pdf']! / CHUNK_PAGES);
+    expect(sevensJobWork.filter((entry) => entry.endpoint === 'process' && entry.status === 200).map((entry) => entry.code)).toEqual(Array<string>(chunks).fill('chunk_processed'));
+    expect(sevensJobWork.filter((entry) => entry.code === 'finalized')).toHaveLength(1);
+    expect(emu.counters.finalizedJobs).toBe(finalizedWhileHostRan + 1);
   });
 
   it('a rider whose socket to the host dies while both live: it connects again and submits what has no outcome; the host finishes what it had started; every file complete, each content uploaded once', { timeout: 120_000 }, async () => {
