@@ -14,5 +14,8 @@ export default defineConfig({
     maxWorkers: 1,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a positive signal (the page showing what was clicked); its default of 1 s was a
+    // window of time, missed under load (the review page's title took longer beside another full suite).
+    expect: { poll: { timeout: 30_000 } },
   },
 });

@@ -17,6 +17,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 120_000,
+    // expect.poll waits for a positive signal (the page showing what was clicked); its default of 1 s was a
+    // window of time, missed under load (the review page's title took longer beside another full suite).
+    expect: { poll: { timeout: 30_000 } },
     hookTimeout: 120_000,
   },
 });
