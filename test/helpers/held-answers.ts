@@ -23,15 +23,13 @@ export interface HoldOptions {
   held?: boolean;
 }
 
-export function holdAnswersUntilReleased(options: HoldOptions = {}): HeldAnswers {
-  let holding = options.held ?? true;
+/** A hold lifted once: while it holds, a request it applies to gets a promise settled at the release. */
+function releasableHold(held: boolean): { when(applies: boolean): Promise<void> | undefined; hold(): void; release(): void } {
+  let holding = held;
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
-  // A command's free check of the models comes before it joins: holding it would hold the join.
-  const free: readonly EmulatorEndpoint[] = ['models', 'health'];
-  const held = (endpoint: EmulatorEndpoint): boolean => (options.endpoints ? options.endpoints.includes(endpoint) : !free.includes(endpoint));
   return {
-    holdAnswer: (endpoint) => (holding && held(endpoint) ? released : undefined),
+    when: (applies) => (holding && applies ? released : undefined),
     hold() {
       holding = true;
     },
@@ -40,6 +38,14 @@ export function holdAnswersUntilReleased(options: HoldOptions = {}): HeldAnswers
       release();
     },
   };
+}
+
+export function holdAnswersUntilReleased(options: HoldOptions = {}): HeldAnswers {
+  const gate = releasableHold(options.held ?? true);
+  // A command's free check of the models comes before it joins: holding it would hold the join.
+  const free: readonly EmulatorEndpoint[] = ['models', 'health'];
+  const held = (endpoint: EmulatorEndpoint): boolean => (options.endpoints ? options.endpoints.includes(endpoint) : !free.includes(endpoint));
+  return { holdAnswer: (endpoint) => gate.when(held(endpoint)), hold: gate.hold, release: gate.release };
 }
 
 export interface HeldDocuments {
@@ -54,18 +60,13 @@ export interface HeldDocuments {
 /** One document's work held apart from the rest: "its job was finished after X" becomes a fact the test makes. */
 export function holdDocumentsUntilReleased(endpoints: readonly EmulatorEndpoint[]): HeldDocuments {
   const documents = new Set<string>();
-  let holding = true;
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
+  const gate = releasableHold(true);
   return {
-    holdDocument: (endpoint, sha256) => (holding && documents.has(sha256) && endpoints.includes(endpoint) ? released : undefined),
+    holdDocument: (endpoint, sha256) => gate.when(documents.has(sha256) && endpoints.includes(endpoint)),
     hold(sha256) {
       documents.add(sha256);
     },
-    release() {
-      holding = false;
-      release();
-    },
+    release: gate.release,
   };
 }
 
