@@ -46,6 +46,8 @@ export interface PlanOptions {
   allowed?: AllowedFolders;
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
+  /** Ends the checks under way (a PDF's page count is stopped at once); their files are refused as `interrupted`. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -113,7 +115,7 @@ export async function planFiles(
   const rejected: DocumentOutcome[] = [];
   const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
     const selection = options.pages?.selectionFor(relative(commonBase, input.path));
-    const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all) });
+    const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all), ...(options.signal ? { signal: options.signal } : {}) });
     return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath, options.parts === true) : undefined];
   });
   const documents: PlannedDocument[] = [];
