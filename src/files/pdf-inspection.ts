@@ -1,6 +1,7 @@
 /**
- * Counts a PDF's pages off the main thread, within a budget. The count of an
- * untrusted file is synchronous work that a 500 KB file can stretch to hours;
+ * Inspects a PDF off the main thread, within a budget: counts its pages
+ * (preflight), or checks its structure before pdf-lib reads it (pdf-cut.ts).
+ * Either is synchronous work on an untrusted file that a 500 KB file can stretch to hours;
  * run on the main thread it would stop `watch` taking other files and keep
  * SIGTERM from being heard. Here it runs in a worker thread: the budget
  * (bytes inflated, time) stops it from inside, terminate() stops it from
@@ -16,9 +17,19 @@ import { availableParallelism } from 'node:os';
 import { isSea } from 'node:sea';
 import { Worker } from 'node:worker_threads';
 import { countPdfPages } from './pdf-page-count.js';
+import { checkPdfStructure } from './pdf-structure.js';
 import { DEFAULT_INSPECTION_LIMITS, InspectionBudget, InspectionBudgetExceeded, type BudgetKind, type InspectionLimits } from './pdf/inspection-budget.js';
 
-/** What the worker answers. */
+/** 'pages': count them (undefined when unsure); 'structure': inflate every object stream once, as pdf-lib will. */
+export type InspectionTask = 'pages' | 'structure';
+
+export interface WorkerQuestion {
+  task: InspectionTask;
+  bytes: Uint8Array;
+  limits: InspectionLimits;
+}
+
+/** What the worker answers ('structure' answers `counted` with no pages). */
 export type WorkerAnswer = { kind: 'counted'; pages: number | undefined } | { kind: 'too_complex'; budget: BudgetKind };
 
 export type PdfInspection = WorkerAnswer | { kind: 'aborted' };
@@ -46,18 +57,22 @@ let busy = 0;
 /** Set once a worker failed to start: counts then run in-thread. */
 let workersUnavailable = isSea();
 
-export async function inspectPdfPages(bytes: Uint8Array, options: InspectOptions = {}): Promise<PdfInspection> {
+export function inspectPdfPages(bytes: Uint8Array, options: InspectOptions = {}): Promise<PdfInspection> {
+  return inspectPdf('pages', bytes, options);
+}
+
+export async function inspectPdf(task: InspectionTask, bytes: Uint8Array, options: InspectOptions = {}): Promise<PdfInspection> {
   const limits = options.limits ?? DEFAULT_INSPECTION_LIMITS;
   if (options.signal?.aborted) return { kind: 'aborted' };
-  if (workersUnavailable) return inspectInThread(bytes, limits);
+  if (workersUnavailable) return answerInThread(task, bytes, limits);
   while (busy >= MAX_WORKERS) await new Promise<void>((resolve) => waiting.push(resolve));
   busy += 1;
   let worker: Worker | undefined;
   try {
     if (options.signal?.aborted) return { kind: 'aborted' };
     worker = idle.pop() ?? (await startWorker());
-    if (worker === undefined) return inspectInThread(bytes, limits);
-    const answer = await ask(worker, bytes, limits, options);
+    if (worker === undefined) return answerInThread(task, bytes, limits);
+    const answer = await ask(worker, { task, bytes, limits }, options);
     if (answer.kind === 'counted' || answer.kind === 'too_complex') return answer;
     worker = undefined; // terminated, or dead
     if (answer.kind === 'timed_out') return { kind: 'too_complex', budget: 'time' };
@@ -73,13 +88,29 @@ export async function inspectPdfPages(bytes: Uint8Array, options: InspectOptions
   }
 }
 
-function inspectInThread(bytes: Uint8Array, limits: InspectionLimits): PdfInspection {
+/** The inspection itself, synchronous: run by the worker, or in-thread where no worker can start. Throws InspectionBudgetExceeded. */
+export function inspectInThread(task: InspectionTask, bytes: Uint8Array, limits: InspectionLimits): WorkerAnswer {
+  const budget = new InspectionBudget(limits);
+  if (task === 'pages') return { kind: 'counted', pages: countPdfPages(bytes, budget) };
+  checkPdfStructure(bytes, budget);
+  return { kind: 'counted', pages: undefined };
+}
+
+function answerInThread(task: InspectionTask, bytes: Uint8Array, limits: InspectionLimits): PdfInspection {
   try {
-    return { kind: 'counted', pages: countPdfPages(bytes, new InspectionBudget(limits)) };
+    return inspectInThread(task, bytes, limits);
   } catch (error) {
     if (error instanceof InspectionBudgetExceeded) return { kind: 'too_complex', budget: error.kind };
     throw error;
   }
+}
+
+/** The words of `pdf_too_complex`, for preflight's page count and for the check before pdf-lib reads a file. */
+export function tooComplexMessage(name: string, task: InspectionTask, budget: BudgetKind, limits: InspectionLimits = DEFAULT_INSPECTION_LIMITS): string {
+  const spent = budget === 'time' ? `took longer than ${limits.timeMs / 1000} s` : `inflated more than ${(limits.inflatedBytes / (1024 * 1024)).toFixed(1)} MB of compressed data`;
+  const what = task === 'pages' ? 'counting its pages' : 'checking it before its pages are cut out';
+  const refused = task === 'pages' ? 'refused (its pages, and so its credits, are unknown)' : 'refused';
+  return `${name}: ${what} ${spent}, past what docextract spends checking one file, so it is ${refused}; rewrite it first, e.g. qpdf --object-streams=disable in.pdf out.pdf, and extract the rewritten file`;
 }
 
 /** A worker once it runs; undefined when none can be started (then none is tried again). */
@@ -110,7 +141,8 @@ function workerUrl(): URL {
 
 type Asked = WorkerAnswer | { kind: 'aborted' } | { kind: 'timed_out' } | { kind: 'died' };
 
-function ask(worker: Worker, bytes: Uint8Array, limits: InspectionLimits, options: InspectOptions): Promise<Asked> {
+function ask(worker: Worker, question: WorkerQuestion, options: InspectOptions): Promise<Asked> {
+  const { bytes, limits } = question;
   worker.ref();
   return new Promise<Asked>((resolve) => {
     const finish = (answer: Asked): void => {
@@ -132,7 +164,7 @@ function ask(worker: Worker, bytes: Uint8Array, limits: InspectionLimits, option
     worker.once('error', onError);
     worker.once('exit', onExit);
     const transferable = options.transfer === true && ownsWholeBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [];
-    worker.postMessage({ bytes, limits }, transferable);
+    worker.postMessage(question, transferable);
   });
 }
 

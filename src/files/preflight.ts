@@ -4,8 +4,8 @@ import { open, stat } from 'node:fs/promises';
 import { ACCEPTED_TYPES_TEXT, contentTypeFor, detectFileType, type AcceptedFileType } from './file-type.js';
 import { SERVICE_LIMITS } from '../api/limits.js';
 import { hasPdfBody, MAX_PAGES } from './pdf-page-count.js';
-import { inspectPdfPages } from './pdf-inspection.js';
-import { DEFAULT_INSPECTION_LIMITS, type BudgetKind, type InspectionLimits } from './pdf/inspection-budget.js';
+import { inspectPdfPages, tooComplexMessage } from './pdf-inspection.js';
+import type { InspectionLimits } from './pdf/inspection-budget.js';
 
 export type PreflightCode =
   | 'file_too_large'
@@ -138,7 +138,7 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
   // Past the budget the file is refused, not sent with its pages unknown: an uncounted PDF may be
   // split by the service (more than 3 pages) or be past its page limit, and credits follow the pages.
   // The dry run calls this same check, so it shows the same refusal.
-  if (inspection.kind === 'too_complex') return reject('pdf_too_complex', tooComplexMessage(name, inspection.budget, options.inspectionLimits ?? DEFAULT_INSPECTION_LIMITS), { size, sha256 });
+  if (inspection.kind === 'too_complex') return reject('pdf_too_complex', tooComplexMessage(name, 'pages', inspection.budget, options.inspectionLimits), { size, sha256 });
   const { pages } = inspection;
   if (pages === undefined && !hasBody) {
     return reject('invalid_file', `${name} starts like a PDF but holds no PDF objects; it looks truncated.`, { size, sha256 });
@@ -192,11 +192,6 @@ function fileSystemRejection(path: string, name: string, error: unknown): Prefli
   }
   const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? String(error));
   return { ok: false, path, code: 'file_unreadable', message: `${name} cannot be read (${reason}).` };
-}
-
-function tooComplexMessage(name: string, budget: BudgetKind, limits: InspectionLimits): string {
-  const spent = budget === 'time' ? `took longer than ${limits.timeMs / 1000} s` : `inflated more than ${formatMegabytes(limits.inflatedBytes)} of compressed data`;
-  return `${name}: counting its pages ${spent}, past what docextract spends checking one file, so it is refused (its pages, and so its credits, are unknown); rewrite it first, e.g. qpdf --object-streams=disable in.pdf out.pdf, and extract the rewritten file`;
 }
 
 function tooLargeMessage(name: string, size: number, limit = MAX_FILE_BYTES): string {

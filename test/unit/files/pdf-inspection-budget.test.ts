@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countPdfPages } from '../../../src/files/pdf-page-count.js';
-import { inspectPdfPages } from '../../../src/files/pdf-inspection.js';
+import { inspectPdf, inspectPdfPages } from '../../../src/files/pdf-inspection.js';
+import { checkPdfStructure } from '../../../src/files/pdf-structure.js';
 import { InspectionBudget, InspectionBudgetExceeded } from '../../../src/files/pdf/inspection-budget.js';
 import { decodeStreamData } from '../../../src/files/pdf/stream.js';
 import { PdfDict, PdfName } from '../../../src/files/pdf/syntax.js';
@@ -88,6 +89,22 @@ describe('inspectPdfPages: the count in a worker thread', () => {
     controller.abort();
     expect(await answer).toEqual({ kind: 'aborted' });
     expect(await inspectPdfPages(hostilePdf({ pages: 3, streams: 1, inflatedBytesPerStream: 1024 }))).toEqual({ kind: 'counted', pages: 3 });
+  });
+});
+
+describe('the structure check before pdf-lib reads a file', () => {
+  it('inflates every object stream once, within the budget, and throws past it', () => {
+    const bytes = hostilePdf({ pages: 40, streams: 10, inflatedBytesPerStream: MiB });
+    const budget = new InspectionBudget(plenty);
+    checkPdfStructure(bytes, budget);
+    expect(budget.inflatedBytes).toBe(10 * MiB);
+    expect(budgetError(() => checkPdfStructure(bytes, new InspectionBudget({ inflatedBytes: 4 * MiB, timeMs: 600_000 })))?.kind).toBe('inflated_bytes');
+  });
+
+  it('runs in the worker like the count', async () => {
+    const bytes = hostilePdf({ pages: 20, streams: 10, inflatedBytesPerStream: MiB });
+    expect(await inspectPdf('structure', bytes, { limits: plenty })).toEqual({ kind: 'counted', pages: undefined });
+    expect(await inspectPdf('structure', bytes, { limits: { inflatedBytes: 2 * MiB, timeMs: 600_000 } })).toEqual({ kind: 'too_complex', budget: 'inflated_bytes' });
   });
 });
 
