@@ -30,7 +30,7 @@ export interface WorkerQuestion {
 }
 
 /** What the worker answers ('structure' answers `counted` with no pages). */
-export type WorkerAnswer = { kind: 'counted'; pages: number | undefined } | { kind: 'too_complex'; budget: BudgetKind };
+export type WorkerAnswer = { kind: 'counted'; pages: number | undefined } | { kind: 'too_complex'; budget: BudgetKind | 'died' };
 
 export type PdfInspection = WorkerAnswer | { kind: 'aborted' };
 
@@ -76,8 +76,9 @@ export async function inspectPdf(task: InspectionTask, bytes: Uint8Array, option
     if (answer.kind === 'counted' || answer.kind === 'too_complex') return answer;
     worker = undefined; // terminated, or dead
     if (answer.kind === 'timed_out') return { kind: 'too_complex', budget: 'time' };
-    // A worker that died (e.g. out of memory) gave no count, as countPdfPages's own catch gives none.
-    return answer.kind === 'aborted' ? answer : { kind: 'counted', pages: undefined };
+    // A worker that died (out of memory: nothing else is thrown out of it) is refused like a file past
+    // its budget, not sent uncounted nor given to pdf-lib.
+    return answer.kind === 'aborted' ? answer : { kind: 'too_complex', budget: 'died' };
   } finally {
     if (worker !== undefined) {
       worker.unref();
@@ -106,8 +107,9 @@ function answerInThread(task: InspectionTask, bytes: Uint8Array, limits: Inspect
 }
 
 /** The words of `pdf_too_complex`, for preflight's page count and for the check before pdf-lib reads a file. */
-export function tooComplexMessage(name: string, task: InspectionTask, budget: BudgetKind, limits: InspectionLimits = DEFAULT_INSPECTION_LIMITS): string {
-  const spent = budget === 'time' ? `took longer than ${limits.timeMs / 1000} s` : `inflated more than ${(limits.inflatedBytes / (1024 * 1024)).toFixed(1)} MB of compressed data`;
+export function tooComplexMessage(name: string, task: InspectionTask, budget: BudgetKind | 'died', limits: InspectionLimits = DEFAULT_INSPECTION_LIMITS): string {
+  const spent =
+    budget === 'time' ? `took longer than ${limits.timeMs / 1000} s` : budget === 'died' ? 'stopped the thread doing it (out of memory)' : `inflated more than ${(limits.inflatedBytes / (1024 * 1024)).toFixed(1)} MB of compressed data`;
   const what = task === 'pages' ? 'counting its pages' : 'checking it before its pages are cut out';
   const refused = task === 'pages' ? 'refused (its pages, and so its credits, are unknown)' : 'refused';
   return `${name}: ${what} ${spent}, past what docextract spends checking one file, so it is ${refused}; rewrite it first, e.g. qpdf --object-streams=disable in.pdf out.pdf, and extract the rewritten file`;
@@ -122,6 +124,13 @@ async function startWorker(): Promise<Worker | undefined> {
       worker.once('error', reject);
     });
     worker.removeAllListeners('error');
+    // An idle worker that dies is let go of (and an 'error' with no listener would end the process).
+    const forget = (): void => {
+      const at = idle.indexOf(worker);
+      if (at >= 0) idle.splice(at, 1);
+    };
+    worker.on('error', forget);
+    worker.on('exit', forget);
     return worker;
   } catch {
     workersUnavailable = true;
