@@ -122,7 +122,9 @@ export async function planFiles(
   inputs.forEach((input, index) => {
     const [checked, selected] = results[index] as [PreflightResult, SelectedPages | undefined];
     if (!checked.ok) {
-      rejected.push({ ...rejection(input.displayPath, checked.code, checked.message, input.path), pages: checked.pages ?? null });
+      const outcome: DocumentOutcome = { ...rejection(input.displayPath, checked.code, checked.message, input.path), pages: checked.pages ?? null };
+      // A check cut short by a stop is no verdict on the file: it was left undone, as a run's unstarted files are.
+      rejected.push(checked.code === 'interrupted' ? { ...outcome, status: 'interrupted' } : outcome);
       return;
     }
     // A preflighted file always has its pages selected.

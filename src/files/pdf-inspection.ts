@@ -72,6 +72,8 @@ export async function inspectPdf(task: InspectionTask, bytes: Uint8Array, option
     if (options.signal?.aborted) return { kind: 'aborted' };
     worker = idle.pop() ?? (await startWorker());
     if (worker === undefined) return answerInThread(task, bytes, limits);
+    // Starting a worker takes a moment; an abort meanwhile fires no event that ask could still hear.
+    if (options.signal?.aborted) return { kind: 'aborted' };
     const answer = await ask(worker, { task, bytes, limits }, options);
     if (answer.kind === 'counted' || answer.kind === 'too_complex') return answer;
     worker = undefined; // terminated, or dead
