@@ -15,6 +15,7 @@ import { InspectionBudget, InspectionBudgetExceeded } from '../../../src/files/p
 import { decodeStreamData } from '../../../src/files/pdf/stream.js';
 import { PdfDict, PdfName } from '../../../src/files/pdf/syntax.js';
 import { preflightFile } from '../../../src/files/preflight.js';
+import { planFiles } from '../../../src/features/plan-documents.js';
 import { hostilePdf } from '../../helpers/hostile-pdf.js';
 
 const MiB = 1024 * 1024;
@@ -129,5 +130,13 @@ describe('preflightFile past the budget', () => {
     const path = join(dir, 'aborted.pdf');
     writeFileSync(path, hostilePdf({ pages: 3, streams: 1, inflatedBytesPerStream: 1024 }));
     expect(await preflightFile(path, { signal: AbortSignal.abort() })).toMatchObject({ ok: false, code: 'interrupted' });
+  });
+
+  it('planFiles reports a file whose check was cut short as interrupted, not failed', async () => {
+    const path = join(dir, 'cut-short.pdf');
+    writeFileSync(path, hostilePdf({ pages: 3, streams: 1, inflatedBytesPerStream: 1024 }));
+    const planned = await planFiles([{ path, displayPath: 'cut-short.pdf' }], dir, { outDir: join(dir, 'out'), windows: [], ttlMs: 7_200_000, marginMs: 60_000, signal: AbortSignal.abort() });
+    expect(planned.documents).toEqual([]);
+    expect(planned.rejected).toMatchObject([{ file: 'cut-short.pdf', status: 'interrupted', error: { code: 'interrupted' } }]);
   });
 });
