@@ -43,7 +43,8 @@ export async function* plannedArrivals(source: AsyncIterable<readonly string[]>,
       await options.running?.roomFor(inputs.length, options.stop);
       if (options.stop?.aborted) return;
       for (const input of inputs) options.arrived?.(input.displayPath, input.path);
-      const planned = await planFiles(inputs, options.root, options.plan);
+      // A stop ends the page counts under way, so a costly PDF cannot hold SIGTERM back for its whole budget.
+      const planned = await planFiles(inputs, options.root, options.stop ? { ...options.plan, signal: options.stop } : options.plan);
       for (const rejected of planned.rejected) options.rejected(rejected);
       const arrival = await options.planner.plan(planned.documents);
       const reused = options.checker ? await recheckReused(arrival.reused, options.checker) : arrival.reused;

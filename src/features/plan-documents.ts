@@ -46,6 +46,8 @@ export interface PlanOptions {
   allowed?: AllowedFolders;
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
+  /** Ends the checks under way (a PDF's page count is stopped at once); their files are refused as `interrupted`. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -113,14 +115,16 @@ export async function planFiles(
   const rejected: DocumentOutcome[] = [];
   const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
     const selection = options.pages?.selectionFor(relative(commonBase, input.path));
-    const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all) });
+    const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all), ...(options.signal ? { signal: options.signal } : {}) });
     return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath, options.parts === true) : undefined];
   });
   const documents: PlannedDocument[] = [];
   inputs.forEach((input, index) => {
     const [checked, selected] = results[index] as [PreflightResult, SelectedPages | undefined];
     if (!checked.ok) {
-      rejected.push({ ...rejection(input.displayPath, checked.code, checked.message, input.path), pages: checked.pages ?? null });
+      const outcome: DocumentOutcome = { ...rejection(input.displayPath, checked.code, checked.message, input.path), pages: checked.pages ?? null };
+      // A check cut short by a stop is no verdict on the file: it was left undone, as a run's unstarted files are.
+      rejected.push(checked.code === 'interrupted' ? { ...outcome, status: 'interrupted' } : outcome);
       return;
     }
     // A preflighted file always has its pages selected.

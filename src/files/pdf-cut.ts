@@ -3,8 +3,16 @@
  * `copyPages` copies each page with the resources it uses into a new
  * document. pdf-lib is loaded on the first cut only, so commands that cut
  * nothing (and `--help`, `--version`) never pay for loading it.
+ *
+ * pdf-lib reads an untrusted file: before it does, a structure check in a
+ * worker thread inflates each object stream once within the inspection
+ * budget (pdf-lib itself inflates with no limit), and a file past it is
+ * refused with `pdf_too_complex`. pdf-lib then parses in slices, letting
+ * other files and signals through between them.
  */
-export type CutCode = 'pdf_encrypted' | 'pdf_unrewritable';
+import { inspectPdf, tooComplexMessage } from './pdf-inspection.js';
+
+export type CutCode = 'pdf_encrypted' | 'pdf_unrewritable' | 'pdf_too_complex';
 
 export type CutResult = { ok: true; bytes: Buffer } | { ok: false; code: CutCode; message: string };
 
@@ -50,12 +58,17 @@ export async function countPagesByRewriter(source: Uint8Array, name: string): Pr
 
 export type PdfDocument = Awaited<ReturnType<PdfLib['PDFDocument']['load']>>;
 
+/** Objects pdf-lib parses between two turns of the event loop. */
+const OBJECTS_PER_TICK = 500;
+
 /** The source as pdf-lib reads it; an encrypted one is refused (pdf-lib would write its encrypted streams into the cut as they are). */
 export async function readPdf(source: Uint8Array, name: string): Promise<{ ok: true; document: PdfDocument; PDFDocument: PdfLib['PDFDocument'] } | Extract<CutResult, { ok: false }>> {
+  const checked = await inspectPdf('structure', source);
+  if (checked.kind === 'too_complex') return { ok: false, code: 'pdf_too_complex', message: tooComplexMessage(name, 'structure', checked.budget) };
   const { PDFDocument } = await loadPdfLib();
   try {
     // Loaded with ignoreEncryption only to tell an encrypted file from a damaged one.
-    const document = await PDFDocument.load(source, { updateMetadata: false, ignoreEncryption: true });
+    const document = await PDFDocument.load(source, { updateMetadata: false, ignoreEncryption: true, parseSpeed: OBJECTS_PER_TICK });
     return document.isEncrypted ? encrypted(name) : { ok: true, document, PDFDocument };
   } catch (error) {
     return unrewritable(name, error);

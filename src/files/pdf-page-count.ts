@@ -11,8 +11,14 @@
  * The answer is undefined whenever we cannot be sure (damaged file, page tree
  * inside an encrypted object stream, unsupported stream filter): the caller
  * then sends the file anyway and lets the server judge it.
+ *
+ * The work is bounded by an InspectionBudget (bytes inflated, time): past it,
+ * countPdfPages throws InspectionBudgetExceeded rather than answering
+ * undefined, because a file we gave up on is not one we may send blind (see
+ * preflight.ts). It runs synchronously; preflight runs it in a worker.
  */
 import { readCrossReference } from './pdf/cross-reference.js';
+import { InspectionBudget, InspectionBudgetExceeded } from './pdf/inspection-budget.js';
 import { PdfObjectStore, streamsAreEncrypted } from './pdf/object-store.js';
 import { asDict, asNonNegativeInteger, PdfDict, PdfRef, type PdfValue } from './pdf/syntax.js';
 import { SERVICE_LIMITS } from '../api/limits.js';
@@ -23,20 +29,19 @@ export const MAX_PAGES = SERVICE_LIMITS.maxPages;
 /** Page-tree nodes visited when a damaged file's pages must be counted one by one. */
 const MAX_PAGE_TREE_NODES = 200_000;
 
-// Stryker disable BlockStatement: equivalent for the catch block, which only returns undefined as an empty one does (the range takes the function's other blocks along).
-export function countPdfPages(bytes: Uint8Array): number | undefined {
+export function countPdfPages(bytes: Uint8Array, budget: InspectionBudget = new InspectionBudget()): number | undefined {
   try {
-    return countPages(bytes);
-  } catch {
+    return countPages(bytes, budget);
+  } catch (error) {
+    if (error instanceof InspectionBudgetExceeded) throw error;
     // The parsers are written not to throw; this is the promise to callers, not a code path we expect.
     return undefined;
   }
 }
-// Stryker restore BlockStatement
 
-function countPages(bytes: Uint8Array): number | undefined {
-  const xref = readCrossReference(bytes);
-  const store = new PdfObjectStore(bytes, xref);
+function countPages(bytes: Uint8Array, budget: InspectionBudget): number | undefined {
+  const xref = readCrossReference(bytes, budget);
+  const store = new PdfObjectStore(bytes, xref, budget);
   const encrypt = xref?.trailers.find((trailer) => trailer.get('Encrypt') !== undefined)?.get('Encrypt');
   // Assume the worst until the /Encrypt dictionary (always a direct object) says otherwise. Without
   // readable trailers we cannot tell, so any mention of /Encrypt counts.

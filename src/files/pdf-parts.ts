@@ -8,7 +8,7 @@ import { loadPdfLib, readPdf, type PdfDocument, type PdfLib } from './pdf-cut.js
  */
 export const PART_BYTES = Math.floor(SERVICE_LIMITS.maxFileBytes * 0.95);
 
-export type PartsPlan = { ok: true; parts: number[][] } | { ok: false; code: 'pdf_encrypted' | 'pdf_unrewritable' | 'page_too_large'; message: string };
+export type PartsPlan = { ok: true; parts: number[][] } | { ok: false; code: 'pdf_encrypted' | 'pdf_unrewritable' | 'pdf_too_complex' | 'page_too_large'; message: string };
 
 /**
  * Cut the pages to send (source page numbers, ascending) into parts the

@@ -3,7 +3,9 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { ACCEPTED_TYPES_TEXT, contentTypeFor, detectFileType, type AcceptedFileType } from './file-type.js';
 import { SERVICE_LIMITS } from '../api/limits.js';
-import { countPdfPages, hasPdfBody, MAX_PAGES } from './pdf-page-count.js';
+import { hasPdfBody, MAX_PAGES } from './pdf-page-count.js';
+import { inspectPdfPages, tooComplexMessage } from './pdf-inspection.js';
+import type { InspectionLimits } from './pdf/inspection-budget.js';
 
 export type PreflightCode =
   | 'file_too_large'
@@ -11,7 +13,11 @@ export type PreflightCode =
   | 'page_limit_exceeded'
   | 'invalid_file'
   | 'file_not_found'
-  | 'file_unreadable';
+  | 'file_unreadable'
+  /** Counting its pages went past the inspection budget (bytes inflated, time): refused, not sent uncounted. */
+  | 'pdf_too_complex'
+  /** The caller aborted while the file was being checked: nothing is known about it. */
+  | 'interrupted';
 
 export interface PreflightOk {
   ok: true;
@@ -62,6 +68,10 @@ export interface PreflightOptions {
    * sent. An image over 10 MB is refused all the same. @default false
    */
   pastLimits?: boolean;
+  /** What counting a PDF's pages may cost. @default DEFAULT_INSPECTION_LIMITS */
+  inspectionLimits?: InspectionLimits;
+  /** Stops the check of a file at once (a page count under way is ended): the answer is then `interrupted`. */
+  signal?: AbortSignal;
 }
 
 /** The largest PDF read to be cut into parts (all of it is hashed and held while it is planned). */
@@ -121,8 +131,16 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
   if (type !== 'pdf' && size > MAX_FILE_BYTES) return reject('file_too_large', tooLargeMessage(name, size), { size, sha256 });
   if (type !== 'pdf') return ok(1);
 
-  const pages = countPdfPages(bytes);
-  if (pages === undefined && !hasPdfBody(bytes)) {
+  const hasBody = hasPdfBody(bytes);
+  // Handed over to a worker thread, bytes and all (nothing here reads them after).
+  const inspection = await inspectPdfPages(bytes, { transfer: true, ...(options.inspectionLimits ? { limits: options.inspectionLimits } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  if (inspection.kind === 'aborted') return reject('interrupted', `${name} was not checked: interrupted.`, { size, sha256 });
+  // Past the budget the file is refused, not sent with its pages unknown: an uncounted PDF may be
+  // split by the service (more than 3 pages) or be past its page limit, and credits follow the pages.
+  // The dry run calls this same check, so it shows the same refusal.
+  if (inspection.kind === 'too_complex') return reject('pdf_too_complex', tooComplexMessage(name, 'pages', inspection.budget, options.inspectionLimits), { size, sha256 });
+  const { pages } = inspection;
+  if (pages === undefined && !hasBody) {
     return reject('invalid_file', `${name} starts like a PDF but holds no PDF objects; it looks truncated.`, { size, sha256 });
   }
   // Stryker disable next-line ConditionalExpression: equivalent; undefined > n is false too (the test narrows the type).

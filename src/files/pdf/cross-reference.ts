@@ -1,3 +1,4 @@
+import type { InspectionBudget } from './inspection-budget.js';
 import { readIndirectObjectAt } from './indirect-object.js';
 import { decodeStreamData, locateStreamData } from './stream.js';
 import { asDict, asNonNegativeInteger, PdfDict, PdfSyntaxReader, type PdfValue } from './syntax.js';
@@ -24,7 +25,7 @@ const MAX_SUBSECTIONS = 1_000_000;
  * wins, which is how an incremental update replaces an object. Undefined when
  * not even the newest section can be read; the caller then scans the file.
  */
-export function readCrossReference(bytes: Uint8Array): CrossReference | undefined {
+export function readCrossReference(bytes: Uint8Array, budget: InspectionBudget): CrossReference | undefined {
   const startOffset = readStartXref(bytes);
   if (startOffset === undefined) return undefined;
   const shift = headerShift(bytes);
@@ -34,7 +35,8 @@ export function readCrossReference(bytes: Uint8Array): CrossReference | undefine
   let offset: number | undefined = startOffset;
   while (offset !== undefined && !visited.has(offset) && visited.size < MAX_SECTIONS) {
     visited.add(offset);
-    const section = readSectionAt(bytes, offset) ?? (shift > 0 ? readSectionAt(bytes, offset + shift) : undefined);
+    budget.checkTime();
+    const section = readSectionAt(bytes, offset, budget) ?? (shift > 0 ? readSectionAt(bytes, offset + shift, budget) : undefined);
     if (section === undefined) break;
     for (const [num, entry] of section.entries) if (!entries.has(num)) entries.set(num, entry);
     trailers.push(section.trailer);
@@ -60,13 +62,13 @@ interface Section {
   trailer: PdfDict;
 }
 
-function readSectionAt(bytes: Uint8Array, offset: number): Section | undefined {
+function readSectionAt(bytes: Uint8Array, offset: number, budget: InspectionBudget): Section | undefined {
   const reader = new PdfSyntaxReader(bytes, offset);
-  if (reader.readKeyword('xref')) return readTableSection(bytes, reader);
-  return readStreamSection(bytes, offset);
+  if (reader.readKeyword('xref')) return readTableSection(bytes, reader, budget);
+  return readStreamSection(bytes, offset, budget);
 }
 
-function readTableSection(bytes: Uint8Array, reader: PdfSyntaxReader): Section | undefined {
+function readTableSection(bytes: Uint8Array, reader: PdfSyntaxReader, budget: InspectionBudget): Section | undefined {
   const used = new Map<number, XrefEntry>();
   const free = new Set<number>();
   for (let subsection = 0; subsection < MAX_SUBSECTIONS; subsection++) {
@@ -93,19 +95,19 @@ function readTableSection(bytes: Uint8Array, reader: PdfSyntaxReader): Section |
   const entries = new Map(used);
   // A hybrid file lists object-stream members as free in the table and for real in /XRefStm.
   const hybridOffset = asNonNegativeInteger(trailer.get('XRefStm'));
-  const hybrid = hybridOffset === undefined ? undefined : readStreamSection(bytes, hybridOffset);
+  const hybrid = hybridOffset === undefined ? undefined : readStreamSection(bytes, hybridOffset, budget);
   for (const [num, entry] of hybrid?.entries ?? []) if (!entries.has(num)) entries.set(num, entry);
   for (const num of free) if (!entries.has(num)) entries.set(num, { kind: 'free' });
   return { entries, trailer };
 }
 
-function readStreamSection(bytes: Uint8Array, offset: number): Section | undefined {
+function readStreamSection(bytes: Uint8Array, offset: number, budget: InspectionBudget): Section | undefined {
   const object = readIndirectObjectAt(bytes, offset);
   const dict = asDict(object?.value);
   if (object?.streamKeywordEnd === undefined || dict === undefined || dict.nameOf('Type') !== 'XRef') return undefined;
   const range = locateStreamData(bytes, object.streamKeywordEnd, asNonNegativeInteger(dict.get('Length')));
   if (range === undefined) return undefined;
-  const data = decodeStreamData(bytes.subarray(range.start, range.end), dict);
+  const data = decodeStreamData(bytes.subarray(range.start, range.end), dict, budget);
   const widths = integerArray(dict.get('W'));
   if (data === undefined || widths?.length !== 3) return undefined;
   const [typeWidth, fieldWidth, genWidth] = widths as [number, number, number];

@@ -1,5 +1,6 @@
 import type { CrossReference } from './cross-reference.js';
 import { readIndirectObjectAt } from './indirect-object.js';
+import type { InspectionBudget } from './inspection-budget.js';
 import { readObjectStream, type ObjectStreamMembers } from './object-stream.js';
 import { buildScanIndex, type ScanIndex } from './scan-index.js';
 import { asDict, asNonNegativeInteger, PdfRef, type PdfValue } from './syntax.js';
@@ -8,8 +9,12 @@ const EMPTY_SCAN: ScanIndex = { latest: new Map(), root: undefined, encrypted: f
 
 /** References to references are legal but rare; a long chain is a cycle. */
 const MAX_REFERENCE_HOPS = 32;
-/** Decoded object streams kept at once; a page count touches two or three. */
-const MAX_CACHED_OBJECT_STREAMS = 8;
+/**
+ * Bytes of decoded object streams kept at once. Kept by bytes, not by number of streams: a page
+ * count touches two or three small ones, and a file whose pages are spread over streams of 60 MB
+ * each would otherwise have one inflated again for every page (each inflation is charged to the budget too).
+ */
+const MAX_CACHED_DECODED_BYTES = 64 * 1024 * 1024;
 
 /**
  * Looks objects up by number: through the cross-reference data when it is
@@ -22,13 +27,16 @@ export class PdfObjectStore {
   /** Set when an answer needed an object that sits inside an encrypted object stream. */
   neededEncryptedObjectStream = false;
 
+  /** Decoded object streams by the position of their definition, oldest first (undefined: unreadable, which costs nothing to remember). */
   private readonly objectStreams = new Map<number, ObjectStreamMembers | undefined>();
+  private cachedBytes = 0;
   private readonly pending = new Set<number>();
   private scanned: ScanIndex | undefined;
 
   constructor(
     private readonly bytes: Uint8Array,
     private readonly xref: CrossReference | undefined,
+    private readonly budget: InspectionBudget,
   ) {}
 
   /** The scan of every object definition, built on first use. */
@@ -38,7 +46,7 @@ export class PdfObjectStore {
       // for the scan again; until it is built, such lookups find nothing (the stream is then
       // delimited by its `endstream` keyword instead).
       this.scanned = EMPTY_SCAN;
-      this.scanned = buildScanIndex(this.bytes, (streamNum, offset) => this.membersAt(streamNum, offset));
+      this.scanned = buildScanIndex(this.bytes, (streamNum, offset) => this.cachedMembers(streamNum, offset), this.budget);
     }
     return this.scanned;
   }
@@ -55,6 +63,7 @@ export class PdfObjectStore {
 
   getObject(num: number): PdfValue | undefined {
     if (this.pending.has(num)) return undefined; // e.g. an object stream whose /Length points into itself
+    this.budget.checkTime();
     this.pending.add(num);
     try {
       return this.lookUp(num);
@@ -85,11 +94,25 @@ export class PdfObjectStore {
       this.neededEncryptedObjectStream = true;
       return undefined;
     }
-    if (!this.objectStreams.has(streamNum)) {
-      if (this.objectStreams.size >= MAX_CACHED_OBJECT_STREAMS) this.objectStreams.clear();
-      this.objectStreams.set(streamNum, this.membersAt(streamNum, this.offsetOf(streamNum)));
+    return this.cachedMembers(streamNum, this.offsetOf(streamNum))?.get(num);
+  }
+
+  /** The stream defined at `offset`, decoded once and kept while it fits in MAX_CACHED_DECODED_BYTES beside the others (the oldest go first). */
+  private cachedMembers(streamNum: number, offset: number | undefined): ObjectStreamMembers | undefined {
+    // Nothing is kept while streams count as encrypted: that changes once the /Encrypt dictionary is read.
+    if (offset === undefined || this.streamsEncrypted) return undefined;
+    if (this.objectStreams.has(offset)) return this.objectStreams.get(offset);
+    const members = this.membersAt(streamNum, offset);
+    const size = members?.byteLength ?? 0;
+    if (size > MAX_CACHED_DECODED_BYTES) return members;
+    for (const [oldest, kept] of this.objectStreams) {
+      if (this.cachedBytes + size <= MAX_CACHED_DECODED_BYTES) break;
+      this.objectStreams.delete(oldest);
+      this.cachedBytes -= kept?.byteLength ?? 0;
     }
-    return this.objectStreams.get(streamNum)?.get(num);
+    this.objectStreams.set(offset, members);
+    this.cachedBytes += size;
+    return members;
   }
 
   private offsetOf(streamNum: number): number | undefined {
@@ -103,7 +126,7 @@ export class PdfObjectStore {
     if (this.streamsEncrypted || offset === undefined) return undefined;
     const object = readIndirectObjectAt(this.bytes, offset);
     if (object?.num !== streamNum) return undefined;
-    return readObjectStream(this.bytes, object, (length) => this.resolve(length));
+    return readObjectStream(this.bytes, object, (length) => this.resolve(length), this.budget);
   }
 }
 

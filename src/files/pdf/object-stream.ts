@@ -1,4 +1,5 @@
 import type { IndirectObject } from './indirect-object.js';
+import type { InspectionBudget } from './inspection-budget.js';
 import { decodeStreamData, locateStreamData } from './stream.js';
 import { asDict, asNonNegativeInteger, PdfSyntaxReader, type PdfValue } from './syntax.js';
 
@@ -14,6 +15,11 @@ export class ObjectStreamMembers {
     /** Object number → where its value starts in `data`. */
     private readonly offsets: Map<number, number>,
   ) {}
+
+  /** Bytes of decoded data held. */
+  get byteLength(): number {
+    return this.data.length;
+  }
 
   get(num: number): PdfValue | undefined {
     const offset = this.offsets.get(num);
@@ -34,12 +40,14 @@ export class ObjectStreamMembers {
  * Decodes an object stream (`/Type /ObjStm`, ISO 32000 §7.5.7): a header of
  * N pairs `objnum offset`, then the objects themselves starting at /First.
  * Undefined when the stream cannot be decoded. `resolveLength` resolves an
- * indirect /Length, which must not itself live in an object stream.
+ * indirect /Length, which must not itself live in an object stream. The
+ * inflation is charged to `budget`.
  */
 export function readObjectStream(
   bytes: Uint8Array,
   object: IndirectObject,
   resolveLength: (value: PdfValue | undefined) => PdfValue | undefined,
+  budget: InspectionBudget,
 ): ObjectStreamMembers | undefined {
   const dict = asDict(object.value);
   if (dict === undefined || object.streamKeywordEnd === undefined || dict.nameOf('Type') !== 'ObjStm') return undefined;
@@ -48,7 +56,7 @@ export function readObjectStream(
   if (count === undefined || first === undefined) return undefined;
   const range = locateStreamData(bytes, object.streamKeywordEnd, asNonNegativeInteger(resolveLength(dict.get('Length'))));
   if (range === undefined) return undefined;
-  const data = decodeStreamData(bytes.subarray(range.start, range.end), dict);
+  const data = decodeStreamData(bytes.subarray(range.start, range.end), dict, budget);
   if (data === undefined || first > data.length) return undefined;
 
   const header = new PdfSyntaxReader(data.subarray(0, first), 0);

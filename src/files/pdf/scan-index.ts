@@ -1,4 +1,5 @@
 import { readIndirectObjectAt } from './indirect-object.js';
+import type { InspectionBudget } from './inspection-budget.js';
 import type { ObjectStreamMembers } from './object-stream.js';
 import { isDigit, isTokenEnd, isWhitespace, PdfDict, PdfRef, PdfSyntaxReader, type PdfValue } from './syntax.js';
 
@@ -27,11 +28,13 @@ export interface ScanIndex {
  * The repair path, used when the cross-reference data is missing or wrong
  * (truncated downloads, hand-edited files): every `N G obj` in the file, last
  * definition wins, as in an incremental update. `membersOf` decodes an object
- * stream (or returns undefined when it cannot, e.g. it is encrypted).
+ * stream (or returns undefined when it cannot, e.g. it is encrypted). A file
+ * of a million objects takes a while: `budget` keeps the time.
  */
 export function buildScanIndex(
   bytes: Uint8Array,
   membersOf: (streamNum: number, offset: number) => ObjectStreamMembers | undefined,
+  budget: InspectionBudget,
 ): ScanIndex {
   const latest = new Map<number, ScannedDefinition>();
   let root: { position: number; ref: PdfRef } | undefined;
@@ -44,6 +47,7 @@ export function buildScanIndex(
   };
 
   for (const offset of objectHeaderOffsets(bytes)) {
+    budget.checkTime();
     const object = readIndirectObjectAt(bytes, offset);
     if (object === undefined) continue;
     latest.set(object.num, { position: offset, location: { kind: 'offset', offset }, isPageTreeRoot: isPageTreeRoot(object.value) });

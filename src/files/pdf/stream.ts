@@ -1,4 +1,5 @@
 import { constants, inflateSync } from 'node:zlib';
+import type { InspectionBudget } from './inspection-budget.js';
 import { asDict, asNonNegativeInteger, isWhitespace, PdfName, type PdfDict, type PdfValue } from './syntax.js';
 
 /** Decoded object and cross-reference streams are small; anything beyond this is not one we need (or a zip bomb). */
@@ -32,8 +33,11 @@ export function locateStreamData(
   return { start, end: Math.max(start, end) };
 }
 
-/** Applies the stream's filters; undefined for any filter other than FlateDecode, or undecodable data. */
-export function decodeStreamData(raw: Uint8Array, dict: PdfDict): Uint8Array | undefined {
+/**
+ * Applies the stream's filters; undefined for any filter other than FlateDecode, or undecodable data.
+ * Every byte inflated is charged to `budget`, which throws once it is spent.
+ */
+export function decodeStreamData(raw: Uint8Array, dict: PdfDict, budget: InspectionBudget): Uint8Array | undefined {
   const filters = asList(dict.get('Filter'));
   const parms = asList(dict.get('DecodeParms'));
   if (filters.length === 0) return raw;
@@ -41,22 +45,41 @@ export function decodeStreamData(raw: Uint8Array, dict: PdfDict): Uint8Array | u
   if (more.length > 0 || !(filter instanceof PdfName) || (filter.name !== 'FlateDecode' && filter.name !== 'Fl')) {
     return undefined;
   }
-  const inflated = inflate(raw);
+  const inflated = inflate(raw, budget);
   if (inflated === undefined) return undefined;
   return undoPredictor(inflated, asDict(parms[0]));
 }
 
-function inflate(raw: Uint8Array): Uint8Array | undefined {
+function inflate(raw: Uint8Array, budget: InspectionBudget): Uint8Array | undefined {
+  // One byte past what the budget has left, so that zlib stops there and the charge trips the budget.
+  const cap = Math.min(MAX_DECODED_BYTES, budget.remainingBytes() + 1);
   try {
-    return inflateSync(raw, { maxOutputLength: MAX_DECODED_BYTES });
-  } catch {
+    return charged(inflateSync(raw, { maxOutputLength: cap }), budget);
+  } catch (error) {
+    if (isTooLarge(error)) return chargedCap(cap, budget);
     // Some writers leave a truncated final block or junk after it; take what decodes.
     try {
-      return inflateSync(raw, { maxOutputLength: MAX_DECODED_BYTES, finishFlush: constants.Z_SYNC_FLUSH });
-    } catch {
+      return charged(inflateSync(raw, { maxOutputLength: cap, finishFlush: constants.Z_SYNC_FLUSH }), budget);
+    } catch (retryError) {
+      if (isTooLarge(retryError)) return chargedCap(cap, budget);
       return undefined;
     }
   }
+}
+
+function charged(data: Uint8Array, budget: InspectionBudget): Uint8Array {
+  budget.chargeInflated(data.length);
+  return data;
+}
+
+/** zlib inflated `cap` bytes before it stopped: past the budget that throws; past MAX_DECODED_BYTES it is a stream we do not need. */
+function chargedCap(cap: number, budget: InspectionBudget): undefined {
+  budget.chargeInflated(cap);
+  return undefined;
+}
+
+function isTooLarge(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_BUFFER_TOO_LARGE';
 }
 
 /** Cross-reference streams are usually written with the PNG "Up" predictor (/Predictor 12). */

@@ -1,0 +1,48 @@
+import { deflateSync } from 'node:zlib';
+
+/**
+ * The security review's hostile PDF, built at test time: no cross-reference
+ * table and no trailer (so a reader must scan the file), and its pages spread
+ * round-robin over object streams that each inflate to `inflatedBytesPerStream`
+ * (blank padding after the members, which deflate squeezes about 1000:1). A
+ * reader that keeps only a few decoded streams inflates one again for every page.
+ */
+export interface HostilePdfOptions {
+  pages: number;
+  /** Object streams the pages are spread over. */
+  streams: number;
+  /** What each object stream inflates to, padding included. */
+  inflatedBytesPerStream: number;
+}
+
+export function hostilePdf({ pages, streams, inflatedBytesPerStream }: HostilePdfOptions): Buffer {
+  // 1: catalog, 2: page tree, 3 … 2 + pages: the pages, then the object streams.
+  const pageNums = Array.from({ length: pages }, (_, index) => 3 + index);
+  const parts: Buffer[] = [
+    Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1'),
+    Buffer.from('1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n', 'latin1'),
+    Buffer.from(`2 0 obj\n<< /Type /Pages /Count ${pages} /Kids [${pageNums.map((num) => `${num} 0 R`).join(' ')}] >>\nendobj\n`, 'latin1'),
+  ];
+  for (let stream = 0; stream < streams; stream++) {
+    const members = pageNums.filter((_, index) => index % streams === stream);
+    const bodies = members.map((num) => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Hostile ${num} >>\n`);
+    const offsets: number[] = [];
+    let at = 0;
+    for (const body of bodies) {
+      offsets.push(at);
+      at += body.length;
+    }
+    const header = `${members.map((num, index) => `${num} ${offsets[index]}`).join(' ')}\n`;
+    const objects = Buffer.from(header + bodies.join(''), 'latin1');
+    const padding = Buffer.alloc(Math.max(0, inflatedBytesPerStream - objects.length), 0x20);
+    const data = deflateSync(Buffer.concat([objects, padding]), { level: 9 });
+    const num = 3 + pages + stream;
+    parts.push(
+      Buffer.from(`${num} 0 obj\n<< /Type /ObjStm /N ${members.length} /First ${header.length} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`, 'latin1'),
+      data,
+      Buffer.from('\nendstream\nendobj\n', 'latin1'),
+    );
+  }
+  parts.push(Buffer.from('%%EOF\n', 'latin1'));
+  return Buffer.concat(parts);
+}
