@@ -10,8 +10,8 @@ export const OSC_NAME = 'invoice\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b]0;Invoices OK
 export const OSC_NAME_SHOWN = 'invoice\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x1b]0;Invoices OK\\x07\\r\\x1b[2K.pdf';
 
 /** A name whose newline prints a convincing `complete` line of its own. */
-export const FAKE_LINE_NAME = 'scan.pdf\ncomplete  payroll.pdf -> out/payroll.pdf.json (1 page)\n.pdf';
-export const FAKE_LINE_NAME_SHOWN = 'scan.pdf\\ncomplete  payroll.pdf -> out/payroll.pdf.json (1 page)\\n.pdf';
+export const FAKE_LINE_NAME = 'scan.pdf\ncomplete  payroll.pdf -> payroll.pdf.json (1 page)\nx.pdf';
+export const FAKE_LINE_NAME_SHOWN = 'scan.pdf\\ncomplete  payroll.pdf -> payroll.pdf.json (1 page)\\nx.pdf';
 
 /** A right-to-left override: `invoice\u202efdp.exe` shows as `invoiceexe.pdf`. */
 export const RTL_NAME = 'invoice\u202efdp.exe.pdf';
