@@ -388,3 +388,23 @@ describe('a terminal with no width', () => {
     );
   });
 });
+
+describe('hostile names on the bars', () => {
+  it('a split file\'s bar is labelled with its name escaped: no OSC sequence reaches the terminal, no override turns the line', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const tty = new FakeTty(120);
+    const display = await BatchDisplay.create(context({ stdout: tty, stderr: tty }, clock), 2);
+    display.documentStarted(doc('invoice\x1b]0;x\x07.pdf', 4), 2);
+    display.documentStarted(doc('a\u202efdp.exe.pdf', 4), 2);
+    vi.advanceTimersByTime(100);
+    const drawn = tty.mark();
+    display.finish({ requests: 0, credits: 0 }, T0);
+    vi.useRealTimers();
+    expect(tty.raw).not.toContain(`${ESC}]`);
+    expect(tty.raw).not.toContain('\u202e');
+    const screen = await tty.screen(drawn);
+    expect(screen[1]).toMatch(/^invoice\\x1b\]0;x\\x07\.pdf /);
+    expect(screen[2]).toMatch(/^a\\u202efdp\.exe\.pdf /);
+  });
+});
