@@ -8,6 +8,7 @@ import type { SettingKey } from '../config/settings.js';
 import { DEFAULT_PROFILE, isKnownProfile, profileSettings, selectProfile, unknownProfileMessage, type ProfileSelection, type StoredConfig } from '../config/profiles.js';
 import type { Clock } from '../util/clock.js';
 import { redactSecret } from '../util/redact.js';
+import { renderUntrusted } from '../util/untrusted-text.js';
 import { ConfigError, UsageError } from './cli-errors.js';
 import type { CliIO } from './io.js';
 import { Ui } from './ui.js';
@@ -180,8 +181,14 @@ export class CliContext {
     return defaultStateDir(this.io.env);
   }
 
+  /** One line, rendered whole: debug lines quote paths and the service's answers. */
   debug(line: string): void {
-    if (this.debugEnabled) this.io.stderr.write(`debug: ${redactSecret(line, this.knownKey)}\n`);
+    if (this.debugEnabled) this.io.stderr.write(`debug: ${renderUntrusted(redactSecret(line, this.knownKey))}\n`);
+  }
+
+  /** A stack trace keeps its lines (its message's own line breaks included): each is rendered. */
+  debugStack(stack: string): void {
+    if (this.debugEnabled) this.io.stderr.write(`debug: ${redactSecret(stack, this.knownKey).split('\n').map(renderUntrusted).join('\n')}\n`);
   }
 
   private refuseCleartextKey(baseUrl: string): void {

@@ -8,6 +8,8 @@ import type { BatchSettings } from './batch-settings.js';
 import type { CliContext } from './context.js';
 import { wordedForCli } from './outcome-words.js';
 import { writeInTurn } from './io.js';
+import { renderLines } from './output.js';
+import { renderUntrusted } from '../util/untrusted-text.js';
 
 export type DryRunOptions = Omit<CostPreviewOptions, 'storeDb' | 'finalize' | 'now'>;
 
@@ -60,12 +62,13 @@ export async function printDryRun(ctx: CliContext, batch: DryRunBatch, settings:
   lines.push(
     `total: ${plural(total.files, 'file')} (${total.reused} answered already), ${plural(total.pages, 'page')} to extract, ${plural(total.credits, 'credit')}, ${plural(total.requests, 'request')}; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(settings.windows)}`,
   );
-  out.write(`${lines.join('\n')}\n`);
+  out.write(`${renderLines(lines)}\n`);
   return refused.length;
 }
 
+/** Rendered whole: it names the file and its document type. */
 function costLine(f: FileCost): string {
-  return `${String(f.pages ?? '?').padStart(4)} pages  ${f.mode.padEnd(7)}  ${String(f.credits).padStart(4)} credits  ${String(f.requests).padStart(3)} requests  ${f.action.padEnd(7)}  ${f.model.padEnd(14)}  ${f.file}  (${f.why})`;
+  return renderUntrusted(`${String(f.pages ?? '?').padStart(4)} pages  ${f.mode.padEnd(7)}  ${String(f.credits).padStart(4)} credits  ${String(f.requests).padStart(3)} requests  ${f.action.padEnd(7)}  ${f.model.padEnd(14)}  ${f.file}  (${f.why})`);
 }
 
 /** Pages a file sends for extraction: all of them, the pages a resumed job has left, or none when answered already. */

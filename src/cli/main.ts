@@ -23,6 +23,7 @@ import { UsageError } from './cli-errors.js';
 import { closestNames } from '../util/closest-names.js';
 import { HELP_WIDTH_OFF_TERMINAL, listHelpRequests } from './help-requests.js';
 import { VERSION } from '../util/version.js';
+import { renderUntrusted } from '../util/untrusted-text.js';
 
 const OUTCOME_EXIT_CODES: Record<CommandOutcome, ExitCodeValue> = {
   success: ExitCode.Success,
@@ -73,7 +74,8 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     .exitOverride()
     .configureOutput({
       writeOut: (text) => deps.io.stdout.write(text),
-      writeErr: (text) => deps.io.stderr.write(text),
+      // Its errors quote arguments, and a shell glob makes file names arguments (a file named `-x<ESC>...`).
+      writeErr: (text) => deps.io.stderr.write(renderEachLine(text)),
       // Commander's defaults (a terminal's width, else 80), read from the injected streams: the build
       // renders the help texts (help-texts.ts) at the width of a stream that is not a terminal.
       getOutHelpWidth: () => helpWidthOf(deps.io.stdout),
@@ -119,6 +121,11 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
   return program;
 }
 
+/** Commander's text is several lines of its own: each is rendered, the breaks between them kept. */
+function renderEachLine(text: string): string {
+  return text.split('\n').map(renderUntrusted).join('\n');
+}
+
 function helpWidthOf(stream: OutputStream): number {
   return (stream.isTTY ? stream.columns : undefined) ?? HELP_WIDTH_OFF_TERMINAL;
 }
@@ -151,9 +158,10 @@ async function reportError(error: unknown, deps: CliDeps, ctx: CliContext | unde
   } else {
     const paint = ctx?.ui.paint;
     const label = paint ? paint.red('error:') : 'error:';
-    deps.io.stderr.write(`${label} ${report.message} (${report.code})\n`);
-    if (report.hint) deps.io.stderr.write(`hint: ${report.hint}\n`);
+    // Messages and hints are one line each, and name files and quote the service: rendered whole.
+    deps.io.stderr.write(`${label} ${renderUntrusted(report.message)} (${renderUntrusted(report.code)})\n`);
+    if (report.hint) deps.io.stderr.write(`hint: ${renderUntrusted(report.hint)}\n`);
   }
-  if (debug && error instanceof Error && error.stack) ctx?.debug(error.stack);
+  if (debug && error instanceof Error && error.stack) ctx?.debugStack(error.stack);
   return report.exitCode;
 }

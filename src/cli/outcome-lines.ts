@@ -3,6 +3,7 @@ import type { CheckProblem } from '../batch/result-file.js';
 import { describeProblem } from '../features/checks/problems.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
+import { renderUntrusted } from '../util/untrusted-text.js';
 import type { CliContext } from './context.js';
 
 /** What finished so far, for the closing summary of `extract`, `collect` and `watch`. */
@@ -40,26 +41,30 @@ export class FinishedTally {
   }
 }
 
-/** One finished file, for people; a result that failed its checks says why. */
+/**
+ * One finished file, for people; a result that failed its checks says why.
+ * What follows each painted word is rendered whole (renderUntrusted): it
+ * names the file and quotes the service, whose newline must not make a line.
+ */
 export function humanLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']): string {
   const line = statusLine(outcome, paint);
   return outcome.checks?.passed === false ? `${line}; ${paint.red('checks failed:')} ${checkProblemsText(outcome.checks.problems)}` : line;
 }
 
-/** The first few problems (`total must be number, invoice_number is required`), and how many more. */
+/** The first few problems (`total must be number, invoice_number is required`), and how many more; rendered, for the field paths are the data's keys. */
 export function checkProblemsText(problems: readonly CheckProblem[], shown = 3): string {
   const said = problems.slice(0, shown).map(describeProblem).join(', ');
-  return problems.length > shown ? `${said} and ${problems.length - shown} more` : said;
+  return renderUntrusted(problems.length > shown ? `${said} and ${problems.length - shown} more` : said);
 }
 
 function statusLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']): string {
   switch (outcome.status) {
     case 'complete':
-      return `${paint.green('complete')}  ${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')}${outcome.reused ? `; reused: ${outcome.reused}` : ''})`;
+      return `${paint.green('complete')}  ${renderUntrusted(`${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')}${outcome.reused ? `; reused: ${outcome.reused}` : ''})`)}`;
     case 'partial':
-      return `${paint.yellow('partial ')}  ${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages?.join(', ') ?? '?'})`;
+      return `${paint.yellow('partial ')}  ${renderUntrusted(`${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages?.join(', ') ?? '?'})`)}`;
     default:
-      return `${paint.red(outcome.status.padEnd(8))}  ${outcome.file}: ${outcome.error?.message ?? ''} (${outcome.error?.code ?? ''})`;
+      return `${paint.red(outcome.status.padEnd(8))}  ${renderUntrusted(`${outcome.file}: ${outcome.error?.message ?? ''} (${outcome.error?.code ?? ''})`)}`;
   }
 }
 

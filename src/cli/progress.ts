@@ -7,6 +7,7 @@ import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
 import { clockTime, FinishedTally, humanLine, plural, TimeLeftCountdown } from './outcome-lines.js';
 import { barWidthFor, fitParts, wrapToWidth } from './status-line.js';
+import { renderUntrusted } from '../util/untrusted-text.js';
 
 /**
  * The batch display. Results are data (stdout: NDJSON under --json, one line
@@ -59,7 +60,8 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
 
   documentStarted(doc: PlannedDocument, chunksTotal: number | null): void {
     if (this.multibar && chunksTotal) {
-      this.documentBars.set(doc.displayPath, this.multibar.create(chunksTotal, 0, { label: shorten(doc.displayPath), info: `chunks · ${doc.pages ?? '?'} pages` }));
+      // Rendered, then shortened: a cut never leaves half an escape's control in the label.
+      this.documentBars.set(doc.displayPath, this.multibar.create(chunksTotal, 0, { label: shorten(renderUntrusted(doc.displayPath)), info: `chunks · ${doc.pages ?? '?'} pages` }));
     } else if (!this.multibar && chunksTotal) {
       this.ctx.ui.info(`${doc.displayPath}: split into ${plural(chunksTotal, 'chunk')} (${plural(doc.pages, 'page')})`);
     }

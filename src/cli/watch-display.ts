@@ -8,6 +8,7 @@ import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
 import { clockTime, FinishedTally, humanLine, plural, TimeLeftCountdown } from './outcome-lines.js';
 import { fitParts } from './status-line.js';
+import { renderUntrusted } from '../util/untrusted-text.js';
 
 /**
  * What `watch` shows. Results are data, on stdout: one NDJSON line per file
@@ -120,7 +121,7 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
     const now = this.clock.now();
     const waiting = this.waitUntil > now ? `${this.waitReason}; next request slot ${clockTime(this.waitUntil, this.waitUntil - now)} (in ${formatDuration(this.waitUntil - now)})` : '';
     const parts = [
-      { text: `watching ${this.folder}`, priority: 1 },
+      { text: `watching ${renderUntrusted(this.folder)}`, priority: 1 },
       { text: `${this.state.settling} being written`, priority: 5 },
       { text: `${this.state.inProgress} in flight`, priority: 3 },
       { text: `${this.finished.done} done`, priority: 2 },

@@ -25,12 +25,13 @@ export class UnknownModelError extends DocextractError {
     /** False when no document type was asked for and the service's default is the unknown one. */
     named: boolean,
   ) {
-    const lines = unknown.map(({ name, closest }) => {
+    const sentences = unknown.map(({ name, closest }) => {
       const what = named ? `unknown document type "${name}"` : `no --model was given, and the service's default "${name}" is not available to this key`;
-      return closest.length > 0 ? `${what}; did you mean ${closest.map((c) => `"${c}"`).join(' or ')}?` : what;
+      return closest.length > 0 ? `${what}; did you mean ${closest.map((c) => `"${c}"`).join(' or ')}?` : `${what}.`;
     });
     const list = available.length > 0 ? `This key may use: ${available.join(', ')}.` : 'This key has no document types (ask the service for model access).';
-    super(`${lines.join('\n')}\nNothing was sent. ${list}`);
+    // One line, as every message: a terminal shows it rendered whole, where a newline in a name the service sent is shown, not obeyed.
+    super(`${sentences.join(' ')} Nothing was sent. ${list}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
+import { renderUntrusted } from '../util/untrusted-text.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -55,7 +56,8 @@ export class RunProgress {
     const progress = Math.min(this.finished + underWay, this.total ?? Infinity);
     if (this.sent !== undefined && progress <= this.sent) return;
     this.sent = progress;
-    const params = { progressToken: token, progress, ...(this.total !== undefined ? { total: this.total } : {}), message };
+    // The message is text a client shows a person as it is (JSON carries its controls raw): rendered, for it names files.
+    const params = { progressToken: token, progress, ...(this.total !== undefined ? { total: this.total } : {}), message: renderUntrusted(message) };
     this.extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
   }
 }

@@ -5,6 +5,7 @@ import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { plural } from '../../util/plural.js';
 import { checkProblemsText } from '../outcome-lines.js';
+import { renderUntrusted } from '../../util/untrusted-text.js';
 import { loadChecker, resolveSchemaRules } from '../schema-settings.js';
 
 const GIVE_A_SCHEMA = '--schema TYPE=FILE (repeatable), or the schemas setting (docextract config set schemas invoice=schemas/invoice.json)';
@@ -43,23 +44,21 @@ function printChecked(ctx: CliContext, checked: CheckedResult): void {
     return;
   }
   const { paint } = ctx.ui;
+  // What follows the painted verdict is rendered whole: the result's name, the model it records, the data's keys.
+  const said = (verdict: string, text: string): void => void ctx.io.stdout.write(`${verdict} ${renderUntrusted(text)}\n`);
   const where = `${checked.result}${checked.model ? ` (${checked.model})` : ''}${checked.reviewed ? ', as reviewed' : ''}`;
   switch (checked.verdict) {
     case 'passed':
-      ctx.io.stdout.write(`${paint.green('passed   ')} ${where}\n`);
+      said(paint.green('passed   '), where);
       return;
     case 'failed':
-      ctx.io.stdout.write(`${paint.red('failed   ')} ${where}: checks failed: ${checkProblemsText(checked.checks?.problems ?? [])}\n`);
+      said(paint.red('failed   '), `${where}: checks failed: ${checkProblemsText(checked.checks?.problems ?? [])}`);
       return;
     case 'unchecked':
-      ctx.io.stdout.write(
-        checked.noRecordedSchema
-          ? `${paint.dim('unchecked')} ${where}: it records no schema; give --schema ${checked.model ?? 'TYPE'}=FILE\n`
-          : `${paint.dim('unchecked')} ${where}: no schema for ${checked.model ?? 'its type'}\n`,
-      );
+      said(paint.dim('unchecked'), checked.noRecordedSchema ? `${where}: it records no schema; give --schema ${checked.model ?? 'TYPE'}=FILE` : `${where}: no schema for ${checked.model ?? 'its type'}`);
       return;
     case 'error':
-      ctx.io.stdout.write(`${paint.red('error    ')} ${checked.error?.message ?? checked.result} (${checked.error?.code ?? ''})\n`);
+      said(paint.red('error    '), `${checked.error?.message ?? checked.result} (${checked.error?.code ?? ''})`);
   }
 }
 

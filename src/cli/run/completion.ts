@@ -8,6 +8,7 @@ import { COMPLETION_SCRIPTS, SHELLS, type Shell } from '../completion/shell-scri
 import { readlineWord } from '../completion/readline-word.js';
 import { splitCommandLine } from '../completion/split-line.js';
 import { CliContext, type GlobalOptions } from '../context.js';
+import { renderUntrusted } from '../../util/untrusted-text.js';
 
 export async function runCompletionScript(ctx: CliContext, shell: string): Promise<void> {
   ctx.io.stdout.write(COMPLETION_SCRIPTS[knownShell(shell)]);
@@ -28,11 +29,15 @@ export function completeFor(program: Command): CommandHandler<[string, string[]]
   };
 }
 
-/** The document types kept for the account the completed line would use: its own --base-url, --api-key or other global flags first. */
+/**
+ * The document types kept for the account the completed line would use: its own --base-url, --api-key or other global flags first.
+ * A name the service sent with a control or bidi character in it is not offered: the shell would put it into the command line raw
+ * (a newline in it would even offer a second, made-up name), and shown escaped it would not be the name.
+ */
 async function documentTypesFor(ctx: CliContext, globals: Readonly<Record<string, string>>): Promise<ReturnType<typeof readModelNames>> {
   const line = new CliContext(ctx.deps, { ...ctx.options, ...globals } as GlobalOptions);
   try {
-    return readModelNames(line.stateDir(), accountId(await line.baseUrl(), (await line.apiKey()).key));
+    return readModelNames(line.stateDir(), accountId(await line.baseUrl(), (await line.apiKey()).key)).filter((type) => renderUntrusted(type.name) === type.name);
   } catch {
     return []; // no key, no base URL: nothing kept to offer
   }
@@ -55,8 +60,9 @@ function forZshOrFish(completion: Completion): string {
   return [...lines, `:${completion.directive}\t${completion.prefix}`].join('\n') + '\n';
 }
 
+/** A description as zsh and fish show it: on one line, its other controls (the service's words) rendered. */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ');
+  return renderUntrusted(text.replace(/\s+/g, ' '));
 }
 
 function knownShell(shell: string): Shell {

@@ -39,8 +39,9 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
     // With --out - stdout carries the documents themselves; the summary must not mix with them.
     (out === '-' ? ctx.io.stderr : ctx.io.stdout).write(`${JSON.stringify(report)}\n`);
   } else {
-    const tables = summary.tables.map((table) => `  ${table.file}  ${plural(table.rows, 'row')}`).join('\n');
-    ctx.ui.info(`exported ${plural(summary.documents, 'document')} to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${plural(summary.skipped, 'other JSON file')} skipped)` : ''}:\n${tables}`);
+    // A line each: a table is named after a document type, which the service's results name.
+    ctx.ui.info(`exported ${plural(summary.documents, 'document')} to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${plural(summary.skipped, 'other JSON file')} skipped)` : ''}:`);
+    for (const table of summary.tables) ctx.ui.info(`  ${table.file}  ${plural(table.rows, 'row')}`);
   }
   if (summary.problems > 0) {
     ctx.ui.error(`${summary.problems} file(s) could not be read; see above.`);

@@ -3,6 +3,7 @@ import type { JobListing, JobsOverview } from '../../features/list-jobs.js';
 import type { ServerJobView } from '../../features/refresh-jobs.js';
 import { formatDuration } from '../../util/duration.js';
 import type { RunningCommand } from '../../features/host/commands-file.js';
+import { renderLines } from '../output.js';
 
 /**
  * What runs now on the state folder: the commands as their host lists them,
@@ -16,13 +17,14 @@ export function renderCommands(commands: readonly RunningCommand[], lockHolder?:
     lines.push(`  process ${command.pid} (${command.role === 'host' ? 'schedules for all' : 'submits to it'}, since ${localInstant(Date.parse(command.since))}): ${command.command}`);
     lines.push(`    ${command.queued} ${command.queued === 1 ? 'file' : 'files'} not finished, ${command.inProgress} under way, ${command.jobSlots} job ${command.jobSlots === 1 ? 'slot' : 'slots'} held`);
   }
-  return `${lines.join('\n')}\n\n`;
+  return `${renderLines(lines)}\n\n`;
 }
 
 /**
  * The human listing of `docextract jobs` (stdout). "Last run that ended" is
  * the last report written: a run writes one when it ends, so a run still
- * going is never it (it is under "Running now").
+ * going is never it (it is under "Running now"). The files, job ids and
+ * messages are stored as they came, and rendered here, line by line.
  */
 export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, ServerJobView>, options: { allAccounts: boolean; running?: boolean }): string {
   const lines: string[] = [];
@@ -53,7 +55,7 @@ export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, Se
     }
   }
   if (overview.lastRuns.length === 0 && options.running) lines.push('', 'No run has ended yet.');
-  return `${lines.join('\n')}\n`;
+  return `${renderLines(lines)}\n`;
 }
 
 function progress(job: JobListing): string {

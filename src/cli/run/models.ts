@@ -1,5 +1,5 @@
 import type { CliContext } from '../context.js';
-import { printData } from '../output.js';
+import { printData, renderLines } from '../output.js';
 
 export async function runModels(ctx: CliContext): Promise<void> {
   const client = await ctx.client();
@@ -7,7 +7,7 @@ export async function runModels(ctx: CliContext): Promise<void> {
   const models = list.data.models;
   printData(ctx, list, () => {
     if (models.length === 0) return 'This key has no model access configured (the list is empty).';
-    return models.map((model) => describeModel(model)).join('\n');
+    return renderLines(models.map((model) => describeModel(model)));
   });
 }
 

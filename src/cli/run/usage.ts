@@ -7,7 +7,8 @@ import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
 import { UsageError } from '../cli-errors.js';
 import type { CliContext } from '../context.js';
-import { printData } from '../output.js';
+import { printData, renderLines } from '../output.js';
+import { renderUntrusted } from '../../util/untrusted-text.js';
 
 interface UsageFlags {
   since: string;
@@ -51,7 +52,8 @@ function render(report: UsageReport, by: string, scope: string): string {
   const from = report.records_from ? `records kept from ${localInstant(Date.parse(report.records_from))}` : 'no run recorded yet';
   lines.push(`Usage of ${scope} since ${localInstant(Date.parse(report.since))} (${from}):`);
   const header = [by, 'credits', 'requests', 'documents', 'reused', 'saved'];
-  const table = [header, ...report.rows.map((row) => [row.key, row.credits, row.requests ?? '-', row.documents, row.reused, row.saved_credits].map(String))];
+  // A row's key is a document type or a folder, as recorded: rendered before the columns are measured.
+  const table = [header, ...report.rows.map((row) => [renderUntrusted(row.key), row.credits, row.requests ?? '-', row.documents, row.reused, row.saved_credits].map(String))];
   table.push(['total', report.total.credits, report.total.requests, report.total.documents, report.total.reused, report.total.saved_credits].map(String));
   const widths = header.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length)));
   for (const row of table) lines.push(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
@@ -66,7 +68,7 @@ function render(report: UsageReport, by: string, scope: string): string {
       lines.push(`  ${window.window.padEnd(10)} ${window.used} of ${window.limit} used, ${window.remaining} left${frees}`);
     }
   }
-  return lines.join('\n');
+  return renderLines(lines);
 }
 
 function chargeLines(report: UsageReport): string[] {

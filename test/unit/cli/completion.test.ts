@@ -8,6 +8,7 @@ import { readlineWord } from '../../../src/cli/completion/readline-word.js';
 import { splitCommandLine } from '../../../src/cli/completion/split-line.js';
 import { accountId } from '../../../src/store/account-id.js';
 import { rememberModelNames } from '../../../src/store/model-names-cache.js';
+import { expectNothingRaw, HOSTILE_SERVICE_TEXT, HOSTILE_SERVICE_TEXT_SHOWN, OSC_NAME, RTL_NAME } from '../../helpers/hostile-text.js';
 import { isolatedEnv, runCli } from '../../helpers/run-cli.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
@@ -75,6 +76,23 @@ describe('docextract __complete', () => {
     expect(run.stdout).toBe('invoice\n:none\t\n');
     const out = await runCli(['__complete', 'bash', '--', 'docextract extract --out=sc', WORD_BREAKS], { env });
     expect(out.stdout).toBe(':dirs\tsc\n');
+  });
+
+  it('offers no document type whose name the service sent with controls, and shows descriptions with their controls escaped', async () => {
+    const env = isolatedEnv({ DOCEXTRACT_API_KEY: KEY, DOCEXTRACT_BASE_URL: URL, DOCEXTRACT_STATE_DIR: mkdtempSync(join(tmpdir(), 'docextract-state-')) });
+    const kept = [
+      { name: 'invoice', description: `bills ${HOSTILE_SERVICE_TEXT}` },
+      { name: 'inv\ninvoice_fake' },
+      { name: `in${OSC_NAME}` },
+      { name: `in${RTL_NAME}` },
+    ];
+    rememberModelNames(env.DOCEXTRACT_STATE_DIR as string, accountId(URL, KEY), kept, 0);
+    const zsh = await runCli(['__complete', 'zsh', '--', 'docextract', 'extract', '--model', 'in'], { env });
+    expectNothingRaw(zsh.stdout);
+    // The description's newline is a space (one line), its other controls escaped.
+    expect(zsh.stdout).toBe(`invoice\tbills ${HOSTILE_SERVICE_TEXT_SHOWN.replace('\\n', ' ')}\n:none\t\n`);
+    const bash = await runCli(['__complete', 'bash', '--', 'docextract extract --model in', WORD_BREAKS], { env });
+    expect(bash.stdout).toBe('invoice\n:none\t\n');
   });
 
   it('refuses a shell it has no script for, as a usage error', async () => {

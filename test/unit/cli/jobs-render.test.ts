@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderCommands, renderJobs } from '../../../src/cli/run/jobs-render.js';
 import type { JobsOverview } from '../../../src/features/list-jobs.js';
+import type { ServerJobView } from '../../../src/features/refresh-jobs.js';
+import { expectNothingRaw, FAKE_LINE_NAME, FAKE_LINE_NAME_SHOWN, HOSTILE_SERVICE_TEXT, HOSTILE_SERVICE_TEXT_SHOWN, OSC_NAME } from '../../helpers/hostile-text.js';
 
 const ended: JobsOverview = {
   jobs: [],
@@ -23,5 +25,30 @@ describe('docextract jobs, while a watch runs', () => {
     expect(text).toMatch(/^Running now: process 42 \(since .*\)\n\nNo open jobs\.\n\nNo run has ended yet\.\n$/);
     expect(renderCommands([])).toBe('');
     expect(renderJobs({ ...ended, lastRuns: [] }, new Map(), { allAccounts: false })).toBe('No open jobs.\n');
+  });
+});
+
+describe('docextract jobs, with hostile names', () => {
+  it('a running command\'s line, an open job\'s file and id, and the server\'s words are shown escaped, one line each', () => {
+    const job = {
+      account: 'a',
+      file: OSC_NAME,
+      parent_job_id: 'job_1\x1b[2K',
+      state: 'open',
+      chunks_done: 1,
+      chunks_total: 2,
+      chunks: [{ job_id: 'chunk\n2', pages: '3-4', done: false }],
+      expires_in_ms: 60_000,
+      expires_at: '2026-11-26T16:00:00.000Z',
+      resume: 'docextract collect job_1\x1b[2K',
+    } as unknown as JobsOverview['jobs'][number];
+    const views = new Map([['job_1\x1b[2K', { status: 'error', code: 'job_expired', message: HOSTILE_SERVICE_TEXT } as unknown as ServerJobView]]);
+    const text = renderCommands([{ ...watch, command: `docextract extract ${FAKE_LINE_NAME}` }]) + renderJobs({ ...ended, jobs: [job] }, views, { allAccounts: false });
+    expectNothingRaw(text, 'jobs');
+    const lines = text.split('\n');
+    expect(lines).toContainEqual(expect.stringContaining(`: docextract extract ${FAKE_LINE_NAME_SHOWN}`));
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}invoice\\x1b\]52;.*\\x1b\[2K\.pdf {2}job job_1\\x1b\[2K {2}chunks 1\/2/));
+    expect(lines).toContain(`    server: job_expired: ${HOSTILE_SERVICE_TEXT_SHOWN}`);
+    expect(lines).toContain('    chunks left: chunk\\n2 (pages 3-4)');
   });
 });

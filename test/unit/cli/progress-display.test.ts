@@ -348,3 +348,63 @@ describe('the spinner', () => {
     expect(await tty.screen()).toEqual([]);
   });
 });
+
+/** A terminal that gives no width, with a budget of bytes: an endless redraw fails the test instead of filling the memory. */
+function widthlessTty(columns: 0 | undefined, budget = 64 * 1024): FakeTty {
+  const tty = new FakeTty();
+  // The width as a real tty reports it (0 for a pty nobody sized), or none at all.
+  Object.defineProperty(tty, 'columns', { value: columns });
+  const write = tty.write;
+  tty.write = (chunk, ...rest) => {
+    if (tty.raw.length > budget) throw new Error(`more than ${budget} bytes written to a terminal of ${String(columns)} columns`);
+    return write(chunk, ...rest);
+  };
+  return tty;
+}
+
+describe('a terminal with no width', () => {
+  it.each([0, undefined] as const)('columns %s: plain lines, no cursor movement, a bounded output however long the run waits', async (columns) => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const tty = widthlessTty(columns);
+    const ctx = context({ stdout: tty, stderr: tty }, clock);
+    let finishWork!: (files: number) => void;
+    const spinning = withSpinner(ctx, 'finding and checking files', () => new Promise<number>((resolve) => (finishWork = resolve)), (n) => `${n} files ready`);
+    // Ten minutes of spinner frames and bar redraws, had they been drawn.
+    await vi.advanceTimersByTimeAsync(600_000);
+    finishWork(3);
+    expect(await spinning).toBe(3);
+    await playRun(ctx, clock, { during: () => vi.advanceTimersByTime(600_000) });
+    expect(vi.getTimerCount()).toBe(0);
+    expect(tty.raw).not.toContain(`${ESC}[1A`);
+    expect(tty.raw).not.toContain(ESC);
+    expect(tty.raw).toBe(
+      'invoices/big.pdf: split into 3 chunks (9 pages)\n' +
+        `waiting: rate limit; next request slot ${localTime(T0 + 42_000, true)} (in 42s)\n` +
+        '[1/3] complete  a.png -> out/a.png.json (1 page)\n' +
+        '[2/3] complete  invoices/big.pdf -> out/big.json (9 pages)\n' +
+        '[3/3] failed    c.pdf: not a PDF (invalid_file)\n' +
+        `${SUMMARY}\n`,
+    );
+  });
+});
+
+describe('hostile names on the bars', () => {
+  it('a split file\'s bar is labelled with its name escaped: no OSC sequence reaches the terminal, no override turns the line', async () => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const tty = new FakeTty(120);
+    const display = await BatchDisplay.create(context({ stdout: tty, stderr: tty }, clock), 2);
+    display.documentStarted(doc('invoice\x1b]0;x\x07.pdf', 4), 2);
+    display.documentStarted(doc('a\u202efdp.exe.pdf', 4), 2);
+    vi.advanceTimersByTime(100);
+    const drawn = tty.mark();
+    display.finish({ requests: 0, credits: 0 }, T0);
+    vi.useRealTimers();
+    expect(tty.raw).not.toContain(`${ESC}]`);
+    expect(tty.raw).not.toContain('\u202e');
+    const screen = await tty.screen(drawn);
+    expect(screen[1]).toMatch(/^invoice\\x1b\]0;x\\x07\.pdf /);
+    expect(screen[2]).toMatch(/^a\\u202efdp\.exe\.pdf /);
+  });
+});

@@ -2,12 +2,14 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/io.js';
 import { Ui, type UiOptions } from '../../../src/cli/ui.js';
+import { FAKE_LINE_NAME, FAKE_LINE_NAME_SHOWN, OSC_NAME, OSC_NAME_SHOWN, RTL_NAME, RTL_NAME_SHOWN } from '../../helpers/hostile-text.js';
 
-function ui(options: Partial<UiOptions>, { tty = true, env = {} }: { tty?: boolean; env?: NodeJS.ProcessEnv } = {}): { ui: Ui; stderr: () => string } {
+function ui(options: Partial<UiOptions>, { tty = true, env = {}, ...width }: { tty?: boolean; env?: NodeJS.ProcessEnv; columns?: number | undefined } = {}): { ui: Ui; stderr: () => string } {
   let stderr = '';
   const io: CliIO = {
     stdout: { write: () => true, isTTY: tty },
-    stderr: { write: (chunk: string) => (stderr += chunk), isTTY: tty },
+    // A terminal of 80 columns, unless the case gives its own width (undefined included).
+    stderr: { write: (chunk: string) => (stderr += chunk), isTTY: tty, columns: 'columns' in width ? width.columns : 80 },
     stdin: Readable.from([]) as CliIO['stdin'],
     env,
     cwd: '/',
@@ -23,6 +25,8 @@ describe('Ui', () => {
     ['CI=false', {}, { env: { CI: 'false' } }, true],
     ['--quiet', { quiet: true }, {}, false],
     ['--json', { json: true }, {}, false],
+    ['a terminal of 0 columns', {}, { columns: 0 }, false],
+    ['a terminal that gives no width', {}, { columns: undefined }, false],
   ] as const)('animates progress only on a terminal outside CI, --quiet and --json: %s', (_case, options, io, expected) => {
     expect(ui(options, io).ui.interactive).toBe(expected);
   });
@@ -42,5 +46,24 @@ describe('Ui', () => {
     quiet.warn('careful');
     quiet.error('broken');
     expect(stderr()).toBe('broken\n');
+  });
+});
+
+describe('Ui messages carry untrusted text', () => {
+  it.each([
+    ['info', (u: Ui, m: string) => u.info(m), ''],
+    ['warn', (u: Ui, m: string) => u.warn(m), 'warning: '],
+    ['error', (u: Ui, m: string) => u.error(m), ''],
+  ] as const)('%s shows a message as one line, its controls, newlines and bidi overrides escaped', (_level, say, label) => {
+    const { ui: shown, stderr } = ui({ color: false });
+    say(shown, `skipped ${OSC_NAME}: ${FAKE_LINE_NAME} ${RTL_NAME}`);
+    expect(stderr()).toBe(`${label}skipped ${OSC_NAME_SHOWN}: ${FAKE_LINE_NAME_SHOWN} ${RTL_NAME_SHOWN}\n`);
+  });
+
+  it('paints its own label, not the message', () => {
+    const { ui: painted, stderr } = ui({});
+    painted.warn('careful');
+    expect(stderr()).toBe(`${painted.paint.yellow('warning:')} careful\n`);
+    expect(painted.paint.level).toBe(1);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DocumentOutcome, PlannedDocument, ResultChecker } from '../../../src/batch/batch-types.js';
 import { ExtractAnswer } from '../../../src/mcp/extract-answer.js';
 import { RunProgress } from '../../../src/mcp/run-progress.js';
+import { FAKE_LINE_NAME, FAKE_LINE_NAME_SHOWN, OSC_NAME, OSC_NAME_SHOWN } from '../../helpers/hostile-text.js';
 import { failedWith } from '../../../src/mcp/tool-answers.js';
 
 function outcome(file: string, status: DocumentOutcome['status'], more: Partial<DocumentOutcome> = {}): DocumentOutcome {
@@ -106,5 +107,13 @@ describe('progress of an extract call', () => {
     expect(sent.map((step) => step.message)).toEqual(['2 documents to extract', 'complete a.jpg (1 of 2)', 'nine.pdf: chunk 1 of 3', 'nine.pdf: chunk 2 of 3', 'nine.pdf: chunk 3 of 3', 'complete nine.pdf (2 of 2)']);
     for (let i = 1; i < sent.length; i++) expect(sent[i]?.progress).toBeGreaterThan(sent[i - 1]?.progress ?? Infinity);
     expect(sent.at(-1)?.progress).toBe(2);
+  });
+
+  it('a progress message names files as text a client shows a person: their controls and overrides come escaped', () => {
+    const { progress, sent } = recorded();
+    progress.planned(2);
+    progress.chunkDone({ displayPath: OSC_NAME } as PlannedDocument, 2);
+    progress.documentFinished(outcome(FAKE_LINE_NAME, 'complete'));
+    expect(sent.map((step) => step.message)).toEqual(['2 documents to extract', `${OSC_NAME_SHOWN}: chunk 1 of 2`, `complete ${FAKE_LINE_NAME_SHOWN} (1 of 2)`]);
   });
 });
