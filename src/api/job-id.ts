@@ -23,6 +23,6 @@ export const jobIdSchema = z
   .regex(JOB_ID_PATTERN, { message: 'a job id is letters, digits, "_" and "-" only' });
 
 /** `value` is a job id this client accepts. */
-export function isJobId(value: unknown): value is string {
+export function isJobId(value: unknown): boolean {
   return typeof value === 'string' && value.length <= JOB_ID_MAX_LENGTH && JOB_ID_PATTERN.test(value);
 }
