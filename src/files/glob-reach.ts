@@ -9,6 +9,9 @@
  * from the text instead, conservatively: a glob it cannot prove is refused.
  */
 
+/** Linux's PATH_MAX: no longer pattern names a path, and reading one costs time for nothing. */
+const LONGEST_GLOB = 4096;
+
 /** `@(…)`, `!(…)`, `+(…)`, `*(…)`, `?(…)`: picomatch's extglobs, whose groups the rule does not read. */
 const EXTGLOB = /[@!+*?]\(/;
 
@@ -22,6 +25,7 @@ const EXTGLOB = /[@!+*?]\(/;
  * neither a `/` nor a `..`.
  */
 export function globLeavesItsBase(pattern: string): string | undefined {
+  if (pattern.length > LONGEST_GLOB) return `a glob longer than ${LONGEST_GLOB} characters (PATH_MAX) names no path and is not searched`;
   const plain = pattern.replaceAll('\\', '');
   if (EXTGLOB.test(plain)) return 'an extglob group (@(…), !(…), +(…), *(…), ?(…)) is not searched';
   const segments: Segment[] = [];
