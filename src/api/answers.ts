@@ -30,7 +30,7 @@ export interface ExtractionSuccess {
 
 /** One chunk of a split document, in page order. */
 export interface SplitChunk {
-  /** The chunk job id, passed to `process`. */
+  /** The chunk job id, passed to `process`. Letters, digits, `_` and `-`, at most 128 characters: any other id is a malformed answer (ResponseValidationError). */
   job_id: string;
   /** Page range `<first>-<last>`. */
   pages: string;
@@ -48,7 +48,7 @@ export interface SplitManifest {
   success: true;
   /** The chunks, in page order; never empty. */
   data: SplitChunk[];
-  /** The parent job id, passed to `result`. */
+  /** The parent job id, passed to `result`. Letters, digits, `_` and `-`, at most 128 characters: any other id is a malformed answer (ResponseValidationError). */
   job_id: string;
   /** Total pages in the document. */
   pages: number;
@@ -68,7 +68,7 @@ export interface ChunkProcessed {
   success: true;
   /** Always null: the content is read through `result`. */
   data?: null;
-  /** The chunk job id. */
+  /** The chunk job id. Letters, digits, `_` and `-`, at most 128 characters: any other id is a malformed answer (ResponseValidationError). */
   job_id: string;
   /** Always `done`. */
   status: 'done';
@@ -95,7 +95,7 @@ export interface CollectedResult {
   success: true;
   /** The result stitched across every completed chunk, in page order. */
   data: Record<string, unknown>;
-  /** The parent job id. */
+  /** The parent job id. Letters, digits, `_` and `-`, at most 128 characters: any other id is a malformed answer (ResponseValidationError). */
   job_id: string;
   /** `complete`: every chunk is in `data`; `partial`: chunks are pending or failed (see `pending_pages`, `failed_pages`). */
   status: 'complete' | 'partial';

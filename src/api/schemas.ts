@@ -4,7 +4,8 @@
  * Every object is loose: unknown fields pass through untouched, because the
  * server may add fields in a minor release and the open maps (`data`, model
  * items, `details`) are open by design. What we do check is what callers
- * branch on: the success flag, ids, status and code enums, the chunk list.
+ * branch on: the success flag, ids (job ids by the one rule of job-id.ts),
+ * status and code enums, the chunk list.
  *
  * Dates and `result_url` stay plain strings: we never parse the former for
  * control flow here, and the latter must never be followed (spec §2.3).
@@ -17,6 +18,7 @@
  */
 import { z } from 'zod';
 import type { ExtractionSuccess, SplitChunk, SplitManifest, ChunkProcessed, CollectedResult, ModelList, Health, Authorised, ErrorEnvelope } from './answers.js';
+import { jobIdSchema } from './job-id.js';
 import { parsePageRange } from './page-range.js';
 
 /** True when A and B are the same type, modifiers included (mutual assignability would let an index signature hide a missing field). */
@@ -40,7 +42,7 @@ export const extractionSuccessSchema: z.ZodType<ExtractionSuccess> = extractionS
 type _ExtractionSuccessIsItsSchema = Assert<Equal<ExtractionSuccess, z.infer<typeof extractionSuccess>>>;
 
 const splitChunk = z.looseObject({
-  job_id: z.string().min(1),
+  job_id: jobIdSchema,
   pages: z.string(),
 });
 /** Checks one chunk of a {@link SplitManifest}: a non-empty job id and a page range. */
@@ -51,7 +53,7 @@ const splitManifest = z
   .looseObject({
     success: z.literal(true),
     data: z.array(splitChunkSchema).min(1),
-    job_id: z.string().min(1),
+    job_id: jobIdSchema,
     pages: z.int(),
     result_url: z.string().optional(),
     expires_at: z.string(),
@@ -82,7 +84,7 @@ type _SplitManifestIsItsSchema = Assert<Equal<SplitManifest, z.infer<typeof spli
 const chunkProcessed = z.looseObject({
   success: z.literal(true),
   data: z.null().optional(),
-  job_id: z.string().min(1),
+  job_id: jobIdSchema,
   status: z.literal('done'),
   code: z.enum(['chunk_processed', 'chunk_already_processed']),
   pages: z.string().optional(),
@@ -97,7 +99,7 @@ type _ChunkProcessedIsItsSchema = Assert<Equal<ChunkProcessed, z.infer<typeof ch
 const collectedResult = z.looseObject({
   success: z.literal(true),
   data: openMap,
-  job_id: z.string().min(1),
+  job_id: jobIdSchema,
   status: z.enum(['complete', 'partial']),
   pages_total: z.int().optional(),
   pages_processed: z.int().optional(),

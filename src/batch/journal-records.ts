@@ -5,6 +5,8 @@
  * intent first, so that a crash between sending and answering leaves a trace
  * of a job that may be open on the server.
  */
+import { isJobId } from '../api/job-id.js';
+
 export interface ChunkRef {
   jobId: string;
   pages: string;
@@ -84,6 +86,10 @@ export function replayJournal(records: readonly JournalRecord[]): JournalState {
         pendingIntents.delete(record.intentId);
         break;
       case 'manifest': {
+        // Ids read back pass the rule answers pass (api/job-id.ts): a journal written before it, or edited,
+        // may hold one that would become a path or a pasted command. Such a job is not one this client can
+        // name; its upload stays unanswered, so its open-job slot is still counted until the TTL passes.
+        if (!manifestIdsAreJobIds(record)) break;
         pendingIntents.delete(record.intentId);
         const { type: _type, at: _at, intentId: _intentId, ...manifest } = record;
         jobs.set(record.parentJobId, { ...manifest, doneChunks: new Map(), finalized: false });
@@ -110,6 +116,10 @@ export function replayJournal(records: readonly JournalRecord[]): JournalState {
     }
   }
   return { jobs, unanswered: [...pendingIntents.values()] };
+}
+
+function manifestIdsAreJobIds(record: ManifestRecord): boolean {
+  return isJobId(record.parentJobId) && Array.isArray(record.chunks) && record.chunks.every((chunk) => isJobId(chunk.jobId));
 }
 
 /** Still worth resuming: not finalized, not closed, not expired. */

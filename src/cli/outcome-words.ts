@@ -2,6 +2,7 @@ import type { DocumentOutcome, OutcomeDetails, OutcomeError } from '../batch/bat
 import { plural } from '../util/plural.js';
 import { formatDuration } from '../util/duration.js';
 import { localInstant } from '../util/local-time.js';
+import { suggestedCommand } from '../util/shell-quote.js';
 
 /**
  * The CLI's words for why a document did not complete: the engine's plain
@@ -13,11 +14,11 @@ export function cliErrorMessage(error: OutcomeError): string {
   const details = error.details;
   switch (details?.kind) {
     case 'job_open':
-      return `${error.message}; resume before ${localInstant(Date.parse(details.expires_at))} by running the same command again, or: docextract collect ${details.job_id}`;
+      return `${error.message}; resume before ${localInstant(Date.parse(details.expires_at))} by running the same command again, or: ${collectCommand(details.job_id)}`;
     case 'job_kept_open':
-      return `${error.message}; the job stays open until ${localInstant(Date.parse(details.expires_at))}: retry with docextract collect ${details.job_id}`;
+      return `${error.message}; the job stays open until ${localInstant(Date.parse(details.expires_at))}: retry with ${collectCommand(details.job_id)}`;
     case 'pages_missing':
-      return `${error.message}; resume with: docextract collect ${details.job_id}`;
+      return `${error.message}; resume with: ${collectCommand(details.job_id)}`;
     case 'slot_wait_over':
       return `no job slot came free within --slot-wait ${formatDuration(details.slot_wait_ms)} (${details.held_by_others} held by jobs outside this run); not sent`;
     case 'extraction_failed':
@@ -46,11 +47,16 @@ export function cliStopMessage(stop: { code: string; message: string; details?: 
 
 /** A job of an earlier run that this run does not take up, and the command that finishes it. */
 export function strayJobNotice(job: { parentJobId: string; path: string }): string {
-  return `job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: docextract collect ${job.parentJobId}`;
+  return `job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: ${collectCommand(job.parentJobId)}`;
 }
 
 /** The outcome as the CLI shows and prints it (`--json` included): its message in the CLI's words. */
 export function wordedForCli(outcome: DocumentOutcome): DocumentOutcome {
   if (!outcome.error?.details) return outcome;
   return { ...outcome, error: { ...outcome.error, message: cliErrorMessage(outcome.error) } };
+}
+
+/** The command that finishes a job, quoted to paste: an id is the service's, so it is pasted as one word of data. */
+export function collectCommand(jobId: string): string {
+  return suggestedCommand(['docextract', 'collect', jobId]);
 }

@@ -1,4 +1,4 @@
-import { cliStopMessage, wordedForCli } from './outcome-words.js';
+import { cliStopMessage, collectCommand, wordedForCli } from './outcome-words.js';
 import { localInstant } from '../util/local-time.js';
 import { commandLine, engineAccess } from './engine-access.js';
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
@@ -10,6 +10,7 @@ import { stateFolderUsage } from '../features/usage/usage-recorder.js';
 import { RunTally } from '../features/run-tally.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
+import { shellQuote } from '../util/shell-quote.js';
 import type { BatchSettings } from './batch-settings.js';
 import type { CommandOutcome } from './command.js';
 import type { CliContext } from './context.js';
@@ -102,5 +103,6 @@ function printResumeAdvice(ctx: CliContext, report: ExtractBatchReport): void {
   if (report.openJobs.length === 0) return;
   const earliest = report.openJobs.map((job) => Date.parse(job.expiresAt)).reduce((a, b) => Math.min(a, b));
   ctx.ui.error(`${plural(report.openJobs.length, 'job')} ${report.openJobs.length === 1 ? 'is' : 'are'} open on the server. Resume by running the same command again before ${localInstant(earliest)} (in ${formatDuration(earliest - ctx.clock.now())}), or one by one:`);
-  for (const job of report.openJobs) ctx.ui.error(`  docextract collect ${job.parentJobId}    # ${job.file}, expires ${localInstant(Date.parse(job.expiresAt))}`);
+  // The file is quoted too: a name holding a newline would otherwise end the comment and start a command.
+  for (const job of report.openJobs) ctx.ui.error(`  ${collectCommand(job.parentJobId)}    # ${shellQuote(job.file)}, expires ${localInstant(Date.parse(job.expiresAt))}`);
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { replayJournal, type JournalRecord, type JournaledJob } from '../batch/journal-records.js';
 import { readJournalSnapshot } from '../store/journal-reader.js';
 import { readLastRunReports, type LastRunFile } from '../store/last-run-report.js';
+import { suggestedCommand } from '../util/shell-quote.js';
 
 /** A multi-page job the journal knows is not finalized. */
 export interface JobListing {
@@ -20,7 +21,7 @@ export interface JobListing {
   expires_at: string;
   /** Negative once expired. */
   expires_in_ms: number;
-  /** The command that finishes it; null once expired (run extract again: the file is uploaded anew). */
+  /** The command that finishes it, quoted to paste (shellQuote); null once expired (run extract again: the file is uploaded anew). */
   resume: string | null;
 }
 
@@ -98,6 +99,6 @@ function jobListing(job: JournaledJob, nowMs: number): JobListing {
     state: expired ? 'expired' : job.resultWritten?.status === 'complete' ? 'result-saved' : 'open',
     expires_at: new Date(job.expiresAt).toISOString(),
     expires_in_ms: Math.round(job.expiresAt - nowMs), // a count of milliseconds: whole (the expiry is read through the server clock, a float)
-    resume: expired ? null : `docextract collect ${job.parentJobId}`,
+    resume: expired ? null : suggestedCommand(['docextract', 'collect', job.parentJobId]),
   };
 }

@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
+import { globLeavesItsBase } from './glob-reach.js';
 
 /**
  * The real path of `path` (symbolic links resolved), also for a path that
@@ -35,6 +36,15 @@ export function searchedFrom(arg: string, cwd: string): string {
   const segments = path.split(sep);
   const firstDynamic = segments.findIndex((segment) => segment !== '' && fg.isDynamicPattern(segment));
   return firstDynamic <= 0 ? path : segments.slice(0, firstDynamic).join(sep) || sep;
+}
+
+/**
+ * Why an argument cannot be proved to stay inside the folder `searchedFrom`
+ * gives for it (a glob whose braces, `..` or extglob may lead elsewhere), or
+ * undefined: a glob refused here is refused before any walk.
+ */
+export function argumentReachesPast(arg: string): string | undefined {
+  return fg.isDynamicPattern(arg) ? globLeavesItsBase(arg) : undefined;
 }
 
 /** Folders a run may touch, by real path; `allows` answers for any path, existing or not. */

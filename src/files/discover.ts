@@ -3,7 +3,7 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { entryKind, errorCode, takeIfSupported, walkFolder, type SearchFindings } from './folder-walk.js';
-import { searchedFrom, type AllowedFolders } from './allowed-folders.js';
+import { argumentReachesPast, searchedFrom, type AllowedFolders } from './allowed-folders.js';
 import { FoundInputs } from './found-inputs.js';
 import { CommonFolder, comparePaths, toDisplayPath } from './paths.js';
 import { TakenFiles } from './taken-files.js';
@@ -128,6 +128,12 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       return;
     }
     const path = resolve(cwd, arg);
+    // A glob whose braces or `..` may walk past its base is refused before any walk: its base proves nothing.
+    const reaches = options.allowed && mayGlob ? argumentReachesPast(arg) : undefined;
+    if (reaches !== undefined) {
+      problem('path_not_allowed', `${reaches}; nothing was searched.`);
+      return;
+    }
     if (options.allowed && !(await options.allowed.allows(mayGlob ? searchedFrom(arg, cwd) : path))) {
       problem('path_not_allowed', NOT_ALLOWED);
       return;

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { AllowedFolders, isInsideFolder, realPathOf, searchedFrom } from '../files/allowed-folders.js';
+import { AllowedFolders, argumentReachesPast, isInsideFolder, realPathOf, searchedFrom } from '../files/allowed-folders.js';
 
 /** The folders a tool call may touch, and where that list came from (for the refusal's words). */
 export interface FolderScope {
@@ -48,13 +48,25 @@ export class AgentFolders {
     return loading;
   }
 
-  /** Refuses (PathNotAllowedError) each of `paths` (files, folders, globs) that reaches outside the scope. */
+  /**
+   * Refuses (PathNotAllowedError) each of `paths` (files, folders, globs)
+   * that reaches outside the scope, before anything is listed: a glob whose
+   * text cannot prove it stays below where it starts (braces, `..`, an
+   * extglob) is refused whatever its base, as its expansions walk elsewhere.
+   */
   async checkInputs(paths: readonly string[]): Promise<FolderScope> {
     const scope = await this.scope();
     for (const path of paths) {
+      const reaches = argumentReachesPast(path);
+      if (reaches !== undefined) throw new PathNotAllowedError(`${path} may reach outside ${this.from(scope)} (${reaches}); nothing was searched. Name the folders or files inside them instead`);
       if (!(await scope.allowed.allows(searchedFrom(path, this.start.cwd)))) throw this.refusal(path, scope);
     }
     return scope;
+  }
+
+  /** Whether `path` (a source listed by `jobs`) lies inside the scope, links followed. */
+  async inside(path: string): Promise<boolean> {
+    return (await this.scope()).allowed.allows(resolve(this.start.cwd, path));
   }
 
   /** Refuses a folder or file to write or read results at, unless it is in the scope or the server's output folder. */
@@ -66,8 +78,12 @@ export class AgentFolders {
   }
 
   private refusal(path: string, scope: FolderScope): PathNotAllowedError {
+    return new PathNotAllowedError(`${path} is outside ${this.from(scope)}; nothing of it was read`);
+  }
+
+  private from(scope: FolderScope): string {
     const from = scope.from === 'roots' ? 'the roots your client declared' : 'the folders allowed at start (--allow)';
-    return new PathNotAllowedError(`${path} is outside ${from}: ${scope.allowed.folders.join(', ') || 'none'}; nothing of it was read`);
+    return `${from}: ${scope.allowed.folders.join(', ') || 'none'}`;
   }
 
   private async load(): Promise<FolderScope> {

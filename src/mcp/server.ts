@@ -99,7 +99,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     'jobs',
     {
       title: 'Open jobs',
-      description: 'Multi-page jobs left open on the service by interrupted runs (each costs a job slot until it is finished or expires), and files of the last run that did not complete. Sends nothing.',
+      description: 'Multi-page jobs left open on the service by interrupted runs (each costs a job slot until it is finished or expires), and files of the last run that did not complete: only those whose source lies inside the allowed folders (the client’s roots). Sends nothing.',
       inputSchema: {},
     },
     async () => {
@@ -119,6 +119,19 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       nowMs: Date.now(),
       ttlMs: options.extract.settings?.ttlMs ?? 2 * 3_600_000,
     });
-    return { jobs: overview.jobs, unanswered_uploads: overview.unanswered, failed_files: overview.failedFiles };
+    // The state folder is the user's, shared by every run: an agent sees only what its roots hold.
+    const inside = async <T>(entries: readonly T[], source: (entry: T) => string | undefined): Promise<T[]> => {
+      const kept = await Promise.all(entries.map(async (entry) => {
+        const path = source(entry);
+        return path !== undefined && path !== '' && (await folders.inside(path));
+      }));
+      return entries.filter((_entry, index) => kept[index]);
+    };
+    return {
+      jobs: await inside(overview.jobs, (job) => job.file),
+      unanswered_uploads: await inside(overview.unanswered, (upload) => upload.file),
+      // A report without the source's absolute path (written before it was recorded) cannot be placed: left out.
+      failed_files: await inside(overview.failedFiles, (file) => file.source),
+    };
   }
 }

@@ -10,8 +10,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ListRootsRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
+import type { JournalRecord } from '../../src/batch/journal-records.js';
+import { accountId } from '../../src/store/account-id.js';
+import { writeLastRunReport } from '../../src/store/last-run-report.js';
 import { DOCEXTRACT_BIN, runChildCli } from '../helpers/child-run.js';
-import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
+import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES, TEST_KEY } from '../helpers/emulator-run.js';
 import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../helpers/held-answers.js';
 import { runningCommands, waitFor } from '../helpers/one-client.js';
 import { expectCompleteResult, makeWorkspace, sha256Of } from '../helpers/workspace.js';
@@ -411,5 +414,78 @@ describe('docextract mcp only inside the roots (issue 29)', () => {
     expect(own.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
     const allowed = await client.callTool({ name: 'extract', arguments: { paths: [outside.inputs] } });
     expect(allowed.isError).toBeFalsy();
+  });
+
+  /** A declared root with a PDF of its own, and PDFs beside it and below its parent that it does not declare. */
+  function rootWithNeighbours(): { root: string; parent: string; out: string } {
+    const ws = makeWorkspace({ 'root/mine/one.pdf': 'pdf/pages-1.pdf', 'secret-beside.pdf': 'pdf/pages-1.pdf', 'elsewhere/secret-below.pdf': 'pdf/pages-1.pdf' });
+    const root = join(ws.inputs, 'root');
+    return { root, parent: ws.inputs, out: join(root, 'out') };
+  }
+
+  it('a glob that could leave the roots (braces with .., a .. segment, a brace holding a path, an extglob) is refused before any walk: no name from outside is answered', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const { root, parent, out } = rootWithNeighbours();
+    const { client } = await connect(emu, out, [], emulatorEnv(emu), { cwd: root, roots: () => [root] });
+    const patterns = [
+      '{x,..}/*.pdf',
+      '{.,..}/**',
+      '{..,x}/elsewhere/*.pdf',
+      '.{.,}/elsewhere/*.pdf',
+      `{${parent}/elsewhere,mine}/*.pdf`,
+      'mine/../../*.pdf',
+      '*/../../elsewhere/*.pdf',
+      '@(..)/elsewhere/*.pdf',
+      '\\.\\./*.pdf',
+      join(root, '{x,..}/*.pdf'),
+    ];
+    for (const pattern of patterns) {
+      const refused = await client.callTool({ name: 'extract', arguments: { paths: ['mine/one.pdf', pattern] } });
+      expect(refused.isError, pattern).toBe(true);
+      expect(refused.structuredContent, pattern).toMatchObject({ error: { code: 'path_not_allowed' } });
+      expect(textOf(refused), pattern).toContain('path_not_allowed');
+      expect(textOf(refused), pattern).not.toContain('secret');
+    }
+    expect(emu.counters.requestsByEndpoint.documents).toBe(0);
+    // A glob that stays inside is searched as before.
+    const allowed = await client.callTool({ name: 'extract', arguments: { paths: ['{mine,other}/*.{pdf,png}'] } });
+    expect(allowed.isError).toBeFalsy();
+    expect(answerOf(allowed).documents.map((doc) => [doc.file.split('/').pop(), doc.status])).toEqual([['one.pdf', 'complete']]);
+    expect(textOf(allowed)).not.toContain('secret');
+  });
+
+  it('the jobs tool lists only jobs, uploads and failed files whose source lies inside the roots', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const { root, parent, out } = rootWithNeighbours();
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const account = accountId(emu.url, TEST_KEY);
+    const now = Date.now();
+    const mine = join(root, 'mine/one.pdf');
+    const theirs = join(parent, 'secret-beside.pdf');
+    const job = (path: string, parentJobId: string): JournalRecord[] => [
+      { type: 'upload-intent', account, at: now, intentId: `i-${parentJobId}`, sha256: parentJobId, path, pages: 6 },
+      { type: 'manifest', account, at: now, intentId: `i-${parentJobId}`, sha256: parentJobId, path, output: `${path}.json`, parentJobId, chunks: [{ jobId: `${parentJobId}_c1`, pages: '1-6' }], pages: 6, expiresAt: now + 3_600_000, model: null },
+    ];
+    const upload = (path: string, intentId: string): JournalRecord => ({ type: 'upload-intent', account, at: now, intentId, sha256: intentId, path, pages: null });
+    mkdirSync(stateDir, { recursive: true });
+    const records = [...job(mine, 'job_mine'), ...job(theirs, 'job_secret'), upload(mine, 'u-mine'), upload(theirs, 'u-secret')];
+    writeFileSync(join(stateDir, 'journal.ndjson'), records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    const failed = (path: string) => ({ file: path, source: path, status: 'failed', code: 'invalid_file', message: 'broken' });
+    await writeLastRunReport(stateDir, account, {
+      started_at: new Date(now).toISOString(),
+      finished_at: new Date(now).toISOString(),
+      out_dir: out,
+      counts: { failed: 3 },
+      files: [failed(mine), failed(theirs), { file: 'secret-unplaced.pdf', status: 'failed', code: 'file_not_found', message: 'gone' }],
+    });
+    const { client, stderr } = await connect(emu, out, [], env, { cwd: root, roots: () => [root] });
+    const listed = await client.callTool({ name: 'jobs', arguments: {} });
+    expect(listed.isError, stderr()).toBeFalsy();
+    const content = listed.structuredContent as { jobs: { file: string; resume: string }[]; unanswered_uploads: { file: string }[]; failed_files: { file: string }[] };
+    expect(content.jobs.map((entry) => [entry.file, entry.resume])).toEqual([[mine, 'docextract collect job_mine']]);
+    expect(content.unanswered_uploads.map((entry) => entry.file)).toEqual([mine]);
+    expect(content.failed_files.map((entry) => entry.file)).toEqual([mine]);
+    expect(textOf(listed)).not.toContain('secret');
   });
 });

@@ -2,10 +2,12 @@ import { resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { tuneHeapForLongRuns } from '../heap-tuning.js';
+import { jobIdArgument } from '../job-id-argument.js';
 import { refuseFileAsFolder } from '../output-folder.js';
 import { runBatchCommand } from '../run-batch.js';
 
-export async function runCollect(ctx: CliContext, parentJobId: string, flags: BatchFlags): Promise<CommandOutcome> {
+export async function runCollect(ctx: CliContext, askedJobId: string, flags: BatchFlags): Promise<CommandOutcome> {
+  const parentJobId = jobIdArgument(askedJobId, 'parent_job_id');
   tuneHeapForLongRuns();
   const settings = await resolveBatchSettings(ctx, flags);
   await refuseFileAsFolder('--out', settings.outDir);

@@ -1,10 +1,12 @@
 import { resolveBatchSettings } from '../batch-settings.js';
 import { commandLine, engineAccess } from '../engine-access.js';
 import type { CliContext } from '../context.js';
+import { jobIdArgument } from '../job-id-argument.js';
 import { formatPairs, printData } from '../output.js';
 
 /** One chunk, through the state folder's one gate (the running command's when one hosts): never beside it, outside the windows it counts on. */
-export async function runProcess(ctx: CliContext, chunkJobId: string, flags: { model?: string }): Promise<void> {
+export async function runProcess(ctx: CliContext, askedJobId: string, flags: { model?: string }): Promise<void> {
+  const chunkJobId = jobIdArgument(askedJobId, 'chunk_job_id');
   const model = (await ctx.setting('model', flags.model)).value;
   const settings = await resolveBatchSettings(ctx, {});
   const { processChunkOnEngine } = await import('../../library/process-chunk.js');

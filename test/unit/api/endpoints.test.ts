@@ -122,13 +122,13 @@ describe('extract (POST documents)', () => {
 });
 
 describe('processChunk (POST process)', () => {
-  const processed = { success: true, data: null, job_id: 'chunk a/1', status: 'done', code: 'chunk_processed', pages: '1-3', chunks_done: 1, chunks_total: 2, processing_time_ms: 900 };
+  const processed = { success: true, data: null, job_id: 'chunk_a-1', status: 'done', code: 'chunk_processed', pages: '1-3', chunks_done: 1, chunks_total: 2, processing_time_ms: 900 };
 
   it('puts job_id in the query and options in a multipart field named `options`', async () => {
     let options: ReturnType<FormData["get"]> = null;
     nock(BASE)
       .post('/v3.1/process')
-      .query({ job_id: 'chunk a/1' })
+      .query({ job_id: 'chunk_a-1' })
       .matchHeader('authorization', BEARER)
       .matchHeader('user-agent', UA)
       .reply(async function (uri, body) {
@@ -138,7 +138,7 @@ describe('processChunk (POST process)', () => {
         options = form.get('options');
         return [200, processed];
       });
-    expect(await makeClient().processChunk('chunk a/1', { document_type: 'receipt' })).toEqual(processed);
+    expect(await makeClient().processChunk('chunk_a-1', { document_type: 'receipt' })).toEqual(processed);
     expect(options).toBe('{"document_type":"receipt"}');
   });
 

