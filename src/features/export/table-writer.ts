@@ -15,6 +15,7 @@ export class CsvTableWriter {
 
   private constructor(
     readonly path: string,
+    private readonly columns: readonly string[],
     private readonly stringifier: Stringifier,
     private readonly finished: Promise<void>,
   ) {}
@@ -27,7 +28,9 @@ export class CsvTableWriter {
   static open(path: string, columns: string[], bom: boolean): CsvTableWriter {
     const stringifier = stringify({
       header: true,
-      columns,
+      // Rows go in as lists in this order: csv-stringify reads a record's `a.b` or `a[0]` column as a path into
+      // it when the record has no such key, so a row without a column could show a piece of another one.
+      columns: columns.map((name) => ({ key: name, header: name })),
       bom,
       record_delimiter: 'windows',
       // A given record_delimiter turns this off by default; a lone LF or CR in a value must still be quoted.
@@ -35,12 +38,11 @@ export class CsvTableWriter {
     });
     const finished = pipeline(stringifier, createWriteStream(path));
     finished.catch(() => undefined); // observed in close(); an early failure must not go unhandled meanwhile
-    return new CsvTableWriter(path, stringifier, finished);
+    return new CsvTableWriter(path, columns, stringifier, finished);
   }
 
   async write(record: Record<string, unknown>): Promise<void> {
-    const row: Record<string, string> = {};
-    for (const [name, value] of Object.entries(record)) row[name] = cellText(value);
+    const row = this.columns.map((name) => (Object.hasOwn(record, name) ? cellText(record[name]) : ''));
     this.rows += 1;
     if (!this.stringifier.write(row)) await Promise.race([once(this.stringifier, 'drain'), this.finished]);
   }

@@ -11,7 +11,7 @@ import { formSection, type FormSection } from './review-form.js';
 import { partLabel } from '../../files/pdf-parts.js';
 import type { PartEntry } from '../parts.js';
 import { localInstant } from '../../util/local-time.js';
-import { isObject } from './field-paths.js';
+import { isObject } from '../field-paths.js';
 import type { ResultsFolder } from './results-folder.js';
 
 /** Where a document stands for the person reviewing: its checks failed, it is partial, it has no result (failed, skipped or interrupted), or none of these. */
