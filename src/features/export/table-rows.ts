@@ -1,5 +1,6 @@
 import { segmentsOf } from '../field-paths.js';
 import { DOCUMENT_COLUMNS, flattenItem, isItemList, ITEM_COLUMNS, newRecord, PARENT_COLUMNS, type ExportedDocument, type FlatRecord } from './flatten.js';
+import { neutralizeFormula } from './formula-guard.js';
 import { tableName } from './table-names.js';
 
 /** A row bound for one table: `<type>` (one row per document) or `<type>.<field>` (one row per item). */
@@ -64,10 +65,14 @@ export function tableColumns(kind: TableRow['kind'], seen: Iterable<string>): st
   return [...leading, ...rest];
 }
 
-/** A CSV cell: lists and objects as JSON text (one cell, readable back with any JSON parser), nothing as empty. */
+/**
+ * A CSV cell: lists and objects as JSON text (one cell, readable back with
+ * any JSON parser), nothing as empty, and no text a spreadsheet would run
+ * (formula-guard.ts; a number, negative ones included, stays as it is).
+ */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return neutralizeFormula(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
 }
