@@ -132,6 +132,17 @@ describe('docextract export', () => {
     }
   });
 
+  it('exports results of 300-character models to two files of stable, shortened names', async () => {
+    const long = (end: string): string => `${'m'.repeat(299)}${end}`;
+    const ws = resultsFolder({ 'a.json': resultJson({ path: 'in/a.pdf', model: long('a') }), 'b.json': resultJson({ path: 'in/b.pdf', model: long('b') }) });
+    const run = await runCli(['export', ws.results, '--out', ws.tables, '--json'], { env: isolatedEnv() });
+    expect(run.code, run.stderr).toBe(0);
+    const files = readdirSync(ws.tables).sort();
+    expect(files).toHaveLength(2);
+    for (const file of files) expect(file).toMatch(/^m{32}~[0-9a-f]{16}\.csv$/);
+    expect(files.map((file) => readCsv(join(ws.tables, file))[0]?.model).sort()).toEqual([long('a'), long('b')]);
+  });
+
   it('names a broken file, exports the rest, and exits 1', async () => {
     const ws = resultsFolder({
       'good.json': resultJson({ path: 'in/good.pdf' }),
