@@ -70,6 +70,9 @@ describe('data nested past the cap', () => {
     expect(kept).toMatchObject({ status: 'complete', data: null, data_error: { code: 'result_too_deep' } });
     expect(kept.data_text).toBe(DEEP_DATA);
     expect(line?.credits).toBe(1);
+    // Asked again, the answer on disk is reused, not paid for twice, and still named for what it is.
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'invoice', '--json', ...UNTHROTTLED_FLAGS], { env });
+    expect(parseNdjson(again.stdout)[0], again.stderr).toMatchObject({ credits: 0, error: { code: 'result_too_deep' } });
   });
 });
 
