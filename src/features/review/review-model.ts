@@ -179,7 +179,8 @@ async function viewOf(folder: ResultsFolder, id: string, result: ResultDocument,
  * without its fields, read only, with why; nothing walks or checks it.
  */
 async function refusedViewOf(folder: ResultsFolder, id: string, result: ResultDocument, review: ReviewRecord | undefined, stale: boolean, refusal: { code: string; message: string }): Promise<DocumentView> {
-  const words = `${refusal.message} (${refusal.code}); it is not shown here: open the result file itself`;
+  // The page shows a section's problems after "the data".
+  const words = `is not shown here: ${refusal.message} (${refusal.code}); open the result file itself`;
   return {
     ...summaryOf(id, result, review, undefined),
     original: null,
