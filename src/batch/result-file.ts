@@ -98,7 +98,12 @@ export interface ResultDocument {
    * than MAX_DATA_DEPTH, `result_too_deep`): `data` is then null and the
    * answer, paid for, is kept whole as JSON text in `data_text`.
    */
-  data_error?: { code: string; message: string };
+  data_error?: {
+    /** Why, as a stable code: `result_too_deep`. */
+    code: string;
+    /** The same in words. */
+    message: string;
+  };
   /** The service's data as JSON text, when `data_error` says why it is not in `data`. */
   data_text?: string;
   /** The extracted data, stitched in page order for a split document. */
