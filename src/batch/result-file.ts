@@ -4,6 +4,7 @@ import { writeFileAtomically } from '../store/atomic-write.js';
 import { reviewPathFor } from './review-sidecar.js';
 import { formatPages } from '../files/page-selection.js';
 import { questionOf, type Question } from './question.js';
+import { MAX_DATA_DEPTH, nestsDeeperThan, RESULT_TOO_DEEP } from '../util/json-depth.js';
 
 /**
  * The result file mirrors the input's path below the inputs' common base, so
@@ -92,6 +93,19 @@ export interface ResultDocument {
   generator: string;
   /** Present when a schema applies to the result's document type (`--schema`, the `schemas` setting). */
   checks?: ResultChecks;
+  /**
+   * Set when the service's data could not be kept as data (it nests deeper
+   * than MAX_DATA_DEPTH, `result_too_deep`): `data` is then null and the
+   * answer, paid for, is kept whole as JSON text in `data_text`.
+   */
+  data_error?: {
+    /** Why, as a stable code: `result_too_deep`. */
+    code: string;
+    /** The same in words. */
+    message: string;
+  };
+  /** The service's data as JSON text, when `data_error` says why it is not in `data`. */
+  data_text?: string;
   /** The extracted data, stitched in page order for a split document. */
   data: unknown;
 }
@@ -185,4 +199,22 @@ async function copyReview(from: string, to: string): Promise<void> {
 
 export function serializeResult(result: ResultDocument): string {
   return `${JSON.stringify(result, null, 2)}\n`;
+}
+
+/**
+ * Why a result file's data cannot be read as data, if it cannot: the reason
+ * its writer recorded (`data_error`), or data (whole, or a part's) nested
+ * past MAX_DATA_DEPTH in a file written otherwise. The review page, `check`
+ * and `export` ask this before they walk the data.
+ */
+export function dataRefusalOf(result: unknown): { code: string; message: string } | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const { data_error: recorded, data, parts } = result as { data_error?: unknown; data?: unknown; parts?: unknown };
+  if (typeof recorded === 'object' && recorded !== null && typeof (recorded as { code?: unknown }).code === 'string') {
+    const { code, message } = recorded as { code: string; message?: unknown };
+    return { code, message: typeof message === 'string' ? message : code };
+  }
+  const partData = Array.isArray(parts) ? parts.map((part: unknown) => (typeof part === 'object' && part !== null ? (part as { data?: unknown }).data : undefined)) : [];
+  if (![data, ...partData].some((value) => nestsDeeperThan(value))) return undefined;
+  return { code: RESULT_TOO_DEEP, message: `its data nests deeper than ${MAX_DATA_DEPTH} levels, more than docextract reads as data` };
 }

@@ -7,6 +7,7 @@ import { finished, type FlowEffect } from './flow-effects.js';
 import { normaliseModel, questionOf } from './question.js';
 import { outcomeOfResult } from './outcomes.js';
 import { writeResult, type ResultDocument, type ResultStatus } from './result-file.js';
+import { jsonTextOfAnyDepth, MAX_DATA_DEPTH, nestsDeeperThan, RESULT_TOO_DEEP } from '../util/json-depth.js';
 import { fingerprintOf, reviewedFingerprint, reviewPathFor, sameFingerprint } from './review-sidecar.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
@@ -71,7 +72,9 @@ function resultDocument(ctx: FlowContext, task: DocumentTask, parts: ResultParts
   const question = questionOf(doc.sha256, task.job ? task.job.model : doc.model, ctx.settings.storeDb, doc.sourcePages);
   const model = parts.model ?? question.model;
   // Checked as it arrives, before it is written: the verdict is part of the durable result.
-  const checks = ctx.checker?.check(normaliseModel(model), parts.data);
+  // Data nested past the cap is kept as text, never walked: no check, no writer, no reader runs out of stack on it.
+  const tooDeep = nestsDeeperThan(parts.data);
+  const checks = tooDeep ? undefined : ctx.checker?.check(normaliseModel(model), parts.data);
   return {
     status: parts.status,
     source: { path: doc.path, sha256: doc.sha256, size: doc.size, type: doc.type, pages: doc.sourcePageCount ?? doc.pages ?? parts.pages.total ?? null },
@@ -88,7 +91,16 @@ function resultDocument(ctx: FlowContext, task: DocumentTask, parts: ResultParts
     completed_at: new Date(ctx.clock.now()).toISOString(),
     generator: 'docextract',
     ...(checks ? { checks } : {}),
-    data: parts.data,
+    ...(tooDeep ? tooDeepData(parts.data) : { data: parts.data }),
+  };
+}
+
+/** The result's data when it nests past the cap: the answer, whole, as text beside a null `data`, and why. */
+function tooDeepData(data: unknown): Pick<ResultDocument, 'data_error' | 'data_text' | 'data'> {
+  return {
+    data_error: { code: RESULT_TOO_DEEP, message: `the service's data nests deeper than ${MAX_DATA_DEPTH} levels: it is kept whole as JSON text in data_text, not as data` },
+    data_text: jsonTextOfAnyDepth(data),
+    data: null,
   };
 }
 

@@ -4,6 +4,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { walkJsonFiles } from '../files/json-walk.js';
+import { dataRefusalOf } from '../batch/result-file.js';
 import { toExportedDocuments, type ExportedDocument } from './export/flatten.js';
 import { correctedData, readReview } from './review/corrections.js';
 import { tableColumns, tableRows, type TableRow } from './export/table-rows.js';
@@ -135,6 +136,15 @@ async function* readDocuments(dir: string, report: { options: ExportOptions; sum
         report.summary.problems += 1;
         const why = error instanceof SyntaxError ? `not valid JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
         report.options.onProblem(file.relativePath, why);
+      }
+      continue;
+    }
+    const refusal = dataRefusalOf(parsed);
+    if (refusal) {
+      // Not walked: a row without the data would read as a document with no fields.
+      if (report) {
+        report.summary.problems += 1;
+        report.options.onProblem(file.relativePath, `${refusal.message} (${refusal.code})`);
       }
       continue;
     }

@@ -73,6 +73,12 @@ export async function checkResults(resultsDir: string, checkWith: ResultChecker 
       onResult({ ...base, file: sourceOf(result), status: result.status, model: documentType, verdict: 'error', error: { code: 'invalid_schema', message: `${file.relativePath}: its recorded ${rechecked.message}` } });
       continue;
     }
+    if (rechecked.kind === 'data-refused') {
+      summary.errors += 1;
+      const { result, documentType } = rechecked;
+      onResult({ ...base, file: sourceOf(result), status: result.status, model: documentType, verdict: 'error', error: { code: rechecked.code, message: `${file.relativePath}: ${rechecked.message}` } });
+      continue;
+    }
     const { result, documentType, checks } = rechecked;
     const checked: CheckedResult = { ...base, file: sourceOf(result), status: result.status, model: documentType, verdict: 'unchecked' };
     if (rechecked.reviewed) checked.reviewed = true;

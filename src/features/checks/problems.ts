@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type { CheckProblem } from '../../batch/result-file.js';
+import { pathOf } from '../field-paths.js';
 
 /**
  * ajv's errors as problems a person can act on: each at the dotted path of
@@ -52,8 +53,9 @@ export function pointerOf(segments: readonly string[]): string {
   return segments.map((segment) => `/${segment.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
+/** The keys as a field path (a key holding a `.` is escaped, `bank\.iban`: see field-paths.ts). */
 function dotted(segments: readonly string[]): string {
-  return segments.join('.');
+  return pathOf(segments);
 }
 
 /** A problem as a person reads it: `total must be number`, `invoice_number is required`. */

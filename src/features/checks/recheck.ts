@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
 import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../../batch/question.js';
-import { writeResult, type ResultChecks, type ResultDocument } from '../../batch/result-file.js';
+import { dataRefusalOf, writeResult, type ResultChecks, type ResultDocument } from '../../batch/result-file.js';
 import { correctedData, readReview, saveReviewChecks, type ReviewRecord } from '../review/corrections.js';
 import { SchemaFileError } from './load-schemas.js';
 import { RecordedSchemas } from './recorded-schemas.js';
@@ -12,6 +12,8 @@ export type Rechecked =
   | { kind: 'unreadable'; message: string }
   /** Checked with the schema it records, which is gone or broken since. */
   | { kind: 'schema-unusable'; result: ResultDocument; documentType: string; message: string }
+  /** Its data is not read as data (nested past the cap, `result_too_deep`): not checked. */
+  | { kind: 'data-refused'; result: ResultDocument; documentType: string; code: string; message: string }
   | { kind: 'checked'; result: ResultDocument; documentType: string; checks: ResultChecks | undefined; written: boolean; writeError?: string; reviewed?: true; noRecordedSchema?: true };
 
 /**
@@ -34,6 +36,8 @@ export async function recheckResultFile(path: string, checkWith: ResultChecker |
   }
   if (!isResultDocument(parsed)) return { kind: 'not-a-result' };
   const documentType = documentTypeOf(parsed);
+  const refusal = dataRefusalOf(parsed);
+  if (refusal) return { kind: 'data-refused', result: parsed, documentType, ...refusal };
   const review = await readReview(path, parsed);
   let checker: ResultChecker;
   if (checkWith instanceof RecordedSchemas) {

@@ -1,12 +1,13 @@
 import type { ErrorObject, FuncKeywordDefinition } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types/index.js';
+import { segmentsOf } from '../field-paths.js';
 import { pointerOf } from './problems.js';
 
 /**
  * `"x-sum": { "items": "line_items", "field": "amount", "equals": "total", "tolerance": 0.01 }`,
  * placed on an object: the `field` of every element of the list `items` adds
  * up to `equals`, within `tolerance`. JSON Schema cannot add; this keyword
- * can. Paths are dotted and relative to the object; a list met on the way
+ * can. Paths are dotted (a key holding a `.` escaped, `bank\.iban`) and relative to the object; a list met on the way
  * is walked element by element, so `pages.line_items` is every line item of
  * every page. A sum is judged only when the total and every addend are
  * numbers: a missing or mistyped field is for `required` and `type` to say.
@@ -39,7 +40,7 @@ const validateSum: SumValidate = (rule, data, _parentSchema, dataCxt) => {
   validateSum.errors = [
     {
       keyword: 'x-sum',
-      instancePath: `${dataCxt?.instancePath ?? ''}${pointerOf(rule.equals.split('.'))}`,
+      instancePath: `${dataCxt?.instancePath ?? ''}${pointerOf(segmentsOf(rule.equals) ?? [rule.equals])}`,
       params: { sum: tidy(sum), tolerance },
       message: `must equal the sum of ${rule.items}[].${rule.field} (${tidy(sum)}), within ${tolerance}`,
     },
@@ -70,7 +71,7 @@ export const xSumKeyword: FuncKeywordDefinition = {
 /** The values at a dotted path; lists on the way are walked element by element (a numeric segment picks one element). */
 function valuesAt(root: unknown, path: string): unknown[] {
   let values: unknown[] = [root];
-  for (const segment of path.split('.')) {
+  for (const segment of segmentsOf(path) ?? [path]) {
     values = values.flatMap((value) => {
       if (Array.isArray(value)) return /^\d+$/.test(segment) ? [value[Number(segment)]] : value.map((element) => field(element, segment));
       return [field(value, segment)];

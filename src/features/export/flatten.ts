@@ -4,6 +4,7 @@
  */
 
 import { formatPages } from '../../files/page-selection.js';
+import { joinPath } from '../field-paths.js';
 
 /** The columns every document row starts with, in this order. */
 export const DOCUMENT_COLUMNS = ['source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages', 'reviewed'] as const;
@@ -19,7 +20,15 @@ export const ITEM_COLUMNS = ['source_file', 'row'] as const;
  */
 export const PARENT_COLUMNS = ['page', 'parent', 'parent_row'] as const;
 
+/** Names a data field may not take as they are in a document's row: the fixed columns, and `source_pages` (a part's pages). */
+const DOCUMENT_RESERVED = new Set<string>([...DOCUMENT_COLUMNS, 'source_pages']);
+
 export type FlatRecord = Record<string, unknown>;
+
+/** A record no key can turn into something else: `__proto__` from a document is a column like any other. */
+export function newRecord(entries: Record<string, unknown> = {}): FlatRecord {
+  return Object.assign(Object.create(null) as FlatRecord, entries);
+}
 
 /** A result file, reduced to what the tables show. */
 export interface ExportedDocument {
@@ -58,7 +67,7 @@ export function toExportedDocument(parsed: unknown, resultFile: string, reviewed
       missing_pages: missing ?? null,
       reviewed,
     },
-    fields: flattenObject(data, '', new Set(DOCUMENT_COLUMNS), 'data.'),
+    fields: flattenObject(data, DOCUMENT_RESERVED, 'data'),
   };
 }
 
@@ -73,11 +82,11 @@ export function toExportedDocuments(parsed: unknown, resultFile: string, reviewe
   if (!whole || !isPlainObject(parsed)) return [];
   if (!Array.isArray(parsed.parts)) {
     const question = isPlainObject(parsed.question) ? parsed.question : {};
-    return [Array.isArray(question.pages) ? { ...whole, fields: { source_pages: pagesText(question.pages), ...whole.fields } } : whole];
+    return [Array.isArray(question.pages) ? { ...whole, fields: newRecord({ source_pages: pagesText(question.pages), ...whole.fields }) } : whole];
   }
   return parsed.parts.filter(isPlainObject).map((part) => {
     const row = toExportedDocument({ ...parsed, ...part, pages: { total: Array.isArray(part.source_pages) ? part.source_pages.length : null, missing: part.missing_pages } }, resultFile, reviewed) ?? whole;
-    return { ...row, fields: { source_pages: pagesText(part.source_pages), ...row.fields } };
+    return { ...row, fields: newRecord({ source_pages: pagesText(part.source_pages), ...row.fields }) };
   });
 }
 
@@ -88,20 +97,29 @@ function pagesText(pages: unknown): string | null {
 }
 
 /**
- * Nested objects become dotted names (`vendor.address.city`); arrays stay
- * whole, for the caller to place. A name that collides with a fixed column
- * (a data field called `status`) gets `clashPrefix`, so no value is lost.
+ * Nested objects become dotted names (`vendor.address.city`, made by
+ * field-paths.ts: a key holding a `.` is `bank\.iban`, so the review page,
+ * `check` and `export` name each value alike); arrays stay whole, for the
+ * caller to place. A top-level field named like a fixed column (a data field
+ * called `status`) is put under `clashSegment` (`data.status`), and so is
+ * any top-level field called `clashSegment` itself (`data.data.x`): no two
+ * fields ever share a name, and none is lost.
  */
-export function flattenObject(value: Record<string, unknown>, prefix: string, reserved: ReadonlySet<string>, clashPrefix: string, into: FlatRecord = {}): FlatRecord {
+export function flattenObject(value: Record<string, unknown>, reserved: ReadonlySet<string>, clashSegment: string): FlatRecord {
+  const into = newRecord();
   for (const [key, inner] of Object.entries(value)) {
-    const name = `${prefix}${key}`;
-    if (isPlainObject(inner)) {
-      flattenObject(inner, `${name}.`, reserved, clashPrefix, into);
-    } else {
-      into[prefix === '' && reserved.has(name) ? `${clashPrefix}${name}` : name] = inner;
-    }
+    const clashes = key === clashSegment || (reserved.has(key) && !isPlainObject(inner));
+    flattenInto(inner, clashes ? joinPath(clashSegment, key) : joinPath('', key), into);
   }
   return into;
+}
+
+function flattenInto(value: unknown, name: string, into: FlatRecord): void {
+  if (!isPlainObject(value)) {
+    into[name] = value;
+    return;
+  }
+  for (const [key, inner] of Object.entries(value)) flattenInto(inner, joinPath(name, key), into);
 }
 
 /** A non-empty list of objects (line items, transactions, pages) gets a table of its own; any other list is a value. */
@@ -111,7 +129,7 @@ export function isItemList(value: unknown): value is Record<string, unknown>[] {
 
 /** One line item as a row: its own objects flattened; lists inside it stay whole, for the caller to place. A nested item's own `page` (or `parent`) is prefixed `item.`. */
 export function flattenItem(item: Record<string, unknown>, nested = false): FlatRecord {
-  return flattenObject(item, '', new Set<string>(nested ? [...ITEM_COLUMNS, ...PARENT_COLUMNS] : ITEM_COLUMNS), 'item.');
+  return flattenObject(item, new Set<string>(nested ? [...ITEM_COLUMNS, ...PARENT_COLUMNS] : ITEM_COLUMNS), 'item');
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,7 @@
-import { DOCUMENT_COLUMNS, flattenItem, isItemList, ITEM_COLUMNS, PARENT_COLUMNS, type ExportedDocument, type FlatRecord } from './flatten.js';
+import { segmentsOf } from '../field-paths.js';
+import { DOCUMENT_COLUMNS, flattenItem, isItemList, ITEM_COLUMNS, newRecord, PARENT_COLUMNS, type ExportedDocument, type FlatRecord } from './flatten.js';
+import { neutralizeFormula } from './formula-guard.js';
+import { tableName } from './table-names.js';
 
 /** A row bound for one table: `<type>` (one row per document) or `<type>.<field>` (one row per item). */
 export interface TableRow {
@@ -23,16 +26,15 @@ interface ParentItem {
  * every row.
  */
 export function tableRows(doc: ExportedDocument): TableRow[] {
-  const type = safeName(doc.type);
-  const main: FlatRecord = { ...doc.head };
+  const main = newRecord(doc.head);
   const items: TableRow[] = [];
   const rowsSoFar = new Map<string, number>();
-  const tableOf = (field: string): string => `${type}.${field.split('.').map(safeName).join('.')}`;
+  const tableOf = (field: string): string => tableName(doc.type, segmentsOf(field) ?? [field]);
   const addItems = (table: string, list: Record<string, unknown>[], parent: ParentItem | undefined): void => {
     for (const item of list) {
       const row = (rowsSoFar.get(table) ?? 0) + 1;
       rowsSoFar.set(table, row);
-      const record: FlatRecord = { source_file: doc.head.source_file, row, ...(parent ? { page: parent.page, parent: parent.table, parent_row: parent.row } : {}) };
+      const record = newRecord({ source_file: doc.head.source_file, row, ...(parent ? { page: parent.page, parent: parent.table, parent_row: parent.row } : {}) });
       const inner: [string, Record<string, unknown>[]][] = [];
       for (const [name, value] of Object.entries(flattenItem(item, parent !== undefined))) {
         if (isItemList(value)) inner.push([name, value]);
@@ -47,7 +49,7 @@ export function tableRows(doc: ExportedDocument): TableRow[] {
     if (isItemList(value)) addItems(tableOf(name), value, undefined);
     else main[name] = value;
   }
-  return [{ table: type, kind: 'document', record: main }, ...items];
+  return [{ table: tableName(doc.type), kind: 'document', record: main }, ...items];
 }
 
 /**
@@ -63,15 +65,14 @@ export function tableColumns(kind: TableRow['kind'], seen: Iterable<string>): st
   return [...leading, ...rest];
 }
 
-/** A CSV cell: lists and objects as JSON text (one cell, readable back with any JSON parser), nothing as empty. */
+/**
+ * A CSV cell: lists and objects as JSON text (one cell, readable back with
+ * any JSON parser), nothing as empty, and no text a spreadsheet would run
+ * (formula-guard.ts; a number, negative ones included, stays as it is).
+ */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return neutralizeFormula(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
-}
-
-/** A model name or field as part of a file name: letters, digits, `_` and `-` only. */
-function safeName(name: string): string {
-  return name.replace(/[^\p{L}\p{N}_-]/gu, '_') || '_';
 }

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { stringify, type Stringifier } from 'csv-stringify';
+import { neutralizeFormula } from './formula-guard.js';
 import { cellText } from './table-rows.js';
 
 /**
@@ -15,6 +16,7 @@ export class CsvTableWriter {
 
   private constructor(
     readonly path: string,
+    private readonly columns: readonly string[],
     private readonly stringifier: Stringifier,
     private readonly finished: Promise<void>,
   ) {}
@@ -23,11 +25,14 @@ export class CsvTableWriter {
    * RFC 4180: CRLF between records, every field with a comma, quote, CR or
    * LF quoted, quotes doubled. `bom` prefixes a UTF-8 byte order mark, which
    * Excel needs to read non-ASCII text as UTF-8 (other tools do not want it).
+   * Column names are data keys: neutralised like any cell.
    */
   static open(path: string, columns: string[], bom: boolean): CsvTableWriter {
     const stringifier = stringify({
       header: true,
-      columns,
+      // Rows go in as lists in this order: csv-stringify reads a record's `a.b` or `a[0]` column as a path into
+      // it when the record has no such key, so a row without a column could show a piece of another one.
+      columns: columns.map((name) => ({ key: name, header: neutralizeFormula(name) })),
       bom,
       record_delimiter: 'windows',
       // A given record_delimiter turns this off by default; a lone LF or CR in a value must still be quoted.
@@ -35,12 +40,11 @@ export class CsvTableWriter {
     });
     const finished = pipeline(stringifier, createWriteStream(path));
     finished.catch(() => undefined); // observed in close(); an early failure must not go unhandled meanwhile
-    return new CsvTableWriter(path, stringifier, finished);
+    return new CsvTableWriter(path, columns, stringifier, finished);
   }
 
   async write(record: Record<string, unknown>): Promise<void> {
-    const row: Record<string, string> = {};
-    for (const [name, value] of Object.entries(record)) row[name] = cellText(value);
+    const row = this.columns.map((name) => (Object.hasOwn(record, name) ? cellText(record[name]) : ''));
     this.rows += 1;
     if (!this.stringifier.write(row)) await Promise.race([once(this.stringifier, 'drain'), this.finished]);
   }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { ResultChecks, ResultDocument } from '../../batch/result-file.js';
 import { fingerprintOf, reviewPathFor, sameFingerprint, type ResultFingerprint } from '../../batch/review-sidecar.js';
 import { writeFileAtomically } from '../../store/atomic-write.js';
-import { sameJson, valueAt, withValueAt } from './field-paths.js';
+import { sameJson, valueAt, withValueAt } from '../field-paths.js';
 
 /** What `<result>.review.json` holds: a person's corrections to one extraction, and whether they approved it. */
 export interface ReviewRecord {

@@ -4,7 +4,7 @@ import type { ResultChecks, ResultDocument } from '../../batch/result-file.js';
 import { documentTypeOf } from '../checks/recheck.js';
 import { loadSchemaChecker } from '../checks/load-schemas.js';
 import { SchemaRules } from '../checks/schema-rules.js';
-import { isObject } from './field-paths.js';
+import { isObject, segmentsOf } from '../field-paths.js';
 
 /**
  * Checks a result's data as a person corrects it: with the schema given for
@@ -62,7 +62,7 @@ export class ReviewChecks {
 /** The `type` a schema gives the value at a dotted path (properties, items, prefixItems), when it says. */
 export function schemaTypeAt(schema: unknown, path: string): string | undefined {
   let node: unknown = schema;
-  for (const segment of path.split('.')) {
+  for (const segment of segmentsOf(path) ?? []) {
     if (!isObject(node)) return undefined;
     const properties = node.properties;
     if (/^\d+$/.test(segment)) node = Array.isArray(node.prefixItems) ? (node.prefixItems[Number(segment)] ?? node.items) : node.items;

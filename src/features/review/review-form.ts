@@ -1,5 +1,5 @@
 import type { CheckProblem } from '../../batch/result-file.js';
-import { isObject, joinPath, valueAt } from './field-paths.js';
+import { isObject, joinPath, valueAt } from '../field-paths.js';
 import { fieldTypeAt, patternOf, refusalOf, type FieldType } from './review-values.js';
 
 /**
@@ -75,7 +75,7 @@ export function formSection(title: string, editable: boolean, source: FormSource
   for (const problem of source.problems) problems.set(problem.path, [...(problems.get(problem.path) ?? []), problem.message]);
   const used = new Set<string>(['']);
   const ctx = { ...source, problems, used };
-  const nodes = isObject(source.original) ? Object.entries(source.original).map(([key, value]) => nodeOf(key, value, key, ctx)) : [];
+  const nodes = isObject(source.original) ? Object.entries(source.original).map(([key, value]) => nodeOf(key, value, joinPath('', key), ctx)) : [];
   const extraPaths = new Set([...problems.keys(), ...Object.keys(source.corrections)].filter((path) => !used.has(path)));
   return {
     title,

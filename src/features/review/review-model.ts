@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import type { CheckProblem, ResultChecks, ResultDocument, ResultStatus } from '../../batch/result-file.js';
+import { dataRefusalOf, type CheckProblem, type ResultChecks, type ResultDocument, type ResultStatus } from '../../batch/result-file.js';
 import { walkJsonFiles } from '../../files/json-walk.js';
 import { documentTypeOf } from '../checks/recheck.js';
 import { applyCorrections, correctedData, readReview, saveReview, type ReviewRecord } from './corrections.js';
@@ -11,7 +11,7 @@ import { formSection, type FormSection } from './review-form.js';
 import { partLabel } from '../../files/pdf-parts.js';
 import type { PartEntry } from '../parts.js';
 import { localInstant } from '../../util/local-time.js';
-import { isObject } from './field-paths.js';
+import { isObject } from '../field-paths.js';
 import type { ResultsFolder } from './results-folder.js';
 
 /** Where a document stands for the person reviewing: its checks failed, it is partial, it has no result (failed, skipped or interrupted), or none of these. */
@@ -127,6 +127,8 @@ export async function viewDocument(folder: ResultsFolder, stateDir: string, id: 
 export async function saveDocumentReview(folder: ResultsFolder, id: string, texts: Record<string, string>, approved: boolean, checks: ReviewChecks, now: Date): Promise<DocumentView | { refused: RefusedValue[] } | undefined> {
   const found = await folder.resultAt(id);
   if (!found) return undefined;
+  const refusal = dataRefusalOf(found.result);
+  if (refusal) return { refused: Object.entries(texts).map(([path, text]) => ({ path, text, message: `cannot be saved: ${refusal.message} (${refusal.code})` })) };
   if (partsOf(found.result).length > 0 && Object.keys(texts).length > 0) {
     return { refused: Object.entries(texts).map(([path, text]) => ({ path, text, message: 'belongs to a result in parts, which is read only here' })) };
   }
@@ -150,6 +152,8 @@ export async function sourceFileOf(result: ResultDocument, cwd: string): Promise
 }
 
 async function viewOf(folder: ResultsFolder, id: string, result: ResultDocument, review: ReviewRecord | undefined, stale: boolean, checks: ReviewChecks): Promise<DocumentView> {
+  const refusal = dataRefusalOf(result);
+  if (refusal) return refusedViewOf(folder, id, result, review, stale, refusal);
   const data = correctedData(result.data, review);
   const verdict = (await checks.check(result, data)) ?? review?.checks ?? (review ? undefined : result.checks);
   const corrections = review?.corrections ?? {};
@@ -164,6 +168,29 @@ async function viewOf(folder: ResultsFolder, id: string, result: ResultDocument,
     reviewed_at: review?.reviewed_at ?? null,
     reviewed_at_local: review ? localInstant(Date.parse(review.reviewed_at)) : null,
     form: formOf(result, data, corrections, problems, await checks.schemaFor(result, verdict)),
+    stale_review: stale,
+    source_kind: (await sourceFileOf(result, folder.cwd)) ? sourceKindOf(result) : 'missing',
+    missing_pages: Array.isArray(result.pages?.missing) ? result.pages.missing : [],
+  };
+}
+
+/**
+ * A result whose data is not read as data (nested past the cap): shown
+ * without its fields, read only, with why; nothing walks or checks it.
+ */
+async function refusedViewOf(folder: ResultsFolder, id: string, result: ResultDocument, review: ReviewRecord | undefined, stale: boolean, refusal: { code: string; message: string }): Promise<DocumentView> {
+  // The page shows a section's problems after "the data".
+  const words = `is not shown here: ${refusal.message} (${refusal.code}); open the result file itself`;
+  return {
+    ...summaryOf(id, result, review, undefined),
+    original: null,
+    data: null,
+    corrections: {},
+    problems_at: [],
+    schema: null,
+    reviewed_at: review?.reviewed_at ?? null,
+    reviewed_at_local: review ? localInstant(Date.parse(review.reviewed_at)) : null,
+    form: [{ title: '', editable: false, problems: [words], extra: [], nodes: [] }],
     stale_review: stale,
     source_kind: (await sourceFileOf(result, folder.cwd)) ? sourceKindOf(result) : 'missing',
     missing_pages: Array.isArray(result.pages?.missing) ? result.pages.missing : [],

@@ -1,5 +1,5 @@
 import { schemaTypeAt } from './review-checks.js';
-import { valueAt } from './field-paths.js';
+import { segmentsOf, valueAt } from '../field-paths.js';
 
 /**
  * What a field holds, for the form: the type of what the service returned
@@ -56,6 +56,11 @@ export function typedValues(serviceData: unknown, texts: Record<string, string>,
   const refused: RefusedValue[] = [];
   for (const [path, text] of Object.entries(texts)) {
     if (typeof text !== 'string') continue;
+    // Only a path as field-paths.ts writes it names a field: anything else would be saved under a name no reader resolves.
+    if (segmentsOf(path) === undefined) {
+      refused.push({ path, text, message: 'is not a field path' });
+      continue;
+    }
     const original = valueAt(serviceData, path);
     const type = fieldTypeAt(serviceData, path, schema);
     const trimmed = text.trim();

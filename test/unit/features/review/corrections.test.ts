@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ResultDocument } from '../../../../src/batch/result-file.js';
 import { reviewPathFor } from '../../../../src/batch/review-sidecar.js';
 import { applyCorrections, correctedData, correctionsOf, readReview, saveReview, saveReviewChecks, type ReviewRecord } from '../../../../src/features/review/corrections.js';
-import { leafPaths, valueAt, withValueAt } from '../../../../src/features/review/field-paths.js';
+import { leafPaths, valueAt, withValueAt } from '../../../../src/features/field-paths.js';
 import { typedValues } from '../../../../src/features/review/review-values.js';
 
 const DATA = { invoice_number: 'A1', total: 10, vendor: { address: { city: 'Graz' } }, line_items: [{ amount: 4 }, { amount: 6 }], paid: false, note: null };
@@ -166,5 +166,23 @@ describe('typing what was typed into the form', () => {
     expect(typedValues(DATA, { total: '1e3' }, undefined).values).toEqual({ total: 1000 });
     expect(typedValues({}, { 'items.0.qty': '2.5' }, schema).refused).toEqual([{ path: 'items.0.qty', text: '2.5', message: expect.stringContaining('whole number') }]);
     expect(typedValues(DATA, { paid: 'yes' }, undefined).refused).toEqual([{ path: 'paid', text: 'yes', message: 'is true or false' }]);
+  });
+});
+
+describe('field paths: one spelling per key, one value per path', () => {
+  it('escapes a dot, a backslash and an empty key, and reads each back to the key it was made from', async () => {
+    const { escapeSegment, pathOf, segmentsOf } = await import('../../../../src/features/field-paths.js');
+    const keys = ['bank.iban', 'a\\b', '', 'x\\.y', '0', '__proto__'];
+    for (const key of keys) expect(segmentsOf(pathOf(['top', key, 'end']))).toEqual(['top', key, 'end']);
+    expect(keys.map(escapeSegment)).toEqual(['bank\\.iban', 'a\\\\b', '\\0', 'x\\\\\\.y', '0', '__proto__']);
+    for (const odd of ['a..b', 'a.', '.a', 'a\\b', 'a\\0b', '\\0x']) expect(segmentsOf(odd), odd).toBeUndefined();
+  });
+
+  it('reads and writes a key holding a dot, never the nested field it looks like', () => {
+    const data = { bank: { iban: 'DE89' }, 'bank.iban': 'GB33' };
+    expect([valueAt(data, 'bank.iban'), valueAt(data, 'bank\\.iban')]).toEqual(['DE89', 'GB33']);
+    expect(withValueAt(data, 'bank\\.iban', 'GB00')).toEqual({ bank: { iban: 'DE89' }, 'bank.iban': 'GB00' });
+    expect(leafPaths(data)).toEqual(['bank.iban', 'bank\\.iban']);
+    expect(Object.getPrototypeOf(withValueAt({}, '__proto__.polluted', 1))).toBe(Object.prototype);
   });
 });
