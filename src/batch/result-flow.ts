@@ -7,6 +7,7 @@ import { finished, type FlowEffect } from './flow-effects.js';
 import { normaliseModel, questionOf } from './question.js';
 import { outcomeOfResult } from './outcomes.js';
 import { writeResult, type ResultDocument, type ResultStatus } from './result-file.js';
+import { ResultPathError } from '../store/result-path.js';
 import { fingerprintOf, reviewedFingerprint, reviewPathFor, sameFingerprint } from './review-sidecar.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
@@ -131,11 +132,14 @@ function reviewLeftBehind(doc: PlannedDocument): FlowEffect {
 
 async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: PlannedDocument, document: ResultDocument): Promise<{ effects: FlowEffect[]; outcome: DocumentOutcome } | undefined> {
   try {
-    await writeResult(target.output, document, (path, text) => ctx.writeResult(path, text));
+    await writeResult(target.output, document, (path, text) => ctx.writeResult(path, text), target.outputRoot);
     return undefined;
   } catch (error) {
     // Nothing is finalized: the job (if any) stays journaled and resumable.
+    if (error instanceof ResultPathError) return pathFailure(task, target, error);
     const code = (error as NodeJS.ErrnoException).code ?? 'output_write_failed';
+    // A folder at the result's own name (EISDIR), a name too long: this one path, not the output folder.
+    if (code === 'EISDIR' || code === 'ENAMETOOLONG') return pathFailure(task, target, error);
     const effects: FlowEffect[] = [];
     if (OUTPUT_LOCATION_FAILURES.has(code)) {
       effects.push({ type: 'output-unwritable', code: 'output_write_failed', message: `cannot write results in ${dirname(target.output)} (${code})` });
@@ -147,6 +151,14 @@ async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: Planned
     effects.push(finished(outcome));
     return { effects, outcome };
   }
+}
+
+/** The result's own path cannot be written (a folder or link in the way): that file fails, and the batch goes on taking others. */
+function pathFailure(task: DocumentTask, target: PlannedDocument, error: unknown): { effects: FlowEffect[]; outcome: DocumentOutcome } {
+  const code = error instanceof ResultPathError ? error.code : (error as NodeJS.ErrnoException).code === 'ENAMETOOLONG' ? 'file_name_too_long' : 'result_path_unusable';
+  const message = error instanceof ResultPathError ? error.message : `cannot write the result ${target.output}: ${errorMessage(error)}`;
+  const outcome = { ...failure(task, code, `${message}; nothing was finalized`), file: target.displayPath };
+  return { effects: [finished(outcome)], outcome };
 }
 
 function outcomeOf(task: DocumentTask, document: ResultDocument): DocumentOutcome {

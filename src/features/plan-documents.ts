@@ -14,6 +14,7 @@ import { selectPages, type SelectedPages } from './select-pages.js';
 import { partOutput, partsOf } from './parts.js';
 import { isWholeDocument } from '../files/page-selection.js';
 import { PLAN_SLICE } from './running-window.js';
+import { resultPathProblem, type ResultPathError } from '../store/result-path.js';
 
 export interface PlanResult {
   documents: PlannedDocument[];
@@ -116,7 +117,7 @@ export async function planFiles(
     const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all) });
     return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath, options.parts === true) : undefined];
   });
-  const documents: PlannedDocument[] = [];
+  const planned: { input: Pick<DiscoveredInput, 'path' | 'displayPath'>; documents: PlannedDocument[] }[] = [];
   inputs.forEach((input, index) => {
     const [checked, selected] = results[index] as [PreflightResult, SelectedPages | undefined];
     if (!checked.ok) {
@@ -148,10 +149,29 @@ export async function planFiles(
       pages: selected.pages,
       ...(whole ? { sourcePages: whole, sourcePageCount } : {}),
       output: outputPathFor(options.outDir, commonBase, checked.path, whole),
+      outputRoot: options.outDir,
     };
-    documents.push(...(parts && sourcePages && sourcePageCount !== undefined ? partsOf(doc, parts, sourcePages, sourcePageCount, partOutput(options.outDir, commonBase)) : [doc]));
+    planned.push({ input, documents: parts && sourcePages && sourcePageCount !== undefined ? partsOf(doc, parts, sourcePages, sourcePageCount, partOutput(options.outDir, commonBase)) : [doc] });
+  });
+  // Free to check, costly to find out after paying: a result that could never be written is not sent.
+  const problems = await mapLimited(planned, options.parallelism ?? 8, (file) => firstResultPathProblem(options.outDir, file.documents));
+  const documents: PlannedDocument[] = [];
+  planned.forEach((file, index) => {
+    const problem = problems[index];
+    if (problem) rejected.push({ ...rejection(file.input.displayPath, problem.code, `${file.input.displayPath}: ${problem.message}; not sent`, file.input.path), pages: file.documents[0]?.part ? null : (file.documents[0]?.pages ?? null) });
+    else documents.push(...file.documents);
   });
   return { documents, rejected };
+}
+
+/** The first result path of a file's documents (a part's own, and its source's) that cannot be written. */
+async function firstResultPathProblem(outDir: string, documents: readonly PlannedDocument[]): Promise<ResultPathError | undefined> {
+  const outputs = new Set(documents.flatMap((doc) => [doc.output, ...(doc.part ? [doc.part.output] : [])]));
+  for (const output of outputs) {
+    const problem = await resultPathProblem(outDir, output);
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 /** `source`: the file's absolute path; a discovery problem (an argument that names no file) has none. */
