@@ -45,6 +45,8 @@ export interface PlanOptions {
   parts?: boolean;
   /** Only files inside these folders (by real path) are read; others are refused with `path_not_allowed`. @default anywhere */
   allowed?: AllowedFolders;
+  /** A folder others drop files into (watch): a file that is a link, or reached through one out of it, is refused (`file_is_link`). @default links followed */
+  confinedTo?: string;
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
 }
@@ -114,7 +116,10 @@ export async function planFiles(
   const rejected: DocumentOutcome[] = [];
   const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
     const selection = options.pages?.selectionFor(relative(commonBase, input.path));
-    const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all) });
+    const checked = await preflightFile(input.path, {
+      pastLimits: options.parts === true || (selection !== undefined && !selection.all),
+      ...(options.confinedTo !== undefined ? { confinedTo: options.confinedTo } : {}),
+    });
     return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath, options.parts === true) : undefined];
   });
   const planned: { input: Pick<DiscoveredInput, 'path' | 'displayPath'>; documents: PlannedDocument[] }[] = [];
