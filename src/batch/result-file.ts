@@ -171,12 +171,16 @@ export async function writeResult(path: string, result: ResultDocument, write: (
  * review of it; undefined when `from` does not hold an answer for `sha256`.
  * `preview`: decide only, write nothing (--dry-run).
  */
-export async function copyResult(from: string, to: { path: string; sha256: string; output: string }, preview = false): Promise<{ copy: ResultDocument; original: ResultDocument } | undefined> {
+export async function copyResult(
+  from: string,
+  to: { path: string; sha256: string; output: string; outputRoot?: string },
+  preview = false,
+): Promise<{ copy: ResultDocument; original: ResultDocument } | undefined> {
   const original = (await readResultFile(from)) as ResultDocument | undefined;
   if (original?.source?.sha256 !== to.sha256) return undefined;
   const copy: ResultDocument = { ...original, source: { ...original.source, path: to.path }, credits: 0 };
   if (preview) return { copy, original };
-  await writeResult(to.output, copy);
+  await writeResult(to.output, copy, writeFileAtomically, to.outputRoot);
   await copyReview(from, to.output);
   return { copy, original };
 }

@@ -112,7 +112,7 @@ const OUTPUT_LOCATION_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES',
 async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: ResultDocument): Promise<{ durable: boolean; effects: FlowEffect[] }> {
   const earlierReview = reviewedFingerprint(task.doc.output);
   const failed = await writeOrFail(ctx, task, task.doc, document);
-  if (failed) return { durable: false, effects: failed.effects };
+  if (failed) return { durable: false, effects: await keptOrNot(ctx, document, failed) };
   const effects: FlowEffect[] = [];
   if (earlierReview && !sameFingerprint(earlierReview, fingerprintOf(document))) effects.push(reviewLeftBehind(task.doc));
   for (const copy of task.copies) {
@@ -122,6 +122,21 @@ async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: R
     effects.push(...copyFailed.effects.filter((effect) => effect.type !== 'finished'));
   }
   return { durable: true, effects };
+}
+
+/**
+ * The answer was paid for and its file could not be written: keep it (the
+ * state folder) so that no run pays for it again; the next one that asks
+ * the same question copies it to its path once that can be written. The
+ * file's outcome says where it is kept.
+ */
+async function keptOrNot(ctx: FlowContext, document: ResultDocument, failed: { effects: FlowEffect[]; outcome: DocumentOutcome }): Promise<FlowEffect[]> {
+  const kept = await ctx.keepAnswer?.(document).catch(() => undefined);
+  if (kept === undefined) return failed.effects;
+  const said = `; the answer is kept in ${kept}, and the next run writes it without paying again once the path is fixed`;
+  return failed.effects.map((effect) =>
+    effect.type === 'finished' && effect.outcome.error ? finished({ ...effect.outcome, error: { ...effect.outcome.error, message: `${effect.outcome.error.message}${said}` } }) : effect,
+  );
 }
 
 /** A new extraction answers a new question (or --force): a person's corrections to the earlier one are not carried over. */
