@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../../src/emulator/index.js';
 import { FAST_FLAGS, emulatorEnv, expectNoStackTrace, startTestEmulator } from '../../helpers/emulator-run.js';
 import { runCli } from '../../helpers/run-cli.js';
+import { corpusBytes, watchSuite, writeFile } from '../../helpers/watch-folder.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const BASE_FLAGS = ['--json', '--rate-limit', 'none', ...FAST_FLAGS];
@@ -20,6 +21,8 @@ afterEach(async () => {
   await emulator?.close();
   emulator = undefined;
 });
+
+const watchSetup = watchSuite();
 
 describe('a result paid for that cannot be written', () => {
   it('fails alone (result_path_unusable), writes nothing through the link, is kept, and is written for nothing by the next run', async () => {
@@ -58,4 +61,48 @@ describe('a result paid for that cannot be written', () => {
     expect(emu.counters.uploadsBySha256[xSha]).toBe(1);
     expect(emu.counters.creditsCharged).toBe(2 + 3 + 1);
   });
+
+  it('watch: the file fails alone and watch goes on; a restart with the folder still in the way pays nothing, and one after it is gone writes the kept answer for nothing', async () => {
+    const w = await watchSetup();
+    const invoiceSha = sha256Of(writeAndReturn(join(w.inbox, 'invoice.pdf'), 'pdf/pages-2.pdf'));
+    const blocker = join(w.out, 'invoice.pdf.json');
+    const spoil = (event: EmulatorEvent): void => {
+      if (event.type === 'upload' && event.sha256 === invoiceSha) mkdirSync(blocker, { recursive: true });
+    };
+    w.emu.events.on('event', spoil);
+    const first = w.watch();
+    await first.watching();
+    await first.runUntil(() => first.lines().length === 1, 'invoice.pdf answered');
+    w.emu.events.off('event', spoil);
+    writeFile(join(w.inbox, 'later.pdf'), corpusBytes('pdf/pages-3.pdf'));
+    await first.runUntil(() => first.lines().length === 2, 'later.pdf taken after the failure');
+    const firstDone = await first.stop();
+    expectNoStackTrace(firstDone.stderr);
+    expect(firstDone.code).toBe(130);
+    const lines = parseNdjson(firstDone.stdout);
+    expect(lines.find((line) => String(line.file).endsWith('invoice.pdf'))).toMatchObject({ status: 'failed', error: { code: 'result_path_unusable', message: expect.stringContaining('kept in') } });
+    expect(lines.find((line) => String(line.file).endsWith('later.pdf'))).toMatchObject({ status: 'complete' });
+    expect(w.emu.counters.creditsCharged).toBe(2 + 3);
+
+    const second = w.watch();
+    await second.watching();
+    await second.runUntil(() => second.lines().length === 1, 'invoice.pdf refused before sending');
+    expect((await second.stop()).code).toBe(130);
+    expect(w.emu.counters.creditsCharged).toBe(2 + 3);
+
+    rmSync(blocker, { recursive: true });
+    const third = w.watch();
+    await third.watching();
+    await third.runUntil(() => third.lines().length === 1, 'invoice.pdf written from the kept answer');
+    const thirdDone = await third.stop();
+    expect(parseNdjson(thirdDone.stdout)[0]).toMatchObject({ status: 'complete' });
+    expectCompleteResult(blocker, join(w.inbox, 'invoice.pdf'), 2);
+    expect(w.emu.counters.uploadsBySha256[invoiceSha]).toBe(1);
+    expect(w.emu.counters.creditsCharged).toBe(2 + 3);
+  });
 });
+
+function writeAndReturn(path: string, corpusName: string): string {
+  writeFile(path, corpusBytes(corpusName));
+  return path;
+}
