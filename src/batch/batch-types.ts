@@ -41,6 +41,8 @@ export interface PlannedDocument {
   part?: PartOf;
   /** Where its result file goes. */
   output: string;
+  /** The output folder `output` lies in: nothing below it is written through a link. @default undefined: written as named */
+  outputRoot?: string;
   /** The template to send, normalised; undefined leaves it to the service (invoice). */
   model?: string;
   /** The command that asked for it, when several share one scheduler (see features/host): everything about the document (progress, requests, credits, its outcome) goes back to that command. @default "" (this process) */

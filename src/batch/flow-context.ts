@@ -3,6 +3,7 @@ import { decideRetry, RateLimitError, ServiceUnavailableError, TransportError } 
 import type { Journal } from '../store/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { ResultChecker, RunSettings } from './batch-types.js';
+import type { ResultDocument } from './result-file.js';
 import { restamp, type FlowEffect } from './flow-effects.js';
 import type { JournalRecord } from './journal-records.js';
 import type { ServiceReadings } from './service-readings.js';
@@ -25,6 +26,8 @@ export interface FlowContext {
   readonly checker?: ResultChecker;
   random(): number;
   writeResult(path: string, text: string): Promise<void>;
+  /** Keeps an answer paid for whose result file could not be written, where the next run finds it (returns where). @default none: the failure is reported only */
+  keepAnswer?(document: ResultDocument): Promise<string>;
 }
 
 export type RetryPlan = { retryAt: number; effects: FlowEffect[] } | { giveUp: true; effects: FlowEffect[] };

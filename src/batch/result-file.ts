@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { writeFileAtomically } from '../store/atomic-write.js';
+import { makeResultFolders } from '../store/result-path.js';
 import { reviewPathFor } from './review-sidecar.js';
 import { formatPages } from '../files/page-selection.js';
 import { questionOf, type Question } from './question.js';
@@ -168,9 +169,13 @@ function pagesOf(value: unknown): number[] | undefined {
 /**
  * Write a result durably: atomically (never a torn file), through `write`,
  * the run's writer (a library sink may wrap it). Every result file, whole,
- * combined from parts or re-checked, is written here.
+ * combined from parts or re-checked, is written here. Below `root` (the
+ * output folder) no link is followed: the folders are made one by one, and
+ * the tmp file's rename replaces a link at the result's name, never writes
+ * through it. A link or a file in the way throws a ResultPathError.
  */
-export function writeResult(path: string, result: ResultDocument, write: (path: string, text: string) => Promise<void> = writeFileAtomically): Promise<void> {
+export async function writeResult(path: string, result: ResultDocument, write: (path: string, text: string) => Promise<void> = writeFileAtomically, root?: string): Promise<void> {
+  if (root !== undefined) await makeResultFolders(root, path);
   return write(path, serializeResult(result));
 }
 
@@ -180,12 +185,16 @@ export function writeResult(path: string, result: ResultDocument, write: (path: 
  * review of it; undefined when `from` does not hold an answer for `sha256`.
  * `preview`: decide only, write nothing (--dry-run).
  */
-export async function copyResult(from: string, to: { path: string; sha256: string; output: string }, preview = false): Promise<{ copy: ResultDocument; original: ResultDocument } | undefined> {
+export async function copyResult(
+  from: string,
+  to: { path: string; sha256: string; output: string; outputRoot?: string },
+  preview = false,
+): Promise<{ copy: ResultDocument; original: ResultDocument } | undefined> {
   const original = (await readResultFile(from)) as ResultDocument | undefined;
   if (original?.source?.sha256 !== to.sha256) return undefined;
   const copy: ResultDocument = { ...original, source: { ...original.source, path: to.path }, credits: 0 };
   if (preview) return { copy, original };
-  await writeResult(to.output, copy);
+  await writeResult(to.output, copy, writeFileAtomically, to.outputRoot);
   await copyReview(from, to.output);
   return { copy, original };
 }

@@ -8,6 +8,7 @@ import { normaliseModel, questionOf } from './question.js';
 import { outcomeOfResult } from './outcomes.js';
 import { writeResult, type ResultDocument, type ResultStatus } from './result-file.js';
 import { jsonTextOfAnyDepth, MAX_DATA_DEPTH, nestsDeeperThan, RESULT_TOO_DEEP } from '../util/json-depth.js';
+import { ResultPathError } from '../store/result-path.js';
 import { fingerprintOf, reviewedFingerprint, reviewPathFor, sameFingerprint } from './review-sidecar.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
@@ -123,7 +124,7 @@ const OUTPUT_LOCATION_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES',
 async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: ResultDocument): Promise<{ durable: boolean; effects: FlowEffect[] }> {
   const earlierReview = reviewedFingerprint(task.doc.output);
   const failed = await writeOrFail(ctx, task, task.doc, document);
-  if (failed) return { durable: false, effects: failed.effects };
+  if (failed) return { durable: false, effects: await keptOrNot(ctx, document, failed) };
   const effects: FlowEffect[] = [];
   if (earlierReview && !sameFingerprint(earlierReview, fingerprintOf(document))) effects.push(reviewLeftBehind(task.doc));
   for (const copy of task.copies) {
@@ -135,6 +136,21 @@ async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: R
   return { durable: true, effects };
 }
 
+/**
+ * The answer was paid for and its file could not be written: keep it (the
+ * state folder) so that no run pays for it again; the next one that asks
+ * the same question copies it to its path once that can be written. The
+ * file's outcome says where it is kept.
+ */
+async function keptOrNot(ctx: FlowContext, document: ResultDocument, failed: { effects: FlowEffect[]; outcome: DocumentOutcome }): Promise<FlowEffect[]> {
+  const kept = await ctx.keepAnswer?.(document).catch(() => undefined);
+  if (kept === undefined) return failed.effects;
+  const said = `; the answer is kept in ${kept}, and the next run writes it without paying again once the path is fixed`;
+  return failed.effects.map((effect) =>
+    effect.type === 'finished' && effect.outcome.error ? finished({ ...effect.outcome, error: { ...effect.outcome.error, message: `${effect.outcome.error.message}${said}` } }) : effect,
+  );
+}
+
 /** A new extraction answers a new question (or --force): a person's corrections to the earlier one are not carried over. */
 function reviewLeftBehind(doc: PlannedDocument): FlowEffect {
   const review = reviewPathFor(doc.output);
@@ -143,11 +159,14 @@ function reviewLeftBehind(doc: PlannedDocument): FlowEffect {
 
 async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: PlannedDocument, document: ResultDocument): Promise<{ effects: FlowEffect[]; outcome: DocumentOutcome } | undefined> {
   try {
-    await writeResult(target.output, document, (path, text) => ctx.writeResult(path, text));
+    await writeResult(target.output, document, (path, text) => ctx.writeResult(path, text), target.outputRoot);
     return undefined;
   } catch (error) {
     // Nothing is finalized: the job (if any) stays journaled and resumable.
+    if (error instanceof ResultPathError) return pathFailure(task, target, error);
     const code = (error as NodeJS.ErrnoException).code ?? 'output_write_failed';
+    // A folder at the result's own name (EISDIR), a name too long: this one path, not the output folder.
+    if (code === 'EISDIR' || code === 'ENAMETOOLONG') return pathFailure(task, target, error);
     const effects: FlowEffect[] = [];
     if (OUTPUT_LOCATION_FAILURES.has(code)) {
       effects.push({ type: 'output-unwritable', code: 'output_write_failed', message: `cannot write results in ${dirname(target.output)} (${code})` });
@@ -159,6 +178,14 @@ async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: Planned
     effects.push(finished(outcome));
     return { effects, outcome };
   }
+}
+
+/** The result's own path cannot be written (a folder or link in the way): that file fails, and the batch goes on taking others. */
+function pathFailure(task: DocumentTask, target: PlannedDocument, error: unknown): { effects: FlowEffect[]; outcome: DocumentOutcome } {
+  const code = error instanceof ResultPathError ? error.code : (error as NodeJS.ErrnoException).code === 'ENAMETOOLONG' ? 'file_name_too_long' : 'result_path_unusable';
+  const message = error instanceof ResultPathError ? error.message : `cannot write the result ${target.output}: ${errorMessage(error)}`;
+  const outcome = { ...failure(task, code, `${message}; nothing was finalized`), file: target.displayPath };
+  return { effects: [finished(outcome)], outcome };
 }
 
 function outcomeOf(task: DocumentTask, document: ResultDocument): DocumentOutcome {

@@ -18,6 +18,7 @@ import type { RequestGate } from './request-gate.js';
 import type { ServiceReadings } from './service-readings.js';
 import { TimeLeft, windowName } from './time-left.js';
 import { prepareUpload } from './upload-flow.js';
+import type { ResultDocument } from './result-file.js';
 
 export interface RunnerDeps {
   api: ApiClient;
@@ -33,6 +34,8 @@ export interface RunnerDeps {
   random?: () => number;
   /** @default writeFileAtomically */
   writeResult?: (path: string, text: string) => Promise<void>;
+  /** Keeps an answer paid for whose result file could not be written (the state folder), so that no run pays for it again. @default none */
+  keepAnswer?: (document: ResultDocument) => Promise<string>;
   /** Checks each result's data before it is written. @default none */
   checker?: ResultChecker;
   /** Jobs that may be open on the server from earlier runs (unanswered uploads, journaled jobs), each until it expires. */
@@ -95,6 +98,7 @@ export class BatchRunner {
       readings: deps.readings,
       random: deps.random ?? Math.random,
       writeResult: deps.writeResult ?? writeFileAtomically,
+      ...(deps.keepAnswer ? { keepAnswer: deps.keepAnswer } : {}),
       ...(deps.checker ? { checker: deps.checker } : {}),
     };
     this.warmUp = deps.warmUp;

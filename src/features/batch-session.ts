@@ -12,6 +12,9 @@ import type { RateWindow } from '../batch/rate-windows.js';
 import { FileSendLog, sendLogPath } from '../batch/send-log.js';
 import { Journal, JournalCorruptError } from '../store/journal.js';
 import { ResultsIndex } from '../store/results-index.js';
+import { keepAnswer, keptAnswersDir } from '../store/kept-answers.js';
+import { questionKey } from '../batch/question.js';
+import { serializeResult } from '../batch/result-file.js';
 import { KnownResults, resultsIndexPath } from './known-results.js';
 import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
@@ -67,6 +70,8 @@ export class BatchSession {
     private readonly lock: StateLock,
     private readonly clock: Clock,
     private readonly ttlMs: number,
+    /** Answers paid for whose result file could not be written (kept-answers.ts). */
+    readonly keptDir: string,
   ) {}
 
   static async open(options: SessionOptions): Promise<BatchSession> {
@@ -91,7 +96,7 @@ export class BatchSession {
       const mine = journal.records.filter((record) => record.account === options.account);
       const readings = new ServiceReadings({ windows: options.windows, debug: options.debug, notice: options.notice });
       const results = new KnownResults(await ResultsIndex.open(resultsIndexPath(options.stateDir, options.account)));
-      return new BatchSession(journal, gate, readings, replayJournal(mine), results, lock, options.clock, options.ttlMs);
+      return new BatchSession(journal, gate, readings, replayJournal(mine), results, lock, options.clock, options.ttlMs, keptAnswersDir(options.stateDir));
     } catch (error) {
       await lock.release();
       throw error;
@@ -135,6 +140,12 @@ export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: P
     account: deps.account,
     warmUp: deps.warmUp,
     ...(deps.writeResult ? { writeResult: deps.writeResult } : {}),
+    keepAnswer: async (document) => {
+      const kept = await keepAnswer(deps.session.keptDir, questionKey(document.question), serializeResult(document));
+      // The results index answers the same question from there, for nothing, on the next run.
+      await deps.session.results.record(document.question, kept);
+      return kept;
+    },
     ...(deps.checker ? { checker: deps.checker } : {}),
     ...options,
     ...(hosted ?? {}),

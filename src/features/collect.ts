@@ -82,7 +82,7 @@ export async function collectTaskOf(
     }
   }
   deps.events.notice?.(`job ${parentJobId} is not in the journal: collecting what the server has (chunk ids are unknown, so failed chunks cannot be retried)`);
-  const doc: PlannedDocument = { ...owner, path: '', displayPath: parentJobId, sha256: '', size: 0, type: 'pdf', contentType: 'application/pdf', pages: undefined, output: join(outDir, `${parentJobId}.json`) };
+  const doc: PlannedDocument = { ...owner, path: '', displayPath: parentJobId, sha256: '', size: 0, type: 'pdf', contentType: 'application/pdf', pages: undefined, output: join(outDir, `${parentJobId}.json`), outputRoot: outDir };
   const task = new DocumentTask(doc, now);
   task.openJob({ parentJobId, chunks: [], expiresAt: now + settings.ttlMs, pages: 0, model: null });
   return { task };

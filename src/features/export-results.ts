@@ -1,6 +1,5 @@
 import { DocextractError } from '../util/docextract-error.js';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { walkJsonFiles } from '../files/json-walk.js';
@@ -9,6 +8,7 @@ import { toExportedDocuments, type ExportedDocument } from './export/flatten.js'
 import { correctedData, readReview } from './review/corrections.js';
 import { tableColumns, tableRows, type TableRow } from './export/table-rows.js';
 import { CsvTableWriter } from './export/table-writer.js';
+import { replaceFileByStream } from '../store/file-replacement.js';
 
 /** Something that takes text, with or without backpressure (a file stream, stdout, a test's buffer). */
 export interface TextSink {
@@ -98,7 +98,8 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
 /** One flat object per document: the fixed fields, then the data with dotted names; lists stay JSON lists. */
 async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
   const toStdout = options.out === '-';
-  const fileStream = toStdout ? undefined : createWriteStream(join(options.out, 'documents.ndjson'));
+  const file = toStdout ? undefined : replaceFileByStream(join(options.out, 'documents.ndjson'));
+  const fileStream = file?.stream;
   const sink: TextSink = fileStream ?? options.stdout;
   const summary: ExportSummary = { format: 'ndjson', documents: 0, tables: [], skipped: 0, problems: 0 };
   try {
@@ -106,11 +107,14 @@ async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
       summary.documents += 1;
       await writeLine(sink, `${JSON.stringify({ ...doc.head, ...doc.fields })}\n`);
     }
-  } finally {
-    if (fileStream) {
-      fileStream.end();
-      await once(fileStream, 'finish');
+    if (file) {
+      file.stream.end();
+      await once(file.stream, 'finish');
+      await file.commit();
     }
+  } catch (error) {
+    await file?.discard();
+    throw error;
   }
   summary.tables = [{ file: toStdout ? '-' : 'documents.ndjson', rows: summary.documents }];
   return summary;

@@ -14,6 +14,7 @@ import { selectPages, type SelectedPages } from './select-pages.js';
 import { partOutput, partsOf } from './parts.js';
 import { isWholeDocument } from '../files/page-selection.js';
 import { PLAN_SLICE } from './running-window.js';
+import { resultPathProblem, type ResultPathError } from '../store/result-path.js';
 
 export interface PlanResult {
   documents: PlannedDocument[];
@@ -44,6 +45,8 @@ export interface PlanOptions {
   parts?: boolean;
   /** Only files inside these folders (by real path) are read; others are refused with `path_not_allowed`. @default anywhere */
   allowed?: AllowedFolders;
+  /** A folder others drop files into (watch): a file that is a link, or reached through one out of it, is refused (`file_is_link`). @default links followed */
+  confinedTo?: string;
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
   /** Ends the checks under way (a PDF's page count is stopped at once); their files are refused as `interrupted`. */
@@ -115,10 +118,14 @@ export async function planFiles(
   const rejected: DocumentOutcome[] = [];
   const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
     const selection = options.pages?.selectionFor(relative(commonBase, input.path));
-    const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all), ...(options.signal ? { signal: options.signal } : {}) });
+    const checked = await preflightFile(input.path, {
+      pastLimits: options.parts === true || (selection !== undefined && !selection.all),
+      ...(options.confinedTo !== undefined ? { confinedTo: options.confinedTo } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath, options.parts === true) : undefined];
   });
-  const documents: PlannedDocument[] = [];
+  const planned: { input: Pick<DiscoveredInput, 'path' | 'displayPath'>; documents: PlannedDocument[] }[] = [];
   inputs.forEach((input, index) => {
     const [checked, selected] = results[index] as [PreflightResult, SelectedPages | undefined];
     if (!checked.ok) {
@@ -152,10 +159,29 @@ export async function planFiles(
       pages: selected.pages,
       ...(whole ? { sourcePages: whole, sourcePageCount } : {}),
       output: outputPathFor(options.outDir, commonBase, checked.path, whole),
+      outputRoot: options.outDir,
     };
-    documents.push(...(parts && sourcePages && sourcePageCount !== undefined ? partsOf(doc, parts, sourcePages, sourcePageCount, partOutput(options.outDir, commonBase)) : [doc]));
+    planned.push({ input, documents: parts && sourcePages && sourcePageCount !== undefined ? partsOf(doc, parts, sourcePages, sourcePageCount, partOutput(options.outDir, commonBase)) : [doc] });
+  });
+  // Free to check, costly to find out after paying: a result that could never be written is not sent.
+  const problems = await mapLimited(planned, options.parallelism ?? 8, (file) => firstResultPathProblem(options.outDir, file.documents));
+  const documents: PlannedDocument[] = [];
+  planned.forEach((file, index) => {
+    const problem = problems[index];
+    if (problem) rejected.push({ ...rejection(file.input.displayPath, problem.code, `${file.input.displayPath}: ${problem.message}; not sent`, file.input.path), pages: file.documents[0]?.part ? null : (file.documents[0]?.pages ?? null) });
+    else documents.push(...file.documents);
   });
   return { documents, rejected };
+}
+
+/** The first result path of a file's documents (a part's own, and its source's) that cannot be written. */
+async function firstResultPathProblem(outDir: string, documents: readonly PlannedDocument[]): Promise<ResultPathError | undefined> {
+  const outputs = new Set(documents.flatMap((doc) => [doc.output, ...(doc.part ? [doc.part.output] : [])]));
+  for (const output of outputs) {
+    const problem = await resultPathProblem(outDir, output);
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 /** `source`: the file's absolute path; a discovery problem (an argument that names no file) has none. */

@@ -98,7 +98,8 @@ export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, s
   const arrivals = plannedArrivals(arrivalsOf(folder, options), {
     cwd: options.cwd,
     root: options.root,
-    plan: options.plan,
+    // Anyone may drop files here: a link is refused, never followed to what its dropper cannot read.
+    plan: { ...options.plan, confinedTo: options.root },
     planner,
     ...(deps.checker ? { checker: deps.checker } : {}),
     knownAnswers: KNOWN_ANSWERS,

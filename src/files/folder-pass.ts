@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileLook } from './settled-files.js';
 
@@ -65,8 +65,9 @@ export async function passOverFolder(
 
 async function lookAt(path: string): Promise<FileLook | undefined> {
   try {
-    const stats = await stat(path);
-    return stats.isFile() ? { size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
+    // A link is looked at as itself, never followed: it is handed on, and refused by name (file_is_link).
+    const stats = await lstat(path);
+    return stats.isFile() || stats.isSymbolicLink() ? { size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { lstat, open, realpath, stat } from 'node:fs/promises';
+import { dirname, sep } from 'node:path';
 import { ACCEPTED_TYPES_TEXT, contentTypeFor, detectFileType, type AcceptedFileType } from './file-type.js';
 import { SERVICE_LIMITS } from '../api/limits.js';
 import { hasPdfBody, MAX_PAGES } from './pdf-page-count.js';
@@ -17,7 +18,9 @@ export type PreflightCode =
   /** Counting its pages went past the inspection budget (bytes inflated, time): refused, not sent uncounted. */
   | 'pdf_too_complex'
   /** The caller aborted while the file was being checked: nothing is known about it. */
-  | 'interrupted';
+  | 'interrupted'
+  /** A watched folder's file that is a link, or reached through one out of the folder. */
+  | 'file_is_link';
 
 export interface PreflightOk {
   ok: true;
@@ -72,6 +75,14 @@ export interface PreflightOptions {
   inspectionLimits?: InspectionLimits;
   /** Stops the check of a file at once (a page count under way is ended): the answer is then `interrupted`. */
   signal?: AbortSignal;
+  /**
+   * A folder anyone may drop files into (a watched folder): a file that is a
+   * symbolic link, or whose real folder is not inside this one, is refused
+   * (`file_is_link`), and it is opened with O_NOFOLLOW so that a link swapped
+   * in after the check is refused too. Whoever dropped a link may not be
+   * able to read what it points at; this process may. @default links followed
+   */
+  confinedTo?: string;
 }
 
 /** The largest PDF read to be cut into parts (all of it is hashed and held while it is planned). */
@@ -95,16 +106,22 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
 
   // Only a PDF can be cut into parts the service accepts.
   const limit = options.pastLimits === true ? MAX_SOURCE_BYTES : MAX_FILE_BYTES;
+  const confinedTo = options.confinedTo;
+  const flags = confinedTo === undefined ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NOFOLLOW;
   let bytes: Buffer;
   try {
     // stat before open: opening a FIFO would block until someone writes to it.
-    const info = await stat(path);
+    const info = confinedTo === undefined ? await stat(path) : await lstat(path);
+    if (info.isSymbolicLink()) return reject('file_is_link', linkMessage(name));
+    if (confinedTo !== undefined && !(await isInside(dirname(path), confinedTo))) return reject('file_is_link', `${name} lies in a folder reached through a link out of ${confinedTo}; files there are not taken.`);
     if (!info.isFile()) return reject('invalid_file', `${name} is not a regular file.`);
     if (info.size > limit) return reject('file_too_large', tooLargeMessage(name, info.size, limit), { size: info.size });
-    if (info.size > MAX_FILE_BYTES && !(await startsLikePdf(path))) return reject('file_too_large', tooLargeMessage(name, info.size), { size: info.size });
+    if (info.size > MAX_FILE_BYTES && !(await startsLikePdf(path, flags))) return reject('file_too_large', tooLargeMessage(name, info.size), { size: info.size });
     if (info.size === 0) return reject('invalid_file', `${name} is empty (0 bytes).`, { size: 0 });
-    bytes = await readAtMost(path, limit + 1);
+    bytes = await readAtMost(path, limit + 1, flags);
   } catch (error) {
+    // O_NOFOLLOW met a link put there after the lstat.
+    if (confinedTo !== undefined && (error as NodeJS.ErrnoException | undefined)?.code === 'ELOOP') return reject('file_is_link', linkMessage(name));
     return fileSystemRejection(path, name, error);
   }
   const size = bytes.length;
@@ -157,9 +174,19 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+function linkMessage(name: string): string {
+  return `${name} is a symbolic link; files dropped into a watched folder are taken only as themselves, never through a link (copy the file in instead).`;
+}
+
+/** Whether `folder`, links resolved, lies in `root` (links resolved too). */
+async function isInside(folder: string, root: string): Promise<boolean> {
+  const [real, realRoot] = await Promise.all([realpath(folder), realpath(root)]);
+  return real === realRoot || real.startsWith(realRoot.endsWith(sep) ? realRoot : `${realRoot}${sep}`);
+}
+
 /** Reads up to `limit` bytes, so a file that grows after stat cannot make us read gigabytes. */
-async function readAtMost(path: string, limit: number): Promise<Buffer> {
-  const handle = await open(path, 'r');
+async function readAtMost(path: string, limit: number, flags: number = constants.O_RDONLY): Promise<Buffer> {
+  const handle = await open(path, flags);
   try {
     // Sized for the file as it is now, plus one byte to notice that it grew.
     const chunks: Buffer[] = [];
@@ -200,8 +227,8 @@ function tooLargeMessage(name: string, size: number, limit = MAX_FILE_BYTES): st
 }
 
 /** Whether a file's first 1 KiB holds a PDF header (a file too large to send whole is read only if it can be cut). */
-async function startsLikePdf(path: string): Promise<boolean> {
-  return detectFileType(await readAtMost(path, 1024)) === 'pdf';
+async function startsLikePdf(path: string, flags: number): Promise<boolean> {
+  return detectFileType(await readAtMost(path, 1024, flags)) === 'pdf';
 }
 
 function formatMegabytes(bytes: number): string {

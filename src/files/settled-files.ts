@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Clock } from '../util/clock.js';
 import { hash53 } from '../util/hash53.js';
@@ -19,7 +19,7 @@ export interface SettledFilesOptions {
   onSettled: (path: string, look: FileLook) => void;
   /** Called when the number of files settling changes. */
   onSettling?: (count: number) => void;
-  /** @default fs.promises.stat */
+  /** @default fs.promises.lstat (a link is looked at as itself) */
   look?: (path: string) => Promise<FileLook | undefined>;
 }
 
@@ -244,8 +244,9 @@ function sameLook(a: FileLook, b: FileLook): boolean {
 
 async function lookAt(path: string): Promise<FileLook | undefined> {
   try {
-    const stats = await stat(path);
-    return stats.isFile() ? { size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
+    // A link settles as itself (never followed, whatever it points at), to be refused by name (file_is_link).
+    const stats = await lstat(path);
+    return stats.isFile() || stats.isSymbolicLink() ? { size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
   } catch {
     return undefined; // gone (renamed away, deleted) or unreadable: nothing to take
   }

@@ -2,20 +2,41 @@
  * Crash-safe file replacement: a reader sees the old content or the new
  * content, never a mix, even after kill -9 or a power cut.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { hasErrorCode } from './fs-errors.js';
 import { isProcessAlive } from './process-alive.js';
+import { NAME_MAX_BYTES } from './result-path.js';
 
 /** Temporary names this process is writing right now, so a sweep never deletes them. */
 const inFlight = new Set<string>();
 
 const TEMP_NAME = /^\..+\.tmp-(\d+)-[0-9a-f]+$/;
 
+/** Room a tmp name must leave within NAME_MAX: `.` + `.tmp-<pid>-<12 hex>` (a pid has at most 10 digits). */
+const TEMP_NAME_EXTRA_BYTES = 1 + '.tmp-'.length + 10 + 1 + 12;
+
 function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  return join(dirname(path), `.${tempStem(basename(path))}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+}
+
+/**
+ * The target's name, cut short when the tmp name would pass NAME_MAX: then a
+ * target whose own name fits could never be written (ENAMETOOLONG on the
+ * tmp file). The cut name keeps a hash of the whole so two long names stay
+ * apart; it is only ever read back by the sweep, which goes by the suffix.
+ */
+function tempStem(name: string): string {
+  const room = NAME_MAX_BYTES - TEMP_NAME_EXTRA_BYTES;
+  const bytes = Buffer.from(name);
+  if (bytes.length <= room) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 16);
+  // Cut at a character boundary (a UTF-8 continuation byte is 10xxxxxx), leaving room for `~` and the hash.
+  let end = room - 1 - hash.length;
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return `${bytes.subarray(0, end).toString('utf8')}~${hash}`;
 }
 
 /**

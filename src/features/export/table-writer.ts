@@ -1,9 +1,9 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { stringify, type Stringifier } from 'csv-stringify';
 import { neutralizeFormula } from './formula-guard.js';
 import { cellText } from './table-rows.js';
+import { replaceFileByStream, type FileReplacement } from '../../store/file-replacement.js';
 
 /**
  * One CSV file, written through csv-stringify (node-csv: maintained, no
@@ -19,6 +19,7 @@ export class CsvTableWriter {
     private readonly columns: readonly string[],
     private readonly stringifier: Stringifier,
     private readonly finished: Promise<void>,
+    private readonly file: FileReplacement,
   ) {}
 
   /**
@@ -38,9 +39,11 @@ export class CsvTableWriter {
       // A given record_delimiter turns this off by default; a lone LF or CR in a value must still be quoted.
       quote_record_delimiter: true,
     });
-    const finished = pipeline(stringifier, createWriteStream(path));
+    // Written beside the table and renamed over it on close: a link at `path` is replaced, never followed.
+    const file = replaceFileByStream(path);
+    const finished = pipeline(stringifier, file.stream);
     finished.catch(() => undefined); // observed in close(); an early failure must not go unhandled meanwhile
-    return new CsvTableWriter(path, columns, stringifier, finished);
+    return new CsvTableWriter(path, columns, stringifier, finished, file);
   }
 
   async write(record: Record<string, unknown>): Promise<void> {
@@ -51,6 +54,12 @@ export class CsvTableWriter {
 
   async close(): Promise<void> {
     this.stringifier.end();
-    await this.finished;
+    try {
+      await this.finished;
+    } catch (error) {
+      await this.file.discard();
+      throw error;
+    }
+    await this.file.commit();
   }
 }

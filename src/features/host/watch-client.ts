@@ -52,7 +52,7 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
         if (ended || stopping) return;
         const inputs = paths.map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
         for (const input of inputs) tally.arrived(input.displayPath, input.path);
-        const planned = await planFiles(inputs, options.root, { ...options.plan, outDir: options.outDir });
+        const planned = await planFiles(inputs, options.root, { ...options.plan, outDir: options.outDir, confinedTo: options.root });
         for (const rejected of planned.rejected) {
           if (rejected.error?.code === 'file_not_found') tally.vanished(rejected.file);
           else tally.documentFinished(rejected);

@@ -184,3 +184,34 @@ describe('preflightFile messages', () => {
     expect(await preflightFile(loop, { displayName: 'loop.pdf' })).toEqual({ ok: false, path: loop, code: 'file_unreadable', message: 'loop.pdf cannot be read (ELOOP).' });
   });
 });
+
+describe('preflightFile confined to a watched folder', () => {
+  const jpeg = (): Buffer => readFileSync(corpusPath('images/receipt.jpg'));
+
+  it('refuses a link to a file (file_is_link) that it follows when not confined, and takes a plain file', async () => {
+    const root = join(dir, 'confined-links');
+    mkdirSync(root, { recursive: true });
+    const outside = join(dir, 'outside.jpg');
+    writeFileSync(outside, jpeg());
+    symlinkSync(outside, join(root, 'link.jpg'));
+    writeFileSync(join(root, 'plain.jpg'), jpeg());
+
+    const refused = await preflightFile(join(root, 'link.jpg'), { confinedTo: root });
+    expectRejected(refused, 'file_is_link');
+    expect(refused.message).toContain('link.jpg');
+    expect(refused.sha256).toBeUndefined(); // nothing of the target was read
+    expect(await preflightFile(join(root, 'link.jpg'))).toMatchObject({ ok: true }); // extract's named file: followed
+    expect(await preflightFile(join(root, 'plain.jpg'), { confinedTo: root })).toMatchObject({ ok: true, type: 'jpeg' });
+  });
+
+  it('refuses a file reached through a folder link out of the watched folder', async () => {
+    const root = join(dir, 'confined-folders');
+    const elsewhere = join(dir, 'elsewhere-folder');
+    mkdirSync(root, { recursive: true });
+    mkdirSync(elsewhere, { recursive: true });
+    writeFileSync(join(elsewhere, 'scan.jpg'), jpeg());
+    symlinkSync(elsewhere, join(root, 'sub'));
+
+    expectRejected(await preflightFile(join(root, 'sub', 'scan.jpg'), { confinedTo: root }), 'file_is_link');
+  });
+});

@@ -61,6 +61,24 @@ describe('writeFileAtomically', () => {
     expect(readdirSync(dir)).toEqual(['file']);
   });
 
+  it('writes a result whose name is 250 bytes (its tmp name cut short to fit NAME_MAX), in both twins, and two such names stay apart', async () => {
+    // 200 bytes of two-byte characters then 50 bytes: the cut must fall on a character boundary.
+    const long = `${'é'.repeat(100)}${'x'.repeat(45)}.json`;
+    const other = `${'é'.repeat(100)}${'x'.repeat(44)}y.json`;
+    expect(Buffer.byteLength(long)).toBe(250);
+    await writeFileAtomically(join(dir, long), 'one');
+    writeFileAtomicallySync(join(dir, other), 'two');
+    expect(readFileSync(join(dir, long), 'utf8')).toBe('one');
+    expect(readFileSync(join(dir, other), 'utf8')).toBe('two');
+    expect(readdirSync(dir).sort()).toEqual([long, other].sort());
+    const tmp = reserveTempPath(join(dir, long));
+    tmp.release();
+    const name = tmp.path.slice(dir.length + 1);
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+    expect(name).not.toContain('\ufffd');
+    expect(name).not.toBe(reserveTempPath(join(dir, other)).path.slice(dir.length + 1));
+  });
+
   it('writes text as UTF-8, in both twins', async () => {
     await writeFileAtomically(join(dir, 'async.txt'), 'héllo → wörld');
     writeFileAtomicallySync(join(dir, 'sync.txt'), 'héllo → wörld');
