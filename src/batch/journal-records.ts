@@ -58,6 +58,8 @@ export interface UnansweredUpload {
   sha256: string;
   path: string;
   at: number;
+  /** The pages cut out and sent (--pages); absent: the whole file. */
+  sourcePages?: number[];
 }
 
 export interface JournalState {
@@ -78,10 +80,12 @@ export function replayJournal(records: readonly JournalRecord[]): JournalState {
           sha256: record.sha256,
           path: record.path,
           at: record.at,
+          ...(record.sourcePages ? { sourcePages: record.sourcePages } : {}),
         });
         break;
       case 'upload-answered':
         pendingIntents.delete(record.intentId);
+        if (record.outcome === 'sync') closeIntentsOf(pendingIntents, record.account, record.sha256, 'any');
         break;
       case 'manifest': {
         pendingIntents.delete(record.intentId);
@@ -95,6 +99,7 @@ export function replayJournal(records: readonly JournalRecord[]): JournalState {
       case 'result-written': {
         const job = jobs.get(record.parentJobId);
         if (job) job.resultWritten = { output: record.output, status: record.status };
+        if (job && record.status === 'complete') closeIntentsOf(pendingIntents, job.account, job.sha256, job.sourcePages);
         break;
       }
       case 'finalized': {
@@ -110,6 +115,22 @@ export function replayJournal(records: readonly JournalRecord[]): JournalState {
     }
   }
   return { jobs, unanswered: [...pendingIntents.values()] };
+}
+
+/**
+ * The file of these intents is complete now (its result is written), by the
+ * run that announced them or a later one: the warning that an earlier send
+ * of it may hold a job is closed (the design notes: a part finished by any
+ * command completes its source). `selection` is the pages the result
+ * answers (undefined: the whole file); a sync answer names none, and closes
+ * every selection of the content.
+ */
+function closeIntentsOf(pending: Map<string, UnansweredUpload>, account: string, sha256: string, selection: readonly number[] | undefined | 'any'): void {
+  for (const [intentId, intent] of pending) {
+    if (intent.account !== account || intent.sha256 !== sha256) continue;
+    if (selection !== 'any' && (intent.sourcePages ?? []).join(',') !== (selection ?? []).join(',')) continue;
+    pending.delete(intentId);
+  }
 }
 
 /** Still worth resuming: not finalized, not closed, not expired. */
