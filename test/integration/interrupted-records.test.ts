@@ -13,6 +13,7 @@ import { runChildCli, startChildCli } from '../helpers/child-run.js';
 import { isolatedEnv } from '../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { holdDocumentsUntilReleased } from '../helpers/held-answers.js';
 
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
 
@@ -64,5 +65,68 @@ describe('after Ctrl-C, the journal says what was sent', () => {
     expectCompleteResult(join(ws.out, 'four.pdf.json'), join(ws.inputs, 'four.pdf'), 4);
     expect(emulator.counters.uploadsBySha256[four]).toBe(1);
     expect(await possiblyOpenUploads(env)).toEqual([]);
+  });
+});
+
+/** `usage --json`'s total credits over every run in the state folder. */
+async function usageTotal(env: NodeJS.ProcessEnv): Promise<number> {
+  const usage = await runChildCli(['usage', '--json'], env);
+  expect(usage.code, usage.stderr).toBe(0);
+  return (JSON.parse(usage.stdout) as { total: { credits: number } }).total.credits;
+}
+
+describe('after Ctrl-C, usage says what was charged, once', () => {
+  it('counts the credits of a run ended by a second Ctrl-C, and a resume does not count again what its predecessor paid for', async () => {
+    const ws = makeWorkspace({ 'thirty.pdf': 'pdf/pages-30.pdf', 'four.pdf': 'pdf/pages-4.pdf' });
+    const thirty = sha256Of(join(ws.inputs, 'thirty.pdf'));
+    const four = sha256Of(join(ws.inputs, 'four.pdf'));
+    // thirty.pdf's chunks after its third are held in run 1; four.pdf's upload (which charges nothing: it splits) is held in run 2.
+    const thirtyChunks = holdDocumentsUntilReleased(['process']);
+    const fourUpload = holdDocumentsUntilReleased(['documents']);
+    let thirtyProcessed = 0;
+    emulator = await startEmulator({
+      keys: [KEY],
+      rateLimits: [],
+      holdDocument: (endpoint, sha256) => {
+        if (endpoint === 'process' && sha256 === thirty && ++thirtyProcessed === 4) thirtyChunks.hold(thirty);
+        return thirtyChunks.holdDocument(endpoint, sha256) ?? fourUpload.holdDocument(endpoint, sha256);
+      },
+    });
+    const emu = emulator;
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY });
+    const flags = ['--out', ws.out, '--json', '--rate-limit', 'none'];
+
+    // Run 1: thirty.pdf alone, one request at a time; Ctrl-C once its fourth chunk is held (three are paid), which the drain then finishes.
+    const first = startChildCli(['extract', join(ws.inputs, 'thirty.pdf'), ...flags, '--concurrency', '1'], env);
+    await waitFor(() => thirtyProcessed >= 4, "thirty.pdf's fourth chunk at the service");
+    first.child.kill('SIGINT');
+    await waitFor(() => first.stderrSoFar().includes('finishing the requests'), 'the first run to drain');
+    thirtyChunks.release();
+    const firstDone = await first.done;
+    expect(firstDone.code, firstDone.stderr).toBe(130);
+    expect(emu.counters.creditsCharged).toBe(12);
+    expect(await usageTotal(env)).toBe(12);
+
+    // Run 2: the resume finishes thirty.pdf while four.pdf's upload is held; then Ctrl-C twice.
+    fourUpload.hold(four);
+    const second = startChildCli(['extract', ws.inputs, ...flags, '--concurrency', '2'], env);
+    await waitFor(() => second.stdoutSoFar().includes('thirty.pdf') && emu.counters.uploadsBySha256[four] === 1, 'thirty.pdf finished and four.pdf uploading');
+    second.child.kill('SIGINT');
+    await waitFor(() => second.stderrSoFar().includes('finishing the requests'), 'the second run to drain');
+    second.child.kill('SIGINT');
+    const secondDone = await second.done;
+    expect(secondDone.code, secondDone.stderr).toBe(130);
+    expect(secondDone.stderr).toContain('exiting now');
+    expect(emu.counters.creditsCharged).toBe(30);
+    expect(await usageTotal(env)).toBe(30);
+
+    // Run 3: four.pdf, uploaded anew (its held upload opened a job it never heard of, and charged nothing).
+    fourUpload.release();
+    const third = await runChildCli(['extract', ws.inputs, ...flags], env);
+    expect(third.code, third.stderr).toBe(0);
+    expectCompleteResult(join(ws.out, 'thirty.pdf.json'), join(ws.inputs, 'thirty.pdf'), 30);
+    expectCompleteResult(join(ws.out, 'four.pdf.json'), join(ws.inputs, 'four.pdf'), 4);
+    expect(emu.counters.creditsCharged).toBe(34);
+    expect(await usageTotal(env)).toBe(emu.counters.creditsCharged);
   });
 });
