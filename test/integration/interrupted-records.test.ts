@@ -130,3 +130,60 @@ describe('after Ctrl-C, usage says what was charged, once', () => {
     expect(await usageTotal(env)).toBe(emu.counters.creditsCharged);
   });
 });
+
+describe('a forced run, interrupted, resumes as its own advice says', () => {
+  it('the same command with --force keeps what the forced run extracted and extracts again only what it had not reached: each page charged twice at most', async () => {
+    const ws = makeWorkspace({ 'j1.pdf': 'pdf/pages-7.pdf', 'j2.pdf': 'pdf/pages-4.pdf', 'a.pdf': 'pdf/pages-2.pdf', 'b.jpg': 'images/receipt.jpg' });
+    const PAGES = 7 + 4 + 2 + 1;
+    const sha = (name: string): string => sha256Of(join(ws.inputs, name));
+    // j2.pdf's chunks are held in the forced run: by then j1.pdf (the larger, first) is finished; a.pdf and b.jpg are not reached.
+    const j2Chunks = holdDocumentsUntilReleased(['process']);
+    let j2ChunksHeld = 0;
+    emulator = await startEmulator({
+      keys: [KEY],
+      rateLimits: [],
+      holdDocument: (endpoint, sha256) => {
+        const hold = j2Chunks.holdDocument(endpoint, sha256);
+        if (hold) j2ChunksHeld += 1;
+        return hold;
+      },
+    });
+    const emu = emulator;
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY });
+    const command = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '1', '--force'];
+
+    const plain = await runChildCli(command.filter((arg) => arg !== '--force'), env);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(emu.counters.creditsCharged).toBe(PAGES);
+
+    j2Chunks.hold(sha('j2.pdf'));
+    const forced = startChildCli(command, env);
+    await waitFor(() => j2ChunksHeld >= 1, "j2.pdf's first chunk at the service");
+    forced.child.kill('SIGINT');
+    await waitFor(() => forced.stderrSoFar().includes('finishing the requests'), 'the forced run to drain');
+    j2Chunks.release();
+    const stopped = await forced.done;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain('Resume by running the same command again');
+    const finished = parseNdjson(stopped.stdout).filter((line) => line.status === 'complete').map((line) => String(line.file));
+    expect(finished.some((file) => file.endsWith('j1.pdf')), stopped.stdout).toBe(true);
+    const paidBefore = emu.counters.creditsCharged;
+
+    const preview = await runChildCli([...command, '--dry-run'], env);
+    expect(preview.code, preview.stderr).toBe(0);
+    const previewed = JSON.parse(preview.stdout) as { files: { file: string; action: string }[]; total: { credits: number } };
+    expect(previewed.files.find((file) => file.file.endsWith('j1.pdf'))?.action).toBe('reuse');
+
+    const resumed = await runChildCli(command, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    for (const [name, pages] of [['j1.pdf', 7], ['j2.pdf', 4], ['a.pdf', 2]] as const) expectCompleteResult(join(ws.out, `${name}.json`), join(ws.inputs, name), pages);
+    expect(emu.counters.creditsCharged - paidBefore, 'the dry run said what the resume would cost').toBe(previewed.total.credits);
+    expect(emu.counters.creditsCharged, 'once before --force, once forced').toBe(2 * PAGES);
+    for (const name of ['j1.pdf', 'j2.pdf', 'a.pdf', 'b.jpg']) expect(emu.counters.uploadsBySha256[sha(name)], name).toBe(2);
+
+    // The forced run has ended: the same command forces every file again.
+    const again = await runChildCli(command, env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(emu.counters.creditsCharged).toBe(3 * PAGES);
+  });
+});
