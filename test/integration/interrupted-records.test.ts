@@ -42,7 +42,7 @@ describe('after Ctrl-C, the journal says what was sent', () => {
     emulator = await startEmulator({ keys: [KEY], rateLimits: [] });
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY });
     const tight = ['--rate-limit', '5/h'];
-    // Five one-page files spend the window's five requests; the send log is kept, so the next run's upload waits for a slot.
+    // Five small files (one request each) spend the window's five requests; the send log is kept, so the next run's upload waits for a slot.
     const spent = makeWorkspace({ 'a.pdf': 'pdf/pages-1.pdf', 'b.pdf': 'pdf/pages-2.pdf', 'c.pdf': 'pdf/pages-3.pdf', 'd.jpg': 'images/receipt.jpg', 'e.png': 'images/id-card.png' });
     const first = await runChildCli(['extract', spent.inputs, '--out', spent.out, '--json', ...tight], env);
     expect(first.code, first.stderr).toBe(0);
