@@ -25,6 +25,8 @@ export interface BatchStateDeps {
   onFinished?: (outcome: DocumentOutcome, doc: PlannedDocument) => void;
   /** Told once when the batch stops (Ctrl-C, or a fatal error): the runner halts intake and waits. */
   onStop: () => void;
+  /** A document finished with its upload intent journaled but never sent (a drain, a stop, a skip): the journal must say so. */
+  onIntentNotSent?: (intentId: string, doc: PlannedDocument) => void;
 }
 
 /**
@@ -272,6 +274,7 @@ export class BatchState implements BatchView {
     const { data: _data, ...summary } = outcome;
     task.finish(summary);
     if (task.job) task.job.outcome = undefined;
+    if (task.prepared?.intentId) this.deps.onIntentNotSent?.(task.prepared.intentId, task.doc);
     task.prepared = undefined;
     this.unfinished.delete(task);
     this.report(outcome, task.doc);

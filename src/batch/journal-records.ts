@@ -41,7 +41,15 @@ export type JournalRecord =
   | (RecordBase & { type: 'chunk-done'; parentJobId: string; chunkJobId: string; charged: number })
   | (RecordBase & { type: 'result-written'; parentJobId: string; output: string; status: 'complete' | 'partial' })
   | (RecordBase & { type: 'finalized'; parentJobId: string })
-  | (RecordBase & { type: 'job-closed'; parentJobId: string; reason: string });
+  | (RecordBase & { type: 'job-closed'; parentJobId: string; reason: string })
+  /**
+   * A `--force` run of `command` started (or resumed an unfinished one): a
+   * result written since `since` was extracted by that forced run, and a
+   * rerun of the same command keeps it rather than paying for it again.
+   */
+  | (RecordBase & { type: 'force-run'; command: string; since: number })
+  /** That forced run ended with nothing left undone by a stop: the next `--force` of the command extracts everything again. */
+  | (RecordBase & { type: 'force-run-ended'; command: string });
 
 type ManifestRecord = Extract<JournalRecord, { type: 'manifest' }>;
 
@@ -60,19 +68,43 @@ export interface UnansweredUpload {
   sha256: string;
   path: string;
   at: number;
+  /** The pages cut out and sent (--pages); absent: the whole file. */
+  sourcePages?: number[];
+}
+
+/** A `--force` run that has not ended: since when its results count as extracted by it. */
+export interface ForceEpoch {
+  command: string;
+  since: number;
+  /** The record that says so (compaction keeps it). */
+  record: JournalRecord;
 }
 
 export interface JournalState {
   jobs: Map<string, JournaledJob>;
   unanswered: UnansweredUpload[];
+  /** Unfinished `--force` runs, by account and command. */
+  forceEpochs: Map<string, ForceEpoch>;
+}
+
+/** Where `forceEpochs` keeps a command's unfinished forced run. */
+export function forceEpochKey(account: string, command: string): string {
+  return `${account} ${command}`;
 }
 
 /** Replay records in order into the current picture of jobs. */
 export function replayJournal(records: readonly JournalRecord[]): JournalState {
   const jobs = new Map<string, JournaledJob>();
   const pendingIntents = new Map<string, UnansweredUpload>();
+  const forceEpochs = new Map<string, ForceEpoch>();
   for (const record of records) {
     switch (record.type) {
+      case 'force-run':
+        forceEpochs.set(forceEpochKey(record.account, record.command), { command: record.command, since: record.since, record });
+        break;
+      case 'force-run-ended':
+        forceEpochs.delete(forceEpochKey(record.account, record.command));
+        break;
       case 'upload-intent':
         pendingIntents.set(record.intentId, {
           intentId: record.intentId,
@@ -80,10 +112,12 @@ export function replayJournal(records: readonly JournalRecord[]): JournalState {
           sha256: record.sha256,
           path: record.path,
           at: record.at,
+          ...(record.sourcePages ? { sourcePages: record.sourcePages } : {}),
         });
         break;
       case 'upload-answered':
         pendingIntents.delete(record.intentId);
+        if (record.outcome === 'sync') closeIntentsOf(pendingIntents, record.account, record.sha256, 'any');
         break;
       case 'manifest': {
         // Ids read back pass the rule answers pass (api/job-id.ts): a journal written before it, or edited,
@@ -101,6 +135,7 @@ export function replayJournal(records: readonly JournalRecord[]): JournalState {
       case 'result-written': {
         const job = jobs.get(record.parentJobId);
         if (job) job.resultWritten = { output: record.output, status: record.status };
+        if (job && record.status === 'complete') closeIntentsOf(pendingIntents, job.account, job.sha256, job.sourcePages);
         break;
       }
       case 'finalized': {
@@ -115,7 +150,23 @@ export function replayJournal(records: readonly JournalRecord[]): JournalState {
       }
     }
   }
-  return { jobs, unanswered: [...pendingIntents.values()] };
+  return { jobs, unanswered: [...pendingIntents.values()], forceEpochs };
+}
+
+/**
+ * The file of these intents is complete now (its result is written), by the
+ * run that announced them or a later one: the warning that an earlier send
+ * of it may hold a job is closed (the design notes: a part finished by any
+ * command completes its source). `selection` is the pages the result
+ * answers (undefined: the whole file); a sync answer names none, and closes
+ * every selection of the content.
+ */
+function closeIntentsOf(pending: Map<string, UnansweredUpload>, account: string, sha256: string, selection: readonly number[] | undefined | 'any'): void {
+  for (const [intentId, intent] of pending) {
+    if (intent.account !== account || intent.sha256 !== sha256) continue;
+    if (selection !== 'any' && (intent.sourcePages ?? []).join(',') !== (selection ?? []).join(',')) continue;
+    pending.delete(intentId);
+  }
 }
 
 function manifestIdsAreJobIds(record: ManifestRecord): boolean {
@@ -127,12 +178,14 @@ export function isResumable(job: JournaledJob, nowMs: number): boolean {
   return !job.finalized && !job.closed && job.expiresAt > nowMs;
 }
 
-/** The records to keep when compacting: everything about jobs still resumable, and unanswered uploads still inside their TTL. */
+/** The records to keep when compacting: everything about jobs still resumable, unanswered uploads still inside their TTL, and the last record of each unfinished forced run. */
 export function recordsWorthKeeping(records: readonly JournalRecord[], nowMs: number, ttlMs: number): JournalRecord[] {
   const state = replayJournal(records);
   const liveJobs = new Set([...state.jobs.values()].filter((job) => isResumable(job, nowMs)).map((job) => job.parentJobId));
   const liveIntents = new Set(state.unanswered.filter((u) => u.at + ttlMs > nowMs).map((u) => u.intentId));
+  const liveForceRuns = new Set([...state.forceEpochs.values()].map((epoch) => epoch.record));
   return records.filter((record) => {
+    if (record.type === 'force-run') return liveForceRuns.has(record);
     if ('parentJobId' in record) return liveJobs.has(record.parentJobId);
     if (record.type === 'upload-intent') return liveIntents.has(record.intentId);
     return false;

@@ -120,6 +120,8 @@ export interface ExistingResult {
   hasExtractionId: boolean;
   pages: number | null;
   credits: number;
+  /** When it was written (its `completed_at`), if it says. */
+  completedAt?: number;
 }
 
 /**
@@ -158,7 +160,13 @@ export function existingResultOf(parsed: Partial<ResultDocument>): ExistingResul
     hasExtractionId,
     pages: typeof parsed.pages?.total === 'number' ? parsed.pages.total : null,
     credits: typeof parsed.credits === 'number' ? parsed.credits : 0,
+    ...completedAtOf(parsed.completed_at),
   };
+}
+
+function completedAtOf(value: unknown): { completedAt?: number } {
+  const at = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  return Number.isFinite(at) ? { completedAt: at } : {};
 }
 
 /** A recorded selection, if it is one (anything else is read as no selection). */

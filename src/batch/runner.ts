@@ -83,6 +83,8 @@ export class BatchRunner {
   private readonly change: ChangeSignal;
   /** The scheduler's lower bound for what is left. */
   private readonly timeLeft: TimeLeft;
+  /** Journal appends closing intents that were never sent, awaited before the run returns. */
+  private readonly closingIntents = new Set<Promise<void>>();
 
   constructor(deps: RunnerDeps) {
     this.gate = deps.gate;
@@ -111,6 +113,7 @@ export class BatchRunner {
       phantomJobs: deps.phantomJobs ?? [],
       keepOutcomes: deps.keepOutcomes ?? true,
       ...(deps.onFinished ? { onFinished: deps.onFinished } : {}),
+      onIntentNotSent: (intentId, doc) => this.closeIntent(intentId, doc),
       onStop: () => {
         this.halt.abort(new Error('stopped'));
         this.intakeHalt.abort(new Error('stopped'));
@@ -142,6 +145,7 @@ export class BatchRunner {
     const state = this.state;
     const end = { interrupted: state.stopping && !state.fatalError, fatal: Boolean(state.fatalError), stoppedBy: state.stops.halted ?? state.stops.exhausted };
     for (const task of [...state.unfinished]) state.finish(task, leftUndone(task, end));
+    await Promise.all(this.closingIntents);
     return {
       outcomes: state.finishedOutcomes,
       // This process's own documents: what commands riding along asked for is theirs (features/host).
@@ -168,6 +172,20 @@ export class BatchRunner {
     }
     if (withdrawn > 0) this.change.raise();
     return withdrawn;
+  }
+
+  /**
+   * The journal says what was sent, not what was meant to be: an intent whose
+   * request never left is closed as not sent, so that neither `jobs` nor a
+   * later run's planner counts it as a job possibly open on the server.
+   */
+  private closeIntent(intentId: string, doc: PlannedDocument): void {
+    const append = this.flows.journal
+      .append({ type: 'upload-answered', account: this.flows.account, at: this.clock.now(), intentId, sha256: doc.sha256, outcome: 'not-sent' })
+      // Left open, the intent only counts as possibly open until its TTL: the cautious side, no reason to fail the run.
+      .catch(() => undefined)
+      .finally(() => this.closingIntents.delete(append));
+    this.closingIntents.add(append);
   }
 
   // ---- documents arriving -------------------------------------------------

@@ -7,13 +7,19 @@ import type { Ui } from './ui.js';
  * replaces Node's default exit, hence the explicit exit here: the one place
  * outside main that ends the process, because main cannot run while the
  * event loop is draining. `injected`, when aborted, counts as a first SIGTERM.
+ * `lastWords` runs (synchronously) before that exit: what must be on disk
+ * before the process goes, such as the credits it spent.
  */
-export function watchInterrupts(ui: Ui, injected?: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+export function watchInterrupts(ui: Ui, injected?: AbortSignal, lastWords?: () => void): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
       ui.error('second interrupt: exiting now; run the same command again to resume.');
-      process.exit(130);
+      try {
+        lastWords?.();
+      } finally {
+        process.exit(130);
+      }
     }
     ui.error(`${name}: finishing the requests in flight and saving; press Ctrl-C again to exit at once.`);
     controller.abort(new Error(name));

@@ -6,7 +6,8 @@ import type { BatchDeps, RideAlong } from '../library/engine.js';
 import type { ClientBatch } from '../features/host/client-batch.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
 import { recordLastRun } from '../features/last-run.js';
-import { stateFolderUsage } from '../features/usage/usage-recorder.js';
+import { recordUsageNow } from '../features/usage/usage-recorder.js';
+import { compactUsageIfLarge } from '../store/usage-log.js';
 import { RunTally } from '../features/run-tally.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
@@ -38,11 +39,18 @@ export async function runBatchCommand(
     for (const outcome of preReported) created.documentFinished(outcome);
     return created;
   };
-  const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work, ride);
+  // The run's usage (for `docextract usage`) is recorded once: at its end, or by a second Ctrl-C on its way out, with what was charged so far.
+  let usageRecorded = false;
+  const recordUsage = (account: string, requests: number): void => {
+    if (usageRecorded) return;
+    usageRecorded = true;
+    recordUsageNow(ctx.stateDir(), tally.usage.record({ account, profile: ctx.profile.name, command: ctx.commandName, startedAtMs: startedAt, finishedAtMs: ctx.clock.now(), requests, cwd: ctx.io.cwd }));
+  };
+  const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work, ride, (exitingAccount) => recordUsage(exitingAccount, tally.requests));
   display.finish(report, startedAt);
   // What was spent is recorded even when the run ended on a fatal error: the credits are gone either way.
-  const usage = { account, profile: ctx.profile.name, command: ctx.commandName, startedAtMs: startedAt, finishedAtMs: ctx.clock.now(), requests: report.requests, cwd: ctx.io.cwd };
-  await stateFolderUsage(ctx.stateDir()).record(tally.usage.record(usage)); // for `docextract usage`
+  await compactUsageIfLarge(ctx.stateDir(), account, ctx.clock.now()).catch(() => undefined);
+  recordUsage(account, report.requests);
   if (report.fatal) throw report.fatal;
   const outcomes = tally.notComplete.map(wordedForCli);
   await recordLastRun(ctx.stateDir(), account, { outDir: settings.outDir, outcomes, counts: tally.counts, startedAtMs: startedAt, finishedAtMs: ctx.clock.now() }); // for `docextract jobs` and `review`
@@ -64,11 +72,13 @@ export async function withBatchSession<R, E extends BatchEvents>(
   createEvents: () => Promise<E>,
   work: (deps: BatchDeps & { events: E }, stop: AbortSignal, client?: ClientBatch) => Promise<R>,
   ride?: RideAlong<R, E>,
+  /** Run synchronously by a second Ctrl-C before the process exits, with the run's account. */
+  lastWords?: (account: string) => void,
 ): Promise<{ report: R; account: string; events: E }> {
   const [{ runDocuments, accountOf }, access] = await Promise.all([import('../library/engine.js'), engineAccess(ctx, settings)]);
   let shown: E | undefined;
   const eventsOnce = async (): Promise<E> => (shown ??= await createEvents());
-  const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
+  const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop, lastWords && (() => lastWords(accountOf(access))));
   try {
     const checker = settings.checker ? { checker: settings.checker } : {};
     const report = await runDocuments<R, E>({

@@ -58,7 +58,7 @@ export class CostPreview {
 
   constructor(private readonly options: CostPreviewOptions) {
     const journal = options.journal ?? replayJournal([]);
-    this.planner = new ArrivalPlanner(journal, options.now ?? Date.now, { storeDb: options.storeDb, force: options.force, dedupe: options.dedupe, preview: true }, options.earlier);
+    this.planner = new ArrivalPlanner(journal, options.now ?? Date.now, { storeDb: options.storeDb, force: options.force, dedupe: options.dedupe, preview: true, ...(options.forcedSince === undefined ? {} : { forcedSince: options.forcedSince }) }, options.earlier);
   }
 
   async costs(documents: readonly PlannedDocument[]): Promise<FileCost[]> {

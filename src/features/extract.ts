@@ -17,6 +17,7 @@ import type { HostedRun } from './host/hub.js';
 import { KNOWN_ANSWERS, PLAN_SLICE, RUNNING_AHEAD, RunningWindow } from './running-window.js';
 import { CompactEvery } from './compact-every.js';
 import type { PlannedSlice } from './plan-documents.js';
+import { beginForceRun, endForceRun } from './force-run.js';
 
 /** How a hosting run finishes a job a `collect` riding along asks for. */
 type HostedCollect = HostedRun['collectTask'];
@@ -31,6 +32,12 @@ export interface ExtractBatchOptions {
    * @default true
    */
   keepOutcomes?: boolean;
+  /**
+   * What identifies the command (its folder and arguments), for `--force`:
+   * running the same command again after an interruption resumes its forced
+   * run, keeping what it already extracted. @default none: every --force run extracts every file
+   */
+  forceCommand?: string;
 }
 
 /**
@@ -60,7 +67,9 @@ export async function runExtractBatch(
   const now = deps.clock.now();
   const earlier = reuse.dedupe && !reuse.force ? deps.session.results : undefined;
   await earlier?.scan(outDir).catch(() => 0);
-  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...reuse, storeDb: settings.storeDb }, earlier);
+  const forced = reuse.force && options.forceCommand !== undefined ? await beginForceRun(deps.session.journal, deps.session.state, deps.account, options.forceCommand, now) : undefined;
+  if (forced?.resumed) deps.events.notice?.(`resuming the interrupted --force run of this command (started ${new Date(forced.since).toISOString()}): files it extracted are kept, the rest are extracted again`);
+  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...reuse, storeDb: settings.storeDb, ...(forced?.resumed ? { forcedSince: forced.since } : {}) }, earlier);
   // A source sent in parts is one document of this command: its parts are held, the source reported once.
   const parts = options.parts ?? new PartResults([], settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), (message) => deps.events.notice?.(message));
   const events = parts.joining(deps.events);
@@ -127,6 +136,7 @@ export async function runExtractBatch(
   // Open jobs of earlier runs that no file of this batch took up.
   const strayJobs = planner.unclaimedJobs();
   for (const job of strayJobs) deps.events.strayJob?.(job);
+  if (forced && options.forceCommand !== undefined && !report.interrupted && !report.budgetExhausted && !report.fatal) await endForceRun(deps.session.journal, deps.account, options.forceCommand, deps.clock.now());
   return {
     ...report,
     ...(checked.blocked ? { requests: 0, credits: 0 } : {}),

@@ -74,7 +74,8 @@ export class ArrivalPlanner {
    * extracted, or an extraction of its own.
    */
   plan(documents: readonly PlannedDocument[], reuse?: Pick<ArrivalOptions, 'force' | 'dedupe'>): Promise<ArrivalPlan> {
-    const options = reuse ? { ...this.options, ...reuse } : this.options;
+    // Another command's documents (riding along) are not part of this command's interrupted forced run.
+    const options = reuse ? { ...withoutForcedSince(this.options), ...reuse } : this.options;
     const planned = this.planning.then(() => this.planNow(documents, options));
     this.planning = planned.catch(() => undefined);
     return planned;
@@ -228,6 +229,12 @@ export class ArrivalPlanner {
     if (job) this.matched.add(job.parentJobId);
     return job;
   }
+}
+
+/** The options without the resumed forced run: what another command's documents are planned with. */
+function withoutForcedSince(options: ArrivalOptions): ArrivalOptions {
+  const { forcedSince: _forcedSince, ...rest } = options;
+  return rest;
 }
 
 /**

@@ -15,11 +15,13 @@ export class RunTally {
   checksFailed = 0;
   /** Every outcome whose status is not `complete`, summarised (no data), in the order they finished. */
   readonly notComplete: DocumentOutcome[] = [];
-  /** Credits, reuse and charges by model and folder, for the run's usage record. */
+  /** Credits (as the service charged them, this run), reuse and charges by model and folder, for the run's usage record. */
   readonly usage: UsageTally;
+  /** Requests sent for this command's documents, as the display was told. */
+  requests = 0;
 
   constructor(cwd: string) {
-    this.usage = new UsageTally(cwd);
+    this.usage = new UsageTally(cwd, 'charges');
   }
 
   add(outcome: DocumentOutcome): void {
@@ -39,15 +41,26 @@ export class RunTally {
     return this.counts.complete === this.total;
   }
 
-  /** `events`, with each finished document counted here first: the tally is what the command showed. */
+  /** `events`, with each finished document, charge and request counted here first: the tally is what the command showed. */
   counting<E extends BatchEvents>(events: E): E {
-    const documentFinished: BatchEvents['documentFinished'] = (outcome, doc) => {
-      this.add(outcome);
-      events.documentFinished(outcome, doc);
+    const counted: Pick<Required<BatchEvents>, 'documentFinished' | 'creditsCharged' | 'requestSent'> = {
+      documentFinished: (outcome, doc) => {
+        this.add(outcome);
+        events.documentFinished(outcome, doc);
+      },
+      creditsCharged: (credits, doc) => {
+        // A charge without a document (none is known to come) still counts: under the run's own folder.
+        this.usage.charged(credits, doc?.displayPath ?? '', doc?.model);
+        events.creditsCharged?.(credits, doc);
+      },
+      requestSent: (endpoint, doc) => {
+        this.requests += 1;
+        events.requestSent?.(endpoint, doc);
+      },
     };
     return new Proxy(events, {
       get: (target, property, receiver) => {
-        if (property === 'documentFinished') return documentFinished;
+        if (property in counted) return counted[property as keyof typeof counted];
         const value = Reflect.get(target, property, receiver) as unknown;
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },

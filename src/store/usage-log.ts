@@ -6,7 +6,8 @@
  * again. Lines older than {@link USAGE_KEPT_MS} are dropped when the file
  * has grown past {@link COMPACT_ABOVE_BYTES}.
  */
-import { open, readFile, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { accountFiles } from './account-files.js';
 import { writeFileAtomically } from './atomic-write.js';
@@ -26,19 +27,33 @@ export function usageLogPath(stateDir: string, account: string): string {
 
 /** Append one record (a JSON value with a `finished_at` ISO date) durably; drop old lines first when the file has grown large. */
 export async function appendUsageLine(stateDir: string, account: string, record: { finished_at: string }, nowMs: number): Promise<void> {
-  const path = usageLogPath(stateDir, account);
-  await compactIfLarge(path, nowMs);
-  const handle = await open(path, 'a+', 0o600);
+  await compactUsageIfLarge(stateDir, account, nowMs);
+  appendUsageLineNow(stateDir, account, record);
+}
+
+/** Drop lines older than {@link USAGE_KEPT_MS} once the file has grown large (before an append made with `appendUsageLineNow`). */
+export function compactUsageIfLarge(stateDir: string, account: string, nowMs: number): Promise<void> {
+  return compactIfLarge(usageLogPath(stateDir, account), nowMs);
+}
+
+/**
+ * Append one record durably, synchronously: a second Ctrl-C exits inside its
+ * signal handler, where no awaited write would finish, and a run's charges
+ * must be on disk before it goes. Being synchronous, it also cannot be cut in
+ * two by that handler: the line is written whole or not begun.
+ */
+export function appendUsageLineNow(stateDir: string, account: string, record: { finished_at: string }): void {
+  const fd = openSync(usageLogPath(stateDir, account), 'a+', 0o600);
   try {
     // A line a crash cut short must not swallow this one: start on a line of its own.
-    const { size } = await handle.stat();
+    const { size } = fstatSync(fd);
     const last = Buffer.alloc(1);
-    if (size > 0) await handle.read(last, 0, 1, size - 1);
+    if (size > 0) readSync(fd, last, 0, 1, size - 1);
     const newline = size > 0 && last[0] !== 0x0a ? '\n' : '';
-    await handle.write(`${newline}${JSON.stringify(record)}\n`);
-    await handle.sync();
+    writeSync(fd, `${newline}${JSON.stringify(record)}\n`);
+    fsyncSync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -11,6 +11,7 @@ import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { tuneHeapForLongRuns } from '../heap-tuning.js';
 import { runBatchCommand } from '../run-batch.js';
+import { commandLine } from '../engine-access.js';
 import { withSpinner } from '../spinner.js';
 import { refuseFileAsFolder } from '../output-folder.js';
 import { plural } from '../../util/plural.js';
@@ -53,8 +54,9 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   if (flags.dryRun) {
     await checkTypedModelsForDryRun(ctx, typedModels);
     const { printDryRun } = await import('../dry-run.js');
-    const earlier = await peekEarlierRuns(ctx);
-    const refused = await printDryRun(ctx, { rejected: stream.rejected, slices }, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false, ...earlier });
+    const { account, ...earlier } = await peekEarlierRuns(ctx);
+    const forcedSince = flags.force && account !== undefined && earlier.journal ? (await import('../../features/force-run.js')).resumableForceRun(earlier.journal, account, forceCommand(ctx), ctx.clock.now()) : undefined;
+    const refused = await printDryRun(ctx, { rejected: stream.rejected, slices }, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false, ...earlier, ...(forcedSince === undefined ? {} : { forcedSince }) });
     return refused > 0 ? 'work-failed' : 'success';
   }
   if (stream.found === 0 && stream.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
@@ -90,7 +92,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     stream.found + stream.rejected.length,
     preReported,
     async (deps, stop, client) => {
-      const report = await runExtractBatch(deps, client ? client.remaining() : slices, settings.run, settings.outDir, reuse, stop, typedModels, { parts, keepOutcomes: false });
+      const report = await runExtractBatch(deps, client ? client.remaining() : slices, settings.run, settings.outDir, reuse, stop, typedModels, { parts, keepOutcomes: false, forceCommand: forceCommand(ctx) });
       return client ? client.merged(report) : report;
     },
     { work: async () => ({ documents: await everyDocument(), reuse }), prepare, parts, finish: (report) => report },
@@ -142,7 +144,16 @@ async function reportWithoutSending(ctx: CliContext, rejected: readonly Document
 }
 
 /** The results index and open jobs of the configured key, to look in; none without a key (a dry run needs none). */
-async function peekEarlierRuns(ctx: CliContext): Promise<{ earlier?: KnownResults; journal?: JournalState }> {
+/**
+ * The command as `--force` knows it again: its folder and its arguments, but
+ * for `--dry-run` (which shows what the same command would do). Running it
+ * again after an interruption resumes its forced run.
+ */
+function forceCommand(ctx: CliContext): string {
+  return `${ctx.io.cwd}: ${commandLine().replace(/ --dry-run(?= |$)/g, '')}`;
+}
+
+async function peekEarlierRuns(ctx: CliContext): Promise<{ account?: string; earlier?: KnownResults; journal?: JournalState }> {
   let account: string;
   try {
     account = accountId(await ctx.baseUrl(), (await ctx.apiKey()).key);
@@ -152,5 +163,5 @@ async function peekEarlierRuns(ctx: CliContext): Promise<{ earlier?: KnownResult
   const { KnownResults } = await import('../../features/known-results.js');
   const { journalStateOf } = await import('../../features/cost-preview.js');
   const [earlier, journal] = await Promise.all([KnownResults.peek(ctx.stateDir(), account).catch(() => undefined), journalStateOf(ctx.stateDir(), account).catch(() => undefined)]);
-  return { ...(earlier ? { earlier } : {}), ...(journal ? { journal } : {}) };
+  return { account, ...(earlier ? { earlier } : {}), ...(journal ? { journal } : {}) };
 }

@@ -1,5 +1,5 @@
 import type { DocumentOutcome } from '../../batch/batch-types.js';
-import { appendUsageLine } from '../../store/usage-log.js';
+import { appendUsageLine, appendUsageLineNow } from '../../store/usage-log.js';
 import { UsageTally, type RunFacts, type UsageRecord } from './usage-record.js';
 
 /**
@@ -24,6 +24,20 @@ export function stateFolderUsage(stateDir: string): UsageRecorder {
       }
     },
   };
+}
+
+/**
+ * Appends a run's record to the state folder at once (synchronously): for a
+ * command that may be ended by a second Ctrl-C, where only synchronous work
+ * still happens. Returns whether it was recorded, as `record` does.
+ */
+export function recordUsageNow(stateDir: string, run: UsageRecord): boolean {
+  try {
+    appendUsageLineNow(stateDir, run.account, run);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The record of a run whose outcomes are all at hand (extract, collect, a library run). */

@@ -50,6 +50,23 @@ describe('listJobs', () => {
     ]);
   });
 
+  it('no longer lists an upload sent without an answer once its file completes later, by a sync answer or a job whose result is written', async () => {
+    const intent = (intentId: string, sha256: string, extra: Partial<JournalRecord> = {}): JournalRecord =>
+      ({ type: 'upload-intent', account: 'acc', at: NOW - 10_000, intentId, sha256, path: `/in/${intentId}.pdf`, pages: 9, ...extra }) as JournalRecord;
+    const stateDir = stateWith([
+      intent('killed-then-split', 'ab'),
+      intent('killed-then-sync', 'cd'),
+      intent('killed-other-pages', 'ab', { sourcePages: [1, 2] } as Partial<JournalRecord>),
+      intent('still-lost', 'ef'),
+      manifest('acc', 'later', NOW + HOUR),
+      { type: 'result-written', account: 'acc', at: NOW, parentJobId: 'later', output: '/out/later.pdf.json', status: 'complete' },
+      intent('answered-sync', 'cd'),
+      { type: 'upload-answered', account: 'acc', at: NOW, intentId: 'answered-sync', sha256: 'cd', outcome: 'sync' },
+    ]);
+    const overview = await listJobs({ stateDir, nowMs: NOW, ttlMs: 2 * HOUR });
+    expect(overview.unanswered.map((upload) => upload.file)).toEqual(['/in/killed-other-pages.pdf', '/in/still-lost.pdf']);
+  });
+
   it("shows one account's jobs and last run when asked, every account's otherwise", async () => {
     const stateDir = stateWith([manifest('aaaa', 'mine', NOW + HOUR), manifest('bbbb', 'theirs', NOW + HOUR)]);
     const outcome = { file: 'x.pdf', source: '/in/x.pdf', status: 'failed' as const, pages: 1, model: null, output: null, job_id: null, extraction_id: null, warnings: [], credits: 1, error: { code: 'extraction_failed', message: 'no text' } };

@@ -1,0 +1,42 @@
+import { forceEpochKey, type JournalState, type JournalRecord } from '../batch/journal-records.js';
+import type { Journal } from '../store/journal.js';
+
+/**
+ * How long an interrupted `--force` run stays resumable by running its
+ * command again. Past it, the same command forces every file anew: a week
+ * later, "extract again whatever is on disk" means what it says.
+ */
+export const FORCE_RESUME_MS = 7 * 86_400_000;
+
+/** A `--force` run of one command, as the journal keeps it. */
+export interface ForceRun {
+  /** Results written since this instant were extracted by this forced run (or the interrupted one it resumes). */
+  since: number;
+  /** It resumes an interrupted forced run of the same command. */
+  resumed: boolean;
+}
+
+/**
+ * A forced run starts: it resumes the unfinished forced run of the same
+ * command when there is one (recent enough), and journals that it runs, so
+ * that a Ctrl-C, a budget stop or a crash leaves its start on record. Files
+ * whose results it writes count as done for the command that resumes it,
+ * and are not paid for twice.
+ */
+export async function beginForceRun(journal: Journal<JournalRecord>, state: JournalState, account: string, command: string, now: number): Promise<ForceRun> {
+  const resumedSince = resumableForceRun(state, account, command, now);
+  const since = resumedSince ?? now;
+  await journal.append({ type: 'force-run', account, at: now, command, since });
+  return { since, resumed: resumedSince !== undefined };
+}
+
+/** When the unfinished forced run of `command` that running it now resumes started, if there is one (what `--dry-run` shows too). */
+export function resumableForceRun(state: JournalState, account: string, command: string, now: number): number | undefined {
+  const unfinished = state.forceEpochs.get(forceEpochKey(account, command));
+  return unfinished !== undefined && now - unfinished.since < FORCE_RESUME_MS ? unfinished.since : undefined;
+}
+
+/** The forced run ended with nothing left undone by a stop: a later `--force` of the command extracts everything again. */
+export async function endForceRun(journal: Journal<JournalRecord>, account: string, command: string, now: number): Promise<void> {
+  await journal.append({ type: 'force-run-ended', account, at: now, command });
+}
