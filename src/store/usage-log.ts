@@ -6,11 +6,12 @@
  * again. Lines older than {@link USAGE_KEPT_MS} are dropped when the file
  * has grown past {@link COMPACT_ABOVE_BYTES}.
  */
-import { open, readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { accountFiles } from './account-files.js';
 import { writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
+import { openPrivateFile, preparePrivateStateDir, PRIVATE_FILE_MODE, readPrivateFile } from './private-state.js';
 
 /** How far back the records go: a little over a year, so that `--by month` compares a month with the same one last year. */
 export const USAGE_KEPT_MS = 400 * 86_400_000;
@@ -27,8 +28,9 @@ export function usageLogPath(stateDir: string, account: string): string {
 /** Append one record (a JSON value with a `finished_at` ISO date) durably; drop old lines first when the file has grown large. */
 export async function appendUsageLine(stateDir: string, account: string, record: { finished_at: string }, nowMs: number): Promise<void> {
   const path = usageLogPath(stateDir, account);
+  await preparePrivateStateDir(stateDir);
   await compactIfLarge(path, nowMs);
-  const handle = await open(path, 'a+', 0o600);
+  const handle = await openPrivateFile(path, 'a+');
   try {
     // A line a crash cut short must not swallow this one: start on a line of its own.
     const { size } = await handle.stat();
@@ -45,7 +47,7 @@ export async function appendUsageLine(stateDir: string, account: string, record:
 /** Every parsable line of one account (or of every account), oldest first; a torn or edited line is passed over. */
 export async function readUsageLines<T extends { finished_at: string }>(stateDir: string, account?: string): Promise<T[]> {
   const lines: T[] = [];
-  for (const file of await accountFiles(stateDir, FILE_NAME, account)) lines.push(...parseLines<T>(await readFile(file.path, 'utf8')));
+  for (const file of await accountFiles(stateDir, FILE_NAME, account)) lines.push(...parseLines<T>(await readPrivateFile(file.path)));
   return lines.sort((a, b) => Date.parse(a.finished_at) - Date.parse(b.finished_at));
 }
 
@@ -73,6 +75,6 @@ async function compactIfLarge(path: string, nowMs: number): Promise<void> {
   }
   if (size <= COMPACT_ABOVE_BYTES) return;
   const oldest = nowMs - USAGE_KEPT_MS;
-  const kept = parseLines(await readFile(path, 'utf8')).filter((line) => Date.parse(line.finished_at) >= oldest);
-  await writeFileAtomically(path, kept.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  const kept = parseLines(await readPrivateFile(path)).filter((line) => Date.parse(line.finished_at) >= oldest);
+  await writeFileAtomically(path, kept.map((line) => `${JSON.stringify(line)}\n`).join(''), { mode: PRIVATE_FILE_MODE });
 }
