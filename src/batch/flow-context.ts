@@ -1,5 +1,6 @@
 import type { ApiClient, Endpoint } from '../api/index.js';
 import { decideRetry, RateLimitError, ServiceUnavailableError, TransportError } from '../api/index.js';
+import type { ResultWriter } from '../store/atomic-write.js';
 import type { Journal } from '../store/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { ResultChecker, RunSettings } from './batch-types.js';
@@ -24,7 +25,7 @@ export interface FlowContext {
   /** Checks each result's data before it is written; none when no schema is in use. */
   readonly checker?: ResultChecker;
   random(): number;
-  writeResult(path: string, text: string): Promise<void>;
+  writeResult: ResultWriter;
 }
 
 export type RetryPlan = { retryAt: number; effects: FlowEffect[] } | { giveUp: true; effects: FlowEffect[] };

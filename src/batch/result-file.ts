@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
+import { besideResultWriteOptions, resultWriteOptions } from './result-modes.js';
 import { reviewPathFor } from './review-sidecar.js';
 import { formatPages } from '../files/page-selection.js';
 import { questionOf, type Question } from './question.js';
@@ -154,10 +155,11 @@ function pagesOf(value: unknown): number[] | undefined {
 /**
  * Write a result durably: atomically (never a torn file), through `write`,
  * the run's writer (a library sink may wrap it). Every result file, whole,
- * combined from parts or re-checked, is written here.
+ * combined from parts or re-checked, is written here, no more readable than
+ * its source.
  */
-export function writeResult(path: string, result: ResultDocument, write: (path: string, text: string) => Promise<void> = writeFileAtomically): Promise<void> {
-  return write(path, serializeResult(result));
+export function writeResult(path: string, result: ResultDocument, write: ResultWriter = writeFileAtomically): Promise<void> {
+  return write(path, serializeResult(result), resultWriteOptions(path, result.source?.path));
 }
 
 /**
@@ -180,7 +182,7 @@ export async function copyResult(from: string, to: { path: string; sha256: strin
 async function copyReview(from: string, to: string): Promise<void> {
   if (resolve(from) === resolve(to)) return;
   const review = await readFile(reviewPathFor(from)).catch(() => undefined);
-  if (review) await writeFileAtomically(reviewPathFor(to), review).catch(() => undefined);
+  if (review) await writeFileAtomically(reviewPathFor(to), review, besideResultWriteOptions(to)).catch(() => undefined);
 }
 
 export function serializeResult(result: ResultDocument): string {

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
 import type { StopReason } from './admission-stops.js';
 import { BatchState } from './batch-state.js';
@@ -32,7 +32,7 @@ export interface RunnerDeps {
   /** @default Math.random */
   random?: () => number;
   /** @default writeFileAtomically */
-  writeResult?: (path: string, text: string) => Promise<void>;
+  writeResult?: ResultWriter;
   /** Checks each result's data before it is written. @default none */
   checker?: ResultChecker;
   /** Jobs that may be open on the server from earlier runs (unanswered uploads, journaled jobs), each until it expires. */
