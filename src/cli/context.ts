@@ -60,6 +60,7 @@ export class CliContext {
   private configStore?: Promise<ConfigStore>;
   private stored?: Promise<StoredConfig>;
   private knownKey?: string;
+  private warnedOfKeyFlag = false;
 
   constructor(
     readonly deps: CliDeps,
@@ -134,6 +135,7 @@ export class CliContext {
     const shape = checkApiKeyShape(value);
     if (!shape.ok) throw new ConfigError(`The API key from ${describeSource(source, profile)} is malformed. ${shape.message}`, 'invalid_api_key_format');
     this.knownKey = value.trim();
+    if (source === 'flag') this.warnOfKeyInArguments();
     return { key: this.knownKey, source, ...(profile ? { profile } : {}) };
   }
 
@@ -182,6 +184,13 @@ export class CliContext {
 
   debug(line: string): void {
     if (this.debugEnabled) this.io.stderr.write(`debug: ${redactSecret(line, this.knownKey)}\n`);
+  }
+
+  /** Once per command, on stderr: a command's arguments are public on this machine. */
+  private warnOfKeyInArguments(): void {
+    if (this.warnedOfKeyFlag) return;
+    this.warnedOfKeyFlag = true;
+    this.ui.warn('--api-key puts the key in this command\'s arguments, which other users of this machine can see (ps) and your shell history keeps; store it with `docextract config set api-key` (it reads the key from stdin) or set DOCEXTRACT_API_KEY.');
   }
 
   private refuseCleartextKey(baseUrl: string): void {

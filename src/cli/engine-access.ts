@@ -2,6 +2,7 @@ import type { ResponseEvent } from '../api/index.js';
 import type { EngineAccess } from '../library/engine.js';
 import type { BatchSettings } from './batch-settings.js';
 import type { CliContext } from './context.js';
+import { redactKeyArguments } from '../util/redact.js';
 
 /** Where and as whom the engine talks to the service for this command: its key, service, windows, state folder and client, with --debug and warnings on stderr. */
 export async function engineAccess(ctx: CliContext, settings: Pick<BatchSettings, 'windows' | 'run'>): Promise<EngineAccess> {
@@ -19,7 +20,7 @@ export async function engineAccess(ctx: CliContext, settings: Pick<BatchSettings
   };
 }
 
-/** The command line as `docextract jobs` lists it. */
-export function commandLine(): string {
-  return ['docextract', ...process.argv.slice(2)].join(' ');
+/** The command line as `docextract jobs` lists it (and `commands.json` keeps it): with the key of `--api-key` taken out. */
+export function commandLine(argv: readonly string[] = process.argv): string {
+  return ['docextract', ...redactKeyArguments(argv.slice(2))].join(' ');
 }
