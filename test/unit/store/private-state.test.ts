@@ -62,7 +62,11 @@ describe('the state folder is private', () => {
     expect(modeOf(join(state, 'last-run-ab.json'))).toBe('600');
   });
 
-  it.each([0o777, 0o775, 0o757])('refuses a folder others may write to (mode %o), naming it and the chmod that fixes it', async (mode) => {
+  it.each([
+    ['0777', 0o777],
+    ['0775', 0o775],
+    ['0757', 0o757],
+  ])('refuses a folder others may write to (mode %s), naming it and the chmod that fixes it', async (_shown, mode) => {
     const state = join(scratch(), 'shared');
     mkdirSync(state);
     chmodSync(state, mode);
