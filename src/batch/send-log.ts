@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import type { Clock } from '../util/clock.js';
 import { writeFileAtomicallySync } from '../store/atomic-write.js';
 import { hasErrorCode } from '../store/fs-errors.js';
-import { appendPrivateFileSync, openPrivateFileSync, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFileSync } from '../store/private-state.js';
+import { appendPrivateFileSync, openPrivateFileSync, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFileSync } from '../store/private-files.js';
 
 export interface SendLog {
   /** Send times still relevant (younger than the longest window), ascending. */

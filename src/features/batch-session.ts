@@ -16,7 +16,7 @@ import { KnownResults, resultsIndexPath } from './known-results.js';
 import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
 import { StateDirUnsafeError } from '../store/state-dir-unsafe-error.js';
-import { preparePrivateStateDir } from '../store/private-state.js';
+import { preparePrivateStateDir } from '../store/private-state-dir.js';
 import type { Clock } from '../util/clock.js';
 import { hostedEvents } from './host/hosted-run.js';
 import { HostHub } from './host/hub.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { replayJournal, type JournalRecord, type JournaledJob } from '../batch/journal-records.js';
 import { readJournalSnapshot } from '../store/journal-reader.js';
-import { refuseUnsafeStateDir } from '../store/private-state.js';
+import { refuseUnsafeStateDir } from '../store/private-state-dir.js';
 import { readLastRunReports, type LastRunFile } from '../store/last-run-report.js';
 
 /** A multi-page job the journal knows is not finalized. */

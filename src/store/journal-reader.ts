@@ -1,5 +1,5 @@
 import { hasErrorCode } from './fs-errors.js';
-import { readPrivateFile } from './private-state.js';
+import { readPrivateFile } from './private-files.js';
 
 /**
  * The journal's records, read without opening it for writing, without the

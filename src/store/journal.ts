@@ -8,7 +8,7 @@ import { mkdir, truncate, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { syncFolder, writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
-import { openPrivateFile, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFile } from './private-state.js';
+import { openPrivateFile, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFile } from './private-files.js';
 
 /** A line in the middle of the journal is not a record: the file was damaged by something other than a crash mid-append. */
 export class JournalCorruptError extends DocextractError {

@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import { accountFiles } from './account-files.js';
 import { writeFileAtomically } from './atomic-write.js';
-import { preparePrivateStateDir, PRIVATE_FILE_MODE, readPrivateFile } from './private-state.js';
+import { PRIVATE_FILE_MODE, readPrivateFile } from './private-files.js';
+import { preparePrivateStateDir } from './private-state-dir.js';
 
 /** A file the run did not complete. */
 export interface LastRunFile {

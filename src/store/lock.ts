@@ -12,7 +12,8 @@ import { systemClock, type Clock } from '../util/clock.js';
 import { reserveTempPath, writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
 import { isProcessAlive } from './process-alive.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFile, refuseUnsafeStateDir } from './private-state.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFile } from './private-files.js';
+import { refuseUnsafeStateDir } from './private-state-dir.js';
 
 export interface StateLock {
   release(): Promise<void>;

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { ModelEntry } from '../api/model-names.js';
 import { writeFileAtomicallySync } from './atomic-write.js';
-import { preparePrivateStateDirSync, PRIVATE_FILE_MODE, readPrivateFileSync } from './private-state.js';
+import { PRIVATE_FILE_MODE, readPrivateFileSync } from './private-files.js';
+import { preparePrivateStateDirSync } from './private-state-dir.js';
 
 /**
  * The document types of the last `models` answer for one account, kept in the

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { hash53 as hashOf } from '../util/hash53.js';
 import { reserveTempPath, syncFolder } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
-import { appendPrivateFile, openPrivateFile, PRIVATE_FILE_MODE } from './private-state.js';
+import { appendPrivateFile, openPrivateFile, PRIVATE_FILE_MODE } from './private-files.js';
 
 export interface ResultsIndexOptions {
   /** Entries kept (the oldest go first). @default 100_000 */

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { accountFiles } from './account-files.js';
 import { writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
-import { openPrivateFile, preparePrivateStateDir, PRIVATE_FILE_MODE, readPrivateFile } from './private-state.js';
+import { openPrivateFile, PRIVATE_FILE_MODE, readPrivateFile } from './private-files.js';
+import { preparePrivateStateDir } from './private-state-dir.js';
 
 /** How far back the records go: a little over a year, so that `--by month` compares a month with the same one last year. */
 export const USAGE_KEPT_MS = 400 * 86_400_000;

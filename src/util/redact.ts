@@ -22,7 +22,7 @@ export function redactSecret(text: string, secret: string | undefined): string {
 const KEY_FLAG = '--api-key';
 
 /** What stands for a key taken out of a command line. */
-export const REDACTED_KEY_ARGUMENT = '***';
+const REDACTED_KEY_ARGUMENT = '***';
 
 /**
  * A command line as it may be kept or shown (`commands.json`, `docextract

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { DocumentTask } from '../../batch/document-task.js';
 import { writeFileAtomically } from '../../store/atomic-write.js';
-import { PRIVATE_FILE_MODE, readPrivateFile } from '../../store/private-state.js';
+import { PRIVATE_FILE_MODE, readPrivateFile } from '../../store/private-files.js';
 
 /** A command submitting to the host. */
 export interface Origin {

@@ -10,7 +10,7 @@ import type { ChunkProcessed } from '../../api/index.js';
 import { CommandsFile, commandsFilePath, runningCommands, type Origin } from './commands-file.js';
 import { hostSocketPath, readMessages, send, type ClientMessage, type DocumentNews, type HostMessage, type SharedRunTerms } from './protocol.js';
 import type { TaskQueue } from './task-queue.js';
-import { PRIVATE_FILE_MODE } from '../../store/private-state.js';
+import { PRIVATE_FILE_MODE } from '../../store/private-files.js';
 
 /** What the hub needs of the run it feeds, once that run starts. */
 export interface HostedRun {

@@ -1,7 +1,7 @@
 import { DocextractError } from '../../util/docextract-error.js';
 import type { ResultChecker } from '../../batch/batch-types.js';
 import { defaultStateDir } from '../../config/state-dir.js';
-import { refuseUnsafeStateDir } from '../../store/private-state.js';
+import { refuseUnsafeStateDir } from '../../store/private-state-dir.js';
 import { PdfjsAssets } from './package-assets.js';
 import { ReviewChecks } from './review-checks.js';
 import { ResultsFolder } from './results-folder.js';

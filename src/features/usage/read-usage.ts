@@ -1,7 +1,7 @@
 import { parseRateWindows } from '../../batch/rate-windows.js';
 import { readSendTimes, sendLogPath } from '../../batch/send-log.js';
 import { readUsageLines } from '../../store/usage-log.js';
-import { refuseUnsafeStateDir } from '../../store/private-state.js';
+import { refuseUnsafeStateDir } from '../../store/private-state-dir.js';
 import type { UsageRecord } from './usage-record.js';
 import { usageReport, type UsageGrouping, type UsageReport } from './usage-report.js';
 

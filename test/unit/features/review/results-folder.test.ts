@@ -49,7 +49,8 @@ describe('--open', () => {
   it('starts xdg-open with a private page that redirects to the URL, never the URL itself, and says when there is no opener', async () => {
     const bin = mkdtempSync(join(tmpdir(), 'docextract-opener-'));
     const seen = join(bin, 'seen');
-    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" > "${seen}.args"\ncat "$1" > "${seen}.page"\ntouch "${seen}"\n`);
+    // Shell built-ins only: the opener runs with nothing but this folder on its PATH.
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" > "${seen}.args"\nwhile IFS= read -r line; do printf '%s\\n' "$line"; done < "$1" > "${seen}.page"\n: > "${seen}"\n`);
     chmodSync(join(bin, 'xdg-open'), 0o755);
     const url = 'http://127.0.0.1:1/0123456789abcdef0123456789abcdef/';
     const browser = await openInBrowser(url, { PATH: bin }, 'linux');
