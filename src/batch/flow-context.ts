@@ -1,5 +1,6 @@
 import type { ApiClient, Endpoint } from '../api/index.js';
 import { decideRetry, RateLimitError, ServiceUnavailableError, TransportError } from '../api/index.js';
+import type { ResultWriter } from '../store/atomic-write.js';
 import type { Journal } from '../store/journal.js';
 import type { Clock } from '../util/clock.js';
 import type { ResultChecker, RunSettings } from './batch-types.js';
@@ -25,7 +26,7 @@ export interface FlowContext {
   /** Checks each result's data before it is written; none when no schema is in use. */
   readonly checker?: ResultChecker;
   random(): number;
-  writeResult(path: string, text: string): Promise<void>;
+  writeResult: ResultWriter;
   /** Keeps an answer paid for whose result file could not be written, where the next run finds it (returns where). @default none: the failure is reported only */
   keepAnswer?(document: ResultDocument): Promise<string>;
 }

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import { makeResultFolders } from '../store/result-path.js';
+import { besideResultWriteOptions, resultWriteOptions } from './result-modes.js';
 import { reviewPathFor } from './review-sidecar.js';
 import { formatPages } from '../files/page-selection.js';
 import { questionOf, type Question } from './question.js';
@@ -177,14 +178,15 @@ function pagesOf(value: unknown): number[] | undefined {
 /**
  * Write a result durably: atomically (never a torn file), through `write`,
  * the run's writer (a library sink may wrap it). Every result file, whole,
- * combined from parts or re-checked, is written here. Below `root` (the
- * output folder) no link is followed: the folders are made one by one, and
- * the tmp file's rename replaces a link at the result's name, never writes
- * through it. A link or a file in the way throws a ResultPathError.
+ * combined from parts or re-checked, is written here, no more readable than
+ * its source. Below `root` (the output folder) no link is followed: the
+ * folders are made one by one, and the tmp file's rename replaces a link at
+ * the result's name, never writes through it. A link or a file in the way
+ * throws a ResultPathError.
  */
-export async function writeResult(path: string, result: ResultDocument, write: (path: string, text: string) => Promise<void> = writeFileAtomically, root?: string): Promise<void> {
+export async function writeResult(path: string, result: ResultDocument, write: ResultWriter = writeFileAtomically, root?: string): Promise<void> {
   if (root !== undefined) await makeResultFolders(root, path);
-  return write(path, serializeResult(result));
+  return write(path, serializeResult(result), resultWriteOptions(path, result.source?.path));
 }
 
 /**
@@ -211,7 +213,7 @@ export async function copyResult(
 async function copyReview(from: string, to: string): Promise<void> {
   if (resolve(from) === resolve(to)) return;
   const review = await readFile(reviewPathFor(from)).catch(() => undefined);
-  if (review) await writeFileAtomically(reviewPathFor(to), review).catch(() => undefined);
+  if (review) await writeFileAtomically(reviewPathFor(to), review, besideResultWriteOptions(to)).catch(() => undefined);
 }
 
 export function serializeResult(result: ResultDocument): string {

@@ -159,7 +159,7 @@ function reviewLeftBehind(doc: PlannedDocument): FlowEffect {
 
 async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: PlannedDocument, document: ResultDocument): Promise<{ effects: FlowEffect[]; outcome: DocumentOutcome } | undefined> {
   try {
-    await writeResult(target.output, document, (path, text) => ctx.writeResult(path, text), target.outputRoot);
+    await writeResult(target.output, document, (path, text, options) => ctx.writeResult(path, text, options), target.outputRoot);
     return undefined;
   } catch (error) {
     // Nothing is finalized: the job (if any) stays journaled and resumable.

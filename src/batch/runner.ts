@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/index.js';
 import type { Journal } from '../store/journal.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
 import type { StopReason } from './admission-stops.js';
 import { BatchState } from './batch-state.js';
@@ -33,7 +33,7 @@ export interface RunnerDeps {
   /** @default Math.random */
   random?: () => number;
   /** @default writeFileAtomically */
-  writeResult?: (path: string, text: string) => Promise<void>;
+  writeResult?: ResultWriter;
   /** Keeps an answer paid for whose result file could not be written (the state folder), so that no run pays for it again. @default none */
   keepAnswer?: (document: ResultDocument) => Promise<string>;
   /** Checks each result's data before it is written. @default none */

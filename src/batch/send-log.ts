@@ -2,11 +2,12 @@
  * Persisted send times, so that a restarted run does not burst past a window
  * its predecessor already filled.
  */
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../util/clock.js';
 import { writeFileAtomicallySync } from '../store/atomic-write.js';
 import { hasErrorCode } from '../store/fs-errors.js';
+import { appendPrivateFileSync, openPrivateFileSync, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFileSync } from '../store/private-files.js';
 
 export interface SendLog {
   /** Send times still relevant (younger than the longest window), ascending. */
@@ -48,7 +49,7 @@ export class FileSendLog implements SendLog {
   load(): number[] {
     let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
+      text = readPrivateFileSync(this.path);
     } catch (error) {
       if (hasErrorCode(error, 'ENOENT')) return [];
       throw error;
@@ -69,7 +70,7 @@ export class FileSendLog implements SendLog {
     }
     kept.sort((a, b) => a - b);
     if (torn || dropped >= COMPACT_AFTER_DROPPED) {
-      writeFileAtomicallySync(this.path, kept.map((at) => `${at}\n`).join(''));
+      writeFileAtomicallySync(this.path, kept.map((at) => `${at}\n`).join(''), { mode: PRIVATE_FILE_MODE });
     }
     this.checkedTail = true;
     return kept;
@@ -77,12 +78,12 @@ export class FileSendLog implements SendLog {
 
   append(atMs: number): void {
     if (!this.checkedTail) this.prepareForAppend();
-    appendFileSync(this.path, `${Math.round(atMs)}\n`);
+    appendPrivateFileSync(this.path, `${Math.round(atMs)}\n`);
   }
 
   /** Before the first append without a load: create folders, and never glue onto a torn line. */
   private prepareForAppend(): void {
-    mkdirSync(dirname(this.path), { recursive: true });
+    mkdirSync(dirname(this.path), { recursive: true, mode: PRIVATE_DIR_MODE });
     this.checkedTail = true;
     let size = 0;
     try {
@@ -92,11 +93,11 @@ export class FileSendLog implements SendLog {
       throw error;
     }
     if (size === 0) return;
-    const fd = openSync(this.path, 'r');
+    const fd = openPrivateFileSync(this.path, 'r');
     try {
       const last = Buffer.alloc(1);
       readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) appendFileSync(this.path, '\n');
+      if (last[0] !== 0x0a) appendPrivateFileSync(this.path, '\n');
     } finally {
       closeSync(fd);
     }
@@ -128,7 +129,7 @@ export class MemorySendLog implements SendLog {
 export function readSendTimes(path: string): number[] {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readPrivateFileSync(path);
   } catch (error) {
     if (hasErrorCode(error, 'ENOENT')) return [];
     throw error;

@@ -61,6 +61,7 @@ export class CliContext {
   private configStore?: Promise<ConfigStore>;
   private stored?: Promise<StoredConfig>;
   private knownKey?: string;
+  private warnedOfKeyFlag = false;
 
   constructor(
     readonly deps: CliDeps,
@@ -135,6 +136,7 @@ export class CliContext {
     const shape = checkApiKeyShape(value);
     if (!shape.ok) throw new ConfigError(`The API key from ${describeSource(source, profile)} is malformed. ${shape.message}`, 'invalid_api_key_format');
     this.knownKey = value.trim();
+    if (source === 'flag') this.warnOfKeyInArguments();
     return { key: this.knownKey, source, ...(profile ? { profile } : {}) };
   }
 
@@ -189,6 +191,13 @@ export class CliContext {
   /** A stack trace keeps its lines (its message's own line breaks included): each is rendered. */
   debugStack(stack: string): void {
     if (this.debugEnabled) this.io.stderr.write(`debug: ${redactSecret(stack, this.knownKey).split('\n').map(renderUntrusted).join('\n')}\n`);
+  }
+
+  /** Once per command, on stderr: a command's arguments are public on this machine. */
+  private warnOfKeyInArguments(): void {
+    if (this.warnedOfKeyFlag) return;
+    this.warnedOfKeyFlag = true;
+    this.ui.warn('--api-key puts the key in this command\'s arguments, which other users of this machine can see (ps) and your shell history keeps; store it with `docextract config set api-key` (it reads the key from stdin) or set DOCEXTRACT_API_KEY.');
   }
 
   private refuseCleartextKey(baseUrl: string): void {

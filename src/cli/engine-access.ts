@@ -3,6 +3,7 @@ import type { EngineAccess } from '../library/engine.js';
 import type { BatchSettings } from './batch-settings.js';
 import type { CliContext } from './context.js';
 import { suggestedCommand } from '../util/shell-quote.js';
+import { redactKeyArguments } from '../util/redact.js';
 
 /** Where and as whom the engine talks to the service for this command: its key, service, windows, state folder and client, with --debug and warnings on stderr. */
 export async function engineAccess(ctx: CliContext, settings: Pick<BatchSettings, 'windows' | 'run'>): Promise<EngineAccess> {
@@ -20,7 +21,7 @@ export async function engineAccess(ctx: CliContext, settings: Pick<BatchSettings
   };
 }
 
-/** The command line as `docextract jobs` lists it: quoted, so that a path or glob in it is pasted back as the one argument it was. */
-export function commandLine(args: readonly string[] = process.argv.slice(2)): string {
-  return suggestedCommand(['docextract', ...args]);
+/** The command line as `docextract jobs` lists it (and `commands.json` keeps it): quoted, so that a path or glob in it is pasted back as the one argument it was, and with the key of `--api-key` taken out. */
+export function commandLine(argv: readonly string[] = process.argv): string {
+  return suggestedCommand(['docextract', ...redactKeyArguments(argv.slice(2))]);
 }

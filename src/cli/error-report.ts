@@ -77,6 +77,10 @@ const ENGINE_CODES: Record<string, EngineCode> = {
     exitCode: ExitCode.Usage,
     hint: 'docextract keeps its journal and request log there. Fix its permissions, or point DOCEXTRACT_STATE_DIR (or XDG_STATE_HOME) at a writable folder.',
   },
+  state_dir_unsafe: {
+    exitCode: ExitCode.Usage,
+    hint: 'The state folder keeps the paths of your documents and what each run did: docextract uses it only when it is yours alone (mode 0700, no links in it). Do what the message says, or point DOCEXTRACT_STATE_DIR at a folder of your own.',
+  },
   state_locked: { exitCode: ExitCode.Usage, hint: 'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.' },
 };
 

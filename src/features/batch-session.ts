@@ -1,5 +1,5 @@
 import { accountId } from '../store/account-id.js';
-import { mkdir } from 'node:fs/promises';
+import type { ResultWriter } from '../store/atomic-write.js';
 import { join } from 'node:path';
 import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient, type ChunkProcessed, type ResponseEvent } from '../api/index.js';
 import { replayJournal, recordsWorthKeeping, type JournalRecord, type JournalState } from '../batch/journal-records.js';
@@ -18,6 +18,8 @@ import { serializeResult } from '../batch/result-file.js';
 import { KnownResults, resultsIndexPath } from './known-results.js';
 import { acquireStateLock, LockedError, type StateLock } from '../store/lock.js';
 import { StateDirError } from '../store/state-dir-error.js';
+import { StateDirUnsafeError } from '../store/state-dir-unsafe-error.js';
+import { preparePrivateStateDir } from '../store/private-state-dir.js';
 import type { Clock } from '../util/clock.js';
 import { hostedEvents } from './host/hosted-run.js';
 import { HostHub } from './host/hub.js';
@@ -34,7 +36,7 @@ export interface BatchDeps {
   /** Called once before the first request a run sends. */
   warmUp?: () => Promise<void>;
   /** Writes a result file durably (before its job is finalized). @default writeFileAtomically */
-  writeResult?: (path: string, text: string) => Promise<void>;
+  writeResult?: ResultWriter;
   /** Checks each result's data (new and reused) against its type's schema; none without schemas. */
   checker?: ResultChecker;
   /** This command hosts the scheduler for other commands on the state folder (features/host). @default none */
@@ -78,14 +80,14 @@ export class BatchSession {
     try {
       return await BatchSession.openUnchecked(options);
     } catch (error) {
-      // A busy or damaged folder has its own message; any other failure is the folder itself.
-      if (error instanceof LockedError || error instanceof JournalCorruptError) throw error;
+      // A busy, damaged or shared folder has its own message; any other failure is the folder itself.
+      if (error instanceof LockedError || error instanceof JournalCorruptError || error instanceof StateDirUnsafeError) throw error;
       throw new StateDirError(options.stateDir, error);
     }
   }
 
   private static async openUnchecked(options: SessionOptions): Promise<BatchSession> {
-    await mkdir(options.stateDir, { recursive: true });
+    await preparePrivateStateDir(options.stateDir);
     const lock = await acquireStateLock(options.stateDir, { clock: options.clock });
     try {
       const journal = await Journal.open<JournalRecord>(join(options.stateDir, 'journal.ndjson'));

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { replayJournal, type JournalRecord, type JournaledJob } from '../batch/journal-records.js';
 import { readJournalSnapshot } from '../store/journal-reader.js';
+import { refuseUnsafeStateDir } from '../store/private-state-dir.js';
 import { readLastRunReports, type LastRunFile } from '../store/last-run-report.js';
 import { suggestedCommand } from '../util/shell-quote.js';
 
@@ -62,6 +63,7 @@ export interface ListJobsOptions {
  * anything: another run may be active, and reading its journal is harmless.
  */
 export async function listJobs(options: ListJobsOptions): Promise<JobsOverview> {
+  await refuseUnsafeStateDir(options.stateDir);
   const all = await readJournalSnapshot<JournalRecord>(join(options.stateDir, 'journal.ndjson'));
   const records = options.account === undefined ? all : all.filter((record) => record.account === options.account);
   const state = replayJournal(records);

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { ResultWriter } from '../store/atomic-write.js';
 import type { BatchEvents, DocumentOutcome, DocumentStatus, PartOf, PartOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { questionOf } from '../batch/question.js';
 import { outputPathFor, readResultFile, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
@@ -69,7 +70,7 @@ export class PartResults {
   constructor(
     documents: readonly PlannedDocument[],
     private readonly storeDb: boolean,
-    private readonly write: (path: string, text: string) => Promise<void>,
+    private readonly write: ResultWriter,
     private readonly now: () => number,
     /** Told of a source result that could not be written. */
     private readonly notice: (message: string) => void = () => undefined,

@@ -24,7 +24,7 @@ import { ModelRules } from '../features/model-rules.js';
 import { PageRules } from '../features/page-rules.js';
 import { planDocuments } from '../features/plan-documents.js';
 import { runStreamBatch } from '../features/stream-batch.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import { AllowedFolders } from '../files/allowed-folders.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { USER_AGENT } from '../util/version.js';
@@ -279,10 +279,10 @@ function withSink(deps: BatchDeps, sink: ResultSink | undefined): BatchDeps {
 }
 
 /** Writes a result durably, then hands it to the sink (if any). */
-function sinkWriter(sink: ResultSink | undefined): (path: string, text: string) => Promise<void> {
+function sinkWriter(sink: ResultSink | undefined): ResultWriter {
   if (!sink) return writeFileAtomically;
-  return async (path, text) => {
-    await writeFileAtomically(path, text);
+  return async (path, text, options) => {
+    await writeFileAtomically(path, text, options);
     await sink(JSON.parse(text) as ResultDocument, path);
   };
 }

@@ -50,6 +50,18 @@ export function reserveTempPath(target: string): { path: string; release(): void
   return { path, release: () => inFlight.delete(path) };
 }
 
+export interface AtomicWriteOptions {
+  /**
+   * The new file's mode, before the umask: 0o600 for the state folder's
+   * files, at most the source's bits for a result.
+   * @default 0o666 (so 0o644 under the usual umask)
+   */
+  mode?: number;
+}
+
+/** What writes a result file durably: {@link writeFileAtomically}, or a caller's wrapper of it. */
+export type ResultWriter = (path: string, text: string, options?: AtomicWriteOptions) => Promise<void>;
+
 /**
  * Write a tmp file in the same folder (`.<base>.tmp-<pid>-<random>`), fsync it,
  * rename it over the target, then fsync the folder so the rename itself
@@ -57,13 +69,13 @@ export function reserveTempPath(target: string): { path: string; release(): void
  * folders. On failure the tmp file is removed and the fs error (ENOSPC,
  * EACCES, EISDIR...) is thrown untouched.
  */
-export async function writeFileAtomically(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomically(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
   const tmp = tempPathFor(path);
   inFlight.add(tmp);
   try {
-    const handle = await open(tmp, 'wx');
+    const handle = await open(tmp, 'wx', options.mode);
     try {
       await handle.writeFile(data);
       await handle.sync();
@@ -82,13 +94,13 @@ export async function writeFileAtomically(path: string, data: string | Uint8Arra
 }
 
 /** Synchronous twin of {@link writeFileAtomically}, for callers that cannot await (the send log). */
-export function writeFileAtomicallySync(path: string, data: string | Uint8Array): void {
+export function writeFileAtomicallySync(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const tmp = tempPathFor(path);
   inFlight.add(tmp);
   try {
-    const fd = openSync(tmp, 'wx');
+    const fd = openSync(tmp, 'wx', options.mode);
     try {
       // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: equivalent; writeSync takes a string as UTF-8 too, and returns the bytes it wrote.
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { hasErrorCode } from './fs-errors.js';
+import { readPrivateFile } from './private-files.js';
 
 /**
  * The journal's records, read without opening it for writing, without the
@@ -10,7 +10,7 @@ import { hasErrorCode } from './fs-errors.js';
 export async function readJournalSnapshot<T extends { type: string }>(path: string): Promise<T[]> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readPrivateFile(path);
   } catch (error) {
     if (hasErrorCode(error, 'ENOENT')) return [];
     throw error;

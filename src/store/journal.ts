@@ -4,10 +4,11 @@ import { DocextractError } from '../util/docextract-error.js';
  * durable (fdatasync) before it resolves, because an intent record must be on
  * disk before the request it announces is sent.
  */
-import { mkdir, open, readFile, truncate, type FileHandle } from 'node:fs/promises';
+import { mkdir, truncate, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { syncFolder, writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
+import { openPrivateFile, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFile } from './private-files.js';
 
 /** A line in the middle of the journal is not a record: the file was damaged by something other than a crash mid-append. */
 export class JournalCorruptError extends DocextractError {
@@ -48,10 +49,10 @@ export class Journal<T extends { type: string }> {
    * is ignored and truncated away, so the next append starts on a clean line.
    */
   static async open<T extends { type: string }>(path: string): Promise<Journal<T>> {
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
     let text: string | undefined;
     try {
-      text = await readFile(path, 'utf8');
+      text = await readPrivateFile(path);
     } catch (error) {
       if (!hasErrorCode(error, 'ENOENT')) throw error;
     }
@@ -59,7 +60,7 @@ export class Journal<T extends { type: string }> {
     const { records, validBytes } = parseJournal<T>(text ?? '', path);
     const torn = validBytes < Buffer.byteLength(text ?? '');
     if (torn) await truncate(path, validBytes);
-    const handle = await open(path, 'a');
+    const handle = await openPrivateFile(path, 'a');
     if (torn) await handle.datasync();
     // A new file's name must be durable too, or its first intent could vanish with it.
     if (text === undefined) await syncFolder(dirname(path));
@@ -109,7 +110,7 @@ export class Journal<T extends { type: string }> {
       const keep = select(this.items);
       const text = keep.map(toLine).join('');
       const old = this.openHandle();
-      await writeFileAtomically(this.path, text);
+      await writeFileAtomically(this.path, text, { mode: PRIVATE_FILE_MODE });
       // The rename replaced the file; the old handle would append to the
       // orphaned inode, so it goes now. Should reopening fail, the journal is
       // closed (appends throw) rather than silently writing nowhere.
@@ -117,7 +118,7 @@ export class Journal<T extends { type: string }> {
       this.size = Buffer.byteLength(text);
       this.items.splice(0, this.items.length, ...keep);
       await old.close().catch(() => undefined);
-      this.handle = await open(this.path, 'a');
+      this.handle = await openPrivateFile(this.path, 'a');
     });
   }
 

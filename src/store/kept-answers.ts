@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomically } from './atomic-write.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 
 /** The folder, in the state folder, of answers paid for whose result file could not be written. */
 export function keptAnswersDir(stateDir: string): string {
@@ -13,10 +15,12 @@ export function keptAnswersDir(stateDir: string): string {
  * someone else): it is never lost, and the next run that meets the same
  * question copies it from here for nothing, once the path is fixed. Named by
  * the question (`key`), never by the source's name, so any path fits.
- * Returns where it is kept.
+ * Returns where it is kept: a file as private as the rest of the state
+ * folder (the answer may be a payslip's).
  */
 export async function keepAnswer(dir: string, key: string, text: string): Promise<string> {
   const path = join(dir, `${createHash('sha256').update(key).digest('hex')}.json`);
-  await writeFileAtomically(path, text);
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await writeFileAtomically(path, text, { mode: PRIVATE_FILE_MODE });
   return path;
 }

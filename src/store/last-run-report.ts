@@ -4,10 +4,11 @@
  * file per account (`last-run-<account>.json`), written atomically, so two
  * runs with different keys never overwrite each other's report.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { accountFiles } from './account-files.js';
 import { writeFileAtomically } from './atomic-write.js';
+import { PRIVATE_FILE_MODE, readPrivateFile } from './private-files.js';
+import { preparePrivateStateDir } from './private-state-dir.js';
 
 /** A file the run did not complete. */
 export interface LastRunFile {
@@ -45,10 +46,11 @@ export function lastRunReportPath(stateDir: string, account: string): string {
   return join(stateDir, `last-run-${account}.json`);
 }
 
-/** Replace the account's report; the folder must exist (the batch session made it). */
+/** Replace the account's report (in the private state folder, made when missing). */
 export async function writeLastRunReport(stateDir: string, account: string, report: LastRunReport): Promise<void> {
   const stored: StoredLastRunReport = { account, ...report };
-  await writeFileAtomically(lastRunReportPath(stateDir, account), `${JSON.stringify(stored, null, 2)}\n`);
+  await preparePrivateStateDir(stateDir);
+  await writeFileAtomically(lastRunReportPath(stateDir, account), `${JSON.stringify(stored, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
 }
 
 /** Every account's report (or only `account`'s); a damaged one is passed over, since it only describes the past. */
@@ -56,7 +58,7 @@ export async function readLastRunReports(stateDir: string, account?: string): Pr
   const reports: StoredLastRunReport[] = [];
   for (const file of await accountFiles(stateDir, FILE_NAME, account)) {
     try {
-      const parsed = JSON.parse(await readFile(file.path, 'utf8')) as StoredLastRunReport;
+      const parsed = JSON.parse(await readPrivateFile(file.path)) as StoredLastRunReport;
       if (Array.isArray(parsed.files) && typeof parsed.finished_at === 'string') reports.push({ ...parsed, account: file.account });
     } catch {
       // a report cut short or edited by hand: nothing to list from it

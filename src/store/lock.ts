@@ -6,12 +6,14 @@ import { DocextractError } from '../util/docextract-error.js';
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { link, mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../util/clock.js';
 import { reserveTempPath, writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
 import { isProcessAlive } from './process-alive.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFile } from './private-files.js';
+import { refuseUnsafeStateDir } from './private-state-dir.js';
 
 export interface StateLock {
   release(): Promise<void>;
@@ -66,7 +68,7 @@ export async function acquireStateLock(dir: string, opts: StateLockOptions = {})
   const staleMs = opts.staleMs ?? 30_000;
   const heartbeatMs = opts.heartbeatMs ?? 5_000;
   const lockPath = join(dir, 'lock');
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
 
   const now = clock.now();
   const content: LockContent = {
@@ -96,8 +98,9 @@ export async function acquireStateLock(dir: string, opts: StateLockOptions = {})
   throw new LockedError(holder?.pid ?? 0, lockPath, holder?.hostname);
 }
 
-/** The process holding `<dir>/lock` now, if one does (a stale lock holds nothing); reads only. */
+/** The process holding `<dir>/lock` now, if one does (a stale lock holds nothing); reads only, and only a private folder (StateDirUnsafeError). */
 export async function stateLockHolder(dir: string, opts: Pick<StateLockOptions, 'clock' | 'staleMs'> = {}): Promise<{ pid: number; hostname: string; startedAt: number } | undefined> {
+  await refuseUnsafeStateDir(dir);
   const seen = await readLockText(join(dir, 'lock'));
   const holder = seen === undefined ? undefined : parseLock(seen);
   if (!holder || isStale(holder, (opts.clock ?? systemClock).now(), opts.staleMs ?? 30_000)) return undefined;
@@ -115,7 +118,7 @@ function isStale(holder: LockContent, now: number, staleMs: number): boolean {
 async function createExclusively(lockPath: string, text: string): Promise<boolean> {
   const tmp = reserveTempPath(lockPath);
   try {
-    await writeFile(tmp.path, text, { flag: 'wx' });
+    await writeFile(tmp.path, text, { flag: 'wx', mode: PRIVATE_FILE_MODE });
     try {
       await link(tmp.path, lockPath);
       return true;
@@ -135,7 +138,7 @@ async function createExclusively(lockPath: string, text: string): Promise<boolea
 async function createWithOExcl(lockPath: string, text: string): Promise<boolean> {
   let handle;
   try {
-    handle = await open(lockPath, 'wx');
+    handle = await open(lockPath, 'wx', PRIVATE_FILE_MODE);
   } catch (error) {
     if (hasErrorCode(error, 'EEXIST')) return false;
     throw error;
@@ -149,9 +152,10 @@ async function createWithOExcl(lockPath: string, text: string): Promise<boolean>
   return true;
 }
 
+/** The lock's text, or undefined when there is none; a link where the lock should be is refused (StateDirUnsafeError), never followed. */
 async function readLockText(lockPath: string): Promise<string | undefined> {
   try {
-    return await readFile(lockPath, 'utf8');
+    return await readPrivateFile(lockPath);
   } catch (error) {
     if (hasErrorCode(error, 'ENOENT')) return undefined;
     throw error;
@@ -212,7 +216,7 @@ function startHolding(lockPath: string, content: LockContent, clock: Clock, hear
       stop();
       return;
     }
-    await writeFileAtomically(lockPath, JSON.stringify({ ...content, heartbeatAt: clock.now() }));
+    await writeFileAtomically(lockPath, JSON.stringify({ ...content, heartbeatAt: clock.now() }), { mode: PRIVATE_FILE_MODE });
   };
 
   // A real timer on purpose: staleness is judged by other processes in real

@@ -1,8 +1,9 @@
-import { createReadStream } from 'node:fs';
-import { appendFile, open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { hash53 as hashOf } from '../util/hash53.js';
 import { reserveTempPath, syncFolder } from './atomic-write.js';
+import { hasErrorCode } from './fs-errors.js';
+import { appendPrivateFile, openPrivateFile, PRIVATE_FILE_MODE } from './private-files.js';
 
 export interface ResultsIndexOptions {
   /** Entries kept (the oldest go first). @default 100_000 */
@@ -107,7 +108,7 @@ export class ResultsIndex {
       const next = new Map<number, number>();
       let written = 0;
       try {
-        const out = await open(temp.path, 'wx');
+        const out = await open(temp.path, 'wx', PRIVATE_FILE_MODE);
         const write = async (text: string): Promise<void> => {
           const bytes = Buffer.from(`${text}\n`);
           await out.write(bytes);
@@ -172,7 +173,7 @@ export class ResultsIndex {
   private async append(line: IndexLine): Promise<number> {
     const separator = this.endsMidLine ? '\n' : '';
     const bytes = Buffer.from(`${separator}${JSON.stringify(line)}\n`);
-    await appendFile(this.path, bytes);
+    await appendPrivateFile(this.path, bytes);
     const offset = this.bytes + separator.length;
     this.bytes += bytes.length;
     this.endsMidLine = false;
@@ -193,7 +194,7 @@ export class ResultsIndex {
         else this.remember(hashOf(line.k), offset);
       }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (!hasErrorCode(error, 'ENOENT')) throw error;
     }
   }
 }
@@ -204,10 +205,20 @@ export class ResultsIndex {
  * short by a crash) is yielded too; it will not parse.
  */
 async function* linesOf(path: string): AsyncGenerator<{ offset: number; end: number; text: string; ended: boolean }> {
+  // Opened without following a link: the index is in the state folder.
+  const handle = await openPrivateFile(path, 'r');
+  try {
+    yield* linesOfStream(handle.createReadStream({ autoClose: false }));
+  } finally {
+    await handle.close();
+  }
+}
+
+async function* linesOfStream(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ offset: number; end: number; text: string; ended: boolean }> {
   let pending: Buffer = Buffer.alloc(0);
   let start = 0;
-  for await (const chunk of createReadStream(path)) {
-    pending = pending.length === 0 ? (chunk as Buffer) : Buffer.concat([pending, chunk as Buffer]);
+  for await (const chunk of chunks) {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     let from = 0;
     for (let newline = pending.indexOf(0x0a, from); newline !== -1; newline = pending.indexOf(0x0a, from)) {
       yield { offset: start, end: start + newline - from + 1, text: pending.toString('utf8', from, newline), ended: true };
@@ -223,7 +234,7 @@ async function* linesOf(path: string): AsyncGenerator<{ offset: number; end: num
 async function readLineAt(path: string, offset: number): Promise<string> {
   let handle;
   try {
-    handle = await open(path, 'r');
+    handle = await openPrivateFile(path, 'r');
   } catch {
     return '';
   }

@@ -6,12 +6,14 @@
  * again. Lines older than {@link USAGE_KEPT_MS} are dropped when the file
  * has grown past {@link COMPACT_ABOVE_BYTES}.
  */
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, fsyncSync, readSync, writeSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { accountFiles } from './account-files.js';
 import { writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
+import { openPrivateFileSync, PRIVATE_FILE_MODE, readPrivateFile } from './private-files.js';
+import { preparePrivateStateDir } from './private-state-dir.js';
 
 /** How far back the records go: a little over a year, so that `--by month` compares a month with the same one last year. */
 export const USAGE_KEPT_MS = 400 * 86_400_000;
@@ -27,6 +29,7 @@ export function usageLogPath(stateDir: string, account: string): string {
 
 /** Append one record (a JSON value with a `finished_at` ISO date) durably; drop old lines first when the file has grown large. */
 export async function appendUsageLine(stateDir: string, account: string, record: { finished_at: string }, nowMs: number): Promise<void> {
+  await preparePrivateStateDir(stateDir);
   await compactUsageIfLarge(stateDir, account, nowMs);
   appendUsageLineNow(stateDir, account, record);
 }
@@ -40,10 +43,11 @@ export function compactUsageIfLarge(stateDir: string, account: string, nowMs: nu
  * Append one record durably, synchronously: a second Ctrl-C exits inside its
  * signal handler, where no awaited write would finish, and a run's charges
  * must be on disk before it goes. Being synchronous, it also cannot be cut in
- * two by that handler: the line is written whole or not begun.
+ * two by that handler: the line is written whole or not begun. The file is
+ * opened as every state file is: 0600, never through a link.
  */
 export function appendUsageLineNow(stateDir: string, account: string, record: { finished_at: string }): void {
-  const fd = openSync(usageLogPath(stateDir, account), 'a+', 0o600);
+  const fd = openPrivateFileSync(usageLogPath(stateDir, account), 'a+');
   try {
     // A line a crash cut short must not swallow this one: start on a line of its own.
     const { size } = fstatSync(fd);
@@ -60,7 +64,7 @@ export function appendUsageLineNow(stateDir: string, account: string, record: { 
 /** Every parsable line of one account (or of every account), oldest first; a torn or edited line is passed over. */
 export async function readUsageLines<T extends { finished_at: string }>(stateDir: string, account?: string): Promise<T[]> {
   const lines: T[] = [];
-  for (const file of await accountFiles(stateDir, FILE_NAME, account)) lines.push(...parseLines<T>(await readFile(file.path, 'utf8')));
+  for (const file of await accountFiles(stateDir, FILE_NAME, account)) lines.push(...parseLines<T>(await readPrivateFile(file.path)));
   return lines.sort((a, b) => Date.parse(a.finished_at) - Date.parse(b.finished_at));
 }
 
@@ -88,6 +92,6 @@ async function compactIfLarge(path: string, nowMs: number): Promise<void> {
   }
   if (size <= COMPACT_ABOVE_BYTES) return;
   const oldest = nowMs - USAGE_KEPT_MS;
-  const kept = parseLines(await readFile(path, 'utf8')).filter((line) => Date.parse(line.finished_at) >= oldest);
-  await writeFileAtomically(path, kept.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  const kept = parseLines(await readPrivateFile(path)).filter((line) => Date.parse(line.finished_at) >= oldest);
+  await writeFileAtomically(path, kept.map((line) => `${JSON.stringify(line)}\n`).join(''), { mode: PRIVATE_FILE_MODE });
 }

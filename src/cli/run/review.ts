@@ -34,11 +34,11 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
   }
   ctx.io.stdout.write(ctx.options.json ? `${JSON.stringify({ url: server.url })}\n` : `${server.url}\n`);
   ctx.ui.info('review page on 127.0.0.1 only (the token in the URL is its key); Ctrl-C to stop');
-  if (flags.open) {
-    const { openInBrowser } = await import('../../features/review/open-browser.js');
-    if (!(await openInBrowser(server.url, ctx.io.env))) ctx.ui.warn('no browser opener (xdg-open) found: open the URL above yourself');
-  }
+  // The opener gets a private page that redirects to the URL, never the URL (its token) in its arguments.
+  const browser = flags.open ? await (await import('../../features/review/open-browser.js')).openInBrowser(server.url, ctx.io.env) : undefined;
+  if (browser && !browser.opened) ctx.ui.warn('no browser opener (xdg-open) found: open the URL above yourself');
   await untilStopped(ctx.deps.stop);
+  await browser?.close();
   await server.close();
   return 'success';
 }

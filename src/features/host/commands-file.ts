@@ -1,8 +1,9 @@
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { DocumentTask } from '../../batch/document-task.js';
 import { writeFileAtomically } from '../../store/atomic-write.js';
+import { PRIVATE_FILE_MODE, readPrivateFile } from '../../store/private-files.js';
 
 /** A command submitting to the host. */
 export interface Origin {
@@ -55,7 +56,7 @@ export class CommandsFile {
     this.writing = this.writing
       .then(() => {
         this.pending = false;
-        return writeFileAtomically(this.path, `${JSON.stringify({ commands: this.snapshot() }, null, 2)}\n`);
+        return writeFileAtomically(this.path, `${JSON.stringify({ commands: this.snapshot() }, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
       })
       .catch(() => undefined); // a view for `jobs`: the next change writes it again
   }
@@ -69,7 +70,7 @@ export class CommandsFile {
 /** The commands a host last wrote, or none (no host, or an unreadable file). */
 export async function readRunningCommands(stateDir: string): Promise<RunningCommand[]> {
   try {
-    const parsed = JSON.parse(await readFile(commandsFilePath(stateDir), 'utf8')) as { commands?: RunningCommand[] };
+    const parsed = JSON.parse(await readPrivateFile(commandsFilePath(stateDir))) as { commands?: RunningCommand[] };
     return Array.isArray(parsed.commands) ? parsed.commands : [];
   } catch {
     return [];

@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 import type { DocumentOutcome, PlannedDocument, ResultChecker } from '../../batch/batch-types.js';
 import type { DocumentTask } from '../../batch/document-task.js';
 import type { BatchRunner } from '../../batch/runner.js';
@@ -10,6 +10,7 @@ import type { ChunkProcessed } from '../../api/index.js';
 import { CommandsFile, commandsFilePath, runningCommands, type Origin } from './commands-file.js';
 import { hostSocketPath, readMessages, send, type ClientMessage, type DocumentNews, type HostMessage, type SharedRunTerms } from './protocol.js';
 import type { TaskQueue } from './task-queue.js';
+import { PRIVATE_FILE_MODE } from '../../store/private-files.js';
 
 /** What the hub needs of the run it feeds, once that run starts. */
 export interface HostedRun {
@@ -76,6 +77,8 @@ export class HostHub {
       server.listen(path, () => resolve(true));
     });
     if (!listening) return undefined;
+    // Made with the umask's mode; the folder (0700) already keeps others out, and its files are 0600 all the same.
+    await chmod(path, PRIVATE_FILE_MODE).catch(() => undefined);
     server.unref();
     hub.commands.changed();
     return hub;

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { ResultChecks, ResultDocument } from '../../batch/result-file.js';
 import { fingerprintOf, reviewPathFor, sameFingerprint, type ResultFingerprint } from '../../batch/review-sidecar.js';
 import { writeFileAtomically } from '../../store/atomic-write.js';
+import { besideResultWriteOptions } from '../../batch/result-modes.js';
 import { sameJson, valueAt, withValueAt } from '../field-paths.js';
 
 /** What `<result>.review.json` holds: a person's corrections to one extraction, and whether they approved it. */
@@ -74,13 +75,13 @@ export async function saveReview(resultPath: string, result: Partial<ResultDocum
     corrections: correctionsOf(result.data, input.values),
     ...(input.checks ? { checks: input.checks } : {}),
   };
-  await writeFileAtomically(reviewPathFor(resultPath), `${JSON.stringify(record, null, 2)}\n`);
+  await writeFileAtomically(reviewPathFor(resultPath), `${JSON.stringify(record, null, 2)}\n`, besideResultWriteOptions(resultPath));
   return record;
 }
 
 /** Store a new verdict on the corrected data in an existing review (after `check` with a changed schema). */
 export async function saveReviewChecks(resultPath: string, review: ReviewRecord, checks: ResultChecks): Promise<void> {
-  await writeFileAtomically(reviewPathFor(resultPath), `${JSON.stringify({ ...review, checks }, null, 2)}\n`);
+  await writeFileAtomically(reviewPathFor(resultPath), `${JSON.stringify({ ...review, checks }, null, 2)}\n`, besideResultWriteOptions(resultPath));
 }
 
 function isReviewRecord(value: unknown): value is ReviewRecord {

@@ -1,6 +1,7 @@
 import { DocextractError } from '../../util/docextract-error.js';
 import type { ResultChecker } from '../../batch/batch-types.js';
 import { defaultStateDir } from '../../config/state-dir.js';
+import { refuseUnsafeStateDir } from '../../store/private-state-dir.js';
 import { PdfjsAssets } from './package-assets.js';
 import { ReviewChecks } from './review-checks.js';
 import { ResultsFolder } from './results-folder.js';
@@ -33,9 +34,12 @@ export class ReviewInputError extends DocextractError {
 export async function startReview(options: ReviewOptions): Promise<ReviewServer> {
   const folder = await ResultsFolder.open(options.resultsDir, options.cwd);
   if (!folder) throw new ReviewInputError(`${options.resultsDir}: no such folder of results.`);
+  const stateDir = options.stateDir ?? defaultStateDir(process.env);
+  // Its last-run reports name files the page serves: only from a folder no one else could plant them in.
+  await refuseUnsafeStateDir(stateDir);
   return startReviewServer({
     folder,
-    stateDir: options.stateDir ?? defaultStateDir(process.env),
+    stateDir,
     checks: new ReviewChecks(options.checker, options.cwd),
     pdfjs: await PdfjsAssets.locate(),
     now: options.now,

@@ -1,6 +1,7 @@
 import { parseRateWindows } from '../../batch/rate-windows.js';
 import { readSendTimes, sendLogPath } from '../../batch/send-log.js';
 import { readUsageLines } from '../../store/usage-log.js';
+import { refuseUnsafeStateDir } from '../../store/private-state-dir.js';
 import type { UsageRecord } from './usage-record.js';
 import { usageReport, type UsageGrouping, type UsageReport } from './usage-report.js';
 
@@ -17,6 +18,7 @@ export interface UsageQuery {
 
 /** The usage report from what the state folder holds: the usage records and the gate's send log, read only. */
 export async function readUsage(query: UsageQuery): Promise<UsageReport> {
+  await refuseUnsafeStateDir(query.stateDir);
   const records = await readUsageLines<UsageRecord>(query.stateDir, query.account);
   const windows = query.account ? parseRateWindows(query.rateLimit) : [];
   const sends = query.account ? readSendTimes(sendLogPath(query.stateDir, query.account)) : [];

@@ -8,6 +8,7 @@ import { describeError } from '../../../src/cli/error-report.js';
 import { JournalCorruptError } from '../../../src/store/journal.js';
 import { LockedError } from '../../../src/store/lock.js';
 import { StateDirError } from '../../../src/store/state-dir-error.js';
+import { StateDirUnsafeError } from '../../../src/store/state-dir-unsafe-error.js';
 
 /**
  * Every hint, as the user reads it. Written out here on purpose (not imported):
@@ -68,6 +69,11 @@ const LOCAL_HINTS: [code: string, error: Error, hint: string][] = [
     'docextract keeps its journal and request log there. Fix its permissions, or point DOCEXTRACT_STATE_DIR (or XDG_STATE_HOME) at a writable folder.',
   ],
   ['unknown_model', new UnknownModelError([{ name: 'invoce', closest: ['invoice'] }], ['invoice'], true), 'List the document types this key may use with: docextract models'],
+  [
+    'state_dir_unsafe',
+    new StateDirUnsafeError('/state', 'The state folder /state is not private'),
+    'The state folder keeps the paths of your documents and what each run did: docextract uses it only when it is yours alone (mode 0700, no links in it). Do what the message says, or point DOCEXTRACT_STATE_DIR at a folder of your own.',
+  ],
   ['state_locked', new LockedError(4242, '/state/lock'), 'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.'],
 ];
 

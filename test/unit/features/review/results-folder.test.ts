@@ -46,14 +46,23 @@ describe("pdf.js from the package", () => {
 });
 
 describe('--open', () => {
-  it('starts xdg-open with the URL when it is on the PATH, and says so when it is not', async () => {
+  it('starts xdg-open with a private page that redirects to the URL, never the URL itself, and says when there is no opener', async () => {
     const bin = mkdtempSync(join(tmpdir(), 'docextract-opener-'));
     const seen = join(bin, 'seen');
-    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > "${seen}"\n`);
+    // Shell built-ins only: the opener runs with nothing but this folder on its PATH.
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" > "${seen}.args"\nwhile IFS= read -r line; do printf '%s\\n' "$line"; done < "$1" > "${seen}.page"\n: > "${seen}"\n`);
     chmodSync(join(bin, 'xdg-open'), 0o755);
-    expect(await openInBrowser('http://127.0.0.1:1/t/', { PATH: bin }, 'linux')).toBe(true);
-    await expect.poll(() => (existsSync(seen) ? readFileSync(seen, 'utf8').trim() : '')).toBe('http://127.0.0.1:1/t/');
-    expect(await openInBrowser('http://127.0.0.1:1/t/', { PATH: join(bin, 'empty') }, 'linux')).toBe(false);
-    expect(await openInBrowser('http://127.0.0.1:1/t/', { PATH: bin }, 'win32')).toBe(false);
+    const url = 'http://127.0.0.1:1/0123456789abcdef0123456789abcdef/';
+    const browser = await openInBrowser(url, { PATH: bin }, 'linux');
+    expect(browser.opened).toBe(true);
+    await expect.poll(() => existsSync(seen)).toBe(true);
+    const args = readFileSync(`${seen}.args`, 'utf8').trim().split('\n');
+    expect(args).toEqual([expect.stringMatching(/open-review\.html$/)]);
+    expect(args.join(' ')).not.toContain('0123456789abcdef0123456789abcdef');
+    expect(readFileSync(`${seen}.page`, 'utf8')).toContain(`content="0;url=${url}"`);
+    await browser.close();
+    expect(existsSync(args[0] ?? '')).toBe(false);
+    expect((await openInBrowser(url, { PATH: join(bin, 'empty') }, 'linux')).opened).toBe(false);
+    expect((await openInBrowser(url, { PATH: bin }, 'win32')).opened).toBe(false);
   });
 });
