@@ -57,12 +57,12 @@ describe('--api-key is kept and shown nowhere', () => {
     try {
       await waitFor(() => emu.counters.requestsByEndpoint.documents > 0 && existsSync(join(stateDir, 'commands.json')), 'the run hosting, its upload held');
       const listed = readFileSync(join(stateDir, 'commands.json'), 'utf8');
-      expect(listed).toContain('docextract --api-key *** extract');
+      expect(listed).toContain("docextract --api-key '***' extract");
       expect(listed).not.toContain(KEY_BODY);
       for (const args of [['jobs'], ['jobs', '--json']]) {
         const jobs = await runCli(args, { env });
         expect(jobs.code, jobs.stderr).toBe(0);
-        expect(jobs.stdout).toContain('--api-key *** extract');
+        expect(jobs.stdout).toContain("--api-key '***' extract");
         expect(jobs.stdout + jobs.stderr).not.toContain(KEY_BODY);
       }
       expectAllPrivate(stateDir, 'while the run holds it (lock, commands.json, host.sock)');
