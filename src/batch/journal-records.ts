@@ -70,6 +70,13 @@ export interface UnansweredUpload {
   at: number;
   /** The pages cut out and sent (--pages); absent: the whole file. */
   sourcePages?: number[];
+  /**
+   * Its file has been completed since, by a later upload: nobody will finish
+   * the job this send may have left, so it is no longer shown as work left,
+   * but it may still hold one of the key's open-job slots until its TTL, so
+   * the planner still counts it.
+   */
+  superseded?: true;
 }
 
 /** A `--force` run that has not ended: since when its results count as extracted by it. */
@@ -157,15 +164,16 @@ export function replayJournal(records: readonly JournalRecord[]): JournalState {
  * The file of these intents is complete now (its result is written), by the
  * run that announced them or a later one: the warning that an earlier send
  * of it may hold a job is closed (the design notes: a part finished by any
- * command completes its source). `selection` is the pages the result
- * answers (undefined: the whole file); a sync answer names none, and closes
- * every selection of the content.
+ * command completes its source), but the slot such a job may hold is still
+ * counted until the TTL (a lost answer's job is open on the server all the
+ * same). `selection` is the pages the result answers (undefined: the whole
+ * file); a sync answer names none, and closes every selection of the content.
  */
 function closeIntentsOf(pending: Map<string, UnansweredUpload>, account: string, sha256: string, selection: readonly number[] | undefined | 'any'): void {
   for (const [intentId, intent] of pending) {
     if (intent.account !== account || intent.sha256 !== sha256) continue;
     if (selection !== 'any' && (intent.sourcePages ?? []).join(',') !== (selection ?? []).join(',')) continue;
-    pending.delete(intentId);
+    pending.set(intentId, { ...intent, superseded: true });
   }
 }
 

@@ -72,7 +72,7 @@ export async function listJobs(options: ListJobsOptions): Promise<JobsOverview> 
     .map((job) => jobListing(job, options.nowMs))
     .sort((a, b) => a.expires_in_ms - b.expires_in_ms);
   const unanswered = state.unanswered
-    .filter((upload) => upload.at + options.ttlMs > options.nowMs)
+    .filter((upload) => upload.superseded !== true && upload.at + options.ttlMs > options.nowMs)
     .map((upload): UnansweredUploadListing => ({
       kind: 'unanswered-upload',
       account: upload.account,
