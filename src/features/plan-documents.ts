@@ -48,6 +48,8 @@ export interface PlanOptions {
   parallelism?: number;
   /** Ends the checks under way (a PDF's page count is stopped at once); their files are refused as `interrupted`. */
   signal?: AbortSignal;
+  /** Lines for --debug (a PDF's page count started, ended). */
+  debug?: (line: string) => void;
 }
 
 /**
@@ -115,7 +117,7 @@ export async function planFiles(
   const rejected: DocumentOutcome[] = [];
   const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
     const selection = options.pages?.selectionFor(relative(commonBase, input.path));
-    const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all), ...(options.signal ? { signal: options.signal } : {}) });
+    const checked = await preflightFile(input.path, { pastLimits: options.parts === true || (selection !== undefined && !selection.all), ...(options.signal ? { signal: options.signal } : {}), ...(options.debug ? { debug: options.debug } : {}) });
     return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath, options.parts === true) : undefined];
   });
   const documents: PlannedDocument[] = [];
