@@ -9,8 +9,9 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { extractDocuments, type DocumentOutcome } from '../../src/index.js';
 import { startChildCli, type RunningChild } from '../helpers/child-run.js';
-import { emulatorEnv, expectNoStackTrace, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { emulatorEnv, expectNoStackTrace, startTestEmulator, TEST_KEY, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { hostilePdf } from '../helpers/hostile-pdf.js';
 import { commandRig, runningCommands, waitFor } from '../helpers/one-client.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
@@ -94,5 +95,22 @@ describe('a stop while a hostile PDF is being counted', () => {
     const ended = await stopWhileCounting(run, 'hostile.pdf', 'SIGTERM');
 
     expectStoppedDuringCount(ended, 'hostile.pdf');
+  });
+
+  it("the library's list run (MCP's extract tool) hears its signal in the page counts: a stopped run leaves the file interrupted, uncounted", async () => {
+    const emu = (rig.emulator = await startTestEmulator());
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    writeFileSync(join(ws.inputs, 'hostile.pdf'), hostilePdf(HOSTILE));
+    const stop = new AbortController();
+    // Stopped before it starts: no count may run to its budget (pdf_too_complex) once the caller has said stop.
+    stop.abort();
+    const run = extractDocuments([ws.inputs], { apiKey: TEST_KEY, baseUrl: emu.url, out: ws.out, stateDir: emulatorEnv(emu).DOCEXTRACT_STATE_DIR as string, rateLimit: 'none', signal: stop.signal });
+    const outcomes: DocumentOutcome[] = [];
+    for await (const outcome of run) outcomes.push(outcome);
+    await run.done;
+
+    expect(outcomes).toEqual([expect.objectContaining({ status: 'interrupted', error: expect.objectContaining({ code: 'interrupted' }) })]);
+    expect(emu.counters.creditsCharged).toBe(0);
   });
 });
