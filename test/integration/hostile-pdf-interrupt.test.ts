@@ -10,10 +10,11 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractDocuments, type DocumentOutcome } from '../../src/index.js';
-import { startChildCli, type RunningChild } from '../helpers/child-run.js';
+import { startChildCli, type ChildResult, type RunningChild } from '../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, startTestEmulator, TEST_KEY, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { hostilePdf } from '../helpers/hostile-pdf.js';
 import { commandRig, runningCommands, waitFor } from '../helpers/one-client.js';
+import { isolatedEnv } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 
 const rig = commandRig();
@@ -28,7 +29,7 @@ const countStarted = (name: string) => new RegExp(`^debug: counting the pages of
 const countEnded = (name: string) => new RegExp(`^debug: (counted|gave up counting) the pages of "[^"\\n]*${name}"$`, 'm');
 
 /** Waits for the count of `name` to be under way, then sends `signal`; the command's end. */
-async function stopWhileCounting(run: RunningChild, name: string, signal: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function stopWhileCounting(run: RunningChild, name: string, signal: NodeJS.Signals): Promise<ChildResult> {
   await waitFor(() => countStarted(name).test(run.stderrSoFar()), `the page count of ${name} to start`);
   run.child.kill(signal);
   return run.done;
@@ -58,6 +59,21 @@ describe('a stop while a hostile PDF is being counted', () => {
     expectStoppedDuringCount(ended, 'z-hostile.pdf');
     expect(ended.stderr).toMatch(/SIGINT: finishing the requests in flight/);
     expect(emu.counters.creditsCharged).toBe(0);
+  });
+
+  it("Ctrl-C during extract --dry-run's count (or the first slice's, before a run listens for signals) ends the process by the signal itself", async () => {
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    writeFileSync(join(ws.inputs, 'hostile.pdf'), hostilePdf(HOSTILE));
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef', DOCEXTRACT_LOG: 'debug' });
+    const run = rig.track(startChildCli(['extract', ws.inputs, '--dry-run'], env));
+
+    const ended = await stopWhileCounting(run, 'hostile.pdf', 'SIGINT');
+
+    // Nothing is sent or saved yet: Node's own handling of the signal ends the process (the shell says 130) with the count.
+    expect(ended.signal).toBe('SIGINT');
+    expect(ended.stderr).not.toMatch(countEnded('hostile.pdf'));
+    expect(ended.stdout).not.toContain('pdf_too_complex');
   });
 
   it('SIGTERM stops a watch that rides along on another command while it checks an arrival', async () => {
