@@ -61,6 +61,28 @@ describe('a stop while a hostile PDF is being counted', () => {
     expect(emu.counters.creditsCharged).toBe(0);
   });
 
+  it('Ctrl-C stops extract riding along on a watch while it checks a file of a later slice: the file is interrupted, not refused', async () => {
+    const emu = (rig.emulator = await startTestEmulator());
+    const ws = makeWorkspace({});
+    mkdirSync(join(ws.inputs, 'batch'), { recursive: true });
+    mkdirSync(join(ws.inputs, 'inbox'), { recursive: true });
+    for (let index = 0; index < FIRST_SLICE; index++) writeFileSync(join(ws.inputs, 'batch', `a${String(index).padStart(4, '0')}.pdf`), 'not a PDF\n');
+    writeFileSync(join(ws.inputs, 'batch', 'z-hostile.pdf'), hostilePdf(HOSTILE));
+    const env = emulatorEnv(emu, { DOCEXTRACT_LOG: 'debug' });
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const host = rig.track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...UNTHROTTLED_FLAGS], env));
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the watch to host');
+    const run = rig.track(startChildCli(['extract', join(ws.inputs, 'batch'), '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], env));
+
+    const ended = await stopWhileCounting(run, 'z-hostile.pdf', 'SIGINT');
+
+    expectStoppedDuringCount(ended, 'z-hostile.pdf');
+    // It rode along: the watch held the state folder throughout.
+    expect(runningCommands(stateDir).find((command) => command.role === 'host')?.pid).toBe(host.child.pid);
+    host.child.kill('SIGTERM');
+    expect((await host.done).code).toBe(130);
+  });
+
   it("Ctrl-C during extract --dry-run's count (or the first slice's, before a run listens for signals) ends the process by the signal itself", async () => {
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
