@@ -22,6 +22,21 @@ if (process.platform !== 'linux' || process.arch !== 'x64') {
 rmSync(out, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
+// 0. The PDF inspection worker as one CommonJS script (built-in modules only): a single executable has
+// no worker file beside it, so it starts the worker from this text (src/files/pdf-inspection-worker-source.ts).
+const workerBundle = await build({
+  entryPoints: [join(root, 'src/files/pdf-inspection-worker.ts')],
+  write: false,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  legalComments: 'none',
+  logLevel: 'warning',
+  logOverride: { 'empty-import-meta': 'silent' },
+});
+const workerSource = workerBundle.outputFiles[0].text;
+
 // 1. One CommonJS file: a single executable's main script is CommonJS and may require only built-in
 // modules. Dynamic imports stay lazy (esbuild runs a module's body when it is first imported).
 const script = join(work, 'docextract.cjs');
@@ -38,6 +53,15 @@ await build({
   logOverride: { 'empty-import-meta': 'silent' },
   // Compiled in: the executable has no package.json beside it to read the version from.
   plugins: [
+    {
+      name: 'inspection-worker',
+      setup(plugin) {
+        plugin.onLoad({ filter: /[\\/]src[\\/]files[\\/]pdf-inspection-worker-source\.ts$/ }, () => ({
+          contents: `export const BUNDLED_WORKER_SOURCE = ${JSON.stringify(workerSource)};\n`,
+          loader: 'ts',
+        }));
+      },
+    },
     {
       name: 'version',
       setup(plugin) {

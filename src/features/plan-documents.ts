@@ -51,6 +51,8 @@ export interface PlanOptions {
   parallelism?: number;
   /** Ends the checks under way (a PDF's page count is stopped at once); their files are refused as `interrupted`. */
   signal?: AbortSignal;
+  /** Lines for --debug (a PDF's page count started, ended). */
+  debug?: (line: string) => void;
 }
 
 /**
@@ -122,6 +124,7 @@ export async function planFiles(
       pastLimits: options.parts === true || (selection !== undefined && !selection.all),
       ...(options.confinedTo !== undefined ? { confinedTo: options.confinedTo } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.debug ? { debug: options.debug } : {}),
     });
     return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath, options.parts === true) : undefined];
   });

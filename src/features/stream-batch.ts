@@ -48,6 +48,8 @@ export async function runStreamBatch(deps: BatchDeps, settings: RunSettings, sou
     ...(deps.checker ? { checker: deps.checker } : {}),
     rejected: finishedBeforeSending,
     reused: finishedBeforeSending,
+    // A stop ends the page counts under way, not only the wait for the next arrival.
+    ...(stop ? { stop } : {}),
   });
   const runner = sessionRunner(deps, settings, {
     onFinished: (outcome, doc) => planner.finished(outcome, doc),

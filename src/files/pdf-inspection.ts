@@ -9,13 +9,14 @@
  *
  * Workers are kept for the next file (starting one costs tens of
  * milliseconds, and a run may count 10,000 files); an idle one does not keep
- * the process alive. Where no worker can be started (the single executable,
- * which has no worker file beside it), the count runs in-thread, still
- * within its budget.
+ * the process alive. The single executable has no worker file beside it: it
+ * starts the worker from the code bundled into it. Where no worker can be
+ * started at all, the count runs in-thread, still within its budget.
  */
 import { availableParallelism } from 'node:os';
 import { isSea } from 'node:sea';
 import { Worker } from 'node:worker_threads';
+import { BUNDLED_WORKER_SOURCE } from './pdf-inspection-worker-source.js';
 import { countPdfPages } from './pdf-page-count.js';
 import { checkPdfStructure } from './pdf-structure.js';
 import { DEFAULT_INSPECTION_LIMITS, InspectionBudget, InspectionBudgetExceeded, type BudgetKind, type InspectionLimits } from './pdf/inspection-budget.js';
@@ -55,7 +56,7 @@ const idle: Worker[] = [];
 const waiting: (() => void)[] = [];
 let busy = 0;
 /** Set once a worker failed to start: counts then run in-thread. */
-let workersUnavailable = isSea();
+let workersUnavailable = isSea() && BUNDLED_WORKER_SOURCE === undefined;
 
 export function inspectPdfPages(bytes: Uint8Array, options: InspectOptions = {}): Promise<PdfInspection> {
   return inspectPdf('pages', bytes, options);
@@ -120,7 +121,7 @@ export function tooComplexMessage(name: string, task: InspectionTask, budget: Bu
 /** A worker once it runs; undefined when none can be started (then none is tried again). */
 async function startWorker(): Promise<Worker | undefined> {
   try {
-    const worker = new Worker(workerUrl());
+    const worker = isSea() && BUNDLED_WORKER_SOURCE !== undefined ? new Worker(BUNDLED_WORKER_SOURCE, { eval: true }) : new Worker(workerUrl());
     await new Promise<void>((resolve, reject) => {
       worker.once('online', resolve);
       worker.once('error', reject);

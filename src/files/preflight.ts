@@ -83,6 +83,8 @@ export interface PreflightOptions {
    * able to read what it points at; this process may. @default links followed
    */
   confinedTo?: string;
+  /** Lines for --debug: when a PDF's page count starts and how it ended (what a test waits on before it stops a run). */
+  debug?: (line: string) => void;
 }
 
 /** The largest PDF read to be cut into parts (all of it is hashed and held while it is planned). */
@@ -150,7 +152,10 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
 
   const hasBody = hasPdfBody(bytes);
   // Handed over to a worker thread, bytes and all (nothing here reads them after).
+  // The name is quoted: a file name is untrusted, and its control characters must not reach the terminal as they are.
+  options.debug?.(`counting the pages of ${JSON.stringify(name)}`);
   const inspection = await inspectPdfPages(bytes, { transfer: true, ...(options.inspectionLimits ? { limits: options.inspectionLimits } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  options.debug?.(`${{ counted: 'counted', too_complex: 'gave up counting', aborted: 'stopped counting' }[inspection.kind]} the pages of ${JSON.stringify(name)}`);
   if (inspection.kind === 'aborted') return reject('interrupted', `${name} was not checked: interrupted.`, { size, sha256 });
   // Past the budget the file is refused, not sent with its pages unknown: an uncounted PDF may be
   // split by the service (more than 3 pages) or be past its page limit, and credits follow the pages.

@@ -67,8 +67,8 @@ export interface EngineRun<R, E extends BatchEvents> {
 /** Documents (or a collect) submitted as they are, or arrivals of the command's own making (`watch`). */
 export type RideAlong<R, E> =
   | {
-      /** What it submits; a function when it is made only to ride along (a large batch is checked in full only then). */
-      work: ClientWork | (() => Promise<ClientWork>);
+      /** What it submits; a function when it is made only to ride along (a large batch is checked in full only then, until `stop`, the run's). */
+      work: ClientWork | ((stop: AbortSignal | undefined) => Promise<ClientWork>);
       /** The command's sources sent in parts: one outcome each, whoever ran the parts. */
       parts?: PartResults;
       /** Before the first submission (the free check of the document types). */
@@ -111,7 +111,7 @@ export async function runDocuments<R, E extends BatchEvents>(run: EngineRun<R, E
     : 'work' in ride
       ? async (socket: Socket): Promise<SubmissionEnd<R>> => {
           // The work before the display: what checking it refuses is shown with what came before.
-          const work = typeof ride.work === 'function' ? await ride.work() : ride.work;
+          const work = typeof ride.work === 'function' ? await ride.work(run.signal) : ride.work;
           client ??= new ClientBatch(work, await eventsOnce(), ride.parts);
           await prepareOnce();
           const end = await client.submit(socket, who, run.signal);

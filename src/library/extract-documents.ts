@@ -208,7 +208,7 @@ async function run(
   }
   // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
   const allowed = options.allowedFolders ? await AllowedFolders.of(options.allowedFolders, cwd) : undefined;
-  const planned = await planDocuments([...inputs], { ...plan, parts: true, ...(allowed ? { allowed } : {}) });
+  const planned = await planDocuments([...inputs], { ...plan, parts: true, ...(allowed ? { allowed } : {}), ...(options.signal ? { signal: options.signal } : {}) });
   // One outcome per input: a source sent in parts is one.
   options.onPlanned?.(new Set(planned.documents.map((doc) => doc.part?.output ?? doc.output)).size + planned.rejected.length);
   for (const outcome of planned.rejected) finished(outcome);

@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { ChildResult } from '../helpers/child-run.js';
 import { MIXED_FILES, TEST_KEY, batchFiles, startTestEmulator, totalPages } from '../helpers/emulator-run.js';
+import { hostilePdf } from '../helpers/hostile-pdf.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /** Built by `npm run test:binary` (npm run build:binary) just before this file runs. */
 const BUILT = resolve(import.meta.dirname, '../../dist-bin');
@@ -86,6 +88,30 @@ describe('dist-bin/docextract, copied alone into an empty folder', () => {
     } finally {
       child.kill('SIGINT');
       await closed;
+    }
+  });
+
+  it("counts a PDF's pages in a worker started from its bundled code: SIGTERM during a hostile file's count ends the count, and the file is interrupted", async () => {
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    const child = spawn(join(folder, 'docextract'), ['watch', ws.inputs, '--out', ws.out, '--json', '--settle', '100ms', '--rate-limit', 'none'], { env: { ...env, DOCEXTRACT_LOG: 'debug' }, cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const closed = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
+    try {
+      await waitFor(() => stderr.includes('watching '), 'the watch to watch its folder');
+      writeFileSync(join(ws.dir, 'hostile.pdf'), hostilePdf({ pages: 50, streams: 5, inflatedBytesPerStream: 56 * 1024 * 1024 }));
+      renameSync(join(ws.dir, 'hostile.pdf'), join(ws.inputs, 'hostile.pdf'));
+      await waitFor(() => stderr.includes('debug: counting the pages of'), 'the page count to start');
+      child.kill('SIGTERM');
+      expect(await closed, stderr).toBe(130);
+      // In-thread (no worker), SIGTERM would be heard only once the count ran to its budget: pdf_too_complex.
+      expect(stderr).toContain('debug: stopped counting the pages of');
+      expect(parseNdjson(stdout)).toEqual([expect.objectContaining({ status: 'interrupted', error: expect.objectContaining({ code: 'interrupted' }) })]);
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 });

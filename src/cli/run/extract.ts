@@ -35,12 +35,20 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   const settings = await resolveBatchSettings(ctx, flags);
   await refuseFileAsFolder('--out', settings.outDir);
   const { planDocumentStream } = await import('../../features/plan-documents.js');
+  // The slices after the first are checked while the run goes, once the session listens for Ctrl-C and SIGTERM:
+  // its stop is passed on here, so a PDF whose page count is under way cannot hold the stop back for the whole inspection budget.
+  const planStop = new AbortController();
+  const stopPlanningWith = (stop: AbortSignal | undefined): void => {
+    if (!stop) return;
+    if (stop.aborted) planStop.abort(stop.reason);
+    else stop.addEventListener('abort', () => planStop.abort(stop.reason), { once: true });
+  };
   // Found now; checked (read, hashed, pages counted) a slice at a time as the run goes: 100,000 planned files never sit in memory at once.
   const { stream, first } = await withSpinner(
     ctx,
     'finding and checking files (type, size, pages)',
     async () => {
-      const found = await planDocumentStream(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages, parts: true, listed, exclude: [ctx.stateDir()] });
+      const found = await planDocumentStream(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages, parts: true, listed, exclude: [ctx.stateDir()], signal: planStop.signal, debug: (line) => ctx.debug(line) });
       const next = await found.slices.next();
       return { stream: found, first: next.done ? { documents: [], rejected: [] } : next.value };
     },
@@ -74,8 +82,9 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   const preReported = [...stream.rejected];
   // Riding along on another command sends it the whole list: the batch is checked in full only then, before the display is made (it shows what was refused first).
   let whole: Promise<PlannedDocument[]> | undefined;
-  const everyDocument = (): Promise<PlannedDocument[]> =>
+  const everyDocument = (stop?: AbortSignal): Promise<PlannedDocument[]> =>
     (whole ??= (async () => {
+      stopPlanningWith(stop);
       const documents: PlannedDocument[] = [];
       for await (const slice of slices) {
         documents.push(...slice.documents);
@@ -92,10 +101,11 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     stream.found + stream.rejected.length,
     preReported,
     async (deps, stop, client) => {
+      stopPlanningWith(stop);
       const report = await runExtractBatch(deps, client ? client.remaining() : slices, settings.run, settings.outDir, reuse, stop, typedModels, { parts, keepOutcomes: false, forceCommand: forceCommand(ctx) });
       return client ? client.merged(report) : report;
     },
-    { work: async () => ({ documents: await everyDocument(), reuse }), prepare, parts, finish: (report) => report },
+    { work: async (stop) => ({ documents: await everyDocument(stop), reuse }), prepare, parts, finish: (report) => report },
   );
 }
 

@@ -64,7 +64,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     pollMs,
     moves,
     exclude: [ctx.stateDir()],
-    plan: { outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages },
+    plan: { outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages, debug: (line: string) => ctx.debug(line) },
     reuse: { force: Boolean(flags.force), dedupe: flags.dedupe !== false },
     // One for the command: a handover between hosting and riding along starts another run, not another command.
     record: new WatchRecord(ctx.io.cwd),

@@ -27,6 +27,8 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
     let credits = 0;
     let ended = false;
     let stopping = false;
+    // Files being checked: a stop ends their checks (interrupted), which are reported before the command ends.
+    let planning = false;
     let folder: HotFolder | undefined;
     const notice = (message: string): void => deps.events.notice?.(message);
     const moves = new WatchMoves({ root: options.root, ...options.moves }, notice);
@@ -45,17 +47,24 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
       stopping = true;
       connection.send({ type: 'cancel' });
       void folder?.close();
-      if (waiting.size === 0) void end('done');
+      if (waiting.size === 0 && !planning) void end('done');
     };
     const submitArrivals = async (watched: HotFolder): Promise<void> => {
       for await (const paths of arrivalsOf(watched, options)) {
         if (ended || stopping) return;
         const inputs = paths.map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
         for (const input of inputs) tally.arrived(input.displayPath, input.path);
-        const planned = await planFiles(inputs, options.root, { ...options.plan, outDir: options.outDir, confinedTo: options.root });
+        planning = true;
+        // A stop ends the page counts under way, so a costly PDF cannot hold SIGTERM back for its whole budget.
+        const planned = await planFiles(inputs, options.root, { ...options.plan, outDir: options.outDir, confinedTo: options.root, ...(stop ? { signal: stop } : {}) }).finally(() => (planning = false));
         for (const rejected of planned.rejected) {
           if (rejected.error?.code === 'file_not_found') tally.vanished(rejected.file);
           else tally.documentFinished(rejected);
+        }
+        // The host was told to cancel: what was checked meanwhile is not sent, and stays for the next watch.
+        if (stopping) {
+          if (waiting.size === 0) void end('done');
+          return;
         }
         const documents = planned.documents.map((doc) => {
           const id = nextId++;
@@ -87,7 +96,7 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
         if (!waiting.delete(news.id)) return;
         credits += news.outcome.credits;
         tally.documentFinished(news.outcome);
-        if (stopping && waiting.size === 0) void end('done');
+        if (stopping && waiting.size === 0 && !planning) void end('done');
       },
     });
   });
