@@ -9,6 +9,7 @@ import { readlineWord } from '../completion/readline-word.js';
 import { splitCommandLine } from '../completion/split-line.js';
 import { CliContext, type GlobalOptions } from '../context.js';
 import { renderUntrusted } from '../../util/untrusted-text.js';
+import { shellQuote } from '../../util/shell-quote.js';
 
 export async function runCompletionScript(ctx: CliContext, shell: string): Promise<void> {
   ctx.io.stdout.write(COMPLETION_SCRIPTS[knownShell(shell)]);
@@ -32,12 +33,13 @@ export function completeFor(program: Command): CommandHandler<[string, string[]]
 /**
  * The document types kept for the account the completed line would use: its own --base-url, --api-key or other global flags first.
  * A name the service sent with a control or bidi character in it is not offered: the shell would put it into the command line raw
- * (a newline in it would even offer a second, made-up name), and shown escaped it would not be the name.
+ * (a newline in it would even offer a second, made-up name), and shown escaped it would not be the name. Nor is a name that
+ * a shell would not read as the one plain word it is (`x;rm -rf ~`, `$(…)`): completion inserts it unquoted, one Enter from running.
  */
 async function documentTypesFor(ctx: CliContext, globals: Readonly<Record<string, string>>): Promise<ReturnType<typeof readModelNames>> {
   const line = new CliContext(ctx.deps, { ...ctx.options, ...globals } as GlobalOptions);
   try {
-    return readModelNames(line.stateDir(), accountId(await line.baseUrl(), (await line.apiKey()).key)).filter((type) => renderUntrusted(type.name) === type.name);
+    return readModelNames(line.stateDir(), accountId(await line.baseUrl(), (await line.apiKey()).key)).filter((type) => renderUntrusted(type.name) === type.name && shellQuote(type.name) === type.name);
   } catch {
     return []; // no key, no base URL: nothing kept to offer
   }

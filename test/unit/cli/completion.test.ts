@@ -78,13 +78,15 @@ describe('docextract __complete', () => {
     expect(out.stdout).toBe(':dirs\tsc\n');
   });
 
-  it('offers no document type whose name the service sent with controls, and shows descriptions with their controls escaped', async () => {
+  it('offers no document type whose name the service sent with controls or shell syntax, and shows descriptions with their controls escaped', async () => {
     const env = isolatedEnv({ DOCEXTRACT_API_KEY: KEY, DOCEXTRACT_BASE_URL: URL, DOCEXTRACT_STATE_DIR: mkdtempSync(join(tmpdir(), 'docextract-state-')) });
     const kept = [
       { name: 'invoice', description: `bills ${HOSTILE_SERVICE_TEXT}` },
       { name: 'inv\ninvoice_fake' },
       { name: `in${OSC_NAME}` },
       { name: `in${RTL_NAME}` },
+      { name: 'inv;rm -rf ~' },
+      { name: 'inv$(id)' },
     ];
     rememberModelNames(env.DOCEXTRACT_STATE_DIR as string, accountId(URL, KEY), kept, 0);
     const zsh = await runCli(['__complete', 'zsh', '--', 'docextract', 'extract', '--model', 'in'], { env });
