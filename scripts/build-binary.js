@@ -22,11 +22,10 @@ if (process.platform !== 'linux' || process.arch !== 'x64') {
 rmSync(out, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
-// 0. The PDF inspection worker as one CommonJS script (built-in modules only): a single executable has
-// no worker file beside it, so it starts the worker from this text (src/files/pdf-inspection-worker-source.ts).
-const workerBundle = await build({
-  entryPoints: [join(root, 'src/files/pdf-inspection-worker.ts')],
-  write: false,
+// A single executable's scripts are CommonJS and may require only built-in modules. Dynamic imports
+// stay lazy (esbuild runs a module's body when it is first imported). package-assets.ts reads
+// import.meta.url only outside a single executable (it asks node:sea first).
+const ONE_COMMONJS_FILE = {
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -34,24 +33,20 @@ const workerBundle = await build({
   legalComments: 'none',
   logLevel: 'warning',
   logOverride: { 'empty-import-meta': 'silent' },
-});
+};
+
+// 0. The PDF inspection worker as one script: a single executable has no worker file beside it, so it
+// starts the worker from this text (src/files/pdf-inspection-worker-source.ts).
+const workerBundle = await build({ ...ONE_COMMONJS_FILE, entryPoints: [join(root, 'src/files/pdf-inspection-worker.ts')], write: false });
 const workerSource = workerBundle.outputFiles[0].text;
 
-// 1. One CommonJS file: a single executable's main script is CommonJS and may require only built-in
-// modules. Dynamic imports stay lazy (esbuild runs a module's body when it is first imported).
+// 1. The CLI as one script, with the worker's text and the version compiled in (the executable has no
+// package.json beside it to read the version from).
 const script = join(work, 'docextract.cjs');
 await build({
+  ...ONE_COMMONJS_FILE,
   entryPoints: [join(root, 'scripts/binary-entry.js')],
   outfile: script,
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  legalComments: 'none',
-  logLevel: 'warning',
-  // package-assets.ts reads import.meta.url only outside a single executable (it asks node:sea first).
-  logOverride: { 'empty-import-meta': 'silent' },
-  // Compiled in: the executable has no package.json beside it to read the version from.
   plugins: [
     {
       name: 'inspection-worker',
