@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { resultDocument } from '../helpers/result-document.js';
 import { startReviewCli, type RunningReview } from '../helpers/review-run.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
@@ -78,20 +79,8 @@ describe('data nested past the cap', () => {
 
 /** A result file as docextract writes them, with `data` given as text. */
 function resultWithData(dataText: string): string {
-  const result = {
-    status: 'complete',
-    source: { path: '/nowhere/deep.pdf', sha256: 'cd'.repeat(32), size: 10, type: 'pdf', pages: 1 },
-    question: { sha256: 'cd'.repeat(32), model: 'invoice', store_db: false },
-    model: 'invoice',
-    pages: { total: 1, processed: 1, missing: [] },
-    job: null,
-    extraction_id: null,
-    warnings: [],
-    credits: 1,
-    started_at: '2026-01-01T00:00:00.000Z',
-    completed_at: '2026-01-01T00:00:01.000Z',
-    generator: 'docextract',
-  };
+  // The data goes in as text: JSON.stringify cannot write data this deep.
+  const { data: _data, ...result } = resultDocument('/nowhere/deep.pdf', null, 'cd'.repeat(32));
   return `${JSON.stringify(result).slice(0, -1)},"data":${dataText}}\n`;
 }
 

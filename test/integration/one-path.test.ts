@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
+import { resultDocument } from '../helpers/result-document.js';
 import { startReviewCli, type RunningReview } from '../helpers/review-run.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { parseNdjson } from '../helpers/workspace.js';
@@ -26,21 +27,7 @@ function workspace(): { dir: string; results: string; schema: string } {
   const dir = mkdtempSync(join(tmpdir(), 'docextract-one-path-'));
   const results = join(dir, 'results');
   mkdirSync(results);
-  const result = {
-    status: 'complete',
-    source: { path: join(dir, 'in.pdf'), sha256: 'ab'.repeat(32), size: 10, type: 'pdf', pages: 1 },
-    question: { sha256: 'ab'.repeat(32), model: 'invoice', store_db: false },
-    model: 'invoice',
-    pages: { total: 1, processed: 1, missing: [] },
-    job: null,
-    extraction_id: null,
-    warnings: [],
-    credits: 1,
-    started_at: '2026-01-01T00:00:00.000Z',
-    completed_at: '2026-01-01T00:00:01.000Z',
-    generator: 'docextract',
-    data: DATA,
-  };
+  const result = resultDocument(join(dir, 'in.pdf'), DATA);
   writeFileSync(join(results, 'in.pdf.json'), `${JSON.stringify(result)}\n`);
   const schema = join(dir, 'invoice.schema.json');
   writeFileSync(schema, JSON.stringify(SCHEMA));
