@@ -177,7 +177,7 @@ export async function withEngineSession<R>(connection: EngineConnection, work: (
   let host: HostHub | undefined;
   try {
     const api = await createClient((event) => session.observe(event));
-    const refresh = async (jobIds: string[]): Promise<Map<string, ServerJobView>> => (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds);
+    const refresh = async (jobIds: string[]): Promise<Map<string, ServerJobView>> => (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds, connection.clock);
     const process = (chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> => processThroughGate(session, api, chunkJobId, model);
     host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms, { refresh, process }) : undefined;
     return await work({ api, session, clock: connection.clock, account, warmUp: () => warmUp(api, connection.clock), ...(host ? { host } : {}) });

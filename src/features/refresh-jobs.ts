@@ -1,5 +1,6 @@
-import { ApiError, AuthenticationError, type ApiClient } from '../api/index.js';
+import { ApiError, AuthenticationError, decideRetry, RateLimitError, type ApiClient } from '../api/index.js';
 import { neverReached } from '../batch/flow-context.js';
+import type { Clock } from '../util/clock.js';
 import type { BatchSession } from './batch-session.js';
 import type { JobListing } from './list-jobs.js';
 
@@ -13,30 +14,55 @@ export type ServerJobView =
  * deletes the data, and the result is not saved here). Each is a counted
  * request, so each waits for its slot in the request gate, which enforces
  * the key's windows together with every other run's persisted sends, and
- * learns when the server counted it once it is answered.
+ * learns when the server counted it once it is answered. A 429 is asked
+ * again once its window resets, as every other request of the client is
+ * (the retry policy decides when, the gate pauses all sending until then):
+ * another client's burst must not turn into a job listed as an error.
  */
-export async function refreshJobs(session: Pick<BatchSession, 'gate'>, api: ApiClient, jobs: readonly (Pick<JobListing, 'parent_job_id'> | string)[], signal?: AbortSignal): Promise<Map<string, ServerJobView>> {
+export async function refreshJobs(
+  session: Pick<BatchSession, 'gate' | 'readings'>,
+  api: ApiClient,
+  jobs: readonly (Pick<JobListing, 'parent_job_id'> | string)[],
+  clock: Clock,
+  signal?: AbortSignal,
+): Promise<Map<string, ServerJobView>> {
   const views = new Map<string, ServerJobView>();
   for (const listed of jobs) {
     const job = typeof listed === 'string' ? { parent_job_id: listed } : listed;
+    views.set(job.parent_job_id, await askAbout(session, api, job.parent_job_id, clock, signal));
+  }
+  return views;
+}
+
+async function askAbout(session: Pick<BatchSession, 'gate' | 'readings'>, api: ApiClient, jobId: string, clock: Clock, signal: AbortSignal | undefined): Promise<ServerJobView> {
+  for (let attempt = 1; ; attempt++) {
     const sentAt = await session.gate.acquire(signal);
     try {
-      const answer = await api.collect(job.parent_job_id, { finalize: false }, signal);
+      const answer = await api.collect(jobId, { finalize: false }, signal);
       session.gate.answered(sentAt);
-      views.set(job.parent_job_id, {
+      return {
         status: answer.status,
         chunks_done: answer.chunks_done ?? null,
         chunks_total: answer.chunks_total ?? null,
         pending_pages: answer.pending_pages ?? [],
         failed_pages: answer.failed_pages ?? [],
-      });
+      };
     } catch (error) {
       // Answered (a 410 for one job gone, a 429) or dropped: counted, if at all, by now.
       if (!neverReached(error)) session.gate.answered(sentAt);
       // One job gone (410) or unknown must not hide what the others say; a bad key concerns them all.
       if (!(error instanceof ApiError) || error instanceof AuthenticationError) throw error;
-      views.set(job.parent_job_id, { status: 'error', code: error.code, message: error.message });
+      if (!(error instanceof RateLimitError && error.code === 'rate_limit_exceeded')) return { status: 'error', code: error.code, message: error.message };
+      const now = clock.now();
+      const decision = decideRetry(error, attempt, {
+        endpoint: 'result',
+        nowMs: now,
+        rateLimit: { resetAtMs: session.readings.resetAt(error.rateLimit, now), windowMs: session.readings.windowOf(error.rateLimit) },
+        random: Math.random,
+      });
+      if (decision.action === 'give-up') return { status: 'error', code: error.code, message: error.message };
+      session.gate.rejected(error.rateLimit?.limit);
+      session.gate.pauseUntil(now + decision.delayMs, decision.reason);
     }
   }
-  return views;
 }

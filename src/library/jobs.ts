@@ -27,7 +27,7 @@ export function refreshOpenJobs(access: EngineAccess, command: string, jobIds: s
     events: () => ({ documentFinished: () => undefined }),
     host: (deps) => {
       asking(false);
-      return refreshJobs(deps.session, deps.api, jobIds);
+      return refreshJobs(deps.session, deps.api, jobIds, deps.clock);
     },
     ride: { submitWith: (socket, _events, who) => refreshThroughHost(socket, who, jobIds, () => asking(true)) },
     hosts: false,

@@ -126,6 +126,8 @@ describe('fault injection', () => {
   });
 
   it('slow adds slowMs before answering', async () => {
+    // Real time on purpose: the delay is a real timer in front of a real socket (what a client's
+    // timeouts meet), and only its lower bound is checked, which no load can break.
     t.emulator.setFaults({ health: { slow: 1 } });
     const started = Date.now();
     expect((await fetch(`${t.url}/v3.1/health`)).status).toBe(200);

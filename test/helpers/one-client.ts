@@ -49,10 +49,17 @@ export function completeAt(path: string): boolean {
   }
 }
 
+/** One command the host lists: its role, and how many of its documents have no outcome yet. */
+export interface ListedCommand {
+  pid: number;
+  role: string;
+  queued: number;
+}
+
 /** The commands the host lists in the state folder (what `docextract jobs` shows). */
-export function runningCommands(stateDir: string): { pid: number; role: string }[] {
+export function runningCommands(stateDir: string): ListedCommand[] {
   try {
-    return (JSON.parse(readFileSync(join(stateDir, 'commands.json'), 'utf8')) as { commands: { pid: number; role: string }[] }).commands;
+    return (JSON.parse(readFileSync(join(stateDir, 'commands.json'), 'utf8')) as { commands: ListedCommand[] }).commands;
   } catch {
     return [];
   }

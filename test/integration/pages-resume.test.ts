@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceivedUpload, RunningEmulator } from '../../src/emulator/index.js';
 import { startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, readJournal, startTestEmulator } from '../helpers/emulator-run.js';
+import { holdDocumentsUntilReleased } from '../helpers/held-answers.js';
 import { labelledPdf } from '../helpers/make-pdf.js';
 import { pageTexts } from '../helpers/pdf-pages.js';
 import { makeWorkspace, sha256Of } from '../helpers/workspace.js';
@@ -72,25 +73,46 @@ describe('kill -9 during a selection', () => {
 describe('kill -9 between parts', () => {
   it('the rerun sends no finished part again, resumes the open ones, and writes the one result', async () => {
     const uploads: ReceivedUpload[] = [];
-    emulator = await startTestEmulator({ latencyMs: { process: 40 }, onUpload: (upload) => uploads.push(upload) });
+    // The part uploaded first runs free; every chunk of the others waits for the test. The kill lands with
+    // one part finished and another's job journaled and open, whatever the machine's speed (it used to land
+    // after a 10 ms poll, and a run with no job journaled never checked the resume).
+    const otherParts = holdDocumentsUntilReleased(['process']);
+    let answeredProcess = 0;
+    emulator = await startTestEmulator({
+      holdDocument: otherParts.holdDocument,
+      onUpload: (upload) => {
+        if (uploads.length > 0) otherParts.hold(upload.sha256);
+        uploads.push(upload);
+      },
+      onRequest: (entry) => entry.endpoint === 'process' && (answeredProcess += 1),
+    });
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
     writeFileSync(join(ws.inputs, 'ledger.pdf'), await labelledPdf('Ledger', 320));
     const env = emulatorEnv(emulator);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const args = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '2'];
+    const partsOnDisk = (): string[] => ['1-150', '151-300', '301-320'].filter((pages) => existsSync(join(ws.out, '.parts', `ledger.pdf.p${pages}.json`)));
+    const journaledParts = (): string[] =>
+      readJournal(stateDir)
+        .filter((record) => record.type === 'manifest')
+        .map((record) => `${(record.sourcePages as number[])[0]}-${(record.sourcePages as number[]).at(-1)}`);
 
     const first = startChildCli(args, env);
-    const firstPart = join(ws.out, '.parts', 'ledger.pdf.p1-150.json');
-    await waitFor(() => existsSync(firstPart) || existsSync(join(ws.out, '.parts', 'ledger.pdf.p151-300.json')), 'the result of a first part', 60_000);
+    await waitFor(() => partsOnDisk().length > 0 && journaledParts().some((pages) => !partsOnDisk().includes(pages)), 'a part finished and another one journaled, its chunks held', 60_000);
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
     expect(existsSync(join(ws.out, 'ledger.pdf.json'))).toBe(false);
-    // What the first run had made durable: finished parts, and parts whose job it journaled.
-    const finished = ['1-150', '151-300', '301-320'].filter((pages) => existsSync(join(ws.out, '.parts', `ledger.pdf.p${pages}.json`)));
-    const journaled = readJournal(env.DOCEXTRACT_STATE_DIR as string)
-      .filter((record) => record.type === 'manifest')
-      .map((record) => `${(record.sourcePages as number[])[0]}-${(record.sourcePages as number[]).at(-1)}`);
+    // What the first run had made durable: finished parts, and parts whose job it journaled (open ones among them).
+    const finished = partsOnDisk();
+    const journaled = journaledParts();
+    const open = journaled.filter((pages) => !finished.includes(pages));
     expect(finished.length).toBeGreaterThanOrEqual(1);
+    expect(open.length).toBeGreaterThanOrEqual(1);
+    // The chunks the dead command asked for are processed now, their claims let go before the rerun asks.
+    const asked = emulator.counters.requestsByEndpoint.process;
+    otherParts.release();
+    await waitFor(() => answeredProcess === asked, 'the abandoned chunks answered');
 
     const second = await startChildCli(args, env).done;
     expect(second.code).toBe(0);

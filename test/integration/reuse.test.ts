@@ -40,6 +40,7 @@ describe('a result is reused only when it answers the same question', () => {
     const payslip = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'payslip', '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(payslip.code).toBe(0);
     expect(counted(emu)).toBe(afterInvoice * 2);
+    expect(parseNdjson(payslip.stdout)).toHaveLength(Object.keys(FOLDER).length);
     for (const line of parseNdjson(payslip.stdout)) expect(line).toMatchObject({ status: 'complete', model: 'payslip' });
     expect(resultOf(join(ws.out, 'long.pdf.json')).question.model).toBe('payslip');
     expect(resultOf(join(ws.out, 'a.pdf.json')).model).toBe('payslip');
@@ -49,6 +50,7 @@ describe('a result is reused only when it answers the same question', () => {
     expect(third.code).toBe(0);
     // Nothing counted: the named type is checked against the free models list, nothing else is asked.
     expect({ ...emu.counters.requestsByEndpoint, models: before.models }).toEqual(before);
+    expect(parseNdjson(third.stdout)).toHaveLength(Object.keys(FOLDER).length);
     for (const line of parseNdjson(third.stdout)) expect(line).toMatchObject({ status: 'complete', model: 'payslip', reused: expect.stringContaining('answers it') });
   });
 

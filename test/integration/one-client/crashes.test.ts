@@ -10,6 +10,7 @@ import type { EmulatorEvent } from '../../../src/emulator/index.js';
 import { runChildCli, startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+import { holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, waitFor, runningCommands } from '../../helpers/one-client.js';
 import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
 
@@ -22,22 +23,39 @@ const PAGES: Record<string, number> = { 'thirty.pdf': 30, 'twelve.pdf': 12, 'sev
 describe('many commands, one client: crashes stay local', () => {
   it('kill -9 of the host: the client takes over and finishes every file; a rerun of the host command uploads nothing new', async () => {
     const tally = uploadTally();
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], latencyMs: { process: 100 }, onRequest: tally.onRequest }));
-    const processed = new Set<string>();
-    emu.events.on('event', (event: EmulatorEvent) => event.type === 'chunk_processed' && event.sha256 && processed.add(event.sha256));
+    // Every answer waits until the client has joined; and again from the moment a chunk of each split job
+    // is processed (the emulator's event, in this process) until the host's record names the client as the
+    // new host: neither command can finish before the kill, nor the client leave before it is seen hosting.
+    const joined = holdAnswersUntilReleased();
+    const afterKill = holdAnswersUntilReleased({ held: false });
+    const emu = (rig.emulator = await startTestEmulator({
+      rateLimits: [{ limit: 3, windowMs: 1000 }],
+      latencyMs: { process: 100 },
+      holdAnswer: (endpoint) => joined.holdAnswer(endpoint) ?? afterKill.holdAnswer(endpoint),
+      onRequest: tally.onRequest,
+    }));
     const ws = makeWorkspace(FILES);
+    const splits = ['thirty.pdf', 'twelve.pdf', 'seven.pdf'].map((name) => sha256Of(join(ws.inputs, name)));
+    const processed = new Set<string>();
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type !== 'chunk_processed' || !event.sha256) return;
+      processed.add(event.sha256);
+      if (splits.every((sha) => processed.has(sha))) afterKill.hold();
+    });
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const args = (out: string): string[] => ['extract', ws.inputs, '--out', out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS];
     const host = track(startChildCli(args(ws.out), env));
-    await waitFor(() => emu.counters.requestsByEndpoint.process > 0, 'the host at work');
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the host');
     const client = track(startChildCli(args(join(ws.dir, 'out-client')), env));
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client'), 'the client to join the host');
+    await waitForClient(stateDir, 'the client to join the host', client.child.pid);
+    joined.release();
     // Every split job journaled (a chunk of each processed) before the kill: finishing them needs no new upload.
-    const splits = ['thirty.pdf', 'twelve.pdf', 'seven.pdf'].map((name) => sha256Of(join(ws.inputs, name)));
     await waitFor(() => splits.every((sha) => processed.has(sha)), 'a chunk of each split job');
     host.child.kill('SIGKILL');
     await host.done;
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === client.child.pid), 'the client to take over (host)');
+    afterKill.release();
 
     const finished = await client.done;
     expectNoStackTrace(finished.stderr);
@@ -54,10 +72,21 @@ describe('many commands, one client: crashes stay local', () => {
     expect(emu.counters.uploadsBySha256).toEqual(uploads);
   });
 
-  it('kill -9 of a client: the host finishes unaffected, and the client files cost one upload each in all', async () => {
+  it('kill -9 of a client: the host drops its files not yet started and finishes its own unaffected; the client files cost one upload each in all', async () => {
     const tally = uploadTally();
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 }, onRequest: tally.onRequest }));
+    // Every answer waits until the host has seen the client go: what the client had started by then is
+    // fixed, and whatever it had not must never be uploaded by the host.
+    const held = holdAnswersUntilReleased();
+    const uploadedShas = new Set<string>();
+    const emu = (rig.emulator = await startTestEmulator({
+      rateLimits: [{ limit: 4, windowMs: 1000 }],
+      latencyMs: { process: 100 },
+      holdAnswer: held.holdAnswer,
+      onUpload: (upload) => uploadedShas.add(upload.sha256),
+      onRequest: tally.onRequest,
+    }));
     const ws = makeWorkspace({ ...FILES, 'mine/c.pdf': 'pdf/pages-2.pdf', 'mine/d.pdf': 'pdf/pages-4.pdf', 'mine/e.png': 'images/logo-with-alpha.png' });
+    const clientShas = ['c.pdf', 'd.pdf', 'e.png'].map((name) => sha256Of(join(ws.inputs, 'mine', name)));
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];
@@ -65,15 +94,21 @@ describe('many commands, one client: crashes stay local', () => {
     const host = track(startChildCli(['extract', ...hostFiles, '--out', ws.out, ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the host to list itself');
     const client = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client'), 'the client to join the host');
+    // Joined, with its three files handed to the host.
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === client.child.pid && command.queued === 3), 'the client to join the host with its files');
     client.child.kill('SIGKILL');
     await client.done;
+    await waitFor(() => !runningCommands(stateDir).some((command) => command.pid === client.child.pid), 'the host to drop the client');
+    const startedAtKill = clientShas.filter((sha) => uploadedShas.has(sha));
+    held.release();
 
     const done = await host.done;
     expectNoStackTrace(done.stderr);
     expect(done.code, done.stderr).toBe(0);
     expect(parseNdjson(done.stdout).map((line) => line.status)).toEqual(Object.keys(FILES).map(() => 'complete'));
     for (const [name, pages] of Object.entries(PAGES)) expectCompleteResult(join(ws.out, `${name}.json`), join(ws.inputs, name), pages);
+    // The client's files whose upload had not begun at the kill were dropped, not sent for no one.
+    expect(clientShas.filter((sha) => !startedAtKill.includes(sha) && uploadedShas.has(sha))).toEqual([]);
 
     const again = await runChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env);
     expect(again.code, again.stderr).toBe(0);

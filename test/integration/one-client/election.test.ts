@@ -24,7 +24,14 @@ describe('many commands, one client: an election after the host crashes', () => 
     // Every answer waits until all three ride along: on a busy machine the riders start slowly, and one
     // with its few files done would have left before the last joined.
     const held = holdAnswersUntilReleased();
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 }, holdAnswer: held.holdAnswer }));
+    // From the kill on, every answer waits again until the test has seen the election's outcome in the new
+    // host's record: no rider can finish and leave before it is listed.
+    const afterKill = holdAnswersUntilReleased({ held: false });
+    const emu = (rig.emulator = await startTestEmulator({
+      rateLimits: [{ limit: 4, windowMs: 1000 }],
+      latencyMs: { process: 100 },
+      holdAnswer: (endpoint) => held.holdAnswer(endpoint) ?? afterKill.holdAnswer(endpoint),
+    }));
     const processed = new Set<string>();
     emu.events.on('event', (event: EmulatorEvent) => event.type === 'chunk_processed' && event.sha256 && processed.add(event.sha256));
     const ws = makeWorkspace({
@@ -52,14 +59,24 @@ describe('many commands, one client: an election after the host crashes', () => 
     // Split jobs journaled (a chunk of each processed) before the kill, a rider's among them: it must be resumed, not uploaded again.
     const splits = ['h/thirty.pdf', 'h/twelve.pdf', 'a/seven.pdf'].map((name) => sha256Of(join(ws.inputs, name)));
     await waitFor(() => splits.every((sha) => processed.has(sha)), 'a chunk of each split job, seven.pdf of the first rider included');
+    afterKill.hold();
     host.child.kill('SIGKILL');
     await host.done;
     // The jobs the journal holds at the kill: resumable by whoever hosts next, never uploaded again.
     const journaledJobs = new Set(readJournal(stateDir).filter((record) => record.type === 'manifest').map((record) => record.sha256));
 
-    // The election: one of the three hosts now (its own record), and the watch is with it, hosting or riding along.
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && riders.includes(command.pid)), 'one of the three to host');
-    await waitFor(() => runningCommands(stateDir).some((command) => command.pid === watch.child.pid), 'the watch listed by the new host');
+    // The election: one of the three hosts now (its own record), and every other one still running rides
+    // along on it (a rider whose files were all done before the kill may have left), the watch among them.
+    const running = (run: (typeof rig.children)[number]): boolean => run.child.exitCode === null && run.child.signalCode === null;
+    const newHost = (): number | undefined => runningCommands(stateDir).find((command) => command.role === 'host' && riders.includes(command.pid))?.pid;
+    const ridingOnIt = (): number[] => runningCommands(stateDir).filter((command) => command.role === 'client').map((command) => command.pid);
+    await waitFor(() => {
+      const hostPid = newHost();
+      return hostPid !== undefined && [a, b, watch].filter((run) => run.child.pid !== hostPid && running(run)).every((run) => ridingOnIt().includes(run.child.pid as number));
+    }, 'one of the three to host, the others riding along on it');
+    expect(ridingOnIt().length, 'riders on the new host').toBeGreaterThanOrEqual(1);
+    expect([newHost(), ...ridingOnIt()]).toContain(watch.child.pid);
+    afterKill.release();
 
     for (const [run, files] of [[a, ['seven.pdf', 'x.png']], [b, ['four.pdf', 'y.jpg']]] as const) {
       const done = await run.done;

@@ -59,11 +59,11 @@ async function hostAtWork() {
   return { held, heldJobs, riderShas, uploadedOfRider, requests, emu, ws, args, env, stateDir, host };
 }
 
-/** The rider's own three files: one line each, complete (or reused: a result the host finished for it), each result on disk. */
+/** The rider's own three files: one line each, complete (a result the host finished for it too: reuse is a field, never a status), each result on disk. */
 function expectRiderDone(ws: ReturnType<typeof makeWorkspace>, stdout: string): void {
   const lines = parseNdjson(stdout);
   expect(lines.map((line) => basename(String(line.file))).sort()).toEqual(Object.keys(RIDER_FILES).map((name) => name.slice('mine/'.length)).sort());
-  for (const line of lines) expect(['complete', 'reused'], JSON.stringify(line)).toContain(line.status);
+  for (const line of lines) expect(line.status, JSON.stringify(line)).toBe('complete');
   for (const [name, pages] of Object.entries(RIDER_PAGES)) expectCompleteResult(join(ws.dir, 'out-mine', `${name}.json`), join(ws.inputs, 'mine', name), pages);
 }
 

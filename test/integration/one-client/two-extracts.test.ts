@@ -4,7 +4,7 @@
  * folder's lock hosts the scheduler; the others submit to it over its
  * socket. Real processes against the emulator.
  */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
@@ -50,6 +50,16 @@ describe('many commands, one client: two extracts', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(parseNdjson(run.stdout).map((line) => line.status)).toEqual(Object.keys(FILES).map(() => 'complete'));
       for (const [name, pages] of Object.entries(PAGES)) expectCompleteResult(join(out, `${name}.json`), join(ws.inputs, name), pages);
+    }
+    // Each content was paid for by one command; the other reused that answer and says what it saved.
+    const linesOf = (stdout: string): Map<string, Record<string, unknown>> => new Map(parseNdjson(stdout).map((line) => [basename(String(line.file)), line]));
+    const [oneLines, twoLines] = [linesOf(one.stdout), linesOf(two.stdout)];
+    for (const [name, pages] of Object.entries(PAGES)) {
+      const pair = [oneLines.get(name), twoLines.get(name)];
+      const reusing = pair.filter((line) => typeof line?.reused === 'string');
+      expect(reusing, `${name}: one command reused the other's answer`).toHaveLength(1);
+      expect(reusing[0], name).toMatchObject({ credits: 0, saved_credits: pages });
+      expect(pair.find((line) => line !== reusing[0]), name).toMatchObject({ credits: pages });
     }
     expectEachTakenOnce(emu, tally, Object.fromEntries(Object.keys(FILES).map((name) => [name, sha256Of(join(ws.inputs, name))])));
     expect(emu.counters.creditsCharged).toBe(Object.values(PAGES).reduce((a, b) => a + b, 0));

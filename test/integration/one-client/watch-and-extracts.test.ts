@@ -5,10 +5,11 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli, type ChildResult } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
-import { commandRig, completeAt, waitFor } from '../../helpers/one-client.js';
+import { holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
+import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
 import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
 
 const rig = commandRig();
@@ -22,7 +23,10 @@ const WINDOWS = [
 describe('many commands, one client: watch + two extracts', () => {
   it('a watch hosts, two extracts of overlapping folders and a jobs --refresh ride along: every file complete, each content taken in once, few 429s, exits 0 (watch 130)', async () => {
     const tally = uploadTally();
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: WINDOWS, latencyMs: { documents: 50, process: 80 }, onRequest: tally.onRequest }));
+    // Every answer waits until the watch's record lists both extracts riding along: neither can be done (or
+    // run alone) before the test has seen it join.
+    const held = holdAnswersUntilReleased();
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: WINDOWS, latencyMs: { documents: 50, process: 80 }, holdAnswer: held.holdAnswer, onRequest: tally.onRequest }));
     const ws = makeWorkspace({
       'inbox/w1.pdf': 'pdf/pages-7.pdf',
       'inbox/w2.png': 'images/id-card.png',
@@ -38,11 +42,14 @@ describe('many commands, one client: watch + two extracts', () => {
     const rate = ['--rate-limit', '8/1s,60/12s', ...FAST_FLAGS];
     const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...rate], env));
     await waitFor(() => watch.stderrSoFar().includes('watching '), 'the watch to start');
-    const [x, y, jobs] = await Promise.all([
-      runChildCli(['extract', join(ws.inputs, 'x'), '--out', join(ws.dir, 'out-x'), '--json', ...rate], env),
-      runChildCli(['extract', join(ws.inputs, 'y'), '--out', join(ws.dir, 'out-y'), '--json', ...rate], env),
-      runChildCli(['jobs', '--refresh', '--json', '--rate-limit', '8/1s,60/12s'], env),
-    ]);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const extracts = ['x', 'y'].map((folder) => track(startChildCli(['extract', join(ws.inputs, folder), '--out', join(ws.dir, `out-${folder}`), '--json', ...rate], env)));
+    for (const run of extracts) await waitForClient(stateDir, 'an extract to ride along on the watch', run.child.pid);
+    expect(runningCommands(stateDir)).toContainEqual(expect.objectContaining({ role: 'host', pid: watch.child.pid }));
+    held.release();
+    const refreshing = runChildCli(['jobs', '--refresh', '--json', '--rate-limit', '8/1s,60/12s'], env);
+    const [x, y] = (await Promise.all(extracts.map((run) => run.done))) as [ChildResult, ChildResult];
+    const jobs = await refreshing;
     expect(jobs.code, jobs.stderr).toBe(0);
     expect(parseNdjson(jobs.stdout)).toContainEqual(expect.objectContaining({ kind: 'command', role: 'host', pid: watch.child.pid }));
     for (const run of [x, y]) {

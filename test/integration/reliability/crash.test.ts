@@ -40,6 +40,7 @@ import {
   watchFinalizes,
   type BatchFile,
 } from '../../helpers/emulator-run.js';
+import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
@@ -362,18 +363,22 @@ describe('crash suite: kill -9 mid-batch, then collect <parent_job_id> for each 
 
 describe('crash suite: the state lock', () => {
   it('a second run on the same state folder rides along with the first (one client): it exits 0 with its file, and the first finishes', async () => {
-    let firstRequest!: () => void;
-    const started = new Promise<void>((resolve) => (firstRequest = resolve));
-    // Slow uploads keep the first run busy (and holding the lock) for seconds after its first
-    // request, so the second child's cold start cannot outlast it even on a loaded machine.
-    const emu = (emulator = await startTestEmulator({ rateLimits: RATE_WINDOWS, latencyMs: { process: 150, documents: 1500 }, onRequest: () => firstRequest() }));
+    // Every answer but the free checks waits until the host lists the second run as riding along: the
+    // first run is at work (hosting) when the second joins, whatever either one's speed.
+    const held = holdAnswersUntilReleased();
+    const emu = (emulator = await startTestEmulator({ rateLimits: RATE_WINDOWS, holdAnswer: held.holdAnswer }));
     const ws = makeWorkspace(batchFiles(FILES));
     const other = makeWorkspace({ 'other.png': 'images/logo-with-alpha.png' });
     const env = emulatorEnv(emu);
 
+    const hosting = firstUpload(emu);
     const first = startChildCli(extractArgs(ws.inputs, ws.out), env);
-    await started;
-    const second = await runChildCli(extractArgs(other.inputs, other.out), env);
+    await hosting;
+    const riding = startChildCli(extractArgs(other.inputs, other.out), env);
+    await waitForClient(env.DOCEXTRACT_STATE_DIR as string, 'the second run to join the first', riding.child.pid);
+    expect(first.child.exitCode).toBeNull();
+    held.release();
+    const second = await riding.done;
     expectNoStackTrace(second.stderr);
     expect(second.code, second.stderr).toBe(0);
     expect(parseNdjson(second.stdout).map((line) => line.status)).toEqual(['complete']);
@@ -381,6 +386,7 @@ describe('crash suite: the state lock', () => {
 
     const firstDone = await first.done;
     expect(firstDone.code, firstDone.stderr).toBe(0);
+    expect(parseNdjson(firstDone.stdout).map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES) + 1);
     // Once the first run is over, the folder is free again.
     const third = await runChildCli(extractArgs(other.inputs, other.out), env);

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, startTestEmulator } from '../../helpers/emulator-run.js';
+import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -14,16 +15,24 @@ afterEach(async () => {
 
 describe('docextract watch, a real process', () => {
   it('SIGTERM drains and exits 130 with NDJSON on stdout; the next watch resumes the open job without uploading again', async () => {
-    emulator = await startTestEmulator({ latencyMs: { process: 150 } });
+    // Every `process` answer waits for the test until the watch has said it drains: the signal lands with
+    // thirty.pdf's job open and two of its chunks in flight, whatever the machine's speed.
+    const held = holdAnswersUntilReleased({ endpoints: ['process'] });
+    emulator = await startTestEmulator({ holdAnswer: held.holdAnswer });
     const emu = emulator;
     const ws = makeWorkspace({ 'thirty.pdf': 'pdf/pages-30.pdf', 'one.pdf': 'pdf/pages-1.pdf' });
     const env = emulatorEnv(emu);
     const args = ['watch', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '2', '--settle', '100ms'];
 
     const first = startChildCli(args, env);
-    await waitFor(() => emu.counters.requestsByEndpoint.process >= 2, 'two chunks in flight');
+    await waitFor(() => emu.counters.requestsByEndpoint.process >= 2, 'two chunks in flight (held)');
     first.child.kill('SIGTERM');
+    await waitFor(() => first.stderrSoFar().includes('SIGTERM: finishing the requests in flight'), 'the watch to say it drains');
+    const inFlightAtSignal = emu.counters.requestsByEndpoint.process;
+    held.release();
     const stopped = await first.done;
+    // It drained what was in flight and asked for no other chunk.
+    expect(emu.counters.requestsByEndpoint.process).toBe(inFlightAtSignal);
 
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toMatch(/SIGTERM: finishing the requests in flight/);

@@ -113,10 +113,19 @@ describe('acquireStateLock', () => {
   });
 
   it('rewrites the heartbeat while held', async () => {
-    const clock = new FakeClock(T0);
-    await take(join(dir, 'state'), { clock, heartbeatMs: 10 });
-    await clock.advance(60_000);
-    await vi.waitFor(() => expect(owner().heartbeatAt).toBe(T0 + 60_000), { timeout: 5_000, interval: 10 });
+    // The heartbeat is a real setInterval (see lock.ts): faked, so the test fires one beat rather than
+    // waiting for real ones. The beat's write is real file I/O: the wait is for its positive outcome,
+    // the bound only says how long a failing test is given.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const clock = new FakeClock(T0);
+      await take(join(dir, 'state'), { clock, heartbeatMs: 10 });
+      await clock.advance(60_000);
+      vi.advanceTimersByTime(10);
+      await vi.waitFor(() => expect(owner().heartbeatAt).toBe(T0 + 60_000), { timeout: 5_000, interval: 10 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('does not delete or overwrite a lock that someone else took over', async () => {
@@ -131,6 +140,7 @@ describe('acquireStateLock', () => {
       await clock.advance(60_000);
       vi.advanceTimersByTime(10);
       // The beat that saw another owner's token stops the heartbeat; a beat that wrote would keep it.
+      // (Its read of the lock file is real I/O: waited for by its outcome; the bound is for a failing test.)
       await vi.waitFor(() => expect(vi.getTimerCount()).toBe(0), { timeout: 5_000, interval: 5 });
       expect(owner()).toMatchObject({ token: 'new-owner', heartbeatAt: T0 });
       await lock.release();
