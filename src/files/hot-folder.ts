@@ -33,6 +33,12 @@ export interface HotFolderOptions {
   onSettling?: (count: number) => void;
   /** Watches one folder (tests inject one that loses events). @default `fs.watch` */
   watchFolder?: WatchOneFolder;
+  /**
+   * Test-only: awaited in each look after an event, between its lstat and
+   * acting on what it found, so a test can change the folder under a look
+   * and see that the events meanwhile get a look of their own. @default none
+   */
+  lookHeld?: (path: string) => Promise<void> | undefined;
 }
 
 /** Default period of the pass over the whole folder. */
@@ -261,6 +267,7 @@ export class HotFolder {
   private async lookAt(path: string, wholeFolder: boolean): Promise<void> {
     if (this.ignored(path, undefined)) return;
     const stats = await lstat(path).catch(() => undefined);
+    await this.options.lookHeld?.(path);
     if (this.closed) return;
     if (!stats) {
       this.watches?.removeTree(path);
