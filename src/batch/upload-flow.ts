@@ -1,5 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import {
   ApiError,
@@ -16,8 +15,7 @@ import { failure, type DocumentTask } from './document-task.js';
 import { errorCode, errorMessage, neverReached, planRetry, type FlowContext } from './flow-context.js';
 import { chargeTask, finished, restamp, type FlowEffect } from './flow-effects.js';
 import { writeSyncResult } from './result-flow.js';
-import { cutPdf } from '../files/pdf-cut.js';
-import { SERVICE_LIMITS } from '../api/limits.js';
+import { uploadBody } from './upload-body.js';
 import type { PlannedDocument } from './batch-types.js';
 
 /**
@@ -30,25 +28,9 @@ import type { PlannedDocument } from './batch-types.js';
  */
 export async function prepareUpload(ctx: FlowContext, task: DocumentTask): Promise<FlowEffect[]> {
   const { doc } = task;
-  let body: Buffer;
-  try {
-    body = await readFile(doc.path);
-  } catch (error) {
-    return [finished(failure(task, 'file_unreadable', `cannot read ${doc.displayPath}: ${errorMessage(error)}`))];
-  }
-  if (createHash('sha256').update(body).digest('hex') !== doc.sha256) {
-    return [finished(failure(task, 'file_changed', `${doc.displayPath} changed while the batch ran; run the command again to send the new content`))];
-  }
-  if (doc.sourcePages) {
-    // Only the selected pages leave the machine; the journal and the result still name the source.
-    const cut = await cutPdf(body, doc.sourcePages, doc.sourcePageCount ?? 0, doc.displayPath);
-    if (!cut.ok) return [finished(failure(task, cut.code, cut.message))];
-    if (cut.bytes.length > SERVICE_LIMITS.maxFileBytes) {
-      const megabytes = (cut.bytes.length / 1024 / 1024).toFixed(1);
-      return [finished(failure(task, 'file_too_large', `the cut of ${doc.displayPath} is ${megabytes} MB, over the service's 10 MB; choose fewer pages with --pages (nothing was sent)`))];
-    }
-    body = cut.bytes;
-  }
+  const made = await uploadBody(doc);
+  if (!made.ok) return [finished(failure(task, made.code, made.message))];
+  const body = made.body;
   const intentAt = ctx.clock.now();
   const intentId = task.mayOpenJob ? randomUUID() : undefined;
   if (intentId) {

@@ -38,7 +38,10 @@ export async function printDryRun(ctx: CliContext, batch: DryRunBatch, settings:
     for await (const slice of batch.slices) {
       refused.push(...slice.rejected);
       let text = '';
-      for (const f of await preview.costs(slice.documents)) {
+      const previewed = await preview.costs(slice.documents);
+      // What the run's own checks of an upload refuse (an encrypted PDF whose pages must be cut): rejected here too.
+      refused.push(...previewed.refused);
+      for (const f of previewed.costs) {
         text += json ? `${total.files > 0 ? ',' : ''}${JSON.stringify(f)}` : `${costLine(f)}\n`;
         total.files += 1;
         total.reused += f.action === 'reuse' || f.action === 'copy' ? 1 : 0;

@@ -7,7 +7,9 @@ import type { Phantom } from '../batch/open-job-ledger.js';
 import { questionKey, questionOf, samePages, type Question } from '../batch/question.js';
 import { copyResult, readExistingResult, readResultFile, type ResultDocument } from '../batch/result-file.js';
 import type { KnownResults } from './known-results.js';
-import { correctedData, readReview } from './review/corrections.js';
+import { dataToCheck } from './review/corrections.js';
+import { reviewedChecks } from './checks/recheck.js';
+import { RecordedSchemas } from './checks/recorded-schemas.js';
 import { judgeResultOnDisk, type ReuseOptions } from './reuse.js';
 import { PreviewLeaders } from './preview-leaders.js';
 
@@ -92,6 +94,8 @@ export class ArrivalPlanner {
     const why = new Map<string, string>();
     const copied = new Set<string>();
     const rest: { doc: PlannedDocument; key: string; asked: Question; reason: string }[] = [];
+    // Reviewed results reused here are checked with the schemas they record, each compiled once per arrival.
+    const schemas = recordedSchemas();
     for (const doc of documents) {
       const asked = questionOf(doc.sha256, doc.model, this.options.storeDb, doc.sourcePages);
       const key = questionKey(asked);
@@ -105,7 +109,7 @@ export class ArrivalPlanner {
         continue;
       }
       const onDisk = judgeResultOnDisk(await readExistingResult(doc.output), asked, options);
-      const outcome = onDisk.reuse ? await outcomeFromFile(doc.output, doc.displayPath) : undefined;
+      const outcome = onDisk.reuse ? await outcomeFromFile(doc.output, doc.displayPath, schemas) : undefined;
       if (!outcome) {
         rest.push({ doc, key, asked, reason: onDisk.reason });
         continue;
@@ -115,7 +119,7 @@ export class ArrivalPlanner {
       this.index(asked, doc.output);
     }
     for (const { doc, key, asked, reason } of rest) {
-      const answer = options.dedupe ? await this.copyKnownAnswer(key, asked, doc, options) : undefined;
+      const answer = options.dedupe ? await this.copyKnownAnswer(key, asked, doc, options, schemas) : undefined;
       if (answer) {
         reused.push(answer);
         copied.add(doc.displayPath);
@@ -151,15 +155,15 @@ export class ArrivalPlanner {
   }
 
   /** The answer of this run or of an earlier one, written again for `doc`. */
-  private async copyKnownAnswer(key: string, asked: Question, doc: PlannedDocument, options: ArrivalOptions): Promise<DocumentOutcome | undefined> {
+  private async copyKnownAnswer(key: string, asked: Question, doc: PlannedDocument, options: ArrivalOptions, schemas: RecordedSchemas): Promise<DocumentOutcome | undefined> {
     const preview = options.preview === true;
     const known = this.knownAnswer(key);
-    const copied = known ? await copiedAnswer(known.output, doc, preview) : undefined;
+    const copied = known ? await copiedAnswer(known.output, doc, preview, schemas) : undefined;
     if (copied) return { ...copied, reused: `identical to ${known?.file ?? 'another file'}, already extracted` };
     const elsewhere = await this.earlier?.answerFor(asked, options).catch(() => undefined);
     if (elsewhere === undefined) return undefined;
     const answeredSource = (await readResultFile(elsewhere))?.source?.path;
-    const moved = await copiedAnswer(elsewhere, doc, preview);
+    const moved = await copiedAnswer(elsewhere, doc, preview, schemas);
     return moved ? { ...moved, reused: answeredElsewhere(elsewhere, answeredSource, doc.path) } : undefined;
   }
 
@@ -270,13 +274,31 @@ export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<
   open.outcome = outcomeOfResult(onDisk as ResultDocument, output, task.doc.displayPath);
 }
 
-/** The NDJSON line for a result already on disk, with a person's corrections when they reviewed it. */
-export async function outcomeFromFile(path: string, displayPath: string): Promise<DocumentOutcome | undefined> {
+/** The NDJSON line for a result already on disk, as a person left it when they reviewed it. */
+export async function outcomeFromFile(path: string, displayPath: string, schemas = recordedSchemas()): Promise<DocumentOutcome | undefined> {
   const result = await readResultFile(path);
   if (!result) return undefined;
-  const outcome = outcomeOfResult(result as ResultDocument, path, displayPath);
-  const review = await readReview(path, result);
-  return review.kind === 'current' ? { ...outcome, data: correctedData(result.data, review.review), reviewed: true } : outcome;
+  return asReviewed(outcomeOfResult(result as ResultDocument, path, displayPath), result as ResultDocument, path, schemas);
+}
+
+/**
+ * A reused result's outcome with a person's review (beside `reviewedAt`)
+ * applied: their corrected data, and the verdict `check` gives on it, never
+ * the verdict on the service's data that the result file records. A run
+ * given schemas checks it again with those (recheckReused), on the same data.
+ */
+async function asReviewed(outcome: DocumentOutcome, result: ResultDocument, reviewedAt: string, schemas: RecordedSchemas): Promise<DocumentOutcome> {
+  if (outcome.error) return outcome;
+  const { data, review } = await dataToCheck(reviewedAt, result);
+  if (!review) return outcome;
+  const { checks: _serviceDataVerdict, ...rest } = outcome;
+  const checks = await reviewedChecks(result, data, review, schemas);
+  return { ...rest, data, reviewed: true, ...(checks ? { checks } : {}) };
+}
+
+/** The schemas results record, for reviewed results reused without schemas given; recorded paths are absolute (loadSchemaChecker resolves them), so the folder only matters for one written by hand. */
+function recordedSchemas(): RecordedSchemas {
+  return new RecordedSchemas(process.cwd());
 }
 
 function outcomeOfResult(result: ResultDocument, path: string, displayPath: string): DocumentOutcome {
@@ -305,10 +327,13 @@ export function answeredElsewhere(resultPath: string, answeredSource: string | u
 }
 
 /** The result at `from` written again for `doc` (or, in preview, only decided), as its outcome; undefined when it cannot be read or written. */
-async function copiedAnswer(from: string, doc: PlannedDocument, preview: boolean): Promise<DocumentOutcome | undefined> {
+async function copiedAnswer(from: string, doc: PlannedDocument, preview: boolean, schemas: RecordedSchemas): Promise<DocumentOutcome | undefined> {
   try {
     const copied = await copyResult(from, doc, preview);
-    return copied && { ...outcomeOfResult(copied.copy, doc.output, doc.displayPath), saved_credits: answerCost(copied.original) };
+    if (!copied) return undefined;
+    // The review goes with the copy (copyResult); a preview copies nothing, so it is the original's.
+    const outcome = await asReviewed(outcomeOfResult(copied.copy, doc.output, doc.displayPath), copied.copy, preview ? from : doc.output, schemas);
+    return { ...outcome, saved_credits: answerCost(copied.original) };
   } catch {
     return undefined;
   }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ResultChecker } from '../batch/batch-types.js';
 import { readResultFile, type ResultDocument } from '../batch/result-file.js';
 import { documentTypeOf, isResultDocument } from '../features/checks/recheck.js';
-import { correctedData, readReview } from '../features/review/corrections.js';
+import { dataToCheck } from '../features/review/corrections.js';
 import { answer, failed, shortChecks, toolError } from './tool-answers.js';
 
 /** Characters of a result's data (as JSON) one result answer carries at most; a larger one comes in slices (`offset`, `next_offset`). */
@@ -41,8 +41,7 @@ export async function readOneResult(path: string, offset: number, folders: { cwd
   const [output, ...others] = found;
   if (output === undefined) return failed('result_not_found', `no result for ${path}: name a result file, or a source extracted into ${folders.outs.join(', ')}`);
   const result = (await readResultFile(output)) as ResultDocument;
-  const review = await readReview(output, result);
-  const data = review.kind === 'current' ? correctedData(result.data, review.review) : result.data;
+  const { data, review } = await dataToCheck(output, result);
   const checks = folders.checker?.check(documentTypeOf(result), data);
   const text = JSON.stringify(data) ?? 'null';
   const whole = offset === 0 && text.length <= RESULT_DATA_BUDGET;
@@ -53,7 +52,7 @@ export async function readOneResult(path: string, offset: number, folders: { cwd
     status: result.status,
     model: result.model,
     pages: result.pages,
-    ...(review.kind === 'current' ? { reviewed: true } : {}),
+    ...(review ? { reviewed: true } : {}),
     ...(checks ? { checks: shortChecks(checks) } : {}),
     ...(whole ? { data } : { data_json: text.slice(offset, next), data_chars: text.length, offset, next_offset: next < text.length ? next : null }),
     ...(others.length > 0 ? { other_results: others } : {}),

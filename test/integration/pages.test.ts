@@ -196,6 +196,25 @@ describe('selections that cannot be sent', () => {
     expect(emu.counters.requestsByEndpoint.documents).toBe(1);
   });
 
+  it('--dry-run refuses what the run refuses: an encrypted PDF whose pages must be cut is rejected in both, and both count 12 credits and 6 requests', async () => {
+    const { emu, env } = await start();
+    const ws = makeWorkspace({ ...SIX_FILES, 'encrypted-006.pdf': 'pdf/encrypted-aes256-4.pdf' });
+    const flags = ['--out', ws.out, '--pages', '1,-1', '--json', ...UNTHROTTLED_FLAGS];
+    const dry = await runCli(['extract', ws.inputs, '--dry-run', ...flags], { env });
+    expect(dry.code, dry.stderr).toBe(1);
+    const preview = JSON.parse(dry.stdout) as { files: { file: string }[]; rejected: { file: string; error: { code: string } }[]; total: { files: number; pages: number; credits: number; requests: number } };
+    expect(preview.rejected).toEqual([expect.objectContaining({ file: expect.stringContaining('encrypted-006.pdf'), error: expect.objectContaining({ code: 'pdf_encrypted' }) })]);
+    expect(preview.files.map((f) => f.file)).not.toContainEqual(expect.stringContaining('encrypted-006.pdf'));
+    expect(preview.total).toMatchObject({ files: 6, pages: 12, credits: 12, requests: 6 });
+    expect(emu.counters.requestsByEndpoint.documents).toBe(0);
+
+    const run = await runCli(['extract', ws.inputs, ...flags], { env });
+    expect(run.code, run.stderr).toBe(1);
+    expect(parseNdjson(run.stdout).filter((line) => line.status === 'failed').map((line) => (line.error as { code: string }).code)).toEqual(['pdf_encrypted']);
+    expect(emu.counters.requestsByEndpoint.documents).toBe(preview.total.requests);
+    expect(emu.counters.creditsCharged).toBe(preview.total.credits);
+  });
+
   it('an encrypted PDF cannot be cut: a clear error naming qpdf --decrypt, and nothing sent; whole, it is sent as before', async () => {
     const { emu, env } = await start();
     const ws = makeWorkspace({ 'locked.pdf': 'pdf/encrypted-rc4-128-2.pdf' });

@@ -165,6 +165,42 @@ describe('corrections flow on', () => {
   });
 });
 
+describe('a reviewed result is checked as reviewed wherever it is reused', () => {
+  const MODELS = ['--model', 'pay/**=payslip', '--model', 'invoice'];
+
+  /** The payslip corrected on the review page until its checks pass; every other result passed already. */
+  async function corrected() {
+    const made = await reviewed();
+    const saved = await postReview(made.url, 'pay/p.pdf.json', { values: { invoice_number: '12345678', total: '1500.50' }, approved: true });
+    expect(await saved.json()).toMatchObject({ passed: true });
+    const checked = await runCli(['check', made.ws.out], { env: made.env });
+    expect(checked.code, checked.stdout).toBe(0);
+    expect(checked.stdout).toContain('passed    pay/p.pdf.json (payslip), as reviewed');
+    return made;
+  }
+
+  it('extract without --schema reports the checks of the corrected data, with the exit code check gives', async () => {
+    const { ws, env } = await corrected();
+    const again = await runCli(['extract', ws.inputs, '--out', ws.out, ...MODELS, '--json', ...UNTHROTTLED_FLAGS], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('3 reused');
+    const line = parseNdjson(again.stdout).find((l) => String(l.file).endsWith('p.pdf'));
+    expect(line).toMatchObject({ reviewed: true, checks: { passed: true, problems: [] }, data: { invoice_number: '12345678', total: 1500.5 } });
+  });
+
+  it('extract reusing it into another folder carries the corrections and their checks to the copy', async () => {
+    const { ws, env } = await corrected();
+    const other = join(ws.dir, 'other');
+    const copied = await runCli(['extract', ws.inputs, '--out', other, ...MODELS, '--json', ...UNTHROTTLED_FLAGS], { env });
+    expect(copied.code, copied.stderr).toBe(0);
+    const line = parseNdjson(copied.stdout).find((l) => String(l.file).endsWith('p.pdf'));
+    expect(line).toMatchObject({ output: join(other, 'pay/p.pdf.json'), reviewed: true, checks: { passed: true }, data: { invoice_number: '12345678', total: 1500.5 } });
+    expect(existsSync(join(other, 'pay/p.pdf.json.review.json'))).toBe(true);
+    const checked = await runCli(['check', other], { env });
+    expect(checked.code, checked.stdout).toBe(0);
+  });
+});
+
 describe('documents that got no result', () => {
   interface Listed {
     id: string;

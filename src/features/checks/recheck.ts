@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
 import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../../batch/question.js';
 import { dataRefusalOf, writeResult, type ResultChecks, type ResultDocument } from '../../batch/result-file.js';
-import { correctedData, readReview, saveReviewChecks, type ReviewRecord } from '../review/corrections.js';
+import { dataToCheck, saveReviewChecks, type ReviewRecord } from '../review/corrections.js';
 import { SchemaFileError } from './load-schemas.js';
 import { RecordedSchemas } from './recorded-schemas.js';
 
@@ -38,18 +38,11 @@ export async function recheckResultFile(path: string, checkWith: ResultChecker |
   const documentType = documentTypeOf(parsed);
   const refusal = dataRefusalOf(parsed);
   if (refusal) return { kind: 'data-refused', result: parsed, documentType, ...refusal };
-  const review = await readReview(path, parsed);
-  let checker: ResultChecker;
-  if (checkWith instanceof RecordedSchemas) {
-    const recorded = (review.kind === 'current' ? review.review.checks?.schema : undefined) ?? parsed.checks?.schema;
-    if (recorded === undefined) return { kind: 'checked', result: parsed, documentType, checks: undefined, written: false, noRecordedSchema: true };
-    const loaded = await checkWith.checkerFor(recorded, documentType);
-    if (loaded instanceof SchemaFileError) return { kind: 'schema-unusable', result: parsed, documentType, message: loaded.message };
-    checker = loaded;
-  } else {
-    checker = checkWith;
-  }
-  if (review.kind === 'current') return recheckReviewed(path, parsed, documentType, review.review, checker);
+  const { data, review } = await dataToCheck(path, parsed);
+  const checker = await checkerOf(parsed, review, documentType, checkWith);
+  if (checker === undefined) return { kind: 'checked', result: parsed, documentType, checks: undefined, written: false, noRecordedSchema: true };
+  if (checker instanceof SchemaFileError) return { kind: 'schema-unusable', result: parsed, documentType, message: checker.message };
+  if (review) return recheckReviewed(path, parsed, documentType, data, review, checker);
   const parts = (parsed as { parts?: unknown }).parts;
   // A PDF extracted in parts: each part's data is checked, never a merge of them.
   const checks = Array.isArray(parts) ? combineChecks(parts.map((part) => checker.check(documentType, (part as { data?: unknown } | null)?.data))) : checker.check(documentType, parsed.data);
@@ -63,8 +56,29 @@ export async function recheckResultFile(path: string, checkWith: ResultChecker |
   }
 }
 
-async function recheckReviewed(path: string, result: ResultDocument, documentType: string, review: ReviewRecord, checker: ResultChecker): Promise<Rechecked> {
-  const checks = checker.check(documentType, correctedData(result.data, review));
+/** The checker given, or (RecordedSchemas) one with the schema the result's last verdict names: the review's, else the result's; undefined when it names none. */
+async function checkerOf(result: ResultDocument, review: ReviewRecord | undefined, documentType: string, checkWith: ResultChecker | RecordedSchemas): Promise<ResultChecker | SchemaFileError | undefined> {
+  if (!(checkWith instanceof RecordedSchemas)) return checkWith;
+  const recorded = review?.checks?.schema ?? result.checks?.schema;
+  return recorded === undefined ? undefined : checkWith.checkerFor(recorded, documentType);
+}
+
+/**
+ * The verdict `check` gives a reviewed result, worked out without saving it
+ * (a dry run reuses results too): its corrected data checked with the
+ * checker given, else with the schema its last verdict names. When that
+ * schema cannot be used now, the verdict saved with the review (also made
+ * on the corrected data) stands; never the verdict on the service's data.
+ */
+export async function reviewedChecks(result: ResultDocument, data: unknown, review: ReviewRecord, checkWith: ResultChecker | RecordedSchemas): Promise<ResultChecks | undefined> {
+  const documentType = documentTypeOf(result);
+  const checker = await checkerOf(result, review, documentType, checkWith);
+  if (checker instanceof SchemaFileError) return review.checks;
+  return checker?.check(documentType, data);
+}
+
+async function recheckReviewed(path: string, result: ResultDocument, documentType: string, data: unknown, review: ReviewRecord, checker: ResultChecker): Promise<Rechecked> {
+  const checks = checker.check(documentType, data);
   const base = { kind: 'checked' as const, result, documentType, checks, reviewed: true as const };
   if (!checks || sameChecks(review.checks, checks)) return { ...base, written: false };
   try {

@@ -34,6 +34,18 @@ export async function readReview(resultPath: string, result: Partial<ResultDocum
   return sameFingerprint(parsed.result, fingerprintOf(result)) ? { kind: 'current', review: parsed } : { kind: 'stale', review: parsed };
 }
 
+/**
+ * The data a result is checked on (and answered with): a person's
+ * corrections applied when a review of this very extraction lies beside it,
+ * else the service's data. Every reader that checks a result asks here —
+ * `check`, a result reused by `extract`, `watch`, the library and MCP, the
+ * MCP result tool — so "reviewed" means the same everywhere.
+ */
+export async function dataToCheck(resultPath: string, result: Partial<ResultDocument>): Promise<{ data: unknown; review?: ReviewRecord }> {
+  const review = await readReview(resultPath, result);
+  return review.kind === 'current' ? { data: correctedData(result.data, review.review), review: review.review } : { data: result.data };
+}
+
 /** The result's data with a review's corrections applied; the service's data itself is not changed. */
 export function correctedData(data: unknown, review: ReviewRecord | undefined): unknown {
   return review ? applyCorrections(data, review.corrections) : data;
