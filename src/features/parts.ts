@@ -238,7 +238,7 @@ function sourceOutcome(source: Source, written: boolean): DocumentOutcome {
     warnings: [...new Set(outcomes.flatMap((outcome) => outcome.warnings))],
     credits: outcomes.reduce((sum, outcome) => sum + outcome.credits, 0),
     ...(missing.length > 0 ? { missing_pages: missing.sort((a, b) => a - b) } : {}),
-    ...(cause?.error ? { error: { ...cause.error, message: `pages ${partLabel(source.docs[unfinished]?.sourcePages ?? [], first.sourcePageCount ?? 0)}: ${cause.error.message}` } } : {}),
+    ...(cause?.error ? { error: { ...cause.error, message: `${partLabel(source.docs[unfinished]?.sourcePages ?? [], first.sourcePageCount ?? 0)}: ${cause.error.message}` } } : {}),
     ...(reused ? { reused: 'every part was answered already', saved_credits: outcomes.reduce((sum, outcome) => sum + (outcome.saved_credits ?? 0), 0) } : {}),
     ...(combineChecks(outcomes.map((outcome) => outcome.checks)) ? { checks: combineChecks(outcomes.map((outcome) => outcome.checks)) } : {}),
     parts,
