@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { DocumentOutcome, PlannedDocument } from '../../../src/batch/batch-types.js';
 import { writeResult, type ResultDocument } from '../../../src/batch/result-file.js';
 import { partOutput, PartResults, partsOf } from '../../../src/features/parts.js';
+import { rejoinedPart } from '../../../src/features/part-rejoin.js';
 import { writeFileAtomically } from '../../../src/store/atomic-write.js';
 
 const PAGES = 151;
@@ -135,5 +136,47 @@ describe('a source sent in parts: its status follows its parts', () => {
     const { line } = await joined(source, parts, [{ ...(await answered(parts[0]!, 'complete')), credits: 0, reused: 'already extracted', saved_credits: 150 }, await answered(parts[1]!, 'complete')]);
     expect(line.reused).toBeUndefined();
     expect(line.credits).toBe(1);
+  });
+});
+
+describe('a part finished alone (collect of its job) rewrites its source from the result on disk', () => {
+  /** The source's result as an interrupted run left it: both parts interrupted, each with its job open. */
+  async function interruptedRun(): Promise<ReturnType<typeof statement>> {
+    const ws = statement();
+    const open = (part: PlannedDocument, job: string): DocumentOutcome => ({ ...notAnswered(part, 'interrupted', 'interrupted', `job ${job} is open`), job_id: job });
+    await joined(ws.source, ws.parts, [open(ws.parts[0]!, 'job_1'), open(ws.parts[1]!, 'job_2')]);
+    return ws;
+  }
+
+  /** `collect` of one part: the part as the journal knows it (its pages and place, not its source's pages), finished complete. */
+  async function collected(ws: ReturnType<typeof statement>, index: number): Promise<{ line: DocumentOutcome; result: ResultDocument & { parts: { status: string; missing_pages: number[] }[] } }> {
+    const part = ws.parts[index]!;
+    const { part: place, ...fromJournal } = part;
+    const { output, displayPath, count } = place!;
+    const rejoined = await rejoinedPart({ ...fromJournal, displayPath: part.path }, { output, displayPath, index, count });
+    expect(rejoined.doc.displayPath).toBe(part.displayPath);
+    const results = new PartResults([], false, writeFileAtomically, () => 0);
+    results.rejoin(rejoined.doc, rejoined.others!);
+    const lines: DocumentOutcome[] = [];
+    results.note(await answered(part, 'complete'), (line) => lines.push(line));
+    await results.settled();
+    expect(lines).toHaveLength(1);
+    return { line: lines[0]!, result: JSON.parse(readFileSync(ws.source.output, 'utf8')) as ResultDocument & { parts: { status: string; missing_pages: number[] }[] } };
+  }
+
+  it('the other part still open: the source stays interrupted, naming that part', async () => {
+    const ws = await interruptedRun();
+    const { line, result } = await collected(ws, 0);
+    expect(line).toMatchObject({ status: 'interrupted', output: ws.source.output, missing_pages: [151], error: { message: 'pages 151 of 151: job job_2 is open' } });
+    expect(result).toMatchObject({ status: 'partial', pages: { total: PAGES, processed: 150, missing: [151] } });
+    expect(result.parts.map((part) => part.status)).toEqual(['complete', 'interrupted']);
+  });
+
+  it('then the last part collected: the source is complete', async () => {
+    const ws = await interruptedRun();
+    await collected(ws, 0);
+    const { line, result } = await collected(ws, 1);
+    expect(line).toMatchObject({ status: 'complete', output: ws.source.output });
+    expect(result).toMatchObject({ status: 'complete', pages: { total: PAGES, processed: PAGES, missing: [] } });
   });
 });
