@@ -5,6 +5,7 @@ import { errorCode, errorMessage, planRetry, restampFailure, type FlowContext } 
 import { chargeTask, finished, restamp, type FlowEffect } from './flow-effects.js';
 import { writeCollectedResult } from './result-flow.js';
 import { moveJob } from './job-phase.js';
+import { pageRanges } from '../files/page-selection.js';
 
 /**
  * POST process for one chunk (its slot granted at `sentAt`). A replay
@@ -189,7 +190,7 @@ async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
       expires_at: new Date(job.expiresAt).toISOString(),
       error: {
         code: 'partial',
-        message: `pages ${missing.join(', ')} missing after ${job.collectRounds} collect round(s)`,
+        message: `pages ${pageRanges(missing)} missing after ${job.collectRounds} collect round(s)`,
         details: { kind: 'pages_missing', job_id: job.parentJobId, expires_at: new Date(job.expiresAt).toISOString(), missing_pages: missing, collect_rounds: job.collectRounds },
       },
     }),

@@ -6,6 +6,10 @@
  * of a job that may be open on the server.
  */
 import { isJobId } from '../api/job-id.js';
+import type { PartOf } from './batch-types.js';
+
+/** A part's place in its source, as the journal keeps it (the source's pages are in the source's result, not repeated in every part's record). */
+export type JournaledPart = Omit<PartOf, 'pages'>;
 
 export interface ChunkRef {
   jobId: string;
@@ -37,6 +41,10 @@ export type JournalRecord =
        * With sha256 (always the source's, never the cut's), what the job answers.
        */
       sourcePages?: number[];
+      /** The source's own page count, with `sourcePages`. */
+      sourcePageCount?: number;
+      /** The job is one part of a source past the service's limits: whoever finishes it rewrites the source's result (collect rebuilds the part from this). */
+      part?: JournaledPart;
     })
   | (RecordBase & { type: 'chunk-done'; parentJobId: string; chunkJobId: string; charged: number })
   | (RecordBase & { type: 'result-written'; parentJobId: string; output: string; status: 'complete' | 'partial' })

@@ -17,6 +17,7 @@ import { chargeTask, finished, restamp, type FlowEffect } from './flow-effects.j
 import { writeSyncResult } from './result-flow.js';
 import { uploadBody } from './upload-body.js';
 import type { PlannedDocument } from './batch-types.js';
+import type { JournaledPart } from './journal-records.js';
 
 /**
  * Everything an upload needs before its request: read the file, check it is
@@ -106,6 +107,7 @@ async function acceptManifest(ctx: FlowContext, task: DocumentTask, manifest: Sp
     expiresAt,
     model,
     ...selectionOf(doc),
+    ...partOf(doc),
   });
   task.openJob({ parentJobId: manifest.job_id, chunks, expiresAt, pages: manifest.pages, model });
 }
@@ -113,6 +115,13 @@ async function acceptManifest(ctx: FlowContext, task: DocumentTask, manifest: Sp
 /** The selection a journal record carries, so a resume knows the job by its source and pages, never by the cut's bytes. */
 function selectionOf(doc: PlannedDocument): { sourcePages?: number[] } {
   return doc.sourcePages ? { sourcePages: doc.sourcePages } : {};
+}
+
+/** Where a part's job belongs: a `collect` of it alone rebuilds the part, and completes its source. */
+function partOf(doc: PlannedDocument): { sourcePageCount?: number; part?: JournaledPart } {
+  if (!doc.part) return {};
+  const { output, displayPath, index, count } = doc.part;
+  return { ...(doc.sourcePageCount !== undefined ? { sourcePageCount: doc.sourcePageCount } : {}), part: { output, displayPath, index, count } };
 }
 
 function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): FlowEffect[] {

@@ -1,6 +1,7 @@
 import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
 import type { CheckProblem } from '../batch/result-file.js';
 import { describeProblem } from '../features/checks/problems.js';
+import { pageRanges } from '../files/page-selection.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
@@ -62,7 +63,7 @@ function statusLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']):
     case 'complete':
       return `${paint.green('complete')}  ${renderUntrusted(`${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')}${outcome.reused ? `; reused: ${outcome.reused}` : ''})`)}`;
     case 'partial':
-      return `${paint.yellow('partial ')}  ${renderUntrusted(`${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages?.join(', ') ?? '?'})`)}`;
+      return `${paint.yellow('partial ')}  ${renderUntrusted(`${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages ? pageRanges(outcome.missing_pages) : '?'})`)}`;
     default:
       return `${paint.red(outcome.status.padEnd(8))}  ${renderUntrusted(`${outcome.file}: ${outcome.error?.message ?? ''} (${outcome.error?.code ?? ''})`)}`;
   }

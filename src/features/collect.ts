@@ -10,6 +10,9 @@ import { ArrivalPlanner, outcomeFromFile, resumeJob } from './resume-tasks.js';
 import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
 import { sessionRunner } from './batch-session.js';
+import { PartResults } from './parts.js';
+import { rejoinedPart, type RejoinedPart } from './part-rejoin.js';
+import { writeFileAtomically } from '../store/atomic-write.js';
 
 /** Finish a job from its parent id alone (see collectTaskOf), in this command's runner (which other commands may submit to). */
 export async function runCollectJob(deps: BatchDeps, askedJobId: string, settings: RunSettings, outDir: string, stop?: AbortSignal): Promise<ExtractBatchReport> {
@@ -19,13 +22,18 @@ export async function runCollectJob(deps: BatchDeps, askedJobId: string, setting
     return emptyReport(found.outcome);
   }
   const parentJobId = found.task.job?.parentJobId ?? askedJobId;
-  const runner = sessionRunner(deps, settings, {});
+  // A part's job: once it is finished, its source's result is written again, and the source is what this command reports.
+  const parts = new PartResults([], settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), (message) => deps.events.notice?.(message));
+  if (found.others) parts.rejoin(found.task.doc, found.others);
+  const runner = sessionRunner(deps, settings, { events: parts.joining(deps.events) });
   const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { force: false, dedupe: true, storeDb: settings.storeDb }, deps.session.results);
   planner.claimJob(parentJobId);
   const collectTask: HostedRun['collectTask'] = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
   const report = await runHosted(deps.host, runner, arrivingAtOnce([found.task]), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
+  await parts.settled();
   return {
     ...report,
+    outcomes: parts.reported(report.outcomes),
     openJobs: report.outcomes.filter((o) => o.status === 'interrupted' && o.expires_at).map((o) => ({ parentJobId, file: o.file, expiresAt: o.expires_at as string })),
     strayJobs: [],
   };
@@ -45,7 +53,7 @@ export async function collectTaskOf(
   outDir: string,
   /** The command riding along that asked for it (its outcome goes back there). @default this process */
   owner: Pick<PlannedDocument, 'origin' | 'askedAs'> = {},
-): Promise<{ task: DocumentTask } | { outcome: DocumentOutcome }> {
+): Promise<{ task: DocumentTask; others?: RejoinedPart['others'] } | { outcome: DocumentOutcome }> {
   const now = deps.clock.now();
   // A chunk id names its parent in the journal: that is the job to collect.
   const parentOfChunk = [...deps.session.state.jobs.values()].find((job) => job.chunks.some((chunk) => chunk.jobId === askedJobId));
@@ -67,10 +75,15 @@ export async function collectTaskOf(
       contentType: 'application/pdf',
       pages: journaled.pages,
       output: journaled.resultWritten?.output ?? journaled.output,
+      // The question it answers: its pages and type, as the journal knows them (a part, a --pages cut).
+      ...(journaled.model ? { model: journaled.model } : {}),
+      ...(journaled.sourcePages ? { sourcePages: journaled.sourcePages } : {}),
+      ...(journaled.sourcePageCount !== undefined ? { sourcePageCount: journaled.sourcePageCount } : {}),
     };
-    const task = new DocumentTask(doc, now);
+    const placed = journaled.part ? await rejoinedPart(doc, journaled.part) : { doc };
+    const task = new DocumentTask(placed.doc, now);
     await resumeJob(task, journaled);
-    return { task };
+    return { task, ...(placed.others ? { others: placed.others } : {}) };
   }
   // Finished jobs leave the journal when it is compacted: a result on disk that names the job says it is done.
   const saved = await findResultOfJob(outDir, parentJobId);

@@ -19,13 +19,18 @@ export function partOutput(outDir: string, commonBase: string): (path: string, p
 export function partsOf(source: PlannedDocument, parts: readonly number[][], pages: number[], pageCount: number, outputOf: (path: string, pages: readonly number[]) => string): PlannedDocument[] {
   return parts.map((partPages, index) => ({
     ...source,
-    displayPath: `${source.displayPath} [${partLabel(partPages, pageCount)}]`,
+    displayPath: partDisplayPath(source.displayPath, partPages, pageCount),
     pages: partPages.length,
     sourcePages: partPages,
     sourcePageCount: pageCount,
     output: outputOf(source.path, partPages),
     part: { output: source.output, displayPath: source.displayPath, index, count: parts.length, pages },
   }));
+}
+
+/** A part as people see it: `statement.pdf [pages 1-150 of 151]`. */
+export function partDisplayPath(sourceDisplayPath: string, pages: readonly number[], pageCount: number): string {
+  return `${sourceDisplayPath} [${partLabel(pages, pageCount)}]`;
 }
 
 /** One part as the source's result lists it. */
@@ -87,6 +92,21 @@ export class PartResults {
       source.docs[doc.part.index] = doc;
       this.sources.set(doc.part.output, source);
     }
+  }
+
+  /**
+   * A part this command finishes alone (`collect` of its job), and its
+   * source's other parts as they ended before (`others`, read from the
+   * source's result): once this part's outcome is in, the source's result
+   * is written again from all of them.
+   */
+  rejoin(part: PlannedDocument, others: { docs: readonly PlannedDocument[]; outcomes: readonly DocumentOutcome[] }): void {
+    this.add([part, ...others.docs]);
+    others.docs.forEach((doc, at) => {
+      const source = doc.part ? this.sources.get(doc.part.output) : undefined;
+      const outcome = others.outcomes[at];
+      if (source && doc.part && outcome) source.outcomes[doc.part.index] = outcome;
+    });
   }
 
   get isEmpty(): boolean {
@@ -238,7 +258,7 @@ function sourceOutcome(source: Source, written: boolean): DocumentOutcome {
     warnings: [...new Set(outcomes.flatMap((outcome) => outcome.warnings))],
     credits: outcomes.reduce((sum, outcome) => sum + outcome.credits, 0),
     ...(missing.length > 0 ? { missing_pages: missing.sort((a, b) => a - b) } : {}),
-    ...(cause?.error ? { error: { ...cause.error, message: `pages ${partLabel(source.docs[unfinished]?.sourcePages ?? [], first.sourcePageCount ?? 0)}: ${cause.error.message}` } } : {}),
+    ...(cause?.error ? { error: { ...cause.error, message: `${partLabel(source.docs[unfinished]?.sourcePages ?? [], first.sourcePageCount ?? 0)}: ${cause.error.message}` } } : {}),
     ...(reused ? { reused: 'every part was answered already', saved_credits: outcomes.reduce((sum, outcome) => sum + (outcome.saved_credits ?? 0), 0) } : {}),
     ...(combineChecks(outcomes.map((outcome) => outcome.checks)) ? { checks: combineChecks(outcomes.map((outcome) => outcome.checks)) } : {}),
     parts,

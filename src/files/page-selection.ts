@@ -62,6 +62,11 @@ export function isWholeDocument(pages: readonly number[], pageCount: number): bo
   return pages.length === pageCount && pages.every((page, index) => page === index + 1);
 }
 
+/** Pages as a person reads them, in any order and with repeats: [7, 1, 2, 3] -> "1-3, 7" (151 missing pages are "1-151", never 151 numbers). */
+export function pageRanges(pages: readonly number[]): string {
+  return formatPages([...new Set(pages)].sort((a, b) => a - b)).replaceAll(',', ', ');
+}
+
 /** Pages as the shortest selection text: [1, 2, 3, 7] -> "1-3,7". */
 export function formatPages(pages: readonly number[]): string {
   const runs: string[] = [];

@@ -4,6 +4,7 @@ import type { ServerJobView } from '../../features/refresh-jobs.js';
 import { formatDuration } from '../../util/duration.js';
 import type { RunningCommand } from '../../features/host/commands-file.js';
 import { renderLines } from '../output.js';
+import { pageRanges } from '../../files/page-selection.js';
 
 /**
  * What runs now on the state folder: the commands as their host lists them,
@@ -50,7 +51,7 @@ export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, Se
     lines.push('', `Last run that ended (finished ${localInstant(Date.parse(run.finished_at))}): ${counts || 'no files'}${who(run.account)}`);
     for (const file of overview.failedFiles.filter((f) => f.account === run.account)) {
       const why = file.code ? `${file.code}: ${file.message ?? ''}` : (file.message ?? '');
-      const missing = file.missing_pages?.length ? ` (missing pages ${file.missing_pages.join(', ')})` : '';
+      const missing = file.missing_pages?.length ? ` (missing pages ${pageRanges(file.missing_pages)})` : '';
       lines.push(`  ${file.file}  ${file.status}${missing}${why ? `  ${why}` : ''}`);
     }
   }
@@ -70,7 +71,7 @@ function expiry(job: JobListing): string {
 function serverText(view: ServerJobView): string {
   if (view.status === 'error') return `${view.code}: ${view.message}`;
   const chunks = view.chunks_done !== null && view.chunks_total !== null ? `chunks ${view.chunks_done}/${view.chunks_total}` : 'chunks unknown';
-  const pending = view.pending_pages.length ? `, pending pages ${view.pending_pages.join(', ')}` : '';
-  const failed = view.failed_pages.length ? `, failed pages ${view.failed_pages.join(', ')}` : '';
+  const pending = view.pending_pages.length ? `, pending pages ${pageRanges(view.pending_pages)}` : '';
+  const failed = view.failed_pages.length ? `, failed pages ${pageRanges(view.failed_pages)}` : '';
   return `${view.status}, ${chunks}${pending}${failed}`;
 }

@@ -113,7 +113,7 @@ describe('docextract jobs', () => {
     expect(run.stdout).toContain('Open jobs (1):');
     expect(run.stdout).toContain(`finish: docextract collect ${jobId}`);
     expect(run.stdout).toMatch(/chunks left: job_\w+ \(pages 1-3\), job_\w+ \(pages 4-4\)/);
-    expect(run.stdout).toMatch(/long\.pdf {2}failed \(missing pages 1, 2, 3, 4\)/);
+    expect(run.stdout).toMatch(/long\.pdf {2}failed \(missing pages 1-4\)/);
     // With another key, that job is not listed: jobs belong to a key.
     const other = await runCli(['jobs', '--json'], { env: { ...env, DOCEXTRACT_API_KEY: 'sk_00000000000000000000000000000000' } });
     expect(parseNdjson(other.stdout)).toEqual([]);

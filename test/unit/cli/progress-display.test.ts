@@ -225,13 +225,13 @@ describe('the batch display off a terminal', () => {
     const stdout = new PipeStream();
     const stderr = new PipeStream();
     const display = await BatchDisplay.create(context({ stdout, stderr }, clock), 4);
-    display.documentFinished(outcome('b.pdf', 'partial', { pages: 6, output: 'out/b.json', missing_pages: [4, 5] }));
+    display.documentFinished(outcome('b.pdf', 'partial', { pages: 6, output: 'out/b.json', missing_pages: [2, 4, 5] }));
     display.documentFinished(outcome('d.pdf', 'complete', { pages: 2, output: 'out/d.json', reused: 'same content, model and store_db', saved_credits: 2 }));
     display.documentFinished(outcome('e.png', 'skipped', { error: { code: 'budget_exhausted', message: '--max-credits reached' } }));
     display.documentFinished(outcome('f.pdf', 'interrupted', { error: { code: 'interrupted', message: 'stopped by Ctrl-C' } }));
     display.finish({ requests: 3, credits: 4 }, T0);
     expect(stdout.text.split('\n')).toEqual([
-      '[1/4] partial   b.pdf -> out/b.json (missing pages 4, 5)',
+      '[1/4] partial   b.pdf -> out/b.json (missing pages 2, 4-5)',
       '[2/4] complete  d.pdf -> out/d.json (2 pages; reused: same content, model and store_db)',
       '[3/4] skipped   e.png: --max-credits reached (budget_exhausted)',
       '[4/4] interrupted  f.pdf: stopped by Ctrl-C (interrupted)',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPages, isWholeDocument, parsePageSelection, resolvePageSelection } from '../../../src/files/page-selection.js';
+import { formatPages, isWholeDocument, pageRanges, parsePageSelection, resolvePageSelection } from '../../../src/files/page-selection.js';
 import { PageRules } from '../../../src/features/page-rules.js';
 
 function pagesOf(text: string, pageCount: number): number[] | string {
@@ -51,6 +51,12 @@ describe('page selections', () => {
     expect(formatPages([1, 12])).toBe('1,12');
     expect(formatPages([4])).toBe('4');
     expect(formatPages([2, 3, 5, 6, 9])).toBe('2-3,5-6,9');
+  });
+
+  it('pages as a person reads them: ranges, in order, each page once', () => {
+    expect(pageRanges(Array.from({ length: 151 }, (_, i) => i + 1))).toBe('1-151');
+    expect(pageRanges([7, 1, 3, 2, 3, 9, 10])).toBe('1-3, 7, 9-10');
+    expect(pageRanges([4])).toBe('4');
   });
 
   it('every page in order is the whole document', () => {

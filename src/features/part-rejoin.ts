@@ -1,0 +1,87 @@
+import type { DocumentOutcome, DocumentStatus, PlannedDocument } from '../batch/batch-types.js';
+import type { JournaledPart } from '../batch/journal-records.js';
+import { readResultFile } from '../batch/result-file.js';
+import { partDisplayPath, type PartEntry } from './parts.js';
+
+/** A part's job rebuilt from the journal, placed in its source: its siblings as the source's result lists them. */
+export interface RejoinedPart {
+  doc: PlannedDocument;
+  /** The source's other parts and how each ended; undefined when the source's result cannot say (then the part is finished alone, and the next `extract` of the source writes it). */
+  others?: { docs: PlannedDocument[]; outcomes: DocumentOutcome[] };
+}
+
+const STATUSES: readonly DocumentStatus[] = ['complete', 'partial', 'failed', 'skipped', 'interrupted'];
+
+/**
+ * `collect` of a part's job (what `jobs` offers after Ctrl-C): the part as
+ * it was planned (its pages, its place in the source), and its source's
+ * other parts read from the source's result, which the interrupted run
+ * wrote with every part's status. Finishing the part then writes the
+ * source's result again, `complete` once every part is (design notes: a
+ * part finished by any command completes its source).
+ */
+export async function rejoinedPart(doc: PlannedDocument, part: JournaledPart): Promise<RejoinedPart> {
+  const source = await readResultFile(part.output);
+  const pages = doc.sourcePages ?? [];
+  const pageCount = doc.sourcePageCount ?? (typeof source?.source?.pages === 'number' ? source.source.pages : pages.length);
+  const alone: PlannedDocument = { ...doc, displayPath: partDisplayPath(part.displayPath, pages, pageCount), sourcePageCount: pageCount };
+  const listed = (source as { parts?: unknown } | undefined)?.parts;
+  const entries = Array.isArray(listed) && listed.length === part.count ? listed.map(entryOf) : [];
+  const sourcePages = source?.source_pages;
+  if (entries.length === 0 || entries.some((entry) => entry === undefined) || !isPageList(sourcePages) || source?.source?.sha256 !== doc.sha256) return { doc: alone };
+  const placed: PlannedDocument = { ...alone, part: { ...part, pages: sourcePages } };
+  const others = (entries as PartEntry[]).flatMap((entry, index) => {
+    if (index === part.index) return [];
+    const sibling: PlannedDocument = {
+      ...placed,
+      displayPath: partDisplayPath(part.displayPath, entry.source_pages, pageCount),
+      pages: entry.source_pages.length,
+      sourcePages: entry.source_pages,
+      output: entry.result_file ?? '',
+      part: { ...part, pages: sourcePages, index },
+    };
+    return [{ doc: sibling, outcome: outcomeOfEntry(entry, sibling) }];
+  });
+  return { doc: placed, others: { docs: others.map((other) => other.doc), outcomes: others.map((other) => other.outcome) } };
+}
+
+/** How a sibling ended, as the source's result says; it cost this command nothing. */
+function outcomeOfEntry(entry: PartEntry, doc: PlannedDocument): DocumentOutcome {
+  return {
+    file: doc.displayPath,
+    status: entry.status as DocumentStatus,
+    pages: entry.source_pages.length,
+    model: entry.model,
+    output: entry.result_file,
+    job_id: entry.job?.parent_job_id ?? null,
+    extraction_id: entry.extraction_id,
+    warnings: entry.warnings,
+    credits: 0,
+    ...(entry.missing_pages.length > 0 ? { missing_pages: entry.missing_pages } : {}),
+    ...(entry.error ? { error: entry.error } : {}),
+  };
+}
+
+/** An entry of the source's `parts`, when it has what a part needs (the file is read, not trusted). */
+function entryOf(value: unknown): PartEntry | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const entry = value as Partial<PartEntry>;
+  if (!isPageList(entry.source_pages) || !STATUSES.includes(entry.status as DocumentStatus)) return undefined;
+  return {
+    source_pages: entry.source_pages,
+    status: entry.status as string,
+    result_file: typeof entry.result_file === 'string' ? entry.result_file : null,
+    model: typeof entry.model === 'string' ? entry.model : null,
+    job: entry.job ?? null,
+    extraction_id: typeof entry.extraction_id === 'string' ? entry.extraction_id : null,
+    credits: typeof entry.credits === 'number' ? entry.credits : 0,
+    warnings: Array.isArray(entry.warnings) ? entry.warnings.filter((warning): warning is string => typeof warning === 'string') : [],
+    missing_pages: isPageList(entry.missing_pages) ? entry.missing_pages : [],
+    ...(entry.error && typeof entry.error.code === 'string' && typeof entry.error.message === 'string' ? { error: { code: entry.error.code, message: entry.error.message } } : {}),
+    data: null,
+  };
+}
+
+function isPageList(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((page) => Number.isInteger(page) && (page as number) > 0);
+}
