@@ -4,9 +4,9 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { walkJsonFiles } from '../files/json-walk.js';
 import { dataRefusalOf } from '../batch/result-file.js';
-import { toExportedDocuments, type ExportedDocument } from './export/flatten.js';
+import { toExportedDocuments, type ExportedDocument, type ExportPlace } from './export/flatten.js';
 import { correctedData, readReview } from './review/corrections.js';
-import { tableColumns, tableRows, type TableRow } from './export/table-rows.js';
+import { resultRows, tableColumns, type TableRow } from './export/table-rows.js';
 import { CsvTableWriter } from './export/table-writer.js';
 import { replaceFileByStream } from '../store/file-replacement.js';
 
@@ -20,7 +20,8 @@ export interface ExportOptions {
   resultsDir: string;
   /** A folder for the tables (created), or `-` for NDJSON on `stdout`. */
   out: string;
-  format: 'csv' | 'ndjson';
+  /** `csv`: a file per table; `ndjson`: documents.ndjson; `xlsx`: tables.xlsx, a sheet per table. */
+  format: ExportFormat;
   /** Start each CSV with a UTF-8 BOM, for Excel. @default false */
   bom?: boolean;
   stdout: TextSink;
@@ -30,12 +31,17 @@ export interface ExportOptions {
   onProblem(file: string, message: string): void;
 }
 
+export type ExportFormat = 'csv' | 'ndjson' | 'xlsx';
+
+/** The workbook `--format xlsx` writes in the tables folder. */
+export const WORKBOOK_FILE = 'tables.xlsx';
+
 export interface ExportSummary {
-  format: 'csv' | 'ndjson';
+  format: ExportFormat;
   /** Documents exported. */
   documents: number;
-  /** Each file written (`-` for stdout) and its rows. */
-  tables: { file: string; rows: number }[];
+  /** Each file written (`-` for stdout) and its rows; for xlsx, each sheet of the workbook and the table it holds (the header row not counted). */
+  tables: { file: string; sheet?: string; table?: string; rows: number }[];
   skipped: number;
   problems: number;
 }
@@ -52,6 +58,7 @@ export async function exportResults(options: ExportOptions): Promise<ExportSumma
   const info = await stat(options.resultsDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new ExportInputError(`${options.resultsDir}: no such folder of results.`);
   if (options.out !== '-') await mkdir(options.out, { recursive: true });
+  if (options.format === 'xlsx') return exportXlsx(options);
   return options.format === 'ndjson' ? exportNdjson(options) : exportCsv(options);
 }
 
@@ -65,8 +72,8 @@ export async function exportResults(options: ExportOptions): Promise<ExportSumma
  */
 async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
   const columns = new Map<string, { kind: TableRow['kind']; names: Set<string> }>();
-  for await (const doc of readDocuments(options.resultsDir, undefined)) {
-    for (const row of tableRows(doc)) {
+  for await (const docs of readDocuments(options.resultsDir, undefined)) {
+    for (const row of resultRows(docs)) {
       const table = columns.get(row.table) ?? { kind: row.kind, names: new Set<string>() };
       columns.set(row.table, table);
       for (const name of Object.keys(row.record)) table.names.add(name);
@@ -75,9 +82,9 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
   const writers = new Map<string, CsvTableWriter>();
   const summary: ExportSummary = { format: 'csv', documents: 0, tables: [], skipped: 0, problems: 0 };
   try {
-    for await (const doc of readDocuments(options.resultsDir, { options, summary })) {
-      summary.documents += 1;
-      for (const row of tableRows(doc)) {
+    for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
+      summary.documents += docs.length;
+      for (const row of resultRows(docs)) {
         const known = columns.get(row.table);
         if (!known) continue; // a table born between the passes: its header was never seen
         let writer = writers.get(row.table);
@@ -95,7 +102,40 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
   return summary;
 }
 
-/** One flat object per document: the fixed fields, then the data with dotted names; lists stay JSON lists. */
+/**
+ * One workbook, a sheet per table, with typed cells (xlsx-cells.ts). One
+ * read of the folder: the rows wait in a spool on disk (table-spool.ts)
+ * while the columns are gathered, then each sheet is written from it in turn.
+ */
+async function exportXlsx(options: ExportOptions): Promise<ExportSummary> {
+  // Loaded for xlsx only: exceljs is large, and CSV and NDJSON need none of it.
+  const [{ TableSpool }, { writeWorkbook }] = await Promise.all([import('./export/table-spool.js'), import('./export/workbook-writer.js')]);
+  const summary: ExportSummary = { format: 'xlsx', documents: 0, tables: [], skipped: 0, problems: 0 };
+  const spool = await TableSpool.open();
+  try {
+    for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
+      summary.documents += docs.length;
+      for (const row of resultRows(docs)) await spool.add(row);
+    }
+    const tables = await spool.finish();
+    // Written beside the workbook and renamed over it when complete: a failed export leaves the previous one.
+    const file = replaceFileByStream(join(options.out, WORKBOOK_FILE));
+    let sheets;
+    try {
+      sheets = await writeWorkbook(file.stream, tables);
+    } catch (error) {
+      await file.discard();
+      throw error;
+    }
+    await file.commit();
+    summary.tables = sheets.map((sheet) => ({ file: WORKBOOK_FILE, sheet: sheet.sheet, table: sheet.table, rows: sheet.rows }));
+  } finally {
+    await spool.remove();
+  }
+  return summary;
+}
+
+/** One flat object per document: the fixed fields, the data with dotted names (lists stay JSON lists), then the provenance. */
 async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
   const toStdout = options.out === '-';
   const file = toStdout ? undefined : replaceFileByStream(join(options.out, 'documents.ndjson'));
@@ -103,9 +143,11 @@ async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
   const sink: TextSink = fileStream ?? options.stdout;
   const summary: ExportSummary = { format: 'ndjson', documents: 0, tables: [], skipped: 0, problems: 0 };
   try {
-    for await (const doc of readDocuments(options.resultsDir, { options, summary })) {
-      summary.documents += 1;
-      await writeLine(sink, `${JSON.stringify({ ...doc.head, ...doc.fields })}\n`);
+    for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
+      for (const doc of docs) {
+        summary.documents += 1;
+        await writeLine(sink, `${JSON.stringify({ ...doc.head, ...doc.fields, ...doc.provenance })}\n`);
+      }
     }
     if (file) {
       file.stream.end();
@@ -126,11 +168,12 @@ async function writeLine(sink: TextSink, line: string): Promise<void> {
 }
 
 /**
- * The results below `dir`, one file read at a time. With `report`, each
+ * The results below `dir`, one file read at a time, each as its documents
+ * (one, or one per part: their rows are numbered together). With `report`, each
  * non-result file and each broken one is told and counted; without (the
  * column pass), they are passed over silently so each is told once.
  */
-async function* readDocuments(dir: string, report: { options: ExportOptions; summary: ExportSummary } | undefined): AsyncGenerator<ExportedDocument> {
+async function* readDocuments(dir: string, report: { options: ExportOptions; summary: ExportSummary } | undefined): AsyncGenerator<ExportedDocument[]> {
   for await (const file of walkJsonFiles(dir)) {
     let parsed: unknown;
     try {
@@ -152,7 +195,7 @@ async function* readDocuments(dir: string, report: { options: ExportOptions; sum
       }
       continue;
     }
-    const docs = await withReview(parsed, file.path, file.relativePath);
+    const docs = await withReview(parsed, file.path, { resultFile: file.relativePath, exportedFolder: dir });
     if (docs.length === 0) {
       if (report) {
         report.summary.skipped += 1;
@@ -160,14 +203,14 @@ async function* readDocuments(dir: string, report: { options: ExportOptions; sum
       }
       continue;
     }
-    yield* docs;
+    yield docs;
   }
 }
 
 /** The document's rows as a person left them: their corrections applied when a review of this very extraction is beside it. */
-async function withReview(parsed: unknown, path: string, relativePath: string): Promise<ExportedDocument[]> {
+async function withReview(parsed: unknown, path: string, place: ExportPlace): Promise<ExportedDocument[]> {
   const result = parsed as { data?: unknown };
   const review = await readReview(path, result);
-  if (review.kind !== 'current') return toExportedDocuments(parsed, relativePath);
-  return toExportedDocuments({ ...result, data: correctedData(result.data, review.review) }, relativePath, true);
+  if (review.kind !== 'current') return toExportedDocuments(parsed, place);
+  return toExportedDocuments({ ...result, data: correctedData(result.data, review.review) }, { ...place, reviewed: true });
 }

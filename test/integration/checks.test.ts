@@ -34,6 +34,8 @@ const PAYSLIP_SCHEMA = { type: 'object', required: ['gross', 'net'], properties:
 const NOT_AN_INVOICE = [
   { path: 'invoice_number', message: 'is required' },
   { path: 'total', message: 'is required' },
+  // A payslip has no line items: a sum over a list that is not there fails, rather than passing unseen.
+  { path: 'pages.line_items', message: 'is absent: x-sum adds up pages.line_items[].amount to subtotal' },
 ];
 
 let emulator: RunningEmulator | undefined;
@@ -90,7 +92,7 @@ describe('checks against a schema as results arrive', () => {
     expect(again.code).toBe(5);
     expect(workRequests(emu)).toBe(before);
     expect(again.stdout).toContain(`complete  ${join(ws.inputs, 'pay/p.pdf')}`);
-    expect(again.stdout).toMatch(/pay\/p\.pdf\.json \(1 page; reused: .*\); checks failed: invoice_number is required, total is required\n/);
+    expect(again.stdout).toMatch(/pay\/p\.pdf\.json \(1 page; reused: .*\); checks failed: invoice_number is required, total is required, pages\.line_items is absent: x-sum adds up pages\.line_items\[\]\.amount to subtotal\n/);
     expect(again.stdout).not.toMatch(/invoices\/.*checks failed/);
     expect(again.stderr).toContain('2 failed checks');
 
@@ -188,7 +190,7 @@ describe('docextract check', () => {
     const run = await runCli(['check', ws.out], { env: { ...env, DOCEXTRACT_API_KEY: '' } });
     expect(run.code).toBe(5);
     expect(run.stdout).toContain(`failed    invoices/a.pdf.json (invoice): checks failed: po_number is required\n`);
-    expect(run.stdout).toMatch(/^failed {4}pay\/p\.pdf\.json \(payslip\): checks failed: .*po_number is required$/m);
+    expect(run.stdout).toMatch(/^failed {4}pay\/p\.pdf\.json \(payslip\): checks failed: .*po_number is required and 1 more$/m);
     expect(run.stderr).toContain('5 results: 0 passed, 5 failed checks · nothing sent');
     expect(checksIn(ws.out, 'invoices/a.pdf')).toEqual({ schema, passed: false, problems: [{ path: 'po_number', message: 'is required' }] });
     expect(requestsSent(emu)).toBe(before);

@@ -14,8 +14,9 @@ interface ExportFlags {
 /** Reads result files and writes tables; never resolves the key nor touches the state folder, so it runs beside an active batch. */
 export async function runExport(ctx: CliContext, resultsDir: string, flags: ExportFlags): Promise<CommandOutcome> {
   if (flags.out === undefined) throw new UsageError("export needs --out <tables-dir> (or --out - with --format ndjson).");
-  if (flags.format !== 'csv' && flags.format !== 'ndjson') throw new UsageError(`--format must be csv or ndjson, not "${flags.format}".`);
-  if (flags.out === '-' && flags.format !== 'ndjson') throw new UsageError('--out - (stdout) needs --format ndjson: CSV tables are several files.');
+  if (flags.format !== 'csv' && flags.format !== 'ndjson' && flags.format !== 'xlsx') throw new UsageError(`--format must be csv, xlsx or ndjson, not "${flags.format}".`);
+  if (flags.out === '-' && flags.format !== 'ndjson') throw new UsageError(`--out - (stdout) needs --format ndjson: ${flags.format === 'xlsx' ? 'a workbook is a file' : 'CSV tables are several files'}.`);
+  if (flags.bom && flags.format !== 'csv') throw new UsageError('--bom is for CSV files only.');
   const { exportResults, ExportInputError } = await import('../../features/export-results.js');
   const out = flags.out === '-' ? '-' : resolve(ctx.io.cwd, flags.out);
   if (out !== '-') await refuseFileAsFolder('--out', out);
@@ -41,7 +42,7 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
   } else {
     // A line each: a table is named after a document type, which the service's results name.
     ctx.ui.info(`exported ${plural(summary.documents, 'document')} to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${plural(summary.skipped, 'other JSON file')} skipped)` : ''}:`);
-    for (const table of summary.tables) ctx.ui.info(`  ${table.file}  ${plural(table.rows, 'row')}`);
+    for (const table of summary.tables) ctx.ui.info(`  ${table.file}${table.sheet === undefined ? '' : `  sheet ${table.sheet}`}  ${plural(table.rows, 'row')}`);
   }
   if (summary.problems > 0) {
     ctx.ui.error(`${summary.problems} file(s) could not be read; see above.`);

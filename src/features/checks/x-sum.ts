@@ -11,6 +11,7 @@ import { pointerOf } from './problems.js';
  * is walked element by element, so `pages.line_items` is every line item of
  * every page. A sum is judged only when the total and every addend are
  * numbers: a missing or mistyped field is for `required` and `type` to say.
+ * A list that is not there at all fails: a misnamed list is no pass.
  */
 export interface SumRule {
   items: string;
@@ -30,10 +31,22 @@ type SumValidate = ((rule: SumRule, data: unknown, parentSchema?: unknown, dataC
 const validateSum: SumValidate = (rule, data, _parentSchema, dataCxt) => {
   validateSum.errors = [];
   const total = valuesAt(data, rule.equals);
-  const lists = valuesAt(data, rule.items);
-  const addends = lists.flatMap((list) => valuesAt(list, rule.field));
+  const walk = listsAt(data, rule.items);
+  if (walk.lists.length === 0 && !walk.throughEmptyList) {
+    // A misnamed list (`line_items` where the items sit under `pages[]`) would otherwise pass every document unseen.
+    validateSum.errors = [
+      {
+        keyword: 'x-sum',
+        instancePath: `${dataCxt?.instancePath ?? ''}${pointerOf(segmentsOf(rule.items) ?? [rule.items])}`,
+        params: { absent: rule.items },
+        message: `is absent: x-sum adds up ${rule.items}[].${rule.field} to ${rule.equals}`,
+      },
+    ];
+    return false;
+  }
+  const addends = walk.lists.flatMap((list) => valuesAt(list, rule.field));
   const [expected] = total;
-  if (lists.length === 0 || total.length !== 1 || typeof expected !== 'number' || !addends.every(isFiniteNumber)) return true;
+  if (total.length !== 1 || typeof expected !== 'number' || !addends.every(isFiniteNumber)) return true;
   const sum = addends.reduce((a, b) => a + b, 0);
   const tolerance = rule.tolerance ?? DEFAULT_SUM_TOLERANCE;
   if (Math.abs(sum - expected) <= tolerance + FLOAT_SLACK) return true;
@@ -70,15 +83,31 @@ export const xSumKeyword: FuncKeywordDefinition = {
 
 /** The values at a dotted path; lists on the way are walked element by element (a numeric segment picks one element). */
 function valuesAt(root: unknown, path: string): unknown[] {
+  return walkPath(root, path).values;
+}
+
+/**
+ * The lists at `items` (null is no list), and whether an empty list on the
+ * way is why there are none: `pages: []` has no line items to add (a sum of
+ * 0), where pages that hold no `line_items` at all name a list that is not there.
+ */
+function listsAt(root: unknown, path: string): { lists: unknown[]; throughEmptyList: boolean } {
+  const walk = walkPath(root, path);
+  return { lists: walk.values.filter((value) => value !== null), throughEmptyList: walk.throughEmptyList };
+}
+
+function walkPath(root: unknown, path: string): { values: unknown[]; throughEmptyList: boolean } {
   let values: unknown[] = [root];
+  let throughEmptyList = false;
   for (const segment of segmentsOf(path) ?? [path]) {
     values = values.flatMap((value) => {
-      if (Array.isArray(value)) return /^\d+$/.test(segment) ? [value[Number(segment)]] : value.map((element) => field(element, segment));
-      return [field(value, segment)];
+      if (!Array.isArray(value)) return [field(value, segment)];
+      if (value.length === 0) throughEmptyList = true;
+      return /^\d+$/.test(segment) ? [value[Number(segment)]] : value.map((element) => field(element, segment));
     });
     values = values.filter((value) => value !== undefined);
   }
-  return values;
+  return { values, throughEmptyList };
 }
 
 function field(value: unknown, name: string): unknown {

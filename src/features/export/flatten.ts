@@ -3,25 +3,45 @@
  * row (CSV) or as one object (NDJSON).
  */
 
+import { isAbsolute, relative } from 'node:path';
 import { formatPages } from '../../files/page-selection.js';
 import { joinPath } from '../field-paths.js';
 
-/** The columns every document row starts with, in this order. */
-export const DOCUMENT_COLUMNS = ['source_file', 'status', 'model', 'pages', 'result_file', 'missing_pages', 'reviewed'] as const;
-
-/** The columns every line-item row starts with, in this order. */
-export const ITEM_COLUMNS = ['source_file', 'row'] as const;
+/**
+ * The columns every document row starts with, in this order. `row` numbers
+ * the rows of one result file (1, or one per part of a PDF in parts): with
+ * `result_file` it keys the row, and a child table's `parent_row` names it.
+ */
+export const DOCUMENT_COLUMNS = ['source_file', 'row', 'status', 'model', 'pages', 'missing_pages'] as const;
 
 /**
- * The columns a row of a list nested in another list's item adds after
- * ITEM_COLUMNS (`pages[].line_items[]`): the page it is on (the enclosing
- * item's `page`, when it has one), the table of the item holding it, and
- * that item's row there.
+ * Where every document row comes from, after its data (a spreadsheet user
+ * reads the data first): the source's pages this row holds, the sha256 of the
+ * source, the result file (half of the row's key) and whether a person reviewed it.
  */
-export const PARENT_COLUMNS = ['page', 'parent', 'parent_row'] as const;
+export const PROVENANCE_COLUMNS = ['source_pages', 'sha256', 'result_file', 'reviewed'] as const;
 
-/** Names a data field may not take as they are in a document's row: the fixed columns, and `source_pages` (a part's pages). */
-const DOCUMENT_RESERVED = new Set<string>([...DOCUMENT_COLUMNS, 'source_pages']);
+/**
+ * The columns every row of a child table (a list of objects) starts with:
+ * `row` counts the table's rows of one result file, and `parent`,
+ * `parent_row` name the row holding the list (the document's table and row,
+ * or for a list inside another list's item, that item's table and row).
+ */
+export const ITEM_COLUMNS = ['source_file', 'row', 'parent', 'parent_row'] as const;
+
+/**
+ * A child row's provenance, after its data: the source's page it is on (when
+ * it or an item holding it has a `page`; the service numbers the pages it was
+ * sent, which are the source's pages only for a whole file), and the result
+ * file that, with `parent_row`, is its parent's key.
+ */
+export const ITEM_PROVENANCE_COLUMNS = ['source_page', 'result_file'] as const;
+
+/** Names a data field may not take as they are in a document's row. */
+const DOCUMENT_RESERVED = new Set<string>([...DOCUMENT_COLUMNS, ...PROVENANCE_COLUMNS]);
+
+/** Names a field may not take as they are in a child table's row. */
+const ITEM_RESERVED = new Set<string>([...ITEM_COLUMNS, ...ITEM_PROVENANCE_COLUMNS]);
 
 export type FlatRecord = Record<string, unknown>;
 
@@ -30,7 +50,7 @@ export function newRecord(entries: Record<string, unknown> = {}): FlatRecord {
   return Object.assign(Object.create(null) as FlatRecord, entries);
 }
 
-/** A result file, reduced to what the tables show. */
+/** A result file (or one part of it), reduced to what the tables show. */
 export interface ExportedDocument {
   /** The result's model, else `data.document_type`, else `unknown`. */
   type: string;
@@ -38,16 +58,28 @@ export interface ExportedDocument {
   head: Record<(typeof DOCUMENT_COLUMNS)[number], unknown>;
   /** `data`, nested objects flattened to dotted names; arrays kept as they are. */
   fields: FlatRecord;
+  /** The trailing provenance columns. */
+  provenance: Record<(typeof PROVENANCE_COLUMNS)[number], unknown>;
+  /** The source's page of each page the service was sent (page i is `sourcePages[i - 1]`); undefined when the result names none. */
+  sourcePages: readonly number[] | undefined;
+}
+
+/** How the paths of one result file are written. */
+export interface ExportPlace {
+  /** The result file, relative to the folder exported. */
+  resultFile: string;
+  /** The folder exported: a source's absolute path is written relative to it, as `result_file` is. */
+  exportedFolder?: string;
+  /** A person reviewed it (`docextract review`), and the data holds their corrections. */
+  reviewed?: boolean;
 }
 
 /**
  * Recognise a docextract result (status, source.path and data; see
  * `ResultDocument` in src/batch/result-file.ts) and reduce it. Anything else
  * (another tool's JSON, a settings file) is not a result: undefined.
- * `reviewed`: a person reviewed it (`docextract review`), and `parsed.data`
- * holds their corrections.
  */
-export function toExportedDocument(parsed: unknown, resultFile: string, reviewed = false): ExportedDocument | undefined {
+export function toExportedDocument(parsed: unknown, place: ExportPlace, row = 1): ExportedDocument | undefined {
   if (!isPlainObject(parsed) || typeof parsed.status !== 'string' || !('data' in parsed)) return undefined;
   const source = parsed.source;
   if (!isPlainObject(source) || typeof source.path !== 'string') return undefined;
@@ -56,44 +88,55 @@ export function toExportedDocument(parsed: unknown, resultFile: string, reviewed
   const model = typeof parsed.model === 'string' && parsed.model.trim() ? parsed.model.trim() : undefined;
   const declared = typeof data.document_type === 'string' && data.document_type.trim() ? data.document_type.trim() : undefined;
   const missing = Array.isArray(pages.missing) && pages.missing.length > 0 ? pages.missing : undefined;
+  const sourcePages = pageNumbers(parsed.source_pages);
   return {
     type: model ?? declared ?? 'unknown',
     head: {
-      source_file: source.path,
+      source_file: sourceFileOf(source.path, place.exportedFolder),
+      row,
       status: parsed.status,
       model: model ?? null,
       pages: typeof pages.total === 'number' ? pages.total : typeof source.pages === 'number' ? source.pages : null,
-      result_file: resultFile,
       missing_pages: missing ?? null,
-      reviewed,
     },
     fields: flattenObject(data, DOCUMENT_RESERVED, 'data'),
+    provenance: {
+      source_pages: sourcePages ? formatPages([...sourcePages]) : null,
+      sha256: typeof source.sha256 === 'string' ? source.sha256 : null,
+      result_file: place.resultFile,
+      reviewed: place.reviewed ?? false,
+    },
+    sourcePages,
   };
 }
 
 /**
  * The rows of one result file: one, or for a PDF extracted in parts (its
- * `parts`), one per part with the source pages it holds (`source_pages`, e.g.
- * `1-150`) and its own data, status and missing pages. A result of some pages
- * only (--pages) names them the same way.
+ * `parts`), one per part (`row` 1, 2, ...) with the source pages it holds
+ * (`source_pages`, e.g. `151-300`) and its own data, status and missing
+ * pages. A result of some pages only (--pages) names them the same way.
  */
-export function toExportedDocuments(parsed: unknown, resultFile: string, reviewed = false): ExportedDocument[] {
-  const whole = toExportedDocument(parsed, resultFile, reviewed);
+export function toExportedDocuments(parsed: unknown, place: ExportPlace): ExportedDocument[] {
+  const whole = toExportedDocument(parsed, place);
   if (!whole || !isPlainObject(parsed)) return [];
-  if (!Array.isArray(parsed.parts)) {
-    const question = isPlainObject(parsed.question) ? parsed.question : {};
-    return [Array.isArray(question.pages) ? { ...whole, fields: newRecord({ source_pages: pagesText(question.pages), ...whole.fields }) } : whole];
-  }
-  return parsed.parts.filter(isPlainObject).map((part) => {
-    const row = toExportedDocument({ ...parsed, ...part, pages: { total: Array.isArray(part.source_pages) ? part.source_pages.length : null, missing: part.missing_pages } }, resultFile, reviewed) ?? whole;
-    return { ...row, fields: newRecord({ source_pages: pagesText(part.source_pages), ...row.fields }) };
+  if (!Array.isArray(parsed.parts)) return [whole];
+  return parsed.parts.filter(isPlainObject).map((part, index) => {
+    const pages = { total: Array.isArray(part.source_pages) ? part.source_pages.length : null, missing: part.missing_pages };
+    return toExportedDocument({ ...parsed, ...part, source: parsed.source, pages }, place, index + 1) ?? { ...whole, head: { ...whole.head, row: index + 1 } };
   });
 }
 
-/** [1, 2, 3, 7] -> "1-3,7". */
-function pagesText(pages: unknown): string | null {
-  if (!Array.isArray(pages) || !pages.every((page) => typeof page === 'number')) return null;
-  return formatPages(pages as number[]);
+/**
+ * A source's path as the tables show it: relative to the folder exported,
+ * as `result_file` is, so one folder's tables read the same wherever the
+ * folder is moved (a path that is not absolute is kept as the result has it).
+ */
+function sourceFileOf(path: string, exportedFolder: string | undefined): string {
+  return exportedFolder !== undefined && isAbsolute(path) ? relative(exportedFolder, path) : path;
+}
+
+function pageNumbers(pages: unknown): number[] | undefined {
+  return Array.isArray(pages) && pages.every((page) => typeof page === 'number') ? (pages as number[]) : undefined;
 }
 
 /**
@@ -127,9 +170,9 @@ export function isItemList(value: unknown): value is Record<string, unknown>[] {
   return Array.isArray(value) && value.length > 0 && value.every(isPlainObject);
 }
 
-/** One line item as a row: its own objects flattened; lists inside it stay whole, for the caller to place. A nested item's own `page` (or `parent`) is prefixed `item.`. */
-export function flattenItem(item: Record<string, unknown>, nested = false): FlatRecord {
-  return flattenObject(item, new Set<string>(nested ? [...ITEM_COLUMNS, ...PARENT_COLUMNS] : ITEM_COLUMNS), 'item');
+/** One line item as a row: its own objects flattened; lists inside it stay whole, for the caller to place. A field named like a fixed column (`parent`, `result_file`) is prefixed `item.`. */
+export function flattenItem(item: Record<string, unknown>): FlatRecord {
+  return flattenObject(item, ITEM_RESERVED, 'item');
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

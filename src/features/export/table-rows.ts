@@ -1,5 +1,15 @@
 import { segmentsOf } from '../field-paths.js';
-import { DOCUMENT_COLUMNS, flattenItem, isItemList, ITEM_COLUMNS, newRecord, PARENT_COLUMNS, type ExportedDocument, type FlatRecord } from './flatten.js';
+import {
+  DOCUMENT_COLUMNS,
+  flattenItem,
+  isItemList,
+  ITEM_COLUMNS,
+  ITEM_PROVENANCE_COLUMNS,
+  newRecord,
+  PROVENANCE_COLUMNS,
+  type ExportedDocument,
+  type FlatRecord,
+} from './flatten.js';
 import { neutralizeFormula } from './formula-guard.js';
 import { tableName } from './table-names.js';
 
@@ -10,59 +20,77 @@ export interface TableRow {
   record: FlatRecord;
 }
 
-/** Where a nested list sits: its parent item's table and row, and the page that item is on. */
-interface ParentItem {
+/** The row holding a list: its table and row, and the source's page it is on (null: unknown). */
+interface ParentRow {
   table: string;
   row: number;
-  page: number | null;
+  sourcePage: number | null;
 }
 
 /**
- * The document's row, then a row per item of each list of objects in its
- * data. A list of objects inside an item (the demo's `pages[].line_items[]`)
- * is a table of its own too, named by its field alone (`invoice.line_items`,
- * wherever the list sits), each row with its parent's table, row and page.
- * `row` counts from 1 per document and table, so `source_file` and `row` key
- * every row.
+ * The rows of one result file (its documents: one, or one per part): each
+ * document's row, then a row per item of each list of objects in its data. A
+ * list of objects inside an item (the demo's `pages[].line_items[]`) is a
+ * table of its own too, named by its field alone (`invoice.line_items`,
+ * wherever the list sits). Every child row names its parent (`parent`,
+ * `parent_row`); `row` counts from 1 per result file and table, so
+ * `result_file` and `row` key every row of every table, and `result_file`
+ * and `parent_row` find exactly one parent.
  */
-export function tableRows(doc: ExportedDocument): TableRow[] {
-  const main = newRecord(doc.head);
-  const items: TableRow[] = [];
+export function resultRows(docs: readonly ExportedDocument[]): TableRow[] {
+  const rows: TableRow[] = [];
   const rowsSoFar = new Map<string, number>();
-  const tableOf = (field: string): string => tableName(doc.type, segmentsOf(field) ?? [field]);
-  const addItems = (table: string, list: Record<string, unknown>[], parent: ParentItem | undefined): void => {
-    for (const item of list) {
-      const row = (rowsSoFar.get(table) ?? 0) + 1;
-      rowsSoFar.set(table, row);
-      const record = newRecord({ source_file: doc.head.source_file, row, ...(parent ? { page: parent.page, parent: parent.table, parent_row: parent.row } : {}) });
-      const inner: [string, Record<string, unknown>[]][] = [];
-      for (const [name, value] of Object.entries(flattenItem(item, parent !== undefined))) {
-        if (isItemList(value)) inner.push([name, value]);
-        else record[name] = value;
+  for (const doc of docs) {
+    const table = tableName(doc.type);
+    const main = newRecord(doc.head);
+    const items: TableRow[] = [];
+    const tableOf = (field: string): string => tableName(doc.type, segmentsOf(field) ?? [field]);
+    const addItems = (list: Record<string, unknown>[], into: string, parent: ParentRow): void => {
+      for (const item of list) {
+        const row = (rowsSoFar.get(into) ?? 0) + 1;
+        rowsSoFar.set(into, row);
+        const sourcePage = typeof item.page === 'number' ? sourcePageOf(item.page, doc.sourcePages) : parent.sourcePage;
+        const record = newRecord({ source_file: doc.head.source_file, row, parent: parent.table, parent_row: parent.row });
+        const inner: [string, Record<string, unknown>[]][] = [];
+        for (const [name, value] of Object.entries(flattenItem(item))) {
+          if (isItemList(value)) inner.push([name, value]);
+          else record[name] = value;
+        }
+        if (sourcePage !== null) record.source_page = sourcePage;
+        record.result_file = doc.provenance.result_file;
+        items.push({ table: into, kind: 'item', record });
+        for (const [name, value] of inner) addItems(value, tableOf(name), { table: into, row, sourcePage });
       }
-      items.push({ table, kind: 'item', record });
-      const page = typeof item.page === 'number' ? item.page : (parent?.page ?? null);
-      for (const [name, value] of inner) addItems(tableOf(name), value, { table, row, page });
+    };
+    for (const [name, value] of Object.entries(doc.fields)) {
+      if (isItemList(value)) addItems(value, tableOf(name), { table, row: doc.head.row as number, sourcePage: null });
+      else main[name] = value;
     }
-  };
-  for (const [name, value] of Object.entries(doc.fields)) {
-    if (isItemList(value)) addItems(tableOf(name), value, undefined);
-    else main[name] = value;
+    Object.assign(main, doc.provenance);
+    rows.push({ table, kind: 'document', record: main }, ...items);
   }
-  return [{ table: tableName(doc.type), kind: 'document', record: main }, ...items];
+  return rows;
+}
+
+/** The source's page of the service's page `page` (1-based in what it was sent); null when the result cannot say. */
+function sourcePageOf(page: number, sourcePages: readonly number[] | undefined): number | null {
+  if (sourcePages === undefined) return page;
+  return sourcePages[page - 1] ?? null;
 }
 
 /**
- * The header of a table: the fixed leading columns (an item table's parent
- * columns when it has nested rows), then every other column
+ * The header of a table: the fixed leading columns, then every data column
  * seen, sorted by code unit (not locale), so the same results give the same
- * header on any machine and in any file order.
+ * header on any machine and in any file order, then the provenance columns
+ * (those seen, for a child table: `source_page` only where pages are known).
  */
 export function tableColumns(kind: TableRow['kind'], seen: Iterable<string>): string[] {
   const names = new Set(seen);
-  const leading: readonly string[] = kind === 'document' ? DOCUMENT_COLUMNS : [...ITEM_COLUMNS, ...PARENT_COLUMNS.filter((name) => names.has(name))];
-  const rest = [...names].filter((name) => !leading.includes(name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return [...leading, ...rest];
+  const leading: readonly string[] = kind === 'document' ? DOCUMENT_COLUMNS : ITEM_COLUMNS;
+  const provenance: readonly string[] = kind === 'document' ? PROVENANCE_COLUMNS : ITEM_PROVENANCE_COLUMNS;
+  const trailing = kind === 'document' ? provenance : provenance.filter((name) => names.has(name));
+  const rest = [...names].filter((name) => !leading.includes(name) && !provenance.includes(name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...leading, ...rest, ...trailing];
 }
 
 /**

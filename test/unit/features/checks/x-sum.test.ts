@@ -56,6 +56,27 @@ describe('the x-sum validate function', () => {
   });
 });
 
+describe('a list that is not there', () => {
+  it('fails at the list, naming it, when the data holds no such list: a misnamed list never passes silently', () => {
+    expect(judge({ pages: [{ line_items: [{ amount: 2 }] }], total: 2 })).toEqual({
+      valid: false,
+      errors: [{ keyword: 'x-sum', instancePath: '/line_items', params: { absent: 'line_items' }, message: 'is absent: x-sum adds up line_items[].amount to total' }],
+    });
+    const perPage = { items: 'pages.line_items', field: 'amount', equals: 'total' };
+    expect(judge({ pages: [{ note: 'blank page' }], total: 0 }, perPage).errors).toMatchObject([{ instancePath: '/pages/line_items', params: { absent: 'pages.line_items' } }]);
+    expect(judge({ total: 0 }, perPage).valid).toBe(false);
+    expect(judge({ line_items: null, total: 0 }).valid).toBe(false);
+  });
+
+  it('adds up nothing to 0 when the list is there but empty, or every list on the way is', () => {
+    expect(judge({ line_items: [], total: 0 }).valid).toBe(true);
+    expect(judge({ line_items: [], total: 1 }).errors).toMatchObject([{ params: { sum: 0 } }]);
+    const perPage = { items: 'pages.line_items', field: 'amount', equals: 'total' };
+    expect(judge({ pages: [], total: 0 }, perPage).valid).toBe(true);
+    expect(judge({ pages: [], total: 3 }, perPage).valid).toBe(false);
+  });
+});
+
 describe('dotted paths', () => {
   it('a numeric segment picks one element of a list, any other segment walks every element', () => {
     const pages = Array.from({ length: 12 }, (_, index) => ({ line_items: [{ amount: index }], 'p1': { line_items: [{ amount: 100 }] } }));
