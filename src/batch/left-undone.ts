@@ -44,3 +44,12 @@ export function leftUndone(task: DocumentTask, end: RunEnd): DocumentOutcome {
     ...(job ? { expires_at: new Date(job.expiresAt).toISOString() } : {}),
   };
 }
+
+/**
+ * A document the run ended (Ctrl-C) before anything of it was sent: it has
+ * no open job and no other reason. A display says all such files in one
+ * line; each keeps its own outcome (--json, the last-run report).
+ */
+export function neverStarted(outcome: Pick<DocumentOutcome, 'status' | 'error'>): boolean {
+  return outcome.status === 'interrupted' && outcome.error?.code === 'interrupted' && outcome.error.details === undefined;
+}

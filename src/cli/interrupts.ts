@@ -1,3 +1,4 @@
+import { StdoutClosed } from './io.js';
 import type { Ui } from './ui.js';
 
 /**
@@ -12,7 +13,7 @@ import type { Ui } from './ui.js';
  */
 export function watchInterrupts(ui: Ui, injected?: AbortSignal, lastWords?: () => void): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
-  const onSignal = (name: NodeJS.Signals): void => {
+  const onSignal = (name: string): void => {
     if (controller.signal.aborted) {
       ui.error('second interrupt: exiting now; run the same command again to resume.');
       try {
@@ -27,7 +28,8 @@ export function watchInterrupts(ui: Ui, injected?: AbortSignal, lastWords?: () =
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   // An in-process caller (a test) stands in for the first signal.
-  const onInjected = (): void => onSignal('SIGTERM');
+  // A closed stdout (io.ts) stops the run the same way, under its own name: it is no signal.
+  const onInjected = (): void => onSignal(injected?.reason instanceof StdoutClosed ? 'stdout closed' : 'SIGTERM');
   if (injected?.aborted) onInjected();
   else injected?.addEventListener('abort', onInjected, { once: true });
   return {

@@ -45,14 +45,31 @@ export interface CliIO {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Aborted when the reader of stdout went away (EPIPE): a run then stops as on a first Ctrl-C. */
+  stdoutClosed?: AbortSignal;
+}
+
+/** The reason `stdoutClosed` aborts with, so that the run can name it (it is no signal). */
+export class StdoutClosed extends Error {
+  constructor() {
+    super('stdout closed');
+  }
 }
 
 export function processIO(): CliIO {
   // `docextract ... | head` closes our stdout early: that is the reader's
-  // choice, not an error, so stop quietly instead of dying on EPIPE.
+  // choice, not an error. It used to end the process at once (process.exit),
+  // which left the state folder as a crash does (tmp files, the host's socket,
+  // an uncompacted journal) and dropped answers in flight. Now the run is asked
+  // to stop as on a first Ctrl-C: it finishes what is paid for and closes
+  // cleanly; its lines after that go nowhere.
+  const closed = new AbortController();
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') {
+      closed.abort(new StdoutClosed());
+      return;
+    }
     throw error;
   });
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), stdoutClosed: closed.signal };
 }

@@ -1,4 +1,5 @@
 import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
+import { neverStarted } from '../batch/left-undone.js';
 import type { CheckProblem } from '../batch/result-file.js';
 import { describeProblem } from '../features/checks/problems.js';
 import { pageRanges } from '../files/page-selection.js';
@@ -17,12 +18,15 @@ export class FinishedTally {
   savedCredits = 0;
   /** Results that failed their checks (`--schema`). */
   checksFailed = 0;
+  /** Files a Ctrl-C ended before anything of them was sent (counted among `interrupted`). */
+  notStarted = 0;
 
   add(outcome: DocumentOutcome): void {
     this.done += 1;
     this.pages += outcome.status === 'complete' || outcome.status === 'partial' ? (outcome.pages ?? 0) : 0;
     this.counts[outcome.status] += 1;
     if (outcome.checks?.passed === false) this.checksFailed += 1;
+    if (neverStarted(outcome)) this.notStarted += 1;
     if (outcome.reused) {
       this.reused += 1;
       this.savedCredits += outcome.saved_credits ?? 0;
@@ -40,6 +44,15 @@ export class FinishedTally {
     const bound = report.boundMs !== undefined && report.requests > 0 ? ` (the rate limits allowed no less than ${formatDuration(report.boundMs)})` : '';
     return `${parts.join(', ')} · ${plural(this.pages, 'page')} · ${plural(report.credits, 'credit')} · ${plural(report.requests, 'request')} · ${formatDuration(elapsedMs)}${bound}`;
   }
+}
+
+/**
+ * The one line for every file a Ctrl-C ended before anything of it was
+ * sent: 48 lines saying "not started" each told nothing the count does not.
+ * Each is its own line under --json, as every outcome is.
+ */
+export function notStartedLine(count: number, paint: CliContext['ui']['paint']): string {
+  return `${paint.red('interrupted')}  ${plural(count, 'file')} not started: nothing of ${count === 1 ? 'it' : 'them'} was sent; run the same command again to take ${count === 1 ? 'it' : 'them'} (--json lists each)`;
 }
 
 /**

@@ -5,7 +5,8 @@ import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../batch/bat
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
-import { clockTime, FinishedTally, humanLine, plural, TimeLeftCountdown } from './outcome-lines.js';
+import { neverStarted } from '../batch/left-undone.js';
+import { clockTime, FinishedTally, humanLine, notStartedLine, plural, TimeLeftCountdown } from './outcome-lines.js';
 import { barWidthFor, fitParts, wrapToWidth } from './status-line.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
 
@@ -125,6 +126,8 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
     }
     if (this.ctx.options.json) {
       this.ctx.io.stdout.write(`${JSON.stringify(outcome)}\n`);
+    } else if (neverStarted(outcome)) {
+      // Said once, with their count, when the run ends (finish).
     } else {
       const line = humanLine(outcome, this.ctx.ui.paint);
       if (this.multibar && this.ctx.io.stdout.isTTY) this.logAbove(line);
@@ -147,6 +150,7 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
     this.multibar?.update();
     this.multibar?.stop();
     this.ctx.ui.drawingWith(undefined);
+    if (!this.ctx.options.json && this.finished.notStarted > 0) this.ctx.io.stdout.write(`${notStartedLine(this.finished.notStarted, this.ctx.ui.paint)}\n`);
     this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
   }
 

@@ -6,7 +6,8 @@ import type { FolderState, WatchEvents } from '../features/watch.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
-import { clockTime, FinishedTally, humanLine, plural, TimeLeftCountdown } from './outcome-lines.js';
+import { neverStarted } from '../batch/left-undone.js';
+import { clockTime, FinishedTally, humanLine, notStartedLine, plural, TimeLeftCountdown } from './outcome-lines.js';
 import { fitParts } from './status-line.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
 
@@ -83,6 +84,8 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
   documentFinished(finishedOutcome: DocumentOutcome): void {
     const outcome = wordedForCli(finishedOutcome);
     this.finished.add(outcome);
+    // Said once, with their count, when the watch ends (finish).
+    if (!this.ctx.options.json && neverStarted(outcome)) return this.refresh();
     const line = this.ctx.options.json ? JSON.stringify(outcome) : humanLine(outcome, this.ctx.ui.paint);
     this.above(() => this.ctx.io.stdout.write(`${line}\n`));
     this.refresh();
@@ -91,6 +94,7 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
   /** The closing summary, on stderr. */
   finish(report: { requests: number; credits: number }, startedAt: number): void {
     this.stop();
+    if (!this.ctx.options.json && this.finished.notStarted > 0) this.ctx.io.stdout.write(`${notStartedLine(this.finished.notStarted, this.ctx.ui.paint)}\n`);
     this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
   }
 

@@ -119,7 +119,7 @@ export class BatchSession {
   async close(): Promise<void> {
     try {
       await this.compact();
-      await this.journal.close();
+      await this.journal.close({ removeIfEmpty: true });
       await this.results.close().catch(() => undefined); // a cache: rebuilt when lost
     } finally {
       await this.lock.release();

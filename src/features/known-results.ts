@@ -78,7 +78,9 @@ export class KnownResults {
   }
 
   async close(): Promise<void> {
-    if (!this.readOnly) await this.index.compact();
+    if (this.readOnly) return;
+    await this.index.compact();
+    await this.index.removeIfNoResult();
   }
 }
 

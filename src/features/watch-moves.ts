@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
 import { copyFile, lstat, mkdir, rename, unlink } from 'node:fs/promises';
-import { dirname, extname, join, relative } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
 import type { DocumentOutcome } from '../batch/batch-types.js';
+import { readResultFile, writeResult, type ResultDocument } from '../batch/result-file.js';
 
 export interface MoveTargets {
   /** The watched folder: sources keep their path below it. */
@@ -50,12 +51,31 @@ export class WatchMoves {
     const folder = kind === 'done' ? this.targets.done : kind === 'failed' ? this.targets.failed : undefined;
     if (folder === undefined) return;
     this.chain = this.chain.then(async () => {
+      let target: string;
       try {
-        await moveMirrored(source, this.targets.root, folder);
+        target = await moveMirrored(source, this.targets.root, folder);
       } catch (error) {
         this.notice(`${outcome.file}: could not move it to ${folder} (${(error as NodeJS.ErrnoException).code ?? String(error)}); it stays where it is`);
+        return;
       }
+      if (outcome.output) await this.pointResultAt(outcome.output, source, target, outcome.file);
     });
+  }
+
+  /**
+   * The result names its source by path (`review` shows it, `check` reads
+   * it): once the source is moved, the result names where it went. After the
+   * move, not before: a move that fails leaves the result true. A crash
+   * between the two leaves the old path (the source is then "gone").
+   */
+  private async pointResultAt(output: string, from: string, to: string, file: string): Promise<void> {
+    try {
+      const result = await readResultFile(output);
+      if (!result?.source || resolve(result.source.path) !== resolve(from)) return;
+      await writeResult(output, { ...(result as ResultDocument), source: { ...result.source, path: resolve(to) } });
+    } catch (error) {
+      this.notice(`${file}: moved to ${to}, but its result ${output} could not be updated to say so (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
   }
 
   /** Resolves once every queued move is done. */

@@ -150,7 +150,8 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
   if (type !== 'pdf' && size > MAX_FILE_BYTES) return reject('file_too_large', tooLargeMessage(name, size), { size, sha256 });
   if (type !== 'pdf') return ok(1);
 
-  const hasBody = hasPdfBody(bytes);
+  // Read before the bytes are handed to the worker.
+  const damage = truncationSign(bytes);
   // Handed over to a worker thread, bytes and all (nothing here reads them after).
   // The name is quoted: a file name is untrusted, and its control characters must not reach the terminal as they are.
   options.debug?.(`counting the pages of ${JSON.stringify(name)}`);
@@ -162,14 +163,29 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
   // The dry run calls this same check, so it shows the same refusal.
   if (inspection.kind === 'too_complex') return reject('pdf_too_complex', tooComplexMessage(name, 'pages', inspection.budget, options.inspectionLimits), { size, sha256 });
   const { pages } = inspection;
-  if (pages === undefined && !hasBody) {
-    return reject('invalid_file', `${name} starts like a PDF but holds no PDF objects; it looks truncated.`, { size, sha256 });
+  // A PDF we could not count is sent and judged by the server, unless it is plainly cut short: that
+  // request would only buy a 400 invalid_file. Past 10 MB the limit is what the user must hear first.
+  if (pages === undefined && damage !== undefined) {
+    if (size > MAX_FILE_BYTES) return reject('file_too_large', `${overLimit(name, size)}, and this PDF cannot be cut into parts: it ${damage}; it looks truncated.`, { size, sha256 });
+    return reject('invalid_file', `${name} starts like a PDF but ${damage}; it looks truncated.`, { size, sha256 });
   }
   // Stryker disable next-line ConditionalExpression: equivalent; undefined > n is false too (the test narrows the type).
   if (pages !== undefined && pages > MAX_PAGES && options.pastLimits !== true) {
     return reject('page_limit_exceeded', `${name} has ${pages} pages; the service accepts at most ${MAX_PAGES} pages per document.`, { size, sha256, pages });
   }
   return ok(pages);
+}
+
+/**
+ * Why a PDF looks cut short, or undefined. Every complete PDF ends with
+ * `%%EOF` (junk may follow it, so it is looked for anywhere); a download
+ * interrupted part-way has none. Only asked of a PDF whose pages could not
+ * be counted: a file we could count is whole enough for the service.
+ */
+function truncationSign(bytes: Uint8Array): string | undefined {
+  if (!hasPdfBody(bytes)) return 'holds no PDF objects';
+  if (!Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('%%EOF')) return 'ends before its end marker (%%EOF), and its pages cannot be found';
+  return undefined;
 }
 
 /** SHA-256 of a file's content as hex, streamed so any size is fine. */
@@ -228,7 +244,12 @@ function fileSystemRejection(path: string, name: string, error: unknown): Prefli
 
 function tooLargeMessage(name: string, size: number, limit = MAX_FILE_BYTES): string {
   if (limit > MAX_FILE_BYTES) return `${name} is ${formatMegabytes(size)} (${size.toLocaleString('en-US')} bytes); docextract cuts PDFs of up to ${formatMegabytes(limit)} into parts the service accepts, and the service takes other files up to 10 MB.`;
-  return `${name} is ${formatMegabytes(size)} (${size.toLocaleString('en-US')} bytes); the service accepts files up to 10 MB (${MAX_FILE_BYTES.toLocaleString('en-US')} bytes).`;
+  return `${overLimit(name, size)}.`;
+}
+
+/** The size against the service's 10 MB (413 `file_too_large`), without a full stop. */
+function overLimit(name: string, size: number): string {
+  return `${name} is ${formatMegabytes(size)} (${size.toLocaleString('en-US')} bytes); the service accepts files up to 10 MB (${MAX_FILE_BYTES.toLocaleString('en-US')} bytes)`;
 }
 
 /** Whether a file's first 1 KiB holds a PDF header (a file too large to send whole is read only if it can be cut). */

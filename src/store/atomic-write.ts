@@ -13,6 +13,22 @@ import { NAME_MAX_BYTES } from './result-path.js';
 /** Temporary names this process is writing right now, so a sweep never deletes them. */
 const inFlight = new Set<string>();
 
+/**
+ * A process ended by process.exit (a reader closed stdout: EPIPE; a second
+ * Ctrl-C) runs no `finally`: the tmp files it was writing would stay in the
+ * state folder until some later sweep. Removed here, synchronously, as it exits.
+ */
+function removeTempFilesInFlight(): void {
+  for (const path of inFlight) {
+    try {
+      rmSync(path, { force: true });
+    } catch {
+      // nothing more can be done while exiting; a later sweep removes it
+    }
+  }
+}
+process.on('exit', removeTempFilesInFlight);
+
 const TEMP_NAME = /^\..+\.tmp-(\d+)-[0-9a-f]+$/;
 
 /** Room a tmp name must leave within NAME_MAX: `.` + `.tmp-<pid>-<12 hex>` (a pid has at most 10 digits). */

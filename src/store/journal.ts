@@ -4,7 +4,7 @@ import { DocextractError } from '../util/docextract-error.js';
  * durable (fdatasync) before it resolves, because an intent record must be on
  * disk before the request it announces is sent.
  */
-import { mkdir, truncate, type FileHandle } from 'node:fs/promises';
+import { mkdir, rm, truncate, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { syncFolder, writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
@@ -64,8 +64,13 @@ export class Journal<T extends { type: string }> {
     if (torn) await handle.datasync();
     // A new file's name must be durable too, or its first intent could vanish with it.
     if (text === undefined) await syncFolder(dirname(path));
-    return new Journal<T>(path, handle, records, validBytes);
+    const journal = new Journal<T>(path, handle, records, validBytes);
+    journal.createdHere = text === undefined;
+    return journal;
   }
+
+  /** This open made the file (there was none): only such a file may be removed again, empty, at close. */
+  private createdHere = false;
 
   /** Everything read at open plus everything appended since, in file order. */
   get records(): readonly T[] {
@@ -122,11 +127,19 @@ export class Journal<T extends { type: string }> {
     });
   }
 
-  close(): Promise<void> {
+  /**
+   * Close the file. `removeIfEmpty`: a journal this open created and that
+   * holds no record (nothing was ever sent, as under a refused key, or all
+   * of it finished and was compacted away) is removed rather than left
+   * behind as an empty file; the next open makes it again. One that was
+   * there before stays. Only for the holder of the state lock.
+   */
+  close(options: { removeIfEmpty?: boolean } = {}): Promise<void> {
     return this.serialize(async () => {
       const handle = this.handle;
       this.handle = undefined;
       await handle?.close();
+      if (options.removeIfEmpty === true && this.createdHere && this.items.length === 0 && this.size === 0) await rm(this.path, { force: true });
     });
   }
 

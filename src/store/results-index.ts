@@ -143,6 +143,22 @@ export class ResultsIndex {
     });
   }
 
+  /**
+   * Remove the file when it names no result: nothing in it can answer a
+   * question, and a run that never got going (a refused key) would otherwise
+   * leave one such file per key tried. Its folder marks cost only a rescan.
+   */
+  removeIfNoResult(): Promise<void> {
+    return this.serially(async () => {
+      if (this.offsets.size > 0) return;
+      await rm(this.path, { force: true });
+      this.scanned.clear();
+      this.lines = 0;
+      this.bytes = 0;
+      this.endsMidLine = false;
+    });
+  }
+
   private serially<T>(work: () => Promise<T>): Promise<T> {
     const done = this.writes.then(work);
     this.writes = done.catch(() => undefined);

@@ -21,7 +21,7 @@ const EXPECTED_ERRORS: Record<string, string> = {
   'broken/empty.pdf': 'invalid_file',
   'broken/header-only.pdf': 'invalid_file',
   'broken/not-a-pdf.pdf': 'invalid_file_type',
-  'broken/truncated.pdf': 'pdf_unrewritable',
+  'broken/truncated.pdf': 'invalid_file',
   'pdf/encrypted-aes256-4.pdf': 'pdf_encrypted',
   'pdf/encrypted-aes256-object-streams-4.pdf': 'pdf_encrypted',
   'pdf/encrypted-rc4-128-2.pdf': 'pdf_encrypted',

@@ -49,11 +49,16 @@ export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, Se
   for (const run of overview.lastRuns) {
     const counts = Object.entries(run.counts).filter(([, count]) => count > 0).map(([status, count]) => `${count} ${status}`).join(', ');
     lines.push('', `Last run that ended (finished ${localInstant(Date.parse(run.finished_at))}): ${counts || 'no files'}${who(run.account)}`);
-    for (const file of overview.failedFiles.filter((f) => f.account === run.account)) {
+    const files = overview.failedFiles.filter((f) => f.account === run.account);
+    // Files a Ctrl-C ended before anything of them was sent: one line with their count (--json lists each).
+    const notStarted = files.filter(neverStarted).length;
+    for (const file of files) {
+      if (neverStarted(file)) continue;
       const why = file.code ? `${file.code}: ${file.message ?? ''}` : (file.message ?? '');
       const missing = file.missing_pages?.length ? ` (missing pages ${pageRanges(file.missing_pages)})` : '';
       lines.push(`  ${file.file}  ${file.status}${missing}${why ? `  ${why}` : ''}`);
     }
+    if (notStarted > 0) lines.push(`  ${notStarted} ${notStarted === 1 ? 'file' : 'files'} not started (interrupted): nothing of ${notStarted === 1 ? 'it' : 'them'} was sent; \`docextract jobs --json\` lists each`);
   }
   if (overview.lastRuns.length === 0 && options.running) lines.push('', 'No run has ended yet.');
   return `${renderLines(lines)}\n`;
@@ -74,4 +79,9 @@ function serverText(view: ServerJobView): string {
   const pending = view.pending_pages.length ? `, pending pages ${pageRanges(view.pending_pages)}` : '';
   const failed = view.failed_pages.length ? `, failed pages ${pageRanges(view.failed_pages)}` : '';
   return `${view.status}, ${chunks}${pending}${failed}`;
+}
+
+/** A file of the last run that a Ctrl-C ended before anything of it was sent (no job), as the run recorded it. */
+function neverStarted(file: { status: string; code: string | null; job_id?: string | null }): boolean {
+  return file.status === 'interrupted' && file.code === 'interrupted' && !file.job_id;
 }

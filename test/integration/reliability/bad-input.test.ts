@@ -83,7 +83,7 @@ describe('bad input: the 400 and 413 causes, per file, while the rest of the bat
     const expected: Record<string, string> = {
       'empty.pdf': 'invalid_file',
       'header-only.pdf': 'invalid_file',
-      // Sent (its pages cannot be counted locally) and refused by the server.
+      // Refused locally: its pages cannot be counted and it has no %%EOF.
       'truncated.pdf': 'invalid_file',
       'not-a-pdf.pdf': 'invalid_file_type',
       'notes.txt': 'invalid_file_type',
@@ -102,8 +102,8 @@ describe('bad input: the 400 and 413 causes, per file, while the rest of the bat
     expect(lines.get('over-limit-151.pdf')).toMatchObject({ status: 'complete', parts: [expect.objectContaining({ source_pages: expect.arrayContaining([1, 150]) }), expect.objectContaining({ source_pages: [151] })] });
     expect(lines.get('oversized.pdf')).toMatchObject({ status: 'complete', parts: [expect.objectContaining({ source_pages: [1] })] });
     expect(lines.size).toBe(3 + Object.keys(expected).length + 2);
-    // Only the good files, the parts and the one PDF preflight could not judge were sent; nothing failed was charged.
-    expect(emu.counters.requestsByEndpoint.documents).toBe(4 + 3);
+    // Only the good files and the parts were sent; nothing failed was charged.
+    expect(emu.counters.requestsByEndpoint.documents).toBe(3 + 3);
     expect(emu.counters.creditsCharged).toBe(2 + 7 + 1 + 151 + 1);
     expect(existsSync(join(ws.out, 'in/empty.pdf.json'))).toBe(false);
   });

@@ -52,3 +52,20 @@ describe('docextract jobs, with hostile names', () => {
     expect(lines).toContain('    chunks left: chunk\\n2 (pages 3-4)');
   });
 });
+
+describe('docextract jobs, after a run stopped by Ctrl-C', () => {
+  it('says the files that never started in one line with their count; a failed file and an open job keep their own lines', () => {
+    const file = (name: string, extra: Partial<JobsOverview['failedFiles'][number]>): JobsOverview['failedFiles'][number] =>
+      ({ kind: 'failed-file', account: 'a', run_finished_at: '2026-11-26T14:00:00.000Z', file: name, status: 'interrupted', code: 'interrupted', message: 'not started', ...extra }) as JobsOverview['failedFiles'][number];
+    const notStarted = Array.from({ length: 48 }, (_, index) => file(`wide/r${String(index).padStart(3, '0')}.png`, {}));
+    const overview: JobsOverview = {
+      ...ended,
+      lastRuns: [{ account: 'a', finished_at: '2026-11-26T14:00:00.000Z', counts: { complete: 3, interrupted: 49, failed: 1 } }],
+      failedFiles: [file('bad.pdf', { status: 'failed', code: 'invalid_file', message: 'bad.pdf looks truncated.' }), file('long.pdf', { code: 'interrupted', message: 'job job_9 is open', job_id: 'job_9' }), ...notStarted],
+    };
+    const lines = renderJobs(overview, new Map(), { allAccounts: false }).split('\n');
+    expect(lines.filter((line) => line.includes('not started'))).toEqual(['  48 files not started (interrupted): nothing of them was sent; `docextract jobs --json` lists each']);
+    expect(lines).toContain('  bad.pdf  failed  invalid_file: bad.pdf looks truncated.');
+    expect(lines).toContain('  long.pdf  interrupted  interrupted: job job_9 is open');
+  });
+});

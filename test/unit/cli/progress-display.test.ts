@@ -234,7 +234,8 @@ describe('the batch display off a terminal', () => {
       '[1/4] partial   b.pdf -> out/b.json (missing pages 2, 4-5)',
       '[2/4] complete  d.pdf -> out/d.json (2 pages; reused: same content, model and store_db)',
       '[3/4] skipped   e.png: --max-credits reached (budget_exhausted)',
-      '[4/4] interrupted  f.pdf: stopped by Ctrl-C (interrupted)',
+      // Nothing of it was sent (no job): said with the others like it, once, at the end.
+      'interrupted  1 file not started: nothing of it was sent; run the same command again to take it (--json lists each)',
       '',
     ]);
     expect(stderr.text).toBe('1 complete, 1 partial, 0 failed, 1 skipped, 1 interrupted, 1 reused (2 credits saved) · 8 pages · 4 credits · 3 requests · 0s\n');

@@ -168,6 +168,33 @@ describe('preflightFile messages', () => {
     });
   });
 
+  it('refuses a PDF cut short (no %%EOF, pages uncounted) before a request is spent on it', async () => {
+    // 38 bytes: an interrupted download that got as far as the first object.
+    const start = '%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pa';
+    const cut = join(dir, 'cut-38.pdf');
+    writeFileSync(cut, start, 'latin1');
+    expect(await preflightFile(cut, { displayName: 'cut-38.pdf' })).toEqual({
+      ok: false,
+      path: cut,
+      code: 'invalid_file',
+      message: 'cut-38.pdf starts like a PDF but ends before its end marker (%%EOF), and its pages cannot be found; it looks truncated.',
+      size: 38,
+      sha256: sha(start),
+    });
+  });
+
+  it('names the 10 MB limit for a PDF over it that cannot be cut into parts (it looks truncated)', async () => {
+    const filler = Buffer.alloc(11 * 1024 * 1024, 0x20);
+    const big = join(dir, 'cut-11mb.pdf');
+    writeFileSync(big, Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n', 'latin1'), filler]));
+    const size = statSync(big).size;
+    const result = await preflightFile(big, { displayName: 'cut-11mb.pdf', pastLimits: true });
+    expectRejected(result, 'file_too_large');
+    expect(result.message).toBe(
+      `cut-11mb.pdf is 11.0 MB (${size.toLocaleString('en-US')} bytes); the service accepts files up to 10 MB (10,485,760 bytes), and this PDF cannot be cut into parts: it ends before its end marker (%%EOF), and its pages cannot be found; it looks truncated.`,
+    );
+  });
+
   it('gives the size of a file too large in MB and bytes', async () => {
     const path = makeOversizedFile(dir);
     const size = statSync(path).size;

@@ -190,3 +190,29 @@ describe('sweepTempFiles', () => {
     expect(readdirSync(dir).sort()).toEqual(strangers.sort());
   });
 });
+
+describe('a process that exits mid-write (a reader closed the pipe: process.exit on EPIPE)', () => {
+  it('leaves no tmp file behind', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'atomic-exit-'));
+    try {
+      // The built module (dist, made by the global setup): a child process of its own, so that it can exit.
+      const module = new URL('../../../dist/store/atomic-write.js', import.meta.url).href;
+      // 256 MiB is still being written when the tmp file is seen, the positive signal to exit on.
+      const script = `
+        import { readdirSync } from 'node:fs';
+        import { writeFileAtomically } from ${JSON.stringify(module)};
+        const dir = ${JSON.stringify(dir)};
+        void writeFileAtomically(dir + '/commands.json', Buffer.alloc(256 * 1024 * 1024, 0x20));
+        const seen = setInterval(() => {
+          if (readdirSync(dir).some((name) => name.includes('.tmp-'))) { clearInterval(seen); process.exit(0); }
+        }, 1);
+      `;
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      expect(child.stderr).toBe('');
+      expect(child.status).toBe(0);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
