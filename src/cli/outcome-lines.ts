@@ -1,6 +1,6 @@
-import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
-import type { CheckProblem } from '../batch/result-file.js';
-import { describeProblem } from '../features/checks/problems.js';
+import type { DocumentOutcome, DocumentStatus } from '../index.js';
+import type { CheckProblem } from '../library/check.js';
+import { describeProblem } from '../library/check.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import { renderUntrusted } from '../util/untrusted-text.js';

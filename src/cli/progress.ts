@@ -1,7 +1,7 @@
 import { wordedForCli } from './outcome-words.js';
 import { DisplayWarnings } from './display-warnings.js';
 import type { MultiBar, SingleBar } from 'cli-progress';
-import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../index.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';

@@ -1,8 +1,8 @@
 import { wordedForCli } from './outcome-words.js';
 import { DisplayWarnings } from './display-warnings.js';
 import type { Ora } from 'ora';
-import type { DocumentOutcome } from '../batch/batch-types.js';
-import type { FolderState, WatchEvents } from '../features/watch.js';
+import type { DocumentOutcome } from '../index.js';
+import type { FolderState, WatchEvents } from '../index.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';

@@ -16,7 +16,7 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
   if (flags.out === undefined) throw new UsageError("export needs --out <tables-dir> (or --out - with --format ndjson).");
   if (flags.format !== 'csv' && flags.format !== 'ndjson') throw new UsageError(`--format must be csv or ndjson, not "${flags.format}".`);
   if (flags.out === '-' && flags.format !== 'ndjson') throw new UsageError('--out - (stdout) needs --format ndjson: CSV tables are several files.');
-  const { exportResults, ExportInputError } = await import('../../features/export-results.js');
+  const { exportResults, ExportInputError } = await import('../../library/export.js');
   const out = flags.out === '-' ? '-' : resolve(ctx.io.cwd, flags.out);
   if (out !== '-') await refuseFileAsFolder('--out', out);
   let summary;

@@ -1,8 +1,8 @@
 import { localInstant } from '../../util/local-time.js';
-import type { JobListing, JobsOverview } from '../../features/list-jobs.js';
-import type { ServerJobView } from '../../features/refresh-jobs.js';
+import type { JobListing, JobsOverview } from '../../library/jobs.js';
+import type { ServerJobView } from '../../library/jobs.js';
 import { formatDuration } from '../../util/duration.js';
-import type { RunningCommand } from '../../features/host/commands-file.js';
+import type { RunningCommand } from '../../library/jobs.js';
 import { renderLines } from '../output.js';
 
 /**
