@@ -12,12 +12,13 @@
  */
 export { extractDocuments, InvalidOptionError } from './library/extract-documents.js';
 export type { ExtractDocumentsOptions, ExtractionReport, ExtractionRun, ResultSink } from './library/extract-documents.js';
-export type { BatchEvents, ChunkFailure, DocumentOutcome, DocumentStatus, PlannedDocument, ResultChecker, RunSettings, ServiceCharge } from './batch/batch-types.js';
-export type { ResultChecks, ResultDocument, ResultStatus } from './batch/result-file.js';
+export type { BatchEvents, ChunkFailure, DocumentOutcome, DocumentStatus, OutcomeDetails, OutcomeError, PlannedDocument, ResultChecker, RunSettings, ServiceCharge } from './batch/batch-types.js';
+export type { CheckProblem, ResultChecks, ResultDocument, ResultStatus } from './batch/result-file.js';
 export type { Question } from './batch/question.js';
 export { RUN_DEFAULTS } from './batch/run-settings.js';
 export type { RateWindow } from './batch/rate-windows.js';
 export { ModelRules } from './features/model-rules.js';
-export { SERVICE_LIMITS } from './api/limits.js';
 export { UnknownModelError } from './features/check-models.js';
+export type { FolderState, WatchEvents } from './features/watch.js';
+export { AllowedFolders, argumentReachesPast, isInsideFolder, realPathOf, searchedFrom } from './files/allowed-folders.js';
 export * from './api/index.js';

@@ -35,3 +35,6 @@ export { DEFAULT_RESPONSE_CAPS } from './response-caps.js';
 export type { ResponseCaps } from './response-caps.js';
 export { decideRetry, DEFAULT_RETRY_TUNING } from './retry-policy.js';
 export type { RetryDecision, RetryTuning, RetryContext } from './retry-policy.js';
+export { isJobId, JOB_ID_MAX_LENGTH } from './job-id.js';
+export { SERVICE_LIMITS } from './limits.js';
+export { modelEntriesOf, type ModelEntry } from './model-names.js';

@@ -3,7 +3,7 @@ import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import { makeResultFolders } from '../store/result-path.js';
 import { besideResultWriteOptions, resultWriteOptions } from './result-modes.js';
-import { reviewPathFor } from './review-sidecar.js';
+import { reviewPathFor } from '../store/result-names.js';
 import { formatPages } from '../files/page-selection.js';
 import { questionOf, type Question } from './question.js';
 import { MAX_DATA_DEPTH, nestsDeeperThan, RESULT_TOO_DEEP } from '../util/json-depth.js';

@@ -9,7 +9,8 @@ import { outcomeOfResult } from './outcomes.js';
 import { writeResult, type ResultDocument, type ResultStatus } from './result-file.js';
 import { jsonTextOfAnyDepth, MAX_DATA_DEPTH, nestsDeeperThan, RESULT_TOO_DEEP } from '../util/json-depth.js';
 import { ResultPathError } from '../store/result-path.js';
-import { fingerprintOf, reviewedFingerprint, reviewPathFor, sameFingerprint } from './review-sidecar.js';
+import { fingerprintOf, reviewedFingerprint, sameFingerprint } from './review-sidecar.js';
+import { reviewPathFor } from '../store/result-names.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
 export async function writeSyncResult(ctx: FlowContext, task: DocumentTask, result: ExtractionSuccess, pages: number): Promise<FlowEffect[]> {

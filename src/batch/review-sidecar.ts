@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { ResultDocument } from './result-file.js';
+import { reviewPathFor } from '../store/result-names.js';
 
 /**
  * A person's review of a result (`docextract review`) lives beside it, in
@@ -7,9 +8,6 @@ import type { ResultDocument } from './result-file.js';
  * returned stays as it was. The review names the extraction it was made
  * for; a new extraction written over the result does not inherit it.
  */
-export function reviewPathFor(resultPath: string): string {
-  return `${resultPath}.review.json`;
-}
 
 /** Which extraction a review was made for: its content, its question's model, and when it was made (a copy keeps all three). */
 export interface ResultFingerprint {

@@ -1,4 +1,4 @@
-import type { BatchEvents, ChunkFailure } from '../batch/batch-types.js';
+import type { BatchEvents, ChunkFailure } from '../index.js';
 import { formatDuration } from '../util/duration.js';
 import { clockTime } from './outcome-lines.js';
 

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import type { ResultChecker, RunSettings } from '../batch/batch-types.js';
+import type { ResultChecker, RunSettings } from '../index.js';
 import { InvalidSettingError, parseRateWindows, RUN_DEFAULTS, runSettings, type RateWindow } from '../library/settings.js';
-import { ModelRules } from '../features/model-rules.js';
-import { PageRules } from '../features/page-rules.js';
+import { ModelRules } from '../library/settings.js';
+import { PageRules } from '../library/settings.js';
 import { parseDuration } from '../util/duration.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';

@@ -1,4 +1,4 @@
-import type { ApiClient } from '../api/client.js';
+import type { ApiClient } from '../api/index.js';
 import type { ApiClientOptions, ModelList, ResponseEvent } from '../api/index.js';
 import { checkApiKeyShape } from '../config/api-key.js';
 import type { ConfigStore } from '../config/config-store.js';
@@ -152,7 +152,7 @@ export class CliContext {
     const baseUrl = await this.baseUrl();
     const apiKey = withKey ? (await this.apiKey()).key : undefined;
     if (apiKey) this.refuseCleartextKey(baseUrl);
-    const [{ ApiClient }, onModels] = await Promise.all([import('../api/client.js'), apiKey ? this.modelNamesKeeper(baseUrl, apiKey) : undefined]);
+    const [{ ApiClient }, onModels] = await Promise.all([import('../api/index.js'), apiKey ? this.modelNamesKeeper(baseUrl, apiKey) : undefined]);
     return new ApiClient({
       baseUrl,
       apiKey,
@@ -170,9 +170,9 @@ export class CliContext {
   /** Keeps each `models` answer's names in the state folder, for shell completion (docextract completion). */
   private async modelNamesKeeper(baseUrl: string, apiKey: string): Promise<(list: ModelList) => void> {
     const [{ accountId }, { rememberModelNames }, { modelEntriesOf }] = await Promise.all([
-      import('../store/account-id.js'),
-      import('../store/model-names-cache.js'),
-      import('../api/model-names.js'),
+      import('../config/account-id.js'),
+      import('../library/models.js'),
+      import('../api/index.js'),
     ]);
     const account = accountId(baseUrl, apiKey);
     return (list) => rememberModelNames(this.stateDir(), account, modelEntriesOf(list.data.models), this.clock.now());

@@ -1,4 +1,4 @@
-import type { BatchEvents, ChunkFailure } from '../batch/batch-types.js';
+import type { BatchEvents, ChunkFailure } from '../index.js';
 import { chunkFailedLine, reachabilityLine } from './batch-notices.js';
 import type { CliContext } from './context.js';
 import { cliStopMessage, strayJobNotice } from './outcome-words.js';

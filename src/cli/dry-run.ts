@@ -1,7 +1,7 @@
 import { formatRateWindows, minimumMakespanMs } from '../library/settings.js';
 import { CostPreview, type CostPreviewOptions, type FileCost } from '../features/cost-preview.js';
 import type { PlannedSlice } from '../features/plan-documents.js';
-import type { DocumentOutcome } from '../batch/batch-types.js';
+import type { DocumentOutcome } from '../index.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import type { BatchSettings } from './batch-settings.js';

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { errorCodeOf } from '../api/error-code.js';
+import { errorCodeOf } from '../api/index.js';
 import {
   ApiError,
   AuthenticationError,
@@ -8,7 +8,7 @@ import {
   RateLimitError,
   ResponseValidationError,
   TransportError,
-} from '../api/errors.js';
+} from '../api/index.js';
 import { DocextractError } from '../util/docextract-error.js';
 import { ConfigError, InterruptedError, UsageError } from './cli-errors.js';
 import type { SettingSource } from '../config/resolve.js';

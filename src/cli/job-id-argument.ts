@@ -1,4 +1,4 @@
-import { isJobId, JOB_ID_MAX_LENGTH } from '../api/job-id.js';
+import { isJobId, JOB_ID_MAX_LENGTH } from '../api/index.js';
 import { shellQuote } from '../util/shell-quote.js';
 import { UsageError } from './cli-errors.js';
 

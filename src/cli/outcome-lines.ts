@@ -1,8 +1,7 @@
-import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
-import { neverStarted } from '../batch/left-undone.js';
-import type { CheckProblem } from '../batch/result-file.js';
-import { describeProblem } from '../features/checks/problems.js';
-import { pageRanges } from '../files/page-selection.js';
+import type { DocumentOutcome, DocumentStatus } from '../index.js';
+import { describeProblem, type CheckProblem } from '../library/check.js';
+import { neverStarted } from '../library/outcomes.js';
+import { pageRanges } from '../library/settings.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import { renderUntrusted } from '../util/untrusted-text.js';

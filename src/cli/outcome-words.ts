@@ -1,4 +1,4 @@
-import type { DocumentOutcome, OutcomeDetails, OutcomeError } from '../batch/batch-types.js';
+import type { DocumentOutcome, OutcomeDetails, OutcomeError } from '../index.js';
 import { plural } from '../util/plural.js';
 import { formatDuration } from '../util/duration.js';
 import { localInstant } from '../util/local-time.js';

@@ -1,11 +1,11 @@
 import { wordedForCli } from './outcome-words.js';
 import { DisplayWarnings } from './display-warnings.js';
 import type { MultiBar, SingleBar } from 'cli-progress';
-import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../index.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
-import { neverStarted } from '../batch/left-undone.js';
+import { neverStarted } from '../library/outcomes.js';
 import { clockTime, FinishedTally, humanLine, notStartedLine, plural, TimeLeftCountdown } from './outcome-lines.js';
 import { barWidthFor, fitParts, wrapToWidth } from './status-line.js';
 import { renderUntrusted } from '../util/untrusted-text.js';

@@ -1,7 +1,7 @@
 import { cliStopMessage, collectCommand, wordedForCli } from './outcome-words.js';
 import { localInstant } from '../util/local-time.js';
 import { commandLine, engineAccess } from './engine-access.js';
-import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome } from '../index.js';
 import type { BatchDeps, RideAlong } from '../library/engine.js';
 import type { ClientBatch } from '../features/host/client-batch.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';

@@ -1,5 +1,5 @@
-import type { ResultChecker } from '../batch/batch-types.js';
-import { SchemaRules } from '../features/checks/schema-rules.js';
+import type { ResultChecker } from '../index.js';
+import { SchemaRules } from '../library/check.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
 
@@ -21,7 +21,7 @@ export async function resolveSchemaRules(ctx: CliContext, flagValues: readonly s
 }
 
 export async function loadChecker(ctx: CliContext, rules: SchemaRules): Promise<ResultChecker> {
-  const { loadSchemaChecker, SchemaFileError } = await import('../features/checks/load-schemas.js');
+  const { loadSchemaChecker, SchemaFileError } = await import('../library/check.js');
   try {
     return await loadSchemaChecker(rules, ctx.io.cwd);
   } catch (error) {

@@ -1,12 +1,12 @@
 import { wordedForCli } from './outcome-words.js';
 import { DisplayWarnings } from './display-warnings.js';
 import type { Ora } from 'ora';
-import type { DocumentOutcome } from '../batch/batch-types.js';
-import type { FolderState, WatchEvents } from '../features/watch.js';
+import type { DocumentOutcome } from '../index.js';
+import type { FolderState, WatchEvents } from '../index.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
-import { neverStarted } from '../batch/left-undone.js';
+import { neverStarted } from '../library/outcomes.js';
 import { clockTime, FinishedTally, humanLine, notStartedLine, plural, TimeLeftCountdown } from './outcome-lines.js';
 import { fitParts } from './status-line.js';
 import { renderUntrusted } from '../util/untrusted-text.js';

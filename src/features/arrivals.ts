@@ -1,7 +1,7 @@
 import type { DocumentOutcome, ResultChecker } from '../batch/batch-types.js';
 import { recheckReused } from './checks/recheck.js';
 import type { DocumentTask } from '../batch/document-task.js';
-import { toDisplayPath } from '../files/paths.js';
+import { toDisplayPath } from '../util/display-path.js';
 import { planFiles, type PlanOptions } from './plan-documents.js';
 import type { ArrivalPlanner } from './resume-tasks.js';
 import { PLAN_SLICE, type RunningWindow } from './running-window.js';

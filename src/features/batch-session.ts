@@ -1,4 +1,4 @@
-import { accountId } from '../store/account-id.js';
+import { accountId } from '../config/account-id.js';
 import type { ResultWriter } from '../store/atomic-write.js';
 import { join } from 'node:path';
 import { MalformedResponseError, ResponseTooLargeError, TransportError, type ApiClient, type ChunkProcessed, type ResponseEvent } from '../api/index.js';

@@ -4,20 +4,12 @@ import { resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { entryKind, errorCode, takeIfSupported, walkFolder, type SearchFindings } from './folder-walk.js';
 import { argumentReachesPast, searchedFrom, type AllowedFolders } from './allowed-folders.js';
-import { FoundInputs } from './found-inputs.js';
-import { CommonFolder, comparePaths, toDisplayPath } from './paths.js';
+import { FoundInputs, type DiscoveredInput } from './found-inputs.js';
+import { CommonFolder, comparePaths } from './paths.js';
+import { toDisplayPath } from '../util/display-path.js';
 import { TakenFiles } from './taken-files.js';
 
-export interface DiscoveredInput {
-  /** Absolute, as reached (symbolic links are not resolved, so outputs mirror what the user sees). */
-  path: string;
-  /** As the user would recognise it: relative to cwd when inside it, absolute otherwise. */
-  displayPath: string;
-  /** Found by searching (a folder or a glob) rather than named explicitly. */
-  fromFolder: boolean;
-  /** How it was found: named as a file, inside a named folder, or matched by a glob. */
-  via: 'file' | 'folder' | 'glob';
-}
+export type { DiscoveredInput } from './found-inputs.js';
 
 export interface DiscoveryProblem {
   /** The argument as given. */

@@ -1,6 +1,16 @@
-import type { DiscoveredInput } from './discover.js';
-import { toDisplayPath } from './paths.js';
+import { toDisplayPath } from '../util/display-path.js';
 import { SpilledList } from './spilled-list.js';
+
+export interface DiscoveredInput {
+  /** Absolute, as reached (symbolic links are not resolved, so outputs mirror what the user sees). */
+  path: string;
+  /** As the user would recognise it: relative to cwd when inside it, absolute otherwise. */
+  displayPath: string;
+  /** Found by searching (a folder or a glob) rather than named explicitly. */
+  fromFolder: boolean;
+  /** How it was found: named as a file, inside a named folder, or matched by a glob. */
+  via: 'file' | 'folder' | 'glob';
+}
 
 /** Files kept in memory before the rest go to disk: a batch of this size costs a few MB. */
 const IN_MEMORY = 10_000;

@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, relative, sep } from 'node:path';
+import { dirname, sep } from 'node:path';
 
 /** Extensions taken when searching folders and globs (compared case-insensitively). */
 export const SUPPORTED_EXTENSIONS: readonly string[] = ['.pdf', '.jpg', '.jpeg', '.png'];
@@ -13,12 +13,6 @@ export function isHiddenName(name: string): boolean {
   return name.startsWith('.');
 }
 
-/** The path as the user would recognise it: relative to `cwd` when inside it, absolute otherwise. */
-export function toDisplayPath(path: string, cwd: string): string {
-  const relativePath = relative(cwd, path);
-  if (relativePath === '' || isAbsolute(relativePath) || relativePath === '..' || relativePath.startsWith(`..${sep}`)) return path;
-  return relativePath;
-}
 
 /**
  * Orders paths folder by folder: segment-wise, by code unit. The result is

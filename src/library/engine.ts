@@ -18,7 +18,7 @@ import type { ClientIdentity } from '../features/host/host-connection.js';
 import { asOneClient, type SubmissionEnd } from '../features/host/one-client.js';
 import type { SharedRunTerms } from '../features/host/protocol.js';
 import type { PartResults } from '../features/parts.js';
-import { accountId } from '../store/account-id.js';
+import { accountId } from '../config/account-id.js';
 import type { Clock } from '../util/clock.js';
 
 export type { BatchDeps } from '../features/batch-session.js';

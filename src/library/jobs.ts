@@ -1,13 +1,16 @@
 /**
- * What `docextract jobs` needs of the engine: who holds the state folder,
- * the commands its host lists, and a refresh of open jobs that goes through
- * the one gate of the folder (the host's, or a session of its own).
+ * `docextract/jobs`: the jobs of a state folder, as `docextract jobs` and
+ * MCP's `jobs` tool list them (open jobs, uploads sent without an answer,
+ * files that failed), who holds the folder and the commands its host lists,
+ * and a refresh of open jobs that goes through the one gate of the folder
+ * (the host's, or a session of its own).
  */
 import type { BatchEvents } from '../batch/batch-types.js';
 import { refreshJobs, type ServerJobView } from '../features/refresh-jobs.js';
 import { refreshThroughHost } from '../features/host/refresh-client.js';
 import { runDocuments, type EngineAccess } from './engine.js';
 
+export { listJobs, type JobListing, type JobsOverview, type ListJobsOptions } from '../features/list-jobs.js';
 export { readRunningCommands, type RunningCommand } from '../features/host/commands-file.js';
 export { stateLockHolder } from '../store/lock.js';
 export type { ServerJobView } from '../features/refresh-jobs.js';

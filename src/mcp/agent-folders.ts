@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { AllowedFolders, argumentReachesPast, isInsideFolder, realPathOf, searchedFrom } from '../files/allowed-folders.js';
+import { AllowedFolders, argumentReachesPast, isInsideFolder, realPathOf, searchedFrom } from '../index.js';
 
 /** The folders a tool call may touch, and where that list came from (for the refusal's words). */
 export interface FolderScope {

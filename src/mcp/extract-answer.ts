@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { DocumentOutcome, ResultChecker } from '../batch/batch-types.js';
-import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../batch/question.js';
+import type { DocumentOutcome, ResultChecker } from '../index.js';
+import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../library/models.js';
 import { plural } from '../util/plural.js';
 import { answer, shortChecks, toolError } from './tool-answers.js';
 

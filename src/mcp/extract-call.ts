@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
-import type { ResultChecker } from '../batch/batch-types.js';
-import { SchemaRules } from '../features/checks/schema-rules.js';
-import { extractDocuments, type ExtractDocumentsOptions } from '../library/extract-documents.js';
+import type { ResultChecker } from '../index.js';
+import { SchemaRules } from '../library/check.js';
+import { extractDocuments, type ExtractDocumentsOptions } from '../index.js';
 import type { AgentFolders } from './agent-folders.js';
 import { ExtractAnswer } from './extract-answer.js';
 import { RunProgress } from './run-progress.js';
@@ -92,7 +92,7 @@ function ruleList(value: string | readonly string[]): string[] {
 async function callChecker(specs: readonly string[], ctx: ExtractCallContext): Promise<ResultChecker> {
   const rules = parsed(() => SchemaRules.parse(specs));
   await ctx.folders.checkInputs(rules.rules.map((rule) => rule.file));
-  const { loadSchemaChecker, SchemaFileError } = await import('../features/checks/load-schemas.js');
+  const { loadSchemaChecker, SchemaFileError } = await import('../library/check.js');
   const own = await loadSchemaChecker(rules, ctx.base.cwd).catch((error: unknown) => {
     throw error instanceof SchemaFileError ? Object.assign(error, { code: 'invalid_schema' }) : error;
   });

@@ -3,10 +3,8 @@ import { basename, resolve } from 'node:path';
 import fg from 'fast-glob';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ResultChecker } from '../batch/batch-types.js';
-import { readResultFile, type ResultDocument } from '../batch/result-file.js';
-import { documentTypeOf, isResultDocument } from '../features/checks/recheck.js';
-import { dataToCheck } from '../features/review/corrections.js';
+import type { ResultChecker } from '../index.js';
+import { dataToCheck, documentTypeOf, isResultDocument, readResultFile, type ResultDocument } from '../library/check.js';
 import { answer, failed, shortChecks, toolError } from './tool-answers.js';
 
 /** Characters of a result's data (as JSON) one result answer carries at most; a larger one comes in slices (`offset`, `next_offset`). */

@@ -1,6 +1,6 @@
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
+import type { DocumentOutcome, PlannedDocument } from '../index.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

@@ -7,10 +7,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { ApiClient } from '../api/client.js';
-import { accountId } from '../store/account-id.js';
-import { listJobs } from '../features/list-jobs.js';
-import type { ExtractDocumentsOptions } from '../library/extract-documents.js';
+import type { ApiClient } from '../api/index.js';
+import { accountId } from '../config/account-id.js';
+import { listJobs } from '../library/jobs.js';
+import type { ExtractDocumentsOptions } from '../index.js';
 import { VERSION } from '../util/version.js';
 import { AgentFolders } from './agent-folders.js';
 import { extractCall, extractInput } from './extract-call.js';

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { errorCodeOf } from '../api/error-code.js';
-import type { ResultChecks } from '../batch/result-file.js';
+import { errorCodeOf } from '../api/index.js';
+import type { ResultChecks } from '../library/check.js';
 
 /** At most this many problems of a verdict go into an answer; the result file holds them all. */
 const PROBLEMS_SHOWN = 10;

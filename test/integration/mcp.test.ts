@@ -11,7 +11,7 @@ import { ListRootsRequestSchema, type Progress } from '@modelcontextprotocol/sdk
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import type { JournalRecord } from '../../src/batch/journal-records.js';
-import { accountId } from '../../src/store/account-id.js';
+import { accountId } from '../../src/config/account-id.js';
 import { writeLastRunReport } from '../../src/store/last-run-report.js';
 import { DOCEXTRACT_BIN, runChildCli } from '../helpers/child-run.js';
 import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES, TEST_KEY } from '../helpers/emulator-run.js';

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { accountId } from '../../src/store/account-id.js';
+import { accountId } from '../../src/config/account-id.js';
 import { readModelNames } from '../../src/store/model-names-cache.js';
 import { emulatorEnv, startTestEmulator, TEST_KEY } from '../helpers/emulator-run.js';
 import { runCli } from '../helpers/run-cli.js';

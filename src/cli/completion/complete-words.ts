@@ -1,5 +1,5 @@
 import type { Argument, Command, Option } from 'commander';
-import type { ModelEntry } from '../../api/model-names.js';
+import type { ModelEntry } from '../../api/index.js';
 import { SETTINGS } from '../../config/settings.js';
 
 /** One word the shell may offer, with what it means (zsh and fish show it). */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { CheckedResult, CheckSummary } from '../../features/checks/check-results.js';
+import type { CheckedResult, CheckSummary } from '../../library/check.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -17,10 +17,10 @@ const GIVE_A_SCHEMA = '--schema TYPE=FILE (repeatable), or the schemas setting (
  */
 export async function runCheck(ctx: CliContext, resultsDir: string, flags: { schema?: string[] }): Promise<CommandOutcome> {
   const rules = await resolveSchemaRules(ctx, flags.schema);
-  const { RecordedSchemas } = await import('../../features/checks/recorded-schemas.js');
+  const { RecordedSchemas } = await import('../../library/check.js');
   const checkWith = rules.isEmpty ? new RecordedSchemas(ctx.io.cwd) : await loadChecker(ctx, rules);
   const recorded = checkWith instanceof RecordedSchemas;
-  const { checkResults, CheckInputError } = await import('../../features/checks/check-results.js');
+  const { checkResults, CheckInputError } = await import('../../library/check.js');
   let summary: CheckSummary;
   try {
     summary = await checkResults(resolve(ctx.io.cwd, resultsDir), checkWith, (checked) => printChecked(ctx, checked));

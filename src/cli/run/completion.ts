@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { accountId } from '../../store/account-id.js';
-import { readModelNames } from '../../store/model-names-cache.js';
+import { accountId } from '../../config/account-id.js';
+import { readModelNames } from '../../library/models.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandHandler } from '../command.js';
 import { completeWords, type Completion } from '../completion/complete-words.js';

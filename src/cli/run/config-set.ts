@@ -3,9 +3,9 @@
 import { checkProfileName, DEFAULT_PROFILE, isKnownProfile } from '../../config/profiles.js';
 import { findSetting } from '../../config/settings.js';
 import { validateSettingValue } from '../../config/validate-setting.js';
-import { SchemaRules } from '../../features/checks/schema-rules.js';
-import { ModelRules } from '../../features/model-rules.js';
-import { PageRules } from '../../features/page-rules.js';
+import { SchemaRules } from '../../library/check.js';
+import { ModelRules } from '../../library/settings.js';
+import { PageRules } from '../../library/settings.js';
 import { parseRateWindows, runSettings } from '../../library/settings.js';
 import { parseDuration } from '../../util/duration.js';
 import { redactKey } from '../../util/redact.js';

@@ -17,7 +17,7 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
   if (flags.format !== 'csv' && flags.format !== 'ndjson' && flags.format !== 'xlsx') throw new UsageError(`--format must be csv, xlsx or ndjson, not "${flags.format}".`);
   if (flags.out === '-' && flags.format !== 'ndjson') throw new UsageError(`--out - (stdout) needs --format ndjson: ${flags.format === 'xlsx' ? 'a workbook is a file' : 'CSV tables are several files'}.`);
   if (flags.bom && flags.format !== 'csv') throw new UsageError('--bom is for CSV files only.');
-  const { exportResults, ExportInputError } = await import('../../features/export-results.js');
+  const { exportResults, ExportInputError } = await import('../../library/export.js');
   const out = flags.out === '-' ? '-' : resolve(ctx.io.cwd, flags.out);
   if (out !== '-') await refuseFileAsFolder('--out', out);
   let summary;

@@ -5,7 +5,7 @@ import { resolveBatchSettings } from '../batch-settings.js';
 // Light imports only: the engine is loaded after tuneHeapForLongRuns, or V8 grows the old generation
 // by its default 4x steps while loading it (a static import of the session module cost 17 MB of peak RSS
 // over 10,000 files, bench section 4).
-import { accountId } from '../../store/account-id.js';
+import { accountId } from '../../config/account-id.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -16,7 +16,7 @@ import { withSpinner } from '../spinner.js';
 import { refuseFileAsFolder } from '../output-folder.js';
 import { plural } from '../../util/plural.js';
 import { BatchDisplay } from '../progress.js';
-import type { DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
+import type { DocumentOutcome, PlannedDocument } from '../../index.js';
 import type { PlannedSlice } from '../../features/plan-documents.js';
 import { listedInputs, type FilesFromFlags } from './files-from.js';
 import { roomIn } from '../io.js';
@@ -138,7 +138,7 @@ async function checkTypedModelsForDryRun(ctx: CliContext, names: readonly string
     ctx.ui.warn('no API key: the document types were not checked against the service (docextract config set api-key)');
     return;
   }
-  const { checkModelNames, UnknownModelError } = await import('../../features/check-models.js');
+  const { checkModelNames, UnknownModelError } = await import('../../library/models.js');
   const check = await checkModelNames(api, names);
   if (check.ok === 'unchecked') ctx.ui.warn(`${check.reason}; the document types were not checked`);
   else if (!check.ok) throw new UnknownModelError(check.unknown, check.available, true);

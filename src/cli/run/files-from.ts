@@ -1,4 +1,4 @@
-import { PathListError, readPathList } from '../../files/path-list.js';
+import { PathListError, readPathList } from '../path-list.js';
 import { UsageError } from '../cli-errors.js';
 import type { CliContext } from '../context.js';
 

@@ -1,10 +1,10 @@
 import { localInstant } from '../../util/local-time.js';
-import type { JobListing, JobsOverview } from '../../features/list-jobs.js';
-import type { ServerJobView } from '../../features/refresh-jobs.js';
+import type { JobListing, JobsOverview } from '../../library/jobs.js';
+import type { ServerJobView } from '../../library/jobs.js';
 import { formatDuration } from '../../util/duration.js';
-import type { RunningCommand } from '../../features/host/commands-file.js';
+import type { RunningCommand } from '../../library/jobs.js';
 import { renderLines } from '../output.js';
-import { pageRanges } from '../../files/page-selection.js';
+import { pageRanges } from '../../library/settings.js';
 
 /**
  * What runs now on the state folder: the commands as their host lists them,

@@ -1,12 +1,12 @@
-import { SERVICE_LIMITS } from '../../api/limits.js';
+import { SERVICE_LIMITS } from '../../api/index.js';
 import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
-import type { JobsOverview } from '../../features/list-jobs.js';
-import type { ServerJobView } from '../../features/refresh-jobs.js';
+import type { JobsOverview } from '../../library/jobs.js';
+import type { ServerJobView } from '../../library/jobs.js';
 import { commandLine, engineAccess } from '../engine-access.js';
 import { parseDuration } from '../../util/duration.js';
 import { resolveBatchSettings } from '../batch-settings.js';
-import { accountId } from '../../store/account-id.js';
+import { accountId } from '../../config/account-id.js';
 import { ConfigError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -27,7 +27,7 @@ const DEFAULT_TTL_MS = SERVICE_LIMITS.jobTtlMs;
 export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<CommandOutcome> {
   const account = flags.refresh ? await requiredAccount(ctx) : await configuredAccount(ctx);
   if (account === undefined) ctx.ui.info('no API key is configured: showing the jobs of every key and service in the state folder');
-  const { listJobs } = await import('../../features/list-jobs.js');
+  const { listJobs } = await import('../../library/jobs.js');
   const stateDir = ctx.stateDir();
   const { stateLockHolder, readRunningCommands } = await import('../../library/jobs.js');
   const running = await stateLockHolder(stateDir, { clock: ctx.clock });

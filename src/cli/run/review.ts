@@ -16,7 +16,7 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port must be a port number (0-65535), not "${flags.port}".`);
   const rules = await resolveSchemaRules(ctx, flags.schema);
   const checker = rules.isEmpty ? undefined : await loadChecker(ctx, rules);
-  const { startReview, ReviewInputError } = await import('../../features/review/start-review.js');
+  const { startReview, ReviewInputError } = await import('../../library/review.js');
   let server;
   try {
     server = await startReview({
@@ -35,7 +35,7 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
   ctx.io.stdout.write(ctx.options.json ? `${JSON.stringify({ url: server.url })}\n` : `${server.url}\n`);
   ctx.ui.info('review page on 127.0.0.1 only (the token in the URL is its key); Ctrl-C to stop');
   // The opener gets a private page that redirects to the URL, never the URL (its token) in its arguments.
-  const browser = flags.open ? await (await import('../../features/review/open-browser.js')).openInBrowser(server.url, ctx.io.env) : undefined;
+  const browser = flags.open ? await (await import('../../library/review.js')).openInBrowser(server.url, ctx.io.env) : undefined;
   if (browser && !browser.opened) ctx.ui.warn('no browser opener (xdg-open) found: open the URL above yourself');
   await untilStopped(ctx.deps.stop);
   await browser?.close();

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
-import { DEFAULT_PASS_MS } from '../../files/hot-folder.js';
-import { toDisplayPath } from '../../files/paths.js';
+import { DEFAULT_PASS_MS } from '../../library/settings.js';
+import { toDisplayPath } from '../../util/display-path.js';
 import { durationFlag, resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
 import { refuseFileAsFolder } from '../output-folder.js';

@@ -1,5 +1,5 @@
-import { errorCodeOf } from '../../api/error-code.js';
-import { ApiError, AuthenticationError, MethodNotAllowedError, NotFoundError, TransportError } from '../../api/errors.js';
+import { errorCodeOf } from '../../api/index.js';
+import { ApiError, AuthenticationError, MethodNotAllowedError, NotFoundError, TransportError } from '../../api/index.js';
 import { DEFAULT_PROFILE } from '../../config/profiles.js';
 import { describeSource } from '../../config/resolve.js';
 import { redactKey } from '../../util/redact.js';

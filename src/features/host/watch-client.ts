@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { PlannedDocument } from '../../batch/batch-types.js';
 import type { HotFolder } from '../../files/hot-folder.js';
-import { toDisplayPath } from '../../files/paths.js';
+import { toDisplayPath } from '../../util/display-path.js';
 import type { Clock } from '../../util/clock.js';
 import { planFiles } from '../plan-documents.js';
 import type { WatchEvents, WatchOptions, WatchReport } from '../watch.js';

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ResultChecks, ResultDocument } from '../../batch/result-file.js';
-import { fingerprintOf, reviewPathFor, sameFingerprint, type ResultFingerprint } from '../../batch/review-sidecar.js';
+import { fingerprintOf, sameFingerprint, type ResultFingerprint } from '../../batch/review-sidecar.js';
+import { reviewPathFor } from '../../store/result-names.js';
 import { writeFileAtomically } from '../../store/atomic-write.js';
 import { besideResultWriteOptions } from '../../batch/result-modes.js';
 import { sameJson, valueAt, withValueAt } from '../field-paths.js';

@@ -2,6 +2,7 @@ import { realpath, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { ResultDocument } from '../../batch/result-file.js';
 import { isResultDocument } from '../checks/recheck.js';
+import { isReviewSidecar } from '../../store/result-names.js';
 
 /** A result file found by the path a page asked for. */
 export interface FoundResult {
@@ -42,7 +43,7 @@ export class ResultsFolder {
 
   /** The result file at `id`, read; undefined for anything else (a review file is not a result). */
   async resultAt(id: string): Promise<FoundResult | undefined> {
-    if (!id.endsWith('.json') || id.endsWith('.json.review.json')) return undefined;
+    if (!id.endsWith('.json') || isReviewSidecar(id)) return undefined;
     const path = await this.fileAt(id);
     if (!path) return undefined;
     try {

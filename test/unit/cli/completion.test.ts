@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { completeWords } from '../../../src/cli/completion/complete-words.js';
 import { readlineWord } from '../../../src/cli/completion/readline-word.js';
 import { splitCommandLine } from '../../../src/cli/completion/split-line.js';
-import { accountId } from '../../../src/store/account-id.js';
+import { accountId } from '../../../src/config/account-id.js';
 import { rememberModelNames } from '../../../src/store/model-names-cache.js';
 import { expectNothingRaw, HOSTILE_SERVICE_TEXT, HOSTILE_SERVICE_TEXT_SHOWN, OSC_NAME, RTL_NAME } from '../../helpers/hostile-text.js';
 import { isolatedEnv, runCli } from '../../helpers/run-cli.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverListed } from '../../helpers/discovered.js';
-import { PathListError, readPathList, splitPathList } from '../../../src/files/path-list.js';
+import { PathListError, readPathList, splitPathList } from '../../../src/cli/path-list.js';
 
 let root: string;
 beforeEach(() => {

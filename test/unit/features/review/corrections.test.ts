@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultDocument } from '../../../../src/batch/result-file.js';
-import { reviewPathFor } from '../../../../src/batch/review-sidecar.js';
+import { reviewPathFor } from '../../../../src/store/result-names.js';
 import { applyCorrections, correctedData, correctionsOf, readReview, saveReview, saveReviewChecks, type ReviewRecord } from '../../../../src/features/review/corrections.js';
 import { leafPaths, valueAt, withValueAt } from '../../../../src/features/field-paths.js';
 import { typedValues } from '../../../../src/features/review/review-values.js';

@@ -1,0 +1,112 @@
+// The layers of src/, from the bottom up, and the one direction imports may take (type imports
+// count: a type names the module it comes from). `npm run lint` runs this; a new breach fails it.
+//
+//   util            plain helpers, no knowledge of the service
+//   config  api     settings and their grammars; the typed client of the service
+//   files   store   what is read from disk (sources, PDFs); what the tool keeps (results, journal, lock)
+//   batch           the scheduler: gate, jobs, flows
+//   features        use cases and the engine around the scheduler (sessions, host, planner, parts)
+//   library         the engine's entry points for every front door
+//   index + public entries (src/*.ts)   the package, as any program imports it
+//   cli   mcp       front doors: they use only the package's public entries, config/ and util/
+//
+// The emulator stands apart: a faithful copy of the service, sharing no code with the tool, so a
+// bug in one cannot hide the same bug in the other.
+const LOWER = { util: [], config: ['util'], api: ['util'] };
+
+// The package's public entries: the source of every subpath package.json exports (`docextract`,
+// `docextract/jobs`, …), read from package.json itself so that exporting an entry is what opens it.
+const PUBLIC_ENTRIES = Object.values(require('./package.json').exports)
+  .map((target) => (typeof target === 'string' ? target : target.default))
+  .filter((target) => target.startsWith('./dist/'))
+  .map((target) => `^src/${target.slice('./dist/'.length).replace(/\.js$/, '.ts').replaceAll('.', '\\.')}$`);
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A circle of modules has no bottom: neither can be read, tested or replaced without the other.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'util-is-the-floor',
+      severity: 'error',
+      comment: 'util/ holds plain helpers: it imports nothing else of src/.',
+      from: { path: '^src/util/' },
+      to: { path: '^src/', pathNot: '^src/util/' },
+    },
+    {
+      name: 'config-over-util',
+      severity: 'error',
+      comment: 'config/ (settings, their defaults and grammars) rests on util/ alone, so every layer may read it.',
+      from: { path: '^src/config/' },
+      to: { path: '^src/', pathNot: ['^src/config/', ...LOWER.config.map((layer) => `^src/${layer}/`)] },
+    },
+    {
+      name: 'api-over-util',
+      severity: 'error',
+      comment: 'api/ is the typed client of the service: it knows nothing of batches, files or the CLI.',
+      from: { path: '^src/api/' },
+      to: { path: '^src/', pathNot: ['^src/api/', ...LOWER.api.map((layer) => `^src/${layer}/`)] },
+    },
+    {
+      name: 'files-and-store-below-the-scheduler',
+      severity: 'error',
+      comment: 'files/ and store/ read and keep what is on disk; the scheduler and everything above them use them, never the other way.',
+      from: { path: '^src/(files|store)/' },
+      to: { path: '^src/(batch|features|library|cli|mcp|emulator)/|^src/[^/]+\\.ts$' },
+    },
+    {
+      name: 'batch-below-features',
+      severity: 'error',
+      comment: 'The scheduler (batch/) knows no use case and no front door.',
+      from: { path: '^src/batch/' },
+      to: { path: '^src/(features|library|cli|mcp|emulator)/|^src/[^/]+\\.ts$' },
+    },
+    {
+      name: 'features-below-library',
+      severity: 'error',
+      comment: 'Use cases and the engine know no front door and not the package entries made of them.',
+      from: { path: '^src/features/' },
+      to: { path: '^src/(library|cli|mcp|emulator)/|^src/[^/]+\\.ts$' },
+    },
+    {
+      name: 'library-below-front-doors',
+      severity: 'error',
+      comment: 'The library is what the front doors call; it never calls them.',
+      from: { path: '^src/library/' },
+      to: { path: '^src/(cli|mcp|emulator)/|^src/[^/]+\\.ts$' },
+    },
+    {
+      name: 'emulator-stands-apart',
+      severity: 'error',
+      comment: 'The emulator is a copy of the service written from the spec: it shares no code with the tool it tests.',
+      from: { path: '^src/emulator/' },
+      to: { path: '^src/', pathNot: '^src/emulator/' },
+    },
+    {
+      name: 'front-doors-use-the-public-entries',
+      severity: 'error',
+      comment:
+        'The CLI and MCP are consumers of the package like any program: they import its public entries (src/index.ts and the ' +
+        "subpaths package.json exports), config/, util/ and their own folder. The CLI may start the MCP server (`docextract mcp`) " +
+        "through the MCP's own entry.",
+      from: { path: '^src/(cli|mcp)/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/$1/', '^src/(config|util)/', ...PUBLIC_ENTRIES, '^src/mcp/server\\.ts$'],
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type imports are imports: a front door that names an engine type depends on it.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^src/features/review/page/' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};

@@ -1,0 +1,5 @@
+/**
+ * `docextract/outcomes`: reading a run's outcomes (the `--json` lines) as a
+ * display does: whether a document was ended before anything of it was sent.
+ */
+export { neverStarted } from '../batch/left-undone.js';

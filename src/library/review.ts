@@ -1,0 +1,7 @@
+/**
+ * `docextract/review`: the review page's server (a person checks and corrects
+ * the fields of the results in a folder), and opening it in the user's
+ * browser without putting its token in another program's arguments.
+ */
+export { startReview, ReviewInputError, type ReviewOptions } from '../features/review/start-review.js';
+export { openInBrowser, type OpenedBrowser } from '../features/review/open-browser.js';
