@@ -16,7 +16,7 @@ export type { BatchEvents, ChunkFailure, DocumentOutcome, DocumentStatus, Planne
 export type { ResultChecks, ResultDocument, ResultStatus } from './batch/result-file.js';
 export type { Question } from './batch/question.js';
 export { RUN_DEFAULTS } from './batch/run-settings.js';
-export type { RateWindow } from './batch/rate-windows.js';
+export type { RateWindow } from './config/grammar/rate-limit.js';
 export { ModelRules } from './features/model-rules.js';
 export { SERVICE_LIMITS } from './api/limits.js';
 export { UnknownModelError } from './features/check-models.js';

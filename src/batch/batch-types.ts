@@ -175,13 +175,17 @@ export type OutcomeDetails =
   /** maxCredits would be passed by this document. */
   | { kind: 'max_credits'; max_credits: number; pages: number | undefined; file: string };
 
-/** Tuning of one run; every field has a CLI flag or config key. */
+/**
+ * Tuning of one run; every field has a CLI flag or config key. The defaults
+ * are RUN_DEFAULTS (batch/run-settings.ts): a field a user can set takes the
+ * default of its setting in the settings table (config/settings.ts), named below.
+ */
 export interface RunSettings {
-  /** Most requests in flight at once; below it, the windows' rate x measured answer times decide (InFlightBudget). @default 64 */
+  /** Most requests in flight at once; below it, the windows' rate x measured answer times decide (InFlightBudget). @default setting `concurrency` */
   concurrency: number;
-  /** Open multi-page jobs per key. @default 5 */
+  /** Open multi-page jobs per key. @default setting `open-jobs` (the service's limit) */
   openJobCap: number;
-  /** Job lifetime after the split. @default 2 h */
+  /** Job lifetime after the split. @default setting `job-ttl` (the service's TTL) */
   ttlMs: number;
   /** Finish every job this long before it expires. @default 10% of the TTL, at most 10 min */
   marginMs: number;
@@ -199,15 +203,15 @@ export interface RunSettings {
   maxAttempts: number;
   /** Tries at a chunk whose extraction keeps failing (422), over every collect round; its pages are then reported missing. @default 3 */
   chunkTries?: number;
-  /** Backoff base for retries. @default 1000 */
+  /** Backoff base for retries. @default setting `retry-base` */
   retryBaseMs: number;
-  /** Backoff cap for retries. @default 60_000 */
+  /** Backoff cap for retries. @default setting `retry-max` */
   retryMaxMs: number;
-  /** How long split documents may wait while jobs outside this run hold every job slot; 0: not at all. @default 1_800_000 (30 min) */
+  /** How long split documents may wait while jobs outside this run hold every job slot; 0: not at all. @default setting `slot-wait` */
   slotWaitMs: number;
-  /** Pause after 503 server_busy. @default 120_000 */
+  /** Pause after 503 server_busy. @default setting `busy-pause` */
   busyPauseMs: number;
-  /** Wait after 409 chunk_in_progress. @default 10_000 */
+  /** Wait after 409 chunk_in_progress. @default setting `conflict-delay` */
   conflictDelayMs: number;
 }
 
