@@ -93,10 +93,8 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
 async function callChecker(specs: readonly string[], ctx: ExtractCallContext): Promise<ResultChecker> {
   const rules = parsed(() => SchemaRules.parse(specs));
   await ctx.folders.checkInputs(rules.rules.map((rule) => rule.file));
-  const { loadSchemaChecker, SchemaFileError } = await import('../features/checks/load-schemas.js');
-  const own = await loadSchemaChecker(rules, ctx.base.cwd).catch((error: unknown) => {
-    throw error instanceof SchemaFileError ? Object.assign(error, { code: 'invalid_schema' }) : error;
-  });
+  const { loadSchemaChecker } = await import('../features/checks/load-schemas.js');
+  const own = await loadSchemaChecker(rules, ctx.base.cwd);
   const server = ctx.base.checker;
   return { check: (type, data) => own.check(type, data) ?? server?.check(type, data) };
 }
