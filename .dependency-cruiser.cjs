@@ -2,7 +2,8 @@
 // count: a type names the module it comes from). `npm run lint` runs this; a new breach fails it.
 //
 //   util            plain helpers, no knowledge of the service
-//   config  api     settings and their grammars; the typed client of the service
+//   api             the typed client of the service, and its facts (limits, the job TTL)
+//   config          settings: one table, their grammars and defaults (the service's limits among them)
 //   files   store   what is read from disk (sources, PDFs); what the tool keeps (results, journal, lock)
 //   batch           the scheduler: gate, jobs, flows
 //   features        use cases and the engine around the scheduler (sessions, host, planner, parts)
@@ -12,7 +13,7 @@
 //
 // The emulator stands apart: a faithful copy of the service, sharing no code with the tool, so a
 // bug in one cannot hide the same bug in the other.
-const LOWER = { util: [], config: ['util'], api: ['util'] };
+const LOWER = { util: [], config: ['util', 'api'], api: ['util'] };
 
 // The package's public entries: the source of every subpath package.json exports (`docextract`,
 // `docextract/jobs`, …), read from package.json itself so that exporting an entry is what opens it.
@@ -39,9 +40,9 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/util/' },
     },
     {
-      name: 'config-over-util',
+      name: 'config-over-api-and-util',
       severity: 'error',
-      comment: 'config/ (settings, their defaults and grammars) rests on util/ alone, so every layer may read it.',
+      comment: 'config/ (settings, their defaults and grammars) rests on util/ and the facts of the API, so every layer above may read it.',
       from: { path: '^src/config/' },
       to: { path: '^src/', pathNot: ['^src/config/', ...LOWER.config.map((layer) => `^src/${layer}/`)] },
     },

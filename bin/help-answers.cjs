@@ -3,8 +3,10 @@
 // the build rendered with the real CLI (dist/cli/help-texts.json; src/cli/help-texts.ts says how),
 // with node:fs alone: loading commander and the CLI costs more than printing the help is worth.
 // Whenever it cannot be sure that it prints byte for byte what the CLI would, it answers nothing
-// and the CLI runs: an argv it does not know, a terminal of another width, texts older than the CLI.
-const { readFileSync, statSync } = require('node:fs');
+// and the CLI runs: an argv it does not know, a terminal of another width, texts rendered from
+// another build of the CLI.
+const { createHash } = require('node:crypto');
+const { readdirSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 /**
@@ -27,16 +29,33 @@ function answerHelp(args, streams, dist) {
   return answer.code;
 }
 
-/** The texts, unless missing, unreadable or older than the CLI they describe (tsc ran again since the build). */
+/** The texts, unless missing, unreadable or rendered from another build than the one in `dist` (tsc ran again since). */
 function readHelpTexts(dist) {
-  const file = join(dist, 'cli', 'help-texts.json');
   try {
-    // Not newer but older: npm pack gives every file one and the same time.
-    if (statSync(file).mtimeMs < statSync(join(dist, 'cli', 'main.js')).mtimeMs) return undefined;
-    return JSON.parse(readFileSync(file, 'utf8'));
+    const helpTexts = JSON.parse(readFileSync(join(dist, 'cli', 'help-texts.json'), 'utf8'));
+    // Keyed by content, never by file times: `tsc --watch` rewrites only the files it changed, and
+    // npm pack gives every file one and the same time.
+    return helpTexts.builtFrom === builtKey(dist) ? helpTexts : undefined;
   } catch {
     return undefined;
   }
 }
 
-module.exports = { answerHelp };
+/**
+ * The content of the built CLI as one key: the path and bytes of every .js file in `dist`, which
+ * is all the help is rendered from besides commander. Recorded by the build beside the texts
+ * (scripts/build-help-texts.js), computed again before each answer.
+ * @param {string} dist
+ * @returns {string}
+ */
+function builtKey(dist) {
+  const hash = createHash('sha256');
+  const files = readdirSync(dist, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.js'))
+    .map((file) => file.split('\\').join('/'))
+    .sort();
+  for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(dist, file))).update('\0');
+  return hash.digest('hex');
+}
+
+module.exports = { answerHelp, builtKey };

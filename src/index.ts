@@ -16,7 +16,7 @@ export type { BatchEvents, ChunkFailure, DocumentOutcome, DocumentStatus, Outcom
 export type { CheckProblem, ResultChecks, ResultDocument, ResultStatus } from './batch/result-file.js';
 export type { Question } from './batch/question.js';
 export { RUN_DEFAULTS } from './batch/run-settings.js';
-export type { RateWindow } from './batch/rate-windows.js';
+export type { RateWindow } from './config/grammar/rate-limit.js';
 export { ModelRules } from './features/model-rules.js';
 export { UnknownModelError } from './features/check-models.js';
 export type { FolderState, WatchEvents } from './features/watch.js';

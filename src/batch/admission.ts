@@ -5,7 +5,8 @@ import { SERVICE_LIMITS } from '../api/limits.js';
  * These pure functions decide, from the gate's projected slots, whether one
  * more upload can start without making any open job miss its expiry.
  */
-import { defaultGuardMs, projectSendTimes, type RateWindow } from './rate-windows.js';
+import type { RateWindow } from '../config/grammar/rate-limit.js';
+import { defaultGuardMs, projectSendTimes } from './rate-windows.js';
 
 /** An open multi-page job as admission sees it. */
 export interface OpenJobLoad {

@@ -175,41 +175,7 @@ export type OutcomeDetails =
   /** maxCredits would be passed by this document. */
   | { kind: 'max_credits'; max_credits: number; pages: number | undefined; file: string };
 
-/** Tuning of one run; every field has a CLI flag or config key. */
-export interface RunSettings {
-  /** Most requests in flight at once; below it, the windows' rate x measured answer times decide (InFlightBudget). @default 64 */
-  concurrency: number;
-  /** Open multi-page jobs per key. @default 5 */
-  openJobCap: number;
-  /** Job lifetime after the split. @default 2 h */
-  ttlMs: number;
-  /** Finish every job this long before it expires. @default 10% of the TTL, at most 10 min */
-  marginMs: number;
-  /** Call result with finalize=true once the result is on disk. @default true */
-  finalize: boolean;
-  /** Ask the service to store results (store_db). @default false */
-  storeDb: boolean;
-  /** Stop admitting files before this many credits would be spent. @default no limit */
-  maxCredits?: number;
-  /** Retry a synchronous extraction_failed (already charged). @default false */
-  retryFailed: boolean;
-  /** Collect rounds before a job is reported partial. @default 4 */
-  maxCollectRounds: number;
-  /** Attempts per request before giving up. @default 8 */
-  maxAttempts: number;
-  /** Tries at a chunk whose extraction keeps failing (422), over every collect round; its pages are then reported missing. @default 3 */
-  chunkTries?: number;
-  /** Backoff base for retries. @default 1000 */
-  retryBaseMs: number;
-  /** Backoff cap for retries. @default 60_000 */
-  retryMaxMs: number;
-  /** How long split documents may wait while jobs outside this run hold every job slot; 0: not at all. @default 1_800_000 (30 min) */
-  slotWaitMs: number;
-  /** Pause after 503 server_busy. @default 120_000 */
-  busyPauseMs: number;
-  /** Wait after 409 chunk_in_progress. @default 10_000 */
-  conflictDelayMs: number;
-}
+export type { RunSettings } from '../config/run-settings.js';
 
 /** What the runner tells the display as work moves. */
 export interface BatchEvents {

@@ -6,7 +6,7 @@ import { failure } from './document-task.js';
 import { InFlightBudget } from './in-flight-budget.js';
 import { collectJob, finalizeJob, processChunk } from './job-flow.js';
 import { endpointOf, type WorkItem } from './job-work.js';
-import type { RateWindow } from './rate-windows.js';
+import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { uploadDocument } from './upload-flow.js';
 
 /**

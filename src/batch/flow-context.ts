@@ -74,8 +74,6 @@ export function neverReached(error: unknown): boolean {
   return error instanceof TransportError && error.neverConnected;
 }
 
-export { errorCodeOf as errorCode } from '../api/error-code.js';
-
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,4 @@
-import type { RateWindow } from './rate-windows.js';
+import type { RateWindow } from '../config/grammar/rate-limit.js';
 
 /** What the budget may see of the gate and of the requests in flight. */
 export interface GateView {

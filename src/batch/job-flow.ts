@@ -1,7 +1,8 @@
 import { AuthenticationError, GoneError, NotFoundError, PaymentRequiredError, UnprocessableEntityError, type CollectedResult } from '../api/index.js';
 import type { DocumentOutcome } from './batch-types.js';
 import { DEFAULT_CHUNK_TRIES, failure, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
-import { errorCode, errorMessage, planRetry, restampFailure, type FlowContext } from './flow-context.js';
+import { errorMessage, planRetry, restampFailure, type FlowContext } from './flow-context.js';
+import { errorCodeOf } from '../util/docextract-error.js';
 import { chargeTask, finished, restamp, type FlowEffect } from './flow-effects.js';
 import { writeCollectedResult } from './result-flow.js';
 import { moveJob } from './job-phase.js';
@@ -36,8 +37,8 @@ async function chunkNotDone(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
   if (error instanceof PaymentRequiredError) {
     chunk.status = 'failed';
     // Too few credits for this chunk's pages stops only documents as large; the request cap stops every upload.
-    const pages = errorCode(error) === 'insufficient_credits' ? chunk.pageNumbers.length : undefined;
-    return [{ type: 'budget-exhausted', code: errorCode(error), message: errorMessage(error), file: task.doc.displayPath, ...(pages === undefined ? {} : { pages }) }];
+    const pages = errorCodeOf(error) === 'insufficient_credits' ? chunk.pageNumbers.length : undefined;
+    return [{ type: 'budget-exhausted', code: errorCodeOf(error), message: errorMessage(error), file: task.doc.displayPath, ...(pages === undefined ? {} : { pages }) }];
   }
   if (error instanceof UnprocessableEntityError) return chunkExtractionFailed(ctx, task, chunk, error);
   const plan = planRetry(ctx, error, chunk.attempts, 'process');
@@ -61,7 +62,7 @@ function chunkExtractionFailed(ctx: FlowContext, task: DocumentTask, chunk: Chun
   const tries = ctx.settings.chunkTries ?? DEFAULT_CHUNK_TRIES;
   chunk.failures += 1;
   chunk.triesLeft = tries - chunk.failures;
-  const failed = { type: 'chunk-failed' as const, file: task.doc.displayPath, pages: chunk.pages, code: errorCode(error), failures: chunk.failures, tries };
+  const failed = { type: 'chunk-failed' as const, file: task.doc.displayPath, pages: chunk.pages, code: errorCodeOf(error), failures: chunk.failures, tries };
   if (chunk.triesLeft <= 0) {
     chunk.status = 'failed';
     return [failed];
@@ -111,7 +112,7 @@ async function notCollected(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
     return plan.effects;
   }
   // Nothing was collected: no result to write (an empty one would claim an answer). The job stays open for `collect`.
-  return [...plan.effects, finished(leftOpen(task, job, errorCode(error), `could not collect job ${job.parentJobId} (${errorMessage(error)})`, allPages(job)))];
+  return [...plan.effects, finished(leftOpen(task, job, errorCodeOf(error), `could not collect job ${job.parentJobId} (${errorMessage(error)})`, allPages(job)))];
 }
 
 /** A collected result: written (complete, then finalized), its missing chunks sent again, or written as partial. */
@@ -162,7 +163,7 @@ export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: Ope
         moveJob(job, 'finalize-answered');
         return [...effects, ...plan.effects];
       }
-      effects.push(...plan.effects, { type: 'notice', message: `could not finalize job ${job.parentJobId} (${errorCode(error)}); its result is on disk, the job holds a slot until it expires` });
+      effects.push(...plan.effects, { type: 'notice', message: `could not finalize job ${job.parentJobId} (${errorCodeOf(error)}); its result is on disk, the job holds a slot until it expires` });
     }
   }
   await ctx.journal.append({ type: 'finalized', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId });
@@ -201,7 +202,7 @@ async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
 async function jobGone(ctx: FlowContext, job: OpenJob, error: unknown): Promise<FlowEffect[] | undefined> {
   if (error instanceof AuthenticationError) return [{ type: 'fatal', error }];
   if (!(error instanceof GoneError || error instanceof NotFoundError)) return undefined;
-  const code = errorCode(error);
+  const code = errorCodeOf(error);
   // Several chunks in flight may each learn this; closing twice in the journal is harmless.
   await ctx.journal.append({ type: 'job-closed', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId, reason: code });
   return [{ type: 'job-lost', job, code, message: errorMessage(error) }];

@@ -1,4 +1,4 @@
-import type { RateWindow } from './rate-windows.js';
+import type { RateWindow } from '../config/grammar/rate-limit.js';
 
 export interface KeyShareOptions {
   /** Window lengths over which an estimate without new evidence halves. @default 4 */

@@ -6,7 +6,8 @@
  */
 import type { Clock } from '../util/clock.js';
 import { KeyShare } from './key-share.js';
-import { defaultGuardMs, projectSendTimes, type RateWindow } from './rate-windows.js';
+import type { RateWindow } from '../config/grammar/rate-limit.js';
+import { defaultGuardMs, projectSendTimes } from './rate-windows.js';
 import type { SendLog } from './send-log.js';
 
 export interface RateObservation {

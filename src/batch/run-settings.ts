@@ -1,22 +1,28 @@
 import { SERVICE_LIMITS } from '../api/limits.js';
+import { settingDefault } from '../config/settings.js';
 import { DocextractError } from '../util/docextract-error.js';
 import type { RunSettings } from './batch-types.js';
 
-/** The engine's defaults for one run; each is documented on RunSettings. The CLI's flags and config override them. */
+/**
+ * The engine's defaults for one run; each is documented on RunSettings. Those
+ * a user can set are the settings table's defaults (config/settings.ts), so
+ * the library and the CLI start from the same values; the rest are the
+ * engine's own. The CLI's flags and config override them.
+ */
 export const RUN_DEFAULTS: Readonly<Omit<RunSettings, 'marginMs' | 'maxCredits'>> = {
-  concurrency: 64,
-  openJobCap: SERVICE_LIMITS.maxOpenJobs,
-  ttlMs: SERVICE_LIMITS.jobTtlMs,
+  concurrency: settingDefault('concurrency'),
+  openJobCap: settingDefault('open-jobs'),
+  ttlMs: settingDefault('job-ttl'),
   finalize: true,
   storeDb: false,
   retryFailed: false,
   maxCollectRounds: 4,
   maxAttempts: 8,
-  retryBaseMs: 1000,
-  retryMaxMs: 60_000,
-  busyPauseMs: 120_000,
-  slotWaitMs: 1_800_000,
-  conflictDelayMs: 10_000,
+  retryBaseMs: settingDefault('retry-base'),
+  retryMaxMs: settingDefault('retry-max'),
+  busyPauseMs: settingDefault('busy-pause'),
+  slotWaitMs: settingDefault('slot-wait'),
+  conflictDelayMs: settingDefault('conflict-delay'),
 };
 
 /** The shortest job TTL a run accepts: a TTL of nothing admits nothing. */

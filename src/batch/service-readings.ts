@@ -1,6 +1,6 @@
 import type { RateLimitInfo, ResponseEvent } from '../api/index.js';
 import type { RateObservation } from './request-gate.js';
-import type { RateWindow } from './rate-windows.js';
+import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { interpretReset } from './reset-time.js';
 import { ServerClock } from './server-clock.js';
 

@@ -1,5 +1,5 @@
 import type { DocumentTask } from './document-task.js';
-import type { RateWindow } from './rate-windows.js';
+import type { RateWindow } from '../config/grammar/rate-limit.js';
 
 /** How often the bound is worked out again (it projects one slot per request left). */
 const EVERY_MS = 1_000;

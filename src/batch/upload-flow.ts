@@ -12,7 +12,8 @@ import {
   type SplitManifest,
 } from '../api/index.js';
 import { failure, type DocumentTask } from './document-task.js';
-import { errorCode, errorMessage, neverReached, planRetry, type FlowContext } from './flow-context.js';
+import { errorMessage, neverReached, planRetry, type FlowContext } from './flow-context.js';
+import { errorCodeOf } from '../util/docextract-error.js';
 import { chargeTask, finished, restamp, type FlowEffect } from './flow-effects.js';
 import { writeSyncResult } from './result-flow.js';
 import { uploadBody } from './upload-body.js';
@@ -125,7 +126,7 @@ function partOf(doc: PlannedDocument): { sourcePageCount?: number; part?: Journa
 }
 
 function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): FlowEffect[] {
-  const code = errorCode(error);
+  const code = errorCodeOf(error);
   if (error instanceof AuthenticationError) {
     return [{ type: 'fatal', error }, finished(failure(task, code, errorMessage(error)))];
   }

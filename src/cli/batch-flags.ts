@@ -1,4 +1,18 @@
 import type { Command } from 'commander';
+import { SERVICE_LIMITS } from '../api/index.js';
+import { findSetting } from '../config/settings.js';
+
+/** The settings every batch command takes as flags, in the help's order (slot-wait only where documents are uploaded). */
+const RUN_FLAGS = ['rate-limit', 'concurrency', 'open-jobs', 'job-ttl', 'retry-base', 'retry-max', 'busy-pause', 'conflict-delay'] as const;
+
+/** A setting's flag and help, both from the settings table: where it is stored, and its default. */
+export function settingFlag(key: string): [flags: string, description: string] {
+  const setting = findSetting(key);
+  if (!setting) throw new Error(`unknown setting ${key}`);
+  const help = setting.help.charAt(0).toLowerCase() + setting.help.slice(1);
+  const sources = [setting.env ? `config: ${setting.key}` : '', setting.default === undefined ? '' : `default ${setting.default}`].filter(Boolean);
+  return [`--${setting.key} <${setting.type}>`, sources.length > 0 ? `${help} (${sources.join('; ')})` : help];
+}
 
 /**
  * The flags of the commands that run a batch; defaults come from config (see
@@ -6,7 +20,8 @@ import type { Command } from 'commander';
  * chooses no document type and waits for no job slot, so it takes neither flag.
  */
 export function addBatchFlags(command: Command, options: { uploads: boolean } = { uploads: true }): Command {
-  command.option('-o, --out <dir>', 'folder for result files (config: out; default ./docextract-out)');
+  const [outFlag, outHelp] = settingFlag('out');
+  command.option(`-o, ${outFlag}`, outHelp);
   if (options.uploads) {
     command.option(
       '--model <rule>',
@@ -26,15 +41,8 @@ export function addBatchFlags(command: Command, options: { uploads: boolean } = 
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--store', 'ask the service to store results (store_db); results then carry an extraction_id')
-    .option('--no-finalize', 'keep the job data on the server after the result is saved; an unfinalized job holds one of the 5 open-job slots until it expires (2 h)')
-    .option('--rate-limit <windows>', 'request windows of the key, e.g. 10/min,100/h,1000/d,10000/mo (config: rate-limit)')
-    .option('--concurrency <n>', 'most requests in flight; the rate limits x measured answer times decide below it (config: concurrency; default 64)')
-    .option('--open-jobs <n>', 'open multi-page jobs allowed per key (config: open-jobs; default 5)')
-    .option('--job-ttl <duration>', 'job lifetime on the server (config: job-ttl; default 2h)')
-    .option('--retry-base <duration>', 'first retry delay for transient errors (default 1s)')
-    .option('--retry-max <duration>', 'longest retry delay (default 60s)')
-    .option('--busy-pause <duration>', 'pause after 503 server_busy (default 2min)')
-    .option('--conflict-delay <duration>', 'wait after 409 chunk_in_progress (default 10s)');
-  if (options.uploads) command.option('--slot-wait <duration>', 'how long documents that split may wait while jobs outside this run hold every job slot; 0: not at all (default 30m)');
+    .option('--no-finalize', `keep the job data on the server after the result is saved; an unfinalized job holds one of the ${SERVICE_LIMITS.maxOpenJobs} open-job slots until it expires (${SERVICE_LIMITS.jobTtlMs / 3_600_000} h)`);
+  for (const key of RUN_FLAGS) command.option(...settingFlag(key));
+  if (options.uploads) command.option(...settingFlag('slot-wait'));
   return command;
 }

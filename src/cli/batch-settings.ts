@@ -1,9 +1,11 @@
 import { resolve } from 'node:path';
 import type { ResultChecker, RunSettings } from '../index.js';
-import { InvalidSettingError, parseRateWindows, RUN_DEFAULTS, runSettings, type RateWindow } from '../library/settings.js';
+import { InvalidSettingError, runSettings, type RateWindow } from '../library/settings.js';
+import { parseDuration } from '../config/grammar/duration.js';
+import { parsePositiveWhole } from '../config/grammar/whole-number.js';
+import { SETTINGS, settingValue, type FlagSettingKey, type SettingValue } from '../config/settings.js';
 import { ModelRules } from '../library/settings.js';
 import { PageRules } from '../library/settings.js';
-import { parseDuration } from '../util/duration.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
 import { resolveResultChecker } from './schema-settings.js';
@@ -48,23 +50,23 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
   // An empty --rate-limit is a mistake (a shell variable that was not set), never "the default".
   if (flags.rateLimit !== undefined && flags.rateLimit.trim() === '') throw new UsageError('--rate-limit is empty; give windows such as 10/min,100/h, or none.');
   const rateSpec = await value('rate-limit', flags.rateLimit);
-  const windows = parsed('--rate-limit', () => parseRateWindows(rateSpec));
+  const windows = settingFrom('rate-limit', rateSpec);
   const ttlSpec = await value('job-ttl', flags.jobTtl);
   const models = await resolveModelRules(ctx, flags.model);
   const pages = await resolvePageRules(ctx, flags.pages);
   const run = engineChecked({
-    concurrency: positiveInt('--concurrency', await value('concurrency', flags.concurrency)),
-    openJobCap: positiveInt('--open-jobs', await value('open-jobs', flags.openJobs)),
-    ttlMs: parsed('--job-ttl', () => parseDuration(ttlSpec)),
+    concurrency: settingFrom('concurrency', await value('concurrency', flags.concurrency)),
+    openJobCap: settingFrom('open-jobs', await value('open-jobs', flags.openJobs)),
+    ttlMs: settingFrom('job-ttl', ttlSpec),
     finalize: flags.finalize !== false,
     storeDb: Boolean(flags.store),
-    ...(flags.maxCredits === undefined ? {} : { maxCredits: positiveInt('--max-credits', flags.maxCredits) }),
+    ...(flags.maxCredits === undefined ? {} : { maxCredits: parsed('--max-credits', () => parsePositiveWhole(flags.maxCredits ?? '')) }),
     retryFailed: Boolean(flags.retryFailed),
-    retryBaseMs: durationFlag('--retry-base', flags.retryBase, RUN_DEFAULTS.retryBaseMs),
-    retryMaxMs: durationFlag('--retry-max', flags.retryMax, RUN_DEFAULTS.retryMaxMs),
-    busyPauseMs: durationFlag('--busy-pause', flags.busyPause, RUN_DEFAULTS.busyPauseMs),
-    slotWaitMs: flags.slotWait?.trim() === '0' ? 0 : durationFlag('--slot-wait', flags.slotWait, RUN_DEFAULTS.slotWaitMs),
-    conflictDelayMs: durationFlag('--conflict-delay', flags.conflictDelay, RUN_DEFAULTS.conflictDelayMs),
+    ...flagOnly('retryBaseMs', 'retry-base', flags.retryBase),
+    ...flagOnly('retryMaxMs', 'retry-max', flags.retryMax),
+    ...flagOnly('busyPauseMs', 'busy-pause', flags.busyPause),
+    ...flagOnly('slotWaitMs', 'slot-wait', flags.slotWait),
+    ...flagOnly('conflictDelayMs', 'conflict-delay', flags.conflictDelay),
   });
   const outDir = resolve(ctx.io.cwd, await value('out', flags.out));
   const checker = await resolveResultChecker(ctx, flags.schema);
@@ -94,22 +96,25 @@ function parsed<T>(flag: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new UsageError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`${flag}: ${error instanceof Error ? error.message : String(error)}`, 'invalid_setting');
   }
 }
 
-/** The flag (or config key) of each run setting the engine may refuse. */
+/** A setting's text (flag, environment or config) read with its grammar from the settings table; a bad one names the flag. */
+function settingFrom<K extends 'rate-limit' | 'concurrency' | 'open-jobs' | 'job-ttl'>(key: K, text: string): SettingValue<K> {
+  return parsed(`--${key}`, () => settingValue(key, text));
+}
+
+/** A flag-only setting: its flag's value, else nothing (runSettings then takes the default from RUN_DEFAULTS). */
+function flagOnly<F extends keyof RunSettings>(field: F, key: FlagSettingKey, text: string | undefined): Partial<RunSettings> {
+  return text === undefined ? {} : { [field]: parsed(`--${key}`, () => settingValue(key, text)) };
+}
+
+/** The flag of each run setting the engine may refuse: the table's, and --max-credits (a flag of extract only). */
 const FLAG_OF: Partial<Record<keyof RunSettings, string>> = {
-  concurrency: '--concurrency',
-  openJobCap: '--open-jobs',
-  ttlMs: '--job-ttl',
+  ...Object.fromEntries(SETTINGS.flatMap((setting) => ('runField' in setting ? [[setting.runField, `--${setting.key}`]] : []))),
   marginMs: '--job-ttl',
   maxCredits: '--max-credits',
-  retryBaseMs: '--retry-base',
-  retryMaxMs: '--retry-max',
-  busyPauseMs: '--busy-pause',
-  slotWaitMs: '--slot-wait',
-  conflictDelayMs: '--conflict-delay',
 };
 
 /** The engine's own check of the settings, its refusal worded with the flag that set the value (exit 2). */
@@ -122,11 +127,7 @@ function engineChecked(settings: Parameters<typeof runSettings>[0]): RunSettings
   }
 }
 
-function positiveInt(flag: string, raw: string): number {
-  if (!/^[1-9]\d*$/.test(raw.trim())) throw new UsageError(`${flag} must be a positive whole number, not "${raw}".`);
-  return Number(raw);
-}
-
+/** A duration flag of a command's own (watch's --settle, --rescan), with that command's default. */
 export function durationFlag(flag: string, raw: string | undefined, fallback: number): number {
   return raw === undefined ? fallback : parsed(flag, () => parseDuration(raw));
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { DocextractError } from '../util/docextract-error.js';
 
 export interface PathListSource {
   /** A file to read, or `-` for standard input. */
@@ -9,8 +10,10 @@ export interface PathListSource {
 }
 
 /** A --files-from list that cannot be read at all: a usage problem, reported before anything is checked or sent. */
-export class PathListError extends Error {
+export class PathListError extends DocextractError {
   override readonly name = 'PathListError';
+  /** Always `invalid_path_list`. */
+  readonly code = 'invalid_path_list';
 }
 
 /**

@@ -21,16 +21,10 @@ export async function resolveSchemaRules(ctx: CliContext, flagValues: readonly s
 }
 
 export async function loadChecker(ctx: CliContext, rules: SchemaRules): Promise<ResultChecker> {
-  const { loadSchemaChecker, SchemaFileError } = await import('../library/check.js');
-  try {
-    return await loadSchemaChecker(rules, ctx.io.cwd);
-  } catch (error) {
-    if (error instanceof SchemaFileError) throw new UsageError(error.message, 'invalid_schema', SCHEMA_HINT);
-    throw error;
-  }
+  // A schema that cannot be used is a SchemaFileError: invalid_schema, exit 2 (error-table.ts).
+  const { loadSchemaChecker } = await import('../library/check.js');
+  return loadSchemaChecker(rules, ctx.io.cwd);
 }
-
-const SCHEMA_HINT = 'each --schema TYPE=FILE (or the schemas setting) names a JSON Schema (draft 2020-12) for a document type; nothing was sent.';
 
 function parsedRules(flag: string, parse: () => SchemaRules): SchemaRules {
   try {

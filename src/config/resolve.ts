@@ -1,5 +1,5 @@
 import { DEFAULT_PROFILE } from './profiles.js';
-import { SETTINGS, type SettingKey } from './settings.js';
+import { STORED_SETTINGS, type SettingKey } from './settings.js';
 
 export type SettingSource = 'flag' | 'env' | 'config' | 'default';
 
@@ -43,7 +43,7 @@ export interface SettingInputs {
  * default profile's, then the built-in default. Empty strings count as unset.
  */
 export function resolveSetting(key: SettingKey, inputs: SettingInputs): ResolvedSetting {
-  const definition = SETTINGS.find((setting) => setting.key === key);
+  const definition = STORED_SETTINGS.find((setting) => setting.key === key);
   if (!definition) throw new Error(`unknown setting ${key}`);
   const flag = inputs.flags[key];
   if (flag) return { value: flag, source: 'flag' };

@@ -1,62 +1,135 @@
 /**
- * Every setting docextract reads, with its environment variable and built-in
- * default. Precedence, highest first: command-line flag, environment, stored
- * config, default (clig.dev).
+ * THE table of docextract's settings: each one's name, environment variable,
+ * built-in default, help text and grammar. The config store, the CLI's flags
+ * and help, the library's defaults (RUN_DEFAULTS) and MCP's input schema all
+ * read it, so a default or a rule is written once. Precedence, highest
+ * first: command-line flag, environment, stored config, default (clig.dev).
  */
-export interface SettingDefinition {
-  /** Name in `docextract config set <name>`. */
+import { SERVICE_LIMITS } from '../api/limits.js';
+import type { RunSettings } from './run-settings.js';
+import { parseDuration } from './grammar/duration.js';
+import { parseRateWindows, type RateWindow } from './grammar/rate-limit.js';
+import { ruleList } from './grammar/rule-list.js';
+import { parsePositiveWhole } from './grammar/whole-number.js';
+
+export interface SettingDefinition<T = unknown> {
+  /** Its name: `docextract config set <key>` for a stored one, and the flag `--<key>`. */
   key: string;
-  env: string;
-  description: string;
+  /** The environment variable; a setting with one is stored in the config file too. Without: a flag only. */
+  env?: string;
+  /** What the value is, as a flag's help shows it, e.g. `duration`. */
+  type: string;
+  /** What the setting does: the config help, the flag's help, the docs. */
+  help: string;
+  /** The built-in default, as it would be written. */
   default?: string;
   secret?: boolean;
+  /** The value's grammar: text to its typed value; throws an Error saying what is wrong. */
+  parse: (text: string) => T;
+  /** The field of RunSettings it sets: the engine checks it there (runSettings), and its default is RUN_DEFAULTS'. */
+  runField?: keyof RunSettings;
 }
 
+const text = (value: string): string => value;
+const hours = (ms: number): string => `${ms / 3_600_000}h`;
+
 export const SETTINGS = [
-  { key: 'api-key', env: 'DOCEXTRACT_API_KEY', description: 'API key (sk_ + 32 hex characters)', secret: true },
-  {
-    key: 'base-url',
-    env: 'DOCEXTRACT_BASE_URL',
-    description: 'Service base URL (no /v3.1 suffix)',
-    default: 'http://127.0.0.1:8787',
-  },
-  { key: 'model', env: 'DOCEXTRACT_MODEL', description: 'Default document type (prompt template name)' },
+  { key: 'api-key', env: 'DOCEXTRACT_API_KEY', type: 'key', help: 'API key (sk_ + 32 hex characters)', secret: true, parse: text },
+  { key: 'base-url', env: 'DOCEXTRACT_BASE_URL', type: 'url', help: 'Service base URL (no /v3.1 suffix)', default: 'http://127.0.0.1:8787', parse: text },
+  { key: 'model', env: 'DOCEXTRACT_MODEL', type: 'name', help: 'Default document type (prompt template name)', parse: (value: string) => value.toLowerCase() },
   {
     key: 'models',
     env: 'DOCEXTRACT_MODELS',
-    description: "Document type per path: GLOB=MODEL rules separated by ';', first match wins, e.g. ids/**=id_card;payslips/**=payslip;invoice",
+    type: 'rules',
+    help: "Document type per path: GLOB=MODEL rules separated by ';', first match wins, e.g. ids/**=id_card;payslips/**=payslip;invoice",
+    parse: (value: string) => ruleList(value),
   },
   {
     key: 'pages',
     env: 'DOCEXTRACT_PAGES',
-    description: "Pages to extract: 1-based pages and ranges, negative from the end (1, 1-3,7, 1,-1, all), or GLOB=PAGES rules separated by ';', first match wins, e.g. invoices/**=1,-1;statements/**=all;1",
+    type: 'rules',
+    help: "Pages to extract: 1-based pages and ranges, negative from the end (1, 1-3,7, 1,-1, all), or GLOB=PAGES rules separated by ';', first match wins, e.g. invoices/**=1,-1;statements/**=all;1",
+    parse: (value: string) => ruleList(value),
   },
   {
     key: 'schemas',
     env: 'DOCEXTRACT_SCHEMAS',
-    description: "JSON Schema per document type, to check each result's data: TYPE=FILE pairs separated by ';', e.g. invoice=/schemas/invoice.json;payslip=/schemas/payslip.json",
+    type: 'rules',
+    help: "JSON Schema per document type, to check each result's data: TYPE=FILE pairs separated by ';', e.g. invoice=/schemas/invoice.json;payslip=/schemas/payslip.json",
+    parse: (value: string) => ruleList(value),
   },
   {
     key: 'rate-limit',
     env: 'DOCEXTRACT_RATE_LIMIT',
-    description: 'Request windows for the key, e.g. 10/min,100/h,1000/d,10000/mo',
+    type: 'windows',
+    help: 'Request windows of the key, e.g. 10/min,100/h,1000/d,10000/mo, or none',
+    // The service's default per-key limits (spec §8).
     default: '10/min,100/h,1000/d,10000/mo',
+    parse: (value: string): RateWindow[] => parseRateWindows(value),
   },
-  { key: 'out', env: 'DOCEXTRACT_OUT', description: 'Folder for result files', default: './docextract-out' },
+  { key: 'out', env: 'DOCEXTRACT_OUT', type: 'dir', help: 'Folder for result files', default: './docextract-out', parse: text },
   {
     key: 'concurrency',
     env: 'DOCEXTRACT_CONCURRENCY',
-    description: 'Most requests in flight at once; docextract keeps the rate limits\' rate x the measured answer time in flight, up to this',
+    type: 'n',
+    help: "Most requests in flight at once; docextract keeps the rate limits' rate x the measured answer time in flight, up to this",
     default: '64',
+    parse: parsePositiveWhole,
+    runField: 'concurrency',
   },
-  { key: 'open-jobs', env: 'DOCEXTRACT_OPEN_JOBS', description: 'Open multi-page jobs allowed per key', default: '5' },
-  { key: 'job-ttl', env: 'DOCEXTRACT_JOB_TTL', description: 'Lifetime of a multi-page job on the server', default: '2h' },
+  {
+    key: 'open-jobs',
+    env: 'DOCEXTRACT_OPEN_JOBS',
+    type: 'n',
+    help: 'Open multi-page jobs allowed per key',
+    default: String(SERVICE_LIMITS.maxOpenJobs),
+    parse: parsePositiveWhole,
+    runField: 'openJobCap',
+  },
+  { key: 'job-ttl', env: 'DOCEXTRACT_JOB_TTL', type: 'duration', help: 'Lifetime of a multi-page job on the server', default: hours(SERVICE_LIMITS.jobTtlMs), parse: parseDuration, runField: 'ttlMs' },
+  { key: 'retry-base', type: 'duration', help: 'First retry delay for transient errors', default: '1s', parse: parseDuration, runField: 'retryBaseMs' },
+  { key: 'retry-max', type: 'duration', help: 'Longest retry delay', default: '60s', parse: parseDuration, runField: 'retryMaxMs' },
+  { key: 'busy-pause', type: 'duration', help: 'Pause after 503 server_busy', default: '2min', parse: parseDuration, runField: 'busyPauseMs' },
+  { key: 'conflict-delay', type: 'duration', help: 'Wait after 409 chunk_in_progress', default: '10s', parse: parseDuration, runField: 'conflictDelayMs' },
+  {
+    key: 'slot-wait',
+    type: 'duration',
+    help: 'How long documents that split may wait while jobs outside this run hold every job slot; 0: not at all',
+    default: '30m',
+    // 0 needs no unit: it means "not at all".
+    parse: (value: string): number => (value.trim() === '0' ? 0 : parseDuration(value)),
+    runField: 'slotWaitMs',
+  },
 ] as const satisfies readonly SettingDefinition[];
 
-export type SettingKey = (typeof SETTINGS)[number]['key'];
+type AnySetting = (typeof SETTINGS)[number];
+
+/** A stored setting's name (one with an environment variable and a config key). */
+export type SettingKey = Extract<AnySetting, { env: string }>['key'];
+
+/** A setting that is a flag only (a run's timing). */
+export type FlagSettingKey = Exclude<AnySetting['key'], SettingKey>;
+
+/** The settings stored in the config file, in the table's order. */
+export const STORED_SETTINGS = SETTINGS.filter((setting): setting is Extract<AnySetting, { env: string }> => 'env' in setting);
+
+export const SETTING_KEYS: readonly string[] = STORED_SETTINGS.map((setting) => setting.key);
 
 export function findSetting(key: string): SettingDefinition | undefined {
   return SETTINGS.find((setting) => setting.key === key);
 }
 
-export const SETTING_KEYS: readonly string[] = SETTINGS.map((setting) => setting.key);
+/** The typed value of a setting, e.g. a number of milliseconds for a duration. */
+export type SettingValue<K extends AnySetting['key']> = ReturnType<Extract<AnySetting, { key: K }>['parse']>;
+
+/** The typed value of `key`'s text (its grammar), e.g. 7_200_000 for job-ttl `2h`; throws saying what is wrong. */
+export function settingValue<K extends AnySetting['key']>(key: K, value: string): SettingValue<K> {
+  const definition: SettingDefinition | undefined = findSetting(key);
+  if (!definition) throw new Error(`unknown setting ${key}`);
+  return definition.parse(value) as SettingValue<K>;
+}
+
+/** The built-in default of `key`, typed (e.g. 64 for concurrency). */
+export function settingDefault<K extends Extract<AnySetting, { default: string }>['key']>(key: K): SettingValue<K> {
+  return settingValue(key, findSetting(key)?.default ?? '');
+}

@@ -1,26 +1,26 @@
 import { checkApiKeyShape } from './api-key.js';
 import { parseBaseUrl } from './base-url.js';
-import type { SettingKey } from './settings.js';
+import type { RunSettings } from './run-settings.js';
+import { findSetting, type SettingKey } from './settings.js';
 
 export type ValueCheck = { ok: true; value: string } | { ok: false; message: string };
 
 /**
  * Validate a value before it is stored, so that a typo fails at `config set`
- * rather than at the next batch. Rate limits and durations are parsed by the
- * caller-supplied parsers to keep the grammar in one place.
+ * rather than at the next batch. The grammar of each value is the settings
+ * table's; the rules (model, page and schema rules) and the engine's own
+ * check of a run setting come from the caller, which may load them.
  */
 export function validateSettingValue(
   key: SettingKey,
   raw: string,
   parsers: {
-    rateLimit: (spec: string) => unknown;
-    duration: (spec: string) => number;
     modelRules: (spec: string) => unknown;
     pageRules: (spec: string) => unknown;
     /** Returns the value to store (schema files made absolute). */
     schemaRules: (spec: string) => string;
     /** The engine's own check of one run setting (library/settings.ts: runSettings); throws with the reason. */
-    runSetting: (field: 'ttlMs' | 'concurrency' | 'openJobCap', value: number) => void;
+    runSetting: (field: keyof RunSettings, value: number) => void;
   },
 ): ValueCheck {
   const value = raw.trim();
@@ -35,16 +35,14 @@ export function validateSettingValue(
         return url.ok ? { ok: true, value: url.url } : url;
       }
       case 'rate-limit':
-        parsers.rateLimit(value);
-        return { ok: true, value };
       case 'job-ttl':
-        parsers.runSetting('ttlMs', parsers.duration(value));
-        return { ok: true, value };
       case 'concurrency':
-      case 'open-jobs':
-        if (!/^[1-9]\d*$/.test(value)) return { ok: false, message: `${key} must be a positive whole number.` };
-        parsers.runSetting(key === 'concurrency' ? 'concurrency' : 'openJobCap', Number(value));
+      case 'open-jobs': {
+        const definition = findSetting(key);
+        const typed = definition?.parse(value);
+        if (definition?.runField && typeof typed === 'number') parsers.runSetting(definition.runField, typed);
         return { ok: true, value };
+      }
       case 'model':
         return value ? { ok: true, value: value.toLowerCase() } : { ok: false, message: 'model must not be empty.' };
       case 'models':

@@ -8,7 +8,7 @@ import { RequestGate } from '../batch/request-gate.js';
 import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
 import type { BatchEvents, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { ServiceReadings } from '../batch/service-readings.js';
-import type { RateWindow } from '../batch/rate-windows.js';
+import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { FileSendLog, sendLogPath } from '../batch/send-log.js';
 import { Journal, JournalCorruptError } from '../store/journal.js';
 import { ResultsIndex } from '../store/results-index.js';

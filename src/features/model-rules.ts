@@ -1,5 +1,6 @@
 import { normaliseModel } from '../batch/question.js';
-import { firstMatch, parsePathRules, ruleList, type PathRule, type RuleKind } from './path-rules.js';
+import { ruleList } from '../config/grammar/rule-list.js';
+import { firstMatch, parsePathRules, type PathRule, type RuleKind } from './path-rules.js';
 
 /** One `GLOB=MODEL` rule; `value` is the document type, lowercased and trimmed. */
 export type ModelRule = PathRule<string>;

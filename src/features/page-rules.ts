@@ -1,5 +1,6 @@
 import { ALL_PAGES, parsePageSelection, type PageSelection } from '../files/page-selection.js';
-import { firstMatch, parsePathRules, ruleList, type PathRule, type RuleKind } from './path-rules.js';
+import { ruleList } from '../config/grammar/rule-list.js';
+import { firstMatch, parsePathRules, type PathRule, type RuleKind } from './path-rules.js';
 
 /** One `GLOB=SELECTION` rule. */
 export type PageRule = PathRule<PageSelection>;

@@ -49,14 +49,6 @@ export function parsePathRules<T>(specs: readonly string[], kind: RuleKind<T>): 
   return { rules, fallback };
 }
 
-/** The config form of rules: separated by `;` (globs and page selections may hold commas). */
-export function ruleList(text: string): string[] {
-  return text
-    .split(';')
-    .map((part) => part.trim())
-    .filter(Boolean);
-}
-
 /** The value of the first rule matching `relativePath` (either separator), else `fallback`. */
 export function firstMatch<T>(rules: readonly PathRule<T>[], relativePath: string): T | undefined {
   const path = relativePath.split('\\').join('/');

@@ -3,7 +3,7 @@ import { isSplit } from '../api/limits.js';
 import { relative } from 'node:path';
 import { fitsWithinTtl } from '../batch/admission.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
-import type { RateWindow } from '../batch/rate-windows.js';
+import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { outputPathFor } from '../batch/result-file.js';
 import type { AllowedFolders } from '../files/allowed-folders.js';
 import { discoverInputs, type DiscoveredInput, type DiscoveryResult } from '../files/discover.js';

@@ -10,7 +10,7 @@
 import type { Socket } from 'node:net';
 import type { ApiClient, ResponseEvent } from '../api/index.js';
 import type { BatchEvents, PlannedDocument } from '../batch/batch-types.js';
-import type { RateWindow } from '../batch/rate-windows.js';
+import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { withEngineSession, type BatchDeps } from '../features/batch-session.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
 import { ClientBatch, type ClientWork } from '../features/host/client-batch.js';

@@ -3,7 +3,7 @@ import { ApiClient } from '../api/client.js';
 import { modelEntriesOf } from '../api/model-names.js';
 import type { ModelList } from '../api/answers.js';
 import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from '../batch/batch-types.js';
-import { parseRateWindows, type RateWindow } from '../batch/rate-windows.js';
+import { parseRateWindows, type RateWindow } from '../config/grammar/rate-limit.js';
 import type { ResultDocument } from '../batch/result-file.js';
 import { InvalidSettingError, runSettings } from '../batch/run-settings.js';
 import { DocextractError } from '../util/docextract-error.js';

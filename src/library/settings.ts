@@ -5,7 +5,7 @@
  * them from here, never from the engine's own modules.
  */
 export { RUN_DEFAULTS, MIN_TTL_MS, InvalidSettingError, runSettings } from '../batch/run-settings.js';
-export { formatRateWindows, parseRateWindows, RateSpecError, type RateWindow } from '../batch/rate-windows.js';
+export { formatRateWindows, parseRateWindows, RateSpecError, type RateWindow } from '../config/grammar/rate-limit.js';
 export { minimumMakespanMs } from '../batch/admission.js';
 export { ModelRules, type ModelRule } from '../features/model-rules.js';
 export { PageRules, type PageRule } from '../features/page-rules.js';

@@ -3,12 +3,19 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 import type { ResultChecker } from '../index.js';
+import { ruleList } from '../config/grammar/rule-list.js';
+import { findSetting } from '../config/settings.js';
 import { SchemaRules } from '../library/check.js';
 import { extractDocuments, type ExtractDocumentsOptions } from '../index.js';
 import type { AgentFolders } from './agent-folders.js';
 import { ExtractAnswer } from './extract-answer.js';
 import { RunProgress } from './run-progress.js';
 import { failed, failedWith } from './tool-answers.js';
+
+/** A setting's help from the settings table, so a tool's argument says what the CLI's setting says. */
+function tableHelp(key: 'models' | 'pages' | 'out' | 'schemas'): string {
+  return findSetting(key)?.help ?? '';
+}
 
 const rules = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
@@ -17,15 +24,15 @@ export const extractInput = {
   paths: z.array(z.string().min(1)).min(1).describe('Files, folders (searched recursively) or glob patterns, inside the allowed folders (the client’s roots); relative paths are relative to the server’s working folder'),
   model: rules
     .optional()
-    .describe('Document type (see the models tool), e.g. "invoice"; or rules as the CLI’s --model: GLOB=TYPE for files matching GLOB (relative to the inputs’ common folder), first match wins, a bare TYPE is the default; a list, or one string with rules separated by ";". Default: the server’s models, else the service’s default (invoice)'),
+    .describe(`Document type (see the models tool), e.g. "invoice"; or rules as the CLI’s --model. ${tableHelp('models')}; a bare TYPE is the default; a list, or one string. Default: the server’s models, else the service’s default (invoice)`),
   pages: rules
     .optional()
-    .describe('Pages to extract of each file, as the CLI’s --pages: "1", "1-3,7", "1,-1" (negative counts from the end), "all"; or GLOB=SELECTION rules, first match wins; a list, or one string with rules separated by ";". Only those pages are sent (credits = pages sent). Default: every page'),
-  out: z.string().min(1).optional().describe('Folder for the result files, inside the allowed folders. Default: the server’s output folder'),
+    .describe(`${tableHelp('pages')}; a list, or one string. Only those pages are sent (credits = pages sent). Default: every page`),
+  out: z.string().min(1).optional().describe(`${tableHelp('out')}, inside the allowed folders. Default: the server’s output folder`),
   force: z.boolean().optional().describe('Extract again even when a result on disk answers it (costs credits again)'),
   schemas: rules
     .optional()
-    .describe('JSON Schemas (draft 2020-12) to check each result’s data against, as the CLI’s --schema: TYPE=FILE, e.g. "invoice=schemas/invoice.json", inside the allowed folders; a list, or one string separated by ";". Besides the server’s own --schema'),
+    .describe(`${tableHelp('schemas')}; files inside the allowed folders; a list, or one string. Besides the server’s own --schema`),
   max_credits: z.number().int().positive().optional().describe('Credits this call may spend at most (besides what is left of the server’s --max-credits)'),
 };
 
@@ -82,20 +89,12 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
   }
 }
 
-/** Rules as a list: one string may hold several, separated by ";" (as in the config file). */
-function ruleList(value: string | readonly string[]): string[] {
-  const list = typeof value === 'string' ? value.split(';') : value;
-  return list.map((rule) => rule.trim()).filter(Boolean);
-}
-
 /** The call's schemas (each file inside the allowed folders), before the server's own for types they do not name. */
 async function callChecker(specs: readonly string[], ctx: ExtractCallContext): Promise<ResultChecker> {
   const rules = parsed(() => SchemaRules.parse(specs));
   await ctx.folders.checkInputs(rules.rules.map((rule) => rule.file));
-  const { loadSchemaChecker, SchemaFileError } = await import('../library/check.js');
-  const own = await loadSchemaChecker(rules, ctx.base.cwd).catch((error: unknown) => {
-    throw error instanceof SchemaFileError ? Object.assign(error, { code: 'invalid_schema' }) : error;
-  });
+  const { loadSchemaChecker } = await import('../library/check.js');
+  const own = await loadSchemaChecker(rules, ctx.base.cwd);
   const server = ctx.base.checker;
   return { check: (type, data) => own.check(type, data) ?? server?.check(type, data) };
 }

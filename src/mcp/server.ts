@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { ApiClient } from '../api/index.js';
 import { accountId } from '../config/account-id.js';
 import { listJobs } from '../library/jobs.js';
+import { RUN_DEFAULTS } from '../library/settings.js';
 import type { ExtractDocumentsOptions } from '../index.js';
 import { VERSION } from '../util/version.js';
 import { AgentFolders } from './agent-folders.js';
@@ -117,7 +118,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       stateDir: options.extract.stateDir,
       account: accountId(options.extract.baseUrl, options.extract.apiKey),
       nowMs: Date.now(),
-      ttlMs: options.extract.settings?.ttlMs ?? 2 * 3_600_000,
+      ttlMs: options.extract.settings?.ttlMs ?? RUN_DEFAULTS.ttlMs,
     });
     // The state folder is the user's, shared by every run: an agent sees only what its roots hold.
     const inside = async <T>(entries: readonly T[], source: (entry: T) => string | undefined): Promise<T[]> => {

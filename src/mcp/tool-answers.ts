@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { errorCodeOf } from '../api/index.js';
+import { errorCodeOf } from '../util/docextract-error.js';
 import type { ResultChecks } from '../library/check.js';
 
 /** At most this many problems of a verdict go into an answer; the result file holds them all. */

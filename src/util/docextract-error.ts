@@ -11,8 +11,12 @@ export abstract class DocextractError extends Error {
   abstract readonly code: string;
 }
 
-/** The code of any error: its own for a {@link DocextractError} (or anything with a string `code`), else `internal_error`. */
-export function codeOf(error: unknown): string {
+/**
+ * The stable code of any error, for per-file outcomes and messages alike: its
+ * own for a {@link DocextractError} (each class carries it), or anything with
+ * a string `code`; else `internal_error`.
+ */
+export function errorCodeOf(error: unknown): string {
   if (error instanceof DocextractError) return error.code;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : 'internal_error';

@@ -4,7 +4,7 @@ import { addFault, buildEmulatorProgram, cliConfigFrom, parseLatency, parsedValu
 import { parseForeignJobs, parseRequestRate, parseSignedDuration } from '../../src/emulator/durations.js';
 import { launchEmulatorCli } from '../../src/emulator/cli.js';
 import { DEFAULT_RATE_LIMITS } from '../../src/emulator/defaults.js';
-import { parseRateWindows as parseClientWindows } from '../../src/batch/rate-windows.js';
+import { parseRateWindows as parseClientWindows } from '../../src/config/grammar/rate-limit.js';
 import { titledPdf } from '../helpers/make-pdf.js';
 import { bearer, expectError, newKey, uploadForm } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { minimumMakespanMs } from '../../src/batch/admission.js';
-import { parseRateWindows } from '../../src/batch/rate-windows.js';
+import { parseRateWindows } from '../../src/config/grammar/rate-limit.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { runCliOnFakeClock } from '../helpers/fake-clock-cli.js';

@@ -1,4 +1,4 @@
-import { SETTINGS, SETTING_KEYS } from '../../config/settings.js';
+import { STORED_SETTINGS, SETTING_KEYS } from '../../config/settings.js';
 import type { CommandRegistration } from '../command.js';
 
 export const registerConfigCommand: CommandRegistration = (program, action) => {
@@ -37,6 +37,6 @@ export const registerConfigCommand: CommandRegistration = (program, action) => {
 };
 
 function settingsHelp(): string {
-  const rows = SETTINGS.map((s) => `  ${s.key.padEnd(12)} ${s.env.padEnd(24)} ${s.description}${'default' in s ? ` (default ${s.default})` : ''}`);
+  const rows = STORED_SETTINGS.map((s) => `  ${s.key.padEnd(12)} ${s.env.padEnd(24)} ${s.help}${'default' in s ? ` (default ${s.default})` : ''}`);
   return `\nSettings (key, environment variable, meaning):\n${rows.join('\n')}\n`;
 }

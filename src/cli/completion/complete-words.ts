@@ -1,6 +1,6 @@
 import type { Argument, Command, Option } from 'commander';
 import type { ModelEntry } from '../../api/index.js';
-import { SETTINGS } from '../../config/settings.js';
+import { STORED_SETTINGS } from '../../config/settings.js';
 
 /** One word the shell may offer, with what it means (zsh and fish show it). */
 export interface Candidate {
@@ -173,7 +173,7 @@ async function completeValue(kind: ValueKind, word: string, prefix: string, docu
     case 'dirs':
       return { candidates: [], directive: kind, prefix };
     case 'setting':
-      return offer(SETTINGS.map((setting) => ({ value: prefix + setting.key, description: setting.description })));
+      return offer(STORED_SETTINGS.map((setting) => ({ value: prefix + setting.key, description: setting.help })));
     case 'document-type':
       return offer(await types(''));
     case 'model-rule':

@@ -20,14 +20,9 @@ export async function runCheck(ctx: CliContext, resultsDir: string, flags: { sch
   const { RecordedSchemas } = await import('../../library/check.js');
   const checkWith = rules.isEmpty ? new RecordedSchemas(ctx.io.cwd) : await loadChecker(ctx, rules);
   const recorded = checkWith instanceof RecordedSchemas;
-  const { checkResults, CheckInputError } = await import('../../library/check.js');
-  let summary: CheckSummary;
-  try {
-    summary = await checkResults(resolve(ctx.io.cwd, resultsDir), checkWith, (checked) => printChecked(ctx, checked));
-  } catch (error) {
-    if (error instanceof CheckInputError) throw new UsageError(error.message);
-    throw error;
-  }
+  const { checkResults } = await import('../../library/check.js');
+  // A folder that is not there is a CheckInputError: results_not_found, exit 2 (error-table.ts).
+  const summary: CheckSummary = await checkResults(resolve(ctx.io.cwd, resultsDir), checkWith, (checked) => printChecked(ctx, checked));
   ctx.ui.info(summaryLine(summary, recorded));
   if (summary.unusableSchemas > 0) throw new UsageError(`${plural(summary.unusableSchemas, 'result')} ${summary.unusableSchemas === 1 ? 'records' : 'record'} a schema that cannot be used now; restore it, or give one: ${GIVE_A_SCHEMA}.`, 'invalid_schema');
   if (recorded && summary.passed + summary.failed + summary.errors === 0) {

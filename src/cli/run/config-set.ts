@@ -6,8 +6,7 @@ import { validateSettingValue } from '../../config/validate-setting.js';
 import { SchemaRules } from '../../library/check.js';
 import { ModelRules } from '../../library/settings.js';
 import { PageRules } from '../../library/settings.js';
-import { parseRateWindows, runSettings } from '../../library/settings.js';
-import { parseDuration } from '../../util/duration.js';
+import { runSettings } from '../../library/settings.js';
 import { redactKey } from '../../util/redact.js';
 import { UsageError } from '../cli-errors.js';
 import type { CliContext } from '../context.js';
@@ -23,8 +22,6 @@ export async function runConfigSet(ctx: CliContext, key: string, value: string |
     raw = await readSecret(ctx.io, 'API key (input hidden): ');
   }
   const checked = validateSettingValue(name, raw, {
-    rateLimit: parseRateWindows,
-    duration: parseDuration,
     modelRules: ModelRules.parseList,
     pageRules: PageRules.parseList,
     // Stored absolute, so the setting means the same files from any folder.

@@ -1,7 +1,7 @@
 import { configFilePath } from '../../config/config-store.js';
 import { describeSource, type SettingSource } from '../../config/resolve.js';
 import { DEFAULT_PROFILE, isKnownProfile, profileNames, profileSettings } from '../../config/profiles.js';
-import { SETTINGS, SETTING_KEYS, findSetting, type SettingKey } from '../../config/settings.js';
+import { STORED_SETTINGS, SETTING_KEYS, findSetting, type SettingKey } from '../../config/settings.js';
 import { closestNames } from '../../util/closest-names.js';
 import { redactKey } from '../../util/redact.js';
 import { UsageError } from '../cli-errors.js';
@@ -24,7 +24,7 @@ export async function runConfigUnset(ctx: CliContext, key: string): Promise<void
 }
 
 export async function runConfigList(ctx: CliContext): Promise<void> {
-  const all = await Promise.all(SETTINGS.map((setting) => effective(ctx, setting.key)));
+  const all = await Promise.all(STORED_SETTINGS.map((setting) => effective(ctx, setting.key)));
   const { name, source } = ctx.profile;
   if (!ctx.options.json && name !== DEFAULT_PROFILE) ctx.ui.info(`profile "${name}" (from ${source === 'flag' ? '--profile' : 'DOCEXTRACT_PROFILE'})`);
   const named = name !== DEFAULT_PROFILE;

@@ -17,24 +17,19 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
   if (flags.format !== 'csv' && flags.format !== 'ndjson' && flags.format !== 'xlsx') throw new UsageError(`--format must be csv, xlsx or ndjson, not "${flags.format}".`);
   if (flags.out === '-' && flags.format !== 'ndjson') throw new UsageError(`--out - (stdout) needs --format ndjson: ${flags.format === 'xlsx' ? 'a workbook is a file' : 'CSV tables are several files'}.`);
   if (flags.bom && flags.format !== 'csv') throw new UsageError('--bom is for CSV files only.');
-  const { exportResults, ExportInputError } = await import('../../library/export.js');
+  const { exportResults } = await import('../../library/export.js');
   const out = flags.out === '-' ? '-' : resolve(ctx.io.cwd, flags.out);
   if (out !== '-') await refuseFileAsFolder('--out', out);
-  let summary;
-  try {
-    summary = await exportResults({
-      resultsDir: resolve(ctx.io.cwd, resultsDir),
-      out,
-      format: flags.format,
-      bom: flags.bom,
-      stdout: ctx.io.stdout,
-      onSkipped: (file) => ctx.ui.info(`skipped ${file}: not a docextract result`),
-      onProblem: (file, why) => ctx.ui.error(`${file}: ${why}; left out of the tables`),
-    });
-  } catch (error) {
-    if (error instanceof ExportInputError) throw new UsageError(error.message);
-    throw error;
-  }
+  // A folder that is not there is an ExportInputError: results_not_found, exit 2 (error-table.ts).
+  const summary = await exportResults({
+    resultsDir: resolve(ctx.io.cwd, resultsDir),
+    out,
+    format: flags.format,
+    bom: flags.bom,
+    stdout: ctx.io.stdout,
+    onSkipped: (file) => ctx.ui.info(`skipped ${file}: not a docextract result`),
+    onProblem: (file, why) => ctx.ui.error(`${file}: ${why}; left out of the tables`),
+  });
   const report = { out, ...summary };
   if (ctx.options.json) {
     // With --out - stdout carries the documents themselves; the summary must not mix with them.

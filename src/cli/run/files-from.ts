@@ -1,4 +1,4 @@
-import { PathListError, readPathList } from '../path-list.js';
+import { readPathList } from '../path-list.js';
 import { UsageError } from '../cli-errors.js';
 import type { CliContext } from '../context.js';
 
@@ -13,10 +13,6 @@ export async function listedInputs(ctx: CliContext, flags: FilesFromFlags): Prom
     if (flags.null) throw new UsageError('-0/--null describes a --files-from list; name one (or - for standard input).');
     return [];
   }
-  try {
-    return await readPathList({ from: flags.filesFrom, nulSeparated: flags.null }, ctx.io);
-  } catch (error) {
-    if (error instanceof PathListError) throw new UsageError(error.message);
-    throw error;
-  }
+  // A list that cannot be read is a PathListError: invalid_path_list, exit 2 (error-table.ts).
+  return readPathList({ from: flags.filesFrom, nulSeparated: flags.null }, ctx.io);
 }

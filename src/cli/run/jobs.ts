@@ -1,10 +1,9 @@
-import { SERVICE_LIMITS } from '../../api/index.js';
 import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
 import type { JobsOverview } from '../../library/jobs.js';
 import type { ServerJobView } from '../../library/jobs.js';
 import { commandLine, engineAccess } from '../engine-access.js';
-import { parseDuration } from '../../util/duration.js';
+import { settingDefault, settingValue } from '../../config/settings.js';
 import { resolveBatchSettings } from '../batch-settings.js';
 import { accountId } from '../../config/account-id.js';
 import { ConfigError } from '../cli-errors.js';
@@ -16,8 +15,6 @@ interface JobsFlags {
   refresh?: boolean;
   rateLimit?: string;
 }
-
-const DEFAULT_TTL_MS = SERVICE_LIMITS.jobTtlMs;
 
 /**
  * Lists without the state lock (a run may be active) and without sending;
@@ -76,8 +73,8 @@ async function requiredAccount(ctx: CliContext): Promise<string> {
 async function jobTtlMs(ctx: CliContext): Promise<number> {
   try {
     const { value } = await ctx.setting('job-ttl');
-    return value ? parseDuration(value) : DEFAULT_TTL_MS;
+    return value ? settingValue('job-ttl', value) : settingDefault('job-ttl');
   } catch {
-    return DEFAULT_TTL_MS;
+    return settingDefault('job-ttl');
   }
 }

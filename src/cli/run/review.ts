@@ -16,7 +16,7 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port must be a port number (0-65535), not "${flags.port}".`);
   const rules = await resolveSchemaRules(ctx, flags.schema);
   const checker = rules.isEmpty ? undefined : await loadChecker(ctx, rules);
-  const { startReview, ReviewInputError } = await import('../../library/review.js');
+  const { startReview } = await import('../../library/review.js');
   let server;
   try {
     server = await startReview({
@@ -28,7 +28,6 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
       now: () => new Date(ctx.clock.now()),
     });
   } catch (error) {
-    if (error instanceof ReviewInputError) throw new UsageError(error.message);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`--port ${port}: that port is in use on 127.0.0.1; leave --port out for a free one.`);
     throw error;
   }

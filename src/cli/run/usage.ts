@@ -2,7 +2,7 @@ import { DEFAULT_PROFILE } from '../../config/profiles.js';
 import { readUsage } from '../../library/usage.js';
 import { parseSince, USAGE_GROUPINGS, type UsageGrouping, type UsageReport } from '../../library/usage.js';
 import { accountId } from '../../config/account-id.js';
-import { parseDuration } from '../../util/duration.js';
+import { parseDuration } from '../../config/grammar/duration.js';
 import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
 import { UsageError } from '../cli-errors.js';

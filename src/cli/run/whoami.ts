@@ -1,4 +1,4 @@
-import { errorCodeOf } from '../../api/index.js';
+import { errorCodeOf } from '../../util/docextract-error.js';
 import { ApiError, AuthenticationError, MethodNotAllowedError, NotFoundError, TransportError } from '../../api/index.js';
 import { DEFAULT_PROFILE } from '../../config/profiles.js';
 import { describeSource } from '../../config/resolve.js';

@@ -4,6 +4,7 @@ import type { ResultChecks, ResultDocument, ResultStatus } from '../../batch/res
 import { walkJsonFiles } from '../../files/json-walk.js';
 import { recheckResultFile } from './recheck.js';
 import type { RecordedSchemas } from './recorded-schemas.js';
+import { DocextractError } from '../../util/docextract-error.js';
 
 /** One result file checked again, for `docextract check`. */
 export interface CheckedResult {
@@ -39,8 +40,10 @@ export interface CheckSummary {
 }
 
 /** Thrown for a results folder that is not there. */
-export class CheckInputError extends Error {
+export class CheckInputError extends DocextractError {
   override readonly name = 'CheckInputError';
+  /** Always `results_not_found`. */
+  readonly code = 'results_not_found';
 }
 
 /**

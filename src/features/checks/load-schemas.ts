@@ -1,13 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { DocextractError } from '../../util/docextract-error.js';
 import type { Options, ValidateFunction } from 'ajv';
 import { SchemaChecker, type CompiledSchema } from './schema-checker.js';
 import type { SchemaRules } from './schema-rules.js';
 import { xSumKeyword } from './x-sum.js';
 
 /** A schema file that cannot be used: missing, unreadable, not JSON, or not a valid JSON Schema (draft 2020-12). */
-export class SchemaFileError extends Error {
+export class SchemaFileError extends DocextractError {
   override readonly name = 'SchemaFileError';
+  /** Always `invalid_schema`. */
+  readonly code = 'invalid_schema';
 
   constructor(
     /** The file as it was named. */

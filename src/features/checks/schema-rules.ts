@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { normaliseModel } from '../../batch/question.js';
+import { ruleList } from '../../config/grammar/rule-list.js';
 
 /** A JSON Schema file attached to a document type. */
 export interface SchemaRule {
@@ -39,12 +40,7 @@ export class SchemaRules {
 
   /** Parse the setting's form: pairs separated by `;`. */
   static parseList(text: string): SchemaRules {
-    return SchemaRules.parse(
-      text
-        .split(';')
-        .map((part) => part.trim())
-        .filter(Boolean),
-    );
+    return SchemaRules.parse(ruleList(text));
   }
 
   get isEmpty(): boolean {

@@ -1,4 +1,4 @@
-import { parseRateWindows } from '../../batch/rate-windows.js';
+import { parseRateWindows } from '../../config/grammar/rate-limit.js';
 import { readSendTimes, sendLogPath } from '../../batch/send-log.js';
 import { readUsageLines } from '../../store/usage-log.js';
 import { refuseUnsafeStateDir } from '../../store/private-state-dir.js';

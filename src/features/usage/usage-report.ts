@@ -2,7 +2,7 @@
  * `docextract usage`: what the state folder recorded, summed. It reads the
  * usage records and the request gate's send log, and sends nothing.
  */
-import type { RateWindow } from '../../batch/rate-windows.js';
+import type { RateWindow } from '../../config/grammar/rate-limit.js';
 import { addTotals, emptyTotals, type ChargeMismatch, type UsageRecord, type UsageTotals } from './usage-record.js';
 
 export const USAGE_GROUPINGS = ['day', 'week', 'month', 'model', 'folder', 'command'] as const;

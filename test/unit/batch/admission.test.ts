@@ -9,10 +9,15 @@ import {
   type OpenJobLoad,
 } from '../../../src/batch/admission.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
-import { DEFAULT_RATE_LIMITS, parseRateWindows } from '../../../src/batch/rate-windows.js';
+import { parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
+import { findSetting } from '../../../src/config/settings.js';
+
 import { RequestGate } from '../../../src/batch/request-gate.js';
 import { MemorySendLog } from '../../../src/batch/send-log.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
+
+/** The service's default per-key windows, as the settings table has them. */
+const DEFAULT_RATE_LIMITS = findSetting('rate-limit')?.default ?? '';
 
 const T0 = 1_700_000_000_000;
 const MIN = 60_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InFlightBudget } from '../../../src/batch/in-flight-budget.js';
-import { parseRateWindows } from '../../../src/batch/rate-windows.js';
+import { parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
 
 function budget(spec: string, ceiling = 16): InFlightBudget {
   return new InFlightBudget({ ceiling, windows: parseRateWindows(spec) });

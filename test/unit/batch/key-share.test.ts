@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeyShare } from '../../../src/batch/key-share.js';
-import { parseRateWindows, type RateWindow } from '../../../src/batch/rate-windows.js';
+import { parseRateWindows, type RateWindow } from '../../../src/config/grammar/rate-limit.js';
 
 const [second, twelve, hour] = parseRateWindows('8/1s,60/12s,100/h') as [RateWindow, RateWindow, RateWindow];
 

@@ -8,7 +8,7 @@ import type { PlannedDocument, RunSettings } from '../../../src/batch/batch-type
 import { BatchState } from '../../../src/batch/batch-state.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
 import { chooseNextRequest } from '../../../src/batch/next-request.js';
-import { parseRateWindows } from '../../../src/batch/rate-windows.js';
+import { parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
 import { RequestGate } from '../../../src/batch/request-gate.js';
 import { MemorySendLog } from '../../../src/batch/send-log.js';
 import { UploadQueue } from '../../../src/batch/upload-queue.js';

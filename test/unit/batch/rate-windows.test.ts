@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_RATE_LIMITS,
-  RateSpecError,
-  defaultGuardMs,
-  formatRateWindows,
-  parseRateWindows,
-  projectSendTimes,
-} from '../../../src/batch/rate-windows.js';
+import { RateSpecError, formatRateWindows, parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
+import { defaultGuardMs, projectSendTimes } from '../../../src/batch/rate-windows.js';
+import { findSetting } from '../../../src/config/settings.js';
+
+/** The service's default per-key windows, as the settings table has them. */
+const DEFAULT_RATE_LIMITS = findSetting('rate-limit')?.default ?? '';
 
 const S = 1_000;
 const MIN = 60 * S;

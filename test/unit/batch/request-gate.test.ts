@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseRateWindows } from '../../../src/batch/rate-windows.js';
+import { parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
 import { countedAt, RequestGate } from '../../../src/batch/request-gate.js';
 import { FileSendLog, MemorySendLog } from '../../../src/batch/send-log.js';
 import { FakeClock } from '../../helpers/fake-clock.js';

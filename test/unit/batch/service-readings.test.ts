@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ResponseEvent } from '../../../src/api/index.js';
-import { parseRateWindows } from '../../../src/batch/rate-windows.js';
+import { parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
 import { ServiceReadings } from '../../../src/batch/service-readings.js';
 
 const T0 = Date.UTC(2026, 10, 21, 9, 0, 0);

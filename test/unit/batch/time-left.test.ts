@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PlannedDocument } from '../../../src/batch/batch-types.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
-import { parseRateWindows, projectSendTimes } from '../../../src/batch/rate-windows.js';
+import { parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
+import { projectSendTimes } from '../../../src/batch/rate-windows.js';
 import { TimeLeft, windowName } from '../../../src/batch/time-left.js';
 import { moveJob } from '../../../src/batch/job-phase.js';
 

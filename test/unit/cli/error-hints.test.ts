@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiError, MalformedResponseError, NetworkError, ProxyAuthRequiredError, ResponseTooLargeError, ResponseValidationError, TimeoutError } from '../../../src/api/errors.js';
 import { UnknownModelError } from '../../../src/features/check-models.js';
 import { ConfigError } from '../../../src/cli/cli-errors.js';
 import { describeError } from '../../../src/cli/error-report.js';
+import { ERROR_TABLE } from '../../../src/cli/error-table.js';
+import { SchemaFileError } from '../../../src/features/checks/load-schemas.js';
 import { JournalCorruptError } from '../../../src/store/journal.js';
 import { LockedError } from '../../../src/store/lock.js';
 import { StateDirError } from '../../../src/store/state-dir-error.js';
@@ -29,7 +29,7 @@ const API_HINTS: [code: string, status: number, hint: string][] = [
   ['persist_failed', 500, 'The service failed to store the chunk (no credits charged). Retry: docextract process <chunk_job_id>'],
   ['server_error', 500, 'The service had an internal error. Try again later.'],
   ['server_busy', 503, 'The service is busy. Try again in a few minutes.'],
-  ['unknown_model', 400, 'List the models this key may use: docextract models'],
+  ['unknown_model', 400, 'List the document types this key may use: docextract models'],
   ['invalid_options', 400, 'The options field was rejected; check --model.'],
   ['file_too_large', 413, 'The service accepts files up to 10 MB.'],
   ['page_limit_exceeded', 400, 'The service accepts PDFs of up to 150 pages. Split the file first.'],
@@ -56,7 +56,7 @@ const OTHER_HINTS: [code: string, error: Error, hint: string][] = [
   ['missing_api_key', new ConfigError('No API key is configured.', 'missing_api_key'), 'Set a key: docextract config set api-key, or DOCEXTRACT_API_KEY, or --api-key.'],
 ];
 
-/** The hints error-report.ts gives for local failures (not in the table of error-hints.ts). */
+/** The hints for docextract's own failures, raised before or beside any request. */
 const LOCAL_HINTS: [code: string, error: Error, hint: string][] = [
   [
     'journal_corrupt',
@@ -68,7 +68,8 @@ const LOCAL_HINTS: [code: string, error: Error, hint: string][] = [
     new StateDirError('/state', Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' })),
     'docextract keeps its journal and request log there. Fix its permissions, or point DOCEXTRACT_STATE_DIR (or XDG_STATE_HOME) at a writable folder.',
   ],
-  ['unknown_model', new UnknownModelError([{ name: 'invoce', closest: ['invoice'] }], ['invoice'], true), 'List the document types this key may use with: docextract models'],
+  ['unknown_model', new UnknownModelError([{ name: 'invoce', closest: ['invoice'] }], ['invoice'], true), 'List the document types this key may use: docextract models'],
+  ['invalid_schema', new SchemaFileError('schemas/invoice.json', 'not JSON'), 'Each --schema TYPE=FILE (or the schemas setting) names a JSON Schema (draft 2020-12) for a document type; nothing was sent.'],
   [
     'state_dir_unsafe',
     new StateDirUnsafeError('/state', 'The state folder /state is not private'),
@@ -94,13 +95,18 @@ describe('error hints: the exact text for every code', () => {
     expect(report.hint).toBe(hint);
   });
 
-  it('covers every code of the hint table, and only those', () => {
-    // Read from the source: the table is private, and a hint added without a test here must fail.
-    const source = readFileSync(resolve(import.meta.dirname, '../../../src/cli/error-hints.ts'), 'utf8');
-    const table = source.slice(source.indexOf('const HINTS'), source.indexOf('};'));
-    const codes = [...table.matchAll(/^ {2}(\w+):/gm)].map((match) => match[1]);
+  it('covers every code of the error table that has a hint, and only those', () => {
+    // A hint added without a test here must fail.
+    const codes = Object.entries(ERROR_TABLE).flatMap(([code, outcome]) => ('hint' in outcome ? [code] : []));
     expect(codes.length).toBeGreaterThan(20);
-    expect([...codes].sort()).toEqual([...API_HINTS, ...OTHER_HINTS].map(([code]) => code).sort());
+    expect([...codes].sort()).toEqual([...new Set([...API_HINTS, ...OTHER_HINTS, ...LOCAL_HINTS].map(([code]) => code))].sort());
+  });
+
+  it('gives one hint for a code, whoever raised it: the engine before sending, or the service', () => {
+    const fromEngine = describeError(new UnknownModelError([{ name: 'invoce', closest: ['invoice'] }], ['invoice'], true));
+    const fromService = describeError(apiError('unknown_model', 400));
+    expect(fromService.hint).toBe(fromEngine.hint);
+    expect(fromService.exitCode).toBe(fromEngine.exitCode);
   });
 
   it('gives no hint for a code it does not know', () => {

@@ -26,7 +26,7 @@ interface FakeStream {
 type AnswerHelp = (args: string[], streams: { stdout: FakeStream; stderr: FakeStream }, dist: string) => number | undefined;
 
 const root = resolve(import.meta.dirname, '../../..');
-const { answerHelp } = createRequire(import.meta.url)(join(root, 'bin/help-answers.cjs')) as { answerHelp: AnswerHelp };
+const { answerHelp, builtKey } = createRequire(import.meta.url)(join(root, 'bin/help-answers.cjs')) as { answerHelp: AnswerHelp; builtKey: (dist: string) => string };
 const dist = join(root, 'dist');
 
 function stream(terminal?: { columns: number }): FakeStream {
@@ -47,8 +47,10 @@ describe('help answered from the texts the build rendered', () => {
       expect(requests).toContain(request);
     }
     // A command whose option was added (or changed) without a build fails here.
-    const built = JSON.parse(readFileSync(join(dist, 'cli/help-texts.json'), 'utf8')) as HelpTexts;
+    const { builtFrom, ...built } = JSON.parse(readFileSync(join(dist, 'cli/help-texts.json'), 'utf8')) as HelpTexts & { builtFrom: string };
     expect(built).toEqual(await renderHelpTexts());
+    // Keyed by the content of the build they were rendered from.
+    expect(builtFrom).toBe(builtKey(dist));
   });
 
   it('prints for every help request exactly what the CLI prints, on the same stream, with the same exit code', async () => {
@@ -95,7 +97,9 @@ describe('bin/docextract.cjs', () => {
     cpSync(join(root, 'package.json'), join(checkout, 'package.json'));
     mkdirSync(join(checkout, 'dist/cli'), { recursive: true });
     writeFileSync(join(checkout, 'dist/cli/main.js'), mainJs);
-    cpSync(join(dist, 'cli/help-texts.json'), join(checkout, 'dist/cli/help-texts.json'));
+    // The real texts, keyed as the build keys them: by this checkout's built CLI.
+    const helpTexts = JSON.parse(readFileSync(join(dist, 'cli/help-texts.json'), 'utf8')) as object;
+    writeFileSync(join(checkout, 'dist/cli/help-texts.json'), JSON.stringify({ ...helpTexts, builtFrom: builtKey(join(checkout, 'dist')) }));
     return { checkout, run: (args) => spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], { encoding: 'utf8', env: isolatedEnv(), cwd: checkout }) };
   }
   // A CLI that cannot load: whatever the checkout prints, it printed without the CLI.
@@ -132,11 +136,18 @@ describe('bin/docextract.cjs', () => {
     }
   });
 
-  it('runs the CLI for anything else, and for help once the CLI was built again after its texts', () => {
+  it('runs the CLI for anything else, and for help once any built file changed after its texts (whatever the file times say)', () => {
     const { checkout, run } = checkoutWith(unloadable);
     expect(run(['nope']).stderr).toContain('the full CLI was loaded');
+    // A file time alone changes nothing: npm pack gives every file one time.
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(checkout, 'dist/cli/main.js'), later, later);
+    expect(run(['--help']).stdout).toContain('Usage: docextract');
+    // `tsc --watch` re-emits only what changed, say one module the help is made from, and may leave it older than the texts.
+    const flags = join(checkout, 'dist/cli/batch-flags.js');
+    writeFileSync(flags, "export const changed = 'an option was added';\n");
+    const earlier = new Date(Date.now() - 3_600_000);
+    utimesSync(flags, earlier, earlier);
     const stale = run(['--help']);
     expect(stale.stderr).toContain('the full CLI was loaded');
     expect(stale.stdout).toBe('');

@@ -11,9 +11,10 @@ import { validateSettingValue } from '../../../src/config/validate-setting.js';
 import { ModelRules } from '../../../src/features/model-rules.js';
 import { PageRules } from '../../../src/features/page-rules.js';
 import { SchemaRules } from '../../../src/features/checks/schema-rules.js';
-import { parseDuration } from '../../../src/util/duration.js';
+import { parseDuration } from '../../../src/config/grammar/duration.js';
+import type { RunSettings } from '../../../src/batch/batch-types.js';
 
-const parsers = { rateLimit: parseRateWindows, duration: parseDuration, modelRules: ModelRules.parseList, pageRules: PageRules.parseList, schemaRules: (spec: string) => SchemaRules.parseList(spec).toList('/work'), runSetting: (field: 'ttlMs' | 'concurrency' | 'openJobCap', value: number) => void runSettings({ [field]: value }) };
+const parsers = { modelRules: ModelRules.parseList, pageRules: PageRules.parseList, schemaRules: (spec: string) => SchemaRules.parseList(spec).toList('/work'), runSetting: (field: keyof RunSettings, value: number) => void runSettings({ [field]: value }) };
 
 describe('durations', () => {
   it('refuse a number without its unit (2 was read as 2 ms)', () => {

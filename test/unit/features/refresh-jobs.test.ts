@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimitError, type ApiClient } from '../../../src/api/index.js';
-import { parseRateWindows } from '../../../src/batch/rate-windows.js';
+import { parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
 import { RequestGate } from '../../../src/batch/request-gate.js';
 import { ServiceReadings } from '../../../src/batch/service-readings.js';
 import { refreshJobs } from '../../../src/features/refresh-jobs.js';

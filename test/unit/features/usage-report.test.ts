@@ -2,11 +2,11 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRateWindows } from '../../../src/batch/rate-windows.js';
+import { parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
 import { UsageTally, type UsageRecord } from '../../../src/features/usage/usage-record.js';
 import { parseSince, usageReport } from '../../../src/features/usage/usage-report.js';
 import { appendUsageLine, readUsageLines, usageLogPath, USAGE_KEPT_MS } from '../../../src/store/usage-log.js';
-import { parseDuration } from '../../../src/util/duration.js';
+import { parseDuration } from '../../../src/config/grammar/duration.js';
 import type { DocumentOutcome } from '../../../src/batch/batch-types.js';
 
 const DAY = 86_400_000;
