@@ -16,8 +16,8 @@ export default tseslint.config(
     },
   },
   {
-    // bin/*.cjs start as CommonJS scripts (faster than a module: see bin/docextract.cjs).
-    files: ['bin/**/*.cjs'],
+    // bin/*.cjs start as CommonJS scripts (faster than a module: see bin/docextract.cjs); dependency-cruiser reads its config as CommonJS.
+    files: ['bin/**/*.cjs', '.dependency-cruiser.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
