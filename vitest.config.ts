@@ -6,7 +6,9 @@ export default defineConfig({
     // The browser tests need Chromium: they are `npm run test:browser` (vitest.browser.config.ts), run by .ci/run.
     // zsh and fish are Debian packages: `npm run test:shells` (vitest.shells.config.ts), run by .ci/run.
     // The single executable is built by `npm run test:binary` (vitest.binary.config.ts), run by .ci/run.
-    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/shells/**', 'test/binary/**'],
+    // The newest TypeScript from the registry: `npm run test:latest-typescript` (npm test asks no registry).
+    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/shells/**', 'test/binary/**', 'test/latest-typescript/**'],
+    // Builds dist/ only when it is missing or stale by the content of src/ (npm test builds it first, once).
     globalSetup: ['test/global-setup.ts'],
     // Integration tests start real HTTP servers and child processes; two cores
     // are the budget, so keep the worker pool small. Tests wait on positive

@@ -1,13 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { buildWhenStale } from '../scripts/build-when-stale.js';
 
 /**
  * Tests that run the CLI as a child process (kill -9, Ctrl-C) need dist/ to
- * match src/: build once per test run, help texts included (bin/ answers
- * --help from them; test/unit/cli/help-texts.test.ts holds them to src/).
+ * match src/, help texts included (bin/ answers --help from them;
+ * test/unit/cli/help-texts.test.ts holds them to src/). `npm test` builds it
+ * once as its own step; a vitest run started alone builds it here, and only
+ * when the sources' content differs from what dist/ was built from.
  */
 export default function buildOnce(): void {
-  const root = resolve(import.meta.dirname, '..');
-  execFileSync(process.execPath, [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  execFileSync(process.execPath, [resolve(root, 'scripts/build-help-texts.js')], { cwd: root, stdio: 'inherit' });
+  buildWhenStale();
 }

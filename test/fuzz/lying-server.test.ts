@@ -21,16 +21,17 @@ import { fuzzCaseArbitrary, type FuzzCase } from './fuzz-case.js';
 import { violationsOf } from './invariants.js';
 import regressions from './regressions.json' with { type: 'json' };
 import { runCase } from './run-case.js';
+import { testSeed } from '../helpers/seeded-random.js';
 
 /** Cases in `npm test`: a fraction of a second each on 2 cores, so the suite stays well under a minute. */
 const DEFAULT_RUNS = 40;
 
 const durationMs = Number(process.env.DOCEXTRACT_FUZZ_DURATION_MS ?? 0);
-/** The seed of `npm test`; `npm run fuzz` draws its own and passes it in DOCEXTRACT_FUZZ_SEED. */
+/** The seed of `npm test` (printed; DOCEXTRACT_TEST_SEED replays another); `npm run fuzz` draws its own and passes it in DOCEXTRACT_FUZZ_SEED. */
 const DEFAULT_SEED = 20_261_126;
 
 const runs = durationMs > 0 ? Number.MAX_SAFE_INTEGER : wholeNumberAtLeastOne('DOCEXTRACT_FUZZ_RUNS', process.env.DOCEXTRACT_FUZZ_RUNS ?? String(DEFAULT_RUNS));
-const seed = process.env.DOCEXTRACT_FUZZ_SEED ? Number(process.env.DOCEXTRACT_FUZZ_SEED) : DEFAULT_SEED;
+const seed = process.env.DOCEXTRACT_FUZZ_SEED ? Number(process.env.DOCEXTRACT_FUZZ_SEED) : testSeed('test/fuzz/lying-server.test.ts', DEFAULT_SEED);
 const summaryPath = process.env.DOCEXTRACT_FUZZ_SUMMARY;
 
 interface Finding {
