@@ -4,11 +4,6 @@
 // `--version` and `--help` answer without loading the CLI: start-up time is part of the product.
 const { join } = require('node:path');
 
-// A promise nobody settles would end the process with exit code 13 (as Node ends an unsettled
-// top-level await; see runCli) and not a word: say so, whatever the path that led there.
-process.on('exit', (code) => {
-  if (code === 13) process.stderr.write('error: docextract stopped with work still waiting on nothing (internal_error, exit 13); please report this with the command you ran\n');
-});
 const args = process.argv.slice(2);
 process.stdout.on('error', quietOnClosedPipe);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -30,16 +25,11 @@ function quietOnClosedPipe(error) {
   throw error;
 }
 
+// Everything else starts where the single executable starts: src/cli/start.ts (type-checked), which
+// also says so when the CLI's main never settles.
 async function runCli() {
-  // Nothing left to run and main not settled: what Node says of an unsettled top-level await
-  // (beforeExit comes only when the work runs out, never on process.exit).
-  let settled = false;
-  process.once('beforeExit', () => {
-    if (!settled) process.exitCode = 13;
-  });
   const { requireBuilt } = await import('./dist-check.js');
-  requireBuilt(new URL('../dist/cli/main.js', require('node:url').pathToFileURL(__filename)), 'docextract');
-  const { main } = await import('../dist/cli/main.js');
-  process.exitCode = await main(process.argv);
-  settled = true;
+  requireBuilt(new URL('../dist/cli/start.js', require('node:url').pathToFileURL(__filename)), 'docextract');
+  const { startCli } = await import('../dist/cli/start.js');
+  await startCli(process.argv);
 }

@@ -89,7 +89,7 @@ describe('help answered from the texts the build rendered', () => {
 
 describe('bin/docextract.cjs', () => {
   const checkouts: string[] = [];
-  /** bin/ and package.json with the built help texts, and `mainJs` in place of the CLI (dist/cli/main.js). */
+  /** bin/ and package.json with the built help texts and the built start, and `mainJs` in place of the CLI (dist/cli/main.js). */
   function checkoutWith(mainJs: string): { checkout: string; run: (args: string[]) => SpawnSyncReturns<string> } {
     const checkout = mkdtempSync(join(tmpdir(), 'docextract-bin-'));
     checkouts.push(checkout);
@@ -97,6 +97,8 @@ describe('bin/docextract.cjs', () => {
     cpSync(join(root, 'package.json'), join(checkout, 'package.json'));
     mkdirSync(join(checkout, 'dist/cli'), { recursive: true });
     writeFileSync(join(checkout, 'dist/cli/main.js'), mainJs);
+    // The one start of the CLI (src/cli/start.ts), as built: bin/ runs main through it.
+    cpSync(join(dist, 'cli/start.js'), join(checkout, 'dist/cli/start.js'));
     // The real texts, keyed as the build keys them: by this checkout's built CLI.
     const helpTexts = JSON.parse(readFileSync(join(dist, 'cli/help-texts.json'), 'utf8')) as object;
     writeFileSync(join(checkout, 'dist/cli/help-texts.json'), JSON.stringify({ ...helpTexts, builtFrom: builtKey(join(checkout, 'dist')) }));
