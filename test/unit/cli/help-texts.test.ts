@@ -105,7 +105,8 @@ describe('bin/docextract.cjs', () => {
     return { checkout, run: (args) => spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], { encoding: 'utf8', env: isolatedEnv(), cwd: checkout }) };
   }
   // A CLI that cannot load: whatever the checkout prints, it printed without the CLI.
-  const unloadable = "throw new Error('the full CLI was loaded');\n";
+  // It exports `main`, as the CLI does, so that start.js links to it and the throw is what loading it does.
+  const unloadable = "export const main = async () => 0;\nthrow new Error('the full CLI was loaded');\n";
   afterAll(() => {
     for (const checkout of checkouts) rmSync(checkout, { recursive: true, force: true });
   });
