@@ -21,6 +21,7 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
   'form.js': SCRIPT,
   'keys.js': SCRIPT,
   'pane.js': SCRIPT,
+  'place.js': SCRIPT,
   'viewer.js': SCRIPT,
 };
 

@@ -22,6 +22,8 @@ export interface DocumentSummary {
   /** The result file, relative to the results folder (the document's id on the page); `failed:…` for a document without a result. */
   id: string;
   source: string;
+  /** Which of the source's results this is: `whole file`, `pages 1-3 of 12` (a --pages result), `whole file in 2 parts`; '' for a document without a result. */
+  scope: string;
   /** The document type; '' for a document without a result (nothing says which type it was). */
   type: string;
   status: ResultStatus | FailedStatus;
@@ -214,6 +216,7 @@ function failedSummaryOf(failed: FailedDocument): DocumentSummary {
   return withStatus({
     id: failed.id,
     source: failed.source ?? failed.file,
+    scope: '',
     type: '',
     status: failed.status,
     passed: null,
@@ -239,6 +242,7 @@ function summaryOf(id: string, result: ResultDocument, review: ReviewRecord | un
   return withStatus({
     id,
     source: result.source.path,
+    scope: scopeOf(result),
     type: documentTypeOf(result),
     status: result.status,
     passed: verdict ? verdict.passed : null,
@@ -253,6 +257,14 @@ function withStatus(summary: Omit<DocumentSummary, 'review_status' | 'status_lab
   const words = summary.error ? summary.status : STATUS_WORDS[review_status];
   const detail = summary.error ? summary.error.code : summary.problems > 0 ? String(summary.problems) : null;
   return { ...summary, review_status, status_label: detail ? `${words} (${detail})` : words };
+}
+
+/** What tells this result apart from the source's others: the pages it was asked for, or the parts it came in. */
+function scopeOf(result: ResultDocument): string {
+  const asked = result.question.pages;
+  if (asked && asked.length > 0) return partLabel(asked, result.source.pages ?? Math.max(...asked));
+  const parts = partsOf(result).length;
+  return parts > 0 ? `whole file in ${parts} parts` : 'whole file';
 }
 
 /** The parts of a result in parts (a PDF past the service's limits); none for a whole result. */

@@ -11,6 +11,7 @@ import { markRefused, refusalOf, renderForm } from './form.js';
 import { focusedSlot, landOnFirstProblem, move, slots } from './focus.js';
 import { bindKeys } from './keys.js';
 import { baseName, button, failure, viewerTools } from './pane.js';
+import { idInUrl, onPlaceChange, placeInUrl } from './place.js';
 import { renderSource, setZoom } from './viewer.js';
 
 /** @typedef {import('../review-model.js').DocumentSummary} DocumentSummary */
@@ -45,6 +46,8 @@ function sayError(error) {
   say(error instanceof Error ? error.message : String(error));
 }
 
+class NotFoundError extends Error {}
+
 class RefusedError extends Error {
   /** @param {RefusedValue[]} refused */
   constructor(refused) {
@@ -60,6 +63,7 @@ class RefusedError extends Error {
 async function api(path, init) {
   const response = await fetch(path, init);
   if (response.status === 422) throw new RefusedError((await response.json()).refused);
+  if (response.status === 404) throw new NotFoundError(`${path}: 404`);
   if (!response.ok) throw new Error(`${path}: ${response.status} ${(await response.text()).trim()}`);
   return response.json();
 }
@@ -95,6 +99,13 @@ function renderList() {
     name.className = 'name';
     name.textContent = baseName(doc.source);
     button.appendChild(name);
+    const apart = apartOf(doc);
+    if (apart) {
+      const scope = document.createElement('span');
+      scope.className = 'scope';
+      scope.textContent = apart;
+      button.appendChild(scope);
+    }
     badge(button, doc.review_status, doc.status_label);
     if (doc.type) badge(button, '', doc.type);
     if (doc.reviewed) badge(button, 'reviewed', doc.approved ? 'approved' : 'corrected');
@@ -104,6 +115,18 @@ function renderList() {
     list.appendChild(document.createElement('li')).appendChild(button);
   }
   $('count').textContent = `${shown.length} of ${all.length} documents`;
+}
+
+/**
+ * What tells a document apart from others listed under the same name: the
+ * pages or parts of its source's results, or where the file is.
+ * @param {DocumentSummary} doc
+ */
+function apartOf(doc) {
+  if (all.some((other) => other !== doc && other.source === doc.source)) return doc.scope;
+  const name = baseName(doc.source);
+  if (all.some((other) => other !== doc && baseName(other.source) === name)) return doc.source.slice(0, doc.source.length - name.length);
+  return '';
 }
 
 /**
@@ -119,15 +142,19 @@ function badge(parent, kind, text) {
 }
 
 /**
- * Opens a document; `land` puts the focus on its first field with a problem (j, k).
+ * Opens a document and names it in the URL; `land` puts the focus on its
+ * first field with a problem (j, k); `how`: a new history entry (the person
+ * moved to it) or in place (a reload, the back button).
  * @param {string} id
  * @param {boolean} [land]
+ * @param {'push' | 'replace'} [how]
  */
-async function open(id, land = false) {
+async function open(id, land = false, how = 'push') {
   const ticket = ++opened;
   const view = await api(`api/document?id=${encodeURIComponent(id)}`);
   if (ticket !== opened) return;
   show(view);
+  placeInUrl(view.id, how);
   if (land) landOnFirstProblem();
   const viewer = /** @type {HTMLElement} */ (document.querySelector('.viewer'));
   await renderSource(viewer, view, () => ticket === opened);
@@ -148,7 +175,10 @@ function show(view) {
     pane.appendChild(viewer);
   }
   pane.querySelector('.fields')?.remove();
-  pane.appendChild('form' in view ? formOf(view) : failure(view));
+  const fields = 'form' in view ? formOf(view) : failure(view);
+  // The document an action acts on: the one whose fields are on screen.
+  fields.dataset.id = view.id;
+  pane.appendChild(fields);
   renderList();
 }
 
@@ -168,7 +198,7 @@ function formOf(view) {
   const meta = document.createElement('p');
   meta.className = 'meta';
   meta.textContent = [
-    `${view.type} · ${view.status}${view.missing_pages.length ? ` (pages ${view.missing_pages.join(', ')} missing)` : ''}`,
+    `${view.type} · ${view.scope} · ${view.status}${view.missing_pages.length ? ` (pages ${view.missing_pages.join(', ')} missing)` : ''}`,
     view.passed === null ? 'no schema' : view.passed ? 'checks passed' : `${view.problems} problem(s)`,
     ...(view.reviewed ? [`${view.approved ? 'approved' : 'corrected'} ${view.reviewed_at_local}`] : []),
     ...(view.stale_review ? ['a review of an earlier extraction is not applied'] : []),
@@ -176,9 +206,11 @@ function formOf(view) {
   form.appendChild(meta);
   const actions = document.createElement('div');
   actions.className = 'actions';
-  actions.appendChild(button('Save (Ctrl+S)', 'submit', 'save', ''));
+  // A read-only view (a result in parts, data not shown) has nothing to save or discard: only its approval.
+  const editable = isEditable(view);
+  if (editable) actions.appendChild(button('Save (Ctrl+S)', 'submit', 'save', ''));
   actions.appendChild(button(view.approved ? 'Approved ✓ (a)' : 'Approve (a)', 'button', 'approve', 'primary')).addEventListener('click', () => save(true));
-  actions.appendChild(button('Discard changes (d)', 'button', 'discard', '')).addEventListener('click', discard);
+  if (editable) actions.appendChild(button('Discard (d)', 'button', 'discard', '')).addEventListener('click', discard);
   const unsaved = document.createElement('span');
   unsaved.className = 'unsaved';
   unsaved.setAttribute('aria-live', 'polite');
@@ -199,6 +231,11 @@ function formOf(view) {
   return form;
 }
 
+/** @param {DocumentView} view */
+function isEditable(view) {
+  return view.form.some((section) => section.editable);
+}
+
 /**
  * @param {HTMLElement} form
  * @param {string} id
@@ -213,7 +250,13 @@ function showUnsaved(form, id) {
 async function save(approve) {
   if (!current || !('form' in current)) return;
   const view = current;
-  const form = /** @type {HTMLElement} */ (document.querySelector('#document-pane .fields'));
+  const form = /** @type {HTMLElement | null} */ (document.querySelector('#document-pane .fields'));
+  // Only ever the document on screen: its fields carry its id.
+  if (!form || form.dataset.id !== view.id) return;
+  if (!approve && !isEditable(view)) {
+    say(`${baseName(view.source)} is read only here: nothing to save`);
+    return;
+  }
   const refused = [...form.querySelectorAll('input[data-path]')].map((input) => /** @type {HTMLInputElement} */ (input)).filter((input) => refusalOf(input) !== null);
   if (refused.length > 0) {
     refused.forEach((input) => markRefused(input, refusalOf(input)));
@@ -265,8 +308,8 @@ function showRefused(refused) {
  * @returns {DocumentSummary}
  */
 function summaryOf(view, before) {
-  const { id, source, type, status, review_status, status_label, passed, problems, reviewed, approved } = view;
-  return { ...before, id, source, type, status, review_status, status_label, passed, problems, reviewed, approved };
+  const { id, source, scope, type, status, review_status, status_label, passed, problems, reviewed, approved } = view;
+  return { ...before, id, source, scope, type, status, review_status, status_label, passed, problems, reviewed, approved };
 }
 
 function discard() {
@@ -311,6 +354,29 @@ window.addEventListener('beforeunload', (event) => {
 typeFilter.addEventListener('change', renderList);
 statusFilter.addEventListener('change', renderList);
 
+onPlaceChange((id) => {
+  if (id !== undefined && id !== current?.id) void openAsked(id).catch(sayError);
+});
+
+/**
+ * Opens the document a link (or the back button) names; one the folder does not hold is said, and the first is opened.
+ * @param {string} id
+ */
+async function openAsked(id) {
+  try {
+    await open(id, true, 'replace');
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    if (current) placeInUrl(current.id, 'replace');
+    else if (shown[0]) await open(shown[0].id, true, 'replace');
+    say(`The link names ${JSON.stringify(id)}, which is not a document of this folder`);
+  }
+}
+
 loadList()
-  .then(() => (shown[0] ? open(shown[0].id, true) : undefined))
+  .then(() => {
+    const asked = idInUrl();
+    if (asked !== undefined) return openAsked(asked);
+    return shown[0] ? open(shown[0].id, true, 'replace') : undefined;
+  })
   .catch(sayError);

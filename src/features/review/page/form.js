@@ -85,7 +85,10 @@ function nodeElement(node, editable) {
     }
     body.appendChild(row);
   });
-  return table;
+  // A wide table (line items with their columns) scrolls inside its own box, not past the pane's edge.
+  const scroller = el('div', { class: 'table-scroll' });
+  scroller.appendChild(table);
+  return scroller;
 }
 
 /**
