@@ -3,13 +3,15 @@ import { defineConfig } from 'vitest/config';
 /**
  * `npm run test:browser`: the review page in a real browser, Debian's
  * Chromium (/usr/bin/chromium, or DOCEXTRACT_CHROMIUM) driven by
- * playwright-core, which downloads no browser. Not part of `npm test`, so
- * that a machine without a browser stays green; .ci/run installs Chromium
- * and runs these too.
+ * playwright-core, which downloads no browser. The last step of `npm test`
+ * where Chromium is (scripts/test-browser.js says so when it is not). The
+ * page counts PDFs with the built worker: dist/ is built first when it is
+ * missing or stale, as for the main suite.
  */
 export default defineConfig({
   test: {
     include: ['test/browser/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 1,
     testTimeout: 60_000,
