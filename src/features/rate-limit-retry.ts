@@ -1,6 +1,7 @@
 import { decideRetry, RateLimitError, type Endpoint } from '../api/index.js';
 import type { Clock } from '../util/clock.js';
-import type { BatchSession } from './batch-session.js';
+import type { RequestGate } from '../batch/request-gate.js';
+import type { ServiceReadings } from '../batch/service-readings.js';
 
 /**
  * After a 429 on a request sent through the gate outside a runner (`jobs
@@ -10,7 +11,7 @@ import type { BatchSession } from './batch-session.js';
  * caller simply acquires its slot again. Another client's burst must not end
  * a request that waiting would have answered.
  */
-export function pausedForRateLimit(session: Pick<BatchSession, 'gate' | 'readings'>, error: unknown, attempt: number, endpoint: Endpoint, clock: Clock, random: () => number = Math.random): boolean {
+export function pausedForRateLimit(session: { gate: RequestGate; readings: ServiceReadings }, error: unknown, attempt: number, endpoint: Endpoint, clock: Clock, random: () => number = Math.random): boolean {
   if (!(error instanceof RateLimitError && error.code === 'rate_limit_exceeded')) return false;
   const now = clock.now();
   const decision = decideRetry(error, attempt, {
