@@ -164,6 +164,8 @@ export type OutcomeDetails =
   | { kind: 'pages_missing'; job_id: string; expires_at: string; missing_pages: number[]; collect_rounds: number }
   /** No job slot came free within the run's slot wait; `held_by_others` slots were held by jobs outside the run. */
   | { kind: 'slot_wait_over'; slot_wait_ms: number; held_by_others: number }
+  /** The run ended (Ctrl-C, a fatal error) before anything of this document was sent: no job, nothing paid; running again takes it. */
+  | { kind: 'not_started' }
   /** The run's uploads stopped (a budget, the credits, a halt) before this document was sent. */
   | { kind: 'uploads_stopped'; stopped_by: string }
   /** A synchronous extraction failed; `charged` credits were spent; it may be retried once (retryFailed). */

@@ -37,7 +37,7 @@ export function leftUndone(task: DocumentTask, end: RunEnd): DocumentOutcome {
     ? [`job ${job.parentJobId} is open`, { kind: 'job_open', job_id: job.parentJobId, expires_at: expiresAt as string }]
     : end.stoppedBy
       ? [`not sent: uploads stopped (${end.stoppedBy.code}): ${end.stoppedBy.message}`, { kind: 'uploads_stopped', stopped_by: end.stoppedBy.code }]
-      : ['not started', undefined];
+      : ['not started', { kind: 'not_started' }];
   return {
     ...failure(task, reason, message, details),
     status: end.interrupted ? 'interrupted' : 'skipped',
@@ -46,10 +46,10 @@ export function leftUndone(task: DocumentTask, end: RunEnd): DocumentOutcome {
 }
 
 /**
- * A document the run ended (Ctrl-C) before anything of it was sent: it has
- * no open job and no other reason. A display says all such files in one
- * line; each keeps its own outcome (--json, the last-run report).
+ * A document a Ctrl-C ended before anything of it was sent (its details say
+ * `not_started`). A display says all such files in one line; each keeps its
+ * own outcome (--json, the last-run report).
  */
 export function neverStarted(outcome: Pick<DocumentOutcome, 'status' | 'error'>): boolean {
-  return outcome.status === 'interrupted' && outcome.error?.code === 'interrupted' && outcome.error.details === undefined;
+  return outcome.status === 'interrupted' && outcome.error?.details?.kind === 'not_started';
 }

@@ -26,6 +26,8 @@ export interface GlobalOptions {
   insecure: boolean;
   /** The profile to use (DOCEXTRACT_PROFILE otherwise); unset: the default profile. */
   profile?: string;
+  /** `--verbose`, a flag of the commands that list files (extract, watch, collect, jobs): each file a summary line counts is listed under it. */
+  verbose?: boolean;
 }
 
 /** What main injects; tests pass fakes. */

@@ -17,15 +17,15 @@ export class FinishedTally {
   savedCredits = 0;
   /** Results that failed their checks (`--schema`). */
   checksFailed = 0;
-  /** Files a Ctrl-C ended before anything of them was sent (counted among `interrupted`). */
-  notStarted = 0;
+  /** Files a Ctrl-C ended before anything of them was sent (counted among `interrupted`), in the order they were told. */
+  readonly notStartedFiles: string[] = [];
 
   add(outcome: DocumentOutcome): void {
     this.done += 1;
     this.pages += outcome.status === 'complete' || outcome.status === 'partial' ? (outcome.pages ?? 0) : 0;
     this.counts[outcome.status] += 1;
     if (outcome.checks?.passed === false) this.checksFailed += 1;
-    if (neverStarted(outcome)) this.notStarted += 1;
+    if (neverStarted(outcome)) this.notStartedFiles.push(outcome.file);
     if (outcome.reused) {
       this.reused += 1;
       this.savedCredits += outcome.saved_credits ?? 0;
@@ -48,10 +48,16 @@ export class FinishedTally {
 /**
  * The one line for every file a Ctrl-C ended before anything of it was
  * sent: 48 lines saying "not started" each told nothing the count does not.
- * Each is its own line under --json, as every outcome is.
+ * `--verbose` lists each file under it; each is its own line under --json,
+ * as every outcome is.
  */
-export function notStartedLine(count: number, paint: CliContext['ui']['paint']): string {
-  return `${paint.red('interrupted')}  ${plural(count, 'file')} not started: nothing of ${count === 1 ? 'it' : 'them'} was sent; run the same command again to take ${count === 1 ? 'it' : 'them'} (--json lists each)`;
+export function notStartedLines(files: readonly string[], paint: CliContext['ui']['paint'], verbose: boolean): string[] {
+  const count = files.length;
+  if (count === 0) return [];
+  const them = count === 1 ? 'it' : 'them';
+  const line = `${paint.red('interrupted')}  ${plural(count, 'file')} not started: nothing of ${them} was sent; run the same command again to take ${them}${verbose ? '' : ' (--verbose or --json lists each)'}`;
+  // A file's name is untrusted text: rendered whole, so that its newline cannot make a line of its own.
+  return verbose ? [line, ...files.map((file) => `  ${renderUntrusted(file)}`)] : [line];
 }
 
 /**

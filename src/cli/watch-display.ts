@@ -7,7 +7,7 @@ import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
 import { neverStarted } from '../library/outcomes.js';
-import { clockTime, FinishedTally, humanLine, notStartedLine, plural, TimeLeftCountdown } from './outcome-lines.js';
+import { clockTime, FinishedTally, humanLine, notStartedLines, plural, TimeLeftCountdown } from './outcome-lines.js';
 import { fitParts } from './status-line.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
 
@@ -94,7 +94,7 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
   /** The closing summary, on stderr. */
   finish(report: { requests: number; credits: number }, startedAt: number): void {
     this.stop();
-    if (!this.ctx.options.json && this.finished.notStarted > 0) this.ctx.io.stdout.write(`${notStartedLine(this.finished.notStarted, this.ctx.ui.paint)}\n`);
+    if (!this.ctx.options.json) for (const line of notStartedLines(this.finished.notStartedFiles, this.ctx.ui.paint, this.ctx.options.verbose === true)) this.ctx.io.stdout.write(`${line}\n`);
     this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
   }
 

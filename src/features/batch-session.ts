@@ -8,6 +8,7 @@ import { RequestGate } from '../batch/request-gate.js';
 import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
 import type { BatchEvents, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { ServiceReadings } from '../batch/service-readings.js';
+import { pausedForRateLimit } from './rate-limit-retry.js';
 import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { FileSendLog, sendLogPath } from '../batch/send-log.js';
 import { Journal, JournalCorruptError } from '../store/journal.js';
@@ -178,7 +179,7 @@ export async function withEngineSession<R>(connection: EngineConnection, work: (
   try {
     const api = await createClient((event) => session.observe(event));
     const refresh = async (jobIds: string[]): Promise<Map<string, ServerJobView>> => (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds, connection.clock);
-    const process = (chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> => processThroughGate(session, api, chunkJobId, model);
+    const process = (chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> => processThroughGate(session, api, chunkJobId, model, connection.clock);
     host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms, { refresh, process }) : undefined;
     return await work({ api, session, clock: connection.clock, account, warmUp: () => warmUp(api, connection.clock), ...(host ? { host } : {}) });
   } finally {
@@ -191,17 +192,21 @@ export async function withEngineSession<R>(connection: EngineConnection, work: (
 /**
  * One chunk processed outside a runner (`process`, or another command's
  * through the host), through the gate: its slot, and once answered, when
- * the server counted it.
+ * the server counted it. A 429 is sent again once its window resets, as a
+ * runner's requests are (pausedForRateLimit): a rider's chunk must not fail
+ * because the host's own requests filled the window.
  */
-export async function processThroughGate(session: Pick<BatchSession, 'gate'>, api: ApiClient, chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> {
-  const sentAt = await session.gate.acquire();
-  try {
-    const answer = await api.processChunk(chunkJobId, model ? { model } : undefined);
-    session.gate.answered(sentAt, answer.processing_time_ms);
-    return answer;
-  } catch (error) {
-    if (!neverReached(error)) session.gate.answered(sentAt); // counted, if at all, by now
-    throw error;
+export async function processThroughGate(session: Pick<BatchSession, 'gate' | 'readings'>, api: ApiClient, chunkJobId: string, model: string | undefined, clock: Clock): Promise<ChunkProcessed> {
+  for (let attempt = 1; ; attempt++) {
+    const sentAt = await session.gate.acquire();
+    try {
+      const answer = await api.processChunk(chunkJobId, model ? { model } : undefined);
+      session.gate.answered(sentAt, answer.processing_time_ms);
+      return answer;
+    } catch (error) {
+      if (!neverReached(error)) session.gate.answered(sentAt); // counted, if at all, by now
+      if (!pausedForRateLimit(session, error, attempt, 'process', clock)) throw error;
+    }
   }
 }
 

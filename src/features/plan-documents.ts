@@ -134,7 +134,7 @@ export async function planFiles(
     if (!checked.ok) {
       const outcome: DocumentOutcome = { ...rejection(input.displayPath, checked.code, checked.message, input.path), pages: checked.pages ?? null };
       // A check cut short by a stop is no verdict on the file: it was left undone, as a run's unstarted files are.
-      rejected.push(checked.code === 'interrupted' ? { ...outcome, status: 'interrupted' } : outcome);
+      rejected.push(checked.code === 'interrupted' && outcome.error ? { ...outcome, status: 'interrupted', error: { ...outcome.error, details: { kind: 'not_started' } } } : outcome);
       return;
     }
     // A preflighted file always has its pages selected.

@@ -1,8 +1,9 @@
-import { ApiError, AuthenticationError, decideRetry, RateLimitError, type ApiClient } from '../api/index.js';
+import { ApiError, AuthenticationError, type ApiClient } from '../api/index.js';
 import { neverReached } from '../batch/flow-context.js';
 import type { Clock } from '../util/clock.js';
 import type { BatchSession } from './batch-session.js';
 import type { JobListing } from './list-jobs.js';
+import { pausedForRateLimit } from './rate-limit-retry.js';
 
 /** What the server says of a job now. */
 export type ServerJobView =
@@ -52,17 +53,7 @@ async function askAbout(session: Pick<BatchSession, 'gate' | 'readings'>, api: A
       if (!neverReached(error)) session.gate.answered(sentAt);
       // One job gone (410) or unknown must not hide what the others say; a bad key concerns them all.
       if (!(error instanceof ApiError) || error instanceof AuthenticationError) throw error;
-      if (!(error instanceof RateLimitError && error.code === 'rate_limit_exceeded')) return { status: 'error', code: error.code, message: error.message };
-      const now = clock.now();
-      const decision = decideRetry(error, attempt, {
-        endpoint: 'result',
-        nowMs: now,
-        rateLimit: { resetAtMs: session.readings.resetAt(error.rateLimit, now), windowMs: session.readings.windowOf(error.rateLimit) },
-        random: Math.random,
-      });
-      if (decision.action === 'give-up') return { status: 'error', code: error.code, message: error.message };
-      session.gate.rejected(error.rateLimit?.limit);
-      session.gate.pauseUntil(now + decision.delayMs, decision.reason);
+      if (!pausedForRateLimit(session, error, attempt, 'result', clock)) return { status: 'error', code: error.code, message: error.message };
     }
   }
 }

@@ -32,7 +32,7 @@ export function processChunkOnEngine(access: EngineAccess, command: string, chun
     command,
     terms: {},
     events: () => ({ documentFinished: () => undefined }),
-    host: (deps) => processThroughGate(deps.session, deps.api, chunkJobId, model),
+    host: (deps) => processThroughGate(deps.session, deps.api, chunkJobId, model, deps.clock),
     ride: { submitWith: (socket, _events, who) => processThroughHost(socket, who, chunkJobId, model) },
     hosts: false,
     waiting: () => undefined,

@@ -8,6 +8,7 @@ export const registerExtractCommand: CommandRegistration = (program, action) => 
       .description('extract structured JSON from PDFs and images: files, folders (recursive) and globs')
       .argument('[inputs...]', 'files, folders or globs (quote a glob to let docextract expand it)'),
   )
+    .option('--verbose', 'list each file that a summary line counts (the files a Ctrl-C left unstarted)')
     .option('--files-from <file>', 'also extract the paths listed in this file (- for standard input), one a line; names are literal, never globs')
     .option('-0, --null', '--files-from is NUL-separated, as from `find ... -print0`')
     .option('--dry-run', 'list pages, credits and requests per file and the shortest possible time; send nothing')

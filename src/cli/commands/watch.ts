@@ -8,6 +8,7 @@ export const registerWatchCommand: CommandRegistration = (program, action) => {
       .description('a hot folder: extract each PDF or image dropped into <folder> (and its subfolders) once it is completely written')
       .argument('<folder>', 'the folder to watch; files already in it are taken first'),
   )
+    .option('--verbose', 'list each file that a summary line counts (the files a Ctrl-C left unstarted)')
     .option('--settle <duration>', 'take a file once its size and modification time have not changed for this long (default 2s)')
     .option('--rescan <interval>', 'also walk the whole folder this often, for files that change events missed (default 30s; a file waits at most this plus --settle)')
     .option('--poll <interval>', 'look for changes every <interval> instead of waiting for change events (network shares, container mounts)')

@@ -27,7 +27,7 @@ export function renderCommands(commands: readonly RunningCommand[], lockHolder?:
  * going is never it (it is under "Running now"). The files, job ids and
  * messages are stored as they came, and rendered here, line by line.
  */
-export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, ServerJobView>, options: { allAccounts: boolean; running?: boolean }): string {
+export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, ServerJobView>, options: { allAccounts: boolean; running?: boolean; verbose?: boolean }): string {
   const lines: string[] = [];
   const who = (account: string): string => (options.allAccounts ? `  [account ${account}]` : '');
   if (overview.jobs.length === 0) lines.push('No open jobs.');
@@ -50,15 +50,19 @@ export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, Se
     const counts = Object.entries(run.counts).filter(([, count]) => count > 0).map(([status, count]) => `${count} ${status}`).join(', ');
     lines.push('', `Last run that ended (finished ${localInstant(Date.parse(run.finished_at))}): ${counts || 'no files'}${who(run.account)}`);
     const files = overview.failedFiles.filter((f) => f.account === run.account);
-    // Files a Ctrl-C ended before anything of them was sent: one line with their count (--json lists each).
-    const notStarted = files.filter(neverStarted).length;
+    // Files a Ctrl-C ended before anything of them was sent: one line with their count (--verbose and --json list each).
+    const notStarted = files.filter(neverStarted);
     for (const file of files) {
       if (neverStarted(file)) continue;
       const why = file.code ? `${file.code}: ${file.message ?? ''}` : (file.message ?? '');
       const missing = file.missing_pages?.length ? ` (missing pages ${pageRanges(file.missing_pages)})` : '';
       lines.push(`  ${file.file}  ${file.status}${missing}${why ? `  ${why}` : ''}`);
     }
-    if (notStarted > 0) lines.push(`  ${notStarted} ${notStarted === 1 ? 'file' : 'files'} not started (interrupted): nothing of ${notStarted === 1 ? 'it' : 'them'} was sent; \`docextract jobs --json\` lists each`);
+    if (notStarted.length > 0) {
+      const count = notStarted.length;
+      lines.push(`  ${count} ${count === 1 ? 'file' : 'files'} not started (interrupted): nothing of ${count === 1 ? 'it' : 'them'} was sent${options.verbose ? '' : '; `docextract jobs --verbose` (or --json) lists each'}`);
+      if (options.verbose) for (const file of notStarted) lines.push(`    ${file.file}`);
+    }
   }
   if (overview.lastRuns.length === 0 && options.running) lines.push('', 'No run has ended yet.');
   return `${renderLines(lines)}\n`;

@@ -37,7 +37,7 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
     for (const job of overview.jobs) ctx.io.stdout.write(`${JSON.stringify(views.has(job.parent_job_id) ? { ...job, server: views.get(job.parent_job_id) } : job)}\n`);
     for (const line of [...overview.unanswered, ...overview.failedFiles]) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
   } else {
-    ctx.io.stdout.write(renderCommands(commands, running) + renderJobs(overview, views, { allAccounts: account === undefined, running: running !== undefined }));
+    ctx.io.stdout.write(renderCommands(commands, running) + renderJobs(overview, views, { allAccounts: account === undefined, running: running !== undefined, verbose: ctx.options.verbose === true }));
   }
   return 'success';
 }

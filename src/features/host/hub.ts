@@ -42,6 +42,8 @@ export interface HostServices {
  */
 export class HostHub {
   private readonly origins = new Map<string, Origin>();
+  /** Commands that went away (Ctrl-C or a closed socket): a task only theirs is withdrawn. Ids are not reused within a hub. */
+  private readonly gone = new Set<string>();
   private nextOrigin = 1;
   private run: HostedRun | undefined;
   private readonly buffered: ((run: HostedRun) => Promise<void>)[] = [];
@@ -264,10 +266,20 @@ export class HostHub {
     run.queue.push(tasks);
   }
 
-  /** A command went away (Ctrl-C, a crash): its documents that have not started are dropped, unless another command's ride on them. */
+  /**
+   * A command went away (Ctrl-C, a crash): its documents that have not
+   * started are dropped, unless a command still here rides on them. A task
+   * is dropped once every command it is for has gone, whichever of them
+   * leads it: an identical file of a command that went first must not keep
+   * a task sent and paid for with nobody left to receive it.
+   */
   private withdraw(origin: Origin): void {
-    const mine = (doc: PlannedDocument): boolean => doc.origin === origin.id;
-    this.run?.runner.withdraw((task) => mine(task.doc) && task.copies.every(mine));
+    this.gone.add(origin.id);
+    const gone = (doc: PlannedDocument): boolean => doc.origin !== undefined && this.gone.has(doc.origin);
+    this.run?.runner.withdraw((task) => {
+      const docs = [task.doc, ...task.copies];
+      return docs.some((doc) => doc.origin === origin.id) && docs.every(gone);
+    });
   }
 }
 

@@ -64,8 +64,23 @@ describe('docextract jobs, after a run stopped by Ctrl-C', () => {
       failedFiles: [file('bad.pdf', { status: 'failed', code: 'invalid_file', message: 'bad.pdf looks truncated.' }), file('long.pdf', { code: 'interrupted', message: 'job job_9 is open', job_id: 'job_9' }), ...notStarted],
     };
     const lines = renderJobs(overview, new Map(), { allAccounts: false }).split('\n');
-    expect(lines.filter((line) => line.includes('not started'))).toEqual(['  48 files not started (interrupted): nothing of them was sent; `docextract jobs --json` lists each']);
+    expect(lines.filter((line) => line.includes('not started'))).toEqual(['  48 files not started (interrupted): nothing of them was sent; `docextract jobs --verbose` (or --json) lists each']);
+    expect(lines).not.toContain('    wide/r000.png');
     expect(lines).toContain('  bad.pdf  failed  invalid_file: bad.pdf looks truncated.');
     expect(lines).toContain('  long.pdf  interrupted  interrupted: job job_9 is open');
+  });
+
+  it('lists each file that never started under --verbose, below the line that counts them', () => {
+    const file = (name: string): JobsOverview['failedFiles'][number] =>
+      ({ kind: 'failed-file', account: 'a', run_finished_at: '2026-11-26T14:00:00.000Z', file: name, status: 'interrupted', code: 'interrupted', message: 'not started' }) as JobsOverview['failedFiles'][number];
+    const overview: JobsOverview = {
+      ...ended,
+      lastRuns: [{ account: 'a', finished_at: '2026-11-26T14:00:00.000Z', counts: { interrupted: 2 } }],
+      failedFiles: [file('a.png'), file('b\u001b[2K.png')],
+    };
+    const lines = renderJobs(overview, new Map(), { allAccounts: false, verbose: true }).split('\n');
+    const at = lines.indexOf('  2 files not started (interrupted): nothing of them was sent');
+    expect(at, lines.join('\n')).toBeGreaterThan(-1);
+    expect(lines.slice(at + 1, at + 3)).toEqual(['    a.png', '    b\\x1b[2K.png']);
   });
 });

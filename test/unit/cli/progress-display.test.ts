@@ -26,11 +26,12 @@ interface Setup {
   json?: boolean;
   quiet?: boolean;
   color?: boolean;
+  verbose?: boolean;
 }
 
-function context({ stdout = new PipeStream(), stderr = new PipeStream(), env = {}, json = false, quiet = false, color = false }: Setup, clock = new FakeClock(T0)): CliContext {
+function context({ stdout = new PipeStream(), stderr = new PipeStream(), env = {}, json = false, quiet = false, color = false, verbose = false }: Setup, clock = new FakeClock(T0)): CliContext {
   const io: CliIO = { stdout, stderr, stdin: Readable.from([]) as CliIO['stdin'], env, cwd: '/work' };
-  return new CliContext({ io, clock }, { json, quiet, color, debug: false, insecure: false });
+  return new CliContext({ io, clock }, { json, quiet, color, debug: false, insecure: false, verbose });
 }
 
 function doc(displayPath: string, pages: number | undefined): PlannedDocument {
@@ -228,17 +229,42 @@ describe('the batch display off a terminal', () => {
     display.documentFinished(outcome('b.pdf', 'partial', { pages: 6, output: 'out/b.json', missing_pages: [2, 4, 5] }));
     display.documentFinished(outcome('d.pdf', 'complete', { pages: 2, output: 'out/d.json', reused: 'same content, model and store_db', saved_credits: 2 }));
     display.documentFinished(outcome('e.png', 'skipped', { error: { code: 'budget_exhausted', message: '--max-credits reached' } }));
-    display.documentFinished(outcome('f.pdf', 'interrupted', { error: { code: 'interrupted', message: 'stopped by Ctrl-C' } }));
+    display.documentFinished(outcome('f.pdf', 'interrupted', { error: { code: 'interrupted', message: 'not started', details: { kind: 'not_started' } } }));
     display.finish({ requests: 3, credits: 4 }, T0);
     expect(stdout.text.split('\n')).toEqual([
       '[1/4] partial   b.pdf -> out/b.json (missing pages 2, 4-5)',
       '[2/4] complete  d.pdf -> out/d.json (2 pages; reused: same content, model and store_db)',
       '[3/4] skipped   e.png: --max-credits reached (budget_exhausted)',
       // Nothing of it was sent (no job): said with the others like it, once, at the end.
-      'interrupted  1 file not started: nothing of it was sent; run the same command again to take it (--json lists each)',
+      'interrupted  1 file not started: nothing of it was sent; run the same command again to take it (--verbose or --json lists each)',
       '',
     ]);
     expect(stderr.text).toBe('1 complete, 1 partial, 0 failed, 1 skipped, 1 interrupted, 1 reused (2 credits saved) · 8 pages · 4 credits · 3 requests · 0s\n');
+  });
+
+  it('lists under --verbose each file a Ctrl-C left unstarted, below the one line that counts them (names rendered)', async () => {
+    const stdout = new PipeStream();
+    const display = await BatchDisplay.create(context({ stdout, verbose: true }), 3);
+    const notStarted = { error: { code: 'interrupted', message: 'not started', details: { kind: 'not_started' as const } } };
+    display.documentFinished(outcome('a.pdf', 'complete', { pages: 1, output: 'out/a.json' }));
+    display.documentFinished(outcome('b.pdf', 'interrupted', notStarted));
+    display.documentFinished(outcome('evil\n[3/3] complete.pdf', 'interrupted', notStarted));
+    display.finish({ requests: 1, credits: 1 }, T0);
+    expect(stdout.text.split('\n')).toEqual([
+      '[1/3] complete  a.pdf -> out/a.json (1 page)',
+      'interrupted  2 files not started: nothing of them was sent; run the same command again to take them',
+      '  b.pdf',
+      '  evil\\n[3/3] complete.pdf',
+      '',
+    ]);
+  });
+
+  it('keeps its own line for an interrupted file that is not marked as never started (a job is open)', async () => {
+    const stdout = new PipeStream();
+    const display = await BatchDisplay.create(context({ stdout }), 1);
+    display.documentFinished(outcome('f.pdf', 'interrupted', { error: { code: 'interrupted', message: 'stopped by Ctrl-C' } }));
+    display.finish({ requests: 1, credits: 0 }, T0);
+    expect(stdout.text).toBe('[1/1] interrupted  f.pdf: stopped by Ctrl-C (interrupted)\n');
   });
 
   it('says a long wait at most every 30 s, and a short one not at all', async () => {

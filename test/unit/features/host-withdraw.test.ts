@@ -101,10 +101,11 @@ describe('the host withdraws the documents of a command that went away', () => {
     await waitFor(() => withdrawals.length === 1, 'the host to withdraw what the first command left');
     expect(withdrawals[0]).toEqual(['only-a.png']);
 
-    // The shared task is led by the first command's document: the second command, going too, drops only its own.
+    // The shared task is led by the first command's document, and the second command's copy was all that kept it:
+    // with both gone it is dropped too, not sent and paid for with nobody left to receive it.
     b.socket.destroy();
     await waitFor(() => withdrawals.length === 2, 'the host to withdraw what the second command left');
-    expect(withdrawals[1]).toEqual(['only-b.png']);
+    expect(withdrawals[1]).toEqual(['shared.pdf', 'only-b.png']);
   });
 
   it('Ctrl-C (cancel): the same, while the command stays connected', async () => {
