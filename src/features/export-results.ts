@@ -48,6 +48,7 @@ export interface ExportSummary {
 
 /** Thrown for a results folder that is not there: nothing could be exported. */
 export class ExportInputError extends DocextractError {
+  /** Always `'ExportInputError'`: tells this error apart where `instanceof` cannot (another copy of the package, a serialized error). */
   override readonly name = 'ExportInputError';
   /** Always `results_not_found`. */
   readonly code = 'results_not_found';

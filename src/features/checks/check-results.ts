@@ -41,6 +41,7 @@ export interface CheckSummary {
 
 /** Thrown for a results folder that is not there. */
 export class CheckInputError extends DocextractError {
+  /** Always `'CheckInputError'`: tells this error apart where `instanceof` cannot (another copy of the package, a serialized error). */
   override readonly name = 'CheckInputError';
   /** Always `results_not_found`. */
   readonly code = 'results_not_found';

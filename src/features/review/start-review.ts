@@ -25,6 +25,7 @@ export interface ReviewOptions {
 
 /** Thrown for a results folder that is not there. */
 export class ReviewInputError extends DocextractError {
+  /** Always `'ReviewInputError'`: tells this error apart where `instanceof` cannot (another copy of the package, a serialized error). */
   override readonly name = 'ReviewInputError';
   /** Always `results_not_found`. */
   readonly code = 'results_not_found';
