@@ -16,6 +16,7 @@ export class SchemaFileError extends DocextractError {
   constructor(
     /** The file as it was named. */
     readonly file: string,
+    /** What is wrong with it, in words, e.g. `no such file` or `not valid JSON (…)`. */
     readonly reason: string,
   ) {
     super(`schema ${file}: ${reason}`);
