@@ -20,6 +20,7 @@ export interface ReviewOptions {
   port?: number;
   /** The URL's secret. @default random */
   token?: string;
+  /** The clock a saved review's time is read from (injected so tests fix it); e.g. `() => new Date()`. */
   now(): Date;
 }
 
