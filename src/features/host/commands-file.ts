@@ -21,7 +21,7 @@ export interface Origin {
 export interface RunningCommand {
   /** Its process id (on the host's machine). */
   pid: number;
-  /** Who it is, as the caller named itself (EngineRun.command), e.g. `extract invoices/`. */
+  /** Who it is, as the caller named itself (EngineRun.command); the CLI gives its command line, keys redacted, e.g. `docextract extract invoices/`. */
   command: string;
   /** ISO time it joined. */
   since: string;
