@@ -10,13 +10,14 @@ export interface JobListing {
   /** Always `job`: tells the listing kinds apart in one stream. */
   kind: 'job';
   /** The account it belongs to: 16 hex digits hashed from the service URL and key (accountOf), never the key. */
+  account: string;
   /** The job's id on the service: what `docextract collect` takes. */
   parent_job_id: string;
-  /** The source document's path, as the run that sent it named it. */
+  /** The source document's absolute path, as reached (links not resolved). */
   file: string;
-  /** Where its result goes (or went, once written). */
+  /** The absolute path its result goes to (or went to, once written). */
   output: string;
-  /** Pages the job holds: those sent, which is fewer than the file's when `--pages` cut some out. */
+  /** Pages of the uploaded document, as the service counted them: fewer than the file has when `--pages` cut some out. */
   pages: number;
   /** Chunks the journal saw done. */
   chunks_done: number;
