@@ -16,8 +16,10 @@ export interface SchemaRule {
  * are. Parsing reads no file; `loadSchemaChecker` does.
  */
 export class SchemaRules {
-  /** One rule per document type (normalised name), with its schema file as given; in the order given. */
-  private constructor(readonly rules: readonly SchemaRule[]) {}
+  private constructor(
+    /** One rule per document type (normalised name), with its schema file as given; in the order given. */
+    readonly rules: readonly SchemaRule[],
+  ) {}
 
   /** No schema for any type: results are checked by no schema. */
   static none(): SchemaRules {
