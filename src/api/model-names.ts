@@ -1,6 +1,8 @@
 /** A document type as `models` lists it: its name, and its description when the item has one. */
 export interface ModelEntry {
+  /** The document type's name, as extraction requests take it (e.g. `invoice`). */
   name: string;
+  /** The service's description of the type, trimmed-nonempty; absent when the item has none. */
   description?: string;
 }
 

@@ -157,25 +157,87 @@ export interface OutcomeError {
  */
 export type OutcomeDetails =
   /** The document's job is open on the server until `expires_at`: finishing it (running again, or collecting it) costs no new upload. */
-  | { kind: 'job_open'; job_id: string; expires_at: string }
+  | {
+      /** Which case this is; the other fields depend on it. */
+      kind: 'job_open';
+      /** The parent job's id on the service (what `docextract collect` takes). */
+      job_id: string;
+      /** When the service drops the job (ISO 8601, UTC). */
+      expires_at: string;
+    }
   /** No page of the job could be extracted: no result was written, and the job stays open (not finalized) until `expires_at` so its chunks can be tried again. */
-  | { kind: 'job_kept_open'; job_id: string; expires_at: string }
+  | {
+      /** Which case this is; the other fields depend on it. */
+      kind: 'job_kept_open';
+      /** The parent job's id on the service (what `docextract collect` takes). */
+      job_id: string;
+      /** When the service drops the job (ISO 8601, UTC). */
+      expires_at: string;
+    }
   /** Pages still missing after every collect round; the job stays open (not finalized) so they can be tried again. */
-  | { kind: 'pages_missing'; job_id: string; expires_at: string; missing_pages: number[]; collect_rounds: number }
+  | {
+      /** Which case this is; the other fields depend on it. */
+      kind: 'pages_missing';
+      /** The parent job's id on the service (what `docextract collect` takes). */
+      job_id: string;
+      /** When the service drops the job (ISO 8601, UTC). */
+      expires_at: string;
+      /** The 1-based numbers of the pages with no result. */
+      missing_pages: number[];
+      /** How many collect rounds were made before giving up on them. */
+      collect_rounds: number;
+    }
   /** No job slot came free within the run's slot wait; `held_by_others` slots were held by jobs outside the run. */
-  | { kind: 'slot_wait_over'; slot_wait_ms: number; held_by_others: number }
+  | {
+      /** Which case this is; the other fields depend on it. */
+      kind: 'slot_wait_over';
+      /** How long the run waited for a slot (ms; RunSettings.slotWaitMs). */
+      slot_wait_ms: number;
+      /** Job slots held by jobs outside this run when the wait ended. */
+      held_by_others: number;
+    }
   /** The run ended (Ctrl-C, a fatal error) before anything of this document was sent: no job, nothing paid; running again takes it. */
-  | { kind: 'not_started' }
+  | {
+      /** Which case this is; the other fields depend on it. */
+      kind: 'not_started';
+    }
   /** The run's uploads stopped (a budget, the credits, a halt) before this document was sent. */
-  | { kind: 'uploads_stopped'; stopped_by: string }
+  | {
+      /** Which case this is; the other fields depend on it. */
+      kind: 'uploads_stopped';
+      /** The error code of the stop, e.g. `max_credits`. */
+      stopped_by: string;
+    }
   /** A synchronous extraction failed; `charged` credits were spent; it may be retried once (retryFailed). */
-  | { kind: 'extraction_failed'; charged: number }
+  | {
+      /** Which case this is; the other fields depend on it. */
+      kind: 'extraction_failed';
+      /** Credits the service charged for the failed extraction. */
+      charged: number;
+    }
   /** The job was lost and its source is unknown to this run: extract the file again to finish it. */
-  | { kind: 'source_unknown' }
+  | {
+      /** Which case this is; the other fields depend on it. */
+      kind: 'source_unknown';
+    }
   /** Under the rate windows, a document of this many pages cannot be finished before its job expires. */
-  | { kind: 'rate_budget_too_small'; pages: number }
+  | {
+      /** Which case this is; the other fields depend on it. */
+      kind: 'rate_budget_too_small';
+      /** The document's page count. */
+      pages: number;
+    }
   /** maxCredits would be passed by this document. */
-  | { kind: 'max_credits'; max_credits: number; pages: number | undefined; file: string };
+  | {
+      /** Which case this is; the other fields depend on it. */
+      kind: 'max_credits';
+      /** The run's credit cap (RunSettings.maxCredits). */
+      max_credits: number;
+      /** The document's page count; undefined when it could not be counted before upload. */
+      pages: number | undefined;
+      /** The document, as the user would recognise it (its display path). */
+      file: string;
+    };
 
 export type { RunSettings } from '../config/run-settings.js';
 

@@ -35,6 +35,7 @@ export const MIN_TTL_MS = 1000;
  * names its flag, the library its option, from `setting`.
  */
 export class InvalidSettingError extends DocextractError {
+  /** Always `'InvalidSettingError'`: tells this error apart where `instanceof` cannot (another copy of the package, a serialized error). */
   override readonly name = 'InvalidSettingError';
   /** Always `invalid_setting`. */
   readonly code = 'invalid_setting';

@@ -12,11 +12,15 @@ import { replaceFileByStream } from '../store/file-replacement.js';
 
 /** Something that takes text, with or without backpressure (a file stream, stdout, a test's buffer). */
 export interface TextSink {
+  /** Take `chunk`; returning `false` (as a Node stream does) means wait for `drain` before writing more. */
   write(chunk: string): unknown;
+  /** Call `listener` once the sink takes more after a `false` from write; absent: the sink never asks to wait. */
   once?(event: 'drain', listener: () => void): unknown;
 }
 
+/** What `exportResults` reads, where it writes, and how it reports. */
 export interface ExportOptions {
+  /** The folder of results to export, walked recursively; ExportInputError when it is not there. */
   resultsDir: string;
   /** A folder for the tables (created), or `-` for NDJSON on `stdout`. */
   out: string;
@@ -24,6 +28,7 @@ export interface ExportOptions {
   format: ExportFormat;
   /** Start each CSV with a UTF-8 BOM, for Excel. @default false */
   bom?: boolean;
+  /** Where NDJSON goes when `out` is `-` (process.stdout for the CLI); unused otherwise. */
   stdout: TextSink;
   /** Told about each JSON file that is not a docextract result. */
   onSkipped(file: string): void;
@@ -36,18 +41,32 @@ export type ExportFormat = 'csv' | 'ndjson' | 'xlsx';
 /** The workbook `--format xlsx` writes in the tables folder. */
 export const WORKBOOK_FILE = 'tables.xlsx';
 
+/** What one export wrote, and what it left out. */
 export interface ExportSummary {
+  /** The format written, as asked. */
   format: ExportFormat;
   /** Documents exported. */
   documents: number;
   /** Each file written (`-` for stdout) and its rows; for xlsx, each sheet of the workbook and the table it holds (the header row not counted). */
-  tables: { file: string; sheet?: string; table?: string; rows: number }[];
+  tables: {
+    /** The file's name in the `out` folder (`invoices.csv`, `tables.xlsx`, `documents.ndjson`), or `-` for stdout. */
+    file: string;
+    /** The workbook sheet's name (at most 31 characters, so it may differ from `table`); xlsx only. */
+    sheet?: string;
+    /** The table the sheet holds; xlsx only (for CSV the file name says it). */
+    table?: string;
+    /** Data rows written, the header row not counted. */
+    rows: number;
+  }[];
+  /** JSON files found that are not docextract results (each told to onSkipped). */
   skipped: number;
+  /** Files that could not be read or parsed (each told to onProblem). */
   problems: number;
 }
 
 /** Thrown for a results folder that is not there: nothing could be exported. */
 export class ExportInputError extends DocextractError {
+  /** Always `'ExportInputError'`: tells this error apart where `instanceof` cannot (another copy of the package, a serialized error). */
   override readonly name = 'ExportInputError';
   /** Always `results_not_found`. */
   readonly code = 'results_not_found';

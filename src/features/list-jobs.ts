@@ -7,20 +7,36 @@ import { suggestedCommand } from '../util/shell-quote.js';
 
 /** A multi-page job the journal knows is not finalized. */
 export interface JobListing {
+  /** Always `job`: tells the listing kinds apart in one stream. */
   kind: 'job';
+  /** The account it belongs to: 16 hex digits hashed from the service URL and key (accountOf), never the key. */
   account: string;
+  /** The job's id on the service: what `docextract collect` takes. */
   parent_job_id: string;
+  /** The source document's absolute path, as reached (links not resolved). */
   file: string;
+  /** The absolute path its result goes to (or went to, once written). */
   output: string;
+  /** Pages of the uploaded document, as the service counted them: fewer than the file has when `--pages` cut some out. */
   pages: number;
+  /** Chunks the journal saw done. */
   chunks_done: number;
+  /** Chunks the service split the job into. */
   chunks_total: number;
   /** Each chunk: the id `docextract process` takes, its pages, and whether the journal saw it done. */
-  chunks: { job_id: string; pages: string; done: boolean }[];
+  chunks: {
+    /** The chunk's own job id on the service. */
+    job_id: string;
+    /** Its page range, e.g. `4-6`. */
+    pages: string;
+    /** True once the journal recorded its result. */
+    done: boolean;
+  }[];
   /** `open`: chunks or collect left; `result-saved`: on disk, only the finalize is missing; `expired`: the server has forgotten it. */
   state: 'open' | 'result-saved' | 'expired';
+  /** When the service forgets the job (ISO 8601, UTC). */
   expires_at: string;
-  /** Negative once expired. */
+  /** Milliseconds from `nowMs` to `expires_at`, whole; negative once expired. */
   expires_in_ms: number;
   /** The command that finishes it, quoted to paste (shellQuote); null once expired (run extract again: the file is uploaded anew). */
   resume: string | null;
@@ -43,18 +59,34 @@ export interface FailedFileListing extends LastRunFile {
   run_finished_at: string;
 }
 
+/** Work left in the state folder, as `docextract jobs` shows it. */
 export interface JobsOverview {
+  /** Open jobs not finalized, the soonest to expire first (expired ones included, with `state: 'expired'`). */
   jobs: JobListing[];
+  /** Uploads sent without an answer whose job may still be open (within `ttlMs` of sending). */
   unanswered: UnansweredUploadListing[];
+  /** Files each account's last run did not complete, with why. */
   failedFiles: FailedFileListing[];
-  lastRuns: { account: string; finished_at: string; counts: Record<string, number> }[];
+  /** Each account's last run: one entry per account that has a last-run report. */
+  lastRuns: {
+    /** The account it belongs to: 16 hex digits hashed from the service URL and key (accountOf), never the key. */
+    account: string;
+    /** When the run ended (ISO 8601, UTC). */
+    finished_at: string;
+    /** Files per status (`complete`, `partial`, `failed`, `skipped`, `interrupted`, …). */
+    counts: Record<string, number>;
+  }[];
 }
 
+/** What `listJobs` reads, and the clock it judges expiry by. */
 export interface ListJobsOptions {
+  /** The state folder (journal, last-run reports); refused when it exists and is not private; a missing one lists nothing. */
   stateDir: string;
   /** Only this account's; all accounts when undefined. */
   account?: string;
+  /** The time to judge expiry against (Unix ms). */
   nowMs: number;
+  /** The service's job lifetime (ms, RunSettings.ttlMs): how long an unanswered upload may have left a job open. */
   ttlMs: number;
 }
 

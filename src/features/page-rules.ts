@@ -19,10 +19,13 @@ const PAGE_RULES: RuleKind<PageSelection> = {
  */
 export class PageRules {
   private constructor(
+    /** The `GLOB=SELECTION` rules, in the order given; the first whose glob matches wins. */
     readonly rules: readonly PageRule[],
+    /** The bare `SELECTION` for files no rule matches; undefined when none was given (then every page). */
     readonly fallback: PageSelection | undefined,
   ) {}
 
+  /** No rule and no default: every page of every file. */
   static none(): PageRules {
     return new PageRules([], undefined);
   }
@@ -42,6 +45,7 @@ export class PageRules {
     return PageRules.parse(ruleList(text));
   }
 
+  /** True when nothing was given, so every file is extracted whole. */
   get isEmpty(): boolean {
     return this.rules.length === 0 && this.fallback === undefined;
   }

@@ -61,6 +61,7 @@ export interface FolderState {
 export interface WatchEvents extends BatchEvents {
   /** The folder is watched: the files already in it have been found. */
   watching?(): void;
+  /** The folder's counts changed (a file seen, settled, taken, finished or vanished): for a status line. */
   folderState?(state: FolderState): void;
 }
 

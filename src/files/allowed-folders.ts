@@ -49,7 +49,10 @@ export function argumentReachesPast(arg: string): string | undefined {
 
 /** Folders a run may touch, by real path; `allows` answers for any path, existing or not. */
 export class AllowedFolders {
-  private constructor(readonly folders: readonly string[]) {}
+  private constructor(
+    /** The allowed folders' real paths (absolute, links resolved), in the order given. */
+    readonly folders: readonly string[],
+  ) {}
 
   /** `folders` as given (relative to `cwd`), each resolved to its real path. */
   static async of(folders: readonly string[], cwd: string): Promise<AllowedFolders> {

@@ -99,7 +99,20 @@ export async function acquireStateLock(dir: string, opts: StateLockOptions = {})
 }
 
 /** The process holding `<dir>/lock` now, if one does (a stale lock holds nothing); reads only, and only a private folder (StateDirUnsafeError). */
-export async function stateLockHolder(dir: string, opts: Pick<StateLockOptions, 'clock' | 'staleMs'> = {}): Promise<{ pid: number; hostname: string; startedAt: number } | undefined> {
+export async function stateLockHolder(
+  dir: string,
+  opts: Pick<StateLockOptions, 'clock' | 'staleMs'> = {},
+): Promise<
+  | {
+      /** The holder's process id, on `hostname`. */
+      pid: number;
+      /** The machine the holder runs on (os.hostname()). */
+      hostname: string;
+      /** When it took the lock (Unix ms). */
+      startedAt: number;
+    }
+  | undefined
+> {
   await refuseUnsafeStateDir(dir);
   const seen = await readLockText(join(dir, 'lock'));
   const holder = seen === undefined ? undefined : parseLock(seen);

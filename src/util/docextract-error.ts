@@ -13,8 +13,9 @@ export abstract class DocextractError extends Error {
 
 /**
  * The stable code of any error, for per-file outcomes and messages alike: its
- * own for a {@link DocextractError} (each class carries it), or anything with
- * a string `code`; else `internal_error`.
+ * own for any error this package throws on purpose (each such class carries
+ * one, e.g. `invalid_option`), or anything with a string `code`; else
+ * `internal_error`.
  */
 export function errorCodeOf(error: unknown): string {
   if (error instanceof DocextractError) return error.code;

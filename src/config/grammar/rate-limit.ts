@@ -52,7 +52,9 @@ const ACCEPTED_FORM =
   'expected a comma-separated list of <limit>/[<count>]<unit>, e.g. "10/min,100/h,1000/d,10000/mo" or "8/1s,60/12s", ' +
   `with unit one of ${Object.keys(UNIT_MS).join(', ')}; or "none"`;
 
+/** A rate limit spec (e.g. `10/min,1000/d`) that does not parse; the message names the accepted form. */
 export class RateSpecError extends Error {
+  /** Always `'RateSpecError'`: tells this error apart where `instanceof` cannot (another copy of the package, a serialized error). */
   override readonly name = 'RateSpecError';
   constructor(
     message: string,

@@ -14,22 +14,36 @@ export interface CheckedResult {
   output: string;
   /** The source it was extracted from, as the result names it. */
   file: string | null;
+  /** The result's status (`complete` or `partial`); null when the file could not be read. */
   status: ResultStatus | null;
+  /** The document type the data was checked as (e.g. `invoice`); null when the file could not be read. */
   model: string | null;
   /** passed, failed, no schema for its type, or the file could not be read, its verdict not saved, or its recorded schema not used. */
   verdict: 'passed' | 'failed' | 'unchecked' | 'error';
   /** Unchecked because it records no schema and none was given (`check` without `--schema`). */
   noRecordedSchema?: true;
+  /** The schema used and the problems found, as saved in the result file; absent when no schema applied or the file could not be checked. */
   checks?: ResultChecks;
   /** A person reviewed it (`docextract review`): the checks are of their corrected data. */
   reviewed?: true;
-  error?: { code: string; message: string };
+  /** Why the verdict is `error`; absent otherwise. */
+  error?: {
+    /** A stable code: `result_unreadable`, `invalid_schema`, `output_write_failed`, or why the data was not read as data (e.g. `result_too_deep`). */
+    code: string;
+    /** What went wrong, starting with the result file's relative path. */
+    message: string;
+  };
 }
 
+/** Counts over one `checkResults` pass; each result is counted under exactly one of passed, failed, unchecked, errors. */
 export interface CheckSummary {
+  /** docextract result files found below the folder. */
   results: number;
+  /** Results whose data matches their schema. */
   passed: number;
+  /** Results whose data does not match their schema. */
   failed: number;
+  /** Results no schema applied to (none given for the type, none recorded). */
   unchecked: number;
   /** Files that could not be read, or whose new verdict could not be saved. */
   errors: number;
@@ -41,6 +55,7 @@ export interface CheckSummary {
 
 /** Thrown for a results folder that is not there. */
 export class CheckInputError extends DocextractError {
+  /** Always `'CheckInputError'`: tells this error apart where `instanceof` cannot (another copy of the package, a serialized error). */
   override readonly name = 'CheckInputError';
   /** Always `results_not_found`. */
   readonly code = 'results_not_found';

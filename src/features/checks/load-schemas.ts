@@ -8,6 +8,7 @@ import { xSumKeyword } from './x-sum.js';
 
 /** A schema file that cannot be used: missing, unreadable, not JSON, or not a valid JSON Schema (draft 2020-12). */
 export class SchemaFileError extends DocextractError {
+  /** Always `'SchemaFileError'`: tells this error apart where `instanceof` cannot (another copy of the package, a serialized error). */
   override readonly name = 'SchemaFileError';
   /** Always `invalid_schema`. */
   readonly code = 'invalid_schema';
@@ -15,6 +16,7 @@ export class SchemaFileError extends DocextractError {
   constructor(
     /** The file as it was named. */
     readonly file: string,
+    /** What is wrong with it, in words, e.g. `no such file` or `not valid JSON (…)`. */
     readonly reason: string,
   ) {
     super(`schema ${file}: ${reason}`);

@@ -16,8 +16,12 @@ export interface SchemaRule {
  * are. Parsing reads no file; `loadSchemaChecker` does.
  */
 export class SchemaRules {
-  private constructor(readonly rules: readonly SchemaRule[]) {}
+  private constructor(
+    /** One rule per document type (normalised name), with its schema file as given; in the order given. */
+    readonly rules: readonly SchemaRule[],
+  ) {}
 
+  /** No schema for any type: results are checked by no schema. */
   static none(): SchemaRules {
     return new SchemaRules([]);
   }
@@ -43,6 +47,7 @@ export class SchemaRules {
     return SchemaRules.parse(ruleList(text));
   }
 
+  /** True when no `TYPE=FILE` rule was given. */
   get isEmpty(): boolean {
     return this.rules.length === 0;
   }

@@ -19,7 +19,9 @@ export interface Origin {
 
 /** One running command as `docextract jobs` shows it. */
 export interface RunningCommand {
+  /** Its process id (on the host's machine). */
   pid: number;
+  /** Who it is, as the caller named itself (EngineRun.command); the CLI gives its command line, keys redacted, e.g. `docextract extract invoices/`. */
   command: string;
   /** ISO time it joined. */
   since: string;
@@ -27,6 +29,7 @@ export interface RunningCommand {
   role: 'host' | 'client';
   /** Its documents not finished yet, and of those the ones under way (uploading, or with an open job). */
   queued: number;
+  /** Of `queued`, the documents under way. */
   inProgress: number;
   /** Job slots its documents hold (open jobs). */
   jobSlots: number;

@@ -21,7 +21,23 @@ export interface ReviewRecord {
 }
 
 /** A result's review: none, one for this very extraction, or one made for an earlier extraction (not applied). */
-export type ReviewState = { kind: 'none' } | { kind: 'current'; review: ReviewRecord } | { kind: 'stale'; review: ReviewRecord };
+export type ReviewState =
+  | {
+      /** No review file beside the result, or one that cannot be read. */
+      kind: 'none';
+    }
+  | {
+      /** The review was made for this very extraction: its corrections apply. */
+      kind: 'current';
+      /** The review as saved beside the result. */
+      review: ReviewRecord;
+    }
+  | {
+      /** The review was made for an earlier extraction of the file: its corrections are not applied. */
+      kind: 'stale';
+      /** The review as saved beside the result. */
+      review: ReviewRecord;
+    };
 
 /** The review beside `resultPath`, judged against the result as it is now. An unreadable review file counts as none. */
 export async function readReview(resultPath: string, result: Partial<ResultDocument>): Promise<ReviewState> {
@@ -42,7 +58,12 @@ export async function readReview(resultPath: string, result: Partial<ResultDocum
  * `check`, a result reused by `extract`, `watch`, the library and MCP, the
  * MCP result tool — so "reviewed" means the same everywhere.
  */
-export async function dataToCheck(resultPath: string, result: Partial<ResultDocument>): Promise<{ data: unknown; review?: ReviewRecord }> {
+export async function dataToCheck(resultPath: string, result: Partial<ResultDocument>): Promise<{
+  /** The result's data, with the current review's corrections applied when there is one. */
+  data: unknown;
+  /** The current review whose corrections are in `data`; absent when none applies. */
+  review?: ReviewRecord;
+}> {
   const review = await readReview(resultPath, result);
   return review.kind === 'current' ? { data: correctedData(result.data, review.review), review: review.review } : { data: result.data };
 }

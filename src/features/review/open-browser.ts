@@ -8,7 +8,9 @@ const OPENERS: Partial<Record<NodeJS.Platform, string>> = { linux: 'xdg-open', f
 
 /** What opening the page left behind: whether an opener started, and the private page it was given, to remove once the review stops. */
 export interface OpenedBrowser {
+  /** True when an opener (e.g. `xdg-open`) was found on PATH and started; false: show the person the URL instead. */
   opened: boolean;
+  /** Remove the private redirect page; call it once the review is over (nothing to do when not opened). */
   close(): Promise<void>;
 }
 

@@ -20,11 +20,13 @@ export interface ReviewOptions {
   port?: number;
   /** The URL's secret. @default random */
   token?: string;
+  /** The clock a saved review's time is read from (injected so tests fix it); e.g. `() => new Date()`. */
   now(): Date;
 }
 
 /** Thrown for a results folder that is not there. */
 export class ReviewInputError extends DocextractError {
+  /** Always `'ReviewInputError'`: tells this error apart where `instanceof` cannot (another copy of the package, a serialized error). */
   override readonly name = 'ReviewInputError';
   /** Always `results_not_found`. */
   readonly code = 'results_not_found';

@@ -5,14 +5,19 @@ import { refuseUnsafeStateDir } from '../../store/private-state-dir.js';
 import type { UsageRecord } from './usage-record.js';
 import { usageReport, type UsageGrouping, type UsageReport } from './usage-report.js';
 
+/** What `readUsage` reads, over which period, and how it groups. */
 export interface UsageQuery {
+  /** The state folder holding the usage records and send logs; refused when it exists and is not private. */
   stateDir: string;
   /** One account's records and windows; undefined: every account's records, and no windows (they are per account). */
   account: string | undefined;
   /** The account's rate windows, as the `rate-limit` setting writes them. */
   rateLimit: string;
+  /** Count runs that finished at or after this instant (Unix ms). */
   sinceMs: number;
+  /** The time the rate windows are judged at (Unix ms). */
   nowMs: number;
+  /** How `rows` are grouped: by period (`day`, `week`, `month`), or by `model`, `folder` or `command`. */
   by: UsageGrouping;
 }
 

@@ -9,7 +9,9 @@ import type { DocumentOutcome } from '../../batch/batch-types.js';
 
 /** Credits and documents of one group of a run's documents. */
 export interface UsageTotals {
+  /** Credits the documents were charged (reused results cost none). */
   credits: number;
+  /** Documents with an outcome, reused ones included. */
   documents: number;
   /** Documents answered from an earlier result instead of being sent. */
   reused: number;

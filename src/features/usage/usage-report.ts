@@ -5,13 +5,16 @@
 import type { RateWindow } from '../../config/grammar/rate-limit.js';
 import { addTotals, emptyTotals, type ChargeMismatch, type UsageRecord, type UsageTotals } from './usage-record.js';
 
+/** Every way usage rows can be grouped (what `--by` accepts). */
 export const USAGE_GROUPINGS = ['day', 'week', 'month', 'model', 'folder', 'command'] as const;
+/** One way of grouping usage rows: a period (local calendar day, week from Monday, month), or the document type, the documents' folder, or the command. */
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
 
 /** One group's sums. `requests` is null by model and by folder: a request is the run's, not a document's. */
 export interface UsageRow extends UsageTotals {
   /** The day (YYYY-MM-DD, local), the week (its Monday), the month (YYYY-MM), or the model, folder or command. */
   key: string;
+  /** Requests the group's runs sent; null by model and by folder. */
   requests: number | null;
 }
 
@@ -19,24 +22,43 @@ export interface UsageRow extends UsageTotals {
 export interface WindowUse {
   /** As configured, e.g. `10/min`. */
   window: string;
+  /** Requests the window allows. */
   limit: number;
+  /** Requests sent inside the window ending now (from the send log). */
   used: number;
+  /** Requests it allows still: `limit - used`, never below 0. */
   remaining: number;
   /** When the oldest send it counts leaves it (a slot comes free); null when it counts none. */
   frees_at: string | null;
 }
 
+/** What `docextract usage` shows: sums over the period, by group, and the rate windows now. */
 export interface UsageReport {
   /** The first instant counted. */
   since: string;
   /** The oldest record kept for the account(s), whatever `since` says; null with none. */
   records_from: string | null;
-  total: UsageTotals & { requests: number; runs: number };
+  /** Sums over every run counted. */
+  total: UsageTotals & {
+    /** Requests the runs sent. */
+    requests: number;
+    /** Runs counted (finished since `since`). */
+    runs: number;
+  };
+  /** One per group (UsageQuery.by): periods in time order; models, folders and commands by credits, the most first. */
   rows: UsageRow[];
   /** Jobs whose reported charge (credits_used) differs from the pages sent. */
   mismatches: ChargeMismatch[];
   /** Jobs checked, and what they should have cost and were reported to cost. */
-  charges: { jobs: number; expected: number; reported: number };
+  charges: {
+    /** Jobs whose result reported `credits_used`. */
+    jobs: number;
+    /** Credits their pages call for. */
+    expected: number;
+    /** Credits the service reported for them. */
+    reported: number;
+  };
+  /** Each configured rate window's use now; empty over every account (windows are per account) or with no windows. */
   windows: WindowUse[];
 }
 
