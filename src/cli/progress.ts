@@ -48,7 +48,16 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
       const { MultiBar, Presets } = await import('cli-progress');
       display.barWidth = barWidthFor(ctx.io.stderr.columns);
       display.multibar = new MultiBar(
-        { stream: ctx.io.stderr as NodeJS.WritableStream, clearOnComplete: false, hideCursor: true, format: '{label} {bar} {value}/{total} {info}', autopadding: true, barsize: display.barWidth },
+        {
+          stream: ctx.io.stderr as NodeJS.WritableStream,
+          clearOnComplete: false,
+          hideCursor: true,
+          format: '{label} {bar} {value}/{total} {info}',
+          autopadding: true,
+          barsize: display.barWidth,
+          // cli-progress redraws a bar only when its text changed; lines logged above push the bars down a row each, so an unchanged bar must be drawn again at its new row, or the row keeps whatever was there.
+          forceRedraw: true,
+        },
         Presets.shades_classic,
       );
       display.overall = display.multibar.create(total, 0, { label: 'files    ', info: '' });
@@ -138,9 +147,14 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
     this.refresh();
   }
 
-  /** A line above the bars, broken to the terminal's width (a line that wraps by itself is drawn over by the next redraw). */
+  /**
+   * A line above the bars, broken to the terminal's width (a line that wraps by
+   * itself is drawn over by the next redraw). Each row is erased first:
+   * cli-progress writes logged lines over the rows the bars held, and clears
+   * only the first.
+   */
   private logAbove(text: string): void {
-    for (const line of wrapToWidth(text, this.ctx.io.stderr.columns)) this.multibar?.log(`${line}\n`);
+    for (const line of wrapToWidth(text, this.ctx.io.stderr.columns)) this.multibar?.log(`${ERASE_LINE}${line}\n`);
   }
 
   /** The closing summary, on stderr. */
@@ -183,6 +197,9 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
     this.overall.update(this.finished.done - this.finished.counts.interrupted, { info: info ? `· ${info}` : '' });
   }
 }
+
+/** CSI 2K: the whole row, whatever column the cursor is at. */
+const ERASE_LINE = '\u001b[2K';
 
 function shorten(path: string): string {
   return path.length <= 28 ? path.padEnd(9) : `…${path.slice(-27)}`;

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -58,7 +58,7 @@ export class AgentFolders {
     const scope = await this.scope();
     for (const path of paths) {
       const reaches = argumentReachesPast(path);
-      if (reaches !== undefined) throw new PathNotAllowedError(`${path} may reach outside ${this.from(scope)} (${reaches}); nothing was searched. Name the folders or files inside them instead`);
+      if (reaches !== undefined) throw new PathNotAllowedError(`${this.shown(path)} may reach outside ${this.from(scope)} (${reaches}); nothing was searched. Name the folders or files inside them instead`);
       if (!(await scope.allowed.allows(searchedFrom(path, this.start.cwd)))) throw this.refusal(path, scope);
     }
     return scope;
@@ -78,7 +78,12 @@ export class AgentFolders {
   }
 
   private refusal(path: string, scope: FolderScope): PathNotAllowedError {
-    return new PathNotAllowedError(`${path} is outside ${this.from(scope)}; nothing of it was read`);
+    return new PathNotAllowedError(`${this.shown(path)} is outside ${this.from(scope)}; nothing of it was read`);
+  }
+
+  /** A relative path with the absolute one it was resolved to: the agent may not know the server's working folder. */
+  private shown(path: string): string {
+    return isAbsolute(path) ? path : `${path} (${resolve(this.start.cwd, path)})`;
   }
 
   private from(scope: FolderScope): string {

@@ -84,6 +84,15 @@ describe('whoami', () => {
     expect(run.stdout + run.stderr).not.toContain(GOOD_KEY);
   });
 
+  it('says the credits left when the service tells them, as --json has them', async () => {
+    const json = await runCli(['whoami', '--json'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY }) });
+    const left = (JSON.parse(json.stdout) as { data: { credits_remaining: number } }).data.credits_remaining;
+    expect(left).toEqual(expect.any(Number));
+    const run = await runCli(['whoami'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY }) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^credits\\s+${left} left$`, 'm'));
+  });
+
   it('exits 3 for an expired key, names expired_api_key and shows only the redacted key', async () => {
     const run = await runCli(['whoami'], { env: env({ DOCEXTRACT_API_KEY: EXPIRED_KEY }) });
     expect(run.code).toBe(3);

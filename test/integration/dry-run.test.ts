@@ -18,8 +18,8 @@ describe('extract --dry-run text', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(
       [
-        '   1 pages  sync        1 credits    1 requests  extract  invoice         in/a/scan.png  (no result on disk)',
-        '   2 pages  sync        2 credits    1 requests  extract  invoice         in/a/two.pdf  (no result on disk)',
+        '   1 page   sync        1 credit     1 request   extract  invoice         in/a/scan.png  (no result on disk)',
+        '   2 pages  sync        2 credits    1 request   extract  invoice         in/a/two.pdf  (no result on disk)',
         '   7 pages  split       7 credits    6 requests  extract  invoice         in/b/seven.pdf  (no result on disk)',
         'total: 3 files (0 answered already), 10 pages to extract, 10 credits, 8 requests; at least 0s under the rate limits 10/min,100/h,1000/d,10000/mo',
         '',
@@ -39,9 +39,9 @@ describe('extract --dry-run text', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(
       [
-        '   1 pages  sync        1 credits    1 requests  extract  invoice         in/a/scan.png  (no result on disk)',
+        '   1 page   sync        1 credit     1 request   extract  invoice         in/a/scan.png  (no result on disk)',
         '  12 pages  split      12 credits    6 requests  extract  invoice         in/b/twelve.pdf  (no result on disk)',
-        '   ? pages  unknown     1 credits    1 requests  extract  invoice         in/c/no-count.pdf  (no result on disk)',
+        '   ? pages  unknown     1 credit     1 request   extract  invoice         in/c/no-count.pdf  (no result on disk)',
         `   rejected  in/c/empty.pdf: ${join(ws.inputs, 'c/empty.pdf')} is empty (0 bytes). (invalid_file)`,
         'total: 3 files (0 answered already), 13 pages to extract, 14 credits, 8 requests; at least 3s under the rate limits 2/s,30/6s',
         '',

@@ -3,7 +3,7 @@
  * official MCP client over stdio, against the emulator.
  */
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -356,6 +356,10 @@ describe('docextract mcp only inside the roots (issue 29)', () => {
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
     expect(textOf(refused)).toContain('path_not_allowed');
+    // A relative path is shown with the absolute path it was resolved to (against the server's working folder).
+    const relativePath = relative(outside.dir, outside.inputs);
+    const relativeRefused = await client.callTool({ name: 'extract', arguments: { paths: [relativePath] } });
+    expect(textOf(relativeRefused)).toContain(`${relativePath} (${outside.inputs})`);
     const glob = await client.callTool({ name: 'extract', arguments: { paths: [join(outside.inputs, '**/*.png')] } });
     expect(glob.structuredContent).toMatchObject({ error: { code: 'path_not_allowed' } });
     // An out folder outside the roots is refused too, before anything is read.

@@ -99,9 +99,12 @@ describe('profiles', () => {
       { name: 'a', selected: true, settings: ['api-key'], api_key: 'sk_…bbbb', base_url: null },
       { name: 'b', selected: false, settings: ['api-key'], api_key: 'sk_…cccc', base_url: null },
     ]);
+    expect((await runCli(['config', 'set', 'rate-limit', '5/min'], { env })).code).toBe(0);
     const human = await runCli(['config', 'profiles'], { env });
     expect(human.stdout).not.toContain(KEY_A);
-    expect(human.stdout).toMatch(/^\* default\s+key sk_…aaaa/m);
+    // Each setting with its value: never a setting's name left dangling.
+    expect(human.stdout).toMatch(new RegExp(`^\\* default\\s+key sk_…aaaa  base-url=${emulator.url.replace(/[.]/g, '\\.')}  rate-limit=5/min$`, 'm'));
+    expect(human.stdout).toMatch(/^ {2}a\s+key sk_…bbbb$/m);
   });
 
   it('refuses an unknown profile on every command (exit 2), naming the closest and the known ones, before any request', async () => {

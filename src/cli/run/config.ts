@@ -38,10 +38,17 @@ export async function runConfigProfiles(ctx: CliContext): Promise<void> {
   const rows = profileNames(stored).map((name) => {
     const settings = profileSettings(stored, name);
     const key = settings['api-key'];
-    return { name, selected: name === selected, settings: Object.keys(settings).sort(), api_key: key ? redactKey(key) : null, base_url: settings['base-url'] ?? null };
+    // The other settings as name=value, the key aside: a bare name said that something was set, not what.
+    const others = Object.keys(settings)
+      .sort()
+      .filter((setting) => setting !== 'api-key')
+      .map((setting) => `${setting}=${String(settings[setting as keyof typeof settings])}`);
+    return { row: { name, selected: name === selected, settings: Object.keys(settings).sort(), api_key: key ? redactKey(key) : null, base_url: settings['base-url'] ?? null }, others };
   });
-  printData(ctx, rows, () =>
-    formatPairs(rows.map((row) => [`${row.selected ? '*' : ' '} ${row.name}`, [row.api_key ? `key ${row.api_key}` : 'no key', row.base_url ?? '', row.settings.filter((key) => key !== 'api-key' && key !== 'base-url').join(', ')].filter(Boolean).join('  ')])),
+  printData(
+    ctx,
+    rows.map(({ row }) => row),
+    () => formatPairs(rows.map(({ row, others }) => [`${row.selected ? '*' : ' '} ${row.name}`, [row.api_key ? `key ${row.api_key}` : 'no key', ...others].join('  ')])),
   );
 }
 

@@ -21,12 +21,19 @@ export async function runWhoami(ctx: CliContext): Promise<void> {
         ['key', `${identity.key} (from ${keyFrom})`],
         ['status', 'active: the service accepted this key'],
         ['service', client.baseUrl],
+        // Not in the spec (its data is "not shown"): said when the service gives a count, as the emulator does; --json has all of data.
+        ...creditsLeft(answer.data),
       ]),
     );
   } catch (error) {
     ctx.ui.error(`key ${identity.key} from ${keyFrom}: ${whatWentWrong(error, client.baseUrl)}`);
     throw error;
   }
+}
+
+function creditsLeft(data: Record<string, unknown> | undefined): [string, string][] {
+  const left = data?.credits_remaining;
+  return typeof left === 'number' && Number.isFinite(left) ? [['credits', `${left} left`]] : [];
 }
 
 /** Rejected means 401 and nothing else: a service that cannot be reached, or is not the service, says nothing of the key. */

@@ -96,6 +96,32 @@ describe('the batch display on a terminal', () => {
     expect(screen.filter((line) => /warning:|SIGINT/.test(line) && line.includes('░'))).toEqual([]);
   });
 
+  it.each([80, 100])('at %i columns a finished line longer than the terminal is written whole above the bars, coloured or with wide characters, and no bar is drawn into it', async (columns) => {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const tty = new FakeTty(columns, 40);
+    const ctx = context({ stdout: tty, stderr: tty, color: true }, clock);
+    const display = await BatchDisplay.create(ctx, 4);
+    const names = ['sub/a-considerably-longer-name-of-a-thirty-page-statement-from-the-bank-1.pdf', 'sub/long-030.pdf', 'sub/請求書-二〇二四年-第三四半期-株式会社サンプル-東京本社-経理部.pdf', 'sub/long-031.pdf'];
+    for (const name of names) display.documentStarted(doc(name, 30), 10);
+    vi.advanceTimersByTime(100);
+    for (const name of names) {
+      display.chunkDone(doc(name, 30), 10);
+      vi.advanceTimersByTime(100);
+      display.documentFinished(outcome(name, 'complete', { pages: 30, output: `/tmp/out/${name}.json`, credits: 30 }));
+      vi.advanceTimersByTime(100);
+    }
+    const during = tty.mark();
+    vi.useRealTimers();
+    const screen = await tty.screen(during);
+    const logRows = screen.slice(0, screen.findIndex((row) => row.startsWith('files ')));
+    // Every row of the log is the log's: no bar, no piece of one.
+    expect(logRows.filter((row) => /[█░]|chunks ·/.test(row))).toEqual([]);
+    // Each line whole, in order (compared without spaces: a break is made at a space, or inside a word that has none).
+    const unspaced = (text: string): string => text.replace(/\s+/g, '');
+    expect(unspaced(logRows.join(''))).toBe(unspaced(names.map((name) => `complete ${name} -> /tmp/out/${name}.json (30 pages)`).join('')));
+  });
+
   it('a line that would sit still says what it waits for: the answers of the requests in flight', async () => {
     vi.useFakeTimers(DRAWING_TIMERS);
     const clock = new FakeClock(T0);

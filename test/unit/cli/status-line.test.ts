@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barWidthFor, fitParts, wrapToWidth } from '../../../src/cli/status-line.js';
+import { barWidthFor, displayColumns, fitParts, wrapToWidth } from '../../../src/cli/status-line.js';
 
 const parts = [
   { text: '3 pages', priority: 4 },
@@ -42,6 +42,14 @@ describe('wrapToWidth', () => {
     expect(lines.every((piece) => piece.length <= 59)).toBe(true);
     expect(lines.join(' ').replace(/\s+/g, ' ')).toBe(line.replace(/\s+/g, ' '));
     expect(lines.at(-1)).toContain('job_0123456789abcdef)');
+  });
+
+  it('counts columns as a terminal does: a colour takes none and is never cut, a CJK character takes two', () => {
+    const green = '\u001b[32mcomplete\u001b[39m';
+    expect(wrapToWidth(`${green}  ${'a'.repeat(60)}`, 80)).toEqual([`${green}  ${'a'.repeat(60)}`]);
+    const wide = wrapToWidth(`complete  ${'請求書'.repeat(20)}.pdf`, 40);
+    expect(wide.every((piece) => displayColumns(piece) <= 39)).toBe(true);
+    expect(wide.join('')).toBe(`complete  ${'請求書'.repeat(20)}.pdf`);
   });
 
   it('leaves a short line alone', () => {
