@@ -96,6 +96,13 @@ export interface ExtractDocumentsOptions {
   onPlanned?: (outcomes: number) => void;
   /** Called with each result written from an answer of the service, once it is durable and before its job is finalized; a failure leaves the job open and the document failed (resumable). */
   onResult?: ResultSink;
+  /**
+   * Keep every outcome for the report. Off, `report.outcomes` lists only the
+   * files that did not complete: a program that reads each outcome from the
+   * iteration and keeps none extracts 100,000 files in the memory of a few.
+   * @default true
+   */
+  keepOutcomes?: boolean;
   /** Checks each result's data as it arrives (and reused results again), e.g. against a JSON Schema per document type. @default none */
   checker?: ResultChecker;
   /** @internal The clock of the run (tests). @default the system clock */
@@ -194,7 +201,7 @@ async function run(
   const terms = { storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
   const withChecks = (deps: BatchDeps): BatchDeps => withSink({ ...deps, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
   // What the run's report is saved as, for `docextract jobs` and `usage` (as the CLI saves its own).
-  const ended = { records, outDir, account: accountOf(access) };
+  const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes !== false };
   const asked = { access, command, terms, events: () => events, ...(options.signal ? { signal: options.signal } : {}), waiting: (message: string) => options.events?.notice?.(message) };
   if (!isArray(inputs)) {
     // A stream of its own: it hosts, and fails at once on a state folder another command holds.
@@ -247,7 +254,7 @@ async function run(
   return runDocuments<ExtractionReport, BatchEvents>({
     ...asked,
     host: async (session, client) => {
-      const own = await runExtractBatch(withChecks(session), client ? client.remaining() : slices, settings, outDir, reuse, options.signal, typed, { parts });
+      const own = await runExtractBatch(withChecks(session), client ? client.remaining() : slices, settings, outDir, reuse, options.signal, typed, { parts, keepOutcomes: ended.keepOutcomes });
       return recorded(withRejected(client ? await client.merged(own) : own), ended);
     },
     ride: {
@@ -326,12 +333,12 @@ function sinkWriter(sink: ResultSink | undefined): ResultWriter {
 }
 
 /** The run's report, its usage and last run also saved for `docextract usage`, `jobs` and `review` (as the CLI saves its own). */
-async function recorded(report: ExtractionReport, run: { records: RunRecords; outDir: string; account: string }): Promise<ExtractionReport> {
+async function recorded(report: ExtractionReport, run: { records: RunRecords; outDir: string; account: string; keepOutcomes: boolean }): Promise<ExtractionReport> {
   // Every credit the service charged this run, files stopped halfway included: they are spent either way.
   await run.records.finishUsage(run.account, report.requests);
   await run.records.recordLastRun(run.account, run.outDir);
   if (report.fatal) throw report.fatal;
-  return report;
+  return run.keepOutcomes ? report : { ...report, outcomes: [...run.records.tally.notComplete] };
 }
 
 async function* groups(source: AsyncIterable<string | readonly string[]>, cwd: string): AsyncGenerator<readonly string[]> {

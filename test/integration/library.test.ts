@@ -158,6 +158,17 @@ describe('extractDocuments: the engine as a library', () => {
     expect(total).toMatchObject({ credits: emu.counters.creditsCharged, runs: 2 });
   });
 
+  it('keepOutcomes: false: every outcome comes from the iteration, the report lists only the files that did not complete', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ ...batchFiles(FILES.slice(0, 2)), 'notes.txt': 'pdf/pages-1.pdf' });
+    writeFileSync(join(ws.inputs, 'notes.txt'), 'not a document');
+    const run = extractDocuments([ws.inputs, join(ws.inputs, 'notes.txt')], { ...libraryOptions(emu, ws.out), keepOutcomes: false });
+    const outcomes = await collect(run);
+    const report = await run.done;
+    expect(outcomes.filter((outcome) => outcome.status === 'complete')).toHaveLength(2);
+    expect(report.outcomes.map((outcome) => [outcome.file.split('/').pop(), outcome.status])).toEqual([['notes.txt', 'failed']]);
+  });
+
   it('kill -9 of a process running the library mid-batch: the CLI finishes its work without a new upload, each page charged once', async () => {
     // Split documents only: their manifests are journaled before any chunk is processed, so nothing may be uploaded twice.
     const split = FILES.filter((file) => file.pages > 3);
