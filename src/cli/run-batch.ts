@@ -5,10 +5,7 @@ import type { BatchEvents, DocumentOutcome } from '../index.js';
 import type { BatchDeps, RideAlong } from '../library/engine.js';
 import type { ClientBatch } from '../features/host/client-batch.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
-import { recordLastRun } from '../features/last-run.js';
-import { recordUsageNow } from '../features/usage/usage-recorder.js';
-import { compactUsageIfLarge } from '../store/usage-log.js';
-import { RunTally } from '../features/run-tally.js';
+import { RunRecords } from '../library/run.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import { shellQuote } from '../util/shell-quote.js';
@@ -31,29 +28,20 @@ export async function runBatchCommand(
   work: (deps: BatchDeps, stop: AbortSignal, client?: ClientBatch) => Promise<ExtractBatchReport>,
   ride?: RideAlong<ExtractBatchReport, BatchDisplay>,
 ): Promise<CommandOutcome> {
-  const startedAt = ctx.clock.now();
   // Counts, usage and the files that did not complete, taken from what the display shows: 100,000 outcomes are not kept to the end.
-  const tally = new RunTally(ctx.io.cwd);
+  const records = new RunRecords({ stateDir: ctx.stateDir(), cwd: ctx.io.cwd, clock: ctx.clock, command: ctx.commandName, profile: ctx.profile.name });
+  const { tally } = records;
   const createDisplay = async (): Promise<BatchDisplay> => {
-    const created = tally.counting(await BatchDisplay.create(ctx, total));
+    const created = records.counting(await BatchDisplay.create(ctx, total));
     for (const outcome of preReported) created.documentFinished(outcome);
     return created;
   };
   // The run's usage (for `docextract usage`) is recorded once: at its end, or by a second Ctrl-C on its way out, with what was charged so far.
-  let usageRecorded = false;
-  const recordUsage = (account: string, requests: number): void => {
-    if (usageRecorded) return;
-    usageRecorded = true;
-    recordUsageNow(ctx.stateDir(), tally.usage.record({ account, profile: ctx.profile.name, command: ctx.commandName, startedAtMs: startedAt, finishedAtMs: ctx.clock.now(), requests, cwd: ctx.io.cwd }));
-  };
-  const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work, ride, (exitingAccount) => recordUsage(exitingAccount, tally.requests));
-  display.finish(report, startedAt);
-  // What was spent is recorded even when the run ended on a fatal error: the credits are gone either way.
-  await compactUsageIfLarge(ctx.stateDir(), account, ctx.clock.now()).catch(() => undefined);
-  recordUsage(account, report.requests);
+  const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work, ride, (exitingAccount) => records.recordUsage(exitingAccount));
+  display.finish(report, records.startedAtMs);
+  await records.finishUsage(account, report.requests);
   if (report.fatal) throw report.fatal;
-  const outcomes = tally.notComplete.map(wordedForCli);
-  await recordLastRun(ctx.stateDir(), account, { outDir: settings.outDir, outcomes, counts: tally.counts, startedAtMs: startedAt, finishedAtMs: ctx.clock.now() }); // for `docextract jobs` and `review`
+  await records.recordLastRun(account, settings.outDir, wordedForCli); // for `docextract jobs` and `review`
   return batchOutcome(ctx, report, () => tally.allComplete, () => tally.checksFailed > 0);
 }
 

@@ -1,5 +1,6 @@
 import type { BatchEvents, DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
 import { UsageTally } from './usage/usage-record.js';
+import { overriding } from './event-overrides.js';
 
 /**
  * What a command's summary, last-run report, usage record and exit code need
@@ -58,12 +59,6 @@ export class RunTally {
         events.requestSent?.(endpoint, doc);
       },
     };
-    return new Proxy(events, {
-      get: (target, property, receiver) => {
-        if (property in counted) return counted[property as keyof typeof counted];
-        const value = Reflect.get(target, property, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    return overriding(events, counted as Partial<E>);
   }
 }

@@ -3,6 +3,7 @@ import type { ExtractBatchReport } from './batch-report.js';
 import type { WatchEvents, WatchReport } from './watch.js';
 import type { WatchMoves } from './watch-moves.js';
 import { UsageTally } from './usage/usage-record.js';
+import { overriding } from './event-overrides.js';
 import type { CompactEvery } from './compact-every.js';
 import { hash53 } from '../util/hash53.js';
 import { HashedRecords } from '../util/hashed-records.js';
@@ -34,7 +35,8 @@ export class WatchRecord {
   private credits = 0;
 
   constructor(cwd: string) {
-    this.usage = new UsageTally(cwd);
+    // Credits as the service charged them: a file stopped halfway has paid for its chunks, and the run that resumes it pays only for the rest.
+    this.usage = new UsageTally(cwd, 'charges');
   }
 
   /** A run of the command starts (it watches the folder anew): its number. */
@@ -91,15 +93,23 @@ export class WatchTally {
   /** Display path -> absolute path of each document not finished yet. */
   private readonly sources = new Map<string, string>();
   private readonly run: number;
+  /** The display's events, with each charge counted in the command's usage first (every credit is recorded by the run that was charged it). */
+  readonly display: WatchEvents;
 
   constructor(
-    readonly display: WatchEvents,
+    display: WatchEvents,
     private readonly moves: WatchMoves,
     /** Told of every finished file: has the journal compacted now and then (none when riding along: the host's journal). */
     private readonly journal: Pick<CompactEvery, 'finished'>,
     readonly record: WatchRecord,
   ) {
     this.run = record.startRun();
+    this.display = overriding(display, {
+      creditsCharged: (credits, doc) => {
+        record.usage.charged(credits, doc?.displayPath ?? '', doc?.model);
+        display.creditsCharged?.(credits, doc);
+      },
+    });
   }
 
   arrived(displayPath: string, path: string): void {

@@ -9,7 +9,7 @@
  */
 import type { Socket } from 'node:net';
 import type { ApiClient, ResponseEvent } from '../api/index.js';
-import type { BatchEvents, PlannedDocument } from '../batch/batch-types.js';
+import type { BatchEvents } from '../batch/batch-types.js';
 import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { withEngineSession, type BatchDeps } from '../features/batch-session.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
@@ -130,9 +130,4 @@ export async function runDocuments<R, E extends BatchEvents>(run: EngineRun<R, E
     ...(run.failWhenHeld ? { failWhenHeld: true } : {}),
     waiting: (message) => run.waiting(message),
   });
-}
-
-/** The documents a command has not had an outcome for yet: all of them, or what is left after riding along. */
-export function documentsLeft(all: PlannedDocument[], client: ClientBatch | undefined): PlannedDocument[] {
-  return client ? client.remaining() : all;
 }

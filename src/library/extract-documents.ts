@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { ApiClient } from '../api/client.js';
 import { modelEntriesOf } from '../api/model-names.js';
 import type { ModelList } from '../api/answers.js';
-import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, PlannedDocument, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { parseRateWindows, type RateWindow } from '../config/grammar/rate-limit.js';
 import type { ResultDocument } from '../batch/result-file.js';
 import { InvalidSettingError, runSettings } from '../batch/run-settings.js';
@@ -12,17 +12,15 @@ import { isLoopback, parseBaseUrl } from '../config/base-url.js';
 import { findSetting } from '../config/settings.js';
 import { defaultStateDir } from '../config/state-dir.js';
 import type { BatchDeps } from '../features/batch-session.js';
-import { accountOf, documentsLeft, runDocuments } from './engine.js';
+import { accountOf, runDocuments } from './engine.js';
 import { runExtractBatch } from '../features/extract.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
 import { checkModelNamesBeforeSending, modelsToCheck } from '../features/check-models.js';
 import { rememberModelNames } from '../store/model-names-cache.js';
-import { recordLastRun } from '../features/last-run.js';
-import { stateFolderUsage, usageOfRun } from '../features/usage/usage-recorder.js';
-import type { RunFacts } from '../features/usage/usage-record.js';
+import { RunRecords } from '../features/run-records.js';
 import { ModelRules } from '../features/model-rules.js';
 import { PageRules } from '../features/page-rules.js';
-import { planDocuments } from '../features/plan-documents.js';
+import { planDocumentStream, type PlannedSlice } from '../features/plan-documents.js';
 import { runStreamBatch } from '../features/stream-batch.js';
 import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import { AllowedFolders } from '../files/allowed-folders.js';
@@ -98,6 +96,13 @@ export interface ExtractDocumentsOptions {
   onPlanned?: (outcomes: number) => void;
   /** Called with each result written from an answer of the service, once it is durable and before its job is finalized; a failure leaves the job open and the document failed (resumable). */
   onResult?: ResultSink;
+  /**
+   * Keep every outcome for the report. Off, `report.outcomes` lists only the
+   * files that did not complete: a program that reads each outcome from the
+   * iteration and keeps none extracts 100,000 files in the memory of a few.
+   * @default true
+   */
+  keepOutcomes?: boolean;
   /** Checks each result's data as it arrives (and reused results again), e.g. against a JSON Schema per document type. @default none */
   checker?: ResultChecker;
   /** @internal The clock of the run (tests). @default the system clock */
@@ -174,8 +179,9 @@ async function run(
   finished: (outcome: DocumentOutcome) => void,
 ): Promise<ExtractionReport> {
   const { clock, cwd, outDir, stateDir, settings, windows, models, pages } = resolved;
-  const startedAt = clock.now();
-  const events: BatchEvents = { ...options.events, documentFinished: finished };
+  // The run's tally, usage (per charge) and last-run report, kept as the CLI keeps its own.
+  const records = new RunRecords({ stateDir, cwd, clock, command: 'library' });
+  const events: BatchEvents = records.counting({ ...options.events, documentFinished: finished });
   const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, pages, exclude: [stateDir] };
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
   // The names a run checks are kept for shell completion, as the CLI keeps them (store/model-names-cache.ts).
@@ -195,7 +201,7 @@ async function run(
   const terms = { storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
   const withChecks = (deps: BatchDeps): BatchDeps => withSink({ ...deps, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
   // What the run's report is saved as, for `docextract jobs` and `usage` (as the CLI saves its own).
-  const ended = { stateDir, outDir, startedAt, cwd, account: accountOf(access), clock };
+  const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes !== false };
   const asked = { access, command, terms, events: () => events, ...(options.signal ? { signal: options.signal } : {}), waiting: (message: string) => options.events?.notice?.(message) };
   if (!isArray(inputs)) {
     // A stream of its own: it hosts, and fails at once on a state folder another command holds.
@@ -206,30 +212,69 @@ async function run(
       hosts: false,
     });
   }
-  // Planned before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
+  // Found before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
+  // Each file is then read, hashed and planned a slice at a time as the run takes it (features/plan-documents.ts):
+  // 100,000 planned files never sit in memory at once.
   const allowed = options.allowedFolders ? await AllowedFolders.of(options.allowedFolders, cwd) : undefined;
-  const planned = await planDocuments([...inputs], { ...plan, parts: true, ...(allowed ? { allowed } : {}), ...(options.signal ? { signal: options.signal } : {}) });
-  // One outcome per input: a source sent in parts is one.
-  options.onPlanned?.(new Set(planned.documents.map((doc) => doc.part?.output ?? doc.output)).size + planned.rejected.length);
-  for (const outcome of planned.rejected) finished(outcome);
-  if (planned.documents.length === 0) return { outcomes: planned.rejected, requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
+  const stream = await planDocumentStream([...inputs], { ...plan, parts: true, ...(allowed ? { allowed } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  // One outcome per file found (a source sent in parts is one), and one per argument that named none.
+  options.onPlanned?.(stream.found + stream.rejected.length);
+  for (const outcome of stream.rejected) events.documentFinished(outcome);
+  const nothingSent = { requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
+  if (stream.found === 0) return { ...nothingSent, outcomes: stream.rejected };
+  const first = await stream.slices.next();
+  const head: PlannedSlice = first.done ? { documents: [], rejected: [] } : first.value;
+  // Every file refused locally (the batch fits in one slice): the service has nothing to say about it.
+  if (head.documents.length === 0 && stream.found <= filesIn(head)) {
+    for (const outcome of head.rejected) events.documentFinished(outcome);
+    return { ...nothingSent, outcomes: [...stream.rejected, ...head.rejected] };
+  }
+  const slices = withFirst(head, stream.slices);
   const typed = models.names();
-  const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...planned.rejected, ...report.outcomes] });
-  // The run's sources sent in parts, whoever runs the parts (this process hosting, or the command it rides along on).
-  const parts = new PartResults(planned.documents, settings.storeDb, sinkWriter(options.onResult), () => clock.now(), options.events?.notice);
+  // Files refused while the whole batch was checked to ride along: reported then, and in the report.
+  const refusedToRide: DocumentOutcome[] = [];
+  const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...stream.rejected, ...refusedToRide, ...report.outcomes] });
+  // The run's sources sent in parts, whoever runs the parts (this process hosting, or the command it rides along on); added as their slices are checked.
+  const parts = new PartResults([], settings.storeDb, sinkWriter(options.onResult), () => clock.now(), options.events?.notice);
+  // Riding along on another command submits the whole list: only then is the batch checked in full.
+  let whole: Promise<PlannedDocument[]> | undefined;
+  const everyDocument = (): Promise<PlannedDocument[]> =>
+    (whole ??= (async () => {
+      const documents: PlannedDocument[] = [];
+      for await (const slice of slices) {
+        documents.push(...slice.documents);
+        for (const outcome of slice.rejected) {
+          refusedToRide.push(outcome);
+          events.documentFinished(outcome);
+        }
+      }
+      parts.add(documents);
+      return documents;
+    })());
   return runDocuments<ExtractionReport, BatchEvents>({
     ...asked,
     host: async (session, client) => {
-      const own = await runExtractBatch(withChecks(session), documentsLeft(planned.documents, client), settings, outDir, reuse, options.signal, typed, { parts });
+      const own = await runExtractBatch(withChecks(session), client ? client.remaining() : slices, settings, outDir, reuse, options.signal, typed, { parts, keepOutcomes: ended.keepOutcomes });
       return recorded(withRejected(client ? await client.merged(own) : own), ended);
     },
     ride: {
-      work: { documents: planned.documents, reuse },
+      work: async () => ({ documents: await everyDocument(), reuse }),
       parts,
-      prepare: async () => checkModelNamesBeforeSending({ api: await access.createClient(() => undefined), events }, ...modelsToCheck(typed, planned.documents)),
+      prepare: async () => checkModelNamesBeforeSending({ api: await access.createClient(() => undefined), events }, ...modelsToCheck(typed, await everyDocument())),
       finish: (report) => recorded(withRejected(report), ended),
     },
   });
+}
+
+/** Files of a slice checked: those that can be sent (a source in parts counted once) and those refused. */
+function filesIn(slice: PlannedSlice): number {
+  return new Set(slice.documents.map((doc) => doc.part?.output ?? doc.output)).size + slice.rejected.length;
+}
+
+/** The first slice (checked to know whether anything can be sent) and the rest. */
+async function* withFirst(first: PlannedSlice, rest: AsyncIterable<PlannedSlice>): AsyncGenerator<PlannedSlice> {
+  yield first;
+  yield* rest;
 }
 
 type ResolvedOptions = ReturnType<typeof resolveOptions>;
@@ -287,17 +332,13 @@ function sinkWriter(sink: ResultSink | undefined): ResultWriter {
   };
 }
 
-/** The run's report, also saved for `docextract jobs` (as the CLI saves its own). */
-async function recorded(report: ExtractionReport, run: { stateDir: string; outDir: string; startedAt: number; cwd: string; account: string; clock: Clock }): Promise<ExtractionReport> {
-  await recordUsage(run.stateDir, report, { account: run.account, startedAtMs: run.startedAt, finishedAtMs: run.clock.now(), cwd: run.cwd });
-  await recordLastRun(run.stateDir, run.account, { outDir: run.outDir, outcomes: report.outcomes, startedAtMs: run.startedAt, finishedAtMs: run.clock.now() });
+/** The run's report, its usage and last run also saved for `docextract usage`, `jobs` and `review` (as the CLI saves its own). */
+async function recorded(report: ExtractionReport, run: { records: RunRecords; outDir: string; account: string; keepOutcomes: boolean }): Promise<ExtractionReport> {
+  // Every credit the service charged this run, files stopped halfway included: they are spent either way.
+  await run.records.finishUsage(run.account, report.requests);
+  await run.records.recordLastRun(run.account, run.outDir);
   if (report.fatal) throw report.fatal;
-  return report;
-}
-
-/** The run's usage, for `docextract usage` (as the CLI records its own). */
-async function recordUsage(stateDir: string, report: ExtractionReport, run: Omit<RunFacts, 'command' | 'requests'>): Promise<void> {
-  await stateFolderUsage(stateDir).record(usageOfRun(report.outcomes, { ...run, command: 'library', requests: report.requests }));
+  return run.keepOutcomes ? report : { ...report, outcomes: [...run.records.tally.notComplete] };
 }
 
 async function* groups(source: AsyncIterable<string | readonly string[]>, cwd: string): AsyncGenerator<readonly string[]> {

@@ -133,6 +133,42 @@ describe('extractDocuments: the engine as a library', () => {
     expectEachUploadedOnce(emu, FILES, ws.inputs);
   });
 
+  it('an aborted library run and its resumption record every credit once, each by the run that was charged it: usage --json totals the credits answered', async () => {
+    // Split documents only, stopped at their first processed chunk: each has paid for a chunk and is not finished.
+    const split = FILES.filter((file) => file.pages > 3);
+    const emu = (emulator = await startTestEmulator({ latencyMs: { process: 40 } }));
+    const ws = makeWorkspace(batchFiles(split));
+    const stop = new AbortController();
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type === 'chunk_processed') stop.abort();
+    });
+    const env = emulatorEnv(emu);
+    const run = extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out, env), signal: stop.signal });
+    const outcomes = await collect(run);
+    await run.done;
+    expect(outcomes.some((outcome) => outcome.status !== 'complete')).toBe(true);
+    expect(emu.counters.creditsCharged).toBeGreaterThan(0);
+    // The same files again, to the end: the resumed jobs' outcomes carry the chunks the first run paid for, which it recorded.
+    const again = extractDocuments([ws.inputs], libraryOptions(emu, ws.out, env));
+    expect((await collect(again)).map((outcome) => outcome.status)).toEqual(split.map(() => 'complete'));
+    expect(emu.counters.creditsCharged).toBe(totalPages(split));
+    const usage = await runChildCli(['usage', '--json'], env);
+    expect(usage.code, usage.stderr).toBe(0);
+    const total = (JSON.parse(usage.stdout) as { total: { credits: number; runs: number } }).total;
+    expect(total).toMatchObject({ credits: emu.counters.creditsCharged, runs: 2 });
+  });
+
+  it('keepOutcomes: false: every outcome comes from the iteration, the report lists only the files that did not complete', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ ...batchFiles(FILES.slice(0, 2)), 'notes.txt': 'pdf/pages-1.pdf' });
+    writeFileSync(join(ws.inputs, 'notes.txt'), 'not a document');
+    const run = extractDocuments([ws.inputs, join(ws.inputs, 'notes.txt')], { ...libraryOptions(emu, ws.out), keepOutcomes: false });
+    const outcomes = await collect(run);
+    const report = await run.done;
+    expect(outcomes.filter((outcome) => outcome.status === 'complete')).toHaveLength(2);
+    expect(report.outcomes.map((outcome) => [outcome.file.split('/').pop(), outcome.status])).toEqual([['notes.txt', 'failed']]);
+  });
+
   it('kill -9 of a process running the library mid-batch: the CLI finishes its work without a new upload, each page charged once', async () => {
     // Split documents only: their manifests are journaled before any chunk is processed, so nothing may be uploaded twice.
     const split = FILES.filter((file) => file.pages > 3);

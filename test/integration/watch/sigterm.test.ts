@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { startChildCli } from '../../helpers/child-run.js';
+import { runChildCli, startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, startTestEmulator } from '../../helpers/emulator-run.js';
 import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
@@ -54,5 +54,9 @@ describe('docextract watch, a real process', () => {
     expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'thirty.pdf'))]).toBe(1);
     expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'one.pdf'))]).toBe(1);
     expect(emu.counters.creditsCharged).toBe(31);
+    // Each credit recorded once, by the watch that was charged it: the stopped one its chunks of thirty.pdf, the next the rest.
+    const usage = await runChildCli(['usage', '--json'], env);
+    expect(usage.code, usage.stderr).toBe(0);
+    expect((JSON.parse(usage.stdout) as { total: { credits: number; runs: number } }).total).toMatchObject({ credits: 31, runs: 2 });
   });
 });
