@@ -10,7 +10,7 @@
 // `--list` prints each module with its covering tests and runs nothing.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -18,7 +18,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const { default: config } = await import(new URL('../stryker.config.mjs', import.meta.url).href);
 const args = process.argv.slice(2);
 const listOnly = args.includes('--list');
-const requested = args.filter((arg) => arg !== '--list').map((path) => relative(root, join(process.cwd(), path)).replaceAll('\\', '/'));
+const requested = args.filter((arg) => arg !== '--list').map((path) => relative(root, resolve(path)).replaceAll('\\', '/'));
 const modules = requested.length > 0 ? requested : config.mutate;
 for (const module of modules) {
   if (!existsSync(join(root, module))) fail(`mutation: ${module}: no such module`);
