@@ -1,8 +1,8 @@
 // @ts-check
 /**
- * Mutation testing of the core modules: `npm run mutation` (minutes; not part of `npm test`).
- * One module while working on it: `npm run build && npx stryker run --mutate src/batch/admission.ts`
- * (the permission cases of the unit tests run dist/ in a child).
+ * Mutation testing of the core modules: `npm run mutation` (each module in turn; not part of
+ * `npm test`). One module, against the unit tests that import it: `npm run mutation -- src/batch/admission.ts`
+ * (scripts/mutation.js; it builds dist/, which the permission cases of the unit tests run in a child).
  * Equivalent mutants are marked where they live, with `// Stryker disable next-line <mutator>:
  * <reason>` in the source, so the reason sits beside the code it is about.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
@@ -37,14 +37,21 @@ const config = {
     'src/files/pdf-parts.ts',
     'src/features/checks/x-sum.ts',
     'src/features/review/corrections.ts',
+    'src/features/parts.ts',
+    'src/features/watch-moves.ts',
+    'src/batch/result-flow.ts',
+    'src/batch/job-flow.ts',
+    'src/batch/batch-state.ts',
   ],
   // Two cores are shared with the rest of the machine.
   concurrency: 1,
-  timeoutMS: 3_000,
+  // A test merely slowed by other work on the machine must not count as a timed-out (killed)
+  // mutant: at 15 s only mutants that never end time out.
+  timeoutMS: 15_000,
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
-  thresholds: { high: 90, low: 85, break: null },
+  thresholds: { high: 90, low: 85, break: 85 },
   ignorePatterns: ['coverage', 'demo-out', 'docextract-out', 'bench/tmp', 'reports'],
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,

@@ -140,6 +140,7 @@ describe('WatchMoves: which outcomes move their source, and where', () => {
         'server.pdf': outcome('failed', 'internal_error'),
         'ctrl-c.pdf': outcome('interrupted', 'interrupted'),
         'not-sent.pdf': outcome('skipped', 'max_credits_reached'),
+        'interrupted-after-a-refusal.pdf': outcome('interrupted', 'extraction_failed'),
       }),
     ).toEqual({
       'rate-limited.pdf': 'inbox',
@@ -150,6 +151,7 @@ describe('WatchMoves: which outcomes move their source, and where', () => {
       'server.pdf': 'inbox',
       'ctrl-c.pdf': 'inbox',
       'not-sent.pdf': 'inbox',
+      'interrupted-after-a-refusal.pdf': 'inbox',
     });
   });
 
@@ -160,5 +162,51 @@ describe('WatchMoves: which outcomes move their source, and where', () => {
     moves.finished(outcome('failed', 'invalid_file_type'), source);
     await moves.drain();
     expect(readFileSync(source, 'utf8')).toBe('a');
+  });
+});
+
+describe('WatchMoves: what the moved source leaves behind', () => {
+  it("once moved, the result names where its source went; a result naming another file is left as it was", async () => {
+    const source = put(join(inbox, 'sub/scan.pdf'), 'scan');
+    const other = put(join(inbox, 'other.pdf'), 'other');
+    const output = put(join(dir, 'out/scan.pdf.json'), JSON.stringify({ status: 'complete', source: { path: source, sha256: 'a', size: 4, type: 'pdf', pages: 1 }, data: { total: 1 } }));
+    const foreign = put(join(dir, 'out/other.pdf.json'), JSON.stringify({ status: 'complete', source: { path: join(dir, 'elsewhere.pdf'), sha256: 'b', size: 5, type: 'pdf', pages: 1 } }));
+    const foreignBefore = readFileSync(foreign, 'utf8');
+    const notices: string[] = [];
+    const moves = new WatchMoves({ root: inbox, done, failed }, (message) => notices.push(message));
+
+    moves.finished({ ...outcome('complete'), file: 'sub/scan.pdf', output }, source);
+    moves.finished({ ...outcome('complete'), file: 'other.pdf', output: foreign }, other);
+    await moves.drain();
+
+    const rewritten = JSON.parse(readFileSync(output, 'utf8')) as { source: { path: string; sha256: string }; data: unknown };
+    expect(rewritten.source).toMatchObject({ path: join(done, 'sub/scan.pdf'), sha256: 'a' });
+    expect(rewritten.data).toEqual({ total: 1 });
+    expect(readFileSync(foreign, 'utf8')).toBe(foreignBefore);
+    expect(readFileSync(join(done, 'other.pdf'), 'utf8')).toBe('other');
+    expect(notices).toEqual([]);
+  });
+
+  it('a result that is not on disk (yet) is not written: the move stands without a notice', async () => {
+    const notices: string[] = [];
+    const moves = new WatchMoves({ root: inbox, done, failed }, (message) => notices.push(message));
+    const output = join(dir, 'out/missing.pdf.json');
+    moves.finished({ ...outcome('complete'), file: 'missing.pdf', output }, put(join(inbox, 'missing.pdf'), 'missing'));
+    await moves.drain();
+
+    expect(readFileSync(join(done, 'missing.pdf'), 'utf8')).toBe('missing');
+    expect(() => readFileSync(output)).toThrow();
+    expect(notices).toEqual([]);
+  });
+
+  it('a source that cannot be moved stays, with a notice naming it, the folder and the reason; the moves after it still happen', async () => {
+    const notices: string[] = [];
+    const moves = new WatchMoves({ root: inbox, done, failed }, (message) => notices.push(message));
+    moves.finished({ ...outcome('failed', 'invalid_file'), file: 'gone.pdf' }, join(inbox, 'gone.pdf'));
+    moves.finished({ ...outcome('complete'), file: 'next.pdf' }, put(join(inbox, 'next.pdf'), 'next'));
+    await moves.drain();
+
+    expect(notices).toEqual([`gone.pdf: could not move it to ${failed} (ENOENT); it stays where it is`]);
+    expect(readFileSync(join(done, 'next.pdf'), 'utf8')).toBe('next');
   });
 });
