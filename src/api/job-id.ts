@@ -7,20 +7,11 @@
  * data, never a command or a path. The emulator's ids (`job_` + 24 hex) and
  * the spec's examples pass.
  */
-import { z } from 'zod';
-
 /** Letters, digits, `_` and `-`: nothing a shell, a URL or a path reads as syntax. */
 export const JOB_ID_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 /** Longer than any real id (the service's are 28 characters); bounds what is kept and printed. */
 export const JOB_ID_MAX_LENGTH = 128;
-
-/** A job id as the answers' schemas check it: a refusal is a malformed answer (ResponseValidationError). */
-export const jobIdSchema = z
-  .string()
-  .min(1)
-  .max(JOB_ID_MAX_LENGTH, { message: `a job id is at most ${JOB_ID_MAX_LENGTH} characters` })
-  .regex(JOB_ID_PATTERN, { message: 'a job id is letters, digits, "_" and "-" only' });
 
 /** `value` is a job id this client accepts. */
 export function isJobId(value: unknown): boolean {

@@ -56,4 +56,4 @@ export class LargeBodyGate {
  * Far above any real answer of this API (a 150-page result of ordinary
  * density is a few MiB), so only garbage and the densest results ever wait.
  */
-export const DEFAULT_LARGE_BODY_BYTES = 8 * 1024 * 1024;
+const DEFAULT_LARGE_BODY_BYTES = 8 * 1024 * 1024;

@@ -18,7 +18,7 @@ export interface UploadFile {
 }
 
 /** The file as a Blob of 64 KiB views of the same memory (no copy). */
-export function chunkedBlob(body: Uint8Array, contentType: string): Blob {
+function chunkedBlob(body: Uint8Array, contentType: string): Blob {
   const parts: Uint8Array[] = [];
   for (let offset = 0; offset < body.byteLength; offset += UPLOAD_PART_BYTES) {
     parts.push(body.subarray(offset, offset + UPLOAD_PART_BYTES));
@@ -31,7 +31,7 @@ export function chunkedBlob(body: Uint8Array, contentType: string): Blob {
  * Only the three documented keys go out, and undefined values are dropped,
  * so `{}` and `{ model: undefined }` send no field at all.
  */
-export function encodeOptions(options: ExtractOptions | undefined): string | undefined {
+function encodeOptions(options: ExtractOptions | undefined): string | undefined {
   if (!options) return undefined;
   const picked: ExtractOptions = {};
   if (options.model !== undefined) picked.model = options.model;

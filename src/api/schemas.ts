@@ -18,8 +18,15 @@
  */
 import { z } from 'zod';
 import type { ExtractionSuccess, SplitChunk, SplitManifest, ChunkProcessed, CollectedResult, ModelList, Health, Authorised, ErrorEnvelope } from './answers.js';
-import { jobIdSchema } from './job-id.js';
+import { JOB_ID_MAX_LENGTH, JOB_ID_PATTERN } from './job-id.js';
 import { parsePageRange } from './page-range.js';
+
+/** A job id as the answers' schemas check it: a refusal is a malformed answer (ResponseValidationError). */
+const jobIdSchema = z
+  .string()
+  .min(1)
+  .max(JOB_ID_MAX_LENGTH, { message: `a job id is at most ${JOB_ID_MAX_LENGTH} characters` })
+  .regex(JOB_ID_PATTERN, { message: 'a job id is letters, digits, "_" and "-" only' });
 
 /** True when A and B are the same type, modifiers included (mutual assignability would let an index signature hide a missing field). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -46,7 +53,7 @@ const splitChunk = z.looseObject({
   pages: z.string(),
 });
 /** Checks one chunk of a {@link SplitManifest}: a non-empty job id and a page range. */
-export const splitChunkSchema: z.ZodType<SplitChunk> = splitChunk;
+const splitChunkSchema: z.ZodType<SplitChunk> = splitChunk;
 type _SplitChunkIsItsSchema = Assert<Equal<SplitChunk, z.infer<typeof splitChunk>>>;
 
 const splitManifest = z

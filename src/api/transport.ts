@@ -300,7 +300,7 @@ const PROXY_407 = /Proxy response \(407\)|Proxy Authentication Required \(407\)/
  * `TypeError('fetch failed' | 'terminated')`, nock rejects with the raw
  * object it was given.
  */
-export function classifyFetchFailure(endpoint: Endpoint, error: unknown): TransportError | ProxyAuthRequiredError {
+function classifyFetchFailure(endpoint: Endpoint, error: unknown): TransportError | ProxyAuthRequiredError {
   if (messagesOf(error).some((message) => PROXY_407.test(message))) return new ProxyAuthRequiredError(endpoint, { cause: error });
   const code = findCode(error);
   const detail = [code, findMessage(error)].filter(Boolean).join(': ');

@@ -10,7 +10,7 @@ import type { JobPhase } from './job-phase.js';
 /** Tries at a chunk whose extraction keeps failing (422) before its pages are reported missing. */
 export const DEFAULT_CHUNK_TRIES = 3;
 
-export type ChunkStatus = 'pending' | 'in-flight' | 'done' | 'failed';
+type ChunkStatus = 'pending' | 'in-flight' | 'done' | 'failed';
 
 export interface ChunkState {
   jobId: string;
@@ -163,7 +163,7 @@ export class DocumentTask {
 }
 
 /** "4-6" -> [4, 5, 6]; a single page "7" -> [7]. */
-export function pagesOfRange(range: string): number[] {
+function pagesOfRange(range: string): number[] {
   const parsed = parsePageRange(range);
   if (!parsed) return [];
   const pages: number[] = [];

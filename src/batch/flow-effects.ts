@@ -48,7 +48,6 @@ export type FlowEffect =
   | { type: 'notice'; message: string };
 
 export const finished = (outcome: DocumentOutcome): FlowEffect => ({ type: 'finished', outcome });
-export const charged = (credits: number): FlowEffect => ({ type: 'charged', credits });
 
 /** The service charged the task: the task's own count (written into its result) and the effect for the batch's totals. */
 export function chargeTask(task: DocumentTask, credits: number): FlowEffect {

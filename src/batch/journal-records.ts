@@ -70,7 +70,7 @@ export interface JournaledJob extends Omit<ManifestRecord, 'type' | 'at' | 'inte
 }
 
 /** An upload announced but never answered: the server may hold a job for it until the TTL passes. */
-export interface UnansweredUpload {
+interface UnansweredUpload {
   intentId: string;
   account: string;
   sha256: string;
@@ -88,7 +88,7 @@ export interface UnansweredUpload {
 }
 
 /** A `--force` run that has not ended: since when its results count as extracted by it. */
-export interface ForceEpoch {
+interface ForceEpoch {
   command: string;
   since: number;
   /** The record that says so (compaction keeps it). */

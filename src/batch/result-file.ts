@@ -145,7 +145,7 @@ export async function readResultFile(path: string): Promise<Partial<ResultDocume
   }
 }
 
-export function existingResultOf(parsed: Partial<ResultDocument>): ExistingResult | undefined {
+function existingResultOf(parsed: Partial<ResultDocument>): ExistingResult | undefined {
   const sha256 = parsed.source?.sha256;
   if (typeof sha256 !== 'string' || (parsed.status !== 'complete' && parsed.status !== 'partial')) return undefined;
   const hasExtractionId = typeof parsed.extraction_id === 'string' && parsed.extraction_id !== '';

@@ -50,7 +50,7 @@ export class InvalidSettingError extends DocextractError {
 }
 
 /** Finish every job well before it expires: a tenth of the TTL, at most 10 minutes. */
-export function safetyMarginMs(ttlMs: number): number {
+function safetyMarginMs(ttlMs: number): number {
   return Math.min(600_000, Math.round(ttlMs / 10));
 }
 
@@ -64,7 +64,7 @@ export function runSettings(overrides: Partial<RunSettings> = {}): RunSettings {
 }
 
 /** The rules every run's settings keep (the service's limits among them), in one place. */
-export function checkRunSettings(settings: RunSettings): void {
+function checkRunSettings(settings: RunSettings): void {
   wholeAtLeast(settings, 'concurrency', 1);
   wholeAtLeast(settings, 'openJobCap', 1);
   if (settings.openJobCap > SERVICE_LIMITS.maxOpenJobs) {

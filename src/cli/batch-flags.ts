@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { SERVICE_LIMITS } from '../api/index.js';
 import { findSetting } from '../config/settings.js';
 
 /** The settings every batch command takes as flags, in the help's order (slot-wait only where documents are uploaded). */
 const RUN_FLAGS = ['rate-limit', 'concurrency', 'open-jobs', 'job-ttl', 'retry-base', 'retry-max', 'busy-pause', 'conflict-delay'] as const;
 
 /** A setting's flag and help, both from the settings table: where it is stored, and its default. */
-export function settingFlag(key: string): [flags: string, description: string] {
+function settingFlag(key: string): [flags: string, description: string] {
   const setting = findSetting(key);
   if (!setting) throw new Error(`unknown setting ${key}`);
   const help = setting.help.charAt(0).toLowerCase() + setting.help.slice(1);
@@ -41,7 +40,7 @@ export function addBatchFlags(command: Command, options: { uploads: boolean } = 
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--store', 'ask the service to store results (store_db); results then carry an extraction_id')
-    .option('--no-finalize', `keep the job data on the server after the result is saved; an unfinalized job holds one of the ${SERVICE_LIMITS.maxOpenJobs} open-job slots until it expires (${SERVICE_LIMITS.jobTtlMs / 3_600_000} h)`);
+    .option('--no-finalize', `keep the job data on the server after the result is saved; an unfinalized job holds one of the ${findSetting('open-jobs')?.default} open-job slots until it expires (after ${findSetting('job-ttl')?.default})`);
   for (const key of RUN_FLAGS) command.option(...settingFlag(key));
   if (options.uploads) command.option(...settingFlag('slot-wait'));
   return command;

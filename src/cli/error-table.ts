@@ -87,7 +87,7 @@ export const ERROR_TABLE = {
   interrupted: { exit: ExitCode.Interrupted },
 } as const satisfies Record<string, CodeOutcome>;
 
-export type ErrorCode = keyof typeof ERROR_TABLE;
+type ErrorCode = keyof typeof ERROR_TABLE;
 
 /** A code whose exit is 2: the codes a usage or configuration error may carry. */
 export type UsageCode = { [C in ErrorCode]: (typeof ERROR_TABLE)[C]['exit'] extends typeof ExitCode.Usage ? C : never }[ErrorCode];

@@ -19,7 +19,7 @@ export interface HelpTexts {
   answers: Record<string, HelpAnswer>;
 }
 
-export interface HelpAnswer {
+interface HelpAnswer {
   stream: 'stdout' | 'stderr';
   /** Index into HelpTexts.texts. */
   text: number;
@@ -27,7 +27,7 @@ export interface HelpAnswer {
 }
 
 /** No argument can hold a NUL: argv joined by it is a key that no other argv shares. */
-export function helpRequestKey(args: readonly string[]): string {
+function helpRequestKey(args: readonly string[]): string {
   return args.join('\0');
 }
 

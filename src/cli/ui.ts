@@ -75,6 +75,6 @@ function hasWidth(columns: number | undefined): boolean {
   return columns !== undefined && columns > 0;
 }
 
-export function isCi(env: NodeJS.ProcessEnv): boolean {
+function isCi(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.CI && env.CI !== 'false' && env.CI !== '0');
 }

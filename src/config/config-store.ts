@@ -5,7 +5,7 @@ import type Conf from 'conf';
 import { DEFAULT_PROFILE, PROFILES_KEY, storedConfigOf, type Settings, type StoredConfig } from './profiles.js';
 
 /** The folder holding config.json: DOCEXTRACT_CONFIG_DIR, else $XDG_CONFIG_HOME/docextract, else ~/.config/docextract. */
-export function configDirectory(env: NodeJS.ProcessEnv): string {
+function configDirectory(env: NodeJS.ProcessEnv): string {
   if (env.DOCEXTRACT_CONFIG_DIR) return env.DOCEXTRACT_CONFIG_DIR;
   const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
   return join(base, 'docextract');

@@ -28,7 +28,7 @@ export interface ProfileSelection {
   source: 'flag' | 'env' | 'default';
 }
 
-export const PROFILE_ENV = 'DOCEXTRACT_PROFILE';
+const PROFILE_ENV = 'DOCEXTRACT_PROFILE';
 
 /** --profile, else DOCEXTRACT_PROFILE, else the default profile. Empty strings count as unset. */
 export function selectProfile(flag: string | undefined, env: NodeJS.ProcessEnv): ProfileSelection {

@@ -7,7 +7,7 @@ import { RESET_STYLES } from './server-clock.js';
 import type { EmulatorEndpoint, EmulatorKeyConfig, EmulatorOptions, FaultConfig, Latency, FaultKind, ResetStyle } from './types.js';
 
 /** The port when --port is not given: fixed, so a demo can be pointed at it by hand. */
-export const DEFAULT_CLI_PORT = 8787;
+const DEFAULT_CLI_PORT = 8787;
 
 export interface EmulatorCliConfig {
   options: EmulatorOptions;

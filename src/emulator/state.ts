@@ -8,7 +8,7 @@ import type { ServerClock } from './server-clock.js';
 import type { EmulatorCounters, EmulatorEvent, ReceivedUpload } from './types.js';
 
 /** Limits after defaults are applied. */
-export interface EmulatorLimits {
+interface EmulatorLimits {
   ttlMs: number;
   claimTimeoutMs: number;
   openJobCap: number;

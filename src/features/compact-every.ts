@@ -1,5 +1,5 @@
 /** Finished files between two compactions of the journal. */
-export const COMPACT_EVERY = 1_000;
+const COMPACT_EVERY = 1_000;
 
 /**
  * Compacts the journal every `every` finished files, one compaction at a

@@ -36,10 +36,10 @@ export interface ExportOptions {
   onProblem(file: string, message: string): void;
 }
 
-export type ExportFormat = 'csv' | 'ndjson' | 'xlsx';
+type ExportFormat = 'csv' | 'ndjson' | 'xlsx';
 
 /** The workbook `--format xlsx` writes in the tables folder. */
-export const WORKBOOK_FILE = 'tables.xlsx';
+const WORKBOOK_FILE = 'tables.xlsx';
 
 /** What one export wrote, and what it left out. */
 export interface ExportSummary {

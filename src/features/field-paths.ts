@@ -11,8 +11,6 @@
  * spelling, and every path names at most one value.
  */
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
 /** One key as a path segment: `bank.iban` -> `bank\.iban`. */
 export function escapeSegment(key: string): string {
   return key === '' ? '\\0' : key.replace(/[\\.]/g, (char) => `\\${char}`);

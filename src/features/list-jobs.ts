@@ -43,7 +43,7 @@ export interface JobListing {
 }
 
 /** An upload sent without an answer: the server may hold a job for it, unknown to us, until the TTL passes. */
-export interface UnansweredUploadListing {
+interface UnansweredUploadListing {
   kind: 'unanswered-upload';
   account: string;
   file: string;
@@ -53,7 +53,7 @@ export interface UnansweredUploadListing {
 }
 
 /** A file the account's last run did not complete. */
-export interface FailedFileListing extends LastRunFile {
+interface FailedFileListing extends LastRunFile {
   kind: 'failed-file';
   account: string;
   run_finished_at: string;

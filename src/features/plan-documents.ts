@@ -55,21 +55,6 @@ export interface PlanOptions {
   debug?: (line: string) => void;
 }
 
-/**
- * Turn the command line into documents worth a request: discover, then
- * preflight each file locally (type by content, size, pages), rejecting with
- * the server's own code names whatever the server would reject.
- */
-export async function planDocuments(args: string[], options: PlanOptions): Promise<PlanResult> {
-  const stream = await planDocumentStream(args, options);
-  const documents: PlannedDocument[] = [];
-  const rejected = [...stream.rejected];
-  for await (const slice of stream.slices) {
-    documents.push(...slice.documents);
-    rejected.push(...slice.rejected);
-  }
-  return { documents, rejected, skipped: stream.skipped };
-}
 
 /** Some of a batch's files, checked and planned: what can be sent, and what the local checks refused. */
 export interface PlannedSlice {

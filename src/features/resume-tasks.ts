@@ -321,7 +321,7 @@ function answerCost(result: ResultDocument): number {
  * extracted into another output folder is not "moved or renamed"; only a file
  * whose result names another path is.
  */
-export function answeredElsewhere(resultPath: string, answeredSource: string | undefined, docPath: string): string {
+function answeredElsewhere(resultPath: string, answeredSource: string | undefined, docPath: string): string {
   if (answeredSource === docPath) return `already extracted into ${resultPath}`;
   return `same content as ${answeredSource ?? resultPath} (moved, renamed or copied), already extracted into ${resultPath}`;
 }

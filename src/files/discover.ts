@@ -11,7 +11,7 @@ import { TakenFiles } from './taken-files.js';
 
 export type { DiscoveredInput } from './found-inputs.js';
 
-export interface DiscoveryProblem {
+interface DiscoveryProblem {
   /** The argument as given. */
   arg: string;
   code: 'file_not_found' | 'no_match' | 'unreadable' | 'path_not_allowed';
@@ -25,7 +25,7 @@ export interface DiscoveryProblem {
  * already taken (a symbolic link, say; the same path reached twice is not
  * reported).
  */
-export interface SkippedFile {
+interface SkippedFile {
   path: string;
   reason: string;
 }

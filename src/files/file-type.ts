@@ -4,7 +4,7 @@ export type AcceptedFileType = 'pdf' | 'jpeg' | 'png';
 export type AcceptedContentType = 'application/pdf' | 'image/jpeg' | 'image/png';
 
 /** How many leading bytes `detectFileType` looks at; read at least this much. */
-export const FILE_TYPE_HEAD_BYTES = 1024;
+const FILE_TYPE_HEAD_BYTES = 1024;
 
 const PDF_HEADER = Buffer.from('%PDF-', 'latin1');
 const JPEG_SIGNATURE = [0xff, 0xd8, 0xff];

@@ -7,7 +7,7 @@
 export type PageSelection = { all: true } | { all: false; text: string; parts: readonly SelectionPart[] };
 
 /** One comma-separated part: a page (`from === to`) or a range; negative numbers count from the end. */
-export interface SelectionPart {
+interface SelectionPart {
   from: number;
   to: number;
 }

@@ -1,7 +1,7 @@
 import { dirname, sep } from 'node:path';
 
 /** Extensions taken when searching folders and globs (compared case-insensitively). */
-export const SUPPORTED_EXTENSIONS: readonly string[] = ['.pdf', '.jpg', '.jpeg', '.png'];
+const SUPPORTED_EXTENSIONS: readonly string[] = ['.pdf', '.jpg', '.jpeg', '.png'];
 
 export function hasSupportedExtension(path: string): boolean {
   const lower = path.toLowerCase();

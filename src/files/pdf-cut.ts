@@ -12,7 +12,7 @@
  */
 import { inspectPdf, tooComplexMessage } from './pdf-inspection.js';
 
-export type CutCode = 'pdf_encrypted' | 'pdf_unrewritable' | 'pdf_too_complex';
+type CutCode = 'pdf_encrypted' | 'pdf_unrewritable' | 'pdf_too_complex';
 
 export type CutResult = { ok: true; bytes: Buffer } | { ok: false; code: CutCode; message: string };
 

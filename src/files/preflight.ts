@@ -8,7 +8,7 @@ import { hasPdfBody, MAX_PAGES } from './pdf-page-count.js';
 import { inspectPdfPages, tooComplexMessage } from './pdf-inspection.js';
 import type { InspectionLimits } from './pdf/inspection-budget.js';
 
-export type PreflightCode =
+type PreflightCode =
   | 'file_too_large'
   | 'invalid_file_type'
   | 'page_limit_exceeded'
@@ -36,7 +36,7 @@ export interface PreflightOk {
   split: boolean;
 }
 
-export interface PreflightRejected {
+interface PreflightRejected {
   ok: false;
   path: string;
   code: PreflightCode;
@@ -59,7 +59,7 @@ export type PreflightResult = PreflightOk | PreflightRejected;
 export const MAX_FILE_BYTES = SERVICE_LIMITS.maxFileBytes;
 
 /** PDFs of up to this many pages are extracted synchronously (API v3.1 §8, MP_ASYNC_THRESHOLD). */
-export const MAX_SYNC_PAGES = SERVICE_LIMITS.maxSyncPages;
+const MAX_SYNC_PAGES = SERVICE_LIMITS.maxSyncPages;
 
 export interface PreflightOptions {
   /** How to name the file in messages, e.g. the path as the user typed it. @default the path */
@@ -88,7 +88,7 @@ export interface PreflightOptions {
 }
 
 /** The largest PDF read to be cut into parts (all of it is hashed and held while it is planned). */
-export const MAX_SOURCE_BYTES = 1024 * 1024 * 1024;
+const MAX_SOURCE_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Checks a file locally against every limit the service enforces, so no

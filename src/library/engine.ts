@@ -22,8 +22,8 @@ import { accountId } from '../config/account-id.js';
 import type { Clock } from '../util/clock.js';
 
 export type { BatchDeps } from '../features/batch-session.js';
-export type { SubmissionEnd } from '../features/host/one-client.js';
-export type { ClientIdentity } from '../features/host/host-connection.js';
+;
+;
 
 /** Where and as whom a run talks to the service. */
 export interface EngineAccess {

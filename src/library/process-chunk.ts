@@ -13,7 +13,7 @@ import { processThroughGate } from '../features/batch-session.js';
 import { runDocuments, type EngineAccess } from './engine.js';
 
 /** The running command could not process the chunk for this one, with the service's code (or `chunk_in_progress`: the running command is finishing that job). */
-export class HostedRequestError extends DocextractError {
+class HostedRequestError extends DocextractError {
   override readonly name = 'HostedRequestError';
   constructor(
     readonly code: string,

@@ -18,7 +18,7 @@ export const EXTRACT_DATA_BUDGET = 20_000;
  * extract answer lists at most: some 150 documents. Documents that did not
  * complete come first; those past it are counted by status, not listed.
  */
-export const EXTRACT_LIST_BUDGET = 30_000;
+const EXTRACT_LIST_BUDGET = 30_000;
 
 const documentLine = z.looseObject({
   file: z.string(),

@@ -42,7 +42,7 @@ export interface StoredLastRunReport extends LastRunReport {
 
 const FILE_NAME = /^last-run-([0-9a-f]+)\.json$/;
 
-export function lastRunReportPath(stateDir: string, account: string): string {
+function lastRunReportPath(stateDir: string, account: string): string {
   return join(stateDir, `last-run-${account}.json`);
 }
 

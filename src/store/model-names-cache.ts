@@ -8,7 +8,7 @@ import { preparePrivateStateDirSync } from './private-state-dir.js';
  * The document types of the last `models` answer for one account, kept in the
  * state folder so that shell completion can offer them: Tab never sends a request.
  */
-export function modelNamesPath(stateDir: string, account: string): string {
+function modelNamesPath(stateDir: string, account: string): string {
   return join(stateDir, `models-${account}.json`);
 }
 

@@ -3,7 +3,7 @@ import type { ModelEntry } from '../../api/index.js';
 import { STORED_SETTINGS } from '../../config/settings.js';
 
 /** One word the shell may offer, with what it means (zsh and fish show it). */
-export interface Candidate {
+interface Candidate {
   value: string;
   description?: string;
 }
@@ -13,7 +13,7 @@ export interface Candidate {
  * the word after `prefix`), or nothing; `nospace`: the word is not finished
  * (`invoice=` waits for its file).
  */
-export type Directive = 'none' | 'files' | 'dirs' | 'nospace';
+type Directive = 'none' | 'files' | 'dirs' | 'nospace';
 
 export interface Completion {
   candidates: Candidate[];

@@ -12,7 +12,7 @@ function pagesOf(chunks: readonly ChunkJob[]): number[] {
 }
 
 /** The CollectedResult (section 2.5): everything completed so far, stitched in page order. */
-export function collectedResult(job: ParentJob, clock: ServerClock, creditsUsedSkew = 0): Record<string, unknown> {
+function collectedResult(job: ParentJob, clock: ServerClock, creditsUsedSkew = 0): Record<string, unknown> {
   const done = job.chunks.filter((chunk) => chunk.done);
   const pending = job.chunks.filter((chunk) => !chunk.done && !chunk.lastAttemptFailed);
   const failed = job.chunks.filter((chunk) => !chunk.done && chunk.lastAttemptFailed);

@@ -4,8 +4,8 @@ import type { ReceivedBody } from '../http/body.js';
 import { formUpload, readForm, type RequestForm } from '../http/form.js';
 import type { FormPart } from '../http/multipart.js';
 
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
-export const MAX_PAGES = 150;
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
+const MAX_PAGES = 150;
 /** Room for the multipart framing and the options field around a maximal file. */
 export const DOCUMENTS_BODY_CAP = MAX_FILE_BYTES + 1024 * 1024;
 

@@ -2,7 +2,7 @@
 export type AnswerHeaders = Record<string, string | string[]>;
 
 /** Header names as the answers carry them (lower case, so a fault can find and duplicate them). */
-export const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
 
 const YEAR_S = 365 * 86_400;
 

@@ -8,7 +8,7 @@ interface FieldSlot {
   path: string;
 }
 
-export type FieldMutation = 'retype' | 'null' | 'array' | 'object' | 'delete';
+type FieldMutation = 'retype' | 'null' | 'array' | 'object' | 'delete';
 
 /** What wrong_field did, for the request log and for tests. */
 export interface FieldCorruption {

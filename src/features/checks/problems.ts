@@ -40,7 +40,7 @@ function problemOf(error: ErrorObject): CheckProblem {
 }
 
 /** `/line_items/2/amount` -> ['line_items', '2', 'amount'] (JSON Pointer, RFC 6901). */
-export function pointerSegments(pointer: string): string[] {
+function pointerSegments(pointer: string): string[] {
   if (pointer === '') return [];
   return pointer
     .slice(1)

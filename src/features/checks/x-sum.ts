@@ -21,7 +21,7 @@ export interface SumRule {
   tolerance?: number;
 }
 
-export const DEFAULT_SUM_TOLERANCE = 0.01;
+const DEFAULT_SUM_TOLERANCE = 0.01;
 
 /** Float sums of money drift in the last bits: never a reason to fail. */
 const FLOAT_SLACK = 1e-9;

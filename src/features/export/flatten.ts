@@ -148,7 +148,7 @@ function pageNumbers(pages: unknown): number[] | undefined {
  * any top-level field called `clashSegment` itself (`data.data.x`): no two
  * fields ever share a name, and none is lost.
  */
-export function flattenObject(value: Record<string, unknown>, reserved: ReadonlySet<string>, clashSegment: string): FlatRecord {
+function flattenObject(value: Record<string, unknown>, reserved: ReadonlySet<string>, clashSegment: string): FlatRecord {
   const into = newRecord();
   for (const [key, inner] of Object.entries(value)) {
     const clashes = key === clashSegment || (reserved.has(key) && !isPlainObject(inner));
@@ -175,6 +175,6 @@ export function flattenItem(item: Record<string, unknown>): FlatRecord {
   return flattenObject(item, ITEM_RESERVED, 'item');
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -14,7 +14,7 @@ const MAX_TABLE_BYTES = 200;
  * name, so two different names never share a file, and the same name always
  * gets the same one.
  */
-export function fileSegment(name: string): string {
+function fileSegment(name: string): string {
   const safe = name.replace(/[^\p{L}\p{N}_-]/gu, '_');
   if (safe === name && name !== '' && Buffer.byteLength(name) <= MAX_KEPT_BYTES) return name;
   return `${prefixOf(safe, PREFIX_BYTES)}~${hashOf(name)}`;

@@ -62,7 +62,7 @@ export async function asOneClient<R>(options: OneClientOptions<R>): Promise<R> {
 }
 
 /** A connection to the host of the state folder, or undefined when none listens. */
-export function connectToHost(stateDir: string): Promise<Socket | undefined> {
+function connectToHost(stateDir: string): Promise<Socket | undefined> {
   return new Promise((resolve) => {
     const socket = connect(hostSocketPath(stateDir));
     socket.once('connect', () => {

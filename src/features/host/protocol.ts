@@ -15,7 +15,7 @@ export function hostSocketPath(stateDir: string): string {
 }
 
 /** A document a command submits, with its own id (outcomes come back under it). */
-export interface SubmittedDocument extends PlannedDocument {
+interface SubmittedDocument extends PlannedDocument {
   id: number;
 }
 

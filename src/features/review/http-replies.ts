@@ -15,7 +15,7 @@ const COMMON_HEADERS = {
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; img-src 'self' blob: data:; style-src 'self'; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 };
 
-export function sendText(response: ServerResponse, status: number, type: string, body: string | Buffer): void {
+function sendText(response: ServerResponse, status: number, type: string, body: string | Buffer): void {
   response.writeHead(status, { ...COMMON_HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }

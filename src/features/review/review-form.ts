@@ -29,7 +29,7 @@ export interface FormField {
 }
 
 /** A nested object, or a list of values: its entries inside. */
-export interface FormGroup {
+interface FormGroup {
   kind: 'group';
   label: string;
   path: string;
@@ -38,7 +38,7 @@ export interface FormGroup {
 }
 
 /** A list of objects (line items): a row per item, a column per key. */
-export interface FormTable {
+interface FormTable {
   kind: 'table';
   label: string;
   path: string;

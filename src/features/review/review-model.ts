@@ -15,7 +15,7 @@ import { isObject } from '../field-paths.js';
 import type { ResultsFolder } from './results-folder.js';
 
 /** Where a document stands for the person reviewing: its checks failed, it is partial, it has no result (failed, skipped or interrupted), or none of these. */
-export type ReviewStatus = 'checks-failed' | 'partial' | 'failed' | 'complete';
+type ReviewStatus = 'checks-failed' | 'partial' | 'failed' | 'complete';
 
 /** One line of the page's list. */
 export interface DocumentSummary {
@@ -75,7 +75,7 @@ const ORDER: Record<ReviewStatus, number> = { 'checks-failed': 0, partial: 1, fa
 
 const STATUS_WORDS: Record<ReviewStatus, string> = { 'checks-failed': 'checks failed', partial: 'partial', failed: 'failed', complete: 'complete' };
 
-export function reviewStatusOf(summary: Pick<DocumentSummary, 'passed' | 'status'>): ReviewStatus {
+function reviewStatusOf(summary: Pick<DocumentSummary, 'passed' | 'status'>): ReviewStatus {
   if (summary.passed === false) return 'checks-failed';
   if (summary.status === 'partial') return 'partial';
   return summary.status === 'complete' ? 'complete' : 'failed';
@@ -274,7 +274,7 @@ function partsOf(result: ResultDocument): PartEntry[] {
 }
 
 /** What the browser can show: PDFs through pdf.js, the image types it draws itself. */
-export function sourceKindOf(result: ResultDocument): 'pdf' | 'image' | 'other' {
+function sourceKindOf(result: ResultDocument): 'pdf' | 'image' | 'other' {
   return sourceKindOfName(`${result.source.type} ${result.source.path}`);
 }
 

@@ -1,6 +1,5 @@
-import type { DocumentOutcome } from '../../batch/batch-types.js';
 import { appendUsageLine, appendUsageLineNow } from '../../store/usage-log.js';
-import { UsageTally, type RunFacts, type UsageRecord } from './usage-record.js';
+import type { UsageRecord } from './usage-record.js';
 
 /**
  * Where a finished run's usage goes: passed the run's totals once, at its
@@ -40,9 +39,3 @@ export function recordUsageNow(stateDir: string, run: UsageRecord): boolean {
   }
 }
 
-/** The record of a run whose outcomes are all at hand (extract, collect, a library run). */
-export function usageOfRun(outcomes: readonly DocumentOutcome[], run: RunFacts): UsageRecord {
-  const tally = new UsageTally(run.cwd);
-  for (const outcome of outcomes) tally.add(outcome);
-  return tally.record(run);
-}

@@ -4,7 +4,7 @@ import { decodeStreamData, locateStreamData } from './stream.js';
 import { asDict, asNonNegativeInteger, PdfDict, PdfSyntaxReader, type PdfValue } from './syntax.js';
 
 /** Where an object number is defined, per the newest cross-reference section that mentions it. */
-export type XrefEntry =
+type XrefEntry =
   | { kind: 'offset'; offset: number; gen: number }
   | { kind: 'compressed'; streamNum: number; index: number }
   | { kind: 'free' };

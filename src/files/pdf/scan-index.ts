@@ -4,9 +4,9 @@ import type { ObjectStreamMembers } from './object-stream.js';
 import { isDigit, isTokenEnd, isWhitespace, PdfDict, PdfRef, PdfSyntaxReader, type PdfValue } from './syntax.js';
 
 /** Where the latest definition of an object number lives, found by scanning rather than by the xref. */
-export type ScannedLocation = { kind: 'offset'; offset: number } | { kind: 'compressed'; streamNum: number };
+type ScannedLocation = { kind: 'offset'; offset: number } | { kind: 'compressed'; streamNum: number };
 
-export interface ScannedDefinition {
+interface ScannedDefinition {
   /** File position of the definition (of its object stream, for a member); later positions win. */
   position: number;
   location: ScannedLocation;

@@ -34,10 +34,10 @@ export class PdfDict {
 }
 
 /** A literal or hex string; its bytes are not kept. */
-export class PdfString {}
+class PdfString {}
 
 /** A bare word such as `obj`, `stream`, `endobj`, `xref`, `trailer`. */
-export class PdfKeyword {
+class PdfKeyword {
   constructor(readonly word: string) {}
 }
 
@@ -77,7 +77,7 @@ export function isWhitespace(c: number | undefined): boolean {
   );
 }
 
-export function isDelimiter(c: number | undefined): boolean {
+function isDelimiter(c: number | undefined): boolean {
   return (
     c === Char.ParenOpen ||
     c === Char.ParenClose ||
