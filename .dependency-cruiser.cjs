@@ -93,7 +93,7 @@ module.exports = {
       severity: 'error',
       comment:
         'The CLI and MCP are consumers of the package like any program: they import its public entries (src/index.ts and the ' +
-        "subpaths package.json exports), config/, util/ and their own folder. The CLI may start the MCP server (`docextract mcp`) " +
+        'subpaths package.json exports), config/, util/ and their own folder. The CLI may start the MCP server (`docextract mcp`) ' +
         "through the MCP's own entry.",
       from: { path: '^src/(cli|mcp)/' },
       to: {

@@ -5,6 +5,8 @@ import { existsSync } from 'node:fs';
 /** Exits with 2 and one line when `entry` (a dist/ module, as a URL) has not been built. */
 export function requireBuilt(entry, command) {
   if (existsSync(entry)) return;
-  process.stderr.write(`error: ${command} is not built yet (no ${new URL('.', new URL('..', entry)).pathname}); run \`npm run build\` in ${new URL('..', import.meta.url).pathname} first (not_built)\n`);
+  process.stderr.write(
+    `error: ${command} is not built yet (no ${new URL('.', new URL('..', entry)).pathname}); run \`npm run build\` in ${new URL('..', import.meta.url).pathname} first (not_built)\n`,
+  );
   process.exit(2);
 }

@@ -54,7 +54,11 @@ function builtKey(dist) {
     .filter((file) => file.endsWith('.js'))
     .map((file) => file.split('\\').join('/'))
     .sort();
-  for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(dist, file))).update('\0');
+  for (const file of files)
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(dist, file)))
+      .update('\0');
   return hash.digest('hex');
 }
 

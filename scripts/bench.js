@@ -124,7 +124,9 @@ function build() {
     process.stderr.write('bench: npm run build\n');
     const result = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     if (result.status !== 0) {
-      process.stderr.write(`bench: npm run build failed (exit ${result.status ?? result.signal}); fix the build, or pass --no-build to bench the existing dist/\n`);
+      process.stderr.write(
+        `bench: npm run build failed (exit ${result.status ?? result.signal}); fix the build, or pass --no-build to bench the existing dist/\n`,
+      );
       process.exit(2);
     }
   }

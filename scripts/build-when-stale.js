@@ -15,7 +15,14 @@ const defaultRoot = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /** The files whose content decides what `npm run build` writes into dist/. */
 function buildInputs(root) {
-  const files = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build-help-texts.js', 'scripts/copy-review-page.js', 'node_modules/typescript/package.json'];
+  const files = [
+    'package.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'scripts/build-help-texts.js',
+    'scripts/copy-review-page.js',
+    'node_modules/typescript/package.json',
+  ];
   const walk = (dir) => {
     for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
       const path = join(dir, entry.name);
@@ -43,7 +50,12 @@ export const stampFile = (root = defaultRoot) => join(root, '.dist-source-hash')
 /** Whether dist/ was built from sources whose hash is `hash`. */
 function distBuiltFrom(root, hash) {
   const stamp = stampFile(root);
-  return existsSync(join(root, 'dist/cli/main.js')) && existsSync(join(root, 'dist/cli/help-texts.json')) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === hash;
+  return (
+    existsSync(join(root, 'dist/cli/main.js')) &&
+    existsSync(join(root, 'dist/cli/help-texts.json')) &&
+    existsSync(stamp) &&
+    readFileSync(stamp, 'utf8').trim() === hash
+  );
 }
 
 /** `npm run build`'s three steps, when dist/ is missing or stale. Returns whether it built. */

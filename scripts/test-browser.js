@@ -13,7 +13,9 @@ const chromium = process.env.DOCEXTRACT_CHROMIUM ?? '/usr/bin/chromium';
 try {
   accessSync(chromium, constants.X_OK);
 } catch {
-  process.stderr.write(`npm test: the browser tests (test/browser) were not run: no Chromium at ${chromium} (apt-get install chromium, or set DOCEXTRACT_CHROMIUM)\n`);
+  process.stderr.write(
+    `npm test: the browser tests (test/browser) were not run: no Chromium at ${chromium} (apt-get install chromium, or set DOCEXTRACT_CHROMIUM)\n`,
+  );
   process.exit(0);
 }
 const child = spawn(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'vitest.browser.config.ts', ...process.argv.slice(2)], {

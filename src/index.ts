@@ -12,7 +12,18 @@
  */
 export { extractDocuments, InvalidOptionError } from './library/extract-documents.js';
 export type { ExtractDocumentsOptions, ExtractionReport, ExtractionRun, ResultSink } from './library/extract-documents.js';
-export type { BatchEvents, ChunkFailure, DocumentOutcome, DocumentStatus, OutcomeDetails, OutcomeError, PlannedDocument, ResultChecker, RunSettings, ServiceCharge } from './batch/batch-types.js';
+export type {
+  BatchEvents,
+  ChunkFailure,
+  DocumentOutcome,
+  DocumentStatus,
+  OutcomeDetails,
+  OutcomeError,
+  PlannedDocument,
+  ResultChecker,
+  RunSettings,
+  ServiceCharge,
+} from './batch/batch-types.js';
 export type { CheckProblem, ResultChecks, ResultDocument, ResultStatus } from './batch/result-file.js';
 export type { Question } from './batch/question.js';
 export { RUN_DEFAULTS } from './batch/run-settings.js';

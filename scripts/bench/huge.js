@@ -35,7 +35,12 @@ export async function benchHuge(section) {
 
   if (ROWS.includes('dry')) {
     const dry = await measured(dir, 'dry', [input, '--dry-run'], null, FILES);
-    section.add(`--dry-run of ${FILES}, peak RSS`, dry.mb, { unit: 'MB', digits: 1, atMost: 150, text: `${dry.mb?.toFixed(1)} MB (${(dry.wallMs / 1000).toFixed(0)} s)` });
+    section.add(`--dry-run of ${FILES}, peak RSS`, dry.mb, {
+      unit: 'MB',
+      digits: 1,
+      atMost: 150,
+      text: `${dry.mb?.toFixed(1)} MB (${(dry.wallMs / 1000).toFixed(0)} s)`,
+    });
     if (dry.planned !== FILES) section.problem(`--dry-run planned ${dry.planned} of ${FILES}: ${lastLine(dry.stderrTail)}`);
     rows.dry = dry;
   }
@@ -46,8 +51,17 @@ export async function benchHuge(section) {
       checkRun(section, small, small.statuses, FILES / 10);
       const big = await measured(dir, 'main', [input], emulator, FILES);
       checkRun(section, big, big.statuses, FILES);
-      section.add(`extract of ${FILES / 10}, peak RSS`, small.mb, { unit: 'MB', digits: 1, text: `${small.mb?.toFixed(1)} MB (${(small.wallMs / 1000).toFixed(0)} s)` });
-      section.add(`extract of ${FILES}, peak RSS`, big.mb, { unit: 'MB', digits: 1, atMost: 150, text: `${big.mb?.toFixed(1)} MB (${(big.wallMs / 1000).toFixed(0)} s, ${big.statuses.complete ?? 0} complete)` });
+      section.add(`extract of ${FILES / 10}, peak RSS`, small.mb, {
+        unit: 'MB',
+        digits: 1,
+        text: `${small.mb?.toFixed(1)} MB (${(small.wallMs / 1000).toFixed(0)} s)`,
+      });
+      section.add(`extract of ${FILES}, peak RSS`, big.mb, {
+        unit: 'MB',
+        digits: 1,
+        atMost: 150,
+        text: `${big.mb?.toFixed(1)} MB (${(big.wallMs / 1000).toFixed(0)} s, ${big.statuses.complete ?? 0} complete)`,
+      });
       const growth = big.mb !== null && small.mb !== null ? ((big.mb - small.mb) * 1e6) / (FILES - FILES / 10) : null;
       section.add(`growth per file, ${FILES / 10} to ${FILES}`, growth, { unit: 'bytes/file', digits: 0, atMost: 200 });
       section.add(`wall of ${FILES} / wall of ${FILES / 10}`, big.wallMs / small.wallMs, { digits: 2, atMost: 11 });
@@ -59,7 +73,12 @@ export async function benchHuge(section) {
       const again = await measured(dir, 'main', [input], emulator, FILES);
       checkRun(section, again, again.statuses, FILES);
       const sent = countedRequests(emulator) - before;
-      section.add(`the same extract again (all reused), peak RSS`, again.mb, { unit: 'MB', digits: 1, atMost: 150, text: `${again.mb?.toFixed(1)} MB (${(again.wallMs / 1000).toFixed(0)} s)` });
+      section.add(`the same extract again (all reused), peak RSS`, again.mb, {
+        unit: 'MB',
+        digits: 1,
+        atMost: 150,
+        text: `${again.mb?.toFixed(1)} MB (${(again.wallMs / 1000).toFixed(0)} s)`,
+      });
       section.add('  counted requests of the rerun', sent, { atMost: 0 });
       rows.rerun = { ...again, sent };
     }
@@ -73,7 +92,12 @@ export async function benchHuge(section) {
     const million = join(dir, 'million');
     writeTinyPngs(million, FILES * 10, { prefix: 'm', perFolder: (FILES * 10) / 1000 });
     const dry = await measured(dir, 'million', [million, '--dry-run'], null, FILES * 10);
-    section.add(`--dry-run of ${FILES * 10}, peak RSS`, dry.mb, { unit: 'MB', digits: 1, atMost: 200, text: `${dry.mb?.toFixed(1)} MB (${(dry.wallMs / 1000).toFixed(0)} s)` });
+    section.add(`--dry-run of ${FILES * 10}, peak RSS`, dry.mb, {
+      unit: 'MB',
+      digits: 1,
+      atMost: 200,
+      text: `${dry.mb?.toFixed(1)} MB (${(dry.wallMs / 1000).toFixed(0)} s)`,
+    });
     rows.million = dry;
   }
   section.details = { files: FILES, parallel: PARALLEL, rows: strip(rows) };
@@ -85,7 +109,10 @@ async function measured(dir, name, args, emulator, expected) {
   const statuses = {};
   let planned = null;
   const dry = args.includes('--dry-run');
-  const probe = peakRssProbe([cli, 'extract', ...args, '--out', join(home, 'out'), '--json', '--rate-limit', 'none', '--concurrency', String(PARALLEL)], join(home, 'rss.txt'));
+  const probe = peakRssProbe(
+    [cli, 'extract', ...args, '--out', join(home, 'out'), '--json', '--rate-limit', 'none', '--concurrency', String(PARALLEL)],
+    join(home, 'rss.txt'),
+  );
   mkdirSync(home, { recursive: true });
   const result = await run(probe.command, probe.args, {
     env: cliEnv(emulator, home),
@@ -102,7 +129,9 @@ async function measured(dir, name, args, emulator, expected) {
   const rss = probe.finish();
   const mb = rss.peakKiB === null ? null : (rss.peakKiB * 1024) / 1e6;
   // Each row as it ends: a run of this section takes long enough to want figures before the table.
-  process.stderr.write(`bench: huge ${name} (${args.filter((arg) => arg.startsWith('--')).join(' ') || 'extract'}): exit ${result.code ?? result.signal}, ${(result.wallMs / 1000).toFixed(0)} s, peak RSS ${mb?.toFixed(1)} MB, ${dry ? `planned ${planned}` : JSON.stringify(statuses)}\n`);
+  process.stderr.write(
+    `bench: huge ${name} (${args.filter((arg) => arg.startsWith('--')).join(' ') || 'extract'}): exit ${result.code ?? result.signal}, ${(result.wallMs / 1000).toFixed(0)} s, peak RSS ${mb?.toFixed(1)} MB, ${dry ? `planned ${planned}` : JSON.stringify(statuses)}\n`,
+  );
   return { ...result, statuses, planned, rss, mb };
 }
 
@@ -139,12 +168,20 @@ async function watchRow(section, dir, input, emulator) {
   const poll = setInterval(() => (peakKiB = Math.max(peakKiB, (pid && readStatusKiB(pid, 'VmHWM')) || 0)), 50);
   let firstPassMs = null;
   try {
-    await until(() => ready && counts.reused + counts.other >= FILES, Math.max(600_000, FILES * 60), () => `${counts.reused} of ${FILES} reused in the first pass`);
+    await until(
+      () => ready && counts.reused + counts.other >= FILES,
+      Math.max(600_000, FILES * 60),
+      () => `${counts.reused} of ${FILES} reused in the first pass`,
+    );
     firstPassMs = performance.now() - started;
     const newFolder = join(input, 'dropped');
     mkdirSync(newFolder, { recursive: true });
     for (const path of dropped) renameSync(path, join(newFolder, basename(path)));
-    await until(() => counts.complete >= DROP, 600_000, () => `${counts.complete} of ${DROP} dropped files taken`);
+    await until(
+      () => counts.complete >= DROP,
+      600_000,
+      () => `${counts.complete} of ${DROP} dropped files taken`,
+    );
   } catch (error) {
     section.problem(`watch: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
@@ -153,7 +190,12 @@ async function watchRow(section, dir, input, emulator) {
   }
   const result = await done;
   const mb = peakKiB ? (peakKiB * 1024) / 1e6 : null;
-  section.add(`watch on ${FILES} files then ${DROP} dropped, peak RSS`, mb, { unit: 'MB', digits: 1, atMost: 150, text: `${mb?.toFixed(1)} MB (first pass ${firstPassMs === null ? '?' : (firstPassMs / 1000).toFixed(0)} s; ${counts.complete} of ${DROP} new files taken)` });
+  section.add(`watch on ${FILES} files then ${DROP} dropped, peak RSS`, mb, {
+    unit: 'MB',
+    digits: 1,
+    atMost: 150,
+    text: `${mb?.toFixed(1)} MB (first pass ${firstPassMs === null ? '?' : (firstPassMs / 1000).toFixed(0)} s; ${counts.complete} of ${DROP} new files taken)`,
+  });
   section.add('  new files taken', counts.complete, { atLeast: DROP });
   if (result.code !== 130) section.problem(`watch ended with ${result.code ?? result.signal} after SIGTERM (expected 130): ${lastLine(result.stderrTail)}`);
   return { peakKiB, firstPassMs, counts };
@@ -169,18 +211,30 @@ async function resumeRow(section, dir, input, emulator) {
   let pid = null;
   const first = run(process.execPath, args, { env: cliEnv(emulator, home), timeoutMs: Math.max(600_000, FILES * 60), onSpawn: (spawned) => (pid = spawned) });
   // The positive signal: the emulator's own count of uploads received.
-  await until(() => emulator.counters.requestsByEndpoint.documents - uploadsBefore >= FILES / 2, Math.max(600_000, FILES * 60), () => `${emulator.counters.requestsByEndpoint.documents - uploadsBefore} uploads`);
+  await until(
+    () => emulator.counters.requestsByEndpoint.documents - uploadsBefore >= FILES / 2,
+    Math.max(600_000, FILES * 60),
+    () => `${emulator.counters.requestsByEndpoint.documents - uploadsBefore} uploads`,
+  );
   if (pid !== null) process.kill(-pid, 'SIGKILL');
   const killed = await first;
   const probe = peakRssProbe(args.slice(0), join(home, 'rss.txt'));
   const statuses = {};
-  const second = await run(probe.command, probe.args, { env: cliEnv(emulator, home), timeoutMs: Math.max(600_000, FILES * 60), onSpawn: probe.onSpawn, onStdoutLine: (line) => countStatus(statuses, line) });
+  const second = await run(probe.command, probe.args, {
+    env: cliEnv(emulator, home),
+    timeoutMs: Math.max(600_000, FILES * 60),
+    onSpawn: probe.onSpawn,
+    onStdoutLine: (line) => countStatus(statuses, line),
+  });
   const rss = probe.finish();
   checkRun(section, second, statuses, FILES);
   // This run's contents: each uploaded once, but those in flight when the process died (their answer was lost).
   const twice = Object.entries(emulator.counters.uploadsBySha256).filter(([sha, count]) => !shasBefore.has(sha) && count > 1).length;
   const mb = rss.peakKiB === null ? null : (rss.peakKiB * 1024) / 1e6;
-  section.add(`resume after kill -9 at ${FILES / 2} uploads`, statuses.complete ?? 0, { atLeast: FILES, text: `${statuses.complete ?? 0} of ${FILES} complete (killed: ${killed.signal ?? killed.code}; resume ${(second.wallMs / 1000).toFixed(0)} s, peak RSS ${mb?.toFixed(1)} MB)` });
+  section.add(`resume after kill -9 at ${FILES / 2} uploads`, statuses.complete ?? 0, {
+    atLeast: FILES,
+    text: `${statuses.complete ?? 0} of ${FILES} complete (killed: ${killed.signal ?? killed.code}; resume ${(second.wallMs / 1000).toFixed(0)} s, peak RSS ${mb?.toFixed(1)} MB)`,
+  });
   section.add('  contents uploaded twice (answers lost in the kill)', twice, { atMost: PARALLEL });
   return { killed: killed.signal ?? killed.code, statuses, rss, twice };
 }
@@ -194,5 +248,20 @@ async function until(condition, timeoutMs, progress) {
 }
 
 function strip(rows) {
-  return Object.fromEntries(Object.entries(rows).map(([name, row]) => [name, { wallMs: row.wallMs, peakMB: row.mb ?? null, statuses: row.statuses, planned: row.planned, twice: row.twice, sent: row.sent, counts: row.counts, firstPassMs: row.firstPassMs, rss: row.rss }]));
+  return Object.fromEntries(
+    Object.entries(rows).map(([name, row]) => [
+      name,
+      {
+        wallMs: row.wallMs,
+        peakMB: row.mb ?? null,
+        statuses: row.statuses,
+        planned: row.planned,
+        twice: row.twice,
+        sent: row.sent,
+        counts: row.counts,
+        firstPassMs: row.firstPassMs,
+        rss: row.rss,
+      },
+    ]),
+  );
 }

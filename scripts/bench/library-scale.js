@@ -21,7 +21,11 @@ try {
   const started = Date.now();
   const time = existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', 'maxrss_kib=%M'] : [];
   // Asynchronous: the emulator answers from this process while the child runs.
-  const { stdout, stderr } = await promisify(execFile)(time[0] ?? process.execPath, [...time.slice(1), ...(time.length ? [process.execPath] : []), child, emulator.url, input, dir], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const { stdout, stderr } = await promisify(execFile)(
+    time[0] ?? process.execPath,
+    [...time.slice(1), ...(time.length ? [process.execPath] : []), child, emulator.url, input, dir],
+    { encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
   const out = `${stdout.trim()} ${stderr.trim().split('\n').pop()}`;
   console.log(`${FILES} files: ${out} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
 } finally {

@@ -27,14 +27,21 @@ export async function benchMany(section) {
 
   const { minimumMakespanMs, requestsForDocument } = await fromDist('batch/admission.js');
   const { parseRateWindows } = await fromDist('batch/rate-windows.js');
-  const boundMs = minimumMakespanMs(files.reduce((sum, f) => sum + requestsForDocument(f.pages), 0), parseRateWindows(RATE_SPEC));
+  const boundMs = minimumMakespanMs(
+    files.reduce((sum, f) => sum + requestsForDocument(f.pages), 0),
+    parseRateWindows(RATE_SPEC),
+  );
   const one = await runCommands(section, dir, 'one', 1, files.length);
   const three = await runCommands(section, dir, 'three', COMMANDS, files.length);
   section.add('one command: makespan', one.wallMs / 1000, { unit: 's', digits: 1 });
   section.add(`${COMMANDS} commands at once: makespan (first start to last exit)`, three.wallMs / 1000, { unit: 's', digits: 1 });
   section.add('makespan ratio (three / one)', three.wallMs / one.wallMs, { digits: 3, atMost: 1.15 });
   // Issue 20: the whole within 4/3 of the earliest instant the windows allow the last request of the union of the work.
-  section.add('three: makespan / lower bound of the union', three.wallMs / boundMs, { digits: 3, atMost: 1.333, text: `${(three.wallMs / 1000).toFixed(1)} s / ${(boundMs / 1000).toFixed(1)} s = ${(three.wallMs / boundMs).toFixed(3)}` });
+  section.add('three: makespan / lower bound of the union', three.wallMs / boundMs, {
+    digits: 3,
+    atMost: 1.333,
+    text: `${(three.wallMs / 1000).toFixed(1)} s / ${(boundMs / 1000).toFixed(1)} s = ${(three.wallMs / boundMs).toFixed(3)}`,
+  });
   const requests = Object.values(three.counters.requestsByEndpoint).reduce((a, b) => a + b, 0);
   section.add('429s / requests', three.counters.rateLimited / requests, { digits: 3, atMost: 0.01, text: `${three.counters.rateLimited} / ${requests}` });
   const paidTwice = Object.values(three.counters.uploadsBySha256).filter((count) => count > 1).length;
@@ -47,7 +54,10 @@ export async function benchMany(section) {
     atMost: 1.333,
     text: `${(mixed.wallMs / 1000).toFixed(1)} s / ${(mixedBound / 1000).toFixed(1)} s = ${(mixed.wallMs / mixedBound).toFixed(3)}`,
   });
-  section.add('  the same: 429s / contents uploaded more than once / expired jobs', `${mixed.counters.rateLimited} / ${Object.values(mixed.counters.uploadsBySha256).filter((count) => count > 1).length} / ${mixed.counters.expiredJobs}`);
+  section.add(
+    '  the same: 429s / contents uploaded more than once / expired jobs',
+    `${mixed.counters.rateLimited} / ${Object.values(mixed.counters.uploadsBySha256).filter((count) => count > 1).length} / ${mixed.counters.expiredJobs}`,
+  );
   section.details = { one, three, mixed };
 }
 
@@ -71,21 +81,28 @@ async function runMixed(section, dir, files) {
   let watchDoneAt = 0;
   let allAnswered;
   const answeredAll = new Promise((resolve) => (allAnswered = resolve));
-  const watchRun = run(process.execPath, [cli, 'watch', join(base, 'inbox'), '--out', join(base, 'out-watch'), '--json', '--settle', '500ms', '--rate-limit', RATE_SPEC], {
-    env,
-    timeoutMs: 240_000,
-    onSpawn: (pid) => (watchPid = pid),
-    onStdoutLine: (line) => {
-      if (line.trim() === '') return;
-      watchAnswered += 1;
-      if (watchAnswered === folders.inbox.length) {
-        watchDoneAt = performance.now();
-        allAnswered();
-      }
+  const watchRun = run(
+    process.execPath,
+    [cli, 'watch', join(base, 'inbox'), '--out', join(base, 'out-watch'), '--json', '--settle', '500ms', '--rate-limit', RATE_SPEC],
+    {
+      env,
+      timeoutMs: 240_000,
+      onSpawn: (pid) => (watchPid = pid),
+      onStdoutLine: (line) => {
+        if (line.trim() === '') return;
+        watchAnswered += 1;
+        if (watchAnswered === folders.inbox.length) {
+          watchDoneAt = performance.now();
+          allAnswered();
+        }
+      },
     },
-  });
+  );
   const extracts = ['backlog-a', 'backlog-b'].map((name) =>
-    run(process.execPath, [cli, 'extract', join(base, name), '--out', join(base, `out-${name}`), '--json', '--rate-limit', RATE_SPEC], { env, timeoutMs: 120_000 }),
+    run(process.execPath, [cli, 'extract', join(base, name), '--out', join(base, `out-${name}`), '--json', '--rate-limit', RATE_SPEC], {
+      env,
+      timeoutMs: 120_000,
+    }),
   );
   const refresh = run(process.execPath, [cli, 'jobs', '--refresh', '--rate-limit', RATE_SPEC], { env, timeoutMs: 240_000 });
   const ended = await Promise.all(extracts);
@@ -94,9 +111,11 @@ async function runMixed(section, dir, files) {
   if (watchPid) process.kill(watchPid, 'SIGINT');
   const watched = await watchRun;
   const refreshed = await refresh;
-  for (const [i, result] of ended.entries()) if (result.code !== 0) section.problem(`mixed: extract ${i + 1} exited ${result.code ?? result.signal}: ${result.stderrTail.slice(-1500)}`);
+  for (const [i, result] of ended.entries())
+    if (result.code !== 0) section.problem(`mixed: extract ${i + 1} exited ${result.code ?? result.signal}: ${result.stderrTail.slice(-1500)}`);
   if (refreshed.code !== 0) section.problem(`mixed: jobs --refresh exited ${refreshed.code ?? refreshed.signal}: ${lastLine(refreshed.stderrTail)}`);
-  if (watched.code !== 130) section.problem(`mixed: watch exited ${watched.code ?? watched.signal} (expected 130 on SIGINT): ${watched.stderrTail.slice(-1500)}`);
+  if (watched.code !== 130)
+    section.problem(`mixed: watch exited ${watched.code ?? watched.signal} (expected 130 on SIGINT): ${watched.stderrTail.slice(-1500)}`);
   if (watchAnswered < folders.inbox.length) section.problem(`mixed: watch answered ${watchAnswered} of ${folders.inbox.length}`);
   const wallMs = Math.max(extractsDoneAt, watchDoneAt) - started;
   const counters = JSON.parse(JSON.stringify(emulator.counters));

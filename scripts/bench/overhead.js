@@ -27,14 +27,22 @@ export async function benchOverhead(section) {
     if (haveCurl) theirs.push(await withEmulator((emulator) => runCurlLoop(section, emulator, input)));
   }
   const oursMs = median(ours.map((r) => r.wallMs));
-  section.add('docextract wall (median)', oursMs / 1000, { unit: 's', digits: 2, text: `${(oursMs / 1000).toFixed(2)} s (${Math.round(FILES / (oursMs / 1000))} files/s; rounds ${list(ours)})` });
+  section.add('docextract wall (median)', oursMs / 1000, {
+    unit: 's',
+    digits: 2,
+    text: `${(oursMs / 1000).toFixed(2)} s (${Math.round(FILES / (oursMs / 1000))} files/s; rounds ${list(ours)})`,
+  });
   section.details = { files: FILES, parallel: PARALLEL, ours };
   if (!haveCurl) {
     section.add('curl loop wall', 'curl or xargs not on PATH: not measured');
     return;
   }
   const theirsMs = median(theirs.map((r) => r.wallMs));
-  section.add('curl loop wall (median)', theirsMs / 1000, { unit: 's', digits: 2, text: `${(theirsMs / 1000).toFixed(2)} s (${Math.round(FILES / (theirsMs / 1000))} files/s; rounds ${list(theirs)})` });
+  section.add('curl loop wall (median)', theirsMs / 1000, {
+    unit: 's',
+    digits: 2,
+    text: `${(theirsMs / 1000).toFixed(2)} s (${Math.round(FILES / (theirsMs / 1000))} files/s; rounds ${list(theirs)})`,
+  });
   section.add('ratio docextract / curl', oursMs / theirsMs, { digits: 2, atMost: 1.3 });
   section.details = { files: FILES, parallel: PARALLEL, ours, theirs, ratio: oursMs / theirsMs };
 }

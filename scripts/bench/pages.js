@@ -28,7 +28,10 @@ export async function benchPages(section, { counter: forced } = {}) {
   }
   const seconds = (performance.now() - started) / 1000;
   section.add('corpus', `${pdfs.length} PDFs (${(totalBytes / 1e6).toFixed(2)} MB) x ${rounds} rounds in ${seconds.toFixed(2)} s`);
-  section.add('pages counted per second', pages / seconds, { digits: 0, text: `${Math.round(pages / seconds).toLocaleString('en-US')} pages/s (${Math.round((pdfs.length * rounds) / seconds).toLocaleString('en-US')} files/s, ${((totalBytes * rounds) / 1e6 / seconds).toFixed(0)} MB/s)` });
+  section.add('pages counted per second', pages / seconds, {
+    digits: 0,
+    text: `${Math.round(pages / seconds).toLocaleString('en-US')} pages/s (${Math.round((pdfs.length * rounds) / seconds).toLocaleString('en-US')} files/s, ${((totalBytes * rounds) / 1e6 / seconds).toFixed(0)} MB/s)`,
+  });
 
   const reference = pickCounter(forced);
   const manifest = new Map(JSON.parse(readFileSync(join(CORPUS, 'manifest.json'), 'utf8')).files.map((f) => [f.name, f]));
@@ -43,12 +46,17 @@ export async function benchPages(section, { counter: forced } = {}) {
     else if (theirs === null) unverified.push(`${f.name} (ours ${f.ours})`);
     else if (theirs !== f.ours) mismatches.push(`${f.name}: ours ${f.ours}, ${reference.name} ${theirs}`);
   }
-  const againstManifest = pdfs.filter((f) => manifest.has(f.name) && (f.ours ?? null) !== f.manifest).map((f) => `${f.name}: ours ${f.ours}, manifest ${f.manifest}`);
+  const againstManifest = pdfs
+    .filter((f) => manifest.has(f.name) && (f.ours ?? null) !== f.manifest)
+    .map((f) => `${f.name}: ours ${f.ours}, manifest ${f.manifest}`);
   section.add('independent counter', reference.name);
   section.add('mismatches', mismatches.length, { equals: 0, text: mismatches.length ? `${mismatches.length}: ${mismatches.join('; ')}` : '0' });
   section.add('deferred to server (undefined)', deferred.length, { text: `${deferred.length}${deferred.length ? `: ${deferred.join('; ')}` : ''}` });
   if (unverified.length) section.add('not readable by the counter', unverified.length, { text: `${unverified.length}: ${unverified.join('; ')}` });
-  section.add('differences from manifest.json', againstManifest.length, { equals: 0, text: againstManifest.length ? `${againstManifest.length}: ${againstManifest.join('; ')}` : '0' });
+  section.add('differences from manifest.json', againstManifest.length, {
+    equals: 0,
+    text: againstManifest.length ? `${againstManifest.length}: ${againstManifest.join('; ')}` : '0',
+  });
   section.details = {
     rounds,
     seconds,

@@ -34,13 +34,14 @@ export async function benchRealWorld(section, { ttlMs }) {
   const files = await writeMixedBatch(join(dir, 'in'), BATCH);
   const needed = files.reduce((sum, f) => sum + requestsForDocument(f.pages), 0);
   const batchRun = (name, emulatorOptions, args = []) =>
-    runBatch(section, join(dir, name), join(dir, 'in'), files.length, { keys: [apiKey], rateLimits: WINDOWS, ttlMs, openJobCap: 5, latencyMs: LATENCY_MS, ...emulatorOptions }, [
-      '--rate-limit',
-      RATE_SPEC,
-      '--job-ttl',
-      `${ttlMs}ms`,
-      ...args,
-    ]);
+    runBatch(
+      section,
+      join(dir, name),
+      join(dir, 'in'),
+      files.length,
+      { keys: [apiKey], rateLimits: WINDOWS, ttlMs, openJobCap: 5, latencyMs: LATENCY_MS, ...emulatorOptions },
+      ['--rate-limit', RATE_SPEC, '--job-ttl', `${ttlMs}ms`, ...args],
+    );
 
   const probes = slotsHeldByOthers(section, join(dir, 'held'), ttlMs);
 
@@ -51,14 +52,28 @@ export async function benchRealWorld(section, { ttlMs }) {
   const leftToUs = WINDOWS.map((w) => ({ ...w, limit: Math.floor(w.limit * (1 - FOREIGN_SHARE)) }));
   const sharedBound = minimumMakespanMs(needed, parseRateWindows(leftToUs.map((w) => `${w.limit}/${w.windowMs}ms`).join(',')));
   const ours = shared.sent;
-  section.add('competitor on the key', `${foreignPerSecond}/s (${FOREIGN_SHARE * 100}% of ${RATE_SPEC}), ${shared.counters.foreignRequests} foreign requests during the run`);
-  section.add('share of our requests answered 429', shared.counters.rateLimited / ours, { digits: 3, atMost: 0.04, text: `${(shared.counters.rateLimited / ours).toFixed(3)} (${shared.counters.rateLimited} of ${ours})` });
-  section.add('efficiency against the capacity left to us', sharedBound / shared.wallMs, { digits: 3, atLeast: 0.85, text: `${(sharedBound / shared.wallMs).toFixed(3)} (bound ${(sharedBound / 1000).toFixed(1)} s at ${leftToUs.map((w) => `${w.limit}/${w.windowMs / 1000}s`).join(',')}, took ${(shared.wallMs / 1000).toFixed(1)} s)` });
+  section.add(
+    'competitor on the key',
+    `${foreignPerSecond}/s (${FOREIGN_SHARE * 100}% of ${RATE_SPEC}), ${shared.counters.foreignRequests} foreign requests during the run`,
+  );
+  section.add('share of our requests answered 429', shared.counters.rateLimited / ours, {
+    digits: 3,
+    atMost: 0.04,
+    text: `${(shared.counters.rateLimited / ours).toFixed(3)} (${shared.counters.rateLimited} of ${ours})`,
+  });
+  section.add('efficiency against the capacity left to us', sharedBound / shared.wallMs, {
+    digits: 3,
+    atLeast: 0.85,
+    text: `${(sharedBound / shared.wallMs).toFixed(3)} (bound ${(sharedBound / 1000).toFixed(1)} s at ${leftToUs.map((w) => `${w.limit}/${w.windowMs / 1000}s`).join(',')}, took ${(shared.wallMs / 1000).toFixed(1)} s)`,
+  });
 
   // b. The server's clock ahead and behind.
   const plain = await batchRun('no-skew', {});
   const bound = minimumMakespanMs(needed, parseRateWindows(RATE_SPEC));
-  section.add('efficiency, no skew', bound / plain.wallMs, { digits: 3, text: `${(bound / plain.wallMs).toFixed(3)} (${(plain.wallMs / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ${plain.counters.rateLimited} 429s)` });
+  section.add('efficiency, no skew', bound / plain.wallMs, {
+    digits: 3,
+    text: `${(bound / plain.wallMs).toFixed(3)} (${(plain.wallMs / 1000).toFixed(1)} s, bound ${(bound / 1000).toFixed(1)} s, ${plain.counters.rateLimited} 429s)`,
+  });
   for (const skew of [SKEW_MS, -SKEW_MS]) {
     const skewed = await batchRun(`skew${skew}`, { clockSkewMs: skew });
     const relative = plain.wallMs / skewed.wallMs;
@@ -73,13 +88,27 @@ export async function benchRealWorld(section, { ttlMs }) {
   // c. Answers that take seconds.
   const slowDir = join(dir, 'slow');
   writeTinyPngs(join(slowDir, 'in'), SLOW.files, { prefix: 'slow' });
-  const slow = await runBatch(section, slowDir, join(slowDir, 'in'), SLOW.files, { keys: [apiKey], rateLimits: SLOW.windows, latencyMs: { documents: SLOW.latency } }, ['--rate-limit', SLOW.spec]);
+  const slow = await runBatch(
+    section,
+    slowDir,
+    join(slowDir, 'in'),
+    SLOW.files,
+    { keys: [apiKey], rateLimits: SLOW.windows, latencyMs: { documents: SLOW.latency } },
+    ['--rate-limit', SLOW.spec],
+  );
   const slowBound = minimumMakespanMs(SLOW.files, parseRateWindows(SLOW.spec));
-  section.add('answers of 1.5-2.5 s, 60/10s: efficiency', slowBound / slow.wallMs, { digits: 3, atLeast: 0.8, text: `${(slowBound / slow.wallMs).toFixed(3)} (${SLOW.files} files, ${(slow.wallMs / 1000).toFixed(1)} s, bound ${(slowBound / 1000).toFixed(1)} s, default concurrency, ${slow.counters.rateLimited} 429s)` });
+  section.add('answers of 1.5-2.5 s, 60/10s: efficiency', slowBound / slow.wallMs, {
+    digits: 3,
+    atLeast: 0.8,
+    text: `${(slowBound / slow.wallMs).toFixed(3)} (${SLOW.files} files, ${(slow.wallMs / 1000).toFixed(1)} s, bound ${(slowBound / 1000).toFixed(1)} s, default concurrency, ${slow.counters.rateLimited} 429s)`,
+  });
 
   // d. Slots held by others.
   const held = await probes;
-  section.add('slots held by others: probes in the first 75 s', held.probes, { atMost: 4, text: `${held.probes} (synchronous files ${held.syncDone}/${held.syncFiles} complete, "held by jobs outside this run" said ${held.said} time(s))` });
+  section.add('slots held by others: probes in the first 75 s', held.probes, {
+    atMost: 4,
+    text: `${held.probes} (synchronous files ${held.syncDone}/${held.syncFiles} complete, "held by jobs outside this run" said ${held.said} time(s))`,
+  });
   section.details = { needed, shared: shared.details, plain: plain.details, slow: slow.details, held };
 }
 
@@ -96,25 +125,53 @@ async function runBatch(section, dir, inDir, expected, emulatorOptions, args) {
   checkRun(section, result, statuses, expected);
   const byEndpoint = counters.requestsByEndpoint;
   const sent = byEndpoint.documents + byEndpoint.process + byEndpoint.result;
-  return { wallMs: result.wallMs, counters, sent, details: { wallMs: Math.round(result.wallMs), sent, rateLimited: counters.rateLimited, statuses, exit: result.code } };
+  return {
+    wallMs: result.wallMs,
+    counters,
+    sent,
+    details: { wallMs: Math.round(result.wallMs), sent, rateLimited: counters.rateLimited, statuses, exit: result.code },
+  };
 }
 
 /** Five foreign jobs hold every slot for hours; a batch of 12 images and 2 long PDFs, --slot-wait 75s. */
 async function slotsHeldByOthers(section, dir, ttlMs) {
   const log = [];
-  const emulator = await startTrackedEmulator({ keys: [apiKey], rateLimits: WINDOWS, openJobCap: 5, foreignJobs: { count: 5, ttlMs: 4 * 3_600_000 }, onRequest: (entry) => log.push(entry) });
+  const emulator = await startTrackedEmulator({
+    keys: [apiKey],
+    rateLimits: WINDOWS,
+    openJobCap: 5,
+    foreignJobs: { count: 5, ttlMs: 4 * 3_600_000 },
+    onRequest: (entry) => log.push(entry),
+  });
   const syncFiles = 12;
   writeTinyPngs(join(dir, 'in'), syncFiles, { prefix: 'held' });
   const { makeTextPdf } = await import('../../fixtures/pdf-builders.js');
   for (const pages of [6, 9]) writeFileSync(join(dir, 'in', `long-${pages}p.pdf`), await makeTextPdf(pages, { title: `held ${pages}` }));
   const statuses = {};
   let stderr = '';
-  const result = await run(process.execPath, [cli, 'extract', join(dir, 'in'), '--out', join(dir, 'out'), '--json', '--rate-limit', RATE_SPEC, '--job-ttl', `${ttlMs}ms`, '--slot-wait', `${PROBE_WINDOW_MS}ms`], {
-    env: cliEnv(emulator, dir),
-    onStderrLine: (line) => (stderr += `${line}\n`),
-    timeoutMs: PROBE_WINDOW_MS + 60_000,
-    onStdoutLine: (line) => countStatus(statuses, line),
-  });
+  const result = await run(
+    process.execPath,
+    [
+      cli,
+      'extract',
+      join(dir, 'in'),
+      '--out',
+      join(dir, 'out'),
+      '--json',
+      '--rate-limit',
+      RATE_SPEC,
+      '--job-ttl',
+      `${ttlMs}ms`,
+      '--slot-wait',
+      `${PROBE_WINDOW_MS}ms`,
+    ],
+    {
+      env: cliEnv(emulator, dir),
+      onStderrLine: (line) => (stderr += `${line}\n`),
+      timeoutMs: PROBE_WINDOW_MS + 60_000,
+      onStdoutLine: (line) => countStatus(statuses, line),
+    },
+  );
   await stopEmulator(emulator);
   if (result.code !== 4) section.problem(`slots held by others: expected exit 4 (splits skipped after --slot-wait), got ${result.code ?? result.signal}`);
   const first = Math.min(...log.map((e) => e.at - e.durationMs));

@@ -45,8 +45,16 @@ async function memoryUnderOversizedAnswers(section, dir) {
     onRequest: (entry) => log.push(entry),
   });
   const statuses = {};
-  const probe = peakRssProbe([cli, 'extract', join(dir, 'in'), '--out', join(dir, 'out'), '--json', '--rate-limit', 'none', ...RETRY_FLAGS], join(dir, 'rss.txt'));
-  const result = await run(probe.command, probe.args, { env: cliEnv(emulator, dir), timeoutMs: 240_000, onSpawn: probe.onSpawn, onStdoutLine: (line) => countStatus(statuses, line) });
+  const probe = peakRssProbe(
+    [cli, 'extract', join(dir, 'in'), '--out', join(dir, 'out'), '--json', '--rate-limit', 'none', ...RETRY_FLAGS],
+    join(dir, 'rss.txt'),
+  );
+  const result = await run(probe.command, probe.args, {
+    env: cliEnv(emulator, dir),
+    timeoutMs: 240_000,
+    onSpawn: probe.onSpawn,
+    onStdoutLine: (line) => countStatus(statuses, line),
+  });
   const rss = probe.finish();
   const counters = JSON.parse(JSON.stringify(emulator.counters));
   await stopEmulator(emulator);
@@ -54,12 +62,32 @@ async function memoryUnderOversizedAnswers(section, dir) {
   const results = log.filter((e) => e.endpoint === 'result');
   const lies = results.filter((e) => e.fault === 'oversized_body' || e.fault === 'gzip_bomb');
   const streamed = lies.filter((e) => e.fault === 'oversized_body').reduce((sum, e) => sum + (e.bodyBytes ?? 0), 0);
-  section.add('oversized answers: batch', `${files.length} PDFs of 4-21 pages (${pages} pages); 1.5 GiB bodies or gzip bombs (1.5 MB inflating to 1.5 GiB) on ${lies.length} of ${results.length} result answers (${counters.faultsInjected['result.oversized_body'] ?? 0} bodies, ${counters.faultsInjected['result.gzip_bomb'] ?? 0} bombs)`);
+  section.add(
+    'oversized answers: batch',
+    `${files.length} PDFs of 4-21 pages (${pages} pages); 1.5 GiB bodies or gzip bombs (1.5 MB inflating to 1.5 GiB) on ${lies.length} of ${results.length} result answers (${counters.faultsInjected['result.oversized_body'] ?? 0} bodies, ${counters.faultsInjected['result.gzip_bomb'] ?? 0} bombs)`,
+  );
   section.add('  peak RSS of the CLI', rss.peakKiB === null ? null : (rss.peakKiB * 1024) / MB, { unit: 'MB', digits: 1, atMost: 300 });
-  section.add('  pages complete', Math.round(pagesComplete(join(dir, 'out'), files)), { equals: pages, text: `${pagesComplete(join(dir, 'out'), files)} / ${pages} (${statuses.complete ?? 0} of ${files.length} files complete, exit ${result.code})` });
-  section.add('  body bytes the emulator wrote before the CLI hung up', streamed / MB, { unit: 'MB', digits: 0, text: `${(streamed / MB).toFixed(0)} MB over ${lies.filter((e) => e.fault === 'oversized_body').length} oversized answers (of ${((1.5 * 2 ** 30) / MB).toFixed(0)} MB each)` });
+  section.add('  pages complete', Math.round(pagesComplete(join(dir, 'out'), files)), {
+    equals: pages,
+    text: `${pagesComplete(join(dir, 'out'), files)} / ${pages} (${statuses.complete ?? 0} of ${files.length} files complete, exit ${result.code})`,
+  });
+  section.add('  body bytes the emulator wrote before the CLI hung up', streamed / MB, {
+    unit: 'MB',
+    digits: 0,
+    text: `${(streamed / MB).toFixed(0)} MB over ${lies.filter((e) => e.fault === 'oversized_body').length} oversized answers (of ${((1.5 * 2 ** 30) / MB).toFixed(0)} MB each)`,
+  });
   checkRun(section, result, statuses, files.length);
-  return { files: files.length, pages, resultAnswers: results.length, lies: lies.length, streamedBytes: streamed, rss, statuses, exitCode: result.code, wallMs: result.wallMs };
+  return {
+    files: files.length,
+    pages,
+    resultAnswers: results.length,
+    lies: lies.length,
+    streamedBytes: streamed,
+    rss,
+    statuses,
+    exitCode: result.code,
+    wallMs: result.wallMs,
+  };
 }
 
 /** Pages of the batch whose result files are complete. */
@@ -84,7 +112,10 @@ async function resetStyles(section, dir) {
   const files = await writeMixedBatch(join(dir, 'in'), { small: 40, longPages: [4, 7, 12, 21] });
   const needed = files.reduce((sum, f) => sum + requestsForDocument(f.pages), 0);
   const boundMs = minimumMakespanMs(needed, parseRateWindows(RATE_SPEC));
-  section.add('Reset styles: batch', `${files.length} files (${needed} requests) under ${RATE_SPEC}, 5 % injected 429s on documents and process; lower bound ${(boundMs / 1000).toFixed(1)} s`);
+  section.add(
+    'Reset styles: batch',
+    `${files.length} files (${needed} requests) under ${RATE_SPEC}, 5 % injected 429s on documents and process; lower bound ${(boundMs / 1000).toFixed(1)} s`,
+  );
   const runs = {};
   for (const style of RESET_STYLES) {
     const styleDir = join(dir, style);
@@ -100,29 +131,52 @@ async function resetStyles(section, dir) {
       onRequest: (entry) => log.push(entry),
     });
     const statuses = {};
-    const result = await run(process.execPath, [cli, 'extract', join(dir, 'in'), '--out', join(styleDir, 'out'), '--json', '--rate-limit', RATE_SPEC, ...RETRY_FLAGS], {
-      env: cliEnv(emulator, styleDir),
-      timeoutMs: 240_000,
-      onStdoutLine: (line) => countStatus(statuses, line),
-      onStderrLine: (line) => {
-        const wait = announcedWaitMs(line);
-        if (wait !== null) announced.push(wait);
+    const result = await run(
+      process.execPath,
+      [cli, 'extract', join(dir, 'in'), '--out', join(styleDir, 'out'), '--json', '--rate-limit', RATE_SPEC, ...RETRY_FLAGS],
+      {
+        env: cliEnv(emulator, styleDir),
+        timeoutMs: 240_000,
+        onStdoutLine: (line) => countStatus(statuses, line),
+        onStderrLine: (line) => {
+          const wait = announcedWaitMs(line);
+          if (wait !== null) announced.push(wait);
+        },
       },
-    });
+    );
     const counters = JSON.parse(JSON.stringify(emulator.counters));
     await stopEmulator(emulator);
-    if (result.code !== 0 || (statuses.complete ?? 0) !== files.length) section.problem(`Reset ${style}: exit ${result.code ?? result.signal}, ${JSON.stringify(statuses)}; ${lastLine(result.stderrTail)}`);
-    runs[style] = { wallMs: result.wallMs, efficiency: boundMs / result.wallMs, announced, longestSilenceMs: longestSilence(log), rateLimited: counters.rateLimited, statuses };
+    if (result.code !== 0 || (statuses.complete ?? 0) !== files.length)
+      section.problem(`Reset ${style}: exit ${result.code ?? result.signal}, ${JSON.stringify(statuses)}; ${lastLine(result.stderrTail)}`);
+    runs[style] = {
+      wallMs: result.wallMs,
+      efficiency: boundMs / result.wallMs,
+      announced,
+      longestSilenceMs: longestSilence(log),
+      rateLimited: counters.rateLimited,
+      statuses,
+    };
   }
   const spec = runs.epoch;
   for (const style of RESET_STYLES) {
     const r = runs[style];
     const label = style === 'epoch' ? 'Reset epoch s (the spec)' : `Reset ${style}`;
-    section.add(`  ${label}: efficiency`, r.efficiency, { digits: 3, text: `${r.efficiency.toFixed(3)} (${(r.wallMs / 1000).toFixed(1)} s, ${r.rateLimited} 429s)` });
+    section.add(`  ${label}: efficiency`, r.efficiency, {
+      digits: 3,
+      text: `${r.efficiency.toFixed(3)} (${(r.wallMs / 1000).toFixed(1)} s, ${r.rateLimited} 429s)`,
+    });
     if (style !== 'epoch') section.add(`  ${label}: efficiency / the spec's`, r.efficiency / spec.efficiency, { digits: 3, atLeast: 0.8 });
     const longestAnnounced = r.announced.length ? Math.max(...r.announced) : 0;
-    section.add(`  ${label}: longest wait announced`, longestAnnounced / 1000, { unit: 's', atMost: LONGEST_WINDOW_MS / 1000, text: r.announced.length ? `${longestAnnounced / 1000} s` : 'none (waits under 5 s are not announced)' });
-    section.add(`  ${label}: longest silence between requests`, r.longestSilenceMs / 1000, { unit: 's', digits: 1, atMost: (LONGEST_WINDOW_MS + 1_000) / 1000 });
+    section.add(`  ${label}: longest wait announced`, longestAnnounced / 1000, {
+      unit: 's',
+      atMost: LONGEST_WINDOW_MS / 1000,
+      text: r.announced.length ? `${longestAnnounced / 1000} s` : 'none (waits under 5 s are not announced)',
+    });
+    section.add(`  ${label}: longest silence between requests`, r.longestSilenceMs / 1000, {
+      unit: 's',
+      digits: 1,
+      atMost: (LONGEST_WINDOW_MS + 1_000) / 1000,
+    });
   }
   return { files: files.length, needed, boundMs, runs };
 }
@@ -145,7 +199,10 @@ function longestSilence(log) {
 
 /** `npm run fuzz` for a short duration; its summary says how many fault mixes ran and what broke. */
 async function fuzzRun(section, summaryPath) {
-  const result = await run(process.execPath, [join(root, 'scripts/fuzz.js'), '--duration', FUZZ_DURATION, '--summary', summaryPath], { cwd: root, timeoutMs: 300_000 });
+  const result = await run(process.execPath, [join(root, 'scripts/fuzz.js'), '--duration', FUZZ_DURATION, '--summary', summaryPath], {
+    cwd: root,
+    timeoutMs: 300_000,
+  });
   let summary;
   try {
     summary = JSON.parse(readFileSync(summaryPath, 'utf8'));
@@ -155,7 +212,9 @@ async function fuzzRun(section, summaryPath) {
   }
   const faults = Object.values(summary.faultsMet).reduce((a, b) => a + b, 0);
   const kinds = new Set(Object.keys(summary.faultsMet).map((name) => name.split('.')[1]));
-  section.add('fuzz suite: random fault mixes (runs)', summary.runs, { text: `${summary.runs} in ${summary.seconds} s from seed ${summary.seed} (npm run fuzz -- --duration ${FUZZ_DURATION} --seed ${summary.seed})` });
+  section.add('fuzz suite: random fault mixes (runs)', summary.runs, {
+    text: `${summary.runs} in ${summary.seconds} s from seed ${summary.seed} (npm run fuzz -- --duration ${FUZZ_DURATION} --seed ${summary.seed})`,
+  });
   section.add('  faults that took effect', faults, { text: `${faults}, of ${kinds.size} kinds` });
   section.add('  invariant violations', summary.violations, { equals: 0 });
   return summary;

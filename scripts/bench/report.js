@@ -57,8 +57,15 @@ export function formatTable(sections) {
     if (first) rows.push([section.title, '(nothing measured)', '', '', '']);
   }
   const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => [...row[col]].length)));
-  const line = (row) => row.map((cell, col) => cell + ' '.repeat(widths[col] - [...cell].length)).join('  ').trimEnd();
-  const rule = widths.map((w) => '-'.repeat(w)).join('  ').trimEnd();
+  const line = (row) =>
+    row
+      .map((cell, col) => cell + ' '.repeat(widths[col] - [...cell].length))
+      .join('  ')
+      .trimEnd();
+  const rule = widths
+    .map((w) => '-'.repeat(w))
+    .join('  ')
+    .trimEnd();
   return [line(rows[0]), rule, ...rows.slice(1).map(line)].join('\n');
 }
 

@@ -30,7 +30,8 @@ export async function benchScale(section) {
   } catch {
     // reported below
   }
-  if (dryRun.code !== 0 || planned !== FILES) section.problem(`--dry-run: exit ${dryRun.code ?? dryRun.signal}, planned ${planned} of ${FILES} files; ${lastLine(dryRun.stderrTail)}`);
+  if (dryRun.code !== 0 || planned !== FILES)
+    section.problem(`--dry-run: exit ${dryRun.code ?? dryRun.signal}, planned ${planned} of ${FILES} files; ${lastLine(dryRun.stderrTail)}`);
   section.add(`--dry-run over ${FILES} files (glob + preflight)`, dryRun.wallMs / 1000, { unit: 's', digits: 2 });
   section.add('--dry-run peak RSS', kibToMB(dryRss.peakKiB), { unit: 'MB', digits: 1 });
 
@@ -50,10 +51,24 @@ export async function benchScale(section) {
   const uploads = emulator.counters.requestsByEndpoint.documents;
   await stopEmulator(emulator);
   checkRun(section, extract, statuses, FILES);
-  section.add(`extract wall (P = ${PARALLEL}, no limits)`, extract.wallMs / 1000, { unit: 's', digits: 1, text: `${(extract.wallMs / 1000).toFixed(1)} s (${uploads} uploads, ${Math.round(FILES / (extract.wallMs / 1000))} files/s)` });
+  section.add(`extract wall (P = ${PARALLEL}, no limits)`, extract.wallMs / 1000, {
+    unit: 's',
+    digits: 1,
+    text: `${(extract.wallMs / 1000).toFixed(1)} s (${uploads} uploads, ${Math.round(FILES / (extract.wallMs / 1000))} files/s)`,
+  });
   section.add('extract peak RSS', kibToMB(rss.peakKiB), { unit: 'MB', digits: 1, atMost: 150 });
   section.add('  how measured', rssMethod(rss));
-  section.details = { files: FILES, pdfs, parallel: PARALLEL, dryRunMs: dryRun.wallMs, dryRunRss: dryRss, extractMs: extract.wallMs, extractRss: rss, uploads, statuses };
+  section.details = {
+    files: FILES,
+    pdfs,
+    parallel: PARALLEL,
+    dryRunMs: dryRun.wallMs,
+    dryRunRss: dryRss,
+    extractMs: extract.wallMs,
+    extractRss: rss,
+    uploads,
+    statuses,
+  };
 }
 
 /** Every fifth file a 1-page PDF (so preflight counts pages too), the rest tiny PNGs; all distinct. */

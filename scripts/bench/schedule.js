@@ -73,8 +73,17 @@ export async function benchSchedule(section, { ttlMs }) {
   const pages = files.reduce((sum, f) => sum + f.pages, 0);
 
   section.add('batch', `${files.length} files (${SMALL_FILES} images/short PDFs, ${long.length} PDFs of 4-${largest} p), ${pages} pages`);
-  section.add('limits', `${RATE_SPEC}, TTL ${ttlMs / 1000}s, 5 open jobs, latency ${Object.entries(LATENCY_MS).map(([k, v]) => `${k} ${v}ms`).join(' ')}`);
-  section.add('lower bound (minimumMakespanMs)', boundMs / 1000, { unit: 's', digits: 1, text: `${(boundMs / 1000).toFixed(1)} s (formula floor((${neededTotal}-1)/${tight.limit})*${tight.windowMs / 1000}s = ${formulaMs / 1000} s)` });
+  section.add(
+    'limits',
+    `${RATE_SPEC}, TTL ${ttlMs / 1000}s, 5 open jobs, latency ${Object.entries(LATENCY_MS)
+      .map(([k, v]) => `${k} ${v}ms`)
+      .join(' ')}`,
+  );
+  section.add('lower bound (minimumMakespanMs)', boundMs / 1000, {
+    unit: 's',
+    digits: 1,
+    text: `${(boundMs / 1000).toFixed(1)} s (formula floor((${neededTotal}-1)/${tight.limit})*${tight.windowMs / 1000}s = ${formulaMs / 1000} s)`,
+  });
   section.add('makespan (CLI wall, spawn to exit)', result.wallMs / 1000, { unit: 's', digits: 1 });
   section.add('request span (first arrival to last answer)', spanMs / 1000, { unit: 's', digits: 1 });
   section.add('efficiency = bound / makespan', boundMs / result.wallMs, { digits: 3, atLeast: 0.9 });
@@ -86,11 +95,31 @@ export async function benchSchedule(section, { ttlMs }) {
   const limited = log.filter((e) => e.status === 429).map((e) => `${e.endpoint} ${e.code} at ${((e.at - e.durationMs - firstArrival) / 1000).toFixed(2)} s`);
   section.add('429s', counters.rateLimited, { equals: 0, text: `${counters.rateLimited}${limited.length ? ` (${limited.join('; ')})` : ''}` });
   const lag = sendLag(join(dir, 'state'), log);
-  if (lag) section.add('send-log stamp to server arrival', lag.maxMs, { text: `median ${lag.medianMs} ms, max ${lag.maxMs} ms over ${lag.pairs} requests, approx. (the gate's default guard here is ${defaultGuardMs(parseRateWindows(RATE_SPEC))} ms)` });
+  if (lag)
+    section.add('send-log stamp to server arrival', lag.maxMs, {
+      text: `median ${lag.medianMs} ms, max ${lag.maxMs} ms over ${lag.pairs} requests, approx. (the gate's default guard here is ${defaultGuardMs(parseRateWindows(RATE_SPEC))} ms)`,
+    });
   section.add('expired jobs', counters.expiredJobs, { equals: 0 });
   section.add('jobs left unfinalized', unfinalized, { equals: 0 });
-  section.add('longest job life / TTL', lives.length ? Math.max(...lives) / ttlMs : null, { digits: 2, text: lives.length ? `${(Math.max(...lives) / 1000).toFixed(1)} s / ${ttlMs / 1000} s` : 'n/a' });
-  section.details = { sendLag: lag, rateLimited: limited, files: files.length, long: long.map((f) => f.pages), needed, neededTotal, boundMs, formulaMs, wallMs: result.wallMs, spanMs, counters, statuses, exitCode: result.code };
+  section.add('longest job life / TTL', lives.length ? Math.max(...lives) / ttlMs : null, {
+    digits: 2,
+    text: lives.length ? `${(Math.max(...lives) / 1000).toFixed(1)} s / ${ttlMs / 1000} s` : 'n/a',
+  });
+  section.details = {
+    sendLag: lag,
+    rateLimited: limited,
+    files: files.length,
+    long: long.map((f) => f.pages),
+    needed,
+    neededTotal,
+    boundMs,
+    formulaMs,
+    wallMs: result.wallMs,
+    spanMs,
+    counters,
+    statuses,
+    exitCode: result.code,
+  };
   checkRun(section, result, statuses, files.length);
 }
 
@@ -105,7 +134,11 @@ function sendLag(stateDir, log) {
   try {
     const name = readdirSync(stateDir).find((n) => /^sends-.*\.log$/.test(n));
     if (name === undefined) return null;
-    const stamps = readFileSync(join(stateDir, name), 'utf8').split('\n').filter(Boolean).map(Number).sort((a, b) => a - b);
+    const stamps = readFileSync(join(stateDir, name), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
+      .sort((a, b) => a - b);
     if (stamps.length === 0 || stamps.some((t) => !Number.isFinite(t))) return null;
     const used = new Set();
     const lags = [];

@@ -56,7 +56,11 @@ async function latency(section, home, emulator) {
     writtenAt.set(name, performance.now());
     await sleep(LATENCY_GAP_MS);
   }
-  await until(() => delays.length === LATENCY_FILES, 30_000, () => `${delays.length} of ${LATENCY_FILES} results`);
+  await until(
+    () => delays.length === LATENCY_FILES,
+    30_000,
+    () => `${delays.length} of ${LATENCY_FILES} results`,
+  );
   await watch.stop(section, LATENCY_FILES);
   const sorted = [...delays].sort((a, b) => a - b);
   const p95 = sorted[Math.ceil(0.95 * sorted.length) - 1];
@@ -93,7 +97,11 @@ async function burst(section, home, emulator) {
   });
   await watch.ready;
   for (const path of files) renameSync(path, join(inbox, basename(path)));
-  await until(() => watchTimes.length === BURST, 120_000, () => `${watchTimes.length} of ${BURST} results`);
+  await until(
+    () => watchTimes.length === BURST,
+    120_000,
+    () => `${watchTimes.length} of ${BURST} results`,
+  );
   await watch.stop(section, BURST);
   const watchRate = rateOf(watchTimes);
   section.add(`extract, ${BURST} files (first result to last)`, extractRate, { unit: 'files/s' });
@@ -127,10 +135,17 @@ async function newFolders(section, home, emulator) {
       for (let i = 0; i < ${RACE_FILES_PER_FOLDER}; i++) writeFileSync(join(folder, 'p-' + i + '.png'), Buffer.concat([png, Buffer.from('race ' + f + ' ' + i)]));
     }`;
   await run(process.execPath, ['-e', writer], { env: process.env, timeoutMs: 60_000 });
-  await until(() => results.size === total, (PASS_S + SETTLE_S + 60) * 1000, () => `${results.size} of ${total} results`).catch(() => undefined);
+  await until(
+    () => results.size === total,
+    (PASS_S + SETTLE_S + 60) * 1000,
+    () => `${results.size} of ${total} results`,
+  ).catch(() => undefined);
   const seconds = (performance.now() - started) / 1000;
   await watch.stop(section, results.size);
-  section.add(`files missed, ${total} in ${RACE_FOLDERS} new folders filled at once`, total - results.size, { atMost: 0, text: `${total - results.size} of ${total} (all results in ${seconds.toFixed(1)} s)` });
+  section.add(`files missed, ${total} in ${RACE_FOLDERS} new folders filled at once`, total - results.size, {
+    atMost: 0,
+    text: `${total - results.size} of ${total} (all results in ${seconds.toFixed(1)} s)`,
+  });
   section.details.newFolders = { total, results: results.size, seconds };
 }
 
@@ -161,9 +176,17 @@ async function unreported(section, home, emulator) {
     writeFileSync(join(inbox, name), tinyPng(`unreported ${i}`));
     writtenAt.set(name, performance.now());
   }
-  await until(() => delays.length === UNREPORTED_AT_S.length, (PASS_S + SETTLE_S + 30) * 1000, () => `${delays.length} of ${UNREPORTED_AT_S.length} results`);
+  await until(
+    () => delays.length === UNREPORTED_AT_S.length,
+    (PASS_S + SETTLE_S + 30) * 1000,
+    () => `${delays.length} of ${UNREPORTED_AT_S.length} results`,
+  );
   await watch.stop(section, UNREPORTED_AT_S.length);
-  section.add(`unreported file -> result, worst of ${UNREPORTED_AT_S.length} (pass ${PASS_S} s + settle ${SETTLE_S} s)`, Math.max(...delays) / 1000, { unit: 's', digits: 1, atMost: PASS_S + SETTLE_S + 1 });
+  section.add(`unreported file -> result, worst of ${UNREPORTED_AT_S.length} (pass ${PASS_S} s + settle ${SETTLE_S} s)`, Math.max(...delays) / 1000, {
+    unit: 's',
+    digits: 1,
+    atMost: PASS_S + SETTLE_S + 1,
+  });
   section.details.unreportedMs = delays.map(Math.round);
 }
 
@@ -177,9 +200,15 @@ async function memory(section, home, emulator) {
   mkdirSync(inbox, { recursive: true });
   const files = writeTinyPngs(staging, MEMORY_FILES, { prefix: 'mem', perFolder: MEMORY_BATCH });
   let done = 0;
-  const watch = startWatch(emulator, home, inbox, (outcome) => {
-    if (outcome.status === 'complete') done += 1;
-  }, ['--move-done', join(home, 'done')]);
+  const watch = startWatch(
+    emulator,
+    home,
+    inbox,
+    (outcome) => {
+      if (outcome.status === 'complete') done += 1;
+    },
+    ['--move-done', join(home, 'done')],
+  );
   await watch.ready;
   const pid = watch.pid();
   let peakKiB = 0;
@@ -191,7 +220,11 @@ async function memory(section, home, emulator) {
     for (let batch = 0; batch < MEMORY_FILES / MEMORY_BATCH; batch++) {
       for (const path of files.slice(batch * MEMORY_BATCH, (batch + 1) * MEMORY_BATCH)) renameSync(path, join(inbox, basename(path)));
       const target = (batch + 1) * MEMORY_BATCH;
-      await until(() => done === target, 120_000, () => `${done} of ${target} results`);
+      await until(
+        () => done === target,
+        120_000,
+        () => `${done} of ${target} results`,
+      );
       rssAfter.push(readStatusKiB(pid, 'VmRSS'));
     }
     peakKiB = Math.max(peakKiB, readStatusKiB(pid, 'VmHWM') ?? 0);

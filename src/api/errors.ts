@@ -111,70 +111,94 @@ export class ApiError extends DocextractApiError {
  * `page_limit_exceeded` past 150 pages; a missing `job_id` on `process` and
  * `result`). Final: the same request gets the same answer, so fix the input.
  */
-export class BadRequestError extends ApiError { override readonly name: string = 'BadRequestError'; }
+export class BadRequestError extends ApiError {
+  override readonly name: string = 'BadRequestError';
+}
 /**
  * 401: the key is missing, invalid or inactive (`invalid_api_key`), or
  * expired (`expired_api_key`). Final for every request with this key: stop
  * and fix the key.
  */
-export class AuthenticationError extends ApiError { override readonly name: string = 'AuthenticationError'; }
+export class AuthenticationError extends ApiError {
+  override readonly name: string = 'AuthenticationError';
+}
 /**
  * 402: the key's request cap is reached (`usage_limit_exceeded`), or its
  * credits do not cover the document's pages (`insufficient_credits`). Final:
  * nothing more can be extracted until the account is topped up.
  */
-export class PaymentRequiredError extends ApiError { override readonly name: string = 'PaymentRequiredError'; }
+export class PaymentRequiredError extends ApiError {
+  override readonly name: string = 'PaymentRequiredError';
+}
 /**
  * 404 `job_not_found`: no such job for this key (a job of another key looks
  * the same). Final: the job id is wrong, or belongs to another key.
  */
-export class NotFoundError extends ApiError { override readonly name: string = 'NotFoundError'; }
+export class NotFoundError extends ApiError {
+  override readonly name: string = 'NotFoundError';
+}
 /**
  * 405 `method_not_allowed`: the wrong HTTP method for the endpoint (for
  * `models`, anything but GET). A client bug; final.
  */
-export class MethodNotAllowedError extends ApiError { override readonly name: string = 'MethodNotAllowedError'; }
+export class MethodNotAllowedError extends ApiError {
+  override readonly name: string = 'MethodNotAllowedError';
+}
 /**
  * 409 `chunk_in_progress`: another request holds the claim on this chunk
  * (`process`). Wait and try again: a stuck claim is re-claimable after
  * 120 s, so {@link decideRetry} backs off up to that.
  */
-export class ConflictError extends ApiError { override readonly name: string = 'ConflictError'; }
+export class ConflictError extends ApiError {
+  override readonly name: string = 'ConflictError';
+}
 /**
  * 410: the job is past its 2-hour TTL or already finalized (`job_expired`),
  * or the chunk's staged source file is gone (`chunk_source_lost`). Its
  * chunks cannot be recovered: upload the document again.
  */
-export class GoneError extends ApiError { override readonly name: string = 'GoneError'; }
+export class GoneError extends ApiError {
+  override readonly name: string = 'GoneError';
+}
 /**
  * 413 `file_too_large`: the file is over 10 MB. Final: the service will
  * never take this file as it is.
  */
-export class PayloadTooLargeError extends ApiError { override readonly name: string = 'PayloadTooLargeError'; }
+export class PayloadTooLargeError extends ApiError {
+  override readonly name: string = 'PayloadTooLargeError';
+}
 /**
  * 422 `extraction_failed`: the document was accepted but extraction failed.
  * On `documents` it is final and already charged (1 credit); on `process`
  * the chunk stays available and trying it again is free.
  */
-export class UnprocessableEntityError extends ApiError { override readonly name: string = 'UnprocessableEntityError'; }
+export class UnprocessableEntityError extends ApiError {
+  override readonly name: string = 'UnprocessableEntityError';
+}
 /**
  * 429: a rate window is full (`rate_limit_exceeded`): pause all sending
  * until `rateLimit.reset`; or the key holds 5 unexpired multi-page jobs
  * (`too_many_open_jobs`): asking again does not help until one is collected
  * with finalize, or expires.
  */
-export class RateLimitError extends ApiError { override readonly name: string = 'RateLimitError'; }
+export class RateLimitError extends ApiError {
+  override readonly name: string = 'RateLimitError';
+}
 /**
  * 500 (`server_error`, or `persist_failed`: extracted but not stored, and
  * not charged), and any other 5xx that carries the envelope (503 has its own
  * class). Worth retrying with backoff.
  */
-export class ServerError extends ApiError { override readonly name: string = 'ServerError'; }
+export class ServerError extends ApiError {
+  override readonly name: string = 'ServerError';
+}
 /**
  * 503 `server_busy`: the service's staging capacity is exhausted. Pause all
  * sending for a few minutes, then try again.
  */
-export class ServiceUnavailableError extends ApiError { override readonly name: string = 'ServiceUnavailableError'; }
+export class ServiceUnavailableError extends ApiError {
+  override readonly name: string = 'ServiceUnavailableError';
+}
 
 const STATUS_CLASSES: Readonly<Record<number, new (init: ApiErrorInit) => ApiError>> = {
   400: BadRequestError,
@@ -235,7 +259,9 @@ export class TransportError extends DocextractApiError {
  * Connection refused or reset, DNS failure, socket closed mid-body.
  * Retryable; `neverConnected` tells whether the service saw the request.
  */
-export class NetworkError extends TransportError { override readonly name: string = 'NetworkError'; }
+export class NetworkError extends TransportError {
+  override readonly name: string = 'NetworkError';
+}
 
 /**
  * A connect, headers, body or overall deadline passed (see

@@ -72,13 +72,7 @@ export function unexpectedStatus(endpoint: Endpoint, status: number, expected: r
 }
 
 /** The common case: one success status, one schema. */
-export function expectOne<S extends z.ZodType>(
-  endpoint: Endpoint,
-  answer: ApiAnswer,
-  redact: (text: string) => string,
-  schema: S,
-  status = 200,
-): z.infer<S> {
+export function expectOne<S extends z.ZodType>(endpoint: Endpoint, answer: ApiAnswer, redact: (text: string) => string, schema: S, status = 200): z.infer<S> {
   const json = successJson(endpoint, answer, redact);
   if (answer.status !== status) throw unexpectedStatus(endpoint, answer.status, [status]);
   return validate(endpoint, answer.status, schema, json);

@@ -37,7 +37,11 @@ export function parseRateLimit(headers: Headers): RateLimitInfo | undefined {
   const info: RateLimitInfo = {};
   const ignored: IgnoredHeader[] = [];
   let present = false;
-  for (const [field, header] of [['limit', 'x-ratelimit-limit'], ['remaining', 'x-ratelimit-remaining'], ['reset', 'x-ratelimit-reset']] as const) {
+  for (const [field, header] of [
+    ['limit', 'x-ratelimit-limit'],
+    ['remaining', 'x-ratelimit-remaining'],
+    ['reset', 'x-ratelimit-reset'],
+  ] as const) {
     const raw = headers.get(header);
     const reading = readCount(raw);
     if (reading === undefined) continue;

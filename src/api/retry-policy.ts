@@ -155,9 +155,7 @@ function resolveTuning(tuning: Partial<RetryTuning> | undefined): RetryTuning {
   return t;
 }
 
-type Verdict =
-  | { kind: 'final'; reason: string }
-  | { kind: 'rate-limit' | 'busy' | 'conflict' | 'backoff'; reason: string };
+type Verdict = { kind: 'final'; reason: string } | { kind: 'rate-limit' | 'busy' | 'conflict' | 'backoff'; reason: string };
 
 function classify(error: unknown, endpoint: Endpoint): Verdict {
   if (endpoint === 'documents' && (error instanceof ResponseValidationError || error instanceof ResponseTooLargeError) && error.status === 202) {

@@ -76,8 +76,10 @@ const splitManifest = z
       }
       next = range.last + 1;
     }
-    if (next !== manifest.pages + 1) ctx.addIssue({ code: 'custom', path: ['data'], message: `the chunks cover pages 1-${next - 1}, not the ${manifest.pages} pages of the document` });
-    if (new Set(manifest.data.map((chunk) => chunk.job_id)).size !== manifest.data.length) ctx.addIssue({ code: 'custom', path: ['data'], message: 'two chunks share a job_id' });
+    if (next !== manifest.pages + 1)
+      ctx.addIssue({ code: 'custom', path: ['data'], message: `the chunks cover pages 1-${next - 1}, not the ${manifest.pages} pages of the document` });
+    if (new Set(manifest.data.map((chunk) => chunk.job_id)).size !== manifest.data.length)
+      ctx.addIssue({ code: 'custom', path: ['data'], message: 'two chunks share a job_id' });
   });
 /**
  * Checks a 202 body from `documents`: see {@link SplitManifest}. Its chunks

@@ -144,7 +144,9 @@ export class HttpTransport {
       return classifyFetchFailure(endpoint, error);
     };
 
-    this.log(`→ ${request.method} ${url} ${describeHeaders(headers)}${request.body ? ` multipart(${[...request.body.keys()].join(',')}) ${request.bodyBytes ?? 0} bytes` : ''}`);
+    this.log(
+      `→ ${request.method} ${url} ${describeHeaders(headers)}${request.body ? ` multipart(${[...request.body.keys()].join(',')}) ${request.bodyBytes ?? 0} bytes` : ''}`,
+    );
     const started = performance.now();
     const sentAtMs = this.now();
     let response: Response;
@@ -305,8 +307,14 @@ function classifyFetchFailure(endpoint: Endpoint, error: unknown): TransportErro
   const code = findCode(error);
   const detail = [code, findMessage(error)].filter(Boolean).join(': ');
   const isTimeout = (code !== undefined && TIMEOUT_CODES.has(code)) || (error instanceof Error && error.name === 'TimeoutError');
-  const options = { cause: error, connectionDropped: code !== undefined && DROPPED_CODES.has(code), neverConnected: code !== undefined && NOT_CONNECTED_CODES.has(code) };
-  return isTimeout ? new TimeoutError(endpoint, `timed out (${detail})`, options) : new NetworkError(endpoint, `network failure (${detail || 'unknown'})`, options);
+  const options = {
+    cause: error,
+    connectionDropped: code !== undefined && DROPPED_CODES.has(code),
+    neverConnected: code !== undefined && NOT_CONNECTED_CODES.has(code),
+  };
+  return isTimeout
+    ? new TimeoutError(endpoint, `timed out (${detail})`, options)
+    : new NetworkError(endpoint, `network failure (${detail || 'unknown'})`, options);
 }
 
 function messagesOf(error: unknown): string[] {

@@ -42,7 +42,12 @@ export class AdmissionStops {
   verdict(task: DocumentTask): CreditVerdict {
     const pages = task.doc.pages ?? 1;
     if (pages >= this.creditCeiling) {
-      return { skip: { ...failure(task, 'insufficient_credits', `not enough credits left for ${task.doc.displayPath} (${plural(pages, 'page')}); not sent`), status: 'skipped' } };
+      return {
+        skip: {
+          ...failure(task, 'insufficient_credits', `not enough credits left for ${task.doc.displayPath} (${plural(pages, 'page')}); not sent`),
+          status: 'skipped',
+        },
+      };
     }
     if (this.maxCredits === undefined || this.committed + pages <= this.maxCredits) return { send: true };
     return {

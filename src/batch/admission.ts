@@ -24,7 +24,11 @@ export interface OpenJobLoad {
  * @param chunkPages @default 3
  * @param syncThreshold @default 3
  */
-export function requestsForDocument(pages: number | undefined, chunkPages: number = SERVICE_LIMITS.chunkPages, syncThreshold: number = SERVICE_LIMITS.maxSyncPages): number {
+export function requestsForDocument(
+  pages: number | undefined,
+  chunkPages: number = SERVICE_LIMITS.chunkPages,
+  syncThreshold: number = SERVICE_LIMITS.maxSyncPages,
+): number {
   if (pages === undefined || pages <= syncThreshold) return 1;
   return 1 + Math.ceil(pages / chunkPages) + 2;
 }
@@ -58,9 +62,7 @@ export interface AdmissionInput {
   openJobCap: number;
 }
 
-export type AdmissionDecision =
-  | { admit: true }
-  | { admit: false; reason: 'open_job_cap' | 'deadline'; detail: string };
+export type AdmissionDecision = { admit: true } | { admit: false; reason: 'open_job_cap' | 'deadline'; detail: string };
 
 interface PlannedJob {
   id: string;
@@ -101,17 +103,13 @@ export function decideAdmission(input: AdmissionInput): AdmissionDecision {
   const slots = input.projectSlots(openWork + Math.max(1, candidateRequests), nowMs);
   const uploadAt = slots[0] ?? nowMs;
   const candidate: PlannedJob = { id: 'the candidate', expiresAtMs: uploadAt + ttlMs, requests: candidateRequests - 1 };
-  const missed = missedDeadlines([...working, candidate], slots.slice(1), marginMs).filter(
-    (miss) => !lateAnyway.has(miss.id),
-  );
+  const missed = missedDeadlines([...working, candidate], slots.slice(1), marginMs).filter((miss) => !lateAnyway.has(miss.id));
   const first = missed[0];
   if (first) {
     return {
       admit: false,
       reason: 'deadline',
-      detail:
-        `${first.id} would send its last request at ${iso(first.lastAt)}, ` +
-        `after its expiry ${iso(first.expiresAtMs)} less the ${marginMs} ms margin`,
+      detail: `${first.id} would send its last request at ${iso(first.lastAt)}, ` + `after its expiry ${iso(first.expiresAtMs)} less the ${marginMs} ms margin`,
     };
   }
   return { admit: true };

@@ -299,7 +299,10 @@ export class BatchState implements BatchView {
       this.finish(task, failure(task, lost.code, `${lost.message} (the job was lost twice; giving up on this file)`));
     } else if (!task.doc.path) {
       // `collect <id>` of a job the journal does not know: there is no file to upload again.
-      this.finish(task, failure(task, lost.code, `${lost.message}; its source file is not in the journal, so it cannot be uploaded again`, { kind: 'source_unknown' }));
+      this.finish(
+        task,
+        failure(task, lost.code, `${lost.message}; its source file is not in the journal, so it cannot be uploaded again`, { kind: 'source_unknown' }),
+      );
     } else {
       task.reuploads += 1;
       this.events.notice?.(`${task.doc.displayPath}: job ${lost.job.parentJobId} is gone (${lost.code}); uploading it again as a new job`);

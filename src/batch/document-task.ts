@@ -118,7 +118,10 @@ export class DocumentTask {
     return this.doc.pages === undefined ? this.doc.type === 'pdf' : isSplit(this.doc.pages);
   }
 
-  openJob(job: { parentJobId: string; chunks: ChunkRef[]; expiresAt: number; pages: number; model: string | null }, doneChunks: ReadonlyMap<string, number> = new Map()): void {
+  openJob(
+    job: { parentJobId: string; chunks: ChunkRef[]; expiresAt: number; pages: number; model: string | null },
+    doneChunks: ReadonlyMap<string, number> = new Map(),
+  ): void {
     this.phase = 'open';
     this.job = {
       parentJobId: job.parentJobId,
@@ -174,5 +177,9 @@ function pagesOfRange(range: string): number[] {
 /** The outcome line of a document that did not complete. */
 export function failure(task: DocumentTask, code: string, message: string, details?: OutcomeDetails): DocumentOutcome {
   // A job collected by its id alone has no file (path ''): no source to name.
-  return failedOutcome(task.doc.displayPath, { code, message, ...(details ? { details } : {}) }, { source: task.doc.path, pages: task.doc.pages ?? null, jobId: task.job?.parentJobId ?? null, credits: task.credits });
+  return failedOutcome(
+    task.doc.displayPath,
+    { code, message, ...(details ? { details } : {}) },
+    { source: task.doc.path, pages: task.doc.pages ?? null, jobId: task.job?.parentJobId ?? null, credits: task.credits },
+  );
 }

@@ -45,7 +45,9 @@ export function planRetry(ctx: FlowContext, error: unknown, attempt: number, end
   const decision = decideRetry(error, attempt, {
     endpoint,
     nowMs: now,
-    ...(error instanceof RateLimitError ? { rateLimit: { resetAtMs: ctx.readings.resetAt(error.rateLimit, now), windowMs: ctx.readings.windowOf(error.rateLimit) } } : {}),
+    ...(error instanceof RateLimitError
+      ? { rateLimit: { resetAtMs: ctx.readings.resetAt(error.rateLimit, now), windowMs: ctx.readings.windowOf(error.rateLimit) } }
+      : {}),
     random: () => ctx.random(),
     tuning: {
       baseDelayMs: ctx.settings.retryBaseMs,
@@ -58,7 +60,8 @@ export function planRetry(ctx: FlowContext, error: unknown, attempt: number, end
   if (decision.action === 'give-up') return { giveUp: true, effects: reach };
   const retryAt = now + decision.delayMs;
   const effects: FlowEffect[] = [...reach];
-  if (error instanceof RateLimitError && error.code === 'rate_limit_exceeded') effects.push({ type: 'rate-limited', ...(error.rateLimit?.limit === undefined ? {} : { limit: error.rateLimit.limit }) });
+  if (error instanceof RateLimitError && error.code === 'rate_limit_exceeded')
+    effects.push({ type: 'rate-limited', ...(error.rateLimit?.limit === undefined ? {} : { limit: error.rateLimit.limit }) });
   if (error instanceof ServiceUnavailableError) effects.push({ type: 'server-busy' });
   if (decision.pauseAll) effects.push({ type: 'pause', until: retryAt, reason: decision.reason });
   return { retryAt, effects };

@@ -38,7 +38,15 @@ async function chunkNotDone(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
     chunk.status = 'failed';
     // Too few credits for this chunk's pages stops only documents as large; the request cap stops every upload.
     const pages = errorCodeOf(error) === 'insufficient_credits' ? chunk.pageNumbers.length : undefined;
-    return [{ type: 'budget-exhausted', code: errorCodeOf(error), message: errorMessage(error), file: task.doc.displayPath, ...(pages === undefined ? {} : { pages }) }];
+    return [
+      {
+        type: 'budget-exhausted',
+        code: errorCodeOf(error),
+        message: errorMessage(error),
+        file: task.doc.displayPath,
+        ...(pages === undefined ? {} : { pages }),
+      },
+    ];
   }
   if (error instanceof UnprocessableEntityError) return chunkExtractionFailed(ctx, task, chunk, error);
   const plan = planRetry(ctx, error, chunk.attempts, 'process');
@@ -112,7 +120,10 @@ async function notCollected(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
     return plan.effects;
   }
   // Nothing was collected: no result to write (an empty one would claim an answer). The job stays open for `collect`.
-  return [...plan.effects, finished(leftOpen(task, job, errorCodeOf(error), `could not collect job ${job.parentJobId} (${errorMessage(error)})`, allPages(job)))];
+  return [
+    ...plan.effects,
+    finished(leftOpen(task, job, errorCodeOf(error), `could not collect job ${job.parentJobId} (${errorMessage(error)})`, allPages(job))),
+  ];
 }
 
 /** A collected result: written (complete, then finalized), its missing chunks sent again, or written as partial. */
@@ -136,7 +147,9 @@ async function writeCollected(ctx: FlowContext, task: DocumentTask, job: OpenJob
   // sent again: each round would otherwise start its count afresh, and requests are the scarce resource.
   // Chunk ids unknown (collect without a journal entry): nothing to retry.
   const tries = ctx.settings.chunkTries ?? DEFAULT_CHUNK_TRIES;
-  const retried = job.chunks.filter((chunk) => chunk.failures < tries && chunk.attempts < ctx.settings.maxAttempts && chunk.pageNumbers.some((page) => missing.includes(page)));
+  const retried = job.chunks.filter(
+    (chunk) => chunk.failures < tries && chunk.attempts < ctx.settings.maxAttempts && chunk.pageNumbers.some((page) => missing.includes(page)),
+  );
   if (retried.length === 0) return writePartial(ctx, task, job, collected, missing);
   for (const chunk of retried) {
     chunk.status = 'pending';
@@ -163,7 +176,10 @@ export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: Ope
         moveJob(job, 'finalize-answered');
         return [...effects, ...plan.effects];
       }
-      effects.push(...plan.effects, { type: 'notice', message: `could not finalize job ${job.parentJobId} (${errorCodeOf(error)}); its result is on disk, the job holds a slot until it expires` });
+      effects.push(...plan.effects, {
+        type: 'notice',
+        message: `could not finalize job ${job.parentJobId} (${errorCodeOf(error)}); its result is on disk, the job holds a slot until it expires`,
+      });
     }
   }
   await ctx.journal.append({ type: 'finalized', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId });
@@ -192,7 +208,13 @@ async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
       error: {
         code: 'partial',
         message: `pages ${pageRanges(missing)} missing after ${job.collectRounds} collect round(s)`,
-        details: { kind: 'pages_missing', job_id: job.parentJobId, expires_at: new Date(job.expiresAt).toISOString(), missing_pages: missing, collect_rounds: job.collectRounds },
+        details: {
+          kind: 'pages_missing',
+          job_id: job.parentJobId,
+          expires_at: new Date(job.expiresAt).toISOString(),
+          missing_pages: missing,
+          collect_rounds: job.collectRounds,
+        },
       },
     }),
   ];

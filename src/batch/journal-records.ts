@@ -23,8 +23,20 @@ interface RecordBase {
 }
 
 export type JournalRecord =
-  | (RecordBase & { type: 'upload-intent'; intentId: string; sha256: string; path: string; pages: number | null; /** Source pages cut out and sent (--pages); absent: the whole file. */ sourcePages?: number[] })
-  | (RecordBase & { type: 'upload-answered'; intentId: string; sha256: string; /** not-sent: no connection was made, so the server cannot hold a job for it. */ outcome: 'sync' | 'rejected' | 'not-sent' })
+  | (RecordBase & {
+      type: 'upload-intent';
+      intentId: string;
+      sha256: string;
+      path: string;
+      pages: number | null;
+      /** Source pages cut out and sent (--pages); absent: the whole file. */ sourcePages?: number[];
+    })
+  | (RecordBase & {
+      type: 'upload-answered';
+      intentId: string;
+      sha256: string;
+      /** not-sent: no connection was made, so the server cannot hold a job for it. */ outcome: 'sync' | 'rejected' | 'not-sent';
+    })
   | (RecordBase & {
       type: 'manifest';
       intentId: string;

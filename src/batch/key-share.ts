@@ -116,7 +116,6 @@ export class KeyShare {
     return Math.min(window.limit, Math.max(direct, fromRate));
   }
 
-
   private factorAt(share: WindowShare, window: RateWindow, now: number): number {
     const windowsSince = Math.max(0, now - share.cutAt) / window.windowMs;
     return Math.min(1, share.factor + windowsSince * this.recoveryPerWindow);

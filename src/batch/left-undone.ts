@@ -13,7 +13,11 @@ export function slotWaitOver(task: DocumentTask, heldByOthers: number, slotWaitM
       details: { kind: 'slot_wait_over', slot_wait_ms: slotWaitMs, held_by_others: heldByOthers },
     },
     outcome: {
-      ...failure(task, 'too_many_open_jobs', `no job slot came free within ${waited} (${heldByOthers} held by jobs outside this run); not sent`, { kind: 'slot_wait_over', slot_wait_ms: slotWaitMs, held_by_others: heldByOthers }),
+      ...failure(task, 'too_many_open_jobs', `no job slot came free within ${waited} (${heldByOthers} held by jobs outside this run); not sent`, {
+        kind: 'slot_wait_over',
+        slot_wait_ms: slotWaitMs,
+        held_by_others: heldByOthers,
+      }),
       status: 'skipped',
     },
   };

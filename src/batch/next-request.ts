@@ -67,7 +67,8 @@ export function chooseNextRequest(view: BatchView, now: number): NextRequest {
   }
   if (view.stops.admitNothing || view.stopping) {
     const reason = view.stops.halted ?? view.stops.exhausted;
-    const stopIntake = view.stops.admitNothing && !view.intakeClosed ? (reason ?? { code: 'nothing_admitted' as const, message: 'no upload can be admitted' }) : undefined;
+    const stopIntake =
+      view.stops.admitNothing && !view.intakeClosed ? (reason ?? { code: 'nothing_admitted' as const, message: 'no upload can be admitted' }) : undefined;
     return { skips, wakeAt, ...(stopIntake ? { stopIntake } : {}) };
   }
   let probe = false;

@@ -128,7 +128,12 @@ export class OpenJobLedger {
     }
     for (const [task, startedAt] of this.uploading) {
       // Its upload is on its way: what is left is what follows it.
-      if (task.mayOpenJob) loads.push({ id: task.doc.path, expiresAtMs: startedAt + this.settings.ttlMs, requestsLeft: Math.max(0, task.requestsLeft(this.settings.finalize) - 1) });
+      if (task.mayOpenJob)
+        loads.push({
+          id: task.doc.path,
+          expiresAtMs: startedAt + this.settings.ttlMs,
+          requestsLeft: Math.max(0, task.requestsLeft(this.settings.finalize) - 1),
+        });
     }
     // A journaled job this run has taken up is counted above, as its own: no longer a phantom.
     this.phantoms = this.phantoms.filter((phantom) => phantom.until > now && !ours.has(phantom.jobId));

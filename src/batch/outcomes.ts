@@ -11,7 +11,14 @@ export function outcomeOfResult(result: ResultDocument, output: string, displayP
   if (result.data_error) {
     // Paid for and on disk, but not usable as data: failed, with where the answer is kept (not a fault of the output folder).
     return {
-      ...failedOutcome(displayPath, { code: result.data_error.code, message: `${displayPath}: ${result.data_error.message} (${output}); the credits were spent and the answer is not lost, but nothing reads it as data` }, { pages: result.pages?.total ?? null, jobId: result.job?.parent_job_id ?? null, credits }),
+      ...failedOutcome(
+        displayPath,
+        {
+          code: result.data_error.code,
+          message: `${displayPath}: ${result.data_error.message} (${output}); the credits were spent and the answer is not lost, but nothing reads it as data`,
+        },
+        { pages: result.pages?.total ?? null, jobId: result.job?.parent_job_id ?? null, credits },
+      ),
       model: result.model ?? null,
       output,
     };

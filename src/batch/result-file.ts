@@ -233,7 +233,9 @@ export function dataRefusalOf(result: unknown): { code: string; message: string 
     const { code, message } = recorded as { code: string; message?: unknown };
     return { code, message: typeof message === 'string' ? message : code };
   }
-  const partData = Array.isArray(parts) ? parts.map((part: unknown) => (typeof part === 'object' && part !== null ? (part as { data?: unknown }).data : undefined)) : [];
+  const partData = Array.isArray(parts)
+    ? parts.map((part: unknown) => (typeof part === 'object' && part !== null ? (part as { data?: unknown }).data : undefined))
+    : [];
   if (![data, ...partData].some((value) => nestsDeeperThan(value))) return undefined;
   return { code: RESULT_TOO_DEEP, message: `its data nests deeper than ${MAX_DATA_DEPTH} levels, more than docextract reads as data` };
 }

@@ -55,7 +55,14 @@ export async function writeCollectedResult(
   if (!written.durable) return { durable: false, effects: written.effects };
   // The job is marked written by the caller, once this record is durable: a finalize sent
   // before it could outlive a crash that loses the record, and a rerun would find the job gone.
-  await ctx.journal.append({ type: 'result-written', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId, output: task.doc.output, status });
+  await ctx.journal.append({
+    type: 'result-written',
+    account: ctx.account,
+    at: ctx.clock.now(),
+    parentJobId: job.parentJobId,
+    output: task.doc.output,
+    status,
+  });
   const charge = serviceCharge(task, collected, missing);
   return { durable: true, outcome: { ...outcomeOf(task, document), ...(charge ? { service_charge: charge } : {}) }, effects: written.effects };
 }
@@ -100,7 +107,10 @@ function resultDocument(ctx: FlowContext, task: DocumentTask, parts: ResultParts
 /** The result's data when it nests past the cap: the answer, whole, as text beside a null `data`, and why. */
 function tooDeepData(data: unknown): Pick<ResultDocument, 'data_error' | 'data_text' | 'data'> {
   return {
-    data_error: { code: RESULT_TOO_DEEP, message: `the service's data nests deeper than ${MAX_DATA_DEPTH} levels: it is kept whole as JSON text in data_text, not as data` },
+    data_error: {
+      code: RESULT_TOO_DEEP,
+      message: `the service's data nests deeper than ${MAX_DATA_DEPTH} levels: it is kept whole as JSON text in data_text, not as data`,
+    },
     data_text: jsonTextOfAnyDepth(data),
     data: null,
   };
@@ -148,17 +158,27 @@ async function keptOrNot(ctx: FlowContext, document: ResultDocument, failed: { e
   if (kept === undefined) return failed.effects;
   const said = `; the answer is kept in ${kept}, and the next run writes it without paying again once the path is fixed`;
   return failed.effects.map((effect) =>
-    effect.type === 'finished' && effect.outcome.error ? finished({ ...effect.outcome, error: { ...effect.outcome.error, message: `${effect.outcome.error.message}${said}` } }) : effect,
+    effect.type === 'finished' && effect.outcome.error
+      ? finished({ ...effect.outcome, error: { ...effect.outcome.error, message: `${effect.outcome.error.message}${said}` } })
+      : effect,
   );
 }
 
 /** A new extraction answers a new question (or --force): a person's corrections to the earlier one are not carried over. */
 function reviewLeftBehind(doc: PlannedDocument): FlowEffect {
   const review = reviewPathFor(doc.output);
-  return { type: 'notice', message: `${doc.displayPath}: a new extraction replaced the result reviewed in ${review}; those corrections were made for the earlier extraction and are not applied to this one (review it again: docextract review)` };
+  return {
+    type: 'notice',
+    message: `${doc.displayPath}: a new extraction replaced the result reviewed in ${review}; those corrections were made for the earlier extraction and are not applied to this one (review it again: docextract review)`,
+  };
 }
 
-async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: PlannedDocument, document: ResultDocument): Promise<{ effects: FlowEffect[]; outcome: DocumentOutcome } | undefined> {
+async function writeOrFail(
+  ctx: FlowContext,
+  task: DocumentTask,
+  target: PlannedDocument,
+  document: ResultDocument,
+): Promise<{ effects: FlowEffect[]; outcome: DocumentOutcome } | undefined> {
   try {
     await writeResult(target.output, document, (path, text, options) => ctx.writeResult(path, text, options), target.outputRoot);
     return undefined;
@@ -173,7 +193,11 @@ async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: Planned
       effects.push({ type: 'output-unwritable', code: 'output_write_failed', message: `cannot write results in ${dirname(target.output)} (${code})` });
     }
     const outcome = {
-      ...failure(task, 'output_write_failed', `cannot write ${target.output} (${code}): ${errorMessage(error)}; nothing was finalized, fix the output folder and run again`),
+      ...failure(
+        task,
+        'output_write_failed',
+        `cannot write ${target.output} (${code}): ${errorMessage(error)}; nothing was finalized, fix the output folder and run again`,
+      ),
       file: target.displayPath,
     };
     effects.push(finished(outcome));
@@ -183,7 +207,8 @@ async function writeOrFail(ctx: FlowContext, task: DocumentTask, target: Planned
 
 /** The result's own path cannot be written (a folder or link in the way): that file fails, and the batch goes on taking others. */
 function pathFailure(task: DocumentTask, target: PlannedDocument, error: unknown): { effects: FlowEffect[]; outcome: DocumentOutcome } {
-  const code = error instanceof ResultPathError ? error.code : (error as NodeJS.ErrnoException).code === 'ENAMETOOLONG' ? 'file_name_too_long' : 'result_path_unusable';
+  const code =
+    error instanceof ResultPathError ? error.code : (error as NodeJS.ErrnoException).code === 'ENAMETOOLONG' ? 'file_name_too_long' : 'result_path_unusable';
   const message = error instanceof ResultPathError ? error.message : `cannot write the result ${target.output}: ${errorMessage(error)}`;
   const outcome = { ...failure(task, code, `${message}; nothing was finalized`), file: target.displayPath };
   return { effects: [finished(outcome)], outcome };

@@ -68,13 +68,22 @@ function checkRunSettings(settings: RunSettings): void {
   wholeAtLeast(settings, 'concurrency', 1);
   wholeAtLeast(settings, 'openJobCap', 1);
   if (settings.openJobCap > SERVICE_LIMITS.maxOpenJobs) {
-    throw new InvalidSettingError('openJobCap', `${settings.openJobCap} is more than ${SERVICE_LIMITS.maxOpenJobs}: the service allows at most ${SERVICE_LIMITS.maxOpenJobs} open multi-page jobs per key`);
+    throw new InvalidSettingError(
+      'openJobCap',
+      `${settings.openJobCap} is more than ${SERVICE_LIMITS.maxOpenJobs}: the service allows at most ${SERVICE_LIMITS.maxOpenJobs} open multi-page jobs per key`,
+    );
   }
   if (!Number.isFinite(settings.ttlMs) || settings.ttlMs < MIN_TTL_MS || settings.ttlMs > SERVICE_LIMITS.jobTtlMs) {
-    throw new InvalidSettingError('ttlMs', `${settings.ttlMs} ms is outside ${MIN_TTL_MS} ms to 2h: a job lives at most 2h on the service, and a TTL of nothing admits nothing`);
+    throw new InvalidSettingError(
+      'ttlMs',
+      `${settings.ttlMs} ms is outside ${MIN_TTL_MS} ms to 2h: a job lives at most 2h on the service, and a TTL of nothing admits nothing`,
+    );
   }
   if (!Number.isFinite(settings.marginMs) || settings.marginMs < 0 || settings.marginMs >= settings.ttlMs) {
-    throw new InvalidSettingError('marginMs', `${settings.marginMs} ms must be at least 0 and less than the TTL (${settings.ttlMs} ms), or no job could ever be admitted`);
+    throw new InvalidSettingError(
+      'marginMs',
+      `${settings.marginMs} ms must be at least 0 and less than the TTL (${settings.ttlMs} ms), or no job could ever be admitted`,
+    );
   }
   if (settings.maxCredits !== undefined) wholeAtLeast(settings, 'maxCredits', 1);
   wholeAtLeast(settings, 'maxCollectRounds', 1);
@@ -88,7 +97,12 @@ function checkRunSettings(settings: RunSettings): void {
   }
 }
 
-function wholeAtLeast(settings: RunSettings, key: 'concurrency' | 'openJobCap' | 'maxCredits' | 'maxCollectRounds' | 'maxAttempts' | 'chunkTries', min: number): void {
+function wholeAtLeast(
+  settings: RunSettings,
+  key: 'concurrency' | 'openJobCap' | 'maxCredits' | 'maxCollectRounds' | 'maxAttempts' | 'chunkTries',
+  min: number,
+): void {
   const value = settings[key];
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new InvalidSettingError(key, `must be a whole number of at least ${min}, not ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+    throw new InvalidSettingError(key, `must be a whole number of at least ${min}, not ${JSON.stringify(value)}`);
 }

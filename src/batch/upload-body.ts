@@ -31,7 +31,11 @@ export async function uploadBody(doc: Pick<PlannedDocument, 'path' | 'displayPat
   if (!cut.ok) return cut;
   if (cut.bytes.length > SERVICE_LIMITS.maxFileBytes) {
     const megabytes = (cut.bytes.length / 1024 / 1024).toFixed(1);
-    return { ok: false, code: 'file_too_large', message: `the cut of ${doc.displayPath} is ${megabytes} MB, over the service's 10 MB; choose fewer pages with --pages (nothing was sent)` };
+    return {
+      ok: false,
+      code: 'file_too_large',
+      message: `the cut of ${doc.displayPath} is ${megabytes} MB, over the service's 10 MB; choose fewer pages with --pages (nothing was sent)`,
+    };
   }
   return { ok: true, body: cut.bytes };
 }

@@ -36,7 +36,16 @@ export async function prepareUpload(ctx: FlowContext, task: DocumentTask): Promi
   const intentAt = ctx.clock.now();
   const intentId = task.mayOpenJob ? randomUUID() : undefined;
   if (intentId) {
-    await ctx.journal.append({ type: 'upload-intent', account: ctx.account, at: intentAt, intentId, sha256: doc.sha256, path: doc.path, pages: doc.pages ?? null, ...selectionOf(doc) });
+    await ctx.journal.append({
+      type: 'upload-intent',
+      account: ctx.account,
+      at: intentAt,
+      intentId,
+      sha256: doc.sha256,
+      path: doc.path,
+      pages: doc.pages ?? null,
+      ...selectionOf(doc),
+    });
   }
   task.prepared = { body, intentId, intentAt };
   return [];
@@ -55,10 +64,14 @@ export async function uploadDocument(ctx: FlowContext, task: DocumentTask, sentA
   const { intentId, intentAt } = prepared;
   task.uploadAttempts += 1;
   try {
-    const outcome = await ctx.api.extract({ body: prepared.body, filename: basename(doc.path), contentType: doc.contentType }, task.requestOptions(ctx.settings.storeDb));
+    const outcome = await ctx.api.extract(
+      { body: prepared.body, filename: basename(doc.path), contentType: doc.contentType },
+      task.requestOptions(ctx.settings.storeDb),
+    );
     const counted = restamp(sentAt, ctx.clock.now(), outcome.kind === 'sync' ? outcome.result.processing_time_ms : undefined);
     if (outcome.kind === 'sync') {
-      if (intentId) await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'sync' });
+      if (intentId)
+        await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'sync' });
       return [counted, ...(await acceptSyncResult(ctx, task, outcome.result))];
     }
     await acceptManifest(ctx, task, outcome.manifest, intentId ?? randomUUID());
@@ -66,7 +79,8 @@ export async function uploadDocument(ctx: FlowContext, task: DocumentTask, sentA
   } catch (error) {
     if (neverReached(error)) {
       // No connection was made: the service counted nothing and opened no job for it.
-      if (intentId) await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'not-sent' });
+      if (intentId)
+        await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'not-sent' });
       return uploadFailed(ctx, task, error);
     }
     const effects: FlowEffect[] = [restamp(sentAt, ctx.clock.now())];
@@ -146,7 +160,16 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
     // certainly charged the pages, and sending again would be charged again.
     const pages = task.doc.pages ?? 1;
     const charge = chargeTask(task, pages);
-    return [charge, finished(failure(task, code, `${errorMessage(error)}; the service accepted the upload and has probably charged ${pages} credit${pages === 1 ? '' : 's'} for it (not sent again)`))];
+    return [
+      charge,
+      finished(
+        failure(
+          task,
+          code,
+          `${errorMessage(error)}; the service accepted the upload and has probably charged ${pages} credit${pages === 1 ? '' : 's'} for it (not sent again)`,
+        ),
+      ),
+    ];
   }
   if (error instanceof UnprocessableEntityError) {
     // A synchronous extraction_failed is final and already charged (spec §1,
@@ -168,7 +191,9 @@ function uploadFailed(ctx: FlowContext, task: DocumentTask, error: unknown): Flo
  * API's shape) other than a 202: the extraction was done and charged.
  */
 function answeredButUnreadable(error: unknown): boolean {
-  return (error instanceof ResponseTooLargeError || error instanceof ResponseValidationError) && error.status >= 200 && error.status < 300 && error.status !== 202;
+  return (
+    (error instanceof ResponseTooLargeError || error instanceof ResponseValidationError) && error.status >= 200 && error.status < 300 && error.status !== 202
+  );
 }
 
 /**

@@ -29,7 +29,7 @@ export function addBatchFlags(command: Command, options: { uploads: boolean } = 
     );
     command.option(
       '--pages <selection>',
-      "pages to extract of each file, cut out locally and sent alone (credits = pages sent): 1-based pages and ranges, a negative number counts from the end: 1, 1-3,7, 1,-1 (first and last), all; or GLOB=SELECTION for files matching GLOB, first match wins; repeatable (config: pages). Results of a selection go to <file>.p<pages>.json, e.g. invoice.pdf.p1.json",
+      'pages to extract of each file, cut out locally and sent alone (credits = pages sent): 1-based pages and ranges, a negative number counts from the end: 1, 1-3,7, 1,-1 (first and last), all; or GLOB=SELECTION for files matching GLOB, first match wins; repeatable (config: pages). Results of a selection go to <file>.p<pages>.json, e.g. invoice.pdf.p1.json',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     );
   }
@@ -40,7 +40,10 @@ export function addBatchFlags(command: Command, options: { uploads: boolean } = 
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--store', 'ask the service to store results (store_db); results then carry an extraction_id')
-    .option('--no-finalize', `keep the job data on the server after the result is saved; an unfinalized job holds one of the ${findSetting('open-jobs')?.default} open-job slots until it expires (after ${findSetting('job-ttl')?.default})`);
+    .option(
+      '--no-finalize',
+      `keep the job data on the server after the result is saved; an unfinalized job holds one of the ${findSetting('open-jobs')?.default} open-job slots until it expires (after ${findSetting('job-ttl')?.default})`,
+    );
   for (const key of RUN_FLAGS) command.option(...settingFlag(key));
   if (options.uploads) command.option(...settingFlag('slot-wait'));
   return command;

@@ -45,10 +45,10 @@ export interface BatchSettings {
 
 /** Resolve flags, environment, config and defaults into one run's settings; bad values are usage errors (exit 2). */
 export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): Promise<BatchSettings> {
-  const value = async (key: Parameters<CliContext['setting']>[0], flag: string | undefined): Promise<string> =>
-    (await ctx.setting(key, flag)).value ?? '';
+  const value = async (key: Parameters<CliContext['setting']>[0], flag: string | undefined): Promise<string> => (await ctx.setting(key, flag)).value ?? '';
   // An empty --rate-limit is a mistake (a shell variable that was not set), never "the default".
-  if (flags.rateLimit !== undefined && flags.rateLimit.trim() === '') throw new UsageError('--rate-limit is empty; give windows such as 10/min,100/h, or none.');
+  if (flags.rateLimit !== undefined && flags.rateLimit.trim() === '')
+    throw new UsageError('--rate-limit is empty; give windows such as 10/min,100/h, or none.');
   const rateSpec = await value('rate-limit', flags.rateLimit);
   const windows = settingFrom('rate-limit', rateSpec);
   const ttlSpec = await value('job-ttl', flags.jobTtl);

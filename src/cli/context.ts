@@ -5,7 +5,15 @@ import type { ConfigStore } from '../config/config-store.js';
 import { isLoopback, parseBaseUrl } from '../config/base-url.js';
 import { describeSource, resolveSetting, type ResolvedSetting, type SettingSource } from '../config/resolve.js';
 import type { SettingKey } from '../config/settings.js';
-import { DEFAULT_PROFILE, isKnownProfile, profileSettings, selectProfile, unknownProfileMessage, type ProfileSelection, type StoredConfig } from '../config/profiles.js';
+import {
+  DEFAULT_PROFILE,
+  isKnownProfile,
+  profileSettings,
+  selectProfile,
+  unknownProfileMessage,
+  type ProfileSelection,
+  type StoredConfig,
+} from '../config/profiles.js';
 import type { Clock } from '../util/clock.js';
 import { redactSecret } from '../util/redact.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
@@ -100,7 +108,11 @@ export class CliContext {
     if (name === DEFAULT_PROFILE) return;
     const stored = await this.storedConfig();
     if (!isKnownProfile(stored, name)) {
-      throw new UsageError(unknownProfileMessage(stored, name), 'unknown_profile', 'docextract config profiles lists them; `docextract --profile <name> config set <key> <value>` makes a new one.');
+      throw new UsageError(
+        unknownProfileMessage(stored, name),
+        'unknown_profile',
+        'docextract config profiles lists them; `docextract --profile <name> config set <key> <value>` makes a new one.',
+      );
     }
   }
 
@@ -199,7 +211,9 @@ export class CliContext {
   private warnOfKeyInArguments(): void {
     if (this.warnedOfKeyFlag) return;
     this.warnedOfKeyFlag = true;
-    this.ui.warn('--api-key puts the key in this command\'s arguments, which other users of this machine can see (ps) and your shell history keeps; store it with `docextract config set api-key` (it reads the key from stdin) or set DOCEXTRACT_API_KEY.');
+    this.ui.warn(
+      "--api-key puts the key in this command's arguments, which other users of this machine can see (ps) and your shell history keeps; store it with `docextract config set api-key` (it reads the key from stdin) or set DOCEXTRACT_API_KEY.",
+    );
   }
 
   private refuseCleartextKey(baseUrl: string): void {

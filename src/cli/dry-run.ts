@@ -71,7 +71,9 @@ export async function printDryRun(ctx: CliContext, batch: DryRunBatch, settings:
 
 /** Rendered whole: it names the file and its document type. */
 function costLine(f: FileCost): string {
-  return renderUntrusted(`${column(f.pages, 4, 'page')}  ${f.mode.padEnd(7)}  ${column(f.credits, 4, 'credit')}  ${column(f.requests, 3, 'request')}  ${f.action.padEnd(7)}  ${f.model.padEnd(14)}  ${f.file}  (${f.why})`);
+  return renderUntrusted(
+    `${column(f.pages, 4, 'page')}  ${f.mode.padEnd(7)}  ${column(f.credits, 4, 'credit')}  ${column(f.requests, 3, 'request')}  ${f.action.padEnd(7)}  ${f.model.padEnd(14)}  ${f.file}  (${f.why})`,
+  );
 }
 
 /** A count and its noun in a table's column: `1 page `, `2 pages`, `? pages` (the padding keeps the next column aligned). */

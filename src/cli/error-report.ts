@@ -43,7 +43,8 @@ export function describeError(error: unknown, setting: ErrorSetting = {}): Error
  */
 function keyHint(code: string, source: SettingSource | undefined): string | undefined {
   const what = code === 'expired_api_key' ? 'The key has expired; use a new one' : 'Check the key ("sk_" + 32 hex characters)';
-  if (source === 'env') return `${what}: it comes from DOCEXTRACT_API_KEY, which overrides the stored key. Set DOCEXTRACT_API_KEY to the right key, or unset it to use the one from docextract config set api-key.`;
+  if (source === 'env')
+    return `${what}: it comes from DOCEXTRACT_API_KEY, which overrides the stored key. Set DOCEXTRACT_API_KEY to the right key, or unset it to use the one from docextract config set api-key.`;
   if (source === 'flag') return `${what}: it comes from --api-key on the command line.`;
   return undefined;
 }

@@ -20,14 +20,23 @@ export const ERROR_TABLE = {
   usage_limit_exceeded: { exit: ExitCode.Budget, hint: "The key's request cap is reached. Raise allowed_requests for the key or use another key." },
   insufficient_credits: { exit: ExitCode.Budget, hint: 'Not enough credits for this document (1 credit per page). Top up, then run the same command again.' },
   rate_limit_exceeded: { exit: ExitCode.Budget, hint: 'The rate limit was hit. Wait for the window to reset; docextract paces itself under --rate-limit.' },
-  too_many_open_jobs: { exit: ExitCode.Budget, hint: 'Five multi-page jobs are already open for this key. Finish them (docextract collect <job_id>) or wait for them to expire.' },
+  too_many_open_jobs: {
+    exit: ExitCode.Budget,
+    hint: 'Five multi-page jobs are already open for this key. Finish them (docextract collect <job_id>) or wait for them to expire.',
+  },
 
   // The service refused or failed one piece of work (exit 1).
   job_not_found: { exit: ExitCode.WorkFailed, hint: 'No such job for this key. Check the id (a chunk id for process, the parent id for collect).' },
-  job_expired: { exit: ExitCode.WorkFailed, hint: 'The job expired (2 h after the split) or was finalized. Upload the document again with docextract extract.' },
+  job_expired: {
+    exit: ExitCode.WorkFailed,
+    hint: 'The job expired (2 h after the split) or was finalized. Upload the document again with docextract extract.',
+  },
   chunk_source_lost: { exit: ExitCode.WorkFailed, hint: 'The server lost the staged file. Upload the document again with docextract extract.' },
   chunk_in_progress: { exit: ExitCode.WorkFailed, hint: 'Another request is processing this chunk. Try again shortly; a stuck claim frees up after 120 s.' },
-  extraction_failed: { exit: ExitCode.WorkFailed, hint: 'The service could not extract this document. Check the file; a synchronous failure is already charged.' },
+  extraction_failed: {
+    exit: ExitCode.WorkFailed,
+    hint: 'The service could not extract this document. Check the file; a synchronous failure is already charged.',
+  },
   persist_failed: { exit: ExitCode.WorkFailed, hint: 'The service failed to store the chunk (no credits charged). Retry: docextract process <chunk_job_id>' },
   server_error: { exit: ExitCode.WorkFailed, hint: 'The service had an internal error. Try again later.' },
   server_busy: { exit: ExitCode.WorkFailed, hint: 'The service is busy. Try again in a few minutes.' },
@@ -43,7 +52,10 @@ export const ERROR_TABLE = {
     exit: ExitCode.WorkFailed,
     hint: 'The answer was far larger than any real one (a broken server or proxy?); docextract stopped reading it. Check --base-url and any proxy; an upload that got one may have been charged.',
   },
-  response_validation_failed: { exit: ExitCode.WorkFailed, hint: 'The service answered, but not as API v3.1 specifies. Check --base-url points at a v3.1 service.' },
+  response_validation_failed: {
+    exit: ExitCode.WorkFailed,
+    hint: 'The service answered, but not as API v3.1 specifies. Check --base-url points at a v3.1 service.',
+  },
 
   // Usage and configuration: nothing was sent (exit 2).
   usage_error: { exit: ExitCode.Usage },
@@ -58,7 +70,10 @@ export const ERROR_TABLE = {
   results_not_found: { exit: ExitCode.Usage },
   // Raised by the engine before sending (its document types) and by the service (a 400): the same fix.
   unknown_model: { exit: ExitCode.Usage, hint: 'List the document types this key may use: docextract models' },
-  invalid_schema: { exit: ExitCode.Usage, hint: 'Each --schema TYPE=FILE (or the schemas setting) names a JSON Schema (draft 2020-12) for a document type; nothing was sent.' },
+  invalid_schema: {
+    exit: ExitCode.Usage,
+    hint: 'Each --schema TYPE=FILE (or the schemas setting) names a JSON Schema (draft 2020-12) for a document type; nothing was sent.',
+  },
   config_error: { exit: ExitCode.Usage },
   invalid_config_file: { exit: ExitCode.Usage },
   invalid_api_key_format: { exit: ExitCode.Usage },
@@ -76,12 +91,18 @@ export const ERROR_TABLE = {
     exit: ExitCode.Usage,
     hint: 'The state journal is damaged in the middle, so docextract will not guess. Move it aside (it names open jobs you can still finish with `docextract collect <job_id>`), then run again.',
   },
-  state_dir_unusable: { exit: ExitCode.Usage, hint: 'docextract keeps its journal and request log there. Fix its permissions, or point DOCEXTRACT_STATE_DIR (or XDG_STATE_HOME) at a writable folder.' },
+  state_dir_unusable: {
+    exit: ExitCode.Usage,
+    hint: 'docextract keeps its journal and request log there. Fix its permissions, or point DOCEXTRACT_STATE_DIR (or XDG_STATE_HOME) at a writable folder.',
+  },
   state_dir_unsafe: {
     exit: ExitCode.Usage,
     hint: 'The state folder keeps the paths of your documents and what each run did: docextract uses it only when it is yours alone (mode 0700, no links in it). Do what the message says, or point DOCEXTRACT_STATE_DIR at a folder of your own.',
   },
-  state_locked: { exit: ExitCode.Usage, hint: 'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.' },
+  state_locked: {
+    exit: ExitCode.Usage,
+    hint: 'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.',
+  },
 
   // Stopped; the work can be resumed (exit 130).
   interrupted: { exit: ExitCode.Interrupted },

@@ -27,5 +27,8 @@ export function listHelpRequests(program: Command): string[][] {
 
 /** The subcommands help lists, without commander's own `help` (hidden ones such as `__complete` are left out). */
 function visibleCommands(command: Command): Command[] {
-  return command.createHelp().visibleCommands(command).filter((sub) => command.commands.includes(sub));
+  return command
+    .createHelp()
+    .visibleCommands(command)
+    .filter((sub) => command.commands.includes(sub));
 }

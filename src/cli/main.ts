@@ -70,7 +70,7 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
     .option('--api-key <key>', 'API key (prefer `config set api-key` or DOCEXTRACT_API_KEY: flags end up in shell history)')
     .option('--base-url <url>', 'service base URL (DOCEXTRACT_BASE_URL)')
     .option('--insecure', 'allow sending the key over plain http:// to a non-loopback host', false)
-    .option('--profile <name>', 'use the named profile\'s settings (DOCEXTRACT_PROFILE); `config profiles` lists them')
+    .option('--profile <name>', "use the named profile's settings (DOCEXTRACT_PROFILE); `config profiles` lists them")
     .showSuggestionAfterError()
     // Each command's --help lists --json, --quiet and the rest too: they apply to every command.
     .configureHelp({ showGlobalOptions: true })
@@ -85,18 +85,20 @@ function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: Cl
       getErrHelpWidth: () => helpWidthOf(deps.io.stderr),
     });
 
-  const action: ActionFactory = <A extends unknown[]>(load: () => Promise<CommandHandler<A>>) => async (...commanderArgs: unknown[]) => {
-    const command = commanderArgs[commanderArgs.length - 1] as Command;
-    // Loaded only when a command runs, so that --help and --version start fast.
-    const [{ CliContext }, handler] = await Promise.all([import('./context.js'), load()]);
-    const ctx = new CliContext(deps, command.optsWithGlobals<GlobalOptions>(), commandPath(command));
-    state.ctx = ctx;
-    // `config set` under a new profile name makes that profile; every other command needs a known one.
-    if (!(command.name() === 'set' && command.parent?.name() === 'config')) await ctx.requireKnownProfile();
-    // Commander passes the positional arguments, then the options, then the command itself.
-    const outcome = await handler(ctx, ...(commanderArgs.slice(0, -1) as A));
-    state.outcome = outcome ?? 'success';
-  };
+  const action: ActionFactory =
+    <A extends unknown[]>(load: () => Promise<CommandHandler<A>>) =>
+    async (...commanderArgs: unknown[]) => {
+      const command = commanderArgs[commanderArgs.length - 1] as Command;
+      // Loaded only when a command runs, so that --help and --version start fast.
+      const [{ CliContext }, handler] = await Promise.all([import('./context.js'), load()]);
+      const ctx = new CliContext(deps, command.optsWithGlobals<GlobalOptions>(), commandPath(command));
+      state.ctx = ctx;
+      // `config set` under a new profile name makes that profile; every other command needs a known one.
+      if (!(command.name() === 'set' && command.parent?.name() === 'config')) await ctx.requireKnownProfile();
+      // Commander passes the positional arguments, then the options, then the command itself.
+      const outcome = await handler(ctx, ...(commanderArgs.slice(0, -1) as A));
+      state.outcome = outcome ?? 'success';
+    };
 
   for (const register of [
     registerExtractCommand,
@@ -147,12 +149,21 @@ function refuseHelpForUnknownCommand(program: Command, argv: readonly string[]):
   const names = program.commands.map((command) => command.name());
   if (names.includes(asked)) return;
   const close = closestNames(asked.toLowerCase(), names);
-  throw new UsageError(`unknown command '${asked}'${close.length > 0 ? `; did you mean ${close.map((name) => `'${name}'`).join(' or ')}?` : ''}`, 'unknown_command', `The commands: ${names.join(', ')}. docextract --help describes each.`);
+  throw new UsageError(
+    `unknown command '${asked}'${close.length > 0 ? `; did you mean ${close.map((name) => `'${name}'`).join(' or ')}?` : ''}`,
+    'unknown_command',
+    `The commands: ${names.join(', ')}. docextract --help describes each.`,
+  );
 }
 
 async function reportError(error: unknown, deps: CliDeps, ctx: CliContext | undefined): Promise<number> {
   const { describeError } = await import('./error-report.js');
-  const keySource = ctx ? await ctx.setting('api-key').then((setting) => setting.source, () => undefined) : undefined;
+  const keySource = ctx
+    ? await ctx.setting('api-key').then(
+        (setting) => setting.source,
+        () => undefined,
+      )
+    : undefined;
   const report = describeError(error, keySource ? { keySource } : {});
   const json = ctx?.options.json ?? false;
   const debug = ctx?.debugEnabled ?? deps.io.env.DOCEXTRACT_LOG === 'debug';

@@ -71,7 +71,10 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
   documentStarted(doc: PlannedDocument, chunksTotal: number | null): void {
     if (this.multibar && chunksTotal) {
       // Rendered, then shortened: a cut never leaves half an escape's control in the label.
-      this.documentBars.set(doc.displayPath, this.multibar.create(chunksTotal, 0, { label: shorten(renderUntrusted(doc.displayPath)), info: `chunks · ${doc.pages ?? '?'} pages` }));
+      this.documentBars.set(
+        doc.displayPath,
+        this.multibar.create(chunksTotal, 0, { label: shorten(renderUntrusted(doc.displayPath)), info: `chunks · ${doc.pages ?? '?'} pages` }),
+      );
     } else if (!this.multibar && chunksTotal) {
       this.ctx.ui.info(`${doc.displayPath}: split into ${plural(chunksTotal, 'chunk')} (${plural(doc.pages, 'page')})`);
     }
@@ -98,7 +101,9 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
     const now = this.clock.now();
     if (!this.multibar && untilMs - now >= 5000 && now - this.lastWaitNotice >= 30_000) {
       this.lastWaitNotice = now;
-      this.ctx.ui.info(`waiting: ${reason}; next request slot ${clockTime(untilMs, untilMs - now)} (in ${formatDuration(untilMs - now)})${this.left.text(now, ', at least ')}`);
+      this.ctx.ui.info(
+        `waiting: ${reason}; next request slot ${clockTime(untilMs, untilMs - now)} (in ${formatDuration(untilMs - now)})${this.left.text(now, ', at least ')}`,
+      );
     }
     this.refresh();
   }
@@ -142,7 +147,10 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
       if (this.multibar && this.ctx.io.stdout.isTTY) this.logAbove(line);
       // Without bars, the count goes on the file's own line: one line per finished file.
       else if (this.multibar) this.ctx.io.stdout.write(`${line}\n`);
-      else this.ctx.io.stdout.write(`[${this.finished.done}/${this.total}${this.finished.done < this.total ? this.left.text(this.clock.now(), ', ') : ''}] ${line}\n`);
+      else
+        this.ctx.io.stdout.write(
+          `[${this.finished.done}/${this.total}${this.finished.done < this.total ? this.left.text(this.clock.now(), ', ') : ''}] ${line}\n`,
+        );
     }
     this.refresh();
   }
@@ -164,7 +172,9 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
     this.multibar?.update();
     this.multibar?.stop();
     this.ctx.ui.drawingWith(undefined);
-    if (!this.ctx.options.json) for (const line of notStartedLines(this.finished.notStartedFiles, this.ctx.ui.paint, this.ctx.options.verbose === true)) this.ctx.io.stdout.write(`${line}\n`);
+    if (!this.ctx.options.json)
+      for (const line of notStartedLines(this.finished.notStartedFiles, this.ctx.ui.paint, this.ctx.options.verbose === true))
+        this.ctx.io.stdout.write(`${line}\n`);
     this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
   }
 
@@ -182,7 +192,10 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
       // Nothing to wait for but answers: say so, so that a still line is never without its reason.
       { text: !waiting && this.awaiting > 0 ? `awaiting ${plural(this.awaiting, 'answer')}` : '', priority: 1 },
       {
-        text: this.slotsHeldBy > 0 ? `${this.slotsHeldBy} job slots held by others${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}` : '',
+        text:
+          this.slotsHeldBy > 0
+            ? `${this.slotsHeldBy} job slots held by others${this.slotsNextTry !== undefined && this.slotsNextTry > now ? `; next try in ${formatDuration(this.slotsNextTry - now)}` : ''}`
+            : '',
         priority: 4,
       },
     ];

@@ -37,12 +37,21 @@ export async function runBatchCommand(
     return created;
   };
   // The run's usage (for `docextract usage`) is recorded once: at its end, or by a second Ctrl-C on its way out, with what was charged so far.
-  const { report, account, events: display } = await withBatchSession(ctx, settings, createDisplay, work, ride, (exitingAccount) => records.recordUsage(exitingAccount));
+  const {
+    report,
+    account,
+    events: display,
+  } = await withBatchSession(ctx, settings, createDisplay, work, ride, (exitingAccount) => records.recordUsage(exitingAccount));
   display.finish(report, records.startedAtMs);
   await records.finishUsage(account, report.requests);
   if (report.fatal) throw report.fatal;
   await records.recordLastRun(account, settings.outDir, wordedForCli); // for `docextract jobs` and `review`
-  return batchOutcome(ctx, report, () => tally.allComplete, () => tally.checksFailed > 0);
+  return batchOutcome(
+    ctx,
+    report,
+    () => tally.allComplete,
+    () => tally.checksFailed > 0,
+  );
 }
 
 /**
@@ -72,7 +81,12 @@ export async function withBatchSession<R, E extends BatchEvents>(
     const report = await runDocuments<R, E>({
       access,
       command: commandLine(),
-      terms: { storeDb: settings.run.storeDb, finalize: settings.run.finalize, windows: JSON.stringify(settings.windows), maxCredits: settings.run.maxCredits ?? null },
+      terms: {
+        storeDb: settings.run.storeDb,
+        finalize: settings.run.finalize,
+        windows: JSON.stringify(settings.windows),
+        maxCredits: settings.run.maxCredits ?? null,
+      },
       events: eventsOnce,
       signal: interrupts.signal,
       host: (deps, client) => work({ ...deps, ...checker }, interrupts.signal, client),
@@ -100,7 +114,10 @@ export function batchOutcome(ctx: CliContext, report: ExtractBatchReport, allCom
 function printResumeAdvice(ctx: CliContext, report: ExtractBatchReport): void {
   if (report.openJobs.length === 0) return;
   const earliest = report.openJobs.map((job) => Date.parse(job.expiresAt)).reduce((a, b) => Math.min(a, b));
-  ctx.ui.error(`${plural(report.openJobs.length, 'job')} ${report.openJobs.length === 1 ? 'is' : 'are'} open on the server. Resume by running the same command again before ${localInstant(earliest)} (in ${formatDuration(earliest - ctx.clock.now())}), or one by one:`);
+  ctx.ui.error(
+    `${plural(report.openJobs.length, 'job')} ${report.openJobs.length === 1 ? 'is' : 'are'} open on the server. Resume by running the same command again before ${localInstant(earliest)} (in ${formatDuration(earliest - ctx.clock.now())}), or one by one:`,
+  );
   // The file is quoted too: a name holding a newline would otherwise end the comment and start a command.
-  for (const job of report.openJobs) ctx.ui.error(`  ${collectCommand(job.parentJobId)}    # ${shellQuote(job.file)}, expires ${localInstant(Date.parse(job.expiresAt))}`);
+  for (const job of report.openJobs)
+    ctx.ui.error(`  ${collectCommand(job.parentJobId)}    # ${shellQuote(job.file)}, expires ${localInstant(Date.parse(job.expiresAt))}`);
 }

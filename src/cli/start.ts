@@ -18,7 +18,10 @@ export async function startCli(argv: string[] = process.argv): Promise<void> {
     if (!settled) process.exitCode = UNSETTLED_EXIT;
   });
   process.on('exit', (code) => {
-    if (code === UNSETTLED_EXIT) process.stderr.write(`error: docextract stopped with work still waiting on nothing (internal_error, exit ${UNSETTLED_EXIT}); please report this with the command you ran\n`);
+    if (code === UNSETTLED_EXIT)
+      process.stderr.write(
+        `error: docextract stopped with work still waiting on nothing (internal_error, exit ${UNSETTLED_EXIT}); please report this with the command you ran\n`,
+      );
   });
   process.exitCode = await main(argv);
   settled = true;

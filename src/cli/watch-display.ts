@@ -44,7 +44,12 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
     if (ctx.ui.interactive) {
       const { default: ora } = await import('ora');
       // discardStdin false: ora's raw-mode stdin would swallow the Ctrl-C our own handler needs.
-      display.spinner = ora({ text: display.statusText(), stream: ctx.io.stderr as NodeJS.WritableStream, discardStdin: false, color: ctx.ui.paint.level > 0 ? 'cyan' : false }).start();
+      display.spinner = ora({
+        text: display.statusText(),
+        stream: ctx.io.stderr as NodeJS.WritableStream,
+        discardStdin: false,
+        color: ctx.ui.paint.level > 0 ? 'cyan' : false,
+      }).start();
       // The countdowns (next slot, time left) move between events too.
       display.ticker = setInterval(() => display.refresh(), 1000).unref();
       // Every message, whoever says it, goes above the status line.
@@ -94,7 +99,9 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
   /** The closing summary, on stderr. */
   finish(report: { requests: number; credits: number }, startedAt: number): void {
     this.stop();
-    if (!this.ctx.options.json) for (const line of notStartedLines(this.finished.notStartedFiles, this.ctx.ui.paint, this.ctx.options.verbose === true)) this.ctx.io.stdout.write(`${line}\n`);
+    if (!this.ctx.options.json)
+      for (const line of notStartedLines(this.finished.notStartedFiles, this.ctx.ui.paint, this.ctx.options.verbose === true))
+        this.ctx.io.stdout.write(`${line}\n`);
     this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
   }
 
@@ -123,7 +130,10 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
    */
   private statusText(): string {
     const now = this.clock.now();
-    const waiting = this.waitUntil > now ? `${this.waitReason}; next request slot ${clockTime(this.waitUntil, this.waitUntil - now)} (in ${formatDuration(this.waitUntil - now)})` : '';
+    const waiting =
+      this.waitUntil > now
+        ? `${this.waitReason}; next request slot ${clockTime(this.waitUntil, this.waitUntil - now)} (in ${formatDuration(this.waitUntil - now)})`
+        : '';
     const parts = [
       { text: `watching ${renderUntrusted(this.folder)}`, priority: 1 },
       { text: `${this.state.settling} being written`, priority: 5 },

@@ -15,7 +15,10 @@ export function checkApiKeyShape(key: string): { ok: true } | ApiKeyProblem {
   }
   if (API_KEY_PATTERN.test(trimmed) && /[A-F]/.test(trimmed.slice(3))) {
     // Hexadecimal, but the service compares keys exactly, and its keys are lower case: it would be rejected.
-    return { ok: false, message: 'This key has upper-case letters; keys are "sk_" followed by 32 lower-case hexadecimal characters (0-9, a-f). Type it in lower case.' };
+    return {
+      ok: false,
+      message: 'This key has upper-case letters; keys are "sk_" followed by 32 lower-case hexadecimal characters (0-9, a-f). Type it in lower case.',
+    };
   }
   if (!API_KEY_PATTERN.test(trimmed)) {
     return {

@@ -74,7 +74,10 @@ const FOREIGN_JOB_PAGES = 9;
 export function openForeignJobs(jobs: JobOpener, keys: readonly string[], config: ForeignJobsConfig): void {
   for (const key of keys) {
     for (let i = 0; i < config.count; i += 1) {
-      jobs.create({ key, sha256: '0'.repeat(64), filename: `foreign-${i + 1}.pdf`, pageCount: FOREIGN_JOB_PAGES, failsExtraction: false, foreign: true }, config.ttlMs);
+      jobs.create(
+        { key, sha256: '0'.repeat(64), filename: `foreign-${i + 1}.pdf`, pageCount: FOREIGN_JOB_PAGES, failsExtraction: false, foreign: true },
+        config.ttlMs,
+      );
     }
   }
 }

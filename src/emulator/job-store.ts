@@ -82,7 +82,17 @@ export class JobStore {
     const job: ParentJob = { foreign: false, ...spec, id: newJobId(), chunks: [], createdAt, expiresAt: createdAt + ttlMs, sourceLost: false, creditsUsed: 0 };
     for (let first = 1; first <= spec.pageCount; first += CHUNK_PAGES) {
       const lastPage = Math.min(spec.pageCount, first + CHUNK_PAGES - 1);
-      const chunk: ChunkJob = { id: newJobId(), parentId: job.id, firstPage: first, lastPage, done: false, lastAttemptFailed: false, claim: null, model: null, pages: null };
+      const chunk: ChunkJob = {
+        id: newJobId(),
+        parentId: job.id,
+        firstPage: first,
+        lastPage,
+        done: false,
+        lastAttemptFailed: false,
+        claim: null,
+        model: null,
+        pages: null,
+      };
       job.chunks.push(chunk);
       this.chunks.set(chunk.id, chunk);
     }

@@ -5,7 +5,15 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ApiFailure } from './api-failure.js';
 import { createCounters } from './counters.js';
-import { DEFAULT_CLAIM_TIMEOUT_MS, DEFAULT_OPEN_JOB_CAP, DEFAULT_OVERSIZE_BYTES, DEFAULT_RATE_LIMITS, DEFAULT_SLOW_MS, DEFAULT_TTL_MS, SMALL_BODY_CAP } from './defaults.js';
+import {
+  DEFAULT_CLAIM_TIMEOUT_MS,
+  DEFAULT_OPEN_JOB_CAP,
+  DEFAULT_OVERSIZE_BYTES,
+  DEFAULT_RATE_LIMITS,
+  DEFAULT_SLOW_MS,
+  DEFAULT_TTL_MS,
+  SMALL_BODY_CAP,
+} from './defaults.js';
 import { FaultInjector } from './fault-injector.js';
 import { ForeignClient, openForeignJobs } from './foreign-traffic.js';
 import { handleDocuments } from './handlers/documents.js';

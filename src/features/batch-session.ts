@@ -129,7 +129,11 @@ export class BatchSession {
 }
 
 /** The runner of a batch in this session: its gate, readings and journal, with the command's client, clock and events. */
-export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: Pick<RunnerDeps, 'phantomJobs' | 'keepOutcomes' | 'onFinished'> & Partial<Pick<RunnerDeps, 'events'>>): BatchRunner {
+export function sessionRunner(
+  deps: BatchDeps,
+  settings: RunSettings,
+  options: Pick<RunnerDeps, 'phantomJobs' | 'keepOutcomes' | 'onFinished'> & Partial<Pick<RunnerDeps, 'events'>>,
+): BatchRunner {
   // Hosting: what concerns another command's documents goes to that command.
   const hosted = deps.host ? hostedEvents(deps.host, options.events ?? deps.events, options.onFinished) : undefined;
   return new BatchRunner({
@@ -155,7 +159,6 @@ export function sessionRunner(deps: BatchDeps, settings: RunSettings, options: P
   });
 }
 
-
 export interface EngineConnection extends Omit<SessionOptions, 'account'> {
   baseUrl: string;
   apiKey: string;
@@ -178,8 +181,10 @@ export async function withEngineSession<R>(connection: EngineConnection, work: (
   let host: HostHub | undefined;
   try {
     const api = await createClient((event) => session.observe(event));
-    const refresh = async (jobIds: string[]): Promise<Map<string, ServerJobView>> => (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds, connection.clock);
-    const process = (chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> => processThroughGate(session, api, chunkJobId, model, connection.clock);
+    const refresh = async (jobIds: string[]): Promise<Map<string, ServerJobView>> =>
+      (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds, connection.clock);
+    const process = (chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> =>
+      processThroughGate(session, api, chunkJobId, model, connection.clock);
     host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms, { refresh, process }) : undefined;
     return await work({ api, session, clock: connection.clock, account, warmUp: () => warmUp(api, connection.clock), ...(host ? { host } : {}) });
   } finally {
@@ -196,7 +201,13 @@ export async function withEngineSession<R>(connection: EngineConnection, work: (
  * runner's requests are (pausedForRateLimit): a rider's chunk must not fail
  * because the host's own requests filled the window.
  */
-export async function processThroughGate(session: Pick<BatchSession, 'gate' | 'readings'>, api: ApiClient, chunkJobId: string, model: string | undefined, clock: Clock): Promise<ChunkProcessed> {
+export async function processThroughGate(
+  session: Pick<BatchSession, 'gate' | 'readings'>,
+  api: ApiClient,
+  chunkJobId: string,
+  model: string | undefined,
+  clock: Clock,
+): Promise<ChunkProcessed> {
   for (let attempt = 1; ; attempt++) {
     const sentAt = await session.gate.acquire();
     try {
@@ -233,7 +244,8 @@ async function warmUp(api: ApiClient, clock: Clock): Promise<void> {
       await api.health();
       return;
     } catch (error) {
-      const serviceIsThere = error instanceof MalformedResponseError || error instanceof ResponseTooLargeError || (error instanceof TransportError && error.connectionDropped);
+      const serviceIsThere =
+        error instanceof MalformedResponseError || error instanceof ResponseTooLargeError || (error instanceof TransportError && error.connectionDropped);
       if (serviceIsThere || !(error instanceof TransportError)) return;
       if (attempt >= WARM_UP_ATTEMPTS) throw error;
       await clock.sleep(WARM_UP_BACKOFF_MS * attempt);

@@ -74,7 +74,11 @@ export async function checkModelNames(api: ApiClient, names: readonly string[]):
 }
 
 /** The free check of `names` against `models`; `asked`: the user named a model (else only the service's default is sent). */
-export async function checkModelNamesBeforeSending(deps: { api: ApiClient; events: Pick<BatchEvents, 'notice'> }, names: readonly string[], asked: boolean): Promise<void> {
+export async function checkModelNamesBeforeSending(
+  deps: { api: ApiClient; events: Pick<BatchEvents, 'notice'> },
+  names: readonly string[],
+  asked: boolean,
+): Promise<void> {
   if (names.length === 0) return;
   const check = await checkModelNames(deps.api, [...names]);
   if (check.ok === 'unchecked') deps.events.notice?.(`${check.reason}; the document types were not checked before sending`);

@@ -15,7 +15,13 @@ import { rejoinedPart, type RejoinedPart } from './part-rejoin.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 
 /** Finish a job from its parent id alone (see collectTaskOf), in this command's runner (which other commands may submit to). */
-export async function runCollectJob(deps: BatchDeps, askedJobId: string, settings: RunSettings, outDir: string, stop?: AbortSignal): Promise<ExtractBatchReport> {
+export async function runCollectJob(
+  deps: BatchDeps,
+  askedJobId: string,
+  settings: RunSettings,
+  outDir: string,
+  stop?: AbortSignal,
+): Promise<ExtractBatchReport> {
   const found = await collectTaskOf(deps, askedJobId, settings, outDir);
   if ('outcome' in found) {
     deps.events.documentFinished(found.outcome);
@@ -23,18 +29,38 @@ export async function runCollectJob(deps: BatchDeps, askedJobId: string, setting
   }
   const parentJobId = found.task.job?.parentJobId ?? askedJobId;
   // A part's job: once it is finished, its source's result is written again, and the source is what this command reports.
-  const parts = new PartResults([], settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), (message) => deps.events.notice?.(message));
+  const parts = new PartResults(
+    [],
+    settings.storeDb,
+    deps.writeResult ?? writeFileAtomically,
+    () => deps.clock.now(),
+    (message) => deps.events.notice?.(message),
+  );
   if (found.others) parts.rejoin(found.task.doc, found.others);
   const runner = sessionRunner(deps, settings, { events: parts.joining(deps.events) });
-  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { force: false, dedupe: true, storeDb: settings.storeDb }, deps.session.results);
+  const planner = new ArrivalPlanner(
+    deps.session.state,
+    () => deps.clock.now(),
+    { force: false, dedupe: true, storeDb: settings.storeDb },
+    deps.session.results,
+  );
   planner.claimJob(parentJobId);
   const collectTask: HostedRun['collectTask'] = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
-  const report = await runHosted(deps.host, runner, arrivingAtOnce([found.task]), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
+  const report = await runHosted(
+    deps.host,
+    runner,
+    arrivingAtOnce([found.task]),
+    stop,
+    { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) },
+    true,
+  );
   await parts.settled();
   return {
     ...report,
     outcomes: parts.reported(report.outcomes),
-    openJobs: report.outcomes.filter((o) => o.status === 'interrupted' && o.expires_at).map((o) => ({ parentJobId, file: o.file, expiresAt: o.expires_at as string })),
+    openJobs: report.outcomes
+      .filter((o) => o.status === 'interrupted' && o.expires_at)
+      .map((o) => ({ parentJobId, file: o.file, expiresAt: o.expires_at as string })),
     strayJobs: [],
   };
 }
@@ -70,7 +96,10 @@ export async function collectTaskOf(
       displayPath: journaled.path,
       ...owner,
       sha256: journaled.sha256,
-      size: await stat(journaled.path).then((info) => info.size, () => 0),
+      size: await stat(journaled.path).then(
+        (info) => info.size,
+        () => 0,
+      ),
       type: 'pdf',
       contentType: 'application/pdf',
       pages: journaled.pages,
@@ -95,7 +124,18 @@ export async function collectTaskOf(
     }
   }
   deps.events.notice?.(`job ${parentJobId} is not in the journal: collecting what the server has (chunk ids are unknown, so failed chunks cannot be retried)`);
-  const doc: PlannedDocument = { ...owner, path: '', displayPath: parentJobId, sha256: '', size: 0, type: 'pdf', contentType: 'application/pdf', pages: undefined, output: join(outDir, `${parentJobId}.json`), outputRoot: outDir };
+  const doc: PlannedDocument = {
+    ...owner,
+    path: '',
+    displayPath: parentJobId,
+    sha256: '',
+    size: 0,
+    type: 'pdf',
+    contentType: 'application/pdf',
+    pages: undefined,
+    output: join(outDir, `${parentJobId}.json`),
+    outputRoot: outDir,
+  };
   const task = new DocumentTask(doc, now);
   task.openJob({ parentJobId, chunks: [], expiresAt: now + settings.ttlMs, pages: 0, model: null });
   return { task };

@@ -25,7 +25,9 @@ export class CompactEvery {
     this.finishedSince = 0;
     this.compacting = this.compacting
       .then(() => this.compact())
-      .catch((error: unknown) => this.notice(`could not compact the journal (${error instanceof Error ? error.message : String(error)}); it is compacted again later`));
+      .catch((error: unknown) =>
+        this.notice(`could not compact the journal (${error instanceof Error ? error.message : String(error)}); it is compacted again later`),
+      );
   }
 
   /** Once the compactions started so far have ended. */

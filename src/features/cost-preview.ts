@@ -67,7 +67,18 @@ export class CostPreview {
 
   constructor(private readonly options: CostPreviewOptions) {
     const journal = options.journal ?? replayJournal([]);
-    this.planner = new ArrivalPlanner(journal, options.now ?? Date.now, { storeDb: options.storeDb, force: options.force, dedupe: options.dedupe, preview: true, ...(options.forcedSince === undefined ? {} : { forcedSince: options.forcedSince }) }, options.earlier);
+    this.planner = new ArrivalPlanner(
+      journal,
+      options.now ?? Date.now,
+      {
+        storeDb: options.storeDb,
+        force: options.force,
+        dedupe: options.dedupe,
+        preview: true,
+        ...(options.forcedSince === undefined ? {} : { forcedSince: options.forcedSince }),
+      },
+      options.earlier,
+    );
   }
 
   async costs(documents: readonly PlannedDocument[]): Promise<PreviewedSlice> {
@@ -99,7 +110,9 @@ export class CostPreview {
     if (!task) return { ...base, action: 'copy', why, credits: 0, requests: 0 };
     const requests = task.requestsLeft(options.finalize);
     if (!task.job) return { ...base, action: 'extract', why, credits: doc.pages ?? 1, requests };
-    const credits = !awaitsResult(task.job.phase) ? 0 : task.job.chunks.reduce((sum, chunk) => sum + (chunk.status === 'done' ? 0 : chunk.pageNumbers.length), 0);
+    const credits = !awaitsResult(task.job.phase)
+      ? 0
+      : task.job.chunks.reduce((sum, chunk) => sum + (chunk.status === 'done' ? 0 : chunk.pageNumbers.length), 0);
     return { ...base, action: 'resume', why, credits, requests };
   }
 

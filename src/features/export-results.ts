@@ -200,7 +200,8 @@ async function* readDocuments(dir: string, report: { options: ExportOptions; sum
     } catch (error) {
       if (report) {
         report.summary.problems += 1;
-        const why = error instanceof SyntaxError ? `not valid JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+        const why =
+          error instanceof SyntaxError ? `not valid JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
         report.options.onProblem(file.relativePath, why);
       }
       continue;

@@ -22,7 +22,6 @@ import { beginForceRun, endForceRun } from './force-run.js';
 /** How a hosting run finishes a job a `collect` riding along asks for. */
 type HostedCollect = HostedRun['collectTask'];
 
-
 export interface ExtractBatchOptions {
   /** The parts of the command's sources, when some came back from a host before this command hosted the rest. @default the parts among the documents */
   parts?: PartResults;
@@ -67,11 +66,30 @@ export async function runExtractBatch(
   const now = deps.clock.now();
   const earlier = reuse.dedupe && !reuse.force ? deps.session.results : undefined;
   await earlier?.scan(outDir).catch(() => 0);
-  const forced = reuse.force && options.forceCommand !== undefined ? await beginForceRun(deps.session.journal, deps.session.state, deps.account, options.forceCommand, now) : undefined;
-  if (forced?.resumed) deps.events.notice?.(`resuming the interrupted --force run of this command (started ${new Date(forced.since).toISOString()}): files it extracted are kept, the rest are extracted again`);
-  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...reuse, storeDb: settings.storeDb, ...(forced?.resumed ? { forcedSince: forced.since } : {}) }, earlier);
+  const forced =
+    reuse.force && options.forceCommand !== undefined
+      ? await beginForceRun(deps.session.journal, deps.session.state, deps.account, options.forceCommand, now)
+      : undefined;
+  if (forced?.resumed)
+    deps.events.notice?.(
+      `resuming the interrupted --force run of this command (started ${new Date(forced.since).toISOString()}): files it extracted are kept, the rest are extracted again`,
+    );
+  const planner = new ArrivalPlanner(
+    deps.session.state,
+    () => deps.clock.now(),
+    { ...reuse, storeDb: settings.storeDb, ...(forced?.resumed ? { forcedSince: forced.since } : {}) },
+    earlier,
+  );
   // A source sent in parts is one document of this command: its parts are held, the source reported once.
-  const parts = options.parts ?? new PartResults([], settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), (message) => deps.events.notice?.(message));
+  const parts =
+    options.parts ??
+    new PartResults(
+      [],
+      settings.storeDb,
+      deps.writeResult ?? writeFileAtomically,
+      () => deps.clock.now(),
+      (message) => deps.events.notice?.(message),
+    );
   const events = parts.joining(deps.events);
   const keepOutcomes = options.keepOutcomes ?? true;
   const alreadyDone: DocumentOutcome[] = [];
@@ -83,7 +101,10 @@ export async function runExtractBatch(
   const openJobs: ExtractBatchReport['openJobs'] = [];
   const running = new RunningWindow(RUNNING_AHEAD);
   // The journal's records of finished files leave as the run goes (else they stay in memory to its end).
-  const journal = new CompactEvery(() => deps.session.compact(), (message) => deps.events.notice?.(message));
+  const journal = new CompactEvery(
+    () => deps.session.compact(),
+    (message) => deps.events.notice?.(message),
+  );
   const checked = { models: false, blocked: undefined as string | undefined };
   /** Planned a slice at a time, and only while the runner has few of this command's tasks ahead. */
   async function* planned(): AsyncGenerator<DocumentTask[]> {
@@ -108,7 +129,8 @@ export async function runExtractBatch(
       }
       if (checked.blocked) {
         // A result is paid for before it is written: send nothing whose result could not be saved.
-        for (const task of arrival.tasks) for (const doc of [task.doc, ...task.copies]) finishedBeforeSending(unwritableOutcome(doc, task.job?.parentJobId ?? null, outDir, checked.blocked));
+        for (const task of arrival.tasks)
+          for (const doc of [task.doc, ...task.copies]) finishedBeforeSending(unwritableOutcome(doc, task.job?.parentJobId ?? null, outDir, checked.blocked));
         continue;
       }
       running.took(arrival.tasks);
@@ -125,18 +147,27 @@ export async function runExtractBatch(
     keepOutcomes,
     onFinished: (outcome, doc) => {
       planner.finished(outcome, doc);
-      if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
+      if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at)
+        openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
       running.changed();
       journal.finished();
     },
   });
   const collectTask: HostedCollect = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
-  const report = await runHosted(deps.host, runner, startingWith(head, own), stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, true);
+  const report = await runHosted(
+    deps.host,
+    runner,
+    startingWith(head, own),
+    stop,
+    { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) },
+    true,
+  );
   await Promise.all([planner.indexed(), parts.settled(), journal.settled()]);
   // Open jobs of earlier runs that no file of this batch took up.
   const strayJobs = planner.unclaimedJobs();
   for (const job of strayJobs) deps.events.strayJob?.(job);
-  if (forced && options.forceCommand !== undefined && !report.interrupted && !report.budgetExhausted && !report.fatal) await endForceRun(deps.session.journal, deps.account, options.forceCommand, deps.clock.now());
+  if (forced && options.forceCommand !== undefined && !report.interrupted && !report.budgetExhausted && !report.fatal)
+    await endForceRun(deps.session.journal, deps.account, options.forceCommand, deps.clock.now());
   return {
     ...report,
     ...(checked.blocked ? { requests: 0, credits: 0 } : {}),
@@ -174,13 +205,14 @@ function withoutData(outcome: DocumentOutcome): DocumentOutcome {
 async function checkModelsBeforeSending(deps: BatchDeps, tasks: readonly DocumentTask[]): Promise<void> {
   const uploads = tasks.filter((task) => task.phase === 'queued');
   const names = [...new Set(uploads.map((task) => task.doc.model ?? SERVICE_DEFAULT_MODEL))];
-  await checkModelNamesBeforeSending(deps, names, uploads.some((task) => task.doc.model !== undefined));
+  await checkModelNamesBeforeSending(
+    deps,
+    names,
+    uploads.some((task) => task.doc.model !== undefined),
+  );
 }
-
-
 
 function unwritableOutcome(doc: PlannedDocument, jobId: string | null, outDir: string, code: string): DocumentOutcome {
   const message = `cannot write results to ${outDir} (${code}); nothing was sent for ${doc.displayPath}: fix the output folder and run again`;
   return failedOutcome(doc.displayPath, { code: 'output_write_failed', message }, { source: doc.path, pages: doc.pages ?? null, jobId });
 }
-

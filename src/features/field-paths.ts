@@ -89,7 +89,12 @@ function setIn(node: unknown, [head, ...rest]: string[], value: unknown): unknow
   }
   const object: Record<string, unknown> = isObject(node) ? { ...node } : {};
   // defineProperty: a key named `__proto__` is a key like any other, never the object's prototype.
-  Object.defineProperty(object, key, { value: rest.length === 0 ? value : setIn(object[key], rest, value), enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(object, key, {
+    value: rest.length === 0 ? value : setIn(object[key], rest, value),
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return object;
 }
 

@@ -67,7 +67,14 @@ export class KnownResults {
     if (judgeResultOnDisk(existing, asked, options).reuse) return path;
     // Deleted, replaced or partial: forget it, unless it is only unstored where a stored one is asked.
     if (this.readOnly) return undefined;
-    if (!existing || existing.question.sha256 !== asked.sha256 || existing.question.model !== asked.model || !samePages(existing.question.pages, asked.pages) || existing.status !== 'complete') await this.index.forget(key);
+    if (
+      !existing ||
+      existing.question.sha256 !== asked.sha256 ||
+      existing.question.model !== asked.model ||
+      !samePages(existing.question.pages, asked.pages) ||
+      existing.status !== 'complete'
+    )
+      await this.index.forget(key);
     return undefined;
   }
 

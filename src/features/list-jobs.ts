@@ -113,7 +113,9 @@ export async function listJobs(options: ListJobsOptions): Promise<JobsOverview> 
       possibly_open_until: new Date(upload.at + options.ttlMs).toISOString(),
     }));
   const reports = await readLastRunReports(options.stateDir, options.account);
-  const failedFiles = reports.flatMap((report) => report.files.map((file): FailedFileListing => ({ kind: 'failed-file', account: report.account, run_finished_at: report.finished_at, ...file })));
+  const failedFiles = reports.flatMap((report) =>
+    report.files.map((file): FailedFileListing => ({ kind: 'failed-file', account: report.account, run_finished_at: report.finished_at, ...file })),
+  );
   const lastRuns = reports.map((report) => ({ account: report.account, finished_at: report.finished_at, counts: report.counts }));
   return { jobs, unanswered, failedFiles, lastRuns };
 }

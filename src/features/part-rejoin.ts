@@ -28,7 +28,8 @@ export async function rejoinedPart(doc: PlannedDocument, part: JournaledPart): P
   const listed = (source as { parts?: unknown } | undefined)?.parts;
   const entries = Array.isArray(listed) && listed.length === part.count ? listed.map(entryOf) : [];
   const sourcePages = source?.source_pages;
-  if (entries.length === 0 || entries.some((entry) => entry === undefined) || !isPageList(sourcePages) || source?.source?.sha256 !== doc.sha256) return { doc: alone };
+  if (entries.length === 0 || entries.some((entry) => entry === undefined) || !isPageList(sourcePages) || source?.source?.sha256 !== doc.sha256)
+    return { doc: alone };
   const placed: PlannedDocument = { ...alone, part: { ...part, pages: sourcePages } };
   const others = (entries as PartEntry[]).flatMap((entry, index) => {
     if (index === part.index) return [];
@@ -77,7 +78,9 @@ function entryOf(value: unknown): PartEntry | undefined {
     credits: typeof entry.credits === 'number' ? entry.credits : 0,
     warnings: Array.isArray(entry.warnings) ? entry.warnings.filter((warning): warning is string => typeof warning === 'string') : [],
     missing_pages: isPageList(entry.missing_pages) ? entry.missing_pages : [],
-    ...(entry.error && typeof entry.error.code === 'string' && typeof entry.error.message === 'string' ? { error: { code: entry.error.code, message: entry.error.message } } : {}),
+    ...(entry.error && typeof entry.error.code === 'string' && typeof entry.error.message === 'string'
+      ? { error: { code: entry.error.code, message: entry.error.message } }
+      : {}),
     data: null,
   };
 }

@@ -16,7 +16,13 @@ export function partOutput(outDir: string, commonBase: string): (path: string, p
 }
 
 /** One document per part of a source past the service's limits; each is a question of its own (the source's sha256 and the part's pages). */
-export function partsOf(source: PlannedDocument, parts: readonly number[][], pages: number[], pageCount: number, outputOf: (path: string, pages: readonly number[]) => string): PlannedDocument[] {
+export function partsOf(
+  source: PlannedDocument,
+  parts: readonly number[][],
+  pages: number[],
+  pageCount: number,
+  outputOf: (path: string, pages: readonly number[]) => string,
+): PlannedDocument[] {
   return parts.map((partPages, index) => ({
     ...source,
     displayPath: partDisplayPath(source.displayPath, partPages, pageCount),
@@ -244,7 +250,9 @@ function sourceOutcome(source: Source, written: boolean): DocumentOutcome {
   const status: DocumentStatus = complete ? 'complete' : worst === 'interrupted' ? 'interrupted' : answered ? 'partial' : worst;
   const unfinished = outcomes.findIndex((outcome) => outcome.status !== 'complete');
   const cause = outcomes[unfinished];
-  const missing = [...new Set(outcomes.flatMap((outcome, index) => outcome.missing_pages ?? (outcome.status === 'complete' ? [] : (source.docs[index]?.sourcePages ?? []))))];
+  const missing = [
+    ...new Set(outcomes.flatMap((outcome, index) => outcome.missing_pages ?? (outcome.status === 'complete' ? [] : (source.docs[index]?.sourcePages ?? [])))),
+  ];
   const reused = outcomes.every((outcome) => outcome.reused !== undefined);
   return {
     file: source.part.displayPath,
@@ -258,7 +266,9 @@ function sourceOutcome(source: Source, written: boolean): DocumentOutcome {
     warnings: [...new Set(outcomes.flatMap((outcome) => outcome.warnings))],
     credits: outcomes.reduce((sum, outcome) => sum + outcome.credits, 0),
     ...(missing.length > 0 ? { missing_pages: missing.sort((a, b) => a - b) } : {}),
-    ...(cause?.error ? { error: { ...cause.error, message: `${partLabel(source.docs[unfinished]?.sourcePages ?? [], first.sourcePageCount ?? 0)}: ${cause.error.message}` } } : {}),
+    ...(cause?.error
+      ? { error: { ...cause.error, message: `${partLabel(source.docs[unfinished]?.sourcePages ?? [], first.sourcePageCount ?? 0)}: ${cause.error.message}` } }
+      : {}),
     ...(reused ? { reused: 'every part was answered already', saved_credits: outcomes.reduce((sum, outcome) => sum + (outcome.saved_credits ?? 0), 0) } : {}),
     ...(combineChecks(outcomes.map((outcome) => outcome.checks)) ? { checks: combineChecks(outcomes.map((outcome) => outcome.checks)) } : {}),
     parts,

@@ -36,7 +36,9 @@ export function parsePathRules<T>(specs: readonly string[], kind: RuleKind<T>): 
     if (equals === -1) {
       const value = kind.parse(spec);
       if (fallback !== undefined && kind.text(fallback) !== kind.text(value)) {
-        throw new Error(`two defaults ("${kind.text(fallback)}" and "${kind.text(value)}"); give one bare ${kind.placeholder}, and GLOB=${kind.placeholder} for the rest`);
+        throw new Error(
+          `two defaults ("${kind.text(fallback)}" and "${kind.text(value)}"); give one bare ${kind.placeholder}, and GLOB=${kind.placeholder} for the rest`,
+        );
       }
       fallback = value;
       continue;

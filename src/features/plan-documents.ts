@@ -55,7 +55,6 @@ export interface PlanOptions {
   debug?: (line: string) => void;
 }
 
-
 /** Some of a batch's files, checked and planned: what can be sent, and what the local checks refused. */
 export interface PlannedSlice {
   documents: PlannedDocument[];
@@ -90,7 +89,12 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
     // Each slice is read from the list as it is planned, and let go of there.
     for (const slice of discovery.inputs.slices(sliceSize)) yield await planFiles(slice, discovery.commonBase, options);
   }
-  return { found, rejected: discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message)), skipped: discovery.skipped, slices: slices() };
+  return {
+    found,
+    rejected: discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message)),
+    skipped: discovery.skipped,
+    slices: slices(),
+  };
 }
 
 /**
@@ -119,7 +123,11 @@ export async function planFiles(
     if (!checked.ok) {
       const outcome: DocumentOutcome = { ...rejection(input.displayPath, checked.code, checked.message, input.path), pages: checked.pages ?? null };
       // A check cut short by a stop is no verdict on the file: it was left undone, as a run's unstarted files are.
-      rejected.push(checked.code === 'interrupted' && outcome.error ? { ...outcome, status: 'interrupted', error: { ...outcome.error, details: { kind: 'not_started' } } } : outcome);
+      rejected.push(
+        checked.code === 'interrupted' && outcome.error
+          ? { ...outcome, status: 'interrupted', error: { ...outcome.error, details: { kind: 'not_started' } } }
+          : outcome,
+      );
       return;
     }
     // A preflighted file always has its pages selected.
@@ -131,7 +139,14 @@ export async function planFiles(
     const biggest = parts ? Math.max(...parts.map((part) => part.length)) : selected.pages;
     if (biggest !== undefined && isSplit(biggest) && !fitsWithinTtl(biggest, options.windows, options.ttlMs, options.marginMs)) {
       const message = `${input.displayPath} has ${biggest} pages${sourcePages ? ' to send' : ''}${parts ? ' in its largest part' : ''}; under the rate limits it cannot be uploaded, processed, collected and finalized before its job expires`;
-      rejected.push({ ...failedOutcome(input.displayPath, { code: 'rate_budget_too_small', message, details: { kind: 'rate_budget_too_small', pages: biggest } }, { source: input.path }), pages: biggest });
+      rejected.push({
+        ...failedOutcome(
+          input.displayPath,
+          { code: 'rate_budget_too_small', message, details: { kind: 'rate_budget_too_small', pages: biggest } },
+          { source: input.path },
+        ),
+        pages: biggest,
+      });
       return;
     }
     const model = options.models?.modelFor(relative(commonBase, checked.path));
@@ -149,14 +164,24 @@ export async function planFiles(
       output: outputPathFor(options.outDir, commonBase, checked.path, whole),
       outputRoot: options.outDir,
     };
-    planned.push({ input, documents: parts && sourcePages && sourcePageCount !== undefined ? partsOf(doc, parts, sourcePages, sourcePageCount, partOutput(options.outDir, commonBase)) : [doc] });
+    planned.push({
+      input,
+      documents:
+        parts && sourcePages && sourcePageCount !== undefined
+          ? partsOf(doc, parts, sourcePages, sourcePageCount, partOutput(options.outDir, commonBase))
+          : [doc],
+    });
   });
   // Free to check, costly to find out after paying: a result that could never be written is not sent.
   const problems = await mapLimited(planned, options.parallelism ?? 8, (file) => firstResultPathProblem(options.outDir, file.documents));
   const documents: PlannedDocument[] = [];
   planned.forEach((file, index) => {
     const problem = problems[index];
-    if (problem) rejected.push({ ...rejection(file.input.displayPath, problem.code, `${file.input.displayPath}: ${problem.message}; not sent`, file.input.path), pages: file.documents[0]?.part ? null : (file.documents[0]?.pages ?? null) });
+    if (problem)
+      rejected.push({
+        ...rejection(file.input.displayPath, problem.code, `${file.input.displayPath}: ${problem.message}; not sent`, file.input.path),
+        pages: file.documents[0]?.part ? null : (file.documents[0]?.pages ?? null),
+      });
     else documents.push(...file.documents);
   });
   return { documents, rejected };

@@ -11,7 +11,14 @@ import type { ServiceReadings } from '../batch/service-readings.js';
  * caller simply acquires its slot again. Another client's burst must not end
  * a request that waiting would have answered.
  */
-export function pausedForRateLimit(session: { gate: RequestGate; readings: ServiceReadings }, error: unknown, attempt: number, endpoint: Endpoint, clock: Clock, random: () => number = Math.random): boolean {
+export function pausedForRateLimit(
+  session: { gate: RequestGate; readings: ServiceReadings },
+  error: unknown,
+  attempt: number,
+  endpoint: Endpoint,
+  clock: Clock,
+  random: () => number = Math.random,
+): boolean {
   if (!(error instanceof RateLimitError && error.code === 'rate_limit_exceeded')) return false;
   const now = clock.now();
   const decision = decideRetry(error, attempt, {

@@ -53,7 +53,13 @@ export async function refreshJobs(
   return views;
 }
 
-async function askAbout(session: Pick<BatchSession, 'gate' | 'readings'>, api: ApiClient, jobId: string, clock: Clock, signal: AbortSignal | undefined): Promise<ServerJobView> {
+async function askAbout(
+  session: Pick<BatchSession, 'gate' | 'readings'>,
+  api: ApiClient,
+  jobId: string,
+  clock: Clock,
+  signal: AbortSignal | undefined,
+): Promise<ServerJobView> {
   for (let attempt = 1; ; attempt++) {
     const sentAt = await session.gate.acquire(signal);
     try {

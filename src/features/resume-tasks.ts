@@ -155,7 +155,13 @@ export class ArrivalPlanner {
   }
 
   /** The answer of this run or of an earlier one, written again for `doc`. */
-  private async copyKnownAnswer(key: string, asked: Question, doc: PlannedDocument, options: ArrivalOptions, schemas: RecordedSchemas): Promise<DocumentOutcome | undefined> {
+  private async copyKnownAnswer(
+    key: string,
+    asked: Question,
+    doc: PlannedDocument,
+    options: ArrivalOptions,
+    schemas: RecordedSchemas,
+  ): Promise<DocumentOutcome | undefined> {
     const preview = options.preview === true;
     const known = this.knownAnswer(key);
     const copied = known ? await copiedAnswer(known.output, doc, preview, schemas) : undefined;
@@ -228,7 +234,9 @@ export class ArrivalPlanner {
       .get(asked.sha256)
       ?.find(
         (candidate) =>
-          !this.matched.has(candidate.parentJobId) && questionOf(candidate.sha256, candidate.model, asked.store_db).model === asked.model && samePages(candidate.sourcePages, asked.pages),
+          !this.matched.has(candidate.parentJobId) &&
+          questionOf(candidate.sha256, candidate.model, asked.store_db).model === asked.model &&
+          samePages(candidate.sourcePages, asked.pages),
       );
     if (job) this.matched.add(job.parentJobId);
     return job;

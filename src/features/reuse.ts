@@ -33,8 +33,15 @@ export function judgeResultOnDisk(existing: ExistingResult | undefined, asked: Q
   if (!samePages(existing.question.pages, asked.pages)) return { reuse: false, reason: `result on disk is for ${pagesText(existing.question.pages)}` };
   if (asked.store_db && !existing.hasExtractionId) return { reuse: false, reason: 'result on disk was not stored (no extraction_id); --store asks for one' };
   if (existing.status !== 'complete') return { reuse: false, reason: 'result on disk is partial' };
-  if (options.force) return { reuse: true, reason: `extracted by the interrupted --force run of this command, resumed (started ${new Date(options.forcedSince ?? 0).toISOString()})` };
-  return { reuse: true, reason: `result on disk answers it (model ${asked.model}${asked.pages ? `, ${pagesText(asked.pages)}` : ''}${asked.store_db ? ', stored' : ''})` };
+  if (options.force)
+    return {
+      reuse: true,
+      reason: `extracted by the interrupted --force run of this command, resumed (started ${new Date(options.forcedSince ?? 0).toISOString()})`,
+    };
+  return {
+    reuse: true,
+    reason: `result on disk answers it (model ${asked.model}${asked.pages ? `, ${pagesText(asked.pages)}` : ''}${asked.store_db ? ', stored' : ''})`,
+  };
 }
 
 function pagesText(pages: readonly number[] | undefined): string {

@@ -7,9 +7,11 @@ import { recordUsageNow } from './usage/usage-recorder.js';
 
 /** What identifies a run in its records. */
 export interface RunRecordsOptions {
+  /** The state folder the records are written to (the CLI's, or `extractDocuments`' `stateDir`). */
   stateDir: string;
   /** The folder the run was started in: usage is grouped by folder below it. */
   cwd: string;
+  /** When the run started and each record was made. */
   clock: Clock;
   /** The command that ran it, as `docextract usage` shows it: extract, collect, watch, library. */
   command: string;
@@ -26,6 +28,7 @@ export interface RunRecordsOptions {
  * `docextract jobs` and `review`.
  */
 export class RunRecords {
+  /** The run's outcomes, counted as they finish. */
   readonly tally: RunTally;
   private readonly startedAt: number;
   private usageRecorded = false;
@@ -35,6 +38,7 @@ export class RunRecords {
     this.startedAt = run.clock.now();
   }
 
+  /** When the run started (Unix ms, the run's clock). */
   get startedAtMs(): number {
     return this.startedAt;
   }
@@ -53,7 +57,18 @@ export class RunRecords {
     if (this.usageRecorded) return;
     this.usageRecorded = true;
     const { stateDir, cwd, command, profile } = this.run;
-    recordUsageNow(stateDir, this.tally.usage.record({ account, profile: profile ?? 'default', command, startedAtMs: this.startedAt, finishedAtMs: this.run.clock.now(), requests, cwd }));
+    recordUsageNow(
+      stateDir,
+      this.tally.usage.record({
+        account,
+        profile: profile ?? 'default',
+        command,
+        startedAtMs: this.startedAt,
+        finishedAtMs: this.run.clock.now(),
+        requests,
+        cwd,
+      }),
+    );
   }
 
   /** The end of a run: the usage log compacted when large, its usage recorded (a fatal end included: the credits are gone either way). */
@@ -64,6 +79,12 @@ export class RunRecords {
 
   /** The last-run report; `word` rewords each outcome that did not complete (the CLI's words). */
   async recordLastRun(account: string, outDir: string, word: (outcome: DocumentOutcome) => DocumentOutcome = (outcome) => outcome): Promise<void> {
-    await recordLastRun(this.run.stateDir, account, { outDir, outcomes: this.tally.notComplete.map(word), counts: this.tally.counts, startedAtMs: this.startedAt, finishedAtMs: this.run.clock.now() });
+    await recordLastRun(this.run.stateDir, account, {
+      outDir,
+      outcomes: this.tally.notComplete.map(word),
+      counts: this.tally.counts,
+      startedAtMs: this.startedAt,
+      finishedAtMs: this.run.clock.now(),
+    });
   }
 }

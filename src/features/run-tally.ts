@@ -12,7 +12,9 @@ import { overriding } from './event-overrides.js';
  * summary each.
  */
 export class RunTally {
+  /** How many documents finished with each status, this run. */
   readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+  /** How many finished documents failed their schema checks. */
   checksFailed = 0;
   /** Every outcome whose status is not `complete`, summarised (no data), in the order they finished. */
   readonly notComplete: DocumentOutcome[] = [];
@@ -25,6 +27,7 @@ export class RunTally {
     this.usage = new UsageTally(cwd, 'charges');
   }
 
+  /** Counts one finished document (its data is not kept). */
   add(outcome: DocumentOutcome): void {
     this.counts[outcome.status] += 1;
     this.usage.add(outcome);
@@ -34,10 +37,12 @@ export class RunTally {
     this.notComplete.push(summary);
   }
 
+  /** How many documents finished, whatever their status. */
   get total(): number {
     return Object.values(this.counts).reduce((sum, count) => sum + count, 0);
   }
 
+  /** Every finished document is complete (true for a run that finished none). */
   get allComplete(): boolean {
     return this.counts.complete === this.total;
   }

@@ -45,7 +45,12 @@ export async function selectPages(preflighted: PreflightOk, selection: PageSelec
   try {
     planned = await planParts(await readFile(checked.path), pages, pageCount, name, why);
   } catch (error) {
-    return { ok: false, code: 'file_unreadable', message: `${name} cannot be read (${error instanceof Error ? error.message : String(error)}).`, pages: pageCount };
+    return {
+      ok: false,
+      code: 'file_unreadable',
+      message: `${name} cannot be read (${error instanceof Error ? error.message : String(error)}).`,
+      pages: pageCount,
+    };
   }
   if (!planned.ok) return { ...planned, pages: pageCount };
   if (planned.parts.length === 1 && selected.sourcePages) return selected;
@@ -55,7 +60,12 @@ export async function selectPages(preflighted: PreflightOk, selection: PageSelec
 
 function refused(name: string, why: string, pagesToSend: number, pageCount: number): SelectedPages {
   const code = pagesToSend > SERVICE_LIMITS.maxPages ? 'page_limit_exceeded' : 'file_too_large';
-  return { ok: false, code, message: `${name} ${why}; docextract extract cuts it into parts the service accepts (watch does not), or choose fewer pages with --pages.`, pages: pageCount };
+  return {
+    ok: false,
+    code,
+    message: `${name} ${why}; docextract extract cuts it into parts the service accepts (watch does not), or choose fewer pages with --pages.`,
+    pages: pageCount,
+  };
 }
 
 async function selectedPages(checked: PreflightOk, selection: PageSelection, name: string): Promise<SelectedPages> {

@@ -25,7 +25,13 @@ export interface StreamBatchOptions {
  * `extract` plans its inputs. Ends when the source ends and every document
  * is finished, or drains when `stop` aborts.
  */
-export async function runStreamBatch(deps: BatchDeps, settings: RunSettings, source: AsyncIterable<readonly string[]>, options: StreamBatchOptions, stop?: AbortSignal): Promise<ExtractBatchReport> {
+export async function runStreamBatch(
+  deps: BatchDeps,
+  settings: RunSettings,
+  source: AsyncIterable<readonly string[]>,
+  options: StreamBatchOptions,
+  stop?: AbortSignal,
+): Promise<ExtractBatchReport> {
   await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
   await sweepTempFiles(options.outDir).catch(() => 0);
   const now = deps.clock.now();

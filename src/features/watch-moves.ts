@@ -74,7 +74,9 @@ export class WatchMoves {
       if (!result?.source || resolve(result.source.path) !== resolve(from)) return;
       await writeResult(output, { ...(result as ResultDocument), source: { ...result.source, path: resolve(to) } });
     } catch (error) {
-      this.notice(`${file}: moved to ${to}, but its result ${output} could not be updated to say so (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      this.notice(
+        `${file}: moved to ${to}, but its result ${output} could not be updated to say so (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      );
     }
   }
 

@@ -72,7 +72,15 @@ export class WatchRecord {
   report(run: Omit<ExtractBatchReport, 'openJobs'>): WatchReport {
     this.requests += run.requests;
     this.credits += run.credits;
-    return { ...run, requests: this.requests, credits: this.credits, counts: this.counts, checksFailed: this.checksFailed, openJobs: this.openJobs, usage: this.usage };
+    return {
+      ...run,
+      requests: this.requests,
+      credits: this.credits,
+      counts: this.counts,
+      checksFailed: this.checksFailed,
+      openJobs: this.openJobs,
+      usage: this.usage,
+    };
   }
 }
 

@@ -81,18 +81,29 @@ export interface WatchReport extends ExtractBatchReport {
  * ArrivalPlanner), so what was done before costs nothing. Runs until `stop`
  * (then drains like extract), or until no upload can be admitted any more.
  */
-export async function runWatchBatch(deps: BatchDeps & { events: WatchEvents }, settings: RunSettings, options: WatchOptions, stop?: AbortSignal): Promise<WatchReport> {
+export async function runWatchBatch(
+  deps: BatchDeps & { events: WatchEvents },
+  settings: RunSettings,
+  options: WatchOptions,
+  stop?: AbortSignal,
+): Promise<WatchReport> {
   await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
   await sweepTempFiles(options.outDir).catch(() => 0);
 
   const moves = new WatchMoves({ root: options.root, ...options.moves }, (message) => deps.events.notice?.(message));
-  const journal = new CompactEvery(() => deps.session.compact(), (message) => deps.events.notice?.(message));
+  const journal = new CompactEvery(
+    () => deps.session.compact(),
+    (message) => deps.events.notice?.(message),
+  );
   const tally = new WatchTally(deps.events, moves, journal, options.record ?? new WatchRecord(options.cwd));
   const now = deps.clock.now();
   const earlier = options.reuse.dedupe && !options.reuse.force ? deps.session.results : undefined;
   await earlier?.scan(options.outDir).catch(() => 0);
   const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...options.reuse, storeDb: settings.storeDb }, earlier);
-  const folder = await startWatchedFolder(options, deps.clock, { onError: (message) => deps.events.notice?.(message), onSettling: (count) => tally.settlingNow(count) });
+  const folder = await startWatchedFolder(options, deps.clock, {
+    onError: (message) => deps.events.notice?.(message),
+    onSettling: (count) => tally.settlingNow(count),
+  });
   deps.events.watching?.();
 
   const running = new RunningWindow(RUNNING_AHEAD);

@@ -8,7 +8,11 @@ import type { WatchOptions } from './watch.js';
  * the run (features/watch.ts) or rides along on another (host/watch-client.ts):
  * never the result or move folders, nor what the caller excludes.
  */
-export function startWatchedFolder(options: WatchOptions, clock: Clock, hooks: { onError: (message: string) => void; onSettling: (count: number) => void }): Promise<HotFolder> {
+export function startWatchedFolder(
+  options: WatchOptions,
+  clock: Clock,
+  hooks: { onError: (message: string) => void; onSettling: (count: number) => void },
+): Promise<HotFolder> {
   return HotFolder.start({
     root: options.root,
     clock,

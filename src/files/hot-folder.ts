@@ -56,8 +56,10 @@ export const ARRIVALS_AT_ONCE = 500;
 const DEGRADED_PASS_FLOOR_MS = 5_000;
 /** Error codes of a system that refuses another watch, with what to do about it. */
 const WATCH_LIMITS: Record<string, string> = {
-  ENOSPC: 'the system refused another file watch (ENOSPC: fs.inotify.max_user_watches is reached). Raise it with `sudo sysctl fs.inotify.max_user_watches=524288` (and in /etc/sysctl.conf to keep it), or run with --poll',
-  EMFILE: 'the system refused another file watch (EMFILE: too many open files). Raise the limit (`ulimit -n`, or fs.inotify.max_user_instances), or run with --poll',
+  ENOSPC:
+    'the system refused another file watch (ENOSPC: fs.inotify.max_user_watches is reached). Raise it with `sudo sysctl fs.inotify.max_user_watches=524288` (and in /etc/sysctl.conf to keep it), or run with --poll',
+  EMFILE:
+    'the system refused another file watch (EMFILE: too many open files). Raise the limit (`ulimit -n`, or fs.inotify.max_user_instances), or run with --poll',
 };
 
 /**
@@ -248,7 +250,9 @@ export class HotFolder {
     const look = (async () => {
       do {
         this.looking.set(path, false);
-        await this.lookAt(path, name === null).catch((error: unknown) => this.say(`look:${errorText(error)}`, `watching ${this.options.root}: ${errorText(error)}`));
+        await this.lookAt(path, name === null).catch((error: unknown) =>
+          this.say(`look:${errorText(error)}`, `watching ${this.options.root}: ${errorText(error)}`),
+        );
       } while (this.looking.get(path) === true && !this.closed);
     })();
     this.lookingAt.add(look);
@@ -296,7 +300,10 @@ export class HotFolder {
     const limit = code === undefined ? undefined : WATCH_LIMITS[code];
     if (limit) {
       this.passMs = Math.min(this.passMs, Math.max(DEGRADED_PASS_FLOOR_MS, this.options.settleMs ?? 2000));
-      this.say(`limit:${code}`, `watching ${this.options.root}: ${limit}. Until then files are found by a pass over the folder every ${formatDuration(this.passMs)}.`);
+      this.say(
+        `limit:${code}`,
+        `watching ${this.options.root}: ${limit}. Until then files are found by a pass over the folder every ${formatDuration(this.passMs)}.`,
+      );
     } else {
       this.say(`error:${code ?? errorText(error)}`, `watching ${folder}: ${errorText(error)}`);
     }

@@ -11,7 +11,15 @@ import { REVIEW_SIDECAR_GLOB } from '../store/result-names.js';
  * with its result, never as a file of its own.
  */
 export async function* walkJsonFiles(dir: string): AsyncGenerator<{ path: string; relativePath: string }> {
-  const stream = fg.stream('**/*.json', { cwd: dir, absolute: true, onlyFiles: true, dot: false, followSymbolicLinks: false, suppressErrors: true, ignore: [REVIEW_SIDECAR_GLOB] });
+  const stream = fg.stream('**/*.json', {
+    cwd: dir,
+    absolute: true,
+    onlyFiles: true,
+    dot: false,
+    followSymbolicLinks: false,
+    suppressErrors: true,
+    ignore: [REVIEW_SIDECAR_GLOB],
+  });
   for await (const entry of stream) {
     const path = String(entry);
     yield { path, relativePath: relative(dir, path) };

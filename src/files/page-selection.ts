@@ -29,13 +29,17 @@ export function parsePageSelection(text: string): PageSelection {
     const to = match[2] === undefined ? from : Number(match[2]);
     // Two numbers of the same sign must run forwards; a mixed range (2--1) depends on the document.
     if (Math.sign(from) === Math.sign(to) && to < from) throw new Error(`the range "${raw.trim()}" runs backwards; write it as ${to}-${from}`);
-    if (from < 0 && to > 0) throw new Error(`the range "${raw.trim()}" starts from the end and ends from the start; write both ends from the same side, or the start first (2--1: page 2 to the last)`);
+    if (from < 0 && to > 0)
+      throw new Error(
+        `the range "${raw.trim()}" starts from the end and ends from the start; write both ends from the same side, or the start first (2--1: page 2 to the last)`,
+      );
     return { from, to };
   });
   return { all: false, text: parts.map(partText).join(','), parts };
 }
 
-export type ResolvedSelection = { ok: true; pages: number[] } | { ok: false; pageCount: number; /** Says which page or range the document lacks. */ problem: string };
+export type ResolvedSelection =
+  { ok: true; pages: number[] } | { ok: false; pageCount: number; /** Says which page or range the document lacks. */ problem: string };
 
 /**
  * The source pages a selection names in a document of `pageCount` pages:
@@ -48,7 +52,10 @@ export function resolvePageSelection(selection: PageSelection, pageCount: number
   for (const part of selection.parts) {
     const from = absolute(part.from, pageCount);
     const to = absolute(part.to, pageCount);
-    for (const [page, asked] of [[from, part.from], [to, part.to]] as const) {
+    for (const [page, asked] of [
+      [from, part.from],
+      [to, part.to],
+    ] as const) {
       if (page < 1 || page > pageCount) return { ok: false, pageCount, problem: `page ${asked} is not in it` };
     }
     if (to < from) return { ok: false, pageCount, problem: `the range ${partText(part)} is empty in it (page ${from} to page ${to})` };

@@ -13,7 +13,6 @@ export function isHiddenName(name: string): boolean {
   return name.startsWith('.');
 }
 
-
 /**
  * Orders paths folder by folder: segment-wise, by code unit. The result is
  * the same on every machine (no locale), and a folder's files stay together

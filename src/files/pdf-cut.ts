@@ -62,7 +62,10 @@ export type PdfDocument = Awaited<ReturnType<PdfLib['PDFDocument']['load']>>;
 const OBJECTS_PER_TICK = 500;
 
 /** The source as pdf-lib reads it; an encrypted one is refused (pdf-lib would write its encrypted streams into the cut as they are). */
-export async function readPdf(source: Uint8Array, name: string): Promise<{ ok: true; document: PdfDocument; PDFDocument: PdfLib['PDFDocument'] } | Extract<CutResult, { ok: false }>> {
+export async function readPdf(
+  source: Uint8Array,
+  name: string,
+): Promise<{ ok: true; document: PdfDocument; PDFDocument: PdfLib['PDFDocument'] } | Extract<CutResult, { ok: false }>> {
   const checked = await inspectPdf('structure', source);
   if (checked.kind === 'too_complex') return { ok: false, code: 'pdf_too_complex', message: tooComplexMessage(name, 'structure', checked.budget) };
   const { PDFDocument } = await loadPdfLib();

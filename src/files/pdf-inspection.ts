@@ -110,9 +110,18 @@ function answerInThread(task: InspectionTask, bytes: Uint8Array, limits: Inspect
 }
 
 /** The words of `pdf_too_complex`, for preflight's page count and for the check before pdf-lib reads a file. */
-export function tooComplexMessage(name: string, task: InspectionTask, budget: BudgetKind | 'died', limits: InspectionLimits = DEFAULT_INSPECTION_LIMITS): string {
+export function tooComplexMessage(
+  name: string,
+  task: InspectionTask,
+  budget: BudgetKind | 'died',
+  limits: InspectionLimits = DEFAULT_INSPECTION_LIMITS,
+): string {
   const spent =
-    budget === 'time' ? `took longer than ${limits.timeMs / 1000} s` : budget === 'died' ? 'stopped the thread doing it (out of memory)' : `inflated more than ${(limits.inflatedBytes / (1024 * 1024)).toFixed(1)} MB of compressed data`;
+    budget === 'time'
+      ? `took longer than ${limits.timeMs / 1000} s`
+      : budget === 'died'
+        ? 'stopped the thread doing it (out of memory)'
+        : `inflated more than ${(limits.inflatedBytes / (1024 * 1024)).toFixed(1)} MB of compressed data`;
   const what = task === 'pages' ? 'counting its pages' : 'checking it before its pages are cut out';
   const refused = task === 'pages' ? 'refused (its pages, and so its credits, are unknown)' : 'refused';
   return `${name}: ${what} ${spent}, past what docextract spends checking one file, so it is ${refused}; rewrite it first, e.g. qpdf --object-streams=disable in.pdf out.pdf, and extract the rewritten file`;

@@ -8,7 +8,8 @@ import { loadPdfLib, readPdf, type PdfDocument, type PdfLib } from './pdf-cut.js
  */
 export const PART_BYTES = Math.floor(SERVICE_LIMITS.maxFileBytes * 0.95);
 
-export type PartsPlan = { ok: true; parts: number[][] } | { ok: false; code: 'pdf_encrypted' | 'pdf_unrewritable' | 'pdf_too_complex' | 'page_too_large'; message: string };
+export type PartsPlan =
+  { ok: true; parts: number[][] } | { ok: false; code: 'pdf_encrypted' | 'pdf_unrewritable' | 'pdf_too_complex' | 'page_too_large'; message: string };
 
 /**
  * Cut the pages to send (source page numbers, ascending) into parts the
@@ -24,7 +25,11 @@ export async function planParts(source: Uint8Array, pages: readonly number[], ex
   if (!read.ok) return { ...read, message: `${name} ${why}, so it must be cut into parts: ${read.message}` };
   const count = read.document.getPageCount();
   if (count !== expectedPages) {
-    return { ok: false, code: 'pdf_unrewritable', message: `${name} ${why}, so it must be cut into parts, but pdf-lib reads ${count} pages where ${expectedPages} were counted; repair it first, e.g. qpdf in.pdf out.pdf` };
+    return {
+      ok: false,
+      code: 'pdf_unrewritable',
+      message: `${name} ${why}, so it must be cut into parts, but pdf-lib reads ${count} pages where ${expectedPages} were counted; repair it first, e.g. qpdf in.pdf out.pdf`,
+    };
   }
   const lib = await loadPdfLib();
   const weights = pages.map((page) => objectWeights(lib, read.document, page - 1));
@@ -45,7 +50,11 @@ export async function planParts(source: Uint8Array, pages: readonly number[], ex
     if (end === first) {
       const page = pages[first] as number;
       const size = [...(weights[first] as Map<string, number>).values()].reduce((sum, weight) => sum + weight, 0);
-      return { ok: false, code: 'page_too_large', message: `${name}: page ${page} alone uses ${(size / 1024 / 1024).toFixed(1)} MB of images, fonts and contents; with the file around it, that is over the service's 10 MB per upload, so it cannot be sent (leave it out with --pages)` };
+      return {
+        ok: false,
+        code: 'page_too_large',
+        message: `${name}: page ${page} alone uses ${(size / 1024 / 1024).toFixed(1)} MB of images, fonts and contents; with the file around it, that is over the service's 10 MB per upload, so it cannot be sent (leave it out with --pages)`,
+      };
     }
     const length = end - first;
     const aligned = end < pages.length && length > SERVICE_LIMITS.chunkPages ? length - (length % SERVICE_LIMITS.chunkPages) : length;

@@ -115,10 +115,12 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
     // stat before open: opening a FIFO would block until someone writes to it.
     const info = confinedTo === undefined ? await stat(path) : await lstat(path);
     if (info.isSymbolicLink()) return reject('file_is_link', linkMessage(name));
-    if (confinedTo !== undefined && !(await isInside(dirname(path), confinedTo))) return reject('file_is_link', `${name} lies in a folder reached through a link out of ${confinedTo}; files there are not taken.`);
+    if (confinedTo !== undefined && !(await isInside(dirname(path), confinedTo)))
+      return reject('file_is_link', `${name} lies in a folder reached through a link out of ${confinedTo}; files there are not taken.`);
     if (!info.isFile()) return reject('invalid_file', `${name} is not a regular file.`);
     if (info.size > limit) return reject('file_too_large', tooLargeMessage(name, info.size, limit), { size: info.size });
-    if (info.size > MAX_FILE_BYTES && !(await startsLikePdf(path, flags))) return reject('file_too_large', tooLargeMessage(name, info.size), { size: info.size });
+    if (info.size > MAX_FILE_BYTES && !(await startsLikePdf(path, flags)))
+      return reject('file_too_large', tooLargeMessage(name, info.size), { size: info.size });
     if (info.size === 0) return reject('invalid_file', `${name} is empty (0 bytes).`, { size: 0 });
     bytes = await readAtMost(path, limit + 1, flags);
   } catch (error) {
@@ -134,7 +136,10 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const type = detectFileType(bytes.subarray(0, 1024));
   if (type === undefined) {
-    return reject('invalid_file_type', `${name} is not a ${ACCEPTED_TYPES_TEXT} file (judged by its content, not its name); the service accepts only those.`, { size, sha256 });
+    return reject('invalid_file_type', `${name} is not a ${ACCEPTED_TYPES_TEXT} file (judged by its content, not its name); the service accepts only those.`, {
+      size,
+      sha256,
+    });
   }
   const ok = (pages: number | undefined): PreflightOk => ({
     ok: true,
@@ -155,18 +160,26 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
   // Handed over to a worker thread, bytes and all (nothing here reads them after).
   // The name is quoted: a file name is untrusted, and its control characters must not reach the terminal as they are.
   options.debug?.(`counting the pages of ${JSON.stringify(name)}`);
-  const inspection = await inspectPdfPages(bytes, { transfer: true, ...(options.inspectionLimits ? { limits: options.inspectionLimits } : {}), ...(options.signal ? { signal: options.signal } : {}) });
-  options.debug?.(`${{ counted: 'counted', too_complex: 'gave up counting', aborted: 'stopped counting' }[inspection.kind]} the pages of ${JSON.stringify(name)}`);
+  const inspection = await inspectPdfPages(bytes, {
+    transfer: true,
+    ...(options.inspectionLimits ? { limits: options.inspectionLimits } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  options.debug?.(
+    `${{ counted: 'counted', too_complex: 'gave up counting', aborted: 'stopped counting' }[inspection.kind]} the pages of ${JSON.stringify(name)}`,
+  );
   if (inspection.kind === 'aborted') return reject('interrupted', `${name} was not checked: interrupted.`, { size, sha256 });
   // Past the budget the file is refused, not sent with its pages unknown: an uncounted PDF may be
   // split by the service (more than 3 pages) or be past its page limit, and credits follow the pages.
   // The dry run calls this same check, so it shows the same refusal.
-  if (inspection.kind === 'too_complex') return reject('pdf_too_complex', tooComplexMessage(name, 'pages', inspection.budget, options.inspectionLimits), { size, sha256 });
+  if (inspection.kind === 'too_complex')
+    return reject('pdf_too_complex', tooComplexMessage(name, 'pages', inspection.budget, options.inspectionLimits), { size, sha256 });
   const { pages } = inspection;
   // A PDF we could not count is sent and judged by the server, unless it is plainly cut short: that
   // request would only buy a 400 invalid_file. Past 10 MB the limit is what the user must hear first.
   if (pages === undefined && damage !== undefined) {
-    if (size > MAX_FILE_BYTES) return reject('file_too_large', `${overLimit(name, size)}, and this PDF cannot be cut into parts: it ${damage}; it looks truncated.`, { size, sha256 });
+    if (size > MAX_FILE_BYTES)
+      return reject('file_too_large', `${overLimit(name, size)}, and this PDF cannot be cut into parts: it ${damage}; it looks truncated.`, { size, sha256 });
     return reject('invalid_file', `${name} starts like a PDF but ${damage}; it looks truncated.`, { size, sha256 });
   }
   // Stryker disable next-line ConditionalExpression: equivalent; undefined > n is false too (the test narrows the type).
@@ -184,7 +197,8 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
  */
 function truncationSign(bytes: Uint8Array): string | undefined {
   if (!hasPdfBody(bytes)) return 'holds no PDF objects';
-  if (!Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('%%EOF')) return 'ends before its end marker (%%EOF), and its pages cannot be found';
+  if (!Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('%%EOF'))
+    return 'ends before its end marker (%%EOF), and its pages cannot be found';
   return undefined;
 }
 
@@ -243,7 +257,8 @@ function fileSystemRejection(path: string, name: string, error: unknown): Prefli
 }
 
 function tooLargeMessage(name: string, size: number, limit = MAX_FILE_BYTES): string {
-  if (limit > MAX_FILE_BYTES) return `${name} is ${formatMegabytes(size)} (${size.toLocaleString('en-US')} bytes); docextract cuts PDFs of up to ${formatMegabytes(limit)} into parts the service accepts, and the service takes other files up to 10 MB.`;
+  if (limit > MAX_FILE_BYTES)
+    return `${name} is ${formatMegabytes(size)} (${size.toLocaleString('en-US')} bytes); docextract cuts PDFs of up to ${formatMegabytes(limit)} into parts the service accepts, and the service takes other files up to 10 MB.`;
   return `${overLimit(name, size)}.`;
 }
 

@@ -22,9 +22,6 @@ import { accountId } from '../config/account-id.js';
 import type { Clock } from '../util/clock.js';
 
 export type { BatchDeps } from '../features/batch-session.js';
-;
-;
-
 /** Where and as whom a run talks to the service. */
 export interface EngineAccess {
   stateDir: string;
@@ -125,7 +122,9 @@ export async function runDocuments<R, E extends BatchEvents>(run: EngineRun<R, E
   return asOneClient<R>({
     stateDir: run.access.stateDir,
     host: () =>
-      withEngineSession({ ...run.access, ...(run.hosts === false ? {} : { host: { command: run.command, terms } }) }, async (deps) => run.host({ ...deps, events: await eventsOnce() }, client)),
+      withEngineSession({ ...run.access, ...(run.hosts === false ? {} : { host: { command: run.command, terms } }) }, async (deps) =>
+        run.host({ ...deps, events: await eventsOnce() }, client),
+      ),
     ...(submit ? { submit } : {}),
     ...(run.failWhenHeld ? { failWhenHeld: true } : {}),
     waiting: (message) => run.waiting(message),

@@ -185,7 +185,8 @@ async function run(
   const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, pages, exclude: [stateDir] };
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
   // The names a run checks are kept for shell completion, as the CLI keeps them (store/model-names-cache.ts).
-  const keepModelNames = (list: ModelList): void => rememberModelNames(stateDir, accountOf({ baseUrl: resolved.baseUrl, apiKey: options.apiKey }), modelEntriesOf(list.data.models), clock.now());
+  const keepModelNames = (list: ModelList): void =>
+    rememberModelNames(stateDir, accountOf({ baseUrl: resolved.baseUrl, apiKey: options.apiKey }), modelEntriesOf(list.data.models), clock.now());
   const access = {
     stateDir,
     baseUrl: resolved.baseUrl,
@@ -195,19 +196,44 @@ async function run(
     ttlMs: settings.ttlMs,
     ...(options.events?.notice ? { notice: options.events.notice } : {}),
     createClient: (onResponse: ConstructorParameters<typeof ApiClient>[0]['onResponse']) =>
-      new ApiClient({ baseUrl: resolved.baseUrl, apiKey: options.apiKey, userAgent: USER_AGENT, onResponse, onModels: keepModelNames, now: () => clock.now(), ...(options.fetch ? { fetch: options.fetch } : {}) }),
+      new ApiClient({
+        baseUrl: resolved.baseUrl,
+        apiKey: options.apiKey,
+        userAgent: USER_AGENT,
+        onResponse,
+        onModels: keepModelNames,
+        now: () => clock.now(),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }),
   };
   const command = `docextract library (pid ${process.pid})`;
   const terms = { storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
   const withChecks = (deps: BatchDeps): BatchDeps => withSink({ ...deps, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
   // What the run's report is saved as, for `docextract jobs` and `usage` (as the CLI saves its own).
   const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes !== false };
-  const asked = { access, command, terms, events: () => events, ...(options.signal ? { signal: options.signal } : {}), waiting: (message: string) => options.events?.notice?.(message) };
+  const asked = {
+    access,
+    command,
+    terms,
+    events: () => events,
+    ...(options.signal ? { signal: options.signal } : {}),
+    waiting: (message: string) => options.events?.notice?.(message),
+  };
   if (!isArray(inputs)) {
     // A stream of its own: it hosts, and fails at once on a state folder another command holds.
     return runDocuments<ExtractionReport, BatchEvents>({
       ...asked,
-      host: async (session) => recorded(await runStreamBatch(withChecks(session), settings, groups(inputs, cwd), { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse }, options.signal), ended),
+      host: async (session) =>
+        recorded(
+          await runStreamBatch(
+            withChecks(session),
+            settings,
+            groups(inputs, cwd),
+            { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse },
+            options.signal,
+          ),
+          ended,
+        ),
       failWhenHeld: true,
       hosts: false,
     });
@@ -216,7 +242,12 @@ async function run(
   // Each file is then read, hashed and planned a slice at a time as the run takes it (features/plan-documents.ts):
   // 100,000 planned files never sit in memory at once.
   const allowed = options.allowedFolders ? await AllowedFolders.of(options.allowedFolders, cwd) : undefined;
-  const stream = await planDocumentStream([...inputs], { ...plan, parts: true, ...(allowed ? { allowed } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  const stream = await planDocumentStream([...inputs], {
+    ...plan,
+    parts: true,
+    ...(allowed ? { allowed } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   // One outcome per file found (a source sent in parts is one), and one per argument that named none.
   options.onPlanned?.(stream.found + stream.rejected.length);
   for (const outcome of stream.rejected) events.documentFinished(outcome);
@@ -254,13 +285,17 @@ async function run(
   return runDocuments<ExtractionReport, BatchEvents>({
     ...asked,
     host: async (session, client) => {
-      const own = await runExtractBatch(withChecks(session), client ? client.remaining() : slices, settings, outDir, reuse, options.signal, typed, { parts, keepOutcomes: ended.keepOutcomes });
+      const own = await runExtractBatch(withChecks(session), client ? client.remaining() : slices, settings, outDir, reuse, options.signal, typed, {
+        parts,
+        keepOutcomes: ended.keepOutcomes,
+      });
       return recorded(withRejected(client ? await client.merged(own) : own), ended);
     },
     ride: {
       work: async () => ({ documents: await everyDocument(), reuse }),
       parts,
-      prepare: async () => checkModelNamesBeforeSending({ api: await access.createClient(() => undefined), events }, ...modelsToCheck(typed, await everyDocument())),
+      prepare: async () =>
+        checkModelNamesBeforeSending({ api: await access.createClient(() => undefined), events }, ...modelsToCheck(typed, await everyDocument())),
       finish: (report) => recorded(withRejected(report), ended),
     },
   });
@@ -287,7 +322,11 @@ function resolveOptions(options: ExtractDocumentsOptions) {
   if (!base.ok) throw new InvalidOptionError('baseUrl', base.message);
   const url = new URL(base.url);
   if (url.protocol === 'http:' && !options.allowInsecure && !isLoopback(url.hostname)) {
-    throw new InvalidOptionError('baseUrl', `refusing to send the API key over plain http:// to ${url.hostname}; use https://, or allowInsecure: true`, 'insecure_transport');
+    throw new InvalidOptionError(
+      'baseUrl',
+      `refusing to send the API key over plain http:// to ${url.hostname}; use https://, or allowInsecure: true`,
+      'insecure_transport',
+    );
   }
   const cwd = resolve(options.cwd ?? process.cwd());
   return {
@@ -333,7 +372,10 @@ function sinkWriter(sink: ResultSink | undefined): ResultWriter {
 }
 
 /** The run's report, its usage and last run also saved for `docextract usage`, `jobs` and `review` (as the CLI saves its own). */
-async function recorded(report: ExtractionReport, run: { records: RunRecords; outDir: string; account: string; keepOutcomes: boolean }): Promise<ExtractionReport> {
+async function recorded(
+  report: ExtractionReport,
+  run: { records: RunRecords; outDir: string; account: string; keepOutcomes: boolean },
+): Promise<ExtractionReport> {
   // Every credit the service charged this run, files stopped halfway included: they are spent either way.
   await run.records.finishUsage(run.account, report.requests);
   await run.records.recordLastRun(run.account, run.outDir);

@@ -22,7 +22,12 @@ export type { ServerJobView } from '../features/refresh-jobs.js';
  * `asking` is told before the first request, and whether it goes through
  * the running command.
  */
-export function refreshOpenJobs(access: EngineAccess, command: string, jobIds: string[], asking: (throughHost: boolean) => void): Promise<Map<string, ServerJobView>> {
+export function refreshOpenJobs(
+  access: EngineAccess,
+  command: string,
+  jobIds: string[],
+  asking: (throughHost: boolean) => void,
+): Promise<Map<string, ServerJobView>> {
   return runDocuments<Map<string, ServerJobView>, BatchEvents>({
     access,
     command,

@@ -58,7 +58,10 @@ export class AgentFolders {
     const scope = await this.scope();
     for (const path of paths) {
       const reaches = argumentReachesPast(path);
-      if (reaches !== undefined) throw new PathNotAllowedError(`${this.shown(path)} may reach outside ${this.from(scope)} (${reaches}); nothing was searched. Name the folders or files inside them instead`);
+      if (reaches !== undefined)
+        throw new PathNotAllowedError(
+          `${this.shown(path)} may reach outside ${this.from(scope)} (${reaches}); nothing was searched. Name the folders or files inside them instead`,
+        );
       if (!(await scope.allowed.allows(searchedFrom(path, this.start.cwd)))) throw this.refusal(path, scope);
     }
     return scope;

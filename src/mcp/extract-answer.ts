@@ -112,8 +112,12 @@ export class ExtractAnswer {
       counts: this.counts,
       out: this.out,
       data_budget_chars: this.budgets.data,
-      ...(leftOut > 0 ? { data_left_out: { documents: leftOut, how: 'the documents marked data_left_out: call the result tool with {"path": "<output>"} for each' } } : {}),
-      ...(notListed.documents > 0 ? { not_listed: { ...notListed, how: `their results are in ${this.out}: call the result tool with {"path": "<source file>"} for any one` } } : {}),
+      ...(leftOut > 0
+        ? { data_left_out: { documents: leftOut, how: 'the documents marked data_left_out: call the result tool with {"path": "<output>"} for each' } }
+        : {}),
+      ...(notListed.documents > 0
+        ? { not_listed: { ...notListed, how: `their results are in ${this.out}: call the result tool with {"path": "<source file>"} for any one` } }
+        : {}),
       documents: listed,
     };
     if ((this.counts.complete ?? 0) + (this.counts.partial ?? 0) > 0) return answer(content);

@@ -21,18 +21,25 @@ const rules = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 /** The extract tool's arguments. */
 export const extractInput = {
-  paths: z.array(z.string().min(1)).min(1).describe('Files, folders (searched recursively) or glob patterns, inside the allowed folders (the client’s roots); relative paths are relative to the server’s working folder'),
+  paths: z
+    .array(z.string().min(1))
+    .min(1)
+    .describe(
+      'Files, folders (searched recursively) or glob patterns, inside the allowed folders (the client’s roots); relative paths are relative to the server’s working folder',
+    ),
   model: rules
     .optional()
-    .describe(`Document type (see the models tool), e.g. "invoice"; or rules as the CLI’s --model. ${tableHelp('models')}; a bare TYPE is the default; a list, or one string. Default: the server’s models, else the service’s default (invoice)`),
-  pages: rules
+    .describe(
+      `Document type (see the models tool), e.g. "invoice"; or rules as the CLI’s --model. ${tableHelp('models')}; a bare TYPE is the default; a list, or one string. Default: the server’s models, else the service’s default (invoice)`,
+    ),
+  pages: rules.optional().describe(`${tableHelp('pages')}; a list, or one string. Only those pages are sent (credits = pages sent). Default: every page`),
+  out: z
+    .string()
+    .min(1)
     .optional()
-    .describe(`${tableHelp('pages')}; a list, or one string. Only those pages are sent (credits = pages sent). Default: every page`),
-  out: z.string().min(1).optional().describe(`${tableHelp('out')}, inside the allowed folders. Default: the server’s output folder`),
+    .describe(`${tableHelp('out')}, inside the allowed folders. Default: the server’s output folder`),
   force: z.boolean().optional().describe('Extract again even when a result on disk answers it (costs credits again)'),
-  schemas: rules
-    .optional()
-    .describe(`${tableHelp('schemas')}; files inside the allowed folders; a list, or one string. Besides the server’s own --schema`),
+  schemas: rules.optional().describe(`${tableHelp('schemas')}; files inside the allowed folders; a list, or one string. Besides the server’s own --schema`),
   max_credits: z.number().int().positive().optional().describe('Credits this call may spend at most (besides what is left of the server’s --max-credits)'),
 };
 

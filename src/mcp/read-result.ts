@@ -32,12 +32,17 @@ export const resultOutput = {
  * verdict and the data, as a person corrected it when they did. Data past
  * the budget comes as a slice of its JSON text, from `offset`.
  */
-export async function readOneResult(path: string, offset: number, folders: { cwd: string; outs: readonly string[]; checker: ResultChecker | undefined }): Promise<CallToolResult> {
+export async function readOneResult(
+  path: string,
+  offset: number,
+  folders: { cwd: string; outs: readonly string[]; checker: ResultChecker | undefined },
+): Promise<CallToolResult> {
   const absolute = resolve(folders.cwd, path);
   const named = await readResultFile(absolute);
   const found = named && isResultDocument(named) ? [absolute] : await resultsOfSource(absolute, folders.outs);
   const [output, ...others] = found;
-  if (output === undefined) return failed('result_not_found', `no result for ${path}: name a result file, or a source extracted into ${folders.outs.join(', ')}`);
+  if (output === undefined)
+    return failed('result_not_found', `no result for ${path}: name a result file, or a source extracted into ${folders.outs.join(', ')}`);
   const result = (await readResultFile(output)) as ResultDocument;
   const { data, review } = await dataToCheck(output, result);
   const checks = folders.checker?.check(documentTypeOf(result), data);

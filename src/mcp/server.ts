@@ -85,7 +85,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 
   server.registerTool(
     'models',
-    { title: 'List document types', description: 'The document types (models) this key may use: the names the extract tool accepts as model.', inputSchema: {} },
+    {
+      title: 'List document types',
+      description: 'The document types (models) this key may use: the names the extract tool accepts as model.',
+      inputSchema: {},
+    },
     async () => {
       try {
         const list = await (await options.client()).models();
@@ -100,7 +104,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     'jobs',
     {
       title: 'Open jobs',
-      description: 'Multi-page jobs left open on the service by interrupted runs (each costs a job slot until it is finished or expires), and files of the last run that did not complete: only those whose source lies inside the allowed folders (the client’s roots). Sends nothing.',
+      description:
+        'Multi-page jobs left open on the service by interrupted runs (each costs a job slot until it is finished or expires), and files of the last run that did not complete: only those whose source lies inside the allowed folders (the client’s roots). Sends nothing.',
       inputSchema: {},
     },
     async () => {
@@ -122,10 +127,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     });
     // The state folder is the user's, shared by every run: an agent sees only what its roots hold.
     const inside = async <T>(entries: readonly T[], source: (entry: T) => string | undefined): Promise<T[]> => {
-      const kept = await Promise.all(entries.map(async (entry) => {
-        const path = source(entry);
-        return path !== undefined && path !== '' && (await folders.inside(path));
-      }));
+      const kept = await Promise.all(
+        entries.map(async (entry) => {
+          const path = source(entry);
+          return path !== undefined && path !== '' && (await folders.inside(path));
+        }),
+      );
       return entries.filter((_entry, index) => kept[index]);
     };
     return {

@@ -15,10 +15,8 @@ export async function accountFiles(stateDir: string, pattern: RegExp, account?: 
     if (hasErrorCode(error, 'ENOENT') || hasErrorCode(error, 'ENOTDIR')) return [];
     throw error;
   }
-  return names
-    .sort()
-    .flatMap((name) => {
-      const owner = pattern.exec(name)?.[1];
-      return owner !== undefined && (account === undefined || owner === account) ? [{ path: join(stateDir, name), account: owner }] : [];
-    });
+  return names.sort().flatMap((name) => {
+    const owner = pattern.exec(name)?.[1];
+    return owner !== undefined && (account === undefined || owner === account) ? [{ path: join(stateDir, name), account: owner }] : [];
+  });
 }

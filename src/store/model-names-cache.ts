@@ -15,7 +15,9 @@ function modelNamesPath(stateDir: string, account: string): string {
 /** Keep the names (a few KB at most; written whole, atomically, each time `models` answers). */
 export function rememberModelNames(stateDir: string, account: string, models: readonly ModelEntry[], now: number): void {
   preparePrivateStateDirSync(stateDir);
-  writeFileAtomicallySync(modelNamesPath(stateDir, account), `${JSON.stringify({ saved_at: new Date(now).toISOString(), models })}\n`, { mode: PRIVATE_FILE_MODE });
+  writeFileAtomicallySync(modelNamesPath(stateDir, account), `${JSON.stringify({ saved_at: new Date(now).toISOString(), models })}\n`, {
+    mode: PRIVATE_FILE_MODE,
+  });
 }
 
 /** The names kept for the account; none when nothing was kept or the file is unreadable (completion must never fail). */

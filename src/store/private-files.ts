@@ -32,7 +32,10 @@ export function isOursAndLoose(entry: Stats): boolean {
 
 /** The refusal of a link where a state file should be. */
 function linkRefused(path: string): StateDirUnsafeError {
-  return new StateDirUnsafeError(path, `${path} is a symbolic link; docextract does not follow links in its state folder. Remove it (rm ${path}), then run again.`);
+  return new StateDirUnsafeError(
+    path,
+    `${path} is a symbolic link; docextract does not follow links in its state folder. Remove it (rm ${path}), then run again.`,
+  );
 }
 
 /**

@@ -86,6 +86,8 @@ function refuseUnlessPrivate(dir: string, found: Stats): void {
   const reason = unsafeStateDirReason(found);
   if (reason === undefined) return;
   const fix = found.uid === process.getuid?.() ? `make it yours alone (chmod 700 ${dir})` : 'use a folder of your own';
-  throw new StateDirUnsafeError(dir, `The state folder ${dir} is not private: ${reason}, so someone else could plant files or links in it. Check what is in it, then ${fix}, or point DOCEXTRACT_STATE_DIR at a folder of your own.`);
+  throw new StateDirUnsafeError(
+    dir,
+    `The state folder ${dir} is not private: ${reason}, so someone else could plant files or links in it. Check what is in it, then ${fix}, or point DOCEXTRACT_STATE_DIR at a folder of your own.`,
+  );
 }
-

@@ -42,7 +42,11 @@ export async function resultPathProblem(root: string, path: string): Promise<Res
   const name = basename(path);
   const bytes = Buffer.byteLength(name);
   if (bytes > NAME_MAX_BYTES) {
-    return new ResultPathError('file_name_too_long', path, `the result's file name is ${bytes} bytes long, past the ${NAME_MAX_BYTES} a file name may have; rename the source to a shorter name`);
+    return new ResultPathError(
+      'file_name_too_long',
+      path,
+      `the result's file name is ${bytes} bytes long, past the ${NAME_MAX_BYTES} a file name may have; rename the source to a shorter name`,
+    );
   }
   const steps = stepsBelow(root, path);
   for (const [index, step] of steps.entries()) {

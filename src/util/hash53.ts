@@ -46,7 +46,7 @@ export class HashedIndex {
   private slotOf(hash: number): number {
     const mask = this.keys.length - 1;
     // The low 32 bits spread well: the hash is a digest's.
-    for (let slot = hash % 2 ** 32 & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = (hash % 2 ** 32) & mask; ; slot = (slot + 1) & mask) {
       const key = this.keys[slot];
       if (key === hash || key === 0) return slot;
     }

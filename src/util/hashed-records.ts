@@ -98,7 +98,7 @@ export class HashedRecords {
 
   private homeOf(hash: number): number {
     // The low 32 bits spread well: the hash is a digest's.
-    return hash % 2 ** 32 & (this.keys.length - 1);
+    return (hash % 2 ** 32) & (this.keys.length - 1);
   }
 
   /** The slot that holds `hash`, or the empty one where it would go. */

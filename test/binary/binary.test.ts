@@ -23,7 +23,14 @@ beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'docextract-binary-'));
   cpSync(join(BUILT, 'docextract'), join(folder, 'docextract'));
   cpSync(join(BUILT, 'docextract-assets'), join(folder, 'docextract-assets'), { recursive: true });
-  env = { PATH: '/nonexistent', HOME: folder, DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: TEST_KEY, DOCEXTRACT_STATE_DIR: join(folder, 'state'), NO_COLOR: '1' };
+  env = {
+    PATH: '/nonexistent',
+    HOME: folder,
+    DOCEXTRACT_BASE_URL: emulator.url,
+    DOCEXTRACT_API_KEY: TEST_KEY,
+    DOCEXTRACT_STATE_DIR: join(folder, 'state'),
+    NO_COLOR: '1',
+  };
 });
 afterAll(async () => {
   await emulator?.close();
@@ -94,7 +101,11 @@ describe('dist-bin/docextract, copied alone into an empty folder', () => {
   it("counts a PDF's pages in a worker started from its bundled code: SIGTERM during a hostile file's count ends the count, and the file is interrupted", async () => {
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
-    const child = spawn(join(folder, 'docextract'), ['watch', ws.inputs, '--out', ws.out, '--json', '--settle', '100ms', '--rate-limit', 'none'], { env: { ...env, DOCEXTRACT_LOG: 'debug' }, cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(join(folder, 'docextract'), ['watch', ws.inputs, '--out', ws.out, '--json', '--settle', '100ms', '--rate-limit', 'none'], {
+      env: { ...env, DOCEXTRACT_LOG: 'debug' },
+      cwd: folder,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -31,7 +31,21 @@ beforeAll(async () => {
   made = await extractedForReview({ made: { 'long/ledger.pdf': await labelledPdf('Ledger', 160) } });
   emulator = made.emu;
   // Page 1 of a.pdf alone, beside the whole file's result: two results of one source.
-  const firstPage = await runCli(['extract', join(made.ws.inputs, 'invoices/a.pdf'), '--out', join(made.ws.out, 'invoices'), '--model', 'invoice', '--pages', '1', ...made.schemas, ...UNTHROTTLED_FLAGS], { env: made.env });
+  const firstPage = await runCli(
+    [
+      'extract',
+      join(made.ws.inputs, 'invoices/a.pdf'),
+      '--out',
+      join(made.ws.out, 'invoices'),
+      '--model',
+      'invoice',
+      '--pages',
+      '1',
+      ...made.schemas,
+      ...UNTHROTTLED_FLAGS,
+    ],
+    { env: made.env },
+  );
   expect(firstPage.code, firstPage.stderr).toBe(0);
   expect(existsSync(join(made.ws.out, 'invoices/a.pdf.p1.json'))).toBe(true);
   review = await startReviewCli(['out'], made.env, made.ws.dir);
@@ -148,7 +162,16 @@ describe('the review page keeps its place (issue 43)', () => {
 
       // Each button's place within the bar (the bar itself sticks to the top as the fields scroll) and its height.
       type Box = { getBoundingClientRect(): { top: number; left: number; height: number }; parentElement: Box | null };
-      const lines = () => page.locator('.fields .actions button').evaluateAll((buttons: Box[]) => buttons.map((b) => [b.getBoundingClientRect().top - (b.parentElement?.getBoundingClientRect().top ?? 0), b.getBoundingClientRect().left, b.getBoundingClientRect().height]));
+      const lines = () =>
+        page
+          .locator('.fields .actions button')
+          .evaluateAll((buttons: Box[]) =>
+            buttons.map((b) => [
+              b.getBoundingClientRect().top - (b.parentElement?.getBoundingClientRect().top ?? 0),
+              b.getBoundingClientRect().left,
+              b.getBoundingClientRect().height,
+            ]),
+          );
       const before = await lines();
       await page.getByLabel('invoice_number', { exact: true }).fill('12345678');
       await page.getByLabel('total', { exact: true }).fill('1');

@@ -82,7 +82,9 @@ const title = () => page.locator('.fields h2').textContent();
 
 /** Where the focus is: the dotted path of the field it is on or in, and whether it is in the input itself. */
 function focus(): Promise<{ path: string | null; inInput: boolean; tag: string }> {
-  return page.evaluate(`(() => { const a = document.activeElement; const slot = a && a.closest('[data-path]'); return { path: slot ? slot.getAttribute('data-path') : null, inInput: a instanceof HTMLInputElement, tag: a ? a.tagName : '' }; })()`);
+  return page.evaluate(
+    `(() => { const a = document.activeElement; const slot = a && a.closest('[data-path]'); return { path: slot ? slot.getAttribute('data-path') : null, inInput: a instanceof HTMLInputElement, tag: a ? a.tagName : '' }; })()`,
+  );
 }
 
 async function openDocument(name: string): Promise<void> {
@@ -92,12 +94,15 @@ async function openDocument(name: string): Promise<void> {
 
 /** Pixels of the canvas that are not white: a page drawn, not an empty box. */
 function inkOf(selector: string): Promise<number> {
-  return page.locator(selector).first().evaluate((canvas: CanvasLike) => {
-    const pixels = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? new Uint8ClampedArray();
-    let ink = 0;
-    for (let i = 0; i < pixels.length; i += 4) if ((pixels[i] ?? 255) < 200) ink += 1;
-    return ink;
-  });
+  return page
+    .locator(selector)
+    .first()
+    .evaluate((canvas: CanvasLike) => {
+      const pixels = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? new Uint8ClampedArray();
+      let ink = 0;
+      for (let i = 0; i < pixels.length; i += 4) if ((pixels[i] ?? 255) < 200) ink += 1;
+      return ink;
+    });
 }
 
 function exportedPayslip(): Promise<Record<string, string>[]> {
@@ -110,7 +115,9 @@ function exportedPayslip(): Promise<Record<string, string>[]> {
 
 describe('docextract review in Chromium', () => {
   it('lists the documents, those that failed their checks first, then those that got no result', async () => {
-    await expect.poll(() => page.locator('#documents button .name').allTextContents()).toEqual(['p.pdf', 'fails.pdf', 'a.pdf', 'gone.pdf', 'scan.jpg', 'ledger.pdf']);
+    await expect
+      .poll(() => page.locator('#documents button .name').allTextContents())
+      .toEqual(['p.pdf', 'fails.pdf', 'a.pdf', 'gone.pdf', 'scan.jpg', 'ledger.pdf']);
     await expect.poll(() => item('p.pdf').textContent()).toContain('checks failed (2)');
     expect(await item('fails.pdf').textContent()).toContain('failed (extraction_failed)');
     await page.selectOption('#filter-type', 'payslip');
@@ -180,18 +187,31 @@ describe('docextract review in Chromium', () => {
     await page.keyboard.press('a');
     await expect.poll(() => page.locator('#status').textContent()).toContain('Approved p.pdf');
     await expect.poll(() => item('p.pdf').textContent()).toContain('approved');
-    for (const [key, name] of [['j', 'fails.pdf'], ['j', 'a.pdf'], ['k', 'fails.pdf'], ['k', 'p.pdf']] as const) {
+    for (const [key, name] of [
+      ['j', 'fails.pdf'],
+      ['j', 'a.pdf'],
+      ['k', 'fails.pdf'],
+      ['k', 'p.pdf'],
+    ] as const) {
       await page.keyboard.press(key);
       await expect.poll(title).toBe(name);
     }
-    expect(await exportedPayslip()).toEqual([expect.objectContaining({ result_file: 'pay/p.pdf.json', reviewed: 'true', invoice_number: '12345678', total: '1500.5' })]);
+    expect(await exportedPayslip()).toEqual([
+      expect.objectContaining({ result_file: 'pay/p.pdf.json', reviewed: 'true', invoice_number: '12345678', total: '1500.5' }),
+    ]);
   });
 
   it('refuses a request without the token, or for a path outside the results', async () => {
     const { origin } = new URL(review.url);
     expect((await page.request.get(`${origin}/api/documents`)).status()).toBe(403);
     expect((await page.request.get(`${origin}/`)).status()).toBe(403);
-    for (const path of ['results/..%2F..%2Finvoice.schema.json', 'source?id=..%2Finvoice.schema.json', `source?id=${encodeURIComponent(join(made.ws.dir, 'invoice.schema.json'))}`, 'review-model.ts', 'page/app.js']) {
+    for (const path of [
+      'results/..%2F..%2Finvoice.schema.json',
+      'source?id=..%2Finvoice.schema.json',
+      `source?id=${encodeURIComponent(join(made.ws.dir, 'invoice.schema.json'))}`,
+      'review-model.ts',
+      'page/app.js',
+    ]) {
       expect([400, 404], path).toContain((await page.request.get(`${review.url}${path}`)).status());
     }
     expect((await page.goto(`${origin}/source?id=invoices/a.pdf.json`))?.status()).toBe(403);
@@ -323,7 +343,10 @@ describe('the review page by keyboard (issue 29)', () => {
 
   it('shows each part of a result in parts with its pages and its fields', async () => {
     await openDocument('ledger.pdf');
-    expect(await page.locator('.fields h3.part').allTextContents()).toEqual(['part 1 of 2: pages 1-150 of 160 (complete)', 'part 2 of 2: pages 151-160 of 160 (complete)']);
+    expect(await page.locator('.fields h3.part').allTextContents()).toEqual([
+      'part 1 of 2: pages 1-150 of 160 (complete)',
+      'part 2 of 2: pages 151-160 of 160 (complete)',
+    ]);
     const parts = page.locator('.fields .form-root');
     for (const index of [0, 1]) {
       const inputs = parts.nth(index).locator('input');
@@ -338,12 +361,22 @@ describe('the review page by keyboard (issue 29)', () => {
     const documented = table
       .trim()
       .split('\n')
-      .map((line) => line.trim().slice(1, -1).split(' | ').map((cell) => cell.replaceAll('`', '').trim()));
+      .map((line) =>
+        line
+          .trim()
+          .slice(1, -1)
+          .split(' | ')
+          .map((cell) => cell.replaceAll('`', '').trim()),
+      );
     expect(documented.length).toBeGreaterThan(5);
     await page.locator('.fields h2').click();
     await page.keyboard.press('?');
     await expect.poll(() => page.locator('#keys').getAttribute('open')).toBe('');
-    const shown = await page.locator('#keys tbody tr').evaluateAll((rows: { cells: ArrayLike<{ textContent: string | null }> }[]) => rows.map((row) => Array.from(row.cells, (cell) => (cell.textContent ?? '').trim())));
+    const shown = await page
+      .locator('#keys tbody tr')
+      .evaluateAll((rows: { cells: ArrayLike<{ textContent: string | null }> }[]) =>
+        rows.map((row) => Array.from(row.cells, (cell) => (cell.textContent ?? '').trim())),
+      );
     expect(shown).toEqual(documented);
   });
 });

@@ -44,7 +44,25 @@ describe('docextract-emulator CLI', () => {
     const key = newKey();
     const streams = capture();
     const emulator = await launchEmulatorCli(
-      argv('--port', '0', '--key', key, '--rate-limit', '2/1min', '--credits', '50', '--ttl', '1ms', '--fault', 'health.server_busy=1', '--fault', '*.slow=0', '--latency', 'models=1,*=0', '--quiet'),
+      argv(
+        '--port',
+        '0',
+        '--key',
+        key,
+        '--rate-limit',
+        '2/1min',
+        '--credits',
+        '50',
+        '--ttl',
+        '1ms',
+        '--fault',
+        'health.server_busy=1',
+        '--fault',
+        '*.slow=0',
+        '--latency',
+        'models=1,*=0',
+        '--quiet',
+      ),
       streams.io,
     );
     try {
@@ -58,7 +76,9 @@ describe('docextract-emulator CLI', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       await expectError(await fetch(`${emulator.url}/v3.1/result?job_id=${jobId}`, { headers: bearer(key) }), 410, 'job_expired');
       await expectError(await fetch(`${emulator.url}/v3.1/result?job_id=${jobId}`, { headers: bearer(key) }), 429, 'rate_limit_exceeded');
-      expect((await (await fetch(`${emulator.url}/v3.1/authorised`, { headers: bearer(key) })).json()) as unknown).toMatchObject({ data: { credits_remaining: 50 } });
+      expect((await (await fetch(`${emulator.url}/v3.1/authorised`, { headers: bearer(key) })).json()) as unknown).toMatchObject({
+        data: { credits_remaining: 50 },
+      });
       expect(streams.err()).not.toMatch(/GET \/v3\.1/);
     } finally {
       await emulator.close();
@@ -99,7 +119,23 @@ describe('docextract-emulator CLI', () => {
   it('parses the world and lying-server flags into options', () => {
     const program = buildEmulatorProgram().exitOverride();
     program.parse(
-      argv('--clock-skew', '-4s', '--reset-style', 'delta-seconds', '--foreign-rate', '1/500ms', '--foreign-jobs', '3@10m', '--oversize-bytes', '4194304', '--fault', 'result.gzip_bomb=0.5', '--fault', '*.trickle_stop=0.1', '--credits-used-skew=-2'),
+      argv(
+        '--clock-skew',
+        '-4s',
+        '--reset-style',
+        'delta-seconds',
+        '--foreign-rate',
+        '1/500ms',
+        '--foreign-jobs',
+        '3@10m',
+        '--oversize-bytes',
+        '4194304',
+        '--fault',
+        'result.gzip_bomb=0.5',
+        '--fault',
+        '*.trickle_stop=0.1',
+        '--credits-used-skew=-2',
+      ),
     );
     const { options } = cliConfigFrom(parsedValues(program));
     expect(options).toMatchObject({
@@ -115,14 +151,20 @@ describe('docextract-emulator CLI', () => {
   });
 
   it('reads signed durations, rates and foreign-job counts', () => {
-    expect([parseSignedDuration('4s'), parseSignedDuration('+4s'), parseSignedDuration('-1.5min'), parseSignedDuration('-250')]).toEqual([4_000, 4_000, -90_000, -250]);
+    expect([parseSignedDuration('4s'), parseSignedDuration('+4s'), parseSignedDuration('-1.5min'), parseSignedDuration('-250')]).toEqual([
+      4_000, 4_000, -90_000, -250,
+    ]);
     expect([parseRequestRate('2/s'), parseRequestRate('1/500ms'), parseRequestRate('/min'), parseRequestRate('30/2h')]).toEqual([
       { count: 2, perMs: 1_000 },
       { count: 1, perMs: 500 },
       { count: 1, perMs: 60_000 },
       { count: 30, perMs: 7_200_000 },
     ]);
-    expect([parseForeignJobs('5'), parseForeignJobs('3@10m'), parseForeignJobs('2@90s')]).toEqual([{ count: 5 }, { count: 3, ttlMs: 600_000 }, { count: 2, ttlMs: 90_000 }]);
+    expect([parseForeignJobs('5'), parseForeignJobs('3@10m'), parseForeignJobs('2@90s')]).toEqual([
+      { count: 5 },
+      { count: 3, ttlMs: 600_000 },
+      { count: 2, ttlMs: 90_000 },
+    ]);
     for (const bad of ['0/s', '2/', 'two/s']) expect(() => parseRequestRate(bad)).toThrow(RangeError);
     expect(() => parseSignedDuration('--4s')).toThrow(RangeError);
   });
@@ -141,7 +183,14 @@ describe('docextract-emulator tells the client its windows', () => {
       const line = /^ {2}for the client: (.*)$/m.exec(streams.err())?.[1] ?? '';
       const env = Object.fromEntries(line.split(' ').map((pair) => pair.split('=') as [string, string]));
       expect(env).toEqual({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_RATE_LIMIT: spec, DOCEXTRACT_API_KEY: streams.out().split('\n')[1] });
-      const emulatorWindows = cliConfigFrom(parsedValues(buildEmulatorProgram().exitOverride().parse(argv(...flags)))).options.rateLimits ?? DEFAULT_RATE_LIMITS;
+      const emulatorWindows =
+        cliConfigFrom(
+          parsedValues(
+            buildEmulatorProgram()
+              .exitOverride()
+              .parse(argv(...flags)),
+          ),
+        ).options.rateLimits ?? DEFAULT_RATE_LIMITS;
       expect(parseClientWindows(spec).map(({ limit, windowMs }) => ({ limit, windowMs }))).toEqual(emulatorWindows);
     } finally {
       await emulator.close();

@@ -11,7 +11,9 @@ const receiptOnly = newKey();
 let t: TestEmulator;
 
 beforeAll(async () => {
-  t = await startTestEmulator({ keys: [newKey(), { key: poorKey, credits: 5 }, { key: cappedKey, allowedRequests: 2 }, { key: receiptOnly, models: ['receipt'] }] });
+  t = await startTestEmulator({
+    keys: [newKey(), { key: poorKey, credits: 5 }, { key: cappedKey, allowedRequests: 2 }, { key: receiptOnly, models: ['receipt'] }],
+  });
 });
 afterAll(() => t.emulator.close());
 
@@ -28,7 +30,9 @@ describe('POST documents: synchronous path', () => {
     expect(body).not.toHaveProperty('extraction_id');
     expect(body).not.toHaveProperty('meta');
     expect(body.data).toMatchObject({ document_type: 'invoice', source_sha256: sha(pdf), page_count: 3 });
-    expect(body.data.pages.map((p: { page: number; fingerprint: string }) => [p.page, p.fingerprint])).toEqual([1, 2, 3].map((n) => [n, pageFingerprint(sha(pdf), n)]));
+    expect(body.data.pages.map((p: { page: number; fingerprint: string }) => [p.page, p.fingerprint])).toEqual(
+      [1, 2, 3].map((n) => [n, pageFingerprint(sha(pdf), n)]),
+    );
     expect(body.data.pages[0].line_items.length).toBeGreaterThan(0);
     expect(typeof body.data.total).toBe('number');
     expect((t.emulator.counters.creditsChargedByKey[t.key] ?? 0) - before).toBe(3);

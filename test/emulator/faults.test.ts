@@ -1,7 +1,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorEvent } from '../../src/emulator/index.js';
 import { titledPdf } from '../helpers/make-pdf.js';
-import { bearer, chunkIds, collect, expectError, json, newKey, pngBytes, processChunk, startTestEmulator, upload, uploadSplit, type TestEmulator } from './helpers.js';
+import {
+  bearer,
+  chunkIds,
+  collect,
+  expectError,
+  json,
+  newKey,
+  pngBytes,
+  processChunk,
+  startTestEmulator,
+  upload,
+  uploadSplit,
+  type TestEmulator,
+} from './helpers.js';
 
 let t: TestEmulator;
 beforeAll(async () => {
@@ -159,7 +172,12 @@ describe('fault injection', () => {
   it('replays the same faults for the same seed and request order', async () => {
     const statuses = async (seed: number): Promise<number[]> => {
       const key = newKey();
-      const emulator = await startEmulator({ keys: [key], seed, rateLimits: [], faults: { health: { server_busy: 0.3, server_error: 0.3 }, models: { server_error: 0.5 } } });
+      const emulator = await startEmulator({
+        keys: [key],
+        seed,
+        rateLimits: [],
+        faults: { health: { server_busy: 0.3, server_error: 0.3 }, models: { server_error: 0.5 } },
+      });
       try {
         const seen: number[] = [];
         for (let i = 0; i < 24; i += 1) {

@@ -197,7 +197,7 @@ describe('wrong_field reaches every field of every answer', () => {
         for (const mutation of ['retype', 'null', 'array', 'object', 'delete'] as const) {
           const copy = structuredClone(truth);
           let call = 0;
-          const pick = <T,>(choices: readonly T[]): T => (call++ === 0 ? choices[index] : (choices.find((choice) => choice === mutation) ?? choices[0])) as T;
+          const pick = <T>(choices: readonly T[]): T => (call++ === 0 ? choices[index] : (choices.find((choice) => choice === mutation) ?? choices[0])) as T;
           const done = corruptOneField(copy, pick);
           expect(done?.path, `${name} slot ${index}`).toBe(path);
           const changed = differences(truth, copy);

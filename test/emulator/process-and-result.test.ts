@@ -2,7 +2,20 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageFingerprint, type EmulatorEvent, type EmulatorRequestLog } from '../../src/emulator/index.js';
 import { titledPdf } from '../helpers/make-pdf.js';
-import { bearer, chunkIds, collect, expectError, json, newKey, pngBytes, processChunk, startTestEmulator, upload, uploadSplit, type TestEmulator } from './helpers.js';
+import {
+  bearer,
+  chunkIds,
+  collect,
+  expectError,
+  json,
+  newKey,
+  pngBytes,
+  processChunk,
+  startTestEmulator,
+  upload,
+  uploadSplit,
+  type TestEmulator,
+} from './helpers.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const poorKey = newKey();
@@ -19,7 +32,16 @@ describe('POST process', () => {
     const [first = ''] = chunkIds(manifest);
     const before = t.emulator.counters.creditsCharged;
     const fresh = await json(await processChunk(t, first));
-    expect(fresh).toMatchObject({ success: true, data: null, job_id: first, status: 'done', code: 'chunk_processed', pages: '1-3', chunks_done: 1, chunks_total: 3 });
+    expect(fresh).toMatchObject({
+      success: true,
+      data: null,
+      job_id: first,
+      status: 'done',
+      code: 'chunk_processed',
+      pages: '1-3',
+      chunks_done: 1,
+      chunks_total: 3,
+    });
     expect(Number.isInteger(fresh.processing_time_ms)).toBe(true);
     expect(t.emulator.counters.creditsCharged - before).toBe(3);
 
@@ -91,7 +113,10 @@ describe('single-flight claims', () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
     let holding = true;
-    const slow = await startTestEmulator({ holdAnswer: (endpoint) => (endpoint === 'process' && holding ? ((holding = false), held) : undefined), claimTimeoutMs: 120_000 });
+    const slow = await startTestEmulator({
+      holdAnswer: (endpoint) => (endpoint === 'process' && holding ? ((holding = false), held) : undefined),
+      claimTimeoutMs: 120_000,
+    });
     try {
       const [chunk = ''] = chunkIds(await uploadSplit(slow, 4));
       const processedBefore = slow.emulator.counters.requestsByEndpoint.process;
@@ -135,7 +160,10 @@ describe("a test's hold on one document (holdDocument)", () => {
       const heldChunk = processChunk(held, chunkIds(a)[0] ?? '');
       // A plain collect: a finalize released beside the chunk could delete the job before the chunk's work.
       const heldCollect = collect(held, a.job_id);
-      await waitFor(() => held.emulator.counters.requestsByEndpoint.process > processedBefore && held.emulator.counters.requestsByEndpoint.result > resultsBefore, 'both requests about the held document counted');
+      await waitFor(
+        () => held.emulator.counters.requestsByEndpoint.process > processedBefore && held.emulator.counters.requestsByEndpoint.result > resultsBefore,
+        'both requests about the held document counted',
+      );
       // The other document goes through meanwhile: the hold names one document.
       expect((await json(await processChunk(held, chunkIds(b)[0] ?? ''))).code).toBe('chunk_processed');
       expect((await json(await collect(held, b.job_id))).chunks_done).toBe(1);
@@ -148,7 +176,12 @@ describe("a test's hold on one document (holdDocument)", () => {
       release();
       expect((await json(await heldChunk)).code).toBe('chunk_processed');
       expect((await json(await heldCollect)).job_id).toBe(a.job_id);
-      expect(events.filter((event) => event.sha256 === shaOf(a.job_id)).map((event) => event.type).sort()).toEqual(['chunk_processed', 'collect', 'split', 'upload']);
+      expect(
+        events
+          .filter((event) => event.sha256 === shaOf(a.job_id))
+          .map((event) => event.type)
+          .sort(),
+      ).toEqual(['chunk_processed', 'collect', 'split', 'upload']);
       expect(held.emulator.counters.creditsCharged).toBe(6);
     } finally {
       await held.emulator.close();
@@ -167,7 +200,17 @@ describe('GET result', () => {
     const manifest = await uploadSplit(t, 8);
     const ids = chunkIds(manifest);
     const empty = await json(await collect(t, manifest.job_id));
-    expect(empty).toMatchObject({ success: true, job_id: manifest.job_id, status: 'partial', pages_total: 8, pages_processed: 0, chunks_done: 0, chunks_total: 3, credits_used: 0, pending_pages: [1, 2, 3, 4, 5, 6, 7, 8] });
+    expect(empty).toMatchObject({
+      success: true,
+      job_id: manifest.job_id,
+      status: 'partial',
+      pages_total: 8,
+      pages_processed: 0,
+      chunks_done: 0,
+      chunks_total: 3,
+      credits_used: 0,
+      pending_pages: [1, 2, 3, 4, 5, 6, 7, 8],
+    });
     expect(empty).not.toHaveProperty('failed_pages');
     expect(empty.data.pages).toEqual([]);
 
@@ -182,7 +225,9 @@ describe('GET result', () => {
     for (const absent of ['pending_pages', 'failed_pages', 'warnings', 'finalized']) expect(complete).not.toHaveProperty(absent);
     const sha = complete.data.source_sha256;
     expect(complete.data.page_count).toBe(8);
-    expect(complete.data.pages.map((p: { page: number; fingerprint: string }) => p.fingerprint)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => pageFingerprint(sha, n)));
+    expect(complete.data.pages.map((p: { page: number; fingerprint: string }) => p.fingerprint)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8].map((n) => pageFingerprint(sha, n)),
+    );
     expect(Date.parse(complete.expires_at)).toBe(Date.parse(manifest.expires_at));
   });
 

@@ -5,14 +5,23 @@ let t: TestEmulator;
 afterEach(() => t.emulator.close());
 
 function rateHeaders(response: Response): [number, number, number] {
-  return [Number(response.headers.get('x-ratelimit-limit')), Number(response.headers.get('x-ratelimit-remaining')), Number(response.headers.get('x-ratelimit-reset'))];
+  return [
+    Number(response.headers.get('x-ratelimit-limit')),
+    Number(response.headers.get('x-ratelimit-remaining')),
+    Number(response.headers.get('x-ratelimit-reset')),
+  ];
 }
 
 const seconds = (ms: number): number => Math.ceil(ms / 1000);
 
 describe('rate windows', () => {
   it('applies every window at once and reports the most constrained one', async () => {
-    t = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1_000 }, { limit: 5, windowMs: 10_000 }] });
+    t = await startTestEmulator({
+      rateLimits: [
+        { limit: 3, windowMs: 1_000 },
+        { limit: 5, windowMs: 10_000 },
+      ],
+    });
     t.clock.time = T0 + 1; // not on a whole second: Reset must round up
     expect(rateHeaders(await upload(t, pngBytes()))).toEqual([3, 2, seconds(T0 + 1_001)]);
     // result and process count too (even when they fail validation).
@@ -43,12 +52,22 @@ describe('rate windows', () => {
   });
 
   it('breaks ties on remaining in favour of the shortest window', async () => {
-    t = await startTestEmulator({ rateLimits: [{ limit: 2, windowMs: 60_000 }, { limit: 2, windowMs: 2_000 }] });
+    t = await startTestEmulator({
+      rateLimits: [
+        { limit: 2, windowMs: 60_000 },
+        { limit: 2, windowMs: 2_000 },
+      ],
+    });
     expect(rateHeaders(await upload(t, pngBytes()))).toEqual([2, 1, seconds(T0 + 2_000)]);
   });
 
   it('gives a 429 the Reset at which the next request is admitted, when several windows block', async () => {
-    t = await startTestEmulator({ rateLimits: [{ limit: 1, windowMs: 1_000 }, { limit: 2, windowMs: 5_000 }] });
+    t = await startTestEmulator({
+      rateLimits: [
+        { limit: 1, windowMs: 1_000 },
+        { limit: 2, windowMs: 5_000 },
+      ],
+    });
     await upload(t, pngBytes());
     t.clock.advance(1_000);
     await upload(t, pngBytes());

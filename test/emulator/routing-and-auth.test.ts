@@ -10,7 +10,14 @@ let t: TestEmulator;
 
 beforeAll(async () => {
   t = await startTestEmulator({
-    keys: [newKey(), other, { key: inactive, active: false }, { key: expired, expired: true }, { key: noModels, models: [] }, { key: twoModels, models: ['receipt', 'passport'], credits: 42, allowedRequests: 7 }],
+    keys: [
+      newKey(),
+      other,
+      { key: inactive, active: false },
+      { key: expired, expired: true },
+      { key: noModels, models: [] },
+      { key: twoModels, models: ['receipt', 'passport'], credits: 42, allowedRequests: 7 },
+    ],
   });
 });
 afterAll(() => t.emulator.close());
@@ -39,7 +46,13 @@ describe('routes', () => {
 
   it('health needs no key and reports v3.1', async () => {
     const response = await fetch(`${t.url}/v3.1/health`);
-    expect(await json(response)).toEqual({ status: 'ok', timestamp: Math.floor(t.clock.now() / 1000), version: 'v3.1', environment: 'development', database: 'connected' });
+    expect(await json(response)).toEqual({
+      status: 'ok',
+      timestamp: Math.floor(t.clock.now() / 1000),
+      version: 'v3.1',
+      environment: 'development',
+      database: 'connected',
+    });
   });
 });
 

@@ -72,9 +72,13 @@ describe('synthetic extraction over HTTP', () => {
     expect(result.data.source_sha256).toBe(sha(pdf));
     expect(result.data.page_count).toBe(11);
     expect(result.data.pages.map((p: { page: number }) => p.page)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    expect(result.data.pages.map((p: { fingerprint: string }) => p.fingerprint)).toEqual(Array.from({ length: 11 }, (_, i) => pageFingerprint(sha(pdf), i + 1)));
+    expect(result.data.pages.map((p: { fingerprint: string }) => p.fingerprint)).toEqual(
+      Array.from({ length: 11 }, (_, i) => pageFingerprint(sha(pdf), i + 1)),
+    );
     // Summary fields follow the pages: the invoice total is the sum of all line items plus tax.
-    const lineTotal = result.data.pages.flatMap((p: { line_items: { amount: number }[] }) => p.line_items).reduce((sum: number, item: { amount: number }) => sum + item.amount, 0);
+    const lineTotal = result.data.pages
+      .flatMap((p: { line_items: { amount: number }[] }) => p.line_items)
+      .reduce((sum: number, item: { amount: number }) => sum + item.amount, 0);
     expect(result.data.subtotal).toBeCloseTo(lineTotal, 1);
   });
 

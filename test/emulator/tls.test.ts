@@ -28,14 +28,34 @@ function makePki(): TestPki {
       execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new Error(missing ? 'the openssl CLI is needed to make the test certificates: apt-get install openssl (.ci/run does)' : `openssl ${args[0]} failed: ${String(error)}`);
+      throw new Error(
+        missing
+          ? 'the openssl CLI is needed to make the test certificates: apt-get install openssl (.ci/run does)'
+          : `openssl ${args[0]} failed: ${String(error)}`,
+      );
     }
   };
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl('req', '-x509', ...ec, '-keyout', at('ca.key'), '-out', at('ca.pem'), '-subj', '/CN=docextract test CA', '-days', '2');
   openssl('req', ...ec, '-keyout', at('server.key'), '-out', at('server.csr'), '-subj', '/CN=127.0.0.1');
   writeFileSync(at('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
-  openssl('x509', '-req', '-in', at('server.csr'), '-CA', at('ca.pem'), '-CAkey', at('ca.key'), '-CAcreateserial', '-out', at('server.pem'), '-days', '2', '-extfile', at('server.ext'));
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    at('server.csr'),
+    '-CA',
+    at('ca.pem'),
+    '-CAkey',
+    at('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    at('server.pem'),
+    '-days',
+    '2',
+    '-extfile',
+    at('server.ext'),
+  );
   return {
     dir,
     caPath: at('ca.pem'),

@@ -126,7 +126,13 @@ describe('a foreign client on the key (foreignRate)', () => {
 
   it('is simulated only from the clock: the same clock path gives the same counts', async () => {
     const run = async (): Promise<number[]> => {
-      t = await startTestEmulator({ foreignRate: { count: 3, perMs: 2_000 }, rateLimits: [{ limit: 4, windowMs: 5_000 }, { limit: 20, windowMs: 60_000 }] });
+      t = await startTestEmulator({
+        foreignRate: { count: 3, perMs: 2_000 },
+        rateLimits: [
+          { limit: 4, windowMs: 5_000 },
+          { limit: 20, windowMs: 60_000 },
+        ],
+      });
       const seen: number[] = [];
       for (let step = 0; step < 6; step += 1) {
         t.clock.advance(2_750);

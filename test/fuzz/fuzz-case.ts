@@ -62,21 +62,27 @@ function scaled(percents: Partial<Record<FaultKind, number>>): Partial<Record<Fa
   const failing = Object.entries(percents).filter(([kind]) => kind !== 'slow');
   const total = failing.reduce((sum, [, percent]) => sum + (percent ?? 0), 0) / 100;
   const factor = total > MAX_FAILURE_SHARE ? MAX_FAILURE_SHARE / total : 1;
-  return Object.fromEntries(Object.entries(percents).map(([kind, percent]) => [kind, kind === 'slow' ? (percent ?? 0) / 100 : ((percent ?? 0) / 100) * factor]));
+  return Object.fromEntries(
+    Object.entries(percents).map(([kind, percent]) => [kind, kind === 'slow' ? (percent ?? 0) / 100 : ((percent ?? 0) / 100) * factor]),
+  );
 }
 
 /** A few kinds per endpoint, 1-25 % each, scaled down together past MAX_FAILURE_SHARE. */
 function endpointMix(kinds: FaultKind[]): fc.Arbitrary<Partial<Record<FaultKind, number>>> {
   return fc
     .subarray(kinds, { minLength: 0, maxLength: 5 })
-    .chain((chosen) => fc.tuple(...chosen.map(() => fc.integer({ min: 1, max: 25 }))).map((percents) => Object.fromEntries(chosen.map((kind, i) => [kind, percents[i] ?? 1]))))
+    .chain((chosen) =>
+      fc.tuple(...chosen.map(() => fc.integer({ min: 1, max: 25 }))).map((percents) => Object.fromEntries(chosen.map((kind, i) => [kind, percents[i] ?? 1]))),
+    )
     .map(scaled);
 }
 
 export const fuzzCaseArbitrary: fc.Arbitrary<FuzzCase> = fc.record({
   seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
   files: fc.subarray(Object.keys(FILE_POOL) as PoolFile[], { minLength: 1, maxLength: 4 }),
-  faults: fc.record(Object.fromEntries(Object.entries(KINDS_BY_ENDPOINT).map(([endpoint, kinds]) => [endpoint, endpointMix(kinds)]))) as fc.Arbitrary<FaultConfig>,
+  faults: fc.record(
+    Object.fromEntries(Object.entries(KINDS_BY_ENDPOINT).map(([endpoint, kinds]) => [endpoint, endpointMix(kinds)])),
+  ) as fc.Arbitrary<FaultConfig>,
   resetStyle: fc.constantFrom<ResetStyle>('epoch', 'epoch-ms', 'delta-seconds'),
   clockSkewMs: fc.constantFrom(0, 4_000, -4_000, 3_600_000),
   concurrency: fc.integer({ min: 1, max: 6 }),

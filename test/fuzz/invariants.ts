@@ -89,12 +89,14 @@ export const paidResultsKept: Invariant = ({ files, first, second }) => {
     if (entry.endpoint !== 'documents' || entry.status !== 200 || !entry.credits || !entry.sha256) continue;
     if (entry.fault !== undefined && ANSWER_LOST.has(entry.fault)) continue;
     const file = bySha.get(entry.sha256);
-    if (file && !completeOnDisk(file.output, file.sha256)) found.push(`${file.target}: a charged synchronous answer arrived intact${entry.fault ? ` (${entry.fault})` : ''}, but no complete result is on disk`);
+    if (file && !completeOnDisk(file.output, file.sha256))
+      found.push(`${file.target}: a charged synchronous answer arrived intact${entry.fault ? ` (${entry.fault})` : ''}, but no complete result is on disk`);
   }
   const manifests = new Set(first.journal.filter((record) => record.type === 'manifest').map((record) => record.sha256));
   for (const sha of creditsBySha(first.log, 'process').keys()) {
     const file = bySha.get(sha);
-    if (file && !completeOnDisk(file.output, sha) && !manifests.has(sha)) found.push(`${file.target}: chunks were charged, but neither a complete result nor its job in the journal remains`);
+    if (file && !completeOnDisk(file.output, sha) && !manifests.has(sha))
+      found.push(`${file.target}: chunks were charged, but neither a complete result nor its job in the journal remains`);
   }
   const chunkCredits = [creditsBySha(first.log, 'process'), creditsBySha(second.log, 'process')];
   for (const file of files) {
@@ -119,14 +121,19 @@ export const creditsCounted: Invariant = ({ files, first }) => {
     if (!line) return [];
     const mine = first.log.filter((entry) => entry.sha256 === file.sha256);
     const charged = mine.reduce((sum, entry) => sum + (entry.credits ?? 0), 0);
-    const lostCharges = mine.filter((entry) => entry.status === 'reset' || (entry.fault !== undefined && ANSWER_LOST.has(entry.fault))).reduce((sum, entry) => sum + (entry.credits ?? 0), 0);
+    const lostCharges = mine
+      .filter((entry) => entry.status === 'reset' || (entry.fault !== undefined && ANSWER_LOST.has(entry.fault)))
+      .reduce((sum, entry) => sum + (entry.credits ?? 0), 0);
     const reported = Number(line.credits);
-    return Math.abs(reported - charged) > lostCharges ? [`${file.target}: ${reported} credits reported, ${charged} charged (${lostCharges} of them on lost answers)`] : [];
+    return Math.abs(reported - charged) > lostCharges
+      ? [`${file.target}: ${reported} credits reported, ${charged} charged (${lostCharges} of them on lost answers)`]
+      : [];
   });
 };
 
 /** No job is finalized before its complete result is on disk. */
-export const noFinalizeBeforeWrite: Invariant = ({ finalizedBeforeResult }) => finalizedBeforeResult.map((job) => `finalized before its result was on disk: ${job}`);
+export const noFinalizeBeforeWrite: Invariant = ({ finalizedBeforeResult }) =>
+  finalizedBeforeResult.map((job) => `finalized before its result was on disk: ${job}`);
 
 /**
  * Requests stay within what the batch needs plus what the faults cost: every
@@ -144,14 +151,17 @@ export const requestsBounded: Invariant = ({ files, first }) => {
   const collectRounds = 3 * files.filter((file) => file.pages > 3).length;
   const bound = needed + failedAnswers + real429s + collectRounds;
   return first.requests > bound
-    ? [`${first.requests} requests sent; bound ${bound} = ${needed} needed + ${failedAnswers} failed answers + ${real429s} real 429s + ${collectRounds} collect rounds`]
+    ? [
+        `${first.requests} requests sent; bound ${bound} = ${needed} needed + ${failedAnswers} failed answers + ${real429s} real 429s + ${collectRounds} collect rounds`,
+      ]
     : [];
 };
 
 /** A wait announced as "next request slot in …", in milliseconds (formatDuration's forms). */
 function announcedWaits(stderr: string): number[] {
   return [...stderr.matchAll(/next request slot in (?:(\d+)h (\d+)m|(\d+)m (\d+)s|(\d+)s|(\d+)ms)/g)].map(
-    ([, h, hm, m, ms, s, millis]) => (Number(h ?? 0) * 60 + Number(hm ?? 0)) * 60_000 + Number(m ?? 0) * 60_000 + Number(ms ?? 0) * 1000 + Number(s ?? 0) * 1000 + Number(millis ?? 0),
+    ([, h, hm, m, ms, s, millis]) =>
+      (Number(h ?? 0) * 60 + Number(hm ?? 0)) * 60_000 + Number(m ?? 0) * 60_000 + Number(ms ?? 0) * 1000 + Number(s ?? 0) * 1000 + Number(millis ?? 0),
   );
 }
 
@@ -163,10 +173,21 @@ export const waitsWithinWindow: Invariant = ({ first, second, sleeps }) => {
   const limit = LONGEST_WINDOW_MS + JITTER_MS;
   const announced = [...announcedWaits(first.stderr), ...announcedWaits(second.stderr)].filter((ms) => ms > limit + 500); // shown rounded to seconds
   const performed = sleeps.filter((sleep) => sleep.fired && sleep.ms > limit).map((sleep) => sleep.ms);
-  return [...announced.map((ms) => `announced a wait of ${ms} ms (longest window ${LONGEST_WINDOW_MS} ms)`), ...performed.map((ms) => `waited ${ms} ms on the clock (longest window ${LONGEST_WINDOW_MS} ms)`)];
+  return [
+    ...announced.map((ms) => `announced a wait of ${ms} ms (longest window ${LONGEST_WINDOW_MS} ms)`),
+    ...performed.map((ms) => `waited ${ms} ms on the clock (longest window ${LONGEST_WINDOW_MS} ms)`),
+  ];
 };
 
-export const INVARIANTS: Record<string, Invariant> = { noCrash, everyInputFinal, paidResultsKept, creditsCounted, noFinalizeBeforeWrite, requestsBounded, waitsWithinWindow };
+export const INVARIANTS: Record<string, Invariant> = {
+  noCrash,
+  everyInputFinal,
+  paidResultsKept,
+  creditsCounted,
+  noFinalizeBeforeWrite,
+  requestsBounded,
+  waitsWithinWindow,
+};
 
 /** Every violation of every invariant, each prefixed with the invariant's name. */
 export function violationsOf(seen: CaseObservation): string[] {

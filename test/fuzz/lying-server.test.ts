@@ -102,7 +102,9 @@ describe('fuzz: a lying server', () => {
     };
     if (summaryPath) writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
     for (const finding of findings) {
-      process.stderr.write(`fuzz: violation (seed ${seed}; replay: DOCEXTRACT_FUZZ_SEED=${seed} npx vitest run test/fuzz); add to test/fuzz/regressions.json: ${JSON.stringify({ note: finding.violations[0], case: finding.fuzzCase })}\n  ${finding.violations.join('\n  ')}\n`);
+      process.stderr.write(
+        `fuzz: violation (seed ${seed}; replay: DOCEXTRACT_FUZZ_SEED=${seed} npx vitest run test/fuzz); add to test/fuzz/regressions.json: ${JSON.stringify({ note: finding.violations[0], case: finding.fuzzCase })}\n  ${finding.violations.join('\n  ')}\n`,
+      );
     }
     expect(findings, `seed ${seed}; replay with DOCEXTRACT_FUZZ_SEED=${seed} npx vitest run test/fuzz`).toEqual([]);
   });

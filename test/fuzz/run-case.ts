@@ -91,7 +91,12 @@ export async function runCase(fuzzCase: FuzzCase): Promise<CaseObservation> {
   try {
     const batch: BatchFile[] = fuzzCase.files.map((name) => ({ target: name, ...FILE_POOL[name] }));
     const ws = makeWorkspace(Object.fromEntries(batch.map((file) => [file.target, file.source])));
-    const files = batch.map((file) => ({ ...file, input: join(ws.inputs, file.target), output: join(ws.out, `${file.target}.json`), sha256: sha256Of(join(ws.inputs, file.target)) }));
+    const files = batch.map((file) => ({
+      ...file,
+      input: join(ws.inputs, file.target),
+      output: join(ws.out, `${file.target}.json`),
+      sha256: sha256Of(join(ws.inputs, file.target)),
+    }));
     const finalizes = watchFinalizes(emulator, outputsBySha(batch, ws.inputs, ws.out));
     const env = emulatorEnv(emulator);
     const args = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', RATE_SPEC, '--concurrency', String(fuzzCase.concurrency), ...RETRY_FLAGS];
@@ -102,8 +107,17 @@ export async function runCase(fuzzCase: FuzzCase): Promise<CaseObservation> {
       const run = await runCliOnFakeClock(args, env, clock, { responseCaps: RESPONSE_CAPS });
       const after = emulator.counters;
       const requests = Object.values(after.requestsByEndpoint).reduce((a, b) => a + b, 0) - Object.values(before.requestsByEndpoint).reduce((a, b) => a + b, 0);
-      const faultsInjected = Object.fromEntries(Object.entries(after.faultsInjected).map(([name, count]) => [name, count - (before.faultsInjected[name] ?? 0)]));
-      return { ...run, log, requests, faultsInjected, rateLimited: after.rateLimited - before.rateLimited, journal: readJournal(env.DOCEXTRACT_STATE_DIR as string) };
+      const faultsInjected = Object.fromEntries(
+        Object.entries(after.faultsInjected).map(([name, count]) => [name, count - (before.faultsInjected[name] ?? 0)]),
+      );
+      return {
+        ...run,
+        log,
+        requests,
+        faultsInjected,
+        rateLimited: after.rateLimited - before.rateLimited,
+        journal: readJournal(env.DOCEXTRACT_STATE_DIR as string),
+      };
     };
     const first = await runOnce();
     emulator.setFaults({});

@@ -91,7 +91,10 @@ export function expectEachUploadedOnce(emu: RunningEmulator, files: readonly Bat
 export function expectNoContentUploadedTwice(emu: RunningEmulator, atLeast: number): void {
   const counts = Object.entries(emu.counters.uploadsBySha256);
   expect(counts.length, 'contents uploaded').toBeGreaterThanOrEqual(atLeast);
-  expect(counts.filter(([, count]) => count !== 1), 'contents uploaded more than once').toEqual([]);
+  expect(
+    counts.filter(([, count]) => count !== 1),
+    'contents uploaded more than once',
+  ).toEqual([]);
 }
 
 /** The journal's records (state folder), torn tail ignored. */

@@ -114,7 +114,12 @@ export interface StreamedBody {
 }
 
 /** Run the CLI in-process on a fake clock shared with an in-process emulator, moving time as FakeClockDriver does until it exits. */
-export async function runCliOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock, deps: Pick<CliDeps, 'responseCaps'> = {}): Promise<CliRun & { bodies: StreamedBody[] }> {
+export async function runCliOnFakeClock(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  clock: FakeClock,
+  deps: Pick<CliDeps, 'responseCaps'> = {},
+): Promise<CliRun & { bodies: StreamedBody[] }> {
   const driver = new FakeClockDriver(clock);
   let finished = false;
   const run = runCli(args, { env, clock, fetch: driver.fetch, ...deps }).finally(() => {

@@ -38,7 +38,10 @@ export function hostilePdf({ pages, streams, inflatedBytesPerStream }: HostilePd
     const data = deflateSync(Buffer.concat([objects, padding]), { level: 9 });
     const num = 3 + pages + stream;
     parts.push(
-      Buffer.from(`${num} 0 obj\n<< /Type /ObjStm /N ${members.length} /First ${header.length} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`, 'latin1'),
+      Buffer.from(
+        `${num} 0 obj\n<< /Type /ObjStm /N ${members.length} /First ${header.length} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`,
+        'latin1',
+      ),
       data,
       Buffer.from('\nendstream\nendobj\n', 'latin1'),
     );

@@ -24,5 +24,8 @@ export const HOSTILE_SERVICE_TEXT_SHOWN = 'bad\\x1b]0;pwned\\x07 thing\\n\\u202e
 /** No control byte or bidi override reaches the terminal; the line breaks that are there are ours. */
 export function expectNothingRaw(output: string, what = 'output'): void {
   const raw = RAW_FOR_A_TERMINAL.exec(output);
-  expect(raw === null ? 'none' : `${JSON.stringify(raw[0])} at ${raw.index}: ${JSON.stringify(output.slice(Math.max(0, raw.index - 40), raw.index + 40))}`, `raw control in ${what}`).toBe('none');
+  expect(
+    raw === null ? 'none' : `${JSON.stringify(raw[0])} at ${raw.index}: ${JSON.stringify(output.slice(Math.max(0, raw.index - 40), raw.index + 40))}`,
+    `raw control in ${what}`,
+  ).toBe('none');
 }

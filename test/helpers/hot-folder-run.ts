@@ -27,7 +27,9 @@ export interface HotFolderRun {
   close(): Promise<void>;
 }
 
-export async function startHotFolder(options: { passMs?: number; pollMs?: number; settleMs?: number; watchFolder?: WatchOneFolder; before?: (root: string) => void } = {}): Promise<HotFolderRun> {
+export async function startHotFolder(
+  options: { passMs?: number; pollMs?: number; settleMs?: number; watchFolder?: WatchOneFolder; before?: (root: string) => void } = {},
+): Promise<HotFolderRun> {
   const root = mkdtempSync(join(tmpdir(), 'docextract-inbox-'));
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   const messages: string[] = [];

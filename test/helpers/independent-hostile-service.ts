@@ -82,7 +82,15 @@ export async function startHostileService(key: string): Promise<HostileService> 
     }));
     const job: SplitJob = { id, pages, chunks, expiresAt: new Date(Date.now() + 2 * 3_600_000).toISOString(), finalized: false };
     jobs.set(id, job);
-    return { success: true, data: chunks.map((chunk) => ({ job_id: chunk.jobId, pages: rangeOf(chunk.pages) })), job_id: id, pages, result_url: `/v3.1/jobs/${id}`, expires_at: job.expiresAt, message: 'process each chunk, then collect' };
+    return {
+      success: true,
+      data: chunks.map((chunk) => ({ job_id: chunk.jobId, pages: rangeOf(chunk.pages) })),
+      job_id: id,
+      pages,
+      result_url: `/v3.1/jobs/${id}`,
+      expires_at: job.expiresAt,
+      message: 'process each chunk, then collect',
+    };
   }
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').pathname.replace(/\.php$/, '');
@@ -96,7 +104,8 @@ export async function startHostileService(key: string): Promise<HostileService> 
       response.writeHead(status, { 'content-type': 'application/json', date: new Date().toUTCString(), ...headers });
       response.end(JSON.stringify(value));
     };
-    if (path === '/v3.1/health') return send(200, { status: 'ok', timestamp: Math.floor(Date.now() / 1000), version: 'v3.1', environment: 'production', database: 'connected' });
+    if (path === '/v3.1/health')
+      return send(200, { status: 'ok', timestamp: Math.floor(Date.now() / 1000), version: 'v3.1', environment: 'production', database: 'connected' });
     const auth = request.headers.authorization ?? '';
     const given = auth.startsWith('Bearer ') ? auth.slice(7) : request.headers['x-api-key'];
     if (given !== key) return send(401, { success: false, error: { code: 'invalid_api_key', message: 'bad key \u001b[2K' } });
@@ -124,7 +133,17 @@ export async function startHostileService(key: string): Promise<HostileService> 
       const limits = { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '999', 'x-ratelimit-reset': reset };
       if (pages > 3) return send(202, split(pages), limits);
       charged += pages;
-      return send(200, { success: true, data: hostileData(), model_used: model === undefined ? 'invoice' : (JSON.parse(`"${model}"`) as string), pages, processing_time_ms: 5 }, limits);
+      return send(
+        200,
+        {
+          success: true,
+          data: hostileData(),
+          model_used: model === undefined ? 'invoice' : (JSON.parse(`"${model}"`) as string),
+          pages,
+          processing_time_ms: 5,
+        },
+        limits,
+      );
     }
     const url = new URL(request.url ?? '/', 'http://x');
     if (path === '/v3.1/process' && request.method === 'POST') {
@@ -139,7 +158,17 @@ export async function startHostileService(key: string): Promise<HostileService> 
         charged += chunk.pages.length;
       }
       const done = job.chunks.filter((candidate) => candidate.done).length;
-      return send(200, { success: true, data: null, job_id: chunk.jobId, status: 'done', code: replay ? 'chunk_already_processed' : 'chunk_processed', pages: rangeOf(chunk.pages), chunks_done: done, chunks_total: job.chunks.length, ...(replay ? {} : { processing_time_ms: 5 }) });
+      return send(200, {
+        success: true,
+        data: null,
+        job_id: chunk.jobId,
+        status: 'done',
+        code: replay ? 'chunk_already_processed' : 'chunk_processed',
+        pages: rangeOf(chunk.pages),
+        chunks_done: done,
+        chunks_total: job.chunks.length,
+        ...(replay ? {} : { processing_time_ms: 5 }),
+      });
     }
     if (path === '/v3.1/result' && request.method === 'GET') {
       const job = jobs.get(url.searchParams.get('job_id') ?? '');

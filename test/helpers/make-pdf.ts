@@ -24,7 +24,8 @@ export async function labelledPdf(label: string, pages: number, options: Labelle
     const page = document.addPage([300, 300]);
     page.drawText(`${label} page ${index} of ${pages}`, { x: 20, y: 150, size: 12, font });
     if (imageBytes > 0) page.node.setXObject(PDFName.of(`Scan${index}`), grayImage(document, imageBytes));
-    if (index === options.failingPage) page.node.addContentStream(document.context.register(document.context.stream(`% ${FAIL_EXTRACTION_MARKER.toString('latin1')}\n`)));
+    if (index === options.failingPage)
+      page.node.addContentStream(document.context.register(document.context.stream(`% ${FAIL_EXTRACTION_MARKER.toString('latin1')}\n`)));
   }
   return Buffer.from(await document.save());
 }
@@ -59,5 +60,7 @@ export async function titledPdf(pages: number, label = randomBytes(6).toString('
 
 /** An image of random (incompressible) gray pixels, `bytes` of them in one row. */
 function grayImage(document: PDFDocument, bytes: number): PDFRef {
-  return document.context.register(document.context.stream(randomBytes(bytes), { Type: 'XObject', Subtype: 'Image', Width: bytes, Height: 1, ColorSpace: 'DeviceGray', BitsPerComponent: 8 }));
+  return document.context.register(
+    document.context.stream(randomBytes(bytes), { Type: 'XObject', Subtype: 'Image', Width: bytes, Height: 1, ColorSpace: 'DeviceGray', BitsPerComponent: 8 }),
+  );
 }

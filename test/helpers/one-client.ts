@@ -31,7 +31,10 @@ export function commandRig(): CommandRig {
   afterEach(async (context) => {
     // A test that failed (a timeout says nothing more) shows what each of its commands had said: where it stopped.
     if (context.task.result?.state === 'fail') {
-      for (const started of rig.children) process.stderr.write(`--- ${started.child.spawnargs.slice(2).join(' ')} (pid ${started.child.pid}, exit ${started.child.exitCode ?? started.child.signalCode ?? 'still running'})\nstdout:\n${started.stdoutSoFar()}\nstderr:\n${started.stderrSoFar()}\n`);
+      for (const started of rig.children)
+        process.stderr.write(
+          `--- ${started.child.spawnargs.slice(2).join(' ')} (pid ${started.child.pid}, exit ${started.child.exitCode ?? started.child.signalCode ?? 'still running'})\nstdout:\n${started.stdoutSoFar()}\nstderr:\n${started.stderrSoFar()}\n`,
+        );
     }
     for (const started of rig.children.splice(0)) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
     await rig.emulator?.close();

@@ -24,7 +24,10 @@ function readmeBlocks(): { lang: string; text: string }[] {
 
 /** The non-empty, non-comment lines of a shell block. */
 function commandLines(text: string): string[] {
-  return text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
 const blocks = readmeBlocks();
@@ -59,7 +62,12 @@ const QUIET_NPM = { npm_config_audit: 'false', npm_config_fund: 'false', npm_con
 
 /** `npm pack` of this checkout (dist as the test run built it; --ignore-scripts packs it as it is) into `into`. */
 function pack(into: string): string {
-  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ...NO_REGISTRY_ENV } });
+  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, ...NO_REGISTRY_ENV },
+  });
   return join(into, (JSON.parse(packed) as { filename: string }[])[0]?.filename ?? '');
 }
 
@@ -134,6 +142,8 @@ export function installedVersion(project: string, name: string): string {
 
 /** Compile the project as the README does (`npx tsc`); '' when tsc said nothing (no error). */
 export async function compile(project: string, extra: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const compiled = await run('npx', ['tsc', ...extra], { cwd: project, env }).catch((error: { stdout: string; stderr: string }) => ({ stdout: `${error.stdout}${error.stderr}` }));
+  const compiled = await run('npx', ['tsc', ...extra], { cwd: project, env }).catch((error: { stdout: string; stderr: string }) => ({
+    stdout: `${error.stdout}${error.stderr}`,
+  }));
   return compiled.stdout;
 }

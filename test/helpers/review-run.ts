@@ -67,7 +67,10 @@ export interface ReviewExtras {
 }
 
 /** Results made by the CLI against the emulator, every type checked with the invoice schema; `extras` join the inputs. */
-export async function extractedForReview(extras: ReviewExtras = {}, flags: readonly string[] = []): Promise<{ emu: RunningEmulator; ws: ReturnType<typeof makeWorkspace>; env: NodeJS.ProcessEnv; schemas: string[]; run: CliRun }> {
+export async function extractedForReview(
+  extras: ReviewExtras = {},
+  flags: readonly string[] = [],
+): Promise<{ emu: RunningEmulator; ws: ReturnType<typeof makeWorkspace>; env: NodeJS.ProcessEnv; schemas: string[]; run: CliRun }> {
   const emu = await startTestEmulator();
   const ws = makeWorkspace({ ...REVIEW_FILES, ...extras.corpus });
   for (const [name, bytes] of [...(extras.empty ?? []).map((name) => [name, new Uint8Array()] as const), ...Object.entries(extras.made ?? {})]) {
@@ -82,6 +85,9 @@ export async function extractedForReview(extras: ReviewExtras = {}, flags: reado
   writeFileSync(payslipSchema, JSON.stringify(fieldsOnly));
   const env = emulatorEnv(emu);
   const schemas = ['--schema', `invoice=${schema}`, '--schema', `payslip=${payslipSchema}`];
-  const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, ...UNTHROTTLED_FLAGS, ...flags], { env });
+  const run = await runCli(
+    ['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, ...UNTHROTTLED_FLAGS, ...flags],
+    { env },
+  );
   return { emu, ws, env, schemas, run };
 }

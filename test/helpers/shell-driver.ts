@@ -65,7 +65,17 @@ export class ShellSession {
     writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' '${DOCEXTRACT_BIN}' "$@"\n`);
     chmodSync(wrapper, 0o755);
     const child = spawn('script', ['-q', '-e', '-c', SET_UP[shell].command(rc), '/dev/null'], {
-      env: { ...env, PATH: `${dir}:${env.PATH ?? ''}`, HOME: env.HOME ?? dir, TERM: 'xterm', SHELL: shell, COLUMNS: '200', LINES: '50', fish_greeting: '', ZDOTDIR: dir },
+      env: {
+        ...env,
+        PATH: `${dir}:${env.PATH ?? ''}`,
+        HOME: env.HOME ?? dir,
+        TERM: 'xterm',
+        SHELL: shell,
+        COLUMNS: '200',
+        LINES: '50',
+        fish_greeting: '',
+        ZDOTDIR: dir,
+      },
       cwd,
       stdio: ['pipe', 'pipe', 'inherit'],
     });

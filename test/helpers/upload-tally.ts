@@ -44,6 +44,8 @@ export function expectEachTakenOnce(emu: RunningEmulator, tally: UploadTally, co
   expect(Object.keys(contents).length, 'contents to check').toBeGreaterThan(0);
   for (const [label, sha256] of Object.entries(contents)) {
     expect(tally.taken(sha256), `${label}: uploads the service took in`).toBe(1);
-    expect(emu.counters.uploadsBySha256[sha256], `${label}: uploads received = 1 taken in + ${tally.rateLimited(sha256)} refused with 429`).toBe(1 + tally.rateLimited(sha256));
+    expect(emu.counters.uploadsBySha256[sha256], `${label}: uploads received = 1 taken in + ${tally.rateLimited(sha256)} refused with 429`).toBe(
+      1 + tally.rateLimited(sha256),
+    );
   }
 }

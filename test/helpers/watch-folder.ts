@@ -82,7 +82,8 @@ async function watchSetup(): Promise<WatchSetup> {
     out: ws.out,
     dir: ws.dir,
     uploads: recordUploads(emu),
-    watch: (extra = [], options = {}) => startWatchOnFakeClock([ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...FAST_FLAGS, ...extra], env, clock, options),
+    watch: (extra = [], options = {}) =>
+      startWatchOnFakeClock([ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...FAST_FLAGS, ...extra], env, clock, options),
     resultExists: (relativePath) => existsSync(join(ws.out, `${relativePath}.json`)),
   };
 }

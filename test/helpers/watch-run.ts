@@ -29,7 +29,12 @@ export interface WatchRun {
  */
 const REAL_TIMEOUT_MS = 100_000;
 
-export function startWatchOnFakeClock(args: string[], env: NodeJS.ProcessEnv, clock: FakeClock, options: { realTimeoutMs?: number; stdout?: OutputStream } = {}): WatchRun {
+export function startWatchOnFakeClock(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  clock: FakeClock,
+  options: { realTimeoutMs?: number; stdout?: OutputStream } = {},
+): WatchRun {
   const realTimeoutMs = options.realTimeoutMs ?? REAL_TIMEOUT_MS;
   const driver = new FakeClockDriver(clock);
   const stopper = new AbortController();
@@ -38,13 +43,21 @@ export function startWatchOnFakeClock(args: string[], env: NodeJS.ProcessEnv, cl
   const onOutput = (stream: 'stdout' | 'stderr', chunk: string): void => {
     output[stream] += chunk;
   };
-  const run = runCli(['watch', ...args], { env, clock, fetch: driver.fetch, stop: stopper.signal, onOutput, ...(options.stdout ? { stdout: options.stdout } : {}) }).then((done) => (result = done));
+  const run = runCli(['watch', ...args], {
+    env,
+    clock,
+    fetch: driver.fetch,
+    stop: stopper.signal,
+    onOutput,
+    ...(options.stdout ? { stdout: options.stdout } : {}),
+  }).then((done) => (result = done));
   const withDeadline = async (what: string, loop: () => Promise<boolean>): Promise<void> => {
     const deadline = Date.now() + realTimeoutMs;
     while (!(await loop())) {
       if (result && !(await loop())) throw new Error(`watch ended (exit ${result.code}) before ${what}:\n${result.stderr}`);
       // How far it got tells a slow machine (most lines printed) from a stuck run (none since the start).
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} after ${realTimeoutMs} ms (${parseNdjson(output.stdout).length} NDJSON lines printed)`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what} after ${realTimeoutMs} ms (${parseNdjson(output.stdout).length} NDJSON lines printed)`);
     }
   };
   return {

@@ -92,7 +92,9 @@ describe('checks against a schema as results arrive', () => {
     expect(again.code).toBe(5);
     expect(workRequests(emu)).toBe(before);
     expect(again.stdout).toContain(`complete  ${join(ws.inputs, 'pay/p.pdf')}`);
-    expect(again.stdout).toMatch(/pay\/p\.pdf\.json \(1 page; reused: .*\); checks failed: invoice_number is required, total is required, pages\.line_items is absent: x-sum adds up pages\.line_items\[\]\.amount to subtotal\n/);
+    expect(again.stdout).toMatch(
+      /pay\/p\.pdf\.json \(1 page; reused: .*\); checks failed: invoice_number is required, total is required, pages\.line_items is absent: x-sum adds up pages\.line_items\[\]\.amount to subtotal\n/,
+    );
     expect(again.stdout).not.toMatch(/invoices\/.*checks failed/);
     expect(again.stderr).toContain('2 failed checks');
 
@@ -216,7 +218,10 @@ describe('docextract check', () => {
     const some = await runCli(['check', ws.out, '--json'], { env });
     expect(some.code).toBe(5);
     const lines = parseNdjson(some.stdout);
-    expect(lines.filter((line) => line.noRecordedSchema === true).map((line) => [line.output, line.checks])).toEqual([[join(mixed, 'p.pdf.json'), undefined], [join(mixed, 'q.png.json'), undefined]]);
+    expect(lines.filter((line) => line.noRecordedSchema === true).map((line) => [line.output, line.checks])).toEqual([
+      [join(mixed, 'p.pdf.json'), undefined],
+      [join(mixed, 'q.png.json'), undefined],
+    ]);
     expect(lines.filter((line) => (line.checks as { passed?: boolean } | undefined)?.passed === false)).toHaveLength(2);
     expect(some.stderr).toContain('7 results: 3 passed, 2 failed checks, 2 without a recorded schema · nothing sent');
   });
@@ -252,7 +257,10 @@ describe('schemas that cannot be used', () => {
     const schema = join(ws.dir, 'invoice.schema.json');
     if (content !== undefined) writeFileSync(schema, content);
     const env = emulatorEnv(emulator);
-    for (const args of [['extract', ws.inputs, '--out', ws.out, ...UNTHROTTLED_FLAGS], ['check', ws.out]]) {
+    for (const args of [
+      ['extract', ws.inputs, '--out', ws.out, ...UNTHROTTLED_FLAGS],
+      ['check', ws.out],
+    ]) {
       const run = await runCli([...args, '--schema', `invoice=${schema}`], { env });
       expect(run.code, args[0]).toBe(2);
       expect(run.stderr).toContain(`error: schema ${schema}: ${why}`);

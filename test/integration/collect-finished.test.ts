@@ -26,7 +26,8 @@ describe('collect of a job already finished', () => {
     const first = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...FAST_FLAGS], { env });
     expect(first.code).toBe(0);
     const jobId = String(parseNdjson(first.stdout)[0]?.job_id);
-    const counted = (): number => emulator!.counters.requestsByEndpoint.documents + emulator!.counters.requestsByEndpoint.process + emulator!.counters.requestsByEndpoint.result;
+    const counted = (): number =>
+      emulator!.counters.requestsByEndpoint.documents + emulator!.counters.requestsByEndpoint.process + emulator!.counters.requestsByEndpoint.result;
     const before = counted();
 
     const again = await runCli(['collect', jobId, '--out', ws.out, '--json', '--rate-limit', 'none'], { env });
@@ -57,6 +58,10 @@ describe('collect of a job already finished', () => {
 async function chunkIdFromJournal(env: NodeJS.ProcessEnv): Promise<string> {
   const { readFileSync } = await import('node:fs');
   const journal = readFileSync(join(String(env.XDG_STATE_HOME), 'docextract', 'journal.ndjson'), 'utf8');
-  const manifest = journal.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; chunks?: { jobId: string }[] }).find((record) => record.type === 'manifest');
+  const manifest = journal
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string; chunks?: { jobId: string }[] })
+    .find((record) => record.type === 'manifest');
   return String(manifest?.chunks?.[0]?.jobId);
 }

@@ -116,7 +116,9 @@ describe('whoami', () => {
     ['a service that cannot be reached', 'http://docextract.invalid', /not checked: cannot reach http:\/\/docextract\.invalid \(network_error: .*ENOTFOUND/],
     ['an address that is not the service', 'EMULATOR/not-the-service', /not checked: .* answered 404 for \/v3\.1\/authorised; is it the service's address/],
   ])('against %s, does not call the key rejected', async (_label, baseUrl, said) => {
-    const run = await runCli(['whoami', '--insecure'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY, DOCEXTRACT_BASE_URL: baseUrl.replace('EMULATOR', emulator.url) }) });
+    const run = await runCli(['whoami', '--insecure'], {
+      env: env({ DOCEXTRACT_API_KEY: GOOD_KEY, DOCEXTRACT_BASE_URL: baseUrl.replace('EMULATOR', emulator.url) }),
+    });
     expect(run.code).not.toBe(0);
     expect(run.code).not.toBe(3);
     expect(run.stderr).not.toContain('rejected');
@@ -130,7 +132,7 @@ describe('whoami', () => {
     expect(run.stderr).not.toContain(EXPIRED_KEY);
   });
 
-  it('flags another provider\'s key before sending it', async () => {
+  it("flags another provider's key before sending it", async () => {
     const before = requestsSoFar();
     const run = await runCli(['whoami'], { env: env({ DOCEXTRACT_API_KEY: 'sk-0123456789abcdef0123456789abcdef' }) });
     expect(run.code).toBe(2);
@@ -238,12 +240,14 @@ describe('process and collect', () => {
   it('prints the hint under the error without --json', async () => {
     const run = await runCli(['process', 'chk_doesnotexist'], { env: env({ DOCEXTRACT_API_KEY: GOOD_KEY }) });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error: .*\(job_not_found\)\nhint: No such job for this key\. Check the id \(a chunk id for process, the parent id for collect\)\.\n$/m);
+    expect(run.stderr).toMatch(
+      /^error: .*\(job_not_found\)\nhint: No such job for this key\. Check the id \(a chunk id for process, the parent id for collect\)\.\n$/m,
+    );
   });
 });
 
 describe('help, and words mistyped', () => {
-  it('each command\'s --help shows the global options and examples; collect lists only what applies to it', async () => {
+  it("each command's --help shows the global options and examples; collect lists only what applies to it", async () => {
     const extract = await runCli(['extract', '--help'], { env: env() });
     expect(extract.code).toBe(0);
     expect(extract.stdout).toContain('Global Options:');

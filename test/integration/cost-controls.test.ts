@@ -88,7 +88,9 @@ describe('cost controls', () => {
     const run = await runCli(['extract', ws.inputs, '--out', other, '--json', '--model', 'ids/**=idcard', '--model', 'invoice', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(JSON.parse(run.stderr)).toMatchObject({ error: { code: 'unknown_model', message: expect.stringContaining('unknown document type "idcard"; did you mean "id_card"?') } });
+    expect(JSON.parse(run.stderr)).toMatchObject({
+      error: { code: 'unknown_model', message: expect.stringContaining('unknown document type "idcard"; did you mean "id_card"?') },
+    });
     expect(existsSync(other)).toBe(false); // no copy of a known answer was written
     const { documents, process, result } = emu.counters.requestsByEndpoint;
     expect({ documents, process, result }).toEqual({ documents: before.documents, process: before.process, result: before.result });
@@ -128,7 +130,11 @@ describe('answers that cannot be read', () => {
 
   it('a collected result in the wrong shape is read again (free), not written as partial', async () => {
     // Seed 1: the first result answer (the collect) loses a field the schema needs; then the fault goes.
-    const { emu, env } = await start({ seed: 1, faults: { result: { wrong_field: 1 } }, onRequest: (entry) => entry.fault === 'wrong_field' && emu.setFaults({}) });
+    const { emu, env } = await start({
+      seed: 1,
+      faults: { result: { wrong_field: 1 } },
+      onRequest: (entry) => entry.fault === 'wrong_field' && emu.setFaults({}),
+    });
     const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '1', ...UNTHROTTLED_FLAGS], { env });
     expect(run.code, run.stderr).toBe(0);
@@ -139,22 +145,25 @@ describe('answers that cannot be read', () => {
     expect(emu.counters.faultsInjected['result.wrong_field']).toBe(1);
   });
 
-  it.each(['gzip_bomb', 'oversized_body'] as const)('a split manifest lost to %s costs nothing: the file is uploaded again, completes, and counts only its pages', async (kind) => {
-    // Only the first 202 lies. The emulator answers a 7-page PDF with a split, which charges nothing.
-    const { emu, env } = await start({
-      faults: { documents: { [kind]: 1 } },
-      oversizeBytes: 70 * 1024 * 1024,
-      onRequest: (entry) => entry.fault === kind && emu.setFaults({}),
-    });
-    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
-    expect(run.code, run.stderr).toBe(0);
-    expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'complete', pages: 7, credits: 7 });
-    expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
-    expect(emu.counters.faultsInjected[`documents.${kind}`]).toBe(1);
-    expect(emu.counters.requestsByEndpoint.documents).toBe(2);
-    expect(emu.counters.creditsCharged).toBe(7);
-  });
+  it.each(['gzip_bomb', 'oversized_body'] as const)(
+    'a split manifest lost to %s costs nothing: the file is uploaded again, completes, and counts only its pages',
+    async (kind) => {
+      // Only the first 202 lies. The emulator answers a 7-page PDF with a split, which charges nothing.
+      const { emu, env } = await start({
+        faults: { documents: { [kind]: 1 } },
+        oversizeBytes: 70 * 1024 * 1024,
+        onRequest: (entry) => entry.fault === kind && emu.setFaults({}),
+      });
+      const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
+      const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'complete', pages: 7, credits: 7 });
+      expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
+      expect(emu.counters.faultsInjected[`documents.${kind}`]).toBe(1);
+      expect(emu.counters.requestsByEndpoint.documents).toBe(2);
+      expect(emu.counters.creditsCharged).toBe(7);
+    },
+  );
 });
 
 describe('start of a run', () => {
@@ -168,22 +177,31 @@ describe('start of a run', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it.each(['reset_before', 'trickle_stop', 'html_502', 'oversized_body'] as const)('every health answer lost to %s: the service is there, so the batch goes on without the warm-up', async (kind) => {
-    const { emu, env } = await start({ faults: { health: { [kind]: 1 } }, slowMs: 20, oversizeBytes: 2 * 1024 * 1024 });
-    const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
-    expect(run.code, run.stderr).toBe(0);
-    expect(parseNdjson(run.stdout)).toMatchObject([{ status: 'complete' }]);
-    // Asked once: only a refused connection is asked again.
-    expect(emu.counters.requestsByEndpoint.health).toBe(1);
-    expect(emu.counters.faultsInjected[`health.${kind}`]).toBe(1);
-  });
+  it.each(['reset_before', 'trickle_stop', 'html_502', 'oversized_body'] as const)(
+    'every health answer lost to %s: the service is there, so the batch goes on without the warm-up',
+    async (kind) => {
+      const { emu, env } = await start({ faults: { health: { [kind]: 1 } }, slowMs: 20, oversizeBytes: 2 * 1024 * 1024 });
+      const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
+      const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(parseNdjson(run.stdout)).toMatchObject([{ status: 'complete' }]);
+      // Asked once: only a refused connection is asked again.
+      expect(emu.counters.requestsByEndpoint.health).toBe(1);
+      expect(emu.counters.faultsInjected[`health.${kind}`]).toBe(1);
+    },
+  );
 });
 
 describe('output failures', () => {
   it('stops admitting files once results cannot be written: nothing more is paid for and lost', async () => {
     const { emu, env } = await start();
-    const ws = makeWorkspace({ 'a.png': 'images/id-card.png', 'b.png': 'images/logo-with-alpha.png', 'c.jpg': 'images/receipt.jpg', 'd.pdf': 'pdf/pages-1.pdf', 'e.pdf': 'pdf/pages-2.pdf' });
+    const ws = makeWorkspace({
+      'a.png': 'images/id-card.png',
+      'b.png': 'images/logo-with-alpha.png',
+      'c.jpg': 'images/receipt.jpg',
+      'd.pdf': 'pdf/pages-1.pdf',
+      'e.pdf': 'pdf/pages-2.pdf',
+    });
     let broken = false;
     emu.events.on('event', (event: { type: string }) => {
       if (event.type !== 'upload' || broken) return;
@@ -196,7 +214,12 @@ describe('output failures', () => {
     const lines = parseNdjson(run.stdout);
     expect(lines).toHaveLength(5);
     expect(lines.filter((line) => line.status === 'failed')).toHaveLength(1);
-    expect(lines.filter((line) => line.status === 'skipped').map((line) => (line.error as { code: string }).code)).toEqual(['output_write_failed', 'output_write_failed', 'output_write_failed', 'output_write_failed']);
+    expect(lines.filter((line) => line.status === 'skipped').map((line) => (line.error as { code: string }).code)).toEqual([
+      'output_write_failed',
+      'output_write_failed',
+      'output_write_failed',
+      'output_write_failed',
+    ]);
     expect(emu.counters.requestsByEndpoint.documents).toBe(1);
     expect(run.stderr).toContain('no further files are admitted');
   });

@@ -44,10 +44,13 @@ async function deepService(emu: RunningEmulator): Promise<string> {
       });
       return;
     }
-    const relayed = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const relayed = request(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(relayed);
   });
   await new Promise<void>((resolve) => stub?.listen(0, '127.0.0.1', resolve));
@@ -67,7 +70,12 @@ describe('data nested past the cap', () => {
     expect(line?.error?.message).not.toMatch(/output folder/);
     expect(run.stderr).not.toMatch(/output_write_failed|fix the output folder/);
     expect(line?.output).toBe(join(ws.out, 'scan.png.json'));
-    const kept = JSON.parse(readFileSync(join(ws.out, 'scan.png.json'), 'utf8')) as { status: string; data: unknown; data_text: string; data_error: { code: string } };
+    const kept = JSON.parse(readFileSync(join(ws.out, 'scan.png.json'), 'utf8')) as {
+      status: string;
+      data: unknown;
+      data_text: string;
+      data_error: { code: string };
+    };
     expect(kept).toMatchObject({ status: 'complete', data: null, data_error: { code: 'result_too_deep' } });
     expect(kept.data_text).toBe(DEEP_DATA);
     expect(line?.credits).toBe(1);
@@ -98,7 +106,11 @@ describe('a result file whose data nests 3,000 levels deep', () => {
     const view = (await answer.json()) as { data: unknown; form: { problems: string[]; nodes: unknown[]; editable: boolean }[] };
     expect(view.data).toBeNull();
     expect(view.form).toEqual([expect.objectContaining({ editable: false, nodes: [], problems: [expect.stringMatching(/nests deeper than 64 levels/)] })]);
-    const save = await fetch(`${review.url}api/document?id=deep.pdf.json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { total: '3' }, approved: true }) });
+    const save = await fetch(`${review.url}api/document?id=deep.pdf.json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ values: { total: '3' }, approved: true }),
+    });
     expect(save.status).toBe(422);
     expect((await fetch(`${review.url}api/documents`)).status).toBe(200);
 
@@ -110,7 +122,10 @@ describe('a result file whose data nests 3,000 levels deep', () => {
     writeFileSync(join(dir, 'schema.json'), JSON.stringify({ type: 'object', required: ['total'] }));
     const checked = await runCli(['check', results, '--schema', `invoice=${join(dir, 'schema.json')}`, '--json'], { env });
     const lines = parseNdjson(checked.stdout) as { output?: string; error?: { code: string }; checks?: { passed: boolean } }[];
-    expect(lines.find((line) => line.output === join(results, 'deep.pdf.json')), checked.stdout).toMatchObject({ error: { code: 'result_too_deep' } });
+    expect(
+      lines.find((line) => line.output === join(results, 'deep.pdf.json')),
+      checked.stdout,
+    ).toMatchObject({ error: { code: 'result_too_deep' } });
     expect(lines.find((line) => line.output === join(results, 'fine.pdf.json'))).toMatchObject({ checks: { passed: true } });
   });
 });

@@ -8,7 +8,8 @@ import { launchEmulatorCli } from '../../src/emulator/cli.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { makeWorkspace } from '../helpers/workspace.js';
 
-const env = (): NodeJS.ProcessEnv => isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef' });
+const env = (): NodeJS.ProcessEnv =>
+  isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef' });
 
 describe('extract --dry-run text', () => {
   it('an image, a short PDF and a split PDF under the default limits (exit 0)', async () => {

@@ -79,7 +79,13 @@ describe('docextract extract', () => {
     // The client's gate and the emulator's limiter share a fake clock: real 1 s windows would
     // race the machine's load against the gate's guard.
     const clock = new FakeClock(Date.UTC(2026, 10, 21, 9, 0, 0));
-    const emu = await start({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 30, windowMs: 6000 }], now: () => clock.now() });
+    const emu = await start({
+      rateLimits: [
+        { limit: 8, windowMs: 1000 },
+        { limit: 30, windowMs: 6000 },
+      ],
+      now: () => clock.now(),
+    });
     const ws = makeWorkspace(MIXED_BATCH);
     const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '8/1s,30/6s'], cliEnv(emu), clock);
     expect(run.code).toBe(0);
@@ -103,7 +109,11 @@ describe('docextract extract', () => {
     expect(byFile.get('not-a-pdf.pdf')).toMatchObject({ status: 'failed', error: { code: 'invalid_file_type' } });
     expect(byFile.get('empty.pdf')).toMatchObject({ status: 'failed', error: { code: 'invalid_file' } });
     // One line for the source sent in parts, its parts inside.
-    expect(byFile.get('too-many.pdf')).toMatchObject({ status: 'complete', pages: 151, parts: [expect.objectContaining({ status: 'complete' }), expect.objectContaining({ status: 'complete' })] });
+    expect(byFile.get('too-many.pdf')).toMatchObject({
+      status: 'complete',
+      pages: 151,
+      parts: [expect.objectContaining({ status: 'complete' }), expect.objectContaining({ status: 'complete' })],
+    });
     expect((byFile.get('too-many.pdf')?.parts as { source_pages: number[] }[]).map((part) => part.source_pages.length)).toEqual([150, 1]);
     expect(byFile.get('missing.pdf')).toMatchObject({ status: 'failed', error: { code: 'file_not_found' } });
     expect(emu.counters.requestsByEndpoint.documents).toBe(3);

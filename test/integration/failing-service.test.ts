@@ -60,11 +60,15 @@ describe('a service that goes away mid-run', () => {
       if (event.type === 'split') down = true;
     });
     const refusing: typeof fetch = async (...request) => {
-      if (down) throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:${emu.port}`), { code: 'ECONNREFUSED' }) });
+      if (down)
+        throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:${emu.port}`), { code: 'ECONNREFUSED' }) });
       return fetch(...request);
     };
 
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '20/10s', '--concurrency', '1', ...FAST_FLAGS], { env, fetch: refusing });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '20/10s', '--concurrency', '1', ...FAST_FLAGS], {
+      env,
+      fetch: refusing,
+    });
 
     expect(run.code).toBe(1);
     // Said once, with since when; never blamed on a rate window.

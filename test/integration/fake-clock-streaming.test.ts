@@ -26,9 +26,17 @@ afterEach(async () => {
 async function extractWithHealthLost(kind: 'trickle_stop' | 'oversized_body') {
   const clock = new FakeClock(Date.UTC(2026, 10, 28, 9, 0, 0));
   // slowMs is real time in the emulator: the trickle hangs up 200 ms after the headers.
-  const emu = (emulator = await startEmulator({ keys: [TEST_KEY], now: () => clock.now(), faults: { health: { [kind]: 1 } }, slowMs: 20, oversizeBytes: 16 * CAP_BYTES }));
+  const emu = (emulator = await startEmulator({
+    keys: [TEST_KEY],
+    now: () => clock.now(),
+    faults: { health: { [kind]: 1 } },
+    slowMs: 20,
+    oversizeBytes: 16 * CAP_BYTES,
+  }));
   const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
-  const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], emulatorEnv(emu), clock, { responseCaps: CAPS });
+  const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], emulatorEnv(emu), clock, {
+    responseCaps: CAPS,
+  });
   const health = run.bodies.filter((body) => new URL(body.url).pathname.endsWith('/health'));
   return { emu, run, health };
 }

@@ -52,7 +52,9 @@ describe('a stop while a hostile PDF is being counted', () => {
     // The first slice is refused locally (not PDFs by their content), so the run asks for the next at once.
     for (let index = 0; index < FIRST_SLICE; index++) writeFileSync(join(ws.inputs, `a${String(index).padStart(4, '0')}.pdf`), 'not a PDF\n');
     writeFileSync(join(ws.inputs, 'z-hostile.pdf'), hostilePdf(HOSTILE));
-    const run = rig.track(startChildCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], emulatorEnv(emu, { DOCEXTRACT_LOG: 'debug' })));
+    const run = rig.track(
+      startChildCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], emulatorEnv(emu, { DOCEXTRACT_LOG: 'debug' })),
+    );
 
     const ended = await stopWhileCounting(run, 'z-hostile.pdf', 'SIGINT');
 
@@ -70,7 +72,9 @@ describe('a stop while a hostile PDF is being counted', () => {
     writeFileSync(join(ws.inputs, 'batch', 'z-hostile.pdf'), hostilePdf(HOSTILE));
     const env = emulatorEnv(emu, { DOCEXTRACT_LOG: 'debug' });
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    const host = rig.track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...UNTHROTTLED_FLAGS], env));
+    const host = rig.track(
+      startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...UNTHROTTLED_FLAGS], env),
+    );
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the watch to host');
     const run = rig.track(startChildCli(['extract', join(ws.inputs, 'batch'), '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], env));
 
@@ -87,7 +91,11 @@ describe('a stop while a hostile PDF is being counted', () => {
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
     writeFileSync(join(ws.inputs, 'hostile.pdf'), hostilePdf(HOSTILE));
-    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef', DOCEXTRACT_LOG: 'debug' });
+    const env = isolatedEnv({
+      DOCEXTRACT_BASE_URL: 'https://docextract.invalid',
+      DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef',
+      DOCEXTRACT_LOG: 'debug',
+    });
     const run = rig.track(startChildCli(['extract', ws.inputs, '--dry-run'], env));
 
     const ended = await stopWhileCounting(run, 'hostile.pdf', 'SIGINT');
@@ -108,7 +116,10 @@ describe('a stop while a hostile PDF is being counted', () => {
     const host = rig.track(startChildCli(['watch', join(ws.inputs, 'hosted'), '--out', join(ws.dir, 'out-h'), ...flags], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the first watch to host');
     const rider = rig.track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-r'), ...flags], env));
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === rider.child.pid), 'the second watch to ride along');
+    await waitFor(
+      () => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === rider.child.pid),
+      'the second watch to ride along',
+    );
     await waitFor(() => rider.stderrSoFar().includes('watching '), 'the second watch to watch its folder');
     writeFileSync(join(ws.dir, 'hostile.pdf'), hostilePdf(HOSTILE));
     // Moved in whole: the watch sees the file at its full size.
@@ -125,7 +136,9 @@ describe('a stop while a hostile PDF is being counted', () => {
     const emu = (rig.emulator = await startTestEmulator());
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
-    const run = rig.track(startChildCli(['watch', ws.inputs, '--out', ws.out, '--json', '--settle', '100ms', ...UNTHROTTLED_FLAGS], emulatorEnv(emu, { DOCEXTRACT_LOG: 'debug' })));
+    const run = rig.track(
+      startChildCli(['watch', ws.inputs, '--out', ws.out, '--json', '--settle', '100ms', ...UNTHROTTLED_FLAGS], emulatorEnv(emu, { DOCEXTRACT_LOG: 'debug' })),
+    );
     await waitFor(() => run.stderrSoFar().includes('watching '), 'the watch to watch its folder');
     writeFileSync(join(ws.dir, 'hostile.pdf'), hostilePdf(HOSTILE));
     renameSync(join(ws.dir, 'hostile.pdf'), join(ws.inputs, 'hostile.pdf'));
@@ -143,7 +156,14 @@ describe('a stop while a hostile PDF is being counted', () => {
     const stop = new AbortController();
     // Stopped before it starts: no count may run to its budget (pdf_too_complex) once the caller has said stop.
     stop.abort();
-    const run = extractDocuments([ws.inputs], { apiKey: TEST_KEY, baseUrl: emu.url, out: ws.out, stateDir: emulatorEnv(emu).DOCEXTRACT_STATE_DIR as string, rateLimit: 'none', signal: stop.signal });
+    const run = extractDocuments([ws.inputs], {
+      apiKey: TEST_KEY,
+      baseUrl: emu.url,
+      out: ws.out,
+      stateDir: emulatorEnv(emu).DOCEXTRACT_STATE_DIR as string,
+      rateLimit: 'none',
+      signal: stop.signal,
+    });
     const outcomes: DocumentOutcome[] = [];
     for await (const outcome of run) outcomes.push(outcome);
     await run.done;

@@ -23,7 +23,8 @@ beforeAll(() => {
   writeFileSync(join(ws.inputs, 'hostile.pdf'), hostilePdf(HOSTILE));
 });
 
-const refusal = /^ {3}rejected {2}\S*hostile\.pdf: \S*hostile\.pdf: counting its pages inflated more than 256\.0 MB of compressed data, .* \(pdf_too_complex\)$/m;
+const refusal =
+  /^ {3}rejected {2}\S*hostile\.pdf: \S*hostile\.pdf: counting its pages inflated more than 256\.0 MB of compressed data, .* \(pdf_too_complex\)$/m;
 
 describe('a PDF too costly to count', () => {
   it('is refused by extract --dry-run with pdf_too_complex, and the other files are planned', async () => {

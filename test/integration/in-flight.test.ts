@@ -36,7 +36,9 @@ describe('requests in flight', () => {
     mkdirSync(ws.inputs, { recursive: true });
     const png = readFileSync(join(CORPUS, 'images/id-card.png'));
     for (let i = 0; i < 24; i += 1) writeFileSync(join(ws.inputs, `scan-${i}.png`), Buffer.concat([png, Buffer.from(`copy ${i}`)]));
-    const running = runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '30/10s'], { env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }) });
+    const running = runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '30/10s'], {
+      env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }),
+    });
     // The real-time bound only decides how long a failing run is given: a passing one never waits on it.
     const giveUp = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 100_000).unref());
     const reached = await Promise.race([all.then(() => true), running.then(() => false), giveUp]);
@@ -87,7 +89,10 @@ describe('requests in flight', () => {
       truncateSync(path, 9.5 * 1024 * 1024);
     }
     let ended = false;
-    const running = runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], { env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), fetch: counting }).finally(() => (ended = true));
+    const running = runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], {
+      env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }),
+      fetch: counting,
+    }).finally(() => (ended = true));
     for (let n = 13; n <= 16; n += 1) {
       if (n > 13) releaseNext();
       await waitFor(() => answers.length >= n || ended, `upload ${n} to arrive (${answers.length} arrived, ${released} released)`);

@@ -42,9 +42,15 @@ async function hostileWorkspace() {
 }
 
 function expectNoRawControl(run: CliRun, what: string): void {
-  for (const [stream, text] of [['stdout', run.stdout], ['stderr', run.stderr]] as const) {
+  for (const [stream, text] of [
+    ['stdout', run.stdout],
+    ['stderr', run.stderr],
+  ] as const) {
     const found = RAW_CONTROL.exec(text);
-    expect(found === null ? '' : JSON.stringify(text.slice(Math.max(0, found.index - 40), found.index + 40)), `${what}: a raw control character on ${stream}`).toBe('');
+    expect(
+      found === null ? '' : JSON.stringify(text.slice(Math.max(0, found.index - 40), found.index + 40)),
+      `${what}: a raw control character on ${stream}`,
+    ).toBe('');
   }
 }
 
@@ -100,7 +106,9 @@ describe('a hostile sender, against an independent service', () => {
     // Negative amounts stay numbers.
     expect(cell(header.indexOf('total'))).toBe('-12.5');
     // The nested IBAN and the dotted key each have a column of their own, with their own value.
-    const ibans = header.map((name, column) => [name, cell(column)] as const).filter(([, value]) => value === 'DE89370400440532013000' || value === 'GB33BUKB20201555555555');
+    const ibans = header
+      .map((name, column) => [name, cell(column)] as const)
+      .filter(([, value]) => value === 'DE89370400440532013000' || value === 'GB33BUKB20201555555555');
     expect(ibans.map(([, value]) => value).sort()).toEqual(['DE89370400440532013000', 'GB33BUKB20201555555555']);
     expect(ibans[0]?.[0]).not.toBe(ibans[1]?.[0]);
   });

@@ -58,7 +58,11 @@ describe('Ctrl-C', () => {
     const second = startChildCli(args, env);
     const finished = await second.done;
     expect(finished.code, finished.stderr).toBe(0);
-    for (const [name, pages] of [['twelve.pdf', 12], ['thirty.pdf', 30], ['one.pdf', 1]] as const) {
+    for (const [name, pages] of [
+      ['twelve.pdf', 12],
+      ['thirty.pdf', 30],
+      ['one.pdf', 1],
+    ] as const) {
       expectCompleteResult(join(ws.out, `${name}.json`), join(ws.inputs, name), pages);
       expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, name))]).toBe(1);
     }

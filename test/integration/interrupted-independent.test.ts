@@ -58,7 +58,10 @@ describe('an interrupted forced run, against an independent service', () => {
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: svc.url, DOCEXTRACT_API_KEY: TEST_KEY, DOCEXTRACT_RATE_LIMIT: 'none' });
     const command = ['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '2', '--force'];
 
-    const plain = await runChildCli(command.filter((arg) => arg !== '--force'), env);
+    const plain = await runChildCli(
+      command.filter((arg) => arg !== '--force'),
+      env,
+    );
     expect(plain.code, plain.stderr).toBe(0);
     expect(svc.charged()).toBe(PAGES);
 

@@ -43,7 +43,13 @@ describe('after Ctrl-C, the journal says what was sent', () => {
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY });
     const tight = ['--rate-limit', '5/h'];
     // Five small files (one request each) spend the window's five requests; the send log is kept, so the next run's upload waits for a slot.
-    const spent = makeWorkspace({ 'a.pdf': 'pdf/pages-1.pdf', 'b.pdf': 'pdf/pages-2.pdf', 'c.pdf': 'pdf/pages-3.pdf', 'd.jpg': 'images/receipt.jpg', 'e.png': 'images/id-card.png' });
+    const spent = makeWorkspace({
+      'a.pdf': 'pdf/pages-1.pdf',
+      'b.pdf': 'pdf/pages-2.pdf',
+      'c.pdf': 'pdf/pages-3.pdf',
+      'd.jpg': 'images/receipt.jpg',
+      'e.png': 'images/id-card.png',
+    });
     const first = await runChildCli(['extract', spent.inputs, '--out', spent.out, '--json', ...tight], env);
     expect(first.code, first.stderr).toBe(0);
     expect(emulator.counters.requestsByEndpoint.documents).toBe(5);
@@ -152,7 +158,10 @@ describe('a forced run, interrupted, resumes as its own advice says', () => {
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY });
     const command = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '1', '--force'];
 
-    const plain = await runChildCli(command.filter((arg) => arg !== '--force'), env);
+    const plain = await runChildCli(
+      command.filter((arg) => arg !== '--force'),
+      env,
+    );
     expect(plain.code, plain.stderr).toBe(0);
     expect(emu.counters.creditsCharged).toBe(PAGES);
 
@@ -165,8 +174,13 @@ describe('a forced run, interrupted, resumes as its own advice says', () => {
     const stopped = await forced.done;
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).toContain('Resume by running the same command again');
-    const finished = parseNdjson(stopped.stdout).filter((line) => line.status === 'complete').map((line) => String(line.file));
-    expect(finished.some((file) => file.endsWith('j1.pdf')), stopped.stdout).toBe(true);
+    const finished = parseNdjson(stopped.stdout)
+      .filter((line) => line.status === 'complete')
+      .map((line) => String(line.file));
+    expect(
+      finished.some((file) => file.endsWith('j1.pdf')),
+      stopped.stdout,
+    ).toBe(true);
     const paidBefore = emu.counters.creditsCharged;
 
     const preview = await runChildCli([...command, '--dry-run'], env);
@@ -176,7 +190,12 @@ describe('a forced run, interrupted, resumes as its own advice says', () => {
 
     const resumed = await runChildCli(command, env);
     expect(resumed.code, resumed.stderr).toBe(0);
-    for (const [name, pages] of [['j1.pdf', 7], ['j2.pdf', 4], ['a.pdf', 2]] as const) expectCompleteResult(join(ws.out, `${name}.json`), join(ws.inputs, name), pages);
+    for (const [name, pages] of [
+      ['j1.pdf', 7],
+      ['j2.pdf', 4],
+      ['a.pdf', 2],
+    ] as const)
+      expectCompleteResult(join(ws.out, `${name}.json`), join(ws.inputs, name), pages);
     expect(emu.counters.creditsCharged - paidBefore, 'the dry run said what the resume would cost').toBe(previewed.total.credits);
     expect(emu.counters.creditsCharged, 'once before --force, once forced').toBe(2 * PAGES);
     for (const name of ['j1.pdf', 'j2.pdf', 'a.pdf', 'b.jpg']) expect(emu.counters.uploadsBySha256[sha(name)], name).toBe(2);

@@ -259,42 +259,50 @@ describe('extractDocuments: the engine as a library', () => {
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
   });
 
-  it('a library stream run holds the state folder and hosts no one: a CLI extract started beside it waits, then exits 2 with state_locked naming this process, and sends nothing', { timeout: 120_000 }, async () => {
-    const emu = (emulator = await startTestEmulator());
-    const ws = makeWorkspace(batchFiles(FILES));
-    const env = emulatorEnv(emu);
-    let endStream: () => void = () => undefined;
-    const streamEnds = new Promise<void>((resolve) => (endStream = resolve));
-    async function* arriving(): AsyncGenerator<string> {
-      yield join(ws.inputs, 'img/receipt.jpg');
-      await streamEnds; // the stream stays open: more paths may come at any time
-    }
-    const run = extractDocuments(arriving(), libraryOptions(emu, ws.out, env));
-    const first = await run[Symbol.asyncIterator]().next(); // its first result: the run holds the folder
-    expect(first.value).toMatchObject({ status: 'complete' });
-    const uploads = { ...emu.counters.uploadsBySha256 };
+  it(
+    'a library stream run holds the state folder and hosts no one: a CLI extract started beside it waits, then exits 2 with state_locked naming this process, and sends nothing',
+    { timeout: 120_000 },
+    async () => {
+      const emu = (emulator = await startTestEmulator());
+      const ws = makeWorkspace(batchFiles(FILES));
+      const env = emulatorEnv(emu);
+      let endStream: () => void = () => undefined;
+      const streamEnds = new Promise<void>((resolve) => (endStream = resolve));
+      async function* arriving(): AsyncGenerator<string> {
+        yield join(ws.inputs, 'img/receipt.jpg');
+        await streamEnds; // the stream stays open: more paths may come at any time
+      }
+      const run = extractDocuments(arriving(), libraryOptions(emu, ws.out, env));
+      const first = await run[Symbol.asyncIterator]().next(); // its first result: the run holds the folder
+      expect(first.value).toMatchObject({ status: 'complete' });
+      const uploads = { ...emu.counters.uploadsBySha256 };
 
-    const cli = await runChildCli(['extract', join(ws.inputs, 'long'), '--out', join(ws.dir, 'cli-out'), '--json', '--rate-limit', 'none'], env);
-    expect(cli.code, cli.stderr).toBe(2);
-    expect(cli.stderr).toContain('state_locked');
-    expect(cli.stderr).toContain(`in use by process ${process.pid}`);
-    expect(cli.stdout).toBe('');
-    expect(emu.counters.uploadsBySha256).toEqual(uploads);
+      const cli = await runChildCli(['extract', join(ws.inputs, 'long'), '--out', join(ws.dir, 'cli-out'), '--json', '--rate-limit', 'none'], env);
+      expect(cli.code, cli.stderr).toBe(2);
+      expect(cli.stderr).toContain('state_locked');
+      expect(cli.stderr).toContain(`in use by process ${process.pid}`);
+      expect(cli.stdout).toBe('');
+      expect(emu.counters.uploadsBySha256).toEqual(uploads);
 
-    endStream();
-    const report = await run.done;
-    expect(report.outcomes.map((outcome) => outcome.status)).toEqual(['complete']);
-  });
+      endStream();
+      const report = await run.done;
+      expect(report.outcomes.map((outcome) => outcome.status)).toEqual(['complete']);
+    },
+  );
 
   it('bad options and unknown models are errors with a code, before anything is sent', async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace(batchFiles(FILES.slice(0, 1)));
     expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), apiKey: 'sk_nope' })).toThrow(InvalidOptionError);
     expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), rateLimit: '10/fortnight' })).toThrow(/rateLimit/);
-    expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), baseUrl: 'http://example.com' })).toThrow(expect.objectContaining({ code: 'insecure_transport' }));
+    expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), baseUrl: 'http://example.com' })).toThrow(
+      expect.objectContaining({ code: 'insecure_transport' }),
+    );
     // The engine's own rules (the service's 5 open jobs, a TTL up to 2 h, some concurrency), as the CLI gets them.
     for (const settings of [{ openJobCap: 50 }, { ttlMs: 0 }, { openJobCap: 0 }, { concurrency: 0 }, { ttlMs: 3 * 3_600_000 }]) {
-      expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), settings })).toThrow(expect.objectContaining({ code: 'invalid_setting', option: `settings.${Object.keys(settings)[0]}` }));
+      expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), settings })).toThrow(
+        expect.objectContaining({ code: 'invalid_setting', option: `settings.${Object.keys(settings)[0]}` }),
+      );
     }
     const run = extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), model: 'invoise' });
     await expect(run.done).rejects.toBeInstanceOf(UnknownModelError);
@@ -311,10 +319,17 @@ describe('extractDocuments: the engine as a library', () => {
     const run = extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), pages: ['long/**=1,-1', '1'] });
     const outcomes = await collect(run);
     expect(outcomes.map((outcome) => [outcome.file.split('/').pop(), outcome.status, outcome.pages])).toEqual(
-      expect.arrayContaining([['seven.pdf', 'complete', 2], ['twelve.pdf', 'complete', 2], ['three.pdf', 'complete', 1], ['receipt.jpg', 'complete', 1]]),
+      expect.arrayContaining([
+        ['seven.pdf', 'complete', 2],
+        ['twelve.pdf', 'complete', 2],
+        ['three.pdf', 'complete', 1],
+        ['receipt.jpg', 'complete', 1],
+      ]),
     );
     expect(emu.counters.creditsCharged).toBe(2 + 2 + 1 + 1 + 1);
     expect((JSON.parse(readFileSync(join(ws.out, 'long/twelve.pdf.p1,12.json'), 'utf8')) as ResultDocument).source_pages).toEqual([1, 12]);
-    expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), pages: '0' })).toThrow(expect.objectContaining({ code: 'invalid_option', message: expect.stringContaining('pages') }));
+    expect(() => extractDocuments([ws.inputs], { ...libraryOptions(emu, ws.out), pages: '0' })).toThrow(
+      expect.objectContaining({ code: 'invalid_option', message: expect.stringContaining('pages') }),
+    );
   });
 });

@@ -38,7 +38,16 @@ interface ExtractAnswer {
   data_left_out?: { documents: number; how: string };
   not_listed?: { documents: number };
   error?: { code: string; message: string };
-  documents: { file: string; status: string; output: string | null; data?: unknown; data_left_out?: true; error?: { code: string }; reused?: string; checks?: unknown }[];
+  documents: {
+    file: string;
+    status: string;
+    output: string | null;
+    data?: unknown;
+    data_left_out?: true;
+    error?: { code: string };
+    reused?: string;
+    checks?: unknown;
+  }[];
 }
 
 interface ConnectOptions {
@@ -58,7 +67,13 @@ async function connect(
 ): Promise<{ client: Client; stderr: () => string }> {
   const env = Object.fromEntries(Object.entries(processEnv).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const cwd = options.cwd ?? join(out, '..');
-  const transport = new StdioClientTransport({ command: process.execPath, args: [DOCEXTRACT_BIN, 'mcp', '--out', out, '--rate-limit', 'none', ...extraArgs], env, cwd, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [DOCEXTRACT_BIN, 'mcp', '--out', out, '--rate-limit', 'none', ...extraArgs],
+    env,
+    cwd,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const roots = options.roots;
@@ -89,7 +104,9 @@ describe('docextract mcp over stdio', () => {
     const ws = makeWorkspace(batchFiles(FILES));
     const { client, stderr } = await connect(emu, ws.out);
     const progress: string[] = [];
-    const result = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }, undefined, { onprogress: (step) => progress.push(step.message ?? '') });
+    const result = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }, undefined, {
+      onprogress: (step) => progress.push(step.message ?? ''),
+    });
     expect(result.isError, stderr()).toBeFalsy();
     const answer = result.structuredContent as unknown as ExtractAnswer;
     expect(answer.documents.map((doc) => doc.status)).toEqual(FILES.map(() => 'complete'));
@@ -209,7 +226,8 @@ describe('docextract mcp over stdio', () => {
 });
 
 const answerOf = (result: object): ExtractAnswer => (result as { structuredContent?: unknown }).structuredContent as ExtractAnswer;
-const textOf = (result: object): string => (((result as { content?: unknown }).content as { type: string; text?: string }[] | undefined) ?? []).map((part) => part.text ?? '').join('');
+const textOf = (result: object): string =>
+  (((result as { content?: unknown }).content as { type: string; text?: string }[] | undefined) ?? []).map((part) => part.text ?? '').join('');
 
 describe('docextract mcp as an agent meets it (issue 29)', () => {
   it('a path that does not exist is an error the agent sees: isError, with the code in the structured content and the text', async () => {
@@ -286,7 +304,11 @@ describe('docextract mcp as an agent meets it (issue 29)', () => {
     let text = '';
     let offset: number | null = 0;
     while (offset !== null) {
-      const read = (await client.callTool({ name: 'result', arguments: { path: output, offset } })).structuredContent as { data?: unknown; data_json?: string; next_offset?: number | null };
+      const read = (await client.callTool({ name: 'result', arguments: { path: output, offset } })).structuredContent as {
+        data?: unknown;
+        data_json?: string;
+        next_offset?: number | null;
+      };
       if (read.data !== undefined) text = JSON.stringify(read.data);
       else text += read.data_json ?? '';
       offset = read.data === undefined ? (read.next_offset ?? null) : null;
@@ -298,7 +320,10 @@ describe('docextract mcp as an agent meets it (issue 29)', () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace(batchFiles(FILES));
     const { client, stderr } = await connect(emu, ws.out);
-    const first = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'long')], pages: '1', model: ['**/seven.pdf=payslip', 'invoice'] } });
+    const first = await client.callTool({
+      name: 'extract',
+      arguments: { paths: [join(ws.inputs, 'long')], pages: '1', model: ['**/seven.pdf=payslip', 'invoice'] },
+    });
     expect(first.isError, stderr()).toBeFalsy();
     // In name order: the answer lists documents as they finish, which a busy machine may swap.
     const documents = [...answerOf(first).documents].sort((a, b) => a.file.localeCompare(b.file));
@@ -313,7 +338,11 @@ describe('docextract mcp as an agent meets it (issue 29)', () => {
       ['invoice', [1]],
     ]);
     const budget = await client.callTool({ name: 'extract', arguments: { paths: [join(ws.inputs, 'img')], max_credits: 1 } });
-    expect(answerOf(budget).documents.map((doc) => doc.status).sort()).toEqual(['complete', 'skipped']);
+    expect(
+      answerOf(budget)
+        .documents.map((doc) => doc.status)
+        .sort(),
+    ).toEqual(['complete', 'skipped']);
     expect(emu.counters.creditsCharged).toBe(3);
   });
 
@@ -422,7 +451,11 @@ describe('docextract mcp only inside the roots (issue 29)', () => {
 
   /** A declared root with a PDF of its own, and PDFs beside it and below its parent that it does not declare. */
   function rootWithNeighbours(): { root: string; parent: string; out: string } {
-    const ws = makeWorkspace({ 'root/mine/one.pdf': 'pdf/pages-1.pdf', 'secret-beside.pdf': 'pdf/pages-1.pdf', 'elsewhere/secret-below.pdf': 'pdf/pages-1.pdf' });
+    const ws = makeWorkspace({
+      'root/mine/one.pdf': 'pdf/pages-1.pdf',
+      'secret-beside.pdf': 'pdf/pages-1.pdf',
+      'elsewhere/secret-below.pdf': 'pdf/pages-1.pdf',
+    });
     const root = join(ws.inputs, 'root');
     return { root, parent: ws.inputs, out: join(root, 'out') };
   }
@@ -469,9 +502,30 @@ describe('docextract mcp only inside the roots (issue 29)', () => {
     const theirs = join(parent, 'secret-beside.pdf');
     const job = (path: string, parentJobId: string): JournalRecord[] => [
       { type: 'upload-intent', account, at: now, intentId: `i-${parentJobId}`, sha256: parentJobId, path, pages: 6 },
-      { type: 'manifest', account, at: now, intentId: `i-${parentJobId}`, sha256: parentJobId, path, output: `${path}.json`, parentJobId, chunks: [{ jobId: `${parentJobId}_c1`, pages: '1-6' }], pages: 6, expiresAt: now + 3_600_000, model: null },
+      {
+        type: 'manifest',
+        account,
+        at: now,
+        intentId: `i-${parentJobId}`,
+        sha256: parentJobId,
+        path,
+        output: `${path}.json`,
+        parentJobId,
+        chunks: [{ jobId: `${parentJobId}_c1`, pages: '1-6' }],
+        pages: 6,
+        expiresAt: now + 3_600_000,
+        model: null,
+      },
     ];
-    const upload = (path: string, intentId: string): JournalRecord => ({ type: 'upload-intent', account, at: now, intentId, sha256: intentId, path, pages: null });
+    const upload = (path: string, intentId: string): JournalRecord => ({
+      type: 'upload-intent',
+      account,
+      at: now,
+      intentId,
+      sha256: intentId,
+      path,
+      pages: null,
+    });
     mkdirSync(stateDir, { recursive: true });
     const records = [...job(mine, 'job_mine'), ...job(theirs, 'job_secret'), upload(mine, 'u-mine'), upload(theirs, 'u-secret')];
     writeFileSync(join(stateDir, 'journal.ndjson'), records.map((record) => `${JSON.stringify(record)}\n`).join(''));
@@ -486,7 +540,11 @@ describe('docextract mcp only inside the roots (issue 29)', () => {
     const { client, stderr } = await connect(emu, out, [], env, { cwd: root, roots: () => [root] });
     const listed = await client.callTool({ name: 'jobs', arguments: {} });
     expect(listed.isError, stderr()).toBeFalsy();
-    const content = listed.structuredContent as { jobs: { file: string; resume: string }[]; unanswered_uploads: { file: string }[]; failed_files: { file: string }[] };
+    const content = listed.structuredContent as {
+      jobs: { file: string; resume: string }[];
+      unanswered_uploads: { file: string }[];
+      failed_files: { file: string }[];
+    };
     expect(content.jobs.map((entry) => [entry.file, entry.resume])).toEqual([[mine, 'docextract collect job_mine']]);
     expect(content.unanswered_uploads.map((entry) => entry.file)).toEqual([mine]);
     expect(content.failed_files.map((entry) => entry.file)).toEqual([mine]);

@@ -24,7 +24,10 @@ describe('the document types kept for completion', () => {
     const env = emulatorEnv(emulator);
     expect((await runCli(['models'], { env })).code).toBe(0);
     expect(keptNames(env)).toEqual(expect.arrayContaining(['invoice', 'id_card', 'payslip']));
-    expect(readModelNames(env.DOCEXTRACT_STATE_DIR as string, accountId(emulator.url, TEST_KEY))[0]).toEqual({ name: 'invoice', description: expect.any(String) as string });
+    expect(readModelNames(env.DOCEXTRACT_STATE_DIR as string, accountId(emulator.url, TEST_KEY))[0]).toEqual({
+      name: 'invoice',
+      description: expect.any(String) as string,
+    });
     expect(readModelNames(env.DOCEXTRACT_STATE_DIR as string, accountId('http://127.0.0.1:9', TEST_KEY))).toEqual([]);
   });
 

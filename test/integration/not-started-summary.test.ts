@@ -39,7 +39,10 @@ async function interruptedRun(json: boolean, flags: string[] = []): Promise<{ co
   });
   const ws = makeWorkspace(FILES);
   const stop = new AbortController();
-  const running = runCli(['extract', ws.inputs, '--out', ws.out, '--concurrency', '1', ...(json ? ['--json'] : []), ...flags, ...UNTHROTTLED_FLAGS], { env: emulatorEnv(emu), stop: stop.signal });
+  const running = runCli(['extract', ws.inputs, '--out', ws.out, '--concurrency', '1', ...(json ? ['--json'] : []), ...flags, ...UNTHROTTLED_FLAGS], {
+    env: emulatorEnv(emu),
+    stop: stop.signal,
+  });
   await waitFor(() => sent > 0, 'the first upload at the emulator');
   stop.abort();
   held.release();
@@ -51,7 +54,9 @@ describe('files a Ctrl-C left unstarted', () => {
     const run = await interruptedRun(false);
     expect(run.code, run.stderr).toBe(130);
     const lines = run.stdout.split('\n').filter(Boolean);
-    expect(lines.filter((line) => line.includes('not started'))).toEqual(['interrupted  5 files not started: nothing of them was sent; run the same command again to take them (--verbose or --json lists each)']);
+    expect(lines.filter((line) => line.includes('not started'))).toEqual([
+      'interrupted  5 files not started: nothing of them was sent; run the same command again to take them (--verbose or --json lists each)',
+    ]);
     expect(lines.filter((line) => line.startsWith('  '))).toEqual([]);
     expect(lines.filter((line) => line.includes('complete '))).toHaveLength(1);
     expect(run.stderr).toContain('1 complete, 0 partial, 0 failed, 5 interrupted');

@@ -68,7 +68,11 @@ describe('one path, one value: a key holding a dot', () => {
     expect(sidecar.corrections).toEqual({ 'bank\\.iban': 'GB00CORRECTED' });
     expect(((await saved.json()) as { data: unknown }).data).toEqual({ bank: { iban: 'DE89370400440532013000' }, 'bank.iban': 'GB00CORRECTED' });
     // A path no key is written as names nothing: refused, not saved under a name nobody reads.
-    const odd = await fetch(`${review.url}api/document?id=in.pdf.json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { 'bank\\iban': 'X' }, approved: true }) });
+    const odd = await fetch(`${review.url}api/document?id=in.pdf.json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ values: { 'bank\\iban': 'X' }, approved: true }),
+    });
     expect(odd.status).toBe(422);
 
     const exported = await runCli(['export', ws.results, '--out', join(ws.dir, 'tables')], { env });

@@ -46,7 +46,10 @@ describe('output and input paths, checked before the service is asked', () => {
     emulator = await startEmulator({ keys: [KEY], rateLimits: [] });
     const ws = makeWorkspace({});
     mkdirSync(ws.inputs, { recursive: true });
-    const run = await runCli(['extract', './nope.pdf', '--out', ws.out], { env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), cwd: ws.inputs });
+    const run = await runCli(['extract', './nope.pdf', '--out', ws.out], {
+      env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }),
+      cwd: ws.inputs,
+    });
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('./nope.pdf: no such file or folder. (file_not_found)');
     expect(run.stdout).not.toContain('./nope.pdf: ./nope.pdf');
@@ -64,7 +67,9 @@ describe('flags the service cannot have, refused before anything is sent', () =>
   ])('%j: exit 2, with the reason', async (flags, said) => {
     emulator = await startEmulator({ keys: [KEY], rateLimits: [] });
     const ws = makeWorkspace({ 'a.png': 'images/id-card.png' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...flags], { env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }) });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...flags], {
+      env: isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }),
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(said);
     expect(anyRequest(emulator)).toBe(0);

@@ -58,7 +58,10 @@ describe('--pages 1 over the real-PDF corpus', () => {
     const code = EXPECTED_ERRORS[name];
     if (code !== undefined) {
       expect(run.code).toBe(1);
-      expect(line, run.stderr).toMatchObject({ status: expect.not.stringMatching(/^complete$/), error: { code, message: expect.stringContaining(basename(name)) } });
+      expect(line, run.stderr).toMatchObject({
+        status: expect.not.stringMatching(/^complete$/),
+        error: { code, message: expect.stringContaining(basename(name)) },
+      });
       // Refused before sending (not a PDF the service takes) or while cutting (encrypted, unrewritable): nothing goes out.
       expect(sent).toHaveLength(0);
       return;

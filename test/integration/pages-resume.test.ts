@@ -62,7 +62,10 @@ describe('kill -9 during a selection', () => {
     const source = await pageTexts(readFileSync(join(ws.inputs, 'thirty.pdf')));
     expect(await pageTexts(uploads[0]!.bytes)).toEqual(source.slice(3, 27));
     expect(await pageTexts(uploads[1]!.bytes)).toEqual(source.slice(3, 26));
-    for (const [name, last] of [['thirty.pdf.p4-27.json', 27], ['thirty.pdf.p4-26.json', 26]] as const) {
+    for (const [name, last] of [
+      ['thirty.pdf.p4-27.json', 27],
+      ['thirty.pdf.p4-26.json', 26],
+    ] as const) {
       const result = JSON.parse(readFileSync(join(ws.out, name), 'utf8')) as { status: string; source_pages: number[] };
       expect(result.status).toBe('complete');
       expect(result.source_pages).toEqual(Array.from({ length: last - 3 }, (_, i) => i + 4));
@@ -99,7 +102,11 @@ describe('kill -9 between parts', () => {
         .map((record) => `${(record.sourcePages as number[])[0]}-${(record.sourcePages as number[]).at(-1)}`);
 
     const first = startChildCli(args, env);
-    await waitFor(() => partsOnDisk().length > 0 && journaledParts().some((pages) => !partsOnDisk().includes(pages)), 'a part finished and another one journaled, its chunks held', 60_000);
+    await waitFor(
+      () => partsOnDisk().length > 0 && journaledParts().some((pages) => !partsOnDisk().includes(pages)),
+      'a part finished and another one journaled, its chunks held',
+      60_000,
+    );
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
     expect(existsSync(join(ws.out, 'ledger.pdf.json'))).toBe(false);
@@ -119,7 +126,11 @@ describe('kill -9 between parts', () => {
     const sentParts = await Promise.all(uploads.map(async (upload) => firstAndLast(await pageTexts(upload.bytes))));
     // No finished part, and no part with a journaled job, is sent again. (An upload whose answer the
     // kill cut off left no trace but its intent: that part alone may be sent once more.)
-    for (const pages of new Set([...finished, ...journaled])) expect(sentParts.filter((sent) => sent === pages), pages).toHaveLength(1);
+    for (const pages of new Set([...finished, ...journaled]))
+      expect(
+        sentParts.filter((sent) => sent === pages),
+        pages,
+      ).toHaveLength(1);
     expect(new Set(sentParts)).toEqual(new Set(['1-150', '151-300', '301-320']));
     expect(emulator.counters.creditsCharged).toBe(320);
     const result = JSON.parse(readFileSync(join(ws.out, 'ledger.pdf.json'), 'utf8')) as { status: string; parts: { source_pages: number[] }[] };

@@ -12,7 +12,6 @@ import { pageTexts } from '../helpers/pdf-pages.js';
 import { runCli } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
-
 /** Six multi-page PDFs, by name in the workspace: corpus file and page count. */
 const SIX: Record<string, { source: string; pages: number }> = {
   'two.pdf': { source: 'pdf/pages-2.pdf', pages: 2 },
@@ -63,7 +62,7 @@ async function expectUploadsAre(uploads: readonly ReceivedUpload[], inputs: stri
 }
 
 describe('--pages sends only the chosen pages', () => {
-  it('--pages 1 over six multi-page PDFs costs 6 credits, each upload is its source\'s first page, and the same command again sends nothing', async () => {
+  it("--pages 1 over six multi-page PDFs costs 6 credits, each upload is its source's first page, and the same command again sends nothing", async () => {
     const { emu, env, uploads } = await start();
     const ws = makeWorkspace(SIX_FILES);
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', '1', '--json', ...UNTHROTTLED_FLAGS], { env });
@@ -85,7 +84,9 @@ describe('--pages sends only the chosen pages', () => {
     expect(again.code).toBe(0);
     expect({ ...emu.counters.requestsByEndpoint, models: requests.models }).toEqual(requests);
     expect(uploads).toHaveLength(6);
-    expect(parseNdjson(again.stdout)).toEqual(Object.keys(SIX).map(() => expect.objectContaining({ status: 'complete', credits: 0, reused: expect.stringContaining('pages 1') })));
+    expect(parseNdjson(again.stdout)).toEqual(
+      Object.keys(SIX).map(() => expect.objectContaining({ status: 'complete', credits: 0, reused: expect.stringContaining('pages 1') })),
+    );
   });
 
   it('--pages 1,-1 sends the first and the last page; a 2-page PDF, all of whose pages that is, goes as it is', async () => {
@@ -125,14 +126,18 @@ describe('--pages sends only the chosen pages', () => {
     expect(readFileSync(join(ws.out, 'four.pdf.p1.json'), 'utf8')).toBe(first);
     expect(resultAt(join(ws.out, 'four.pdf.p4.json')).source_pages).toEqual([4]);
     expect(resultAt(join(ws.out, 'four.pdf.json')).source_pages).toEqual([1, 2, 3, 4]);
-    for (const pages of ['1', '-1', 'all']) expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', pages, '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
+    for (const pages of ['1', '-1', 'all'])
+      expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', pages, '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
     expect(emu.counters.creditsCharged).toBe(6);
   });
 
   it('per-path rules: the first matching glob chooses, and files no rule matches send every page', async () => {
     const { emu, env, uploads } = await start();
     const ws = makeWorkspace({ 'invoices/a.pdf': 'pdf/pages-4.pdf', 'statements/b.pdf': 'pdf/pages-3.pdf', 'other/c.pdf': 'pdf/pages-2.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', 'invoices/**=1', '--pages', 'statements/**=all', '--json', ...UNTHROTTLED_FLAGS], { env });
+    const run = await runCli(
+      ['extract', ws.inputs, '--out', ws.out, '--pages', 'invoices/**=1', '--pages', 'statements/**=all', '--json', ...UNTHROTTLED_FLAGS],
+      { env },
+    );
     expect(run.code).toBe(0);
     expect(emu.counters.creditsCharged).toBe(1 + 3 + 2);
     await expectUploadsAre(uploads, ws.inputs, { 'invoices/a.pdf': [1], 'statements/b.pdf': [1, 2, 3], 'other/c.pdf': [1, 2] });
@@ -144,7 +149,10 @@ describe('--pages sends only the chosen pages', () => {
     const ws = makeWorkspace(SIX_FILES);
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--dry-run', '--pages', '1-2', '--json'], { env });
     expect(run.code).toBe(0);
-    const preview = JSON.parse(run.stdout) as { files: { pages: number; credits: number; requests: number; mode: string }[]; total: { credits: number; requests: number } };
+    const preview = JSON.parse(run.stdout) as {
+      files: { pages: number; credits: number; requests: number; mode: string }[];
+      total: { credits: number; requests: number };
+    };
     expect(preview.total).toMatchObject({ credits: 12, requests: 6 });
     expect(preview.files).toEqual(Object.keys(SIX).map(() => expect.objectContaining({ pages: 2, credits: 2, requests: 1, mode: 'sync' })));
     expect(emu.counters.requestsByEndpoint.documents).toBe(0);
@@ -202,15 +210,25 @@ describe('selections that cannot be sent', () => {
     const flags = ['--out', ws.out, '--pages', '1,-1', '--json', ...UNTHROTTLED_FLAGS];
     const dry = await runCli(['extract', ws.inputs, '--dry-run', ...flags], { env });
     expect(dry.code, dry.stderr).toBe(1);
-    const preview = JSON.parse(dry.stdout) as { files: { file: string }[]; rejected: { file: string; error: { code: string } }[]; total: { files: number; pages: number; credits: number; requests: number } };
-    expect(preview.rejected).toEqual([expect.objectContaining({ file: expect.stringContaining('encrypted-006.pdf'), error: expect.objectContaining({ code: 'pdf_encrypted' }) })]);
+    const preview = JSON.parse(dry.stdout) as {
+      files: { file: string }[];
+      rejected: { file: string; error: { code: string } }[];
+      total: { files: number; pages: number; credits: number; requests: number };
+    };
+    expect(preview.rejected).toEqual([
+      expect.objectContaining({ file: expect.stringContaining('encrypted-006.pdf'), error: expect.objectContaining({ code: 'pdf_encrypted' }) }),
+    ]);
     expect(preview.files.map((f) => f.file)).not.toContainEqual(expect.stringContaining('encrypted-006.pdf'));
     expect(preview.total).toMatchObject({ files: 6, pages: 12, credits: 12, requests: 6 });
     expect(emu.counters.requestsByEndpoint.documents).toBe(0);
 
     const run = await runCli(['extract', ws.inputs, ...flags], { env });
     expect(run.code, run.stderr).toBe(1);
-    expect(parseNdjson(run.stdout).filter((line) => line.status === 'failed').map((line) => (line.error as { code: string }).code)).toEqual(['pdf_encrypted']);
+    expect(
+      parseNdjson(run.stdout)
+        .filter((line) => line.status === 'failed')
+        .map((line) => (line.error as { code: string }).code),
+    ).toEqual(['pdf_encrypted']);
     expect(emu.counters.requestsByEndpoint.documents).toBe(preview.total.requests);
     expect(emu.counters.creditsCharged).toBe(preview.total.credits);
   });

@@ -64,7 +64,10 @@ describe('PDFs past the limits are extracted in parts', () => {
       expect(upload.texts.length).toBeLessThanOrEqual(150);
       expect(upload.size).toBeLessThan(TEN_MB);
     }
-    for (const [name, bytes, label] of [['statement.pdf', long, 'Statement'], ['scan.pdf', scan, 'Scan']] as const) {
+    for (const [name, bytes, label] of [
+      ['statement.pdf', long, 'Statement'],
+      ['scan.pdf', scan, 'Scan'],
+    ] as const) {
       const parts = sent.filter((upload) => upload.texts[0]?.startsWith(label));
       parts.sort((a, b) => pageNumber(a.texts[0]) - pageNumber(b.texts[0]));
       expect(parts.flatMap((part) => part.texts)).toEqual(await pageTexts(bytes));
@@ -85,27 +88,42 @@ describe('PDFs past the limits are extracted in parts', () => {
       });
     }
     const statement = JSON.parse(readFileSync(join(ws.out, 'statement.pdf.json'), 'utf8')) as PartsResult;
-    expect(statement.parts.map((part) => [part.source_pages[0], part.source_pages.at(-1)])).toEqual([[1, 150], [151, 300], [301, 320]]);
+    expect(statement.parts.map((part) => [part.source_pages[0], part.source_pages.at(-1)])).toEqual([
+      [1, 150],
+      [151, 300],
+      [301, 320],
+    ]);
     expect(statement.credits).toBe(320);
     // Size decides the scan's parts, ending on a multiple of 3 pages where it can.
     const scanned = JSON.parse(readFileSync(join(ws.out, 'scan.pdf.json'), 'utf8')) as PartsResult;
     expect(scanned.parts.length).toBeGreaterThanOrEqual(2);
     expect(scanned.parts.slice(0, -1).map((part) => part.source_pages.length % 3)).toEqual(scanned.parts.slice(0, -1).map(() => 0));
     // The output folder holds one result per source (the parts' own results are kept out of sight).
-    expect(readdirSync(ws.out).filter((name) => !name.startsWith('.')).sort()).toEqual(['scan.pdf.json', 'statement.pdf.json']);
+    expect(
+      readdirSync(ws.out)
+        .filter((name) => !name.startsWith('.'))
+        .sort(),
+    ).toEqual(['scan.pdf.json', 'statement.pdf.json']);
 
     // export: one row per part, with its pages.
     const exported = await runCli(['export', ws.out, '--out', '-', '--format', 'ndjson'], { env });
     expect(exported.code).toBe(0);
     const rows = parseNdjson(exported.stdout).filter((row) => String(row.source_file).endsWith('statement.pdf'));
-    expect(rows.map((row) => [row.source_pages, row.pages, row.status])).toEqual([['1-150', 150, 'complete'], ['151-300', 150, 'complete'], ['301-320', 20, 'complete']]);
+    expect(rows.map((row) => [row.source_pages, row.pages, row.status])).toEqual([
+      ['1-150', 150, 'complete'],
+      ['151-300', 150, 'complete'],
+      ['301-320', 20, 'complete'],
+    ]);
 
     const before = { ...emulator.counters.requestsByEndpoint };
     const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(again.code).toBe(0);
     expect({ ...emulator.counters.requestsByEndpoint, models: before.models }).toEqual(before);
     // One line per source, as on the first run, each part answered already.
-    expect(parseNdjson(again.stdout)).toEqual([expect.objectContaining({ status: 'complete', credits: 0 }), expect.objectContaining({ status: 'complete', credits: 0 })]);
+    expect(parseNdjson(again.stdout)).toEqual([
+      expect.objectContaining({ status: 'complete', credits: 0 }),
+      expect.objectContaining({ status: 'complete', credits: 0 }),
+    ]);
     expect(existsSync(join(ws.out, 'statement.pdf.json'))).toBe(true);
   });
 
@@ -127,7 +145,10 @@ describe('PDFs past the limits are extracted in parts', () => {
     const uploads: ReceivedUpload[] = [];
     emulator = await startTestEmulator({ onUpload: (upload) => uploads.push(upload) });
     const ws = workspace();
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--pages', 'statement.pdf=1-200', '--pages', 'scan.pdf=-1', '--json', ...UNTHROTTLED_FLAGS], { env: emulatorEnv(emulator) });
+    const run = await runCli(
+      ['extract', ws.inputs, '--out', ws.out, '--pages', 'statement.pdf=1-200', '--pages', 'scan.pdf=-1', '--json', ...UNTHROTTLED_FLAGS],
+      { env: emulatorEnv(emulator) },
+    );
     expect(run.code).toBe(0);
     expect(emulator.counters.creditsCharged).toBe(200 + 1);
     expect(uploads).toHaveLength(3);
@@ -172,6 +193,10 @@ describe('a PDF over 10 MB that our counter cannot count', () => {
     expect(uploads).toHaveLength(1);
     expect(uploads[0]!.bytes.length).toBeLessThan(1024 * 1024);
     expect(await pageTexts(uploads[0]!.bytes)).toEqual(await pageTexts(readFileSync(path)));
-    expect(JSON.parse(readFileSync(join(ws.out, 'no-count.pdf.json'), 'utf8'))).toMatchObject({ status: 'complete', source: { pages: 3 }, parts: [{ source_pages: [1, 2, 3] }] });
+    expect(JSON.parse(readFileSync(join(ws.out, 'no-count.pdf.json'), 'utf8'))).toMatchObject({
+      status: 'complete',
+      source: { pages: 3 },
+      parts: [{ source_pages: [1, 2, 3] }],
+    });
   });
 });

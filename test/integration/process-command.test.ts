@@ -40,7 +40,16 @@ describe('docextract process <chunk_job_id>', () => {
     const replay = await runCli(['process', first ?? '', '--json'], { env: env() });
     expect(replay.code).toBe(0);
     expect(replay.stderr).toBe('');
-    expect(JSON.parse(replay.stdout)).toEqual({ success: true, data: null, job_id: first, status: 'done', code: 'chunk_already_processed', pages: '1-3', chunks_done: 1, chunks_total: 2 });
+    expect(JSON.parse(replay.stdout)).toEqual({
+      success: true,
+      data: null,
+      job_id: first,
+      status: 'done',
+      code: 'chunk_already_processed',
+      pages: '1-3',
+      chunks_done: 1,
+      chunks_total: 2,
+    });
     expect(t.emulator.counters.creditsCharged).toBe(3);
     expect(t.emulator.counters.requestsByEndpoint).toMatchObject({ documents: 1, process: 2 });
   });

@@ -86,7 +86,7 @@ describe('profiles', () => {
     expect((await runCli(['config', 'get', 'rate-limit'], { env })).stdout.trim()).toBe('5/min');
   });
 
-  it('keeps every profile\'s key in the one 0600 file, and config profiles lists them with the key redacted', async () => {
+  it("keeps every profile's key in the one 0600 file, and config profiles lists them with the key redacted", async () => {
     const env = await threeProfiles();
     const path = (await runCli(['config', 'path'], { env })).stdout.trim();
     expect(statSync(path).mode & 0o777).toBe(0o600);

@@ -42,27 +42,33 @@ async function runBatch(options: EmulatorOptions, extraArgs: string[] = []): Pro
   const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY });
   const started = clock.now();
   const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '8/1s,30/6s', ...extraArgs], env, clock);
-  expect(parseNdjson(run.stdout).map((line) => line.status), run.stderr).toEqual(Object.keys(MIXED_BATCH).map(() => 'complete'));
+  expect(
+    parseNdjson(run.stdout).map((line) => line.status),
+    run.stderr,
+  ).toEqual(Object.keys(MIXED_BATCH).map(() => 'complete'));
   return { code: run.code, stderr: run.stderr, makespanMs: clock.now() - started, emu };
 }
 
 describe('X-RateLimit-Reset in the units servers really send', () => {
-  it.each(['epoch-ms', 'delta-seconds'] as const)('with Reset as %s and 429s, the batch finishes near the spec-style run and never waits past its longest window', async (resetStyle) => {
-    const faults = { documents: { rate_limit: 0.15 }, process: { rate_limit: 0.15 } };
-    const spec = await runBatch({ faults });
-    const other = await runBatch({ faults, resetStyle }, ['--debug']);
-    expect(other.code).toBe(0);
-    expect(other.emu.counters.faultsInjected['documents.rate_limit'] ?? 0).toBeGreaterThan(0);
-    expect(spec.makespanMs / other.makespanMs).toBeGreaterThanOrEqual(0.8);
-    // No announced wait longer than the 6 s window: "next request slot in 744h" was the bug.
-    const announced = [...other.stderr.matchAll(/next request slot [0-9:]+ \(in (\d+)(h|m|s)/g)];
-    expect(announced.length, 'waits announced').toBeGreaterThan(0);
-    for (const match of announced) {
-      expect(match[2]).toBe('s');
-      expect(Number(match[1])).toBeLessThanOrEqual(7);
-    }
-    if (resetStyle === 'epoch-ms') expect(other.stderr).not.toContain('cannot be a reset of any rate window');
-  });
+  it.each(['epoch-ms', 'delta-seconds'] as const)(
+    'with Reset as %s and 429s, the batch finishes near the spec-style run and never waits past its longest window',
+    async (resetStyle) => {
+      const faults = { documents: { rate_limit: 0.15 }, process: { rate_limit: 0.15 } };
+      const spec = await runBatch({ faults });
+      const other = await runBatch({ faults, resetStyle }, ['--debug']);
+      expect(other.code).toBe(0);
+      expect(other.emu.counters.faultsInjected['documents.rate_limit'] ?? 0).toBeGreaterThan(0);
+      expect(spec.makespanMs / other.makespanMs).toBeGreaterThanOrEqual(0.8);
+      // No announced wait longer than the 6 s window: "next request slot in 744h" was the bug.
+      const announced = [...other.stderr.matchAll(/next request slot [0-9:]+ \(in (\d+)(h|m|s)/g)];
+      expect(announced.length, 'waits announced').toBeGreaterThan(0);
+      for (const match of announced) {
+        expect(match[2]).toBe('s');
+        expect(Number(match[1])).toBeLessThanOrEqual(7);
+      }
+      if (resetStyle === 'epoch-ms') expect(other.stderr).not.toContain('cannot be a reset of any rate window');
+    },
+  );
 
   it('a Reset that cannot be true (years ahead, in the past) is ignored, said once, and never waited on', async () => {
     const run = await runBatch({ faults: { documents: { ratelimit_garbage: 0.3 } } }, ['--debug']);
@@ -83,7 +89,11 @@ async function runScans(options: EmulatorOptions): Promise<{ code: number; stder
   const png = readFileSync(join(CORPUS, 'images/id-card.png'));
   for (let i = 0; i < 80; i += 1) writeFileSync(join(ws.inputs, `scan-${i}.png`), Buffer.concat([png, Buffer.from(`copy ${i}`)]));
   const started = clock.now();
-  const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '8/1s,30/6s'], isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY }), clock);
+  const run = await runCliOnFakeClock(
+    ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', '8/1s,30/6s'],
+    isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY }),
+    clock,
+  );
   expect(parseNdjson(run.stdout).filter((line) => line.status === 'complete')).toHaveLength(80);
   return { code: run.code, stderr: run.stderr, makespanMs: clock.now() - started, emu };
 }
@@ -107,22 +117,34 @@ describe('a key shared with another client', () => {
 });
 
 describe("the server's clock is not ours", () => {
-  it.each([4000, -4000])('with the server %i ms off, the batch draws no 429, no job expires, and it takes about as long as without skew', async (clockSkewMs) => {
-    // A tight TTL, as in the bench: reading expires_at in the wrong clock shows as expired jobs or idle waits.
-    const baseline = await runBatch({ ttlMs: 24_000 }, ['--job-ttl', '24s']);
-    const skewed = await runBatch({ clockSkewMs, ttlMs: 24_000 }, ['--job-ttl', '24s', '--debug']);
-    expect(skewed.code).toBe(0);
-    expect(skewed.emu.counters.rateLimited).toBe(0);
-    expect(skewed.emu.counters.expiredJobs).toBe(0);
-    expect(skewed.makespanMs).toBeLessThanOrEqual(baseline.makespanMs * 1.05 + 50);
-    expect(skewed.stderr).toMatch(/the service's clock is \d+\.\d s (ahead of|behind) ours/);
-  });
+  it.each([4000, -4000])(
+    'with the server %i ms off, the batch draws no 429, no job expires, and it takes about as long as without skew',
+    async (clockSkewMs) => {
+      // A tight TTL, as in the bench: reading expires_at in the wrong clock shows as expired jobs or idle waits.
+      const baseline = await runBatch({ ttlMs: 24_000 }, ['--job-ttl', '24s']);
+      const skewed = await runBatch({ clockSkewMs, ttlMs: 24_000 }, ['--job-ttl', '24s', '--debug']);
+      expect(skewed.code).toBe(0);
+      expect(skewed.emu.counters.rateLimited).toBe(0);
+      expect(skewed.emu.counters.expiredJobs).toBe(0);
+      expect(skewed.makespanMs).toBeLessThanOrEqual(baseline.makespanMs * 1.05 + 50);
+      expect(skewed.stderr).toMatch(/the service's clock is \d+\.\d s (ahead of|behind) ours/);
+    },
+  );
 });
 
 describe('job slots held by jobs outside this run', () => {
-  const BATCH = { 'a.png': 'images/id-card.png', 'b.jpg': 'images/receipt.jpg', 'one.pdf': 'pdf/pages-1.pdf', 'long/four.pdf': 'pdf/pages-4.pdf', 'long/twelve.pdf': 'pdf/pages-12.pdf' };
+  const BATCH = {
+    'a.png': 'images/id-card.png',
+    'b.jpg': 'images/receipt.jpg',
+    'one.pdf': 'pdf/pages-1.pdf',
+    'long/four.pdf': 'pdf/pages-4.pdf',
+    'long/twelve.pdf': 'pdf/pages-12.pdf',
+  };
 
-  async function runHeld(foreignJobs: EmulatorOptions['foreignJobs'], extraArgs: string[]): Promise<{ code: number; stdout: string; stderr: string; emu: RunningEmulator; probeTimes: number[] }> {
+  async function runHeld(
+    foreignJobs: EmulatorOptions['foreignJobs'],
+    extraArgs: string[],
+  ): Promise<{ code: number; stdout: string; stderr: string; emu: RunningEmulator; probeTimes: number[] }> {
     await emulator?.close();
     const clock = new FakeClock(Date.UTC(2026, 10, 21, 9, 0, 0));
     const emu = (emulator = await startEmulator({ keys: [KEY], rateLimits: [], now: () => clock.now(), ...(foreignJobs ? { foreignJobs } : {}) }));

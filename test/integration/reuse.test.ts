@@ -24,7 +24,13 @@ function counted(emu: RunningEmulator): number {
   return documents + process + result;
 }
 
-function resultOf(path: string): { model: string; question: { model: string; store_db: boolean }; source: { path: string }; extraction_id: string | null; credits: number } {
+function resultOf(path: string): {
+  model: string;
+  question: { model: string; store_db: boolean };
+  source: { path: string };
+  extraction_id: string | null;
+  credits: number;
+} {
   return JSON.parse(readFileSync(path, 'utf8')) as ReturnType<typeof resultOf>;
 }
 
@@ -51,7 +57,8 @@ describe('a result is reused only when it answers the same question', () => {
     // Nothing counted: the named type is checked against the free models list, nothing else is asked.
     expect({ ...emu.counters.requestsByEndpoint, models: before.models }).toEqual(before);
     expect(parseNdjson(third.stdout)).toHaveLength(Object.keys(FOLDER).length);
-    for (const line of parseNdjson(third.stdout)) expect(line).toMatchObject({ status: 'complete', model: 'payslip', reused: expect.stringContaining('answers it') });
+    for (const line of parseNdjson(third.stdout))
+      expect(line).toMatchObject({ status: 'complete', model: 'payslip', reused: expect.stringContaining('answers it') });
   });
 
   it('--store after a run without it extracts again, and the results carry an extraction_id', async () => {
@@ -76,11 +83,15 @@ describe('a result is reused only when it answers the same question', () => {
     emu.events.on('event', (event: { type: string }) => {
       if (event.type === 'chunk_processed' && ++processed === 1) emu.setFaults({ process: { extraction_failed: 1 } });
     });
-    const first = await runCli(['extract', ws.inputs, '--out', ws.out, '--concurrency', '1', '--json', ...UNTHROTTLED_FLAGS], { env: { ...env, DOCEXTRACT_STATE_DIR: join(ws.dir, 'state-1') } });
+    const first = await runCli(['extract', ws.inputs, '--out', ws.out, '--concurrency', '1', '--json', ...UNTHROTTLED_FLAGS], {
+      env: { ...env, DOCEXTRACT_STATE_DIR: join(ws.dir, 'state-1') },
+    });
     expect(parseNdjson(first.stdout)[0]).toMatchObject({ status: 'partial', missing_pages: [4] });
     emu.setFaults({});
     // A fresh state folder: no journaled job to resume, only the partial file on disk.
-    const second = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env: { ...env, DOCEXTRACT_STATE_DIR: join(ws.dir, 'state-2') } });
+    const second = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], {
+      env: { ...env, DOCEXTRACT_STATE_DIR: join(ws.dir, 'state-2') },
+    });
     expect(second.code).toBe(0);
     expect(parseNdjson(second.stdout)[0]).toMatchObject({ status: 'complete' });
     expect(emu.counters.requestsByEndpoint.documents).toBe(2);
@@ -101,7 +112,10 @@ describe('a result is reused only when it answers the same question', () => {
     const { env } = await start();
     const ws = makeWorkspace(FOLDER);
     expect((await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env })).code).toBe(0);
-    const dry = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'a.pdf=payslip', '--model', 'invoice', '--dry-run', '--json', ...UNTHROTTLED_FLAGS], { env });
+    const dry = await runCli(
+      ['extract', ws.inputs, '--out', ws.out, '--model', 'a.pdf=payslip', '--model', 'invoice', '--dry-run', '--json', ...UNTHROTTLED_FLAGS],
+      { env },
+    );
     const files = (JSON.parse(dry.stdout) as { files: { file: string; action: string; why: string; model: string }[] }).files;
     const byName = new Map(files.map((file) => [file.file.split('/').pop(), file]));
     expect(byName.get('a.pdf')).toMatchObject({ action: 'extract', model: 'payslip', why: 'result on disk is for model invoice' });
@@ -169,7 +183,10 @@ describe('across runs, a moved or renamed file reuses the answer for its content
     expect(run.code).toBe(0);
     expect(emu.counters.requestsByEndpoint).toEqual(before);
     const lines = parseNdjson(run.stdout);
-    expect(lines.find((line) => String(line.file).endsWith('long-renamed.pdf'))).toMatchObject({ status: 'complete', reused: expect.stringContaining('(moved, renamed or copied)') });
+    expect(lines.find((line) => String(line.file).endsWith('long-renamed.pdf'))).toMatchObject({
+      status: 'complete',
+      reused: expect.stringContaining('(moved, renamed or copied)'),
+    });
     expect(resultOf(join(ws.out, 'archive/long-renamed.pdf.json')).source.path).toBe(join(ws.inputs, 'archive/long-renamed.pdf'));
     expect(resultOf(join(ws.out, 'invoice (1).pdf.json')).source.path).toBe(join(ws.inputs, 'invoice (1).pdf'));
   });
@@ -254,7 +271,23 @@ describe('a document type per path', () => {
   it('GLOB=MODEL rules (first match wins) and a bare default send each file with its own model', async () => {
     const { env } = await start();
     const ws = makeWorkspace({ 'ids/card.png': 'images/id-card.png', 'payslips/may.pdf': 'pdf/pages-2.pdf', 'other.pdf': 'pdf/pages-1.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'ids/**=id_card', '--model', 'payslips/**=payslip', '--model', 'receipt', '--json', ...UNTHROTTLED_FLAGS], { env });
+    const run = await runCli(
+      [
+        'extract',
+        ws.inputs,
+        '--out',
+        ws.out,
+        '--model',
+        'ids/**=id_card',
+        '--model',
+        'payslips/**=payslip',
+        '--model',
+        'receipt',
+        '--json',
+        ...UNTHROTTLED_FLAGS,
+      ],
+      { env },
+    );
     expect(run.code).toBe(0);
     expect(resultOf(join(ws.out, 'ids/card.png.json')).model).toBe('id_card');
     expect(resultOf(join(ws.out, 'payslips/may.pdf.json')).model).toBe('payslip');
@@ -264,7 +297,9 @@ describe('a document type per path', () => {
   it('the config key models holds the same rules', async () => {
     const { env } = await start();
     const ws = makeWorkspace({ 'ids/card.png': 'images/id-card.png', 'other.pdf': 'pdf/pages-1.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env: { ...env, DOCEXTRACT_MODELS: 'ids/**=id_card; receipt' } });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], {
+      env: { ...env, DOCEXTRACT_MODELS: 'ids/**=id_card; receipt' },
+    });
     expect(run.code).toBe(0);
     expect(resultOf(join(ws.out, 'ids/card.png.json')).model).toBe('id_card');
     expect(resultOf(join(ws.out, 'other.pdf.json')).model).toBe('receipt');

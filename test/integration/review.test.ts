@@ -19,7 +19,13 @@ afterEach(async () => {
 });
 
 /** A raw request: the path goes out as written (no normalising of `..`), any Host header. */
-function get(url: string, path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<{ status: number; type: string; body: Buffer }> {
+function get(
+  url: string,
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+  body?: string,
+): Promise<{ status: number; type: string; body: Buffer }> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
@@ -43,7 +49,11 @@ async function reviewed() {
 }
 
 function postReview(url: string, id: string, body: unknown) {
-  return fetch(`${url}api/document?id=${encodeURIComponent(id)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${url}api/document?id=${encodeURIComponent(id)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 function csv(path: string): Record<string, string>[] {
@@ -55,7 +65,13 @@ describe('docextract review: the server', () => {
     const { url, token } = await reviewed();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/$/);
     expect((await get(url, `/${token}/`)).status).toBe(200);
-    for (const path of ['/', '/api/documents', '/source?id=invoices/a.pdf.json', `/${token.slice(1)}x/api/documents`, `/${token.toUpperCase()}/api/documents`]) {
+    for (const path of [
+      '/',
+      '/api/documents',
+      '/source?id=invoices/a.pdf.json',
+      `/${token.slice(1)}x/api/documents`,
+      `/${token.toUpperCase()}/api/documents`,
+    ]) {
       expect((await get(url, path)).status, path).toBe(403);
     }
     expect((await get(url, `/${token}/api/documents`, { host: 'evil.example' })).status).toBe(403);
@@ -117,12 +133,21 @@ describe('corrections flow on', () => {
     // Text in a number field is refused, with why, and nothing is saved: it never reaches export as the value.
     const refused = await postReview(url, 'pay/p.pdf.json', { values: { invoice_number: '12345678', total: '1,234.50 EUR' }, approved: true });
     expect(refused.status).toBe(422);
-    expect(await refused.json()).toEqual({ error: 'refused_values', refused: [{ path: 'total', text: '1,234.50 EUR', message: expect.stringContaining('is a number') }] });
+    expect(await refused.json()).toEqual({
+      error: 'refused_values',
+      refused: [{ path: 'total', text: '1,234.50 EUR', message: expect.stringContaining('is a number') }],
+    });
     expect(existsSync(`${resultPath}.review.json`)).toBe(false);
 
     const saved = await postReview(url, 'pay/p.pdf.json', { values: { invoice_number: '12345678', total: '1500.50' }, approved: true });
     expect(saved.status).toBe(200);
-    expect(await saved.json()).toMatchObject({ passed: true, problems_at: [], reviewed: true, approved: true, data: { invoice_number: '12345678', total: 1500.5 } });
+    expect(await saved.json()).toMatchObject({
+      passed: true,
+      problems_at: [],
+      reviewed: true,
+      approved: true,
+      data: { invoice_number: '12345678', total: 1500.5 },
+    });
     expect(readFileSync(resultPath, 'utf8')).toBe(before);
     const sidecar = JSON.parse(readFileSync(`${resultPath}.review.json`, 'utf8')) as Record<string, unknown>;
     expect(sidecar).toMatchObject({ approved: true, corrections: { invoice_number: '12345678', total: 1500.5 }, checks: { passed: true } });
@@ -142,7 +167,10 @@ describe('corrections flow on', () => {
   it('keeps corrections when extract reuses the result; a new question does not inherit them, and says so', async () => {
     const { url, ws, env, schemas } = await reviewed();
     await postReview(url, 'pay/p.pdf.json', { values: { invoice_number: '12345678', total: '1' }, approved: false });
-    const again = await runCli(['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, '--json', ...UNTHROTTLED_FLAGS], { env });
+    const again = await runCli(
+      ['extract', ws.inputs, '--out', ws.out, '--model', 'pay/**=payslip', '--model', 'invoice', ...schemas, '--json', ...UNTHROTTLED_FLAGS],
+      { env },
+    );
     // 0, not 5: the reused payslip is checked as corrected (it lacked invoice_number and total).
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('3 reused');
@@ -194,7 +222,12 @@ describe('a reviewed result is checked as reviewed wherever it is reused', () =>
     const copied = await runCli(['extract', ws.inputs, '--out', other, ...MODELS, '--json', ...UNTHROTTLED_FLAGS], { env });
     expect(copied.code, copied.stderr).toBe(0);
     const line = parseNdjson(copied.stdout).find((l) => String(l.file).endsWith('p.pdf'));
-    expect(line).toMatchObject({ output: join(other, 'pay/p.pdf.json'), reviewed: true, checks: { passed: true }, data: { invoice_number: '12345678', total: 1500.5 } });
+    expect(line).toMatchObject({
+      output: join(other, 'pay/p.pdf.json'),
+      reviewed: true,
+      checks: { passed: true },
+      data: { invoice_number: '12345678', total: 1500.5 },
+    });
     expect(existsSync(join(other, 'pay/p.pdf.json.review.json'))).toBe(true);
     const checked = await runCli(['check', other], { env });
     expect(checked.code, checked.stdout).toBe(0);
@@ -225,7 +258,10 @@ describe('documents that got no result', () => {
   it('records the absolute source and the results folder of each failed file in the --json line and the last-run report', async () => {
     const { ws, env, run } = await withFailures();
     const fails = join(ws.inputs, 'bad/fails.pdf');
-    expect(parseNdjson(run.stdout).find((line) => line.status === 'failed' && String(line.file).endsWith('fails.pdf'))).toMatchObject({ source: fails, error: { code: 'extraction_failed' } });
+    expect(parseNdjson(run.stdout).find((line) => line.status === 'failed' && String(line.file).endsWith('fails.pdf'))).toMatchObject({
+      source: fails,
+      error: { code: 'extraction_failed' },
+    });
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const [name] = readdirSync(stateDir).filter((file) => file.startsWith('last-run-'));
     const report = JSON.parse(readFileSync(join(stateDir, name as string), 'utf8')) as { out_dir: string; files: { source?: string; code: string }[] };
@@ -271,7 +307,8 @@ describe('documents that got no result', () => {
     const fails = join(ws.inputs, 'bad/fails.pdf');
     const result = JSON.parse(readFileSync(join(ws.out, 'invoices/a.pdf.json'), 'utf8')) as { source: object };
     writeFileSync(join(ws.out, 'invoices/fails.pdf.json'), JSON.stringify({ ...result, source: { ...result.source, path: fails } }));
-    const listed = async () => ((await (await fetch(`${url}api/documents`)).json()) as { documents: Listed[] }).documents.filter((doc) => doc.error).map((doc) => doc.source);
+    const listed = async () =>
+      ((await (await fetch(`${url}api/documents`)).json()) as { documents: Listed[] }).documents.filter((doc) => doc.error).map((doc) => doc.source);
     expect(await listed()).toEqual([join(ws.inputs, 'bad/empty.pdf')]);
     // The key's next run writes to another folder and replaces its last-run report: nothing here is failed now.
     const elsewhere = await runCli(['extract', join(ws.inputs, 'invoices/a.pdf'), '--out', join(ws.dir, 'other'), ...UNTHROTTLED_FLAGS], { env });

@@ -42,7 +42,11 @@ describe('scheduling under the default limits (10/min, 100/h) on a fake clock', 
       requests += 1 + Math.ceil(count / 3) + 2;
     }
     const started = clock.now();
-    const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json'], isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), clock);
+    const run = await runCliOnFakeClock(
+      ['extract', ws.inputs, '--out', ws.out, '--json'],
+      isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }),
+      clock,
+    );
     const makespan = clock.now() - started;
 
     expect(run.code).toBe(0);
@@ -65,7 +69,11 @@ describe('scheduling under the default limits (10/min, 100/h) on a fake clock', 
     mkdirSync(ws.inputs, { recursive: true });
     // Each costs 1 + 50 + 2 = 53 requests; at 100/h five of them cannot all finish within 2 h.
     for (let i = 0; i < 6; i += 1) await writePdf(join(ws.inputs, `big-${i}.pdf`), 150, `big ${i}`);
-    const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json'], isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }), clock);
+    const run = await runCliOnFakeClock(
+      ['extract', ws.inputs, '--out', ws.out, '--json'],
+      isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY }),
+      clock,
+    );
 
     expect(run.code).toBe(0);
     expect(parseNdjson(run.stdout).map((line) => line.status)).toEqual(Array(6).fill('complete'));

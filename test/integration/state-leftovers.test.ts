@@ -36,8 +36,16 @@ function stateFiles(stateDir: string): Record<string, number> {
 
 function expectNoLeftovers(stateDir: string): void {
   const files = stateFiles(stateDir);
-  expect(Object.keys(files).filter((name) => /\.tmp-\d+-/.test(name)), 'tmp files').toEqual([]);
-  expect(Object.entries(files).filter(([, size]) => size === 0).map(([name]) => name), 'empty files').toEqual([]);
+  expect(
+    Object.keys(files).filter((name) => /\.tmp-\d+-/.test(name)),
+    'tmp files',
+  ).toEqual([]);
+  expect(
+    Object.entries(files)
+      .filter(([, size]) => size === 0)
+      .map(([name]) => name),
+    'empty files',
+  ).toEqual([]);
 }
 
 function inbox(goodFiles: number, refusedFiles: number): { dir: string; inputs: string } {

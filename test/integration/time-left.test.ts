@@ -30,7 +30,11 @@ describe('time left under the default windows', () => {
     mkdirSync(ws.inputs, { recursive: true });
     const png = readFileSync(join(CORPUS, 'images/id-card.png'));
     for (let i = 0; i < 120; i += 1) writeFileSync(join(ws.inputs, `scan-${String(i).padStart(3, '0')}.png`), Buffer.concat([png, Buffer.from(`copy ${i}`)]));
-    const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out], isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY, TZ: 'UTC' }), clock);
+    const run = await runCliOnFakeClock(
+      ['extract', ws.inputs, '--out', ws.out],
+      isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY, TZ: 'UTC' }),
+      clock,
+    );
     expect(run.code, run.stderr).toBe(0);
 
     const lines = run.stdout.trim().split('\n');
@@ -38,7 +42,10 @@ describe('time left under the default windows', () => {
     // 120 requests: 100 in the first hour (10 a minute), the last 20 from 10:00 on. The first
     // file's line says at least an hour is left, and the count only goes down.
     const left = lines.slice(0, -1).map((line) => /^\[(\d+)\/120, (?:(\d+)h (\d+)m|(\d+)m (\d+)s|(\d+)s) left\] complete /.exec(line));
-    expect(left.every((match) => match !== null), lines.find((line, i) => left[i] === null)).toBe(true);
+    expect(
+      left.every((match) => match !== null),
+      lines.find((line, i) => left[i] === null),
+    ).toBe(true);
     const seconds = left.map((m) => (m?.[2] ? Number(m[2]) * 3600 + Number(m[3]) * 60 : m?.[4] ? Number(m[4]) * 60 + Number(m[5]) : Number(m?.[6])));
     expect(seconds[0]).toBeGreaterThanOrEqual(3600);
     for (let i = 1; i < seconds.length; i++) expect(seconds[i]).toBeLessThanOrEqual(seconds[i - 1] ?? 0);

@@ -75,7 +75,9 @@ describe('a hostile file name on the terminal', () => {
     const lines = humanLines(extract.stdout, 'extract stdout');
     expect(lines).toHaveLength(4);
     for (const shown of SHOWN_NAMES) expect(lines).toContainEqual(expect.stringContaining(`complete  in/${shown} -> ${setup.ws.out}/${shown}.json (1 page)`));
-    expect(lines).toContainEqual(expect.stringContaining(`failed    in/${EMPTY_NAME_SHOWN}: ${setup.ws.inputs}/${EMPTY_NAME_SHOWN} is empty (0 bytes). (invalid_file)`));
+    expect(lines).toContainEqual(
+      expect.stringContaining(`failed    in/${EMPTY_NAME_SHOWN}: ${setup.ws.inputs}/${EMPTY_NAME_SHOWN} is empty (0 bytes). (invalid_file)`),
+    );
     // No line of its own begins where a name's newline was.
     expect(lines.filter((line) => line.startsWith('complete  payroll.pdf'))).toEqual([]);
     humanLines(extract.stderr, 'extract stderr');
@@ -87,18 +89,25 @@ describe('a hostile file name on the terminal', () => {
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env: emulatorEnv(emu), cwd: ws.dir });
     // eslint-disable-next-line no-control-regex -- C0 controls are what JSON escapes
     expect(run.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f]/);
-    expect(parseNdjson(run.stdout).map((line) => line.file).sort()).toEqual([...HOSTILE_NAMES, EMPTY_NAME].map((name) => `in/${name}`).sort());
+    expect(
+      parseNdjson(run.stdout)
+        .map((line) => line.file)
+        .sort(),
+    ).toEqual([...HOSTILE_NAMES, EMPTY_NAME].map((name) => `in/${name}`).sort());
   });
 
   it('extract --dry-run: each file on its line, escaped', async () => {
-    const run = await runCli(['extract', setup.ws.inputs, '--out', join(setup.ws.dir, 'other-out'), '--dry-run', '--rate-limit', 'none'], { env: setup.env, cwd: setup.ws.dir });
+    const run = await runCli(['extract', setup.ws.inputs, '--out', join(setup.ws.dir, 'other-out'), '--dry-run', '--rate-limit', 'none'], {
+      env: setup.env,
+      cwd: setup.ws.dir,
+    });
     const lines = humanLines(run.stdout, 'dry-run stdout');
     for (const shown of SHOWN_NAMES) expect(lines).toContainEqual(expect.stringContaining(`in/${shown}  (`));
     expect(lines).toContainEqual(expect.stringContaining(`rejected  in/${EMPTY_NAME_SHOWN}: `));
     expect(lines).toHaveLength(3 + 1 + 1);
   });
 
-  it('jobs: the last run\'s failed file and its stored message, replayed escaped', async () => {
+  it("jobs: the last run's failed file and its stored message, replayed escaped", async () => {
     const run = await runCli(['jobs'], { env: setup.env });
     expect(run.code, run.stderr).toBe(0);
     const lines = humanLines(run.stdout, 'jobs stdout');
@@ -117,10 +126,14 @@ describe('a hostile file name on the terminal', () => {
     writeFileSync(edited, JSON.stringify({ ...result, model: `invoice${HOSTILE_SERVICE_TEXT}`, data: { [`total${HOSTILE_SERVICE_TEXT}`]: 1 } }));
     const schema = join(setup.ws.dir, 'closed.json');
     writeFileSync(schema, JSON.stringify({ type: 'object', additionalProperties: false, properties: {} }));
-    const run = await runCli(['check', setup.ws.out, '--schema', `invoice=${schema}`, '--schema', `invoice${HOSTILE_SERVICE_TEXT}=${schema}`], { env: setup.env });
+    const run = await runCli(['check', setup.ws.out, '--schema', `invoice=${schema}`, '--schema', `invoice${HOSTILE_SERVICE_TEXT}=${schema}`], {
+      env: setup.env,
+    });
     const lines = humanLines(run.stdout, 'check stdout');
     expect(lines).toHaveLength(3);
-    expect(lines).toContain(`failed    ${OSC_NAME_SHOWN}.json (invoice${HOSTILE_SERVICE_TEXT_SHOWN}): checks failed: total${HOSTILE_SERVICE_TEXT_SHOWN} is not allowed`);
+    expect(lines).toContain(
+      `failed    ${OSC_NAME_SHOWN}.json (invoice${HOSTILE_SERVICE_TEXT_SHOWN}): checks failed: total${HOSTILE_SERVICE_TEXT_SHOWN} is not allowed`,
+    );
     humanLines(run.stderr, 'check stderr');
   });
 
@@ -137,7 +150,9 @@ describe('a hostile service text on the terminal', () => {
   it('models: names and descriptions from the service, escaped, one line each', async () => {
     const emu = (emulator = await startTestEmulator());
     const fetch = rewritingFetch((endpoint, body) =>
-      endpoint === 'models' ? { success: true, data: { models: [{ name: `invoice${HOSTILE_SERVICE_TEXT}`, description: `bills ${HOSTILE_SERVICE_TEXT}` }, { name: RTL_NAME }] } } : body,
+      endpoint === 'models'
+        ? { success: true, data: { models: [{ name: `invoice${HOSTILE_SERVICE_TEXT}`, description: `bills ${HOSTILE_SERVICE_TEXT}` }, { name: RTL_NAME }] } }
+        : body,
     );
     const run = await runCli(['models'], { env: emulatorEnv(emu), fetch });
     expect(run.code, run.stderr).toBe(0);
@@ -152,24 +167,32 @@ describe('a hostile service text on the terminal', () => {
     expect(lines[0]).toBe(`error: models: HTTP 500 server_error: ${HOSTILE_SERVICE_TEXT_SHOWN} (server_error)`);
   });
 
-  it('extract: a failed file\'s message from the service, escaped on its line, and again when jobs replays it', async () => {
+  it("extract: a failed file's message from the service, escaped on its line, and again when jobs replays it", async () => {
     const emu = (emulator = await startTestEmulator({ faults: { documents: { extraction_failed: 1 } } }));
     const ws = makeWorkspace({ [RTL_NAME]: 'pdf/pages-1.pdf' });
     const env = emulatorEnv(emu);
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...UNTHROTTLED_FLAGS], { env, cwd: ws.dir, fetch: rewritingFetch(withErrorMessage(HOSTILE_SERVICE_TEXT)) });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...UNTHROTTLED_FLAGS], {
+      env,
+      cwd: ws.dir,
+      fetch: rewritingFetch(withErrorMessage(HOSTILE_SERVICE_TEXT)),
+    });
     expect(run.code).toBe(1);
     const lines = humanLines(run.stdout, 'extract stdout');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`failed    in/${RTL_NAME_SHOWN}: documents: HTTP 422 extraction_failed: ${HOSTILE_SERVICE_TEXT_SHOWN} (1 credit charged)`);
     const jobs = await runCli(['jobs'], { env });
-    expect(humanLines(jobs.stdout, 'jobs stdout')).toContainEqual(startingWith(`  in/${RTL_NAME_SHOWN}  failed  extraction_failed: documents: HTTP 422 extraction_failed: ${HOSTILE_SERVICE_TEXT_SHOWN}`));
+    expect(humanLines(jobs.stdout, 'jobs stdout')).toContainEqual(
+      startingWith(`  in/${RTL_NAME_SHOWN}  failed  extraction_failed: documents: HTTP 422 extraction_failed: ${HOSTILE_SERVICE_TEXT_SHOWN}`),
+    );
   });
 
   it('usage --by model: the document type the service said it used, escaped in its row', async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-1.pdf' });
     const env = emulatorEnv(emu);
-    const fetch = rewritingFetch((endpoint, body) => (endpoint === 'documents' && body.success === true ? { ...body, model_used: `invoice${HOSTILE_SERVICE_TEXT}` } : body));
+    const fetch = rewritingFetch((endpoint, body) =>
+      endpoint === 'documents' && body.success === true ? { ...body, model_used: `invoice${HOSTILE_SERVICE_TEXT}` } : body,
+    );
     const extract = await runCli(['extract', ws.inputs, '--out', ws.out, ...UNTHROTTLED_FLAGS], { env, cwd: ws.dir, fetch });
     expect(extract.code, extract.stderr).toBe(0);
     const run = await runCli(['usage', '--by', 'model'], { env });

@@ -8,7 +8,12 @@ import { makeWorkspace } from '../helpers/workspace.js';
 const KEY = 'sk_0123456789abcdef0123456789abcdef';
 
 /** Two split documents (4 and 12 pages, so two jobs whose result reports credits_used), a 2-page PDF and an image. */
-const FILES = { 'scans/receipt.jpg': 'images/receipt.jpg', 'a/x.pdf': 'pdf/pages-2.pdf', 'long/four.pdf': 'pdf/pages-4.pdf', 'long/twelve.pdf': 'pdf/pages-12.pdf' };
+const FILES = {
+  'scans/receipt.jpg': 'images/receipt.jpg',
+  'a/x.pdf': 'pdf/pages-2.pdf',
+  'long/four.pdf': 'pdf/pages-4.pdf',
+  'long/twelve.pdf': 'pdf/pages-12.pdf',
+};
 const PAGES = 1 + 2 + 4 + 12;
 
 let emulator: RunningEmulator | undefined;
@@ -40,7 +45,11 @@ function today(): string {
 }
 
 /** Extract the workspace, then read `usage --json` while counting the requests it sends (none). */
-async function extractThenUsage(emu: RunningEmulator, runs = 1, usageArgs: string[] = []): Promise<{ usage: UsageJson; extractRequests: number; human: string; gateSlots: number; env: NodeJS.ProcessEnv }> {
+async function extractThenUsage(
+  emu: RunningEmulator,
+  runs = 1,
+  usageArgs: string[] = [],
+): Promise<{ usage: UsageJson; extractRequests: number; human: string; gateSlots: number; env: NodeJS.ProcessEnv }> {
   const ws = makeWorkspace(FILES);
   const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY, DOCEXTRACT_RATE_LIMIT: '1000/min,100000/mo' });
   for (let run = 0; run < runs; run++) {
@@ -63,7 +72,9 @@ function gateSlotsTaken(env: NodeJS.ProcessEnv): number {
   const stateDir = join(String(env.XDG_STATE_HOME), 'docextract');
   const logs = readdirSync(stateDir).filter((name) => /^sends-[0-9a-f]+\.log$/.test(name));
   expect(logs).toHaveLength(1);
-  return readFileSync(join(stateDir, logs[0] as string), 'utf8').split('\n').filter(Boolean).length;
+  return readFileSync(join(stateDir, logs[0] as string), 'utf8')
+    .split('\n')
+    .filter(Boolean).length;
 }
 
 describe('docextract usage', () => {

@@ -13,7 +13,12 @@ const dist = resolve(import.meta.dirname, '../../dist');
 
 /** Module specifiers of `import … from`, `export … from`, `import('…')` and `/// <reference path>` in a .d.ts. */
 function specifiersIn(text: string): string[] {
-  const patterns = [/\bfrom\s+['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g, /^\s*import\s+['"]([^'"]+)['"]/gm, /\/\/\/\s*<reference\s+(?:path|types)=['"]([^'"]+)['"]/g];
+  const patterns = [
+    /\bfrom\s+['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /^\s*import\s+['"]([^'"]+)['"]/gm,
+    /\/\/\/\s*<reference\s+(?:path|types)=['"]([^'"]+)['"]/g,
+  ];
   return patterns.flatMap((pattern) => [...text.matchAll(pattern)].map((match) => match[1] as string));
 }
 
@@ -25,7 +30,10 @@ function declarationGraph(entry: string): Map<string, string[]> {
     const file = pending.pop() as string;
     if (reached.has(file)) continue;
     const specifiers = specifiersIn(readFileSync(file, 'utf8'));
-    reached.set(file, specifiers.filter((specifier) => !specifier.startsWith('.')));
+    reached.set(
+      file,
+      specifiers.filter((specifier) => !specifier.startsWith('.')),
+    );
     for (const specifier of specifiers.filter((s) => s.startsWith('.'))) {
       const target = resolve(dirname(file), specifier.replace(/\.js$/, '.d.ts'));
       const found = [target, `${target}.d.ts`, resolve(target, 'index.d.ts')].find(existsSync);
@@ -43,13 +51,17 @@ describe('the public declarations', () => {
     // The walk itself must reach the answers' declarations, or it proves nothing.
     expect(files).toContain('api/index.d.ts');
     expect(files.some((file) => /^api\/(answers|client)\.d\.ts$/.test(file))).toBe(true);
-    const zodImports = [...graph.entries()].filter(([, packages]) => packages.some((name) => name === 'zod' || name.startsWith('zod/'))).map(([file]) => relative(dist, file));
+    const zodImports = [...graph.entries()]
+      .filter(([, packages]) => packages.some((name) => name === 'zod' || name.startsWith('zod/')))
+      .map(([file]) => relative(dist, file));
     expect(zodImports).toEqual([]);
   });
 
   it('of docextract/emulator import no zod either', () => {
     const graph = declarationGraph(resolve(dist, 'emulator/index.d.ts'));
-    const zodImports = [...graph.entries()].filter(([, packages]) => packages.some((name) => name === 'zod' || name.startsWith('zod/'))).map(([file]) => relative(dist, file));
+    const zodImports = [...graph.entries()]
+      .filter(([, packages]) => packages.some((name) => name === 'zod' || name.startsWith('zod/')))
+      .map(([file]) => relative(dist, file));
     expect(zodImports).toEqual([]);
   });
 });

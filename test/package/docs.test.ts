@@ -16,7 +16,10 @@ const run = promisify(execFile);
 /** TypeDoc's exit code and everything it printed; a non-zero exit is a result here, not a throw. */
 async function typedoc(...args: string[]): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [resolve(root, 'node_modules/typedoc/bin/typedoc'), ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
+    const { stdout, stderr } = await run(process.execPath, [resolve(root, 'node_modules/typedoc/bin/typedoc'), ...args], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };

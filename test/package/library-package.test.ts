@@ -17,7 +17,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { TEST_KEY, batchFiles, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
-import { build, compile, INSTALL_DOCEXTRACT, INSTALL_TYPESCRIPT, installedVersion, NO_REGISTRY_ENV, readmeProject, root, run, setUp, tsconfig } from '../helpers/readme-project.js';
+import {
+  build,
+  compile,
+  INSTALL_DOCEXTRACT,
+  INSTALL_TYPESCRIPT,
+  installedVersion,
+  NO_REGISTRY_ENV,
+  readmeProject,
+  root,
+  run,
+  setUp,
+  tsconfig,
+} from '../helpers/readme-project.js';
 import { expectCompleteResult, makeWorkspace } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
@@ -76,16 +88,20 @@ describe('the packed library in a new project, set up as the README says', () =>
   it.each([
     ['a key the service refuses', { DOCEXTRACT_API_KEY: 'sk_00000000000000000000000000000000' }, /^stopped: .+ \(invalid_api_key\)\n$/],
     ['a bad option', { DOCEXTRACT_API_KEY: TEST_KEY, DOCEXTRACT_RATE_LIMIT: 'often' }, /^stopped: rateLimit: .+ \(invalid_option\)\n$/],
-  ])('ends %s with one line naming its code, and no stack trace', async (_what, extra, said) => {
-    const emu = (emulator ??= await startTestEmulator());
-    const ws = makeWorkspace(batchFiles(FILES.slice(0, 1)));
-    const env = exampleEnv(ws.dir, { DOCEXTRACT_BASE_URL: emu.url, ...extra });
-    const failed = await run(process.execPath, [join(project, 'dist/extract-folder.js'), ws.inputs, ws.out], { cwd: project, env }).then(
-      () => ({ code: 0, stderr: '' }),
-      (error: { code: number; stderr: string }) => error,
-    );
-    expect(failed.stderr).toMatch(said);
-    expect(failed.stderr).not.toMatch(/\n\s+at /);
-    expect(failed.code).toBe(2);
-  }, 60_000);
+  ])(
+    'ends %s with one line naming its code, and no stack trace',
+    async (_what, extra, said) => {
+      const emu = (emulator ??= await startTestEmulator());
+      const ws = makeWorkspace(batchFiles(FILES.slice(0, 1)));
+      const env = exampleEnv(ws.dir, { DOCEXTRACT_BASE_URL: emu.url, ...extra });
+      const failed = await run(process.execPath, [join(project, 'dist/extract-folder.js'), ws.inputs, ws.out], { cwd: project, env }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed.stderr).toMatch(said);
+      expect(failed.stderr).not.toMatch(/\n\s+at /);
+      expect(failed.code).toBe(2);
+    },
+    60_000,
+  );
 });

@@ -6,7 +6,13 @@ const deepText = (levels: number): string => `{"a":${'['.repeat(levels - 1)}${']
 
 describe('json-depth', () => {
   it('counts objects and lists, not scalars', () => {
-    expect([nestsDeeperThan(5, 0), nestsDeeperThan({}, 0), nestsDeeperThan({}, 1), nestsDeeperThan({ a: [{}] }, 2), nestsDeeperThan({ a: [{}] }, 3)]).toEqual([false, true, false, true, false]);
+    expect([nestsDeeperThan(5, 0), nestsDeeperThan({}, 0), nestsDeeperThan({}, 1), nestsDeeperThan({ a: [{}] }, 2), nestsDeeperThan({ a: [{}] }, 3)]).toEqual([
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
     expect(nestsDeeperThan(JSON.parse(deepText(MAX_DATA_DEPTH)))).toBe(false);
     expect(nestsDeeperThan(JSON.parse(deepText(MAX_DATA_DEPTH + 1)))).toBe(true);
   });

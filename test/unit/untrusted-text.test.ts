@@ -5,14 +5,18 @@ import { OSC_NAME, OSC_NAME_SHOWN, RAW_FOR_A_TERMINAL } from '../helpers/hostile
 describe('renderUntrusted', () => {
   it.each([
     ['a plain name, unchanged', 'invoice-2026.pdf', 'invoice-2026.pdf'],
-    ['the review\'s payload: OSC 52, OSC 0, CR, CSI 2K', OSC_NAME, OSC_NAME_SHOWN],
+    ["the review's payload: OSC 52, OSC 0, CR, CSI 2K", OSC_NAME, OSC_NAME_SHOWN],
     ['a newline that would print a fake line', 'a.pdf\ncomplete  b.pdf', 'a.pdf\\ncomplete  b.pdf'],
     ['tab and carriage return', 'a\tb\rc', 'a\\tb\\rc'],
     ['NUL, BEL, backspace', 'a\x00b\x07c\x08', 'a\\x00b\\x07c\\x08'],
     ['DEL', 'a\x7fb', 'a\\x7fb'],
     ['C1 controls (U+009B is a CSI by itself)', 'a\x80b\x9b2Kc\x9f', 'a\\x80b\\x9b2Kc\\x9f'],
     ['right-to-left override', 'invoice\u202efdp.exe', 'invoice\\u202efdp.exe'],
-    ['every bidi embedding, override and isolate', '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069', '\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069'],
+    [
+      'every bidi embedding, override and isolate',
+      '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069',
+      '\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069',
+    ],
     ['bidi marks', '\u200e\u200f\u061c', '\\u200e\\u200f\\u061c'],
     ['line and paragraph separators', 'a\u2028b\u2029c', 'a\\u2028b\\u2029c'],
     ['invisible format characters: zero-width space, word joiner, BOM, soft hyphen', 'in\u200bv\u2060o\ufeffi\u00adce', 'in\\u200bv\\u2060o\\ufeffi\\xadce'],

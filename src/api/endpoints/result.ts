@@ -13,12 +13,7 @@ export function resultQuery(parentJobId: string, finalize?: boolean): Record<str
  * from the manifest's `result_url`, which answers 404 (spec §2.3).
  * With finalize the job's data is deleted after the answer: irreversible.
  */
-export async function collectResult(
-  http: HttpTransport,
-  parentJobId: string,
-  finalize: boolean | undefined,
-  signal?: AbortSignal,
-): Promise<CollectedResult> {
+export async function collectResult(http: HttpTransport, parentJobId: string, finalize: boolean | undefined, signal?: AbortSignal): Promise<CollectedResult> {
   const answer = await http.send({ endpoint: 'result', method: 'GET', query: resultQuery(parentJobId, finalize), auth: true, signal });
   return expectOne('result', answer, http.redact, collectedResultSchema);
 }

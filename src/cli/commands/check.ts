@@ -3,7 +3,7 @@ import type { CommandRegistration } from '../command.js';
 export const registerCheckCommand: CommandRegistration = (program, action) => {
   program
     .command('check')
-    .description("check the results on disk again against the schemas of their document types, and save each verdict in its file; sends nothing")
+    .description('check the results on disk again against the schemas of their document types, and save each verdict in its file; sends nothing')
     .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json)')
     .option(
       '--schema <type=file>',
@@ -12,7 +12,7 @@ export const registerCheckCommand: CommandRegistration = (program, action) => {
     )
     .addHelpText(
       'after',
-      '\nUse it after changing a schema: each result file\'s "checks" field is rewritten (atomically) when its verdict\nchanged; results of a type without a schema are left as they are. Without --schema (and the schemas setting),\neach result is checked with the schema it records (checks.schema); one that records none is reported unchecked.\nNeeds no key and sends no request.\nExit 0 when every checked result passed, 5 when some failed their checks, 1 when a file could not be\nread or written, 2 for a schema that cannot be used or when no result could be checked.\n\nExamples:\n  docextract check ./docextract-out\n  docextract check ./docextract-out --schema invoice=schemas/invoice.json\n  docextract check ./docextract-out --json | jq -r \'select(.checks.passed == false) | .output\'',
+      "\nUse it after changing a schema: each result file's \"checks\" field is rewritten (atomically) when its verdict\nchanged; results of a type without a schema are left as they are. Without --schema (and the schemas setting),\neach result is checked with the schema it records (checks.schema); one that records none is reported unchecked.\nNeeds no key and sends no request.\nExit 0 when every checked result passed, 5 when some failed their checks, 1 when a file could not be\nread or written, 2 for a schema that cannot be used or when no result could be checked.\n\nExamples:\n  docextract check ./docextract-out\n  docextract check ./docextract-out --schema invoice=schemas/invoice.json\n  docextract check ./docextract-out --json | jq -r 'select(.checks.passed == false) | .output'",
     )
     .action(action(() => import('../run/check.js').then((m) => m.runCheck)));
 };

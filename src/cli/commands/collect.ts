@@ -10,6 +10,9 @@ export const registerCollectCommand: CommandRegistration = (program, action) => 
     { uploads: false },
   )
     .option('--verbose', 'list each file that a summary line counts (the files a Ctrl-C left unstarted)')
-    .addHelpText('after', '\nExamples:\n  docextract jobs                          # the open jobs, with the command that finishes each\n  docextract collect job_0a1b2c3d --out results/')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  docextract jobs                          # the open jobs, with the command that finishes each\n  docextract collect job_0a1b2c3d --out results/',
+    )
     .action(action(() => import('../run/collect.js').then((m) => m.runCollect)));
 };

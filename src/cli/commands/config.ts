@@ -8,7 +8,9 @@ export const registerConfigCommand: CommandRegistration = (program, action) => {
     .addHelpText('after', settingsHelp());
   config
     .command('set')
-    .description('store a setting (in the profile of --profile or DOCEXTRACT_PROFILE, made if new); `config set api-key` with no value reads the key from stdin (hidden prompt on a terminal)')
+    .description(
+      'store a setting (in the profile of --profile or DOCEXTRACT_PROFILE, made if new); `config set api-key` with no value reads the key from stdin (hidden prompt on a terminal)',
+    )
     .argument('<key>', 'setting name')
     .argument('[value]', 'new value')
     .action(action(() => import('../run/config-set.js').then((m) => m.runConfigSet)));

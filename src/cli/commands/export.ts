@@ -7,11 +7,15 @@ export const registerExportCommand: CommandRegistration = (program, action) => {
     .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json)')
     // Checked in the command, not by commander: a mistyped option must be named as such, not reported as a missing --out.
     .option('--out <tables-dir>', 'folder for the tables (created; required); with --format ndjson, - writes to stdout')
-    .option('--format <format>', 'csv (one file per table), xlsx (tables.xlsx: a sheet per table, typed cells) or ndjson (documents.ndjson: one flat object per document)', 'csv')
+    .option(
+      '--format <format>',
+      'csv (one file per table), xlsx (tables.xlsx: a sheet per table, typed cells) or ndjson (documents.ndjson: one flat object per document)',
+      'csv',
+    )
     .option('--bom', 'start each CSV with a UTF-8 byte order mark, which Excel needs to show non-ASCII text', false)
     .addHelpText(
       'after',
-      '\nColumns: source_file, row, status, model, pages, missing_pages, then the data fields with dotted names\n(vendor.address.city), then source_pages, sha256, result_file, reviewed. Lists of objects go to\n<type>.<field>.csv, each row naming its parent (parent, parent_row; with result_file, the parent\'s key)\nand its source_page; other lists are JSON text in one cell. Exit 1 when a file could not be read; the\nrest is still exported.\n\nExamples:\n  docextract export ./docextract-out --out tables/\n  docextract export ./docextract-out --out tables/ --format xlsx\n  docextract export ./docextract-out --out - --format ndjson | jq .',
+      "\nColumns: source_file, row, status, model, pages, missing_pages, then the data fields with dotted names\n(vendor.address.city), then source_pages, sha256, result_file, reviewed. Lists of objects go to\n<type>.<field>.csv, each row naming its parent (parent, parent_row; with result_file, the parent's key)\nand its source_page; other lists are JSON text in one cell. Exit 1 when a file could not be read; the\nrest is still exported.\n\nExamples:\n  docextract export ./docextract-out --out tables/\n  docextract export ./docextract-out --out tables/ --format xlsx\n  docextract export ./docextract-out --out - --format ndjson | jq .",
     )
     .action(action(() => import('../run/export.js').then((m) => m.runExport)));
 };

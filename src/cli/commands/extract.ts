@@ -18,7 +18,7 @@ export const registerExtractCommand: CommandRegistration = (program, action) => 
     .option('--no-dedupe', 'pay for each copy of identical files (by default identical content asking the same question is extracted once)')
     .addHelpText(
       'after',
-      '\nResults are written to --out before any job is finalized. Run the same command again to resume\nafter an interruption or crash: finished files cost nothing, open jobs resume without re-upload.\n\nExamples:\n  docextract extract ./invoices/*.pdf\n  docextract extract ./inbox --out results/ --model \'ids/**=id_card\' --model invoice --dry-run\n  docextract extract ./inbox --json | jq -r \'select(.status=="complete") | .data.invoice_number\'\n  find ./inbox -name \'*.pdf\' -print0 | docextract extract --files-from - -0',
+      "\nResults are written to --out before any job is finalized. Run the same command again to resume\nafter an interruption or crash: finished files cost nothing, open jobs resume without re-upload.\n\nExamples:\n  docextract extract ./invoices/*.pdf\n  docextract extract ./inbox --out results/ --model 'ids/**=id_card' --model invoice --dry-run\n  docextract extract ./inbox --json | jq -r 'select(.status==\"complete\") | .data.invoice_number'\n  find ./inbox -name '*.pdf' -print0 | docextract extract --files-from - -0",
     )
     .action(action(() => import('../run/extract.js').then((m) => m.runExtract)));
 };

@@ -2,11 +2,13 @@ import { addBatchFlags } from '../batch-flags.js';
 import type { CommandRegistration } from '../command.js';
 
 export const registerMcpCommand: CommandRegistration = (program, action) => {
-  addBatchFlags(program.command('mcp').description('serve docextract to AI agents: a Model Context Protocol server on stdin/stdout (tools: extract, result, models, jobs)'))
+  addBatchFlags(
+    program.command('mcp').description('serve docextract to AI agents: a Model Context Protocol server on stdin/stdout (tools: extract, result, models, jobs)'),
+  )
     .option('--max-credits <n>', 'credits the agent may spend in this session, over all its extractions')
     .option(
       '--allow <dir>',
-      "a folder the agent may read documents from and write results to when its client declares no roots; repeatable (default: the current folder and --out)",
+      'a folder the agent may read documents from and write results to when its client declares no roots; repeatable (default: the current folder and --out)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .addHelpText(

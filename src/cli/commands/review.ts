@@ -14,7 +14,7 @@ export const registerReviewCommand: CommandRegistration = (program, action) => {
     .option('--port <port>', 'the port on 127.0.0.1 (default: a free one)')
     .addHelpText(
       'after',
-      '\nPrints the page\'s URL on stdout: 127.0.0.1 only, with a secret token in it (share it as you would a password).\nThe page lists the documents that failed their checks first, then partial ones; shows each beside its\nfields (keys: j/k next/previous, Ctrl+S save, a approve). A correction is saved beside its result in\n<result>.review.json (the service\'s result is never changed) and checked at once; export and check use it.\nRuns until Ctrl-C.\n\nExamples:\n  docextract review ./docextract-out --open\n  docextract review ./docextract-out --schema invoice=schemas/invoice.json',
+      "\nPrints the page's URL on stdout: 127.0.0.1 only, with a secret token in it (share it as you would a password).\nThe page lists the documents that failed their checks first, then partial ones; shows each beside its\nfields (keys: j/k next/previous, Ctrl+S save, a approve). A correction is saved beside its result in\n<result>.review.json (the service's result is never changed) and checked at once; export and check use it.\nRuns until Ctrl-C.\n\nExamples:\n  docextract review ./docextract-out --open\n  docextract review ./docextract-out --schema invoice=schemas/invoice.json",
     )
     .action(action(() => import('../run/review.js').then((m) => m.runReview)));
 };

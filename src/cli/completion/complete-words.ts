@@ -28,7 +28,8 @@ export interface CompletionSources {
 }
 
 /** How a value is completed. Found from the Commander program, so a flag added later is completed without an edit here. */
-type ValueKind = 'none' | 'files' | 'dirs' | 'document-type' | 'model-rule' | 'model-rules' | 'type=file' | 'types=files' | 'setting' | { choices: readonly string[] };
+type ValueKind =
+  'none' | 'files' | 'dirs' | 'document-type' | 'model-rule' | 'model-rules' | 'type=file' | 'types=files' | 'setting' | { choices: readonly string[] };
 
 /** By the name of an option's value or of an argument (`--out <dir>`, `<results-dir>`). */
 const KIND_BY_PLACEHOLDER: Record<string, ValueKind> = {
@@ -57,7 +58,8 @@ const NOTHING: Completion = { candidates: [], directive: 'none', prefix: '' };
 export async function completeWords(program: Command, words: readonly string[], sources: CompletionSources): Promise<Completion> {
   const current = words[words.length - 1] ?? '';
   const line = readLine(program, words.slice(0, -1));
-  const values = (kind: ValueKind, word: string, prefix = ''): Promise<Completion> => completeValue(kind, word, prefix, () => sources.documentTypes(line.globals));
+  const values = (kind: ValueKind, word: string, prefix = ''): Promise<Completion> =>
+    completeValue(kind, word, prefix, () => sources.documentTypes(line.globals));
   if (line.pendingOption) return values(optionKind(line.pendingOption), current);
   if (!line.afterDashes && current.startsWith('-')) {
     const equals = current.indexOf('=');
@@ -69,7 +71,11 @@ export async function completeWords(program: Command, words: readonly string[], 
   }
   const subcommands = line.command.createHelp().visibleCommands(line.command);
   if (subcommands.length > 0 && line.positionals.length === 0) {
-    return { candidates: subcommands.map((sub) => ({ value: sub.name(), description: sub.description() })).filter((c) => c.value.startsWith(current)), directive: 'none', prefix: '' };
+    return {
+      candidates: subcommands.map((sub) => ({ value: sub.name(), description: sub.description() })).filter((c) => c.value.startsWith(current)),
+      directive: 'none',
+      prefix: '',
+    };
   }
   const argument = argumentAt(line.command, line.positionals.length);
   if (!argument) return NOTHING;
@@ -98,7 +104,8 @@ function readLine(program: Command, words: readonly string[]): ReadLine {
       record(line.pendingOption, word);
       line.pendingOption = undefined;
     } else if (line.afterDashes || word === '-' || !word.startsWith('-')) {
-      const sub = line.positionals.length === 0 && !line.afterDashes ? line.command.commands.find((c) => c.name() === word || c.aliases().includes(word)) : undefined;
+      const sub =
+        line.positionals.length === 0 && !line.afterDashes ? line.command.commands.find((c) => c.name() === word || c.aliases().includes(word)) : undefined;
       if (sub) line.command = sub;
       else line.positionals.push(word);
     } else if (word === '--') {
@@ -165,8 +172,16 @@ function placeholderOf(flags: string): string {
 }
 
 async function completeValue(kind: ValueKind, word: string, prefix: string, documentTypes: () => Promise<readonly ModelEntry[]>): Promise<Completion> {
-  const offer = (candidates: Candidate[], directive: Directive = 'none'): Completion => ({ candidates: candidates.filter((c) => c.value.startsWith(prefix + word)), directive, prefix: '' });
-  const types = async (before: string, after = ''): Promise<Candidate[]> => (await documentTypes()).map((type) => ({ value: `${prefix}${before}${type.name}${after}`, ...(type.description ? { description: type.description } : {}) }));
+  const offer = (candidates: Candidate[], directive: Directive = 'none'): Completion => ({
+    candidates: candidates.filter((c) => c.value.startsWith(prefix + word)),
+    directive,
+    prefix: '',
+  });
+  const types = async (before: string, after = ''): Promise<Candidate[]> =>
+    (await documentTypes()).map((type) => ({
+      value: `${prefix}${before}${type.name}${after}`,
+      ...(type.description ? { description: type.description } : {}),
+    }));
   if (typeof kind === 'object') return offer(kind.choices.map((value) => ({ value: prefix + value })));
   switch (kind) {
     case 'files':

@@ -24,7 +24,11 @@ export async function runCheck(ctx: CliContext, resultsDir: string, flags: { sch
   // A folder that is not there is a CheckInputError: results_not_found, exit 2 (error-table.ts).
   const summary: CheckSummary = await checkResults(resolve(ctx.io.cwd, resultsDir), checkWith, (checked) => printChecked(ctx, checked));
   ctx.ui.info(summaryLine(summary, recorded));
-  if (summary.unusableSchemas > 0) throw new UsageError(`${plural(summary.unusableSchemas, 'result')} ${summary.unusableSchemas === 1 ? 'records' : 'record'} a schema that cannot be used now; restore it, or give one: ${GIVE_A_SCHEMA}.`, 'invalid_schema');
+  if (summary.unusableSchemas > 0)
+    throw new UsageError(
+      `${plural(summary.unusableSchemas, 'result')} ${summary.unusableSchemas === 1 ? 'records' : 'record'} a schema that cannot be used now; restore it, or give one: ${GIVE_A_SCHEMA}.`,
+      'invalid_schema',
+    );
   if (recorded && summary.passed + summary.failed + summary.errors === 0) {
     throw new UsageError(`check needs a schema: no result in ${resultsDir} records the schema that checked it; give one: ${GIVE_A_SCHEMA}.`);
   }
@@ -50,7 +54,12 @@ function printChecked(ctx: CliContext, checked: CheckedResult): void {
       said(paint.red('failed   '), `${where}: checks failed: ${checkProblemsText(checked.checks?.problems ?? [])}`);
       return;
     case 'unchecked':
-      said(paint.dim('unchecked'), checked.noRecordedSchema ? `${where}: it records no schema; give --schema ${checked.model ?? 'TYPE'}=FILE` : `${where}: no schema for ${checked.model ?? 'its type'}`);
+      said(
+        paint.dim('unchecked'),
+        checked.noRecordedSchema
+          ? `${where}: it records no schema; give --schema ${checked.model ?? 'TYPE'}=FILE`
+          : `${where}: no schema for ${checked.model ?? 'its type'}`,
+      );
       return;
     case 'error':
       said(paint.red('error    '), `${checked.error?.message ?? checked.result} (${checked.error?.code ?? ''})`);

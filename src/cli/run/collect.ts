@@ -12,5 +12,8 @@ export async function runCollect(ctx: CliContext, askedJobId: string, flags: Bat
   const settings = await resolveBatchSettings(ctx, flags);
   await refuseFileAsFolder('--out', settings.outDir);
   const { runCollectJob } = await import('../../features/collect.js');
-  return runBatchCommand(ctx, settings, 1, [], (deps, stop) => runCollectJob(deps, parentJobId, settings.run, settings.outDir, stop), { work: { collect: { jobId: parentJobId, outDir: settings.outDir } }, finish: (report) => report });
+  return runBatchCommand(ctx, settings, 1, [], (deps, stop) => runCollectJob(deps, parentJobId, settings.run, settings.outDir, stop), {
+    work: { collect: { jobId: parentJobId, outDir: settings.outDir } },
+    finish: (report) => report,
+  });
 }

@@ -39,7 +39,9 @@ export function completeFor(program: Command): CommandHandler<[string, string[]]
 async function documentTypesFor(ctx: CliContext, globals: Readonly<Record<string, string>>): Promise<ReturnType<typeof readModelNames>> {
   const line = new CliContext(ctx.deps, { ...ctx.options, ...globals } as GlobalOptions);
   try {
-    return readModelNames(line.stateDir(), accountId(await line.baseUrl(), (await line.apiKey()).key)).filter((type) => renderUntrusted(type.name) === type.name && shellQuote(type.name) === type.name);
+    return readModelNames(line.stateDir(), accountId(await line.baseUrl(), (await line.apiKey()).key)).filter(
+      (type) => renderUntrusted(type.name) === type.name && shellQuote(type.name) === type.name,
+    );
   } catch {
     return []; // no key, no base URL: nothing kept to offer
   }

@@ -28,7 +28,9 @@ export async function runConfigList(ctx: CliContext): Promise<void> {
   const { name, source } = ctx.profile;
   if (!ctx.options.json && name !== DEFAULT_PROFILE) ctx.ui.info(`profile "${name}" (from ${source === 'flag' ? '--profile' : 'DOCEXTRACT_PROFILE'})`);
   const named = name !== DEFAULT_PROFILE;
-  printData(ctx, all, () => formatPairs(all.map((s) => [s.key, s.value === undefined ? '(not set)' : `${s.value}  (${describeSource(s.source, named ? s.profile : undefined)})`])));
+  printData(ctx, all, () =>
+    formatPairs(all.map((s) => [s.key, s.value === undefined ? '(not set)' : `${s.value}  (${describeSource(s.source, named ? s.profile : undefined)})`])),
+  );
 }
 
 /** Every profile: its name, whether it is the one in use, and what it holds (the key redacted). */
@@ -43,12 +45,24 @@ export async function runConfigProfiles(ctx: CliContext): Promise<void> {
       .sort()
       .filter((setting) => setting !== 'api-key')
       .map((setting) => `${setting}=${String(settings[setting as keyof typeof settings])}`);
-    return { row: { name, selected: name === selected, settings: Object.keys(settings).sort(), api_key: key ? redactKey(key) : null, base_url: settings['base-url'] ?? null }, others };
+    return {
+      row: {
+        name,
+        selected: name === selected,
+        settings: Object.keys(settings).sort(),
+        api_key: key ? redactKey(key) : null,
+        base_url: settings['base-url'] ?? null,
+      },
+      others,
+    };
   });
   printData(
     ctx,
     rows.map(({ row }) => row),
-    () => formatPairs(rows.map(({ row, others }) => [`${row.selected ? '*' : ' '} ${row.name}`, [row.api_key ? `key ${row.api_key}` : 'no key', ...others].join('  ')])),
+    () =>
+      formatPairs(
+        rows.map(({ row, others }) => [`${row.selected ? '*' : ' '} ${row.name}`, [row.api_key ? `key ${row.api_key}` : 'no key', ...others].join('  ')]),
+      ),
   );
 }
 
@@ -57,7 +71,10 @@ export async function runConfigPath(ctx: CliContext): Promise<void> {
   printData(ctx, { path }, () => path);
 }
 
-async function effective(ctx: CliContext, key: SettingKey): Promise<{ key: string; value: string | undefined; source: SettingSource | undefined; profile?: string }> {
+async function effective(
+  ctx: CliContext,
+  key: SettingKey,
+): Promise<{ key: string; value: string | undefined; source: SettingSource | undefined; profile?: string }> {
   const { value, source, profile } = await ctx.setting(key);
   const secret = findSetting(key)?.secret;
   // A stored value names its profile: the default one, unless a named profile holds it.

@@ -13,9 +13,11 @@ interface ExportFlags {
 
 /** Reads result files and writes tables; never resolves the key nor touches the state folder, so it runs beside an active batch. */
 export async function runExport(ctx: CliContext, resultsDir: string, flags: ExportFlags): Promise<CommandOutcome> {
-  if (flags.out === undefined) throw new UsageError("export needs --out <tables-dir> (or --out - with --format ndjson).");
-  if (flags.format !== 'csv' && flags.format !== 'ndjson' && flags.format !== 'xlsx') throw new UsageError(`--format must be csv, xlsx or ndjson, not "${flags.format}".`);
-  if (flags.out === '-' && flags.format !== 'ndjson') throw new UsageError(`--out - (stdout) needs --format ndjson: ${flags.format === 'xlsx' ? 'a workbook is a file' : 'CSV tables are several files'}.`);
+  if (flags.out === undefined) throw new UsageError('export needs --out <tables-dir> (or --out - with --format ndjson).');
+  if (flags.format !== 'csv' && flags.format !== 'ndjson' && flags.format !== 'xlsx')
+    throw new UsageError(`--format must be csv, xlsx or ndjson, not "${flags.format}".`);
+  if (flags.out === '-' && flags.format !== 'ndjson')
+    throw new UsageError(`--out - (stdout) needs --format ndjson: ${flags.format === 'xlsx' ? 'a workbook is a file' : 'CSV tables are several files'}.`);
   if (flags.bom && flags.format !== 'csv') throw new UsageError('--bom is for CSV files only.');
   const { exportResults } = await import('../../library/export.js');
   const out = flags.out === '-' ? '-' : resolve(ctx.io.cwd, flags.out);
@@ -36,8 +38,11 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
     (out === '-' ? ctx.io.stderr : ctx.io.stdout).write(`${JSON.stringify(report)}\n`);
   } else {
     // A line each: a table is named after a document type, which the service's results name.
-    ctx.ui.info(`exported ${plural(summary.documents, 'document')} to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${plural(summary.skipped, 'other JSON file')} skipped)` : ''}:`);
-    for (const table of summary.tables) ctx.ui.info(`  ${table.file}${table.sheet === undefined ? '' : `  sheet ${table.sheet}`}  ${plural(table.rows, 'row')}`);
+    ctx.ui.info(
+      `exported ${plural(summary.documents, 'document')} to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${plural(summary.skipped, 'other JSON file')} skipped)` : ''}:`,
+    );
+    for (const table of summary.tables)
+      ctx.ui.info(`  ${table.file}${table.sheet === undefined ? '' : `  sheet ${table.sheet}`}  ${plural(table.rows, 'row')}`);
   }
   if (summary.problems > 0) {
     ctx.ui.error(`${summary.problems} file(s) could not be read; see above.`);

@@ -48,11 +48,27 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     ctx,
     'finding and checking files (type, size, pages)',
     async () => {
-      const found = await planDocumentStream(inputs, { cwd: ctx.io.cwd, outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages, parts: true, listed, exclude: [ctx.stateDir()], signal: planStop.signal, debug: (line) => ctx.debug(line) });
+      const found = await planDocumentStream(inputs, {
+        cwd: ctx.io.cwd,
+        outDir: settings.outDir,
+        windows: settings.windows,
+        ttlMs: settings.run.ttlMs,
+        marginMs: settings.run.marginMs,
+        models: settings.models,
+        pages: settings.pages,
+        parts: true,
+        listed,
+        exclude: [ctx.stateDir()],
+        signal: planStop.signal,
+        debug: (line) => ctx.debug(line),
+      });
       const next = await found.slices.next();
       return { stream: found, first: next.done ? { documents: [], rejected: [] } : next.value };
     },
-    ({ stream: found, first: slice }) => (found.found > checkedIn(slice) ? `${plural(found.found, 'file')} found` : `${plural(sourcesIn(slice.documents), 'file')} ready${slice.rejected.length ? `, ${slice.rejected.length} rejected before sending` : ''}`),
+    ({ stream: found, first: slice }) =>
+      found.found > checkedIn(slice)
+        ? `${plural(found.found, 'file')} found`
+        : `${plural(sourcesIn(slice.documents), 'file')} ready${slice.rejected.length ? `, ${slice.rejected.length} rejected before sending` : ''}`,
     ({ stream: found, first: slice }) => slice.documents.length > 0 && slice.rejected.length === 0 && found.rejected.length === 0,
   );
   for (const skipped of stream.skipped) ctx.ui.info(`skipped ${skipped.path}: ${skipped.reason}`);
@@ -63,8 +79,16 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     await checkTypedModelsForDryRun(ctx, typedModels);
     const { printDryRun } = await import('../dry-run.js');
     const { account, ...earlier } = await peekEarlierRuns(ctx);
-    const forcedSince = flags.force && account !== undefined && earlier.journal ? (await import('../../features/force-run.js')).resumableForceRun(earlier.journal, account, forceCommand(ctx), ctx.clock.now()) : undefined;
-    const refused = await printDryRun(ctx, { rejected: stream.rejected, slices }, settings, { force: Boolean(flags.force), dedupe: flags.dedupe !== false, ...earlier, ...(forcedSince === undefined ? {} : { forcedSince }) });
+    const forcedSince =
+      flags.force && account !== undefined && earlier.journal
+        ? (await import('../../features/force-run.js')).resumableForceRun(earlier.journal, account, forceCommand(ctx), ctx.clock.now())
+        : undefined;
+    const refused = await printDryRun(ctx, { rejected: stream.rejected, slices }, settings, {
+      force: Boolean(flags.force),
+      dedupe: flags.dedupe !== false,
+      ...earlier,
+      ...(forcedSince === undefined ? {} : { forcedSince }),
+    });
     return refused > 0 ? 'work-failed' : 'success';
   }
   if (stream.found === 0 && stream.rejected.length === 0) throw new UsageError('No PDF, JPEG or PNG files found in the inputs.');
@@ -78,7 +102,13 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   ]);
   const reuse = { force: Boolean(flags.force), dedupe: flags.dedupe !== false };
   // A source sent in parts is one input: one line, one result, whoever runs its parts (the parts are added as their slices are checked).
-  const parts = new PartResults([], settings.run.storeDb, writeFileAtomically, () => ctx.clock.now(), (message) => ctx.ui.warn(message));
+  const parts = new PartResults(
+    [],
+    settings.run.storeDb,
+    writeFileAtomically,
+    () => ctx.clock.now(),
+    (message) => ctx.ui.warn(message),
+  );
   const preReported = [...stream.rejected];
   // Riding along on another command sends it the whole list: the batch is checked in full only then, before the display is made (it shows what was refused first).
   let whole: Promise<PlannedDocument[]> | undefined;
@@ -94,7 +124,11 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
       return documents;
     })());
   // Another command holds the state folder: submit to it, after the free check of the document types.
-  const prepare = async (): Promise<void> => checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsToCheck(typedModels, await everyDocument()));
+  const prepare = async (): Promise<void> =>
+    checkModelNamesBeforeSending(
+      { api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } },
+      ...modelsToCheck(typedModels, await everyDocument()),
+    );
   return runBatchCommand(
     ctx,
     settings,
@@ -102,7 +136,11 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
     preReported,
     async (deps, stop, client) => {
       stopPlanningWith(stop);
-      const report = await runExtractBatch(deps, client ? client.remaining() : slices, settings.run, settings.outDir, reuse, stop, typedModels, { parts, keepOutcomes: false, forceCommand: forceCommand(ctx) });
+      const report = await runExtractBatch(deps, client ? client.remaining() : slices, settings.run, settings.outDir, reuse, stop, typedModels, {
+        parts,
+        keepOutcomes: false,
+        forceCommand: forceCommand(ctx),
+      });
       return client ? client.merged(report) : report;
     },
     { work: async (stop) => ({ documents: await everyDocument(stop), reuse }), prepare, parts, finish: (report) => report },
@@ -172,6 +210,9 @@ async function peekEarlierRuns(ctx: CliContext): Promise<{ account?: string; ear
   }
   const { KnownResults } = await import('../../features/known-results.js');
   const { journalStateOf } = await import('../../features/cost-preview.js');
-  const [earlier, journal] = await Promise.all([KnownResults.peek(ctx.stateDir(), account).catch(() => undefined), journalStateOf(ctx.stateDir(), account).catch(() => undefined)]);
+  const [earlier, journal] = await Promise.all([
+    KnownResults.peek(ctx.stateDir(), account).catch(() => undefined),
+    journalStateOf(ctx.stateDir(), account).catch(() => undefined),
+  ]);
   return { account, ...(earlier ? { earlier } : {}), ...(journal ? { journal } : {}) };
 }

@@ -15,8 +15,12 @@ export function renderCommands(commands: readonly RunningCommand[], lockHolder?:
   if (commands.length === 0) return lockHolder ? `Running now: process ${lockHolder.pid} (since ${localInstant(lockHolder.startedAt)})\n\n` : '';
   const lines = [`Running now (${commands.length}):`];
   for (const command of commands) {
-    lines.push(`  process ${command.pid} (${command.role === 'host' ? 'schedules for all' : 'submits to it'}, since ${localInstant(Date.parse(command.since))}): ${command.command}`);
-    lines.push(`    ${command.queued} ${command.queued === 1 ? 'file' : 'files'} not finished, ${command.inProgress} under way, ${command.jobSlots} job ${command.jobSlots === 1 ? 'slot' : 'slots'} held`);
+    lines.push(
+      `  process ${command.pid} (${command.role === 'host' ? 'schedules for all' : 'submits to it'}, since ${localInstant(Date.parse(command.since))}): ${command.command}`,
+    );
+    lines.push(
+      `    ${command.queued} ${command.queued === 1 ? 'file' : 'files'} not finished, ${command.inProgress} under way, ${command.jobSlots} job ${command.jobSlots === 1 ? 'slot' : 'slots'} held`,
+    );
   }
   return `${renderLines(lines)}\n\n`;
 }
@@ -27,7 +31,11 @@ export function renderCommands(commands: readonly RunningCommand[], lockHolder?:
  * going is never it (it is under "Running now"). The files, job ids and
  * messages are stored as they came, and rendered here, line by line.
  */
-export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, ServerJobView>, options: { allAccounts: boolean; running?: boolean; verbose?: boolean }): string {
+export function renderJobs(
+  overview: JobsOverview,
+  views: ReadonlyMap<string, ServerJobView>,
+  options: { allAccounts: boolean; running?: boolean; verbose?: boolean },
+): string {
   const lines: string[] = [];
   const who = (account: string): string => (options.allAccounts ? `  [account ${account}]` : '');
   if (overview.jobs.length === 0) lines.push('No open jobs.');
@@ -44,10 +52,16 @@ export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, Se
   }
   if (overview.unanswered.length > 0) {
     lines.push('', 'Uploads sent without an answer (the server may hold a job for each, which holds an open-job slot):');
-    for (const upload of overview.unanswered) lines.push(`  ${upload.file}  sent ${localInstant(Date.parse(upload.sent_at))}, possibly open until ${localInstant(Date.parse(upload.possibly_open_until))}${who(upload.account)}`);
+    for (const upload of overview.unanswered)
+      lines.push(
+        `  ${upload.file}  sent ${localInstant(Date.parse(upload.sent_at))}, possibly open until ${localInstant(Date.parse(upload.possibly_open_until))}${who(upload.account)}`,
+      );
   }
   for (const run of overview.lastRuns) {
-    const counts = Object.entries(run.counts).filter(([, count]) => count > 0).map(([status, count]) => `${count} ${status}`).join(', ');
+    const counts = Object.entries(run.counts)
+      .filter(([, count]) => count > 0)
+      .map(([status, count]) => `${count} ${status}`)
+      .join(', ');
     lines.push('', `Last run that ended (finished ${localInstant(Date.parse(run.finished_at))}): ${counts || 'no files'}${who(run.account)}`);
     const files = overview.failedFiles.filter((f) => f.account === run.account);
     // Files a Ctrl-C ended before anything of them was sent: one line with their count (--verbose and --json list each).
@@ -60,7 +74,9 @@ export function renderJobs(overview: JobsOverview, views: ReadonlyMap<string, Se
     }
     if (notStarted.length > 0) {
       const count = notStarted.length;
-      lines.push(`  ${count} ${count === 1 ? 'file' : 'files'} not started (interrupted): nothing of ${count === 1 ? 'it' : 'them'} was sent${options.verbose ? '' : '; `docextract jobs --verbose` (or --json) lists each'}`);
+      lines.push(
+        `  ${count} ${count === 1 ? 'file' : 'files'} not started (interrupted): nothing of ${count === 1 ? 'it' : 'them'} was sent${options.verbose ? '' : '; `docextract jobs --verbose` (or --json) lists each'}`,
+      );
       if (options.verbose) for (const file of notStarted) lines.push(`    ${file.file}`);
     }
   }

@@ -31,13 +31,20 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
   const commands = running ? await readRunningCommands(stateDir) : [];
   const overview = await listJobs({ stateDir, account, nowMs: ctx.clock.now(), ttlMs: await jobTtlMs(ctx) });
   const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, overview, running?.pid) : new Map<string, ServerJobView>();
-  if (running) ctx.ui.info(`a run is active (process ${running.pid}, since ${localInstant(running.startedAt)}): it finishes the jobs below it has taken up, and other commands (collect included) ride along with it. "Running now" lists what runs; "Last run that ended" is the last one that finished.`);
+  if (running)
+    ctx.ui.info(
+      `a run is active (process ${running.pid}, since ${localInstant(running.startedAt)}): it finishes the jobs below it has taken up, and other commands (collect included) ride along with it. "Running now" lists what runs; "Last run that ended" is the last one that finished.`,
+    );
   if (ctx.options.json) {
     for (const command of commands) ctx.io.stdout.write(`${JSON.stringify({ kind: 'command', ...command })}\n`);
-    for (const job of overview.jobs) ctx.io.stdout.write(`${JSON.stringify(views.has(job.parent_job_id) ? { ...job, server: views.get(job.parent_job_id) } : job)}\n`);
+    for (const job of overview.jobs)
+      ctx.io.stdout.write(`${JSON.stringify(views.has(job.parent_job_id) ? { ...job, server: views.get(job.parent_job_id) } : job)}\n`);
     for (const line of [...overview.unanswered, ...overview.failedFiles]) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
   } else {
-    ctx.io.stdout.write(renderCommands(commands, running) + renderJobs(overview, views, { allAccounts: account === undefined, running: running !== undefined, verbose: ctx.options.verbose === true }));
+    ctx.io.stdout.write(
+      renderCommands(commands, running) +
+        renderJobs(overview, views, { allAccounts: account === undefined, running: running !== undefined, verbose: ctx.options.verbose === true }),
+    );
   }
   return 'success';
 }
@@ -50,8 +57,15 @@ async function refresh(ctx: CliContext, flags: JobsFlags, overview: JobsOverview
   const access = await engineAccess(ctx, settings);
   // The state folder's gate is the only one: the running command's when one hosts (it asks for us), else this command's own.
   const asking = (throughHost: boolean): void =>
-    ctx.ui.info(`asking the server about ${plural(live.length, 'job')}${throughHost ? ` through the running command${hostPid !== undefined ? ` (process ${hostPid})` : ''}` : ''}: ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`);
-  return refreshOpenJobs(access, commandLine(), live.map((job) => job.parent_job_id), asking);
+    ctx.ui.info(
+      `asking the server about ${plural(live.length, 'job')}${throughHost ? ` through the running command${hostPid !== undefined ? ` (process ${hostPid})` : ''}` : ''}: ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`,
+    );
+  return refreshOpenJobs(
+    access,
+    commandLine(),
+    live.map((job) => job.parent_job_id),
+    asking,
+  );
 }
 
 /** The account of the configured key and service, or undefined when no usable key is configured; never prompts. */

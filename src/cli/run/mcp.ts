@@ -13,7 +13,10 @@ export async function runMcp(ctx: CliContext, flags: BatchFlags & { allow?: stri
   const { key } = await ctx.apiKey();
   const baseUrl = await ctx.baseUrl();
   await ctx.client(true); // refuses a key in clear text to a host that is not this machine (unless --insecure)
-  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
+    import('../../mcp/server.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  ]);
   const { maxCredits, ...run } = settings.run;
   const server = createMcpServer({
     extract: {

@@ -13,7 +13,8 @@ interface ReviewFlags {
 /** Serves the review page until interrupted; needs no key, and only reads the state folder (the last runs' failed files), without its lock. */
 export async function runReview(ctx: CliContext, resultsDir: string, flags: ReviewFlags): Promise<CommandOutcome> {
   const port = flags.port === undefined ? undefined : Number(flags.port);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--port must be a port number (0-65535), not "${flags.port}".`);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535))
+    throw new UsageError(`--port must be a port number (0-65535), not "${flags.port}".`);
   const rules = await resolveSchemaRules(ctx, flags.schema);
   const checker = rules.isEmpty ? undefined : await loadChecker(ctx, rules);
   const { startReview } = await import('../../library/review.js');
@@ -28,7 +29,8 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
       now: () => new Date(ctx.clock.now()),
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`--port ${port}: that port is in use on 127.0.0.1; leave --port out for a free one.`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new UsageError(`--port ${port}: that port is in use on 127.0.0.1; leave --port out for a free one.`);
     throw error;
   }
   ctx.io.stdout.write(ctx.options.json ? `${JSON.stringify({ url: server.url })}\n` : `${server.url}\n`);

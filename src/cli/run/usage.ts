@@ -18,7 +18,8 @@ interface UsageFlags {
 
 /** Reads the state folder's usage records and send log; sends nothing, needs no service. */
 export async function runUsage(ctx: CliContext, flags: UsageFlags): Promise<void> {
-  if (!(USAGE_GROUPINGS as readonly string[]).includes(flags.by)) throw new UsageError(`--by ${flags.by} is not one of ${USAGE_GROUPINGS.join(', ')}.`, 'invalid_option');
+  if (!(USAGE_GROUPINGS as readonly string[]).includes(flags.by))
+    throw new UsageError(`--by ${flags.by} is not one of ${USAGE_GROUPINGS.join(', ')}.`, 'invalid_option');
   const nowMs = ctx.clock.now();
   let sinceMs: number;
   try {
@@ -53,16 +54,24 @@ function render(report: UsageReport, by: string, scope: string): string {
   lines.push(`Usage of ${scope} since ${localInstant(Date.parse(report.since))} (${from}):`);
   const header = [by, 'credits', 'requests', 'documents', 'reused', 'saved'];
   // A row's key is a document type or a folder, as recorded: rendered before the columns are measured.
-  const table = [header, ...report.rows.map((row) => [renderUntrusted(row.key), row.credits, row.requests ?? '-', row.documents, row.reused, row.saved_credits].map(String))];
+  const table = [
+    header,
+    ...report.rows.map((row) => [renderUntrusted(row.key), row.credits, row.requests ?? '-', row.documents, row.reused, row.saved_credits].map(String)),
+  ];
   table.push(['total', report.total.credits, report.total.requests, report.total.documents, report.total.reused, report.total.saved_credits].map(String));
   const widths = header.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length)));
-  for (const row of table) lines.push(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
+  for (const row of table)
+    lines.push(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
   if (by === 'model' || by === 'folder') lines.push(`(requests are counted per run, not per ${by})`);
   lines.push('');
-  lines.push(report.total.reused > 0 ? `Reused ${plural(report.total.reused, 'file')}, saving ${plural(report.total.saved_credits, 'credit')}.` : 'No file was answered from an earlier result.');
+  lines.push(
+    report.total.reused > 0
+      ? `Reused ${plural(report.total.reused, 'file')}, saving ${plural(report.total.saved_credits, 'credit')}.`
+      : 'No file was answered from an earlier result.',
+  );
   lines.push(...chargeLines(report));
   if (report.windows.length > 0) {
-    lines.push('', 'Rate windows now (from the request gate\'s own log):');
+    lines.push('', "Rate windows now (from the request gate's own log):");
     for (const window of report.windows) {
       const frees = window.frees_at ? `; the oldest send leaves it at ${localInstant(Date.parse(window.frees_at))}` : '';
       lines.push(`  ${window.window.padEnd(10)} ${window.used} of ${window.limit} used, ${window.remaining} left${frees}`);
@@ -74,9 +83,13 @@ function render(report: UsageReport, by: string, scope: string): string {
 function chargeLines(report: UsageReport): string[] {
   const { jobs, expected, reported } = report.charges;
   if (jobs === 0) return ['Charges: no collected job reported credits_used in this period (only multi-page jobs do), so none was checked.'];
-  if (report.mismatches.length === 0) return [`Charges: ${plural(jobs, 'job')} checked; the service charged what the pages sent call for every time (${plural(reported, 'credit')}).`];
+  if (report.mismatches.length === 0)
+    return [`Charges: ${plural(jobs, 'job')} checked; the service charged what the pages sent call for every time (${plural(reported, 'credit')}).`];
   return [
     `Charges: ${report.mismatches.length} of ${plural(jobs, 'job')} charged differently from the pages sent (${plural(expected, 'credit')} expected, ${reported} reported):`,
-    ...report.mismatches.map((mismatch) => `  ${mismatch.file}  job ${mismatch.job_id ?? '?'}: expected ${mismatch.expected}, reported ${mismatch.reported} (${localInstant(Date.parse(mismatch.at))})`),
+    ...report.mismatches.map(
+      (mismatch) =>
+        `  ${mismatch.file}  job ${mismatch.job_id ?? '?'}: expected ${mismatch.expected}, reported ${mismatch.reported} (${localInstant(Date.parse(mismatch.at))})`,
+    ),
   ];
 }

@@ -36,7 +36,11 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     ...(flags.moveDone !== undefined ? { done: resolve(ctx.io.cwd, flags.moveDone) } : {}),
     ...(flags.moveFailed !== undefined ? { failed: resolve(ctx.io.cwd, flags.moveFailed) } : {}),
   };
-  for (const [flag, target] of [['--out', settings.outDir], ['--move-done', moves.done], ['--move-failed', moves.failed]] as const) {
+  for (const [flag, target] of [
+    ['--out', settings.outDir],
+    ['--move-done', moves.done],
+    ['--move-failed', moves.failed],
+  ] as const) {
     if (target !== undefined) await refuseFileAsFolder(flag, target);
   }
   refuseTargetsHoldingTheFolder(root, folder, [
@@ -64,7 +68,15 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     pollMs,
     moves,
     exclude: [ctx.stateDir()],
-    plan: { outDir: settings.outDir, windows: settings.windows, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs, models: settings.models, pages: settings.pages, debug: (line: string) => ctx.debug(line) },
+    plan: {
+      outDir: settings.outDir,
+      windows: settings.windows,
+      ttlMs: settings.run.ttlMs,
+      marginMs: settings.run.marginMs,
+      models: settings.models,
+      pages: settings.pages,
+      debug: (line: string) => ctx.debug(line),
+    },
     reuse: { force: Boolean(flags.force), dedupe: flags.dedupe !== false },
     // One for the command: a handover between hosting and riding along starts another run, not another command.
     record: new WatchRecord(ctx.io.cwd),
@@ -72,7 +84,8 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     outputRoom: () => roomIn(ctx.io.stdout),
   };
   // Another command hosts the state folder: check the document types (free), then submit arrivals to it.
-  const prepare = async (): Promise<void> => checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsOfRules(settings.models));
+  const prepare = async (): Promise<void> =>
+    checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsOfRules(settings.models));
   let display: WatchDisplay | undefined;
   try {
     const { report, account } = await withBatchSession(
@@ -84,11 +97,24 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     );
     display?.finish(report, startedAt);
     display = undefined;
-    const run = { account, profile: ctx.profile.name, command: ctx.commandName, startedAtMs: startedAt, finishedAtMs: ctx.clock.now(), requests: report.requests, cwd: ctx.io.cwd };
+    const run = {
+      account,
+      profile: ctx.profile.name,
+      command: ctx.commandName,
+      startedAtMs: startedAt,
+      finishedAtMs: ctx.clock.now(),
+      requests: report.requests,
+      cwd: ctx.io.cwd,
+    };
     await stateFolderUsage(ctx.stateDir()).record(report.usage.record(run)); // for `docextract usage`
     if (report.fatal) throw report.fatal;
     const total = Object.values(report.counts).reduce((sum, count) => sum + count, 0);
-    return batchOutcome(ctx, report, () => report.counts.complete === total, () => report.checksFailed > 0);
+    return batchOutcome(
+      ctx,
+      report,
+      () => report.counts.complete === total,
+      () => report.checksFailed > 0,
+    );
   } finally {
     display?.stop(); // the status line must not outlive a failed start
   }
@@ -104,7 +130,9 @@ function refuseTargetsHoldingTheFolder(root: string, named: string, targets: [st
     if (target === undefined) continue;
     if (root === target || root.startsWith(`${target}${sep}`)) {
       const how = root === target ? 'is the watched folder' : `holds the watched folder ${named}`;
-      throw new UsageError(`${flag} ${target} ${how}: results and moved files would be taken as new arrivals, and the folder cannot be watched. Choose a folder outside it, or a subfolder of it (which is never taken from).`);
+      throw new UsageError(
+        `${flag} ${target} ${how}: results and moved files would be taken as new arrivals, and the folder cannot be watched. Choose a folder outside it, or a subfolder of it (which is never taken from).`,
+      );
     }
   }
 }

@@ -41,7 +41,8 @@ function whatWentWrong(error: unknown, baseUrl: string): string {
   if (error instanceof AuthenticationError) return `rejected by ${baseUrl} (${error.code})`;
   if (error instanceof TransportError && error.neverConnected) return `not checked: cannot reach ${baseUrl} (${errorCodeOf(error)}: ${error.message})`;
   if (error instanceof TransportError) return `not checked: ${baseUrl} did not answer usably (${errorCodeOf(error)})`;
-  if (error instanceof NotFoundError || error instanceof MethodNotAllowedError) return `not checked: ${baseUrl} answered ${error.status} for /v3.1/authorised; is it the service's address (docextract config set base-url)?`;
+  if (error instanceof NotFoundError || error instanceof MethodNotAllowedError)
+    return `not checked: ${baseUrl} answered ${error.status} for /v3.1/authorised; is it the service's address (docextract config set base-url)?`;
   if (error instanceof ApiError) return `not checked: ${baseUrl} answered ${error.status} ${error.code}`;
   return `not checked (${errorCodeOf(error)})`;
 }

@@ -81,8 +81,7 @@ export function parseRateWindows(spec: string): RateWindow[] {
 function parsePart(raw: string, spec: string): RateWindow {
   // Stryker disable next-line Regex: equivalent; removing every blank one at a time or in runs leaves the same text.
   const part = raw.replace(/\s+/g, '');
-  const bad = (why: string): RateSpecError =>
-    new RateSpecError(`Bad rate window "${raw.trim()}" in "${spec}": ${why}; ${ACCEPTED_FORM}`, spec);
+  const bad = (why: string): RateSpecError => new RateSpecError(`Bad rate window "${raw.trim()}" in "${spec}": ${why}; ${ACCEPTED_FORM}`, spec);
   if (part === '') throw bad('empty entry');
   const match = PART.exec(part);
   if (!match) throw bad('not of the form <limit>/[<count>]<unit>');

@@ -47,7 +47,11 @@ function presentedKey(exchange: Exchange, auth: AdmissionRules['auth']): string 
     return bearer ?? (Array.isArray(header) ? header[0] : header) ?? exchange.url.searchParams.get('api_key') ?? undefined;
   }
   if (bearer === undefined && (exchange.req.headers['x-api-key'] !== undefined || exchange.url.searchParams.has('api_key'))) {
-    throw new ApiFailure(401, 'invalid_api_key', 'This endpoint accepts the key only as "Authorization: Bearer sk_..." (X-API-Key and api_key work for models only).');
+    throw new ApiFailure(
+      401,
+      'invalid_api_key',
+      'This endpoint accepts the key only as "Authorization: Bearer sk_..." (X-API-Key and api_key work for models only).',
+    );
   }
   return bearer;
 }

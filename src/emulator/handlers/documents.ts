@@ -87,11 +87,17 @@ async function split(state: EmulatorState, exchange: Exchange, admission: Admiss
     admission.refund();
     state.counters.rateLimited += 1;
     const nextExpiry = Math.min(...openJobs.map((job) => job.expiresAt));
-    throw rateLimitFailure(state, 'too_many_open_jobs', `This key already has ${openJobs.length} open multi-page jobs; finalize one or wait until one expires.`, state.rate.currentStatus(account.key, state.now()), {
-      open_jobs: openJobs.length,
-      max_open_jobs: state.limits.openJobCap,
-      next_expiry_at: state.clock.isoDate(nextExpiry),
-    });
+    throw rateLimitFailure(
+      state,
+      'too_many_open_jobs',
+      `This key already has ${openJobs.length} open multi-page jobs; finalize one or wait until one expires.`,
+      state.rate.currentStatus(account.key, state.now()),
+      {
+        open_jobs: openJobs.length,
+        max_open_jobs: state.limits.openJobCap,
+        next_expiry_at: state.clock.isoDate(nextExpiry),
+      },
+    );
   }
   // Staging happens at upload; an injected failure here means no job was created.
   const fault = exchange.primaryFault;
@@ -101,7 +107,13 @@ async function split(state: EmulatorState, exchange: Exchange, admission: Admiss
       ? new ApiFailure(422, 'extraction_failed', 'The document could not be staged for processing.')
       : new ApiFailure(500, 'persist_failed', 'The document could not be stored for processing; upload it again.');
   }
-  const job = state.jobs.create({ key: account.key, sha256: upload.sha256, filename: upload.filename, pageCount: upload.pages, failsExtraction: hasFailExtractionMarker(upload.bytes) });
+  const job = state.jobs.create({
+    key: account.key,
+    sha256: upload.sha256,
+    filename: upload.filename,
+    pageCount: upload.pages,
+    failsExtraction: hasFailExtractionMarker(upload.bytes),
+  });
   emitEvent(state, { type: 'upload', key: account.key, sha256: upload.sha256, filename: upload.filename, jobId: job.id });
   emitEvent(state, { type: 'split', key: account.key, sha256: upload.sha256, filename: upload.filename, jobId: job.id });
   await exchange.sendJson(

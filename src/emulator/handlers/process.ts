@@ -84,7 +84,8 @@ async function finishChunk(state: EmulatorState, exchange: Exchange, account: Ke
   if (!state.jobs.isAlive(job)) throw jobExpired(chunk.id);
   // A request whose stale claim was taken over may find the chunk done by the other one.
   if (chunk.done) return exchange.sendJson(200, chunkProcessedBody(job, chunk, null), {}, 'chunk_already_processed');
-  if (job.sourceLost) throw new ApiFailure(410, 'chunk_source_lost', 'The staged source file for this chunk is gone; upload the document again.', { job_id: chunk.id });
+  if (job.sourceLost)
+    throw new ApiFailure(410, 'chunk_source_lost', 'The staged source file for this chunk is gone; upload the document again.', { job_id: chunk.id });
 
   const fault = exchange.primaryFault;
   if (fault === 'extraction_failed' || job.failsExtraction) {
@@ -96,7 +97,9 @@ async function finishChunk(state: EmulatorState, exchange: Exchange, account: Ke
   if (fault === 'persist_failed') {
     exchange.countFault(fault);
     chunk.lastAttemptFailed = true;
-    throw new ApiFailure(500, 'persist_failed', 'Extraction succeeded but the result could not be stored; no credits were charged. Retry the chunk.', { job_id: chunk.id });
+    throw new ApiFailure(500, 'persist_failed', 'Extraction succeeded but the result could not be stored; no credits were charged. Retry the chunk.', {
+      job_id: chunk.id,
+    });
   }
   requireCredits(account, chunkPageCount(chunk));
 

@@ -48,7 +48,9 @@ export async function inspectUpload(file: Buffer): Promise<InspectedFile> {
   if (file.length === 0) throw new ApiFailure(400, 'invalid_file', 'The file is empty.');
   const type = detectFileType(file);
   if (type === null) {
-    throw new ApiFailure(400, 'invalid_file_type', 'Only PDF, JPEG and PNG files are accepted (checked by content, not by name).', { accepted_types: [...ACCEPTED_TYPES] });
+    throw new ApiFailure(400, 'invalid_file_type', 'Only PDF, JPEG and PNG files are accepted (checked by content, not by name).', {
+      accepted_types: [...ACCEPTED_TYPES],
+    });
   }
   if (type !== 'application/pdf') return { type, pages: 1 };
   const pages = await countPdfPages(file);

@@ -200,7 +200,13 @@ export class Exchange {
   }
 
   /** Answers that are delivered wrongly rather than worded wrongly; logged when the connection closes. */
-  private async sendStreamingLie(fault: 'oversized_body' | 'gzip_bomb' | 'trickle_stop', status: number, text: string, headers: Record<string, string>, code: string | undefined): Promise<void> {
+  private async sendStreamingLie(
+    fault: 'oversized_body' | 'gzip_bomb' | 'trickle_stop',
+    status: number,
+    text: string,
+    headers: Record<string, string>,
+    code: string | undefined,
+  ): Promise<void> {
     this.answered = true;
     this.countFault(fault);
     const out = this.answerHeaders(headers);

@@ -28,7 +28,9 @@ export function routeRequest(pathname: string, method: string): EmulatorEndpoint
   }
   const endpoint = name as EmulatorEndpoint;
   if (method !== METHODS[endpoint]) {
-    throw new ApiFailure(405, 'method_not_allowed', `${method} is not allowed on ${pathname}; use ${METHODS[endpoint]}.`, undefined, { allow: METHODS[endpoint] });
+    throw new ApiFailure(405, 'method_not_allowed', `${method} is not allowed on ${pathname}; use ${METHODS[endpoint]}.`, undefined, {
+      allow: METHODS[endpoint],
+    });
   }
   return endpoint;
 }

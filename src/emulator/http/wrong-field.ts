@@ -61,7 +61,9 @@ export function corruptOneField(body: unknown, pick: Pick): FieldCorruption | nu
   if (slots.length === 0) return null;
   const slot = pick(slots);
   const value = (slot.parent as Record<string | number, unknown>)[slot.key];
-  const mutations = (['retype', 'null', 'array', 'object', 'delete'] as const).filter((mutation) => mutation === 'delete' || mutation === 'retype' || kindOf(value) !== (mutation === 'object' ? 'object' : mutation));
+  const mutations = (['retype', 'null', 'array', 'object', 'delete'] as const).filter(
+    (mutation) => mutation === 'delete' || mutation === 'retype' || kindOf(value) !== (mutation === 'object' ? 'object' : mutation),
+  );
   const mutation = pick(mutations);
   if (mutation === 'delete') {
     if (Array.isArray(slot.parent)) slot.parent.splice(slot.key as number, 1);

@@ -67,7 +67,11 @@ export class CheckInputError extends DocextractError {
  * each new verdict in its file. Reads and writes files only: no key, no
  * request.
  */
-export async function checkResults(resultsDir: string, checkWith: ResultChecker | RecordedSchemas, onResult: (checked: CheckedResult) => void): Promise<CheckSummary> {
+export async function checkResults(
+  resultsDir: string,
+  checkWith: ResultChecker | RecordedSchemas,
+  onResult: (checked: CheckedResult) => void,
+): Promise<CheckSummary> {
   const info = await stat(resultsDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new CheckInputError(`${resultsDir}: no such folder of results.`);
   const summary: CheckSummary = { results: 0, passed: 0, failed: 0, unchecked: 0, errors: 0, unusableSchemas: 0, skipped: 0 };
@@ -81,20 +85,41 @@ export async function checkResults(resultsDir: string, checkWith: ResultChecker 
     const base = { result: file.relativePath, output: file.path };
     if (rechecked.kind === 'unreadable') {
       summary.errors += 1;
-      onResult({ ...base, file: null, status: null, model: null, verdict: 'error', error: { code: 'result_unreadable', message: `${file.relativePath}: ${rechecked.message}` } });
+      onResult({
+        ...base,
+        file: null,
+        status: null,
+        model: null,
+        verdict: 'error',
+        error: { code: 'result_unreadable', message: `${file.relativePath}: ${rechecked.message}` },
+      });
       continue;
     }
     if (rechecked.kind === 'schema-unusable') {
       summary.errors += 1;
       summary.unusableSchemas += 1;
       const { result, documentType } = rechecked;
-      onResult({ ...base, file: sourceOf(result), status: result.status, model: documentType, verdict: 'error', error: { code: 'invalid_schema', message: `${file.relativePath}: its recorded ${rechecked.message}` } });
+      onResult({
+        ...base,
+        file: sourceOf(result),
+        status: result.status,
+        model: documentType,
+        verdict: 'error',
+        error: { code: 'invalid_schema', message: `${file.relativePath}: its recorded ${rechecked.message}` },
+      });
       continue;
     }
     if (rechecked.kind === 'data-refused') {
       summary.errors += 1;
       const { result, documentType } = rechecked;
-      onResult({ ...base, file: sourceOf(result), status: result.status, model: documentType, verdict: 'error', error: { code: rechecked.code, message: `${file.relativePath}: ${rechecked.message}` } });
+      onResult({
+        ...base,
+        file: sourceOf(result),
+        status: result.status,
+        model: documentType,
+        verdict: 'error',
+        error: { code: rechecked.code, message: `${file.relativePath}: ${rechecked.message}` },
+      });
       continue;
     }
     const { result, documentType, checks } = rechecked;

@@ -14,7 +14,16 @@ export type Rechecked =
   | { kind: 'schema-unusable'; result: ResultDocument; documentType: string; message: string }
   /** Its data is not read as data (nested past the cap, `result_too_deep`): not checked. */
   | { kind: 'data-refused'; result: ResultDocument; documentType: string; code: string; message: string }
-  | { kind: 'checked'; result: ResultDocument; documentType: string; checks: ResultChecks | undefined; written: boolean; writeError?: string; reviewed?: true; noRecordedSchema?: true };
+  | {
+      kind: 'checked';
+      result: ResultDocument;
+      documentType: string;
+      checks: ResultChecks | undefined;
+      written: boolean;
+      writeError?: string;
+      reviewed?: true;
+      noRecordedSchema?: true;
+    };
 
 /**
  * Check a result file's data again with today's schemas, and save the
@@ -31,7 +40,8 @@ export async function recheckResultFile(path: string, checkWith: ResultChecker |
   try {
     parsed = JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
-    const why = error instanceof SyntaxError ? `not valid JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    const why =
+      error instanceof SyntaxError ? `not valid JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
     return { kind: 'unreadable', message: why };
   }
   if (!isResultDocument(parsed)) return { kind: 'not-a-result' };
@@ -45,7 +55,9 @@ export async function recheckResultFile(path: string, checkWith: ResultChecker |
   if (review) return recheckReviewed(path, parsed, documentType, data, review, checker);
   const parts = (parsed as { parts?: unknown }).parts;
   // A PDF extracted in parts: each part's data is checked, never a merge of them.
-  const checks = Array.isArray(parts) ? combineChecks(parts.map((part) => checker.check(documentType, (part as { data?: unknown } | null)?.data))) : checker.check(documentType, parsed.data);
+  const checks = Array.isArray(parts)
+    ? combineChecks(parts.map((part) => checker.check(documentType, (part as { data?: unknown } | null)?.data)))
+    : checker.check(documentType, parsed.data);
   if (!checks || sameChecks(parsed.checks, checks)) return { kind: 'checked', result: parsed, documentType, checks, written: false };
   const updated = withChecks(parsed, checks);
   try {
@@ -57,7 +69,12 @@ export async function recheckResultFile(path: string, checkWith: ResultChecker |
 }
 
 /** The checker given, or (RecordedSchemas) one with the schema the result's last verdict names: the review's, else the result's; undefined when it names none. */
-async function checkerOf(result: ResultDocument, review: ReviewRecord | undefined, documentType: string, checkWith: ResultChecker | RecordedSchemas): Promise<ResultChecker | SchemaFileError | undefined> {
+async function checkerOf(
+  result: ResultDocument,
+  review: ReviewRecord | undefined,
+  documentType: string,
+  checkWith: ResultChecker | RecordedSchemas,
+): Promise<ResultChecker | SchemaFileError | undefined> {
   if (!(checkWith instanceof RecordedSchemas)) return checkWith;
   const recorded = review?.checks?.schema ?? result.checks?.schema;
   return recorded === undefined ? undefined : checkWith.checkerFor(recorded, documentType);
@@ -70,14 +87,26 @@ async function checkerOf(result: ResultDocument, review: ReviewRecord | undefine
  * schema cannot be used now, the verdict saved with the review (also made
  * on the corrected data) stands; never the verdict on the service's data.
  */
-export async function reviewedChecks(result: ResultDocument, data: unknown, review: ReviewRecord, checkWith: ResultChecker | RecordedSchemas): Promise<ResultChecks | undefined> {
+export async function reviewedChecks(
+  result: ResultDocument,
+  data: unknown,
+  review: ReviewRecord,
+  checkWith: ResultChecker | RecordedSchemas,
+): Promise<ResultChecks | undefined> {
   const documentType = documentTypeOf(result);
   const checker = await checkerOf(result, review, documentType, checkWith);
   if (checker instanceof SchemaFileError) return review.checks;
   return checker?.check(documentType, data);
 }
 
-async function recheckReviewed(path: string, result: ResultDocument, documentType: string, data: unknown, review: ReviewRecord, checker: ResultChecker): Promise<Rechecked> {
+async function recheckReviewed(
+  path: string,
+  result: ResultDocument,
+  documentType: string,
+  data: unknown,
+  review: ReviewRecord,
+  checker: ResultChecker,
+): Promise<Rechecked> {
   const checks = checker.check(documentType, data);
   const base = { kind: 'checked' as const, result, documentType, checks, reviewed: true as const };
   if (!checks || sameChecks(review.checks, checks)) return { ...base, written: false };
@@ -111,7 +140,9 @@ export function combineChecks(verdicts: readonly (ResultChecks | undefined)[]): 
   return {
     schema: first.schema,
     passed: verdicts.every((verdict) => verdict === undefined || verdict.passed),
-    problems: verdicts.flatMap((verdict, index) => (verdict?.problems ?? []).map((problem) => ({ ...problem, path: `parts.${index}.data${problem.path ? `.${problem.path}` : ''}` }))),
+    problems: verdicts.flatMap((verdict, index) =>
+      (verdict?.problems ?? []).map((problem) => ({ ...problem, path: `parts.${index}.data${problem.path ? `.${problem.path}` : ''}` })),
+    ),
   };
 }
 

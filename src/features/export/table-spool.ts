@@ -59,7 +59,11 @@ export class TableSpool {
 
   /** Every table, by name (code unit order), its file complete. */
   async finish(): Promise<SpooledTable[]> {
-    await Promise.all([...this.tables.values()].map((table) => new Promise((resolve, reject) => table.stream.end((error?: Error | null) => (error ? reject(error) : resolve(undefined))))));
+    await Promise.all(
+      [...this.tables.values()].map(
+        (table) => new Promise((resolve, reject) => table.stream.end((error?: Error | null) => (error ? reject(error) : resolve(undefined)))),
+      ),
+    );
     return [...this.tables.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([name, table]) => ({ name, kind: table.kind, columns: table.columns, rows: table.rows, records: () => readRecords(table.path) }));

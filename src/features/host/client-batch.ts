@@ -92,7 +92,8 @@ export class ClientBatch {
       return;
     }
     const documents = [...this.left].flatMap(([id, doc]) => (doc ? [{ ...doc, id }] : []));
-    for (let at = 0; at < documents.length; at += SUBMIT_AT_ONCE) connection.send({ type: 'submit', documents: documents.slice(at, at + SUBMIT_AT_ONCE), reuse: this.work.reuse });
+    for (let at = 0; at < documents.length; at += SUBMIT_AT_ONCE)
+      connection.send({ type: 'submit', documents: documents.slice(at, at + SUBMIT_AT_ONCE), reuse: this.work.reuse });
   }
 
   private received(news: DocumentNews): void {
@@ -111,7 +112,13 @@ export class ClientBatch {
     if (this.outcomes.length === 0) return report;
     const before = await this.report();
     const outcomes = this.parts ? this.parts.reported([...before.outcomes, ...report.outcomes]) : [...before.outcomes, ...report.outcomes];
-    return { ...report, outcomes, requests: report.requests + before.requests, credits: report.credits + before.credits, openJobs: [...before.openJobs, ...report.openJobs] };
+    return {
+      ...report,
+      outcomes,
+      requests: report.requests + before.requests,
+      credits: report.credits + before.credits,
+      openJobs: [...before.openJobs, ...report.openJobs],
+    };
   }
 
   /** The command's report of what it submitted: its own documents, and what the host spent on them. */

@@ -81,7 +81,11 @@ export async function readRunningCommands(stateDir: string): Promise<RunningComm
 }
 
 /** What each command holds now: the host's own documents among `live` (no origin), and each origin's. */
-export function runningCommands(live: Iterable<DocumentTask>, host: { pid: number; command: string; since: number }, origins: readonly Origin[]): RunningCommand[] {
+export function runningCommands(
+  live: Iterable<DocumentTask>,
+  host: { pid: number; command: string; since: number },
+  origins: readonly Origin[],
+): RunningCommand[] {
   const slots = new Map<string, number>();
   const own = { queued: 0, inProgress: 0 };
   for (const task of live) {

@@ -81,15 +81,22 @@ function isOwn(doc: PlannedDocument | undefined): boolean {
  * the rest to the host's own display. What belongs to no document (waits,
  * reachability, the time left) is the shared run's, shown by the host.
  */
-export function hostedEvents(hub: HostHub, inner: BatchEvents, onFinished: ((outcome: DocumentOutcome, doc: PlannedDocument) => void) | undefined): { events: BatchEvents; onFinished: (outcome: DocumentOutcome, doc: PlannedDocument) => void } {
+export function hostedEvents(
+  hub: HostHub,
+  inner: BatchEvents,
+  onFinished: ((outcome: DocumentOutcome, doc: PlannedDocument) => void) | undefined,
+): { events: BatchEvents; onFinished: (outcome: DocumentOutcome, doc: PlannedDocument) => void } {
   const routed: Partial<BatchEvents> = {
     uploadStarted: (doc) => (isOwn(doc) ? inner.uploadStarted?.(doc) : hub.tell(doc, { type: 'upload' })),
     documentStarted: (doc, total) => (isOwn(doc) ? inner.documentStarted?.(doc, total) : hub.tell(doc, { type: 'started', chunksTotal: total })),
     chunkDone: (doc, done, total) => (isOwn(doc) ? inner.chunkDone?.(doc, done, total) : hub.tell(doc, { type: 'chunk', done, total })),
     chunkFailed: (failure, doc) => (isOwn(doc) ? inner.chunkFailed?.(failure, doc) : hub.tell(doc as PlannedDocument, { type: 'chunk-failed', failure })),
-    requestSent: (endpoint, doc) => (isOwn(doc) ? inner.requestSent?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'sent' })),
-    requestAnswered: (endpoint, doc) => (isOwn(doc) ? inner.requestAnswered?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'answered' })),
-    requestUnreached: (endpoint, doc) => (isOwn(doc) ? inner.requestUnreached?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'unreached' })),
+    requestSent: (endpoint, doc) =>
+      isOwn(doc) ? inner.requestSent?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'sent' }),
+    requestAnswered: (endpoint, doc) =>
+      isOwn(doc) ? inner.requestAnswered?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'answered' }),
+    requestUnreached: (endpoint, doc) =>
+      isOwn(doc) ? inner.requestUnreached?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'unreached' }),
     creditsCharged: (credits, doc) => (isOwn(doc) ? inner.creditsCharged?.(credits, doc) : hub.tell(doc as PlannedDocument, { type: 'charged', credits })),
     notice: (message, doc) => (isOwn(doc) ? inner.notice?.(message, doc) : hub.tell(doc as PlannedDocument, { type: 'notice', message })),
     // A submitted document's outcome goes back through the finish hook below.

@@ -19,7 +19,11 @@ export interface HostedRun {
   queue: TaskQueue;
   checker?: ResultChecker;
   /** The task that finishes `jobId` for a `collect` of `owner` (the asking command), or the outcome when nothing is left to do. */
-  collectTask(jobId: string, outDir: string, owner: Required<Pick<PlannedDocument, 'origin' | 'askedAs'>>): Promise<{ task: DocumentTask } | { outcome: DocumentOutcome }>;
+  collectTask(
+    jobId: string,
+    outDir: string,
+    owner: Required<Pick<PlannedDocument, 'origin' | 'askedAs'>>,
+  ): Promise<{ task: DocumentTask } | { outcome: DocumentOutcome }>;
   /** Told after every finished document (the hosted run checks whether its own work is done). */
   afterFinish(): void;
 }
@@ -64,7 +68,9 @@ export class HostHub {
     private readonly services: HostServices,
     stateDir: string,
   ) {
-    this.commands = new CommandsFile(commandsFilePath(stateDir), () => runningCommands(this.live, { pid: process.pid, command: this.command, since: this.startedAt }, [...this.origins.values()]));
+    this.commands = new CommandsFile(commandsFilePath(stateDir), () =>
+      runningCommands(this.live, { pid: process.pid, command: this.command, since: this.startedAt }, [...this.origins.values()]),
+    );
   }
 
   /** Listen in the state folder (whose lock the caller holds: a socket left there is stale); undefined when the folder cannot hold a socket. */
@@ -127,7 +133,10 @@ export class HostHub {
   }
 
   /** News of a submitted document, to the command that asked for it (an upload only marks it started). */
-  tell(doc: PlannedDocument, news: { type: 'upload' } | DistributiveOmit<Exclude<DocumentNews, { type: 'finished' }>, 'id'> | { type: 'notice'; message: string }): void {
+  tell(
+    doc: PlannedDocument,
+    news: { type: 'upload' } | DistributiveOmit<Exclude<DocumentNews, { type: 'finished' }>, 'id'> | { type: 'notice'; message: string },
+  ): void {
     this.commands.changed();
     const origin = doc.origin === undefined ? undefined : this.origins.get(doc.origin);
     if (!origin || doc.askedAs === undefined) return;
@@ -177,7 +186,15 @@ export class HostHub {
       socket.end();
       return undefined;
     }
-    const origin: Origin = { id: `c${this.nextOrigin++}`, pid: hello.pid, command: hello.command, since: Date.now(), socket, waiting: new Set(), started: new Set() };
+    const origin: Origin = {
+      id: `c${this.nextOrigin++}`,
+      pid: hello.pid,
+      command: hello.command,
+      since: Date.now(),
+      socket,
+      waiting: new Set(),
+      started: new Set(),
+    };
     this.origins.set(origin.id, origin);
     send(socket, { type: 'welcome', hostPid: process.pid } satisfies HostMessage);
     this.commands.changed();
@@ -198,7 +215,11 @@ export class HostHub {
     // The host's claim on that job comes first: two processes must not race for its chunks.
     const busy = [...this.live].find((task) => task.phase !== 'done' && task.job?.chunks.some((chunk) => chunk.jobId === chunkJobId));
     if (busy) {
-      send(origin.socket, { type: 'request-failed', code: 'chunk_in_progress', message: `chunk ${chunkJobId} belongs to job ${busy.job?.parentJobId ?? ''} (${busy.doc.displayPath}), which the running command (process ${process.pid}) is finishing; nothing was sent` });
+      send(origin.socket, {
+        type: 'request-failed',
+        code: 'chunk_in_progress',
+        message: `chunk ${chunkJobId} belongs to job ${busy.job?.parentJobId ?? ''} (${busy.doc.displayPath}), which the running command (process ${process.pid}) is finishing; nothing was sent`,
+      });
       return;
     }
     try {
@@ -244,9 +265,14 @@ export class HostHub {
 
   private async collect(run: HostedRun, origin: Origin, message: Extract<ClientMessage, { type: 'collect' }>): Promise<void> {
     origin.waiting.add(message.id);
-    const busy = [...this.live].find((task) => task.phase !== 'done' && (task.job?.parentJobId === message.jobId || task.job?.chunks.some((chunk) => chunk.jobId === message.jobId)));
+    const busy = [...this.live].find(
+      (task) => task.phase !== 'done' && (task.job?.parentJobId === message.jobId || task.job?.chunks.some((chunk) => chunk.jobId === message.jobId)),
+    );
     if (busy) {
-      send(origin.socket, { type: 'notice', message: `job ${message.jobId} is being finished by the running command (process ${process.pid}): waiting for it` });
+      send(origin.socket, {
+        type: 'notice',
+        message: `job ${message.jobId} is being finished by the running command (process ${process.pid}): waiting for it`,
+      });
       this.watchers.set(busy.doc, [...(this.watchers.get(busy.doc) ?? []), { origin: origin.id, id: message.id }]);
       return;
     }

@@ -46,7 +46,8 @@ export async function asOneClient<R>(options: OneClientOptions<R>): Promise<R> {
         // Hosting, just handed over, or a run that does not host (a library call): wait a little, then call it busy.
         noHostSince ??= Date.now();
         if (options.submit && !refused && Date.now() - noHostSince > (options.noHostMs ?? 15_000)) throw error;
-        if (!options.submit || refused) wait(`waiting for process ${error.holderPid} to finish with the state folder${refused ? '' : ' (it hosts no other command)'}`);
+        if (!options.submit || refused)
+          wait(`waiting for process ${error.holderPid} to finish with the state folder${refused ? '' : ' (it hosts no other command)'}`);
         await sleep(options.submit && !refused ? 100 : 500);
         continue;
       }

@@ -9,7 +9,12 @@ import type { SubmissionEnd } from './one-client.js';
  * key on this machine). Ends with the views, or 'again' when the host hands
  * over or goes away before answering.
  */
-export function refreshThroughHost(socket: Socket, who: ClientIdentity, jobIds: string[], onAsking: () => void): Promise<SubmissionEnd<Map<string, ServerJobView>>> {
+export function refreshThroughHost(
+  socket: Socket,
+  who: ClientIdentity,
+  jobIds: string[],
+  onAsking: () => void,
+): Promise<SubmissionEnd<Map<string, ServerJobView>>> {
   return new Promise((resolve) => {
     let answered: Map<string, ServerJobView> | undefined;
     const connection = new HostConnection(socket, who, {

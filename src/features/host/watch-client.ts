@@ -20,7 +20,13 @@ import type { SubmissionEnd } from './one-client.js';
  * away ('again': the folder is watched anew, as host or client, and what is
  * already answered costs nothing).
  */
-export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { events: WatchEvents; clock: Clock }, options: WatchOptions, stop?: AbortSignal): Promise<SubmissionEnd<WatchReport>> {
+export function watchThroughHost(
+  socket: Socket,
+  who: ClientIdentity,
+  deps: { events: WatchEvents; clock: Clock },
+  options: WatchOptions,
+  stop?: AbortSignal,
+): Promise<SubmissionEnd<WatchReport>> {
   return new Promise((resolve) => {
     const waiting = new Map<number, PlannedDocument>();
     let nextId = 0;
@@ -56,7 +62,12 @@ export function watchThroughHost(socket: Socket, who: ClientIdentity, deps: { ev
         for (const input of inputs) tally.arrived(input.displayPath, input.path);
         planning = true;
         // A stop ends the page counts under way, so a costly PDF cannot hold SIGTERM back for its whole budget.
-        const planned = await planFiles(inputs, options.root, { ...options.plan, outDir: options.outDir, confinedTo: options.root, ...(stop ? { signal: stop } : {}) }).finally(() => (planning = false));
+        const planned = await planFiles(inputs, options.root, {
+          ...options.plan,
+          outDir: options.outDir,
+          confinedTo: options.root,
+          ...(stop ? { signal: stop } : {}),
+        }).finally(() => (planning = false));
         for (const rejected of planned.rejected) {
           if (rejected.error?.code === 'file_not_found') tally.vanished(rejected.file);
           else tally.documentFinished(rejected);

@@ -58,7 +58,10 @@ export async function readReview(resultPath: string, result: Partial<ResultDocum
  * `check`, a result reused by `extract`, `watch`, the library and MCP, the
  * MCP result tool — so "reviewed" means the same everywhere.
  */
-export async function dataToCheck(resultPath: string, result: Partial<ResultDocument>): Promise<{
+export async function dataToCheck(
+  resultPath: string,
+  result: Partial<ResultDocument>,
+): Promise<{
   /** The result's data, with the current review's corrections applied when there is one. */
   data: unknown;
   /** The current review whose corrections are in `data`; absent when none applies. */
@@ -121,5 +124,12 @@ export async function saveReviewChecks(resultPath: string, review: ReviewRecord,
 function isReviewRecord(value: unknown): value is ReviewRecord {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Partial<ReviewRecord>;
-  return typeof record.result === 'object' && record.result !== null && typeof record.approved === 'boolean' && typeof record.corrections === 'object' && record.corrections !== null && !Array.isArray(record.corrections);
+  return (
+    typeof record.result === 'object' &&
+    record.result !== null &&
+    typeof record.approved === 'boolean' &&
+    typeof record.corrections === 'object' &&
+    record.corrections !== null &&
+    !Array.isArray(record.corrections)
+  );
 }

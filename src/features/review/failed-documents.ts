@@ -44,10 +44,21 @@ export async function failedDocuments(stateDir: string, resultsDir: string, hasR
       if (!FAILED.has(entry.status)) continue;
       const source = typeof entry.source === 'string' ? entry.source : undefined;
       if (source !== undefined && hasResult(source)) continue;
-      const id = `${ID_PREFIX}${createHash('sha256').update(source ?? `file:${entry.file}`).digest('hex').slice(0, 20)}`;
+      const id = `${ID_PREFIX}${createHash('sha256')
+        .update(source ?? `file:${entry.file}`)
+        .digest('hex')
+        .slice(0, 20)}`;
       const earlier = byId.get(id);
       if (earlier && earlier.finished_at >= report.finished_at) continue;
-      byId.set(id, { id, source, file: entry.file, status: entry.status as FailedStatus, code: entry.code, message: entry.message, finished_at: report.finished_at });
+      byId.set(id, {
+        id,
+        source,
+        file: entry.file,
+        status: entry.status as FailedStatus,
+        code: entry.code,
+        message: entry.message,
+        finished_at: report.finished_at,
+      });
     }
   }
   return [...byId.values()];

@@ -26,7 +26,14 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
 
 /** A refusal says little: no hint of what exists. */
 export function refuse(response: ServerResponse, status: 403 | 404 | 405 | 413 | 415 | 400): void {
-  const words: Record<number, string> = { 400: 'bad request', 403: 'forbidden', 404: 'not found', 405: 'method not allowed', 413: 'too large', 415: 'unsupported media type' };
+  const words: Record<number, string> = {
+    400: 'bad request',
+    403: 'forbidden',
+    404: 'not found',
+    405: 'method not allowed',
+    413: 'too large',
+    415: 'unsupported media type',
+  };
   sendText(response, status, 'text/plain; charset=utf-8', `${words[status] ?? 'refused'}\n`);
 }
 
@@ -56,7 +63,15 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   }
 }
 
-const SOURCE_TYPES: Record<string, string> = { pdf: 'application/pdf', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp' };
+const SOURCE_TYPES: Record<string, string> = {
+  pdf: 'application/pdf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  bmp: 'image/bmp',
+};
 
 /** A document's content type by its name; never served as something a browser would run (no HTML, no SVG). */
 export function sourceTypeOf(path: string): string {

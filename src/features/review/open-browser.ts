@@ -41,7 +41,13 @@ export async function openInBrowser(url: string, env: NodeJS.ProcessEnv, platfor
 async function onPath(name: string, path: string): Promise<string | undefined> {
   for (const dir of path.split(delimiter).filter(Boolean)) {
     const candidate = join(dir, name);
-    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+    if (
+      await access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
   return undefined;
 }

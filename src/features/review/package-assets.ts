@@ -31,7 +31,9 @@ export class PdfjsAssets {
 
   static async locate(): Promise<PdfjsAssets> {
     // The single executable (npm run build:binary) has no node_modules: pdf.js ships beside it, in docextract-assets/.
-    const root = isSea() ? join(dirname(process.execPath), 'docextract-assets', 'pdfjs-dist') : dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+    const root = isSea()
+      ? join(dirname(process.execPath), 'docextract-assets', 'pdfjs-dist')
+      : dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
     const names = new Map<string, Set<string>>([['build', new Set(['pdf.min.mjs', 'pdf.worker.min.mjs'])]]);
     for (const folder of ['standard_fonts', 'cmaps', 'wasm']) {
       names.set(folder, new Set(await readdir(join(root, folder)).catch(() => [])));

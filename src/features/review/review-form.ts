@@ -90,15 +90,29 @@ type Context = Omit<FormSource, 'problems'> & { problems: Map<string, string[]>;
 
 function nodeOf(label: string, original: unknown, path: string, ctx: Context): FormNode {
   if (isObject(original)) {
-    return { kind: 'group', label, path, problems: problemsAt(path, ctx), children: Object.entries(original).map(([key, value]) => nodeOf(key, value, joinPath(path, key), ctx)) };
+    return {
+      kind: 'group',
+      label,
+      path,
+      problems: problemsAt(path, ctx),
+      children: Object.entries(original).map(([key, value]) => nodeOf(key, value, joinPath(path, key), ctx)),
+    };
   }
   if (Array.isArray(original) && original.length > 0 && original.every(isObject)) {
     const columns = [...new Set(original.flatMap((item) => Object.keys(item)))];
-    const rows = original.map((item, index) => columns.map((name) => (Object.hasOwn(item, name) ? nodeOf(name, item[name], joinPath(joinPath(path, String(index)), name), ctx) : null)));
+    const rows = original.map((item, index) =>
+      columns.map((name) => (Object.hasOwn(item, name) ? nodeOf(name, item[name], joinPath(joinPath(path, String(index)), name), ctx) : null)),
+    );
     return { kind: 'table', label, path, problems: problemsAt(path, ctx), columns, rows };
   }
   if (Array.isArray(original)) {
-    return { kind: 'group', label: original.length === 0 ? `${label} (empty list)` : label, path, problems: problemsAt(path, ctx), children: original.map((item, index) => nodeOf(String(index + 1), item, joinPath(path, String(index)), ctx)) };
+    return {
+      kind: 'group',
+      label: original.length === 0 ? `${label} (empty list)` : label,
+      path,
+      problems: problemsAt(path, ctx),
+      children: original.map((item, index) => nodeOf(String(index + 1), item, joinPath(path, String(index)), ctx)),
+    };
   }
   return fieldOf(label, path, ctx);
 }
@@ -112,7 +126,15 @@ function fieldOf(label: string, path: string, ctx: Context): FormField {
   const value = valueAt(ctx.data, path);
   const type = fieldTypeAt(ctx.original, path, ctx.schema);
   const pattern = patternOf(type);
-  const field: FormField = { kind: 'field', label, path, text: textOf(value), empty: value === null || value === undefined, type, problems: problemsAt(path, ctx) };
+  const field: FormField = {
+    kind: 'field',
+    label,
+    path,
+    text: textOf(value),
+    empty: value === null || value === undefined,
+    type,
+    problems: problemsAt(path, ctx),
+  };
   if (pattern !== undefined) Object.assign(field, { pattern, refusal: refusalOf(type) });
   if (Object.hasOwn(ctx.corrections, path)) field.corrected_from = textOf(valueAt(ctx.original, path));
   return field;

@@ -111,7 +111,12 @@ export async function findFailedDocument(folder: ResultsFolder, stateDir: string
 }
 
 /** A document with its corrections applied and checked again now; a document without a result, with why. */
-export async function viewDocument(folder: ResultsFolder, stateDir: string, id: string, checks: ReviewChecks): Promise<DocumentView | FailedDocumentView | undefined> {
+export async function viewDocument(
+  folder: ResultsFolder,
+  stateDir: string,
+  id: string,
+  checks: ReviewChecks,
+): Promise<DocumentView | FailedDocumentView | undefined> {
   const failed = await findFailedDocument(folder, stateDir, id);
   if (failed) return failedViewOf(failed);
   const found = await folder.resultAt(id);
@@ -126,11 +131,19 @@ export async function viewDocument(folder: ResultsFolder, stateDir: string, id: 
  * document's review, with the corrections saved before, checked at once;
  * the result file is not touched.
  */
-export async function saveDocumentReview(folder: ResultsFolder, id: string, texts: Record<string, string>, approved: boolean, checks: ReviewChecks, now: Date): Promise<DocumentView | { refused: RefusedValue[] } | undefined> {
+export async function saveDocumentReview(
+  folder: ResultsFolder,
+  id: string,
+  texts: Record<string, string>,
+  approved: boolean,
+  checks: ReviewChecks,
+  now: Date,
+): Promise<DocumentView | { refused: RefusedValue[] } | undefined> {
   const found = await folder.resultAt(id);
   if (!found) return undefined;
   const refusal = dataRefusalOf(found.result);
-  if (refusal) return { refused: Object.entries(texts).map(([path, text]) => ({ path, text, message: `cannot be saved: ${refusal.message} (${refusal.code})` })) };
+  if (refusal)
+    return { refused: Object.entries(texts).map(([path, text]) => ({ path, text, message: `cannot be saved: ${refusal.message} (${refusal.code})` })) };
   if (partsOf(found.result).length > 0 && Object.keys(texts).length > 0) {
     return { refused: Object.entries(texts).map(([path, text]) => ({ path, text, message: 'belongs to a result in parts, which is read only here' })) };
   }
@@ -153,7 +166,14 @@ export async function sourceFileOf(result: ResultDocument, cwd: string): Promise
   return info?.isFile() ? path : undefined;
 }
 
-async function viewOf(folder: ResultsFolder, id: string, result: ResultDocument, review: ReviewRecord | undefined, stale: boolean, checks: ReviewChecks): Promise<DocumentView> {
+async function viewOf(
+  folder: ResultsFolder,
+  id: string,
+  result: ResultDocument,
+  review: ReviewRecord | undefined,
+  stale: boolean,
+  checks: ReviewChecks,
+): Promise<DocumentView> {
   const refusal = dataRefusalOf(result);
   if (refusal) return refusedViewOf(folder, id, result, review, stale, refusal);
   const data = correctedData(result.data, review);
@@ -180,7 +200,14 @@ async function viewOf(folder: ResultsFolder, id: string, result: ResultDocument,
  * A result whose data is not read as data (nested past the cap): shown
  * without its fields, read only, with why; nothing walks or checks it.
  */
-async function refusedViewOf(folder: ResultsFolder, id: string, result: ResultDocument, review: ReviewRecord | undefined, stale: boolean, refusal: { code: string; message: string }): Promise<DocumentView> {
+async function refusedViewOf(
+  folder: ResultsFolder,
+  id: string,
+  result: ResultDocument,
+  review: ReviewRecord | undefined,
+  stale: boolean,
+  refusal: { code: string; message: string },
+): Promise<DocumentView> {
   // The page shows a section's problems after "the data".
   const words = `is not shown here: ${refusal.message} (${refusal.code}); open the result file itself`;
   return {
@@ -207,8 +234,16 @@ function formOf(result: ResultDocument, data: unknown, corrections: Record<strin
   return parts.map((part, index) => {
     // combineChecks names a part's problems parts.<i>.data.<path>.
     const prefix = `parts.${index}.data`;
-    const own = problems.filter((problem) => problem.path === prefix || problem.path.startsWith(`${prefix}.`)).map((problem) => ({ ...problem, path: problem.path.slice(prefix.length + 1) }));
-    return formSection(`part ${index + 1} of ${parts.length}: ${partLabel(part.source_pages, pageCount)} (${part.status})`, false, { original: part.data, data: part.data, corrections: {}, problems: own, schema });
+    const own = problems
+      .filter((problem) => problem.path === prefix || problem.path.startsWith(`${prefix}.`))
+      .map((problem) => ({ ...problem, path: problem.path.slice(prefix.length + 1) }));
+    return formSection(`part ${index + 1} of ${parts.length}: ${partLabel(part.source_pages, pageCount)} (${part.status})`, false, {
+      original: part.data,
+      data: part.data,
+      corrections: {},
+      problems: own,
+      schema,
+    });
   });
 }
 

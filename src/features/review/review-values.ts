@@ -51,7 +51,11 @@ export interface RefusedValue {
  * type (fieldTypeAt). Text that is not of that type is refused (never saved
  * as a string in a number's place); an emptied field becomes null.
  */
-export function typedValues(serviceData: unknown, texts: Record<string, string>, schema: unknown): { values: Record<string, unknown>; refused: RefusedValue[] } {
+export function typedValues(
+  serviceData: unknown,
+  texts: Record<string, string>,
+  schema: unknown,
+): { values: Record<string, unknown>; refused: RefusedValue[] } {
   const values: Record<string, unknown> = {};
   const refused: RefusedValue[] = [];
   for (const [path, text] of Object.entries(texts)) {

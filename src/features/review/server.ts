@@ -118,7 +118,8 @@ async function saveReview(request: IncomingMessage, response: ServerResponse, ct
   // JSON only: a form posted from another site cannot send it without the browser asking first.
   if (!(request.headers['content-type'] ?? '').startsWith('application/json')) return refuse(response, 415);
   const body = (await readJsonBody(request, BODY_LIMIT)) as { values?: unknown; approved?: unknown } | undefined;
-  if (!body || typeof body.values !== 'object' || body.values === null || Array.isArray(body.values) || typeof body.approved !== 'boolean') return refuse(response, 400);
+  if (!body || typeof body.values !== 'object' || body.values === null || Array.isArray(body.values) || typeof body.approved !== 'boolean')
+    return refuse(response, 400);
   const texts = Object.fromEntries(Object.entries(body.values).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   const view = await saveDocumentReview(ctx.folder, id, texts, body.approved, ctx.checks, ctx.now());
   if (!view) return refuse(response, 404);

@@ -118,7 +118,8 @@ export class UsageTally {
     this.charges.jobs += 1;
     this.charges.expected += charge.expected;
     this.charges.reported += charge.reported;
-    if (charge.reported !== charge.expected) this.charges.mismatches.push({ file: outcome.file, job_id: outcome.job_id, expected: charge.expected, reported: charge.reported });
+    if (charge.reported !== charge.expected)
+      this.charges.mismatches.push({ file: outcome.file, job_id: outcome.job_id, expected: charge.expected, reported: charge.reported });
   }
 
   /** The record so far: charges of documents still without an outcome count too, under the template their document asked for. */

@@ -38,4 +38,3 @@ export function recordUsageNow(stateDir: string, run: UsageRecord): boolean {
     return false;
   }
 }
-

@@ -4,10 +4,7 @@ import { decodeStreamData, locateStreamData } from './stream.js';
 import { asDict, asNonNegativeInteger, PdfDict, PdfSyntaxReader, type PdfValue } from './syntax.js';
 
 /** Where an object number is defined, per the newest cross-reference section that mentions it. */
-type XrefEntry =
-  | { kind: 'offset'; offset: number; gen: number }
-  | { kind: 'compressed'; streamNum: number; index: number }
-  | { kind: 'free' };
+type XrefEntry = { kind: 'offset'; offset: number; gen: number } | { kind: 'compressed'; streamNum: number; index: number } | { kind: 'free' };
 
 export interface CrossReference {
   entries: Map<number, XrefEntry>;

@@ -12,11 +12,7 @@ const ENDSTREAM = Buffer.from('endstream', 'latin1');
  * follows it, because writers get /Length wrong often enough that every
  * lenient reader checks.
  */
-export function locateStreamData(
-  bytes: Uint8Array,
-  afterKeyword: number,
-  declaredLength: number | undefined,
-): { start: number; end: number } | undefined {
+export function locateStreamData(bytes: Uint8Array, afterKeyword: number, declaredLength: number | undefined): { start: number; end: number } | undefined {
   let start = afterKeyword;
   if (bytes[start] === 0x0d) start++;
   if (bytes[start] === 0x0a) start++;
@@ -119,12 +115,23 @@ function undoPngPredictors(data: Uint8Array, rowLength: number, bytesPerPixel: n
       const upLeft = r > 0 && i >= bytesPerPixel ? (out[dst - rowLength + i - bytesPerPixel] ?? 0) : 0;
       let value: number;
       switch (filterType) {
-        case 0: value = x; break;
-        case 1: value = x + left; break;
-        case 2: value = x + up; break;
-        case 3: value = x + ((left + up) >> 1); break;
-        case 4: value = x + paeth(left, up, upLeft); break;
-        default: return undefined;
+        case 0:
+          value = x;
+          break;
+        case 1:
+          value = x + left;
+          break;
+        case 2:
+          value = x + up;
+          break;
+        case 3:
+          value = x + ((left + up) >> 1);
+          break;
+        case 4:
+          value = x + paeth(left, up, upLeft);
+          break;
+        default:
+          return undefined;
       }
       out[dst + i] = value & 0xff;
     }

@@ -72,9 +72,7 @@ const enum Char {
 }
 
 export function isWhitespace(c: number | undefined): boolean {
-  return (
-    c === Char.Space || c === Char.LineFeed || c === Char.Return || c === Char.Tab || c === Char.FormFeed || c === Char.Nul
-  );
+  return c === Char.Space || c === Char.LineFeed || c === Char.Return || c === Char.Tab || c === Char.FormFeed || c === Char.Nul;
 }
 
 function isDelimiter(c: number | undefined): boolean {

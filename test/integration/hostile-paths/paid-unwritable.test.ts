@@ -80,7 +80,10 @@ describe('a result paid for that cannot be written', () => {
     expectNoStackTrace(firstDone.stderr);
     expect(firstDone.code).toBe(130);
     const lines = parseNdjson(firstDone.stdout);
-    expect(lines.find((line) => String(line.file).endsWith('invoice.pdf'))).toMatchObject({ status: 'failed', error: { code: 'result_path_unusable', message: expect.stringContaining('kept in') } });
+    expect(lines.find((line) => String(line.file).endsWith('invoice.pdf'))).toMatchObject({
+      status: 'failed',
+      error: { code: 'result_path_unusable', message: expect.stringContaining('kept in') },
+    });
     expect(lines.find((line) => String(line.file).endsWith('later.pdf'))).toMatchObject({ status: 'complete' });
     expect(w.emu.counters.creditsCharged).toBe(2 + 3);
 

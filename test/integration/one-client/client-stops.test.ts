@@ -15,7 +15,6 @@ import { commandRig, waitFor } from '../../helpers/one-client.js';
 const rig = commandRig();
 const track = rig.track;
 
-
 const SPLIT = { 'a.pdf': 'pdf/pages-12.pdf', 'b.pdf': 'pdf/pages-30.pdf' };
 
 describe('many commands, one client: a submitting command stops', () => {
@@ -29,7 +28,9 @@ describe('many commands, one client: a submitting command stops', () => {
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const rate = ['--json', '--rate-limit', 'none', ...FAST_FLAGS];
     const hosting = firstUpload(emu);
-    const host = track(startChildCli(['extract', ...Object.keys(SPLIT).map((name) => join(ws.inputs, name)), '--out', ws.out, '--concurrency', '1', ...rate], env));
+    const host = track(
+      startChildCli(['extract', ...Object.keys(SPLIT).map((name) => join(ws.inputs, name)), '--out', ws.out, '--concurrency', '1', ...rate], env),
+    );
     await hosting;
     const client = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
     await waitForClient(stateDir, 'the client to join', client.child.pid);
@@ -63,7 +64,10 @@ describe('many commands, one client: a submitting command stops', () => {
     await hosting;
     const other = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), '--rate-limit', '3/1s', ...rate, ...flags], env));
     // The refusal is the host's answer to this command: it says so, and waits, while the host's work is still held.
-    await waitFor(() => /waiting for process \d+ to finish with the state folder: the running command uses other settings/.test(other.stderrSoFar()), 'the command to be refused and wait');
+    await waitFor(
+      () => /waiting for process \d+ to finish with the state folder: the running command uses other settings/.test(other.stderrSoFar()),
+      'the command to be refused and wait',
+    );
     expect(other.stderrSoFar()).toMatch(new RegExp(`the running command uses other settings \\(${setting}\\)`));
     const xSha = sha256Of(join(ws.inputs, 'mine', 'x.png'));
     expect(emu.counters.uploadsBySha256[xSha]).toBeUndefined();

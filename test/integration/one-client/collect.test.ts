@@ -28,7 +28,12 @@ describe('many commands, one client: collect', () => {
     // it waits on the running command: the job is still being finished when collect asks, however
     // slowly the two other commands start (they ask `result` only, which is never held).
     const processAnswers = holdAnswersUntilReleased({ endpoints: ['process'], held: false });
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: EMULATOR_WINDOWS, latencyMs: { process: 100 }, holdAnswer: processAnswers.holdAnswer, onRequest: (entry) => answers.push(entry) }));
+    const emu = (rig.emulator = await startTestEmulator({
+      rateLimits: EMULATOR_WINDOWS,
+      latencyMs: { process: 100 },
+      holdAnswer: processAnswers.holdAnswer,
+      onRequest: (entry) => answers.push(entry),
+    }));
     const events: EmulatorEvent[] = [];
     emu.events.on('event', (event: EmulatorEvent) => {
       events.push(event);
@@ -45,7 +50,9 @@ describe('many commands, one client: collect', () => {
     expect(refreshed.code, refreshed.stderr).toBe(0);
     expect(refreshed.stderr).toMatch(/asking the server about 1 job through the running command \(process \d+\)/);
     const listed = parseNdjson(refreshed.stdout);
-    expect(listed).toContainEqual(expect.objectContaining({ kind: 'command', role: 'host', pid: extract.child.pid, command: expect.stringContaining('docextract extract') }));
+    expect(listed).toContainEqual(
+      expect.objectContaining({ kind: 'command', role: 'host', pid: extract.child.pid, command: expect.stringContaining('docextract extract') }),
+    );
     expect(listed).toContainEqual(expect.objectContaining({ kind: 'job', parent_job_id: jobId, server: expect.objectContaining({ chunks_total: 20 }) }));
 
     const collecting = track(startChildCli(['collect', jobId, '--out', ws.out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS], env));

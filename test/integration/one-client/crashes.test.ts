@@ -17,7 +17,13 @@ import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js'
 const rig = commandRig();
 const track = rig.track;
 
-const FILES = { 'thirty.pdf': 'pdf/pages-30.pdf', 'twelve.pdf': 'pdf/pages-12.pdf', 'seven.pdf': 'pdf/pages-7.pdf', 'a.png': 'images/id-card.png', 'b.jpg': 'images/receipt.jpg' };
+const FILES = {
+  'thirty.pdf': 'pdf/pages-30.pdf',
+  'twelve.pdf': 'pdf/pages-12.pdf',
+  'seven.pdf': 'pdf/pages-7.pdf',
+  'a.png': 'images/id-card.png',
+  'b.jpg': 'images/receipt.jpg',
+};
 const PAGES: Record<string, number> = { 'thirty.pdf': 30, 'twelve.pdf': 12, 'seven.pdf': 7, 'a.png': 1, 'b.jpg': 1 };
 
 describe('many commands, one client: crashes stay local', () => {
@@ -54,7 +60,10 @@ describe('many commands, one client: crashes stay local', () => {
     await waitFor(() => splits.every((sha) => processed.has(sha)), 'a chunk of each split job');
     host.child.kill('SIGKILL');
     await host.done;
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === client.child.pid), 'the client to take over (host)');
+    await waitFor(
+      () => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === client.child.pid),
+      'the client to take over (host)',
+    );
     afterKill.release();
 
     const finished = await client.done;
@@ -95,7 +104,10 @@ describe('many commands, one client: crashes stay local', () => {
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the host to list itself');
     const client = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
     // Joined, with its three files handed to the host.
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === client.child.pid && command.queued === 3), 'the client to join the host with its files');
+    await waitFor(
+      () => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === client.child.pid && command.queued === 3),
+      'the client to join the host with its files',
+    );
     client.child.kill('SIGKILL');
     await client.done;
     await waitFor(() => !runningCommands(stateDir).some((command) => command.pid === client.child.pid), 'the host to drop the client');

@@ -16,8 +16,12 @@ import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js'
 const rig = commandRig();
 const track = rig.track;
 
-
-const MINE: Record<string, [string, number]> = { 'twelve.pdf': ['pdf/pages-12.pdf', 12], 'sixty.pdf': ['pdf/pages-60.pdf', 60], 'a.png': ['images/id-card.png', 1], 'b.jpg': ['images/receipt.jpg', 1] };
+const MINE: Record<string, [string, number]> = {
+  'twelve.pdf': ['pdf/pages-12.pdf', 12],
+  'sixty.pdf': ['pdf/pages-60.pdf', 60],
+  'a.png': ['images/id-card.png', 1],
+  'b.jpg': ['images/receipt.jpg', 1],
+};
 
 describe('many commands, one client: handover', () => {
   it('the host exits once its own files are done; the other command hosts what is left and resumes its open jobs without uploading again', async () => {
@@ -35,7 +39,10 @@ describe('many commands, one client: handover', () => {
       holdDocument: sevensResult.holdDocument,
       onRequest: tally.onRequest,
     }));
-    const ws = makeWorkspace({ 'host/seven.pdf': 'pdf/pages-7.pdf', ...Object.fromEntries(Object.entries(MINE).map(([name, [source]]) => [`mine/${name}`, source])) });
+    const ws = makeWorkspace({
+      'host/seven.pdf': 'pdf/pages-7.pdf',
+      ...Object.fromEntries(Object.entries(MINE).map(([name, [source]]) => [`mine/${name}`, source])),
+    });
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];

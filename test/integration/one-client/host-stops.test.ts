@@ -62,74 +62,95 @@ async function hostAtWork() {
 /** The rider's own three files: one line each, complete (a result the host finished for it too: reuse is a field, never a status), each result on disk. */
 function expectRiderDone(ws: ReturnType<typeof makeWorkspace>, stdout: string): void {
   const lines = parseNdjson(stdout);
-  expect(lines.map((line) => basename(String(line.file))).sort()).toEqual(Object.keys(RIDER_FILES).map((name) => name.slice('mine/'.length)).sort());
+  expect(lines.map((line) => basename(String(line.file))).sort()).toEqual(
+    Object.keys(RIDER_FILES)
+      .map((name) => name.slice('mine/'.length))
+      .sort(),
+  );
   for (const line of lines) expect(line.status, JSON.stringify(line)).toBe('complete');
   for (const [name, pages] of Object.entries(RIDER_PAGES)) expectCompleteResult(join(ws.dir, 'out-mine', `${name}.json`), join(ws.inputs, 'mine', name), pages);
 }
 
 describe('riding along when the host stops or the way to it breaks', () => {
-  it('Ctrl-C of the host while the command riding along has uploads in flight: the host exits 130 with its own lines only; the rider takes over, finishes its files (their open job resumed, not uploaded again) and exits 0', { timeout: 120_000 }, async () => {
-    const { held, heldJobs, riderShas, uploadedOfRider, requests, emu, ws, args, env, stateDir, host } = await hostAtWork();
-    const seven = sha256Of(join(ws.inputs, 'mine/seven.pdf'));
-    // seven.pdf's job work waits until the test has seen the host exit: whoever finishes that job is the rider, hosting.
-    heldJobs.hold(seven);
-    const rider = rig.track(startChildCli(args('mine', 'out-mine'), env));
-    await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
-    await waitFor(() => uploadedOfRider.size === riderShas.size, "the uploads of the rider's files in flight");
+  it(
+    'Ctrl-C of the host while the command riding along has uploads in flight: the host exits 130 with its own lines only; the rider takes over, finishes its files (their open job resumed, not uploaded again) and exits 0',
+    { timeout: 120_000 },
+    async () => {
+      const { held, heldJobs, riderShas, uploadedOfRider, requests, emu, ws, args, env, stateDir, host } = await hostAtWork();
+      const seven = sha256Of(join(ws.inputs, 'mine/seven.pdf'));
+      // seven.pdf's job work waits until the test has seen the host exit: whoever finishes that job is the rider, hosting.
+      heldJobs.hold(seven);
+      const rider = rig.track(startChildCli(args('mine', 'out-mine'), env));
+      await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
+      await waitFor(() => uploadedOfRider.size === riderShas.size, "the uploads of the rider's files in flight");
 
-    host.child.kill('SIGINT');
-    // The host says it stops taking work in the same step as it stops: only then may seven.pdf's upload be
-    // answered, so the host journals the job and sends nothing more for it (a request it sent would be held,
-    // and its drain would wait for it).
-    await waitFor(() => host.stderrSoFar().includes('SIGINT: finishing the requests in flight'), 'the host to stop taking work');
-    held.release();
-    const stopped = await host.done;
-    const finalizedWhileHostRan = emu.counters.finalizedJobs;
-    heldJobs.release();
-    expectNoStackTrace(stopped.stderr);
-    expect(stopped.code, stopped.stderr).toBe(130);
-    const hostLines = parseNdjson(stopped.stdout);
-    expect(hostLines.map((line) => basename(String(line.file))).sort()).toEqual(['a.png', 'twelve.pdf']);
-    expect(stopped.stderr).not.toMatch(/seven\.pdf|x\.png|y\.jpg/);
+      host.child.kill('SIGINT');
+      // The host says it stops taking work in the same step as it stops: only then may seven.pdf's upload be
+      // answered, so the host journals the job and sends nothing more for it (a request it sent would be held,
+      // and its drain would wait for it).
+      await waitFor(() => host.stderrSoFar().includes('SIGINT: finishing the requests in flight'), 'the host to stop taking work');
+      held.release();
+      const stopped = await host.done;
+      const finalizedWhileHostRan = emu.counters.finalizedJobs;
+      heldJobs.release();
+      expectNoStackTrace(stopped.stderr);
+      expect(stopped.code, stopped.stderr).toBe(130);
+      const hostLines = parseNdjson(stopped.stdout);
+      expect(hostLines.map((line) => basename(String(line.file))).sort()).toEqual(['a.png', 'twelve.pdf']);
+      expect(stopped.stderr).not.toMatch(/seven\.pdf|x\.png|y\.jpg/);
 
-    const finished = await rider.done;
-    expectNoStackTrace(finished.stderr);
-    expect(finished.code, finished.stderr).toBe(0);
-    expectRiderDone(ws, finished.stdout);
-    // Paid once: every content of the rider uploaded once, its split job resumed from the journal.
-    for (const sha of riderShas) expect(emu.counters.uploadsBySha256[sha], sha).toBe(1);
-    // Its split job, opened by the host's upload, was finished after the host had gone, by the rider hosting:
-    // each chunk processed at its one request (none sent by the host and answered to nobody), then one finalize.
-    const sevensJobWork = requests.filter((entry) => entry.sha256 === seven && entry.endpoint !== 'documents');
-    const chunks = Math.ceil(RIDER_PAGES['seven.pdf']! / CHUNK_PAGES);
-    expect(sevensJobWork.filter((entry) => entry.endpoint === 'process' && entry.status === 200).map((entry) => entry.code)).toEqual(Array<string>(chunks).fill('chunk_processed'));
-    expect(sevensJobWork.filter((entry) => entry.code === 'finalized')).toHaveLength(1);
-    expect(emu.counters.finalizedJobs).toBe(finalizedWhileHostRan + 1);
-  });
+      const finished = await rider.done;
+      expectNoStackTrace(finished.stderr);
+      expect(finished.code, finished.stderr).toBe(0);
+      expectRiderDone(ws, finished.stdout);
+      // Paid once: every content of the rider uploaded once, its split job resumed from the journal.
+      for (const sha of riderShas) expect(emu.counters.uploadsBySha256[sha], sha).toBe(1);
+      // Its split job, opened by the host's upload, was finished after the host had gone, by the rider hosting:
+      // each chunk processed at its one request (none sent by the host and answered to nobody), then one finalize.
+      const sevensJobWork = requests.filter((entry) => entry.sha256 === seven && entry.endpoint !== 'documents');
+      const chunks = Math.ceil(RIDER_PAGES['seven.pdf']! / CHUNK_PAGES);
+      expect(sevensJobWork.filter((entry) => entry.endpoint === 'process' && entry.status === 200).map((entry) => entry.code)).toEqual(
+        Array<string>(chunks).fill('chunk_processed'),
+      );
+      expect(sevensJobWork.filter((entry) => entry.code === 'finalized')).toHaveLength(1);
+      expect(emu.counters.finalizedJobs).toBe(finalizedWhileHostRan + 1);
+    },
+  );
 
-  it('a rider whose socket to the host dies while both live: it connects again and submits what has no outcome; the host finishes what it had started; every file complete, each content uploaded once', { timeout: 120_000 }, async () => {
-    const { held, riderShas, uploadedOfRider, emu, ws, args, env, stateDir, host } = await hostAtWork();
-    // Between the two: a relay the test can cut, in the host socket's place.
-    const relay = startRelay(stateDir);
-    const rider = rig.track(startChildCli(args('mine', 'out-mine'), env));
-    await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
-    await waitFor(() => uploadedOfRider.size > 0, "an upload of the rider's files in flight");
-    expect(relay.connections).toBe(1);
+  it(
+    'a rider whose socket to the host dies while both live: it connects again and submits what has no outcome; the host finishes what it had started; every file complete, each content uploaded once',
+    { timeout: 120_000 },
+    async () => {
+      const { held, riderShas, uploadedOfRider, emu, ws, args, env, stateDir, host } = await hostAtWork();
+      // Between the two: a relay the test can cut, in the host socket's place.
+      const relay = startRelay(stateDir);
+      const rider = rig.track(startChildCli(args('mine', 'out-mine'), env));
+      await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
+      await waitFor(() => uploadedOfRider.size > 0, "an upload of the rider's files in flight");
+      expect(relay.connections).toBe(1);
 
-    relay.cut();
-    await waitFor(() => relay.connections >= 2, 'the rider to connect again');
-    await waitForClient(stateDir, 'the rider listed again by the host', rider.child.pid);
-    held.release();
+      relay.cut();
+      await waitFor(() => relay.connections >= 2, 'the rider to connect again');
+      await waitForClient(stateDir, 'the rider listed again by the host', rider.child.pid);
+      held.release();
 
-    const [hostDone, riderDone] = await Promise.all([host.done, rider.done]);
-    for (const run of [hostDone, riderDone]) {
-      expectNoStackTrace(run.stderr);
-      expect(run.code, run.stderr).toBe(0);
-    }
-    expect(parseNdjson(hostDone.stdout).map((line) => [basename(String(line.file)), line.status]).sort()).toEqual([['a.png', 'complete'], ['twelve.pdf', 'complete']]);
-    expectRiderDone(ws, riderDone.stdout);
-    for (const sha of riderShas) expect(emu.counters.uploadsBySha256[sha], sha).toBe(1);
-  });
+      const [hostDone, riderDone] = await Promise.all([host.done, rider.done]);
+      for (const run of [hostDone, riderDone]) {
+        expectNoStackTrace(run.stderr);
+        expect(run.code, run.stderr).toBe(0);
+      }
+      expect(
+        parseNdjson(hostDone.stdout)
+          .map((line) => [basename(String(line.file)), line.status])
+          .sort(),
+      ).toEqual([
+        ['a.png', 'complete'],
+        ['twelve.pdf', 'complete'],
+      ]);
+      expectRiderDone(ws, riderDone.stdout);
+      for (const sha of riderShas) expect(emu.counters.uploadsBySha256[sha], sha).toBe(1);
+    },
+  );
 });
 
 interface Relay {

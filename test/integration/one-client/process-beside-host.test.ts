@@ -37,53 +37,59 @@ function journaledChunks(stateDir: string, sha256: string): string[] | undefined
 }
 
 describe('process <chunk> beside a running command', () => {
-  it('a chunk of the job the host is finishing is refused with chunk_in_progress (exit 1), nothing is sent for it; the host finishes its job, each chunk processed once', { timeout: 120_000 }, async () => {
-    const ws = makeWorkspace({ 'h/seven.pdf': 'pdf/pages-7.pdf' });
-    const seven = sha256Of(join(ws.inputs, 'h/seven.pdf'));
-    // The host's chunk requests wait at the emulator until released; any request arriving once `process` has
-    // started is answered at once (a `process` the host let through would finish instead of hanging).
-    let holding = true;
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let heldChunkRequests = 0;
-    const requests: EmulatorRequestLog[] = [];
-    const emu = (rig.emulator = await startTestEmulator({
-      holdDocument: (endpoint, sha256) => {
-        if (!holding || endpoint !== 'process' || sha256 !== seven) return undefined;
-        heldChunkRequests += 1;
-        return released;
-      },
-      onRequest: (entry) => requests.push(entry),
-    }));
-    const processedChunks: string[] = [];
-    emu.events.on('event', (event: EmulatorEvent) => event.type === 'chunk_processed' && event.jobId !== undefined && processedChunks.push(event.jobId));
-    const env = emulatorEnv(emu);
-    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    const host = rig.track(startChildCli(['extract', join(ws.inputs, 'h'), '--out', join(ws.dir, 'out'), '--json', '--rate-limit', 'none', ...FAST_FLAGS], env));
+  it(
+    'a chunk of the job the host is finishing is refused with chunk_in_progress (exit 1), nothing is sent for it; the host finishes its job, each chunk processed once',
+    { timeout: 120_000 },
+    async () => {
+      const ws = makeWorkspace({ 'h/seven.pdf': 'pdf/pages-7.pdf' });
+      const seven = sha256Of(join(ws.inputs, 'h/seven.pdf'));
+      // The host's chunk requests wait at the emulator until released; any request arriving once `process` has
+      // started is answered at once (a `process` the host let through would finish instead of hanging).
+      let holding = true;
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let heldChunkRequests = 0;
+      const requests: EmulatorRequestLog[] = [];
+      const emu = (rig.emulator = await startTestEmulator({
+        holdDocument: (endpoint, sha256) => {
+          if (!holding || endpoint !== 'process' || sha256 !== seven) return undefined;
+          heldChunkRequests += 1;
+          return released;
+        },
+        onRequest: (entry) => requests.push(entry),
+      }));
+      const processedChunks: string[] = [];
+      emu.events.on('event', (event: EmulatorEvent) => event.type === 'chunk_processed' && event.jobId !== undefined && processedChunks.push(event.jobId));
+      const env = emulatorEnv(emu);
+      const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+      const host = rig.track(
+        startChildCli(['extract', join(ws.inputs, 'h'), '--out', join(ws.dir, 'out'), '--json', '--rate-limit', 'none', ...FAST_FLAGS], env),
+      );
 
-    // The host's record: the job's manifest journaled (before any chunk is sent), and a chunk of it at the emulator.
-    await waitFor(() => journaledChunks(stateDir, seven) !== undefined, 'the host to journal the job of seven.pdf');
-    await waitFor(() => heldChunkRequests > 0, 'a chunk request of the host held at the emulator');
-    const chunks = journaledChunks(stateDir, seven)!;
-    expect(chunks.length).toBeGreaterThan(1);
-    holding = false;
+      // The host's record: the job's manifest journaled (before any chunk is sent), and a chunk of it at the emulator.
+      await waitFor(() => journaledChunks(stateDir, seven) !== undefined, 'the host to journal the job of seven.pdf');
+      await waitFor(() => heldChunkRequests > 0, 'a chunk request of the host held at the emulator');
+      const chunks = journaledChunks(stateDir, seven)!;
+      expect(chunks.length).toBeGreaterThan(1);
+      holding = false;
 
-    const refused = await startChildCli(['process', chunks[0]!, '--json'], env).done;
-    expectNoStackTrace(refused.stderr);
-    expect(refused.code, refused.stderr).toBe(ExitCode.WorkFailed);
-    expect(refused.stderr).toContain('chunk_in_progress');
-    // The host's refusal, naming the chunk and the command finishing its job (not a 409 the service gave a request that went out).
-    expect(refused.stderr).toContain(chunks[0]);
-    expect(refused.stderr).toContain(`(process ${host.child.pid})`);
+      const refused = await startChildCli(['process', chunks[0]!, '--json'], env).done;
+      expectNoStackTrace(refused.stderr);
+      expect(refused.code, refused.stderr).toBe(ExitCode.WorkFailed);
+      expect(refused.stderr).toContain('chunk_in_progress');
+      // The host's refusal, naming the chunk and the command finishing its job (not a 409 the service gave a request that went out).
+      expect(refused.stderr).toContain(chunks[0]);
+      expect(refused.stderr).toContain(`(process ${host.child.pid})`);
 
-    release();
-    const finished = await host.done;
-    expectNoStackTrace(finished.stderr);
-    expect(finished.code, finished.stderr).toBe(0);
-    expect(parseNdjson(finished.stdout).map((line) => line.status)).toEqual(['complete']);
-    expectCompleteResult(join(ws.dir, 'out', 'seven.pdf.json'), join(ws.inputs, 'h/seven.pdf'), 7);
-    // One request a chunk, the host's, each processing its chunk: none from the refused command.
-    expect(requests.filter((entry) => entry.endpoint === 'process').map((entry) => entry.code)).toEqual(chunks.map(() => 'chunk_processed'));
-    expect(processedChunks.sort()).toEqual([...chunks].sort());
-  });
+      release();
+      const finished = await host.done;
+      expectNoStackTrace(finished.stderr);
+      expect(finished.code, finished.stderr).toBe(0);
+      expect(parseNdjson(finished.stdout).map((line) => line.status)).toEqual(['complete']);
+      expectCompleteResult(join(ws.dir, 'out', 'seven.pdf.json'), join(ws.inputs, 'h/seven.pdf'), 7);
+      // One request a chunk, the host's, each processing its chunk: none from the refused command.
+      expect(requests.filter((entry) => entry.endpoint === 'process').map((entry) => entry.code)).toEqual(chunks.map(() => 'chunk_processed'));
+      expect(processedChunks.sort()).toEqual([...chunks].sort());
+    },
+  );
 });

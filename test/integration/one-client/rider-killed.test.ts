@@ -26,7 +26,12 @@ describe('a rider killed with kill -9', () => {
     const held = holdAnswersUntilReleased();
     const uploaded: string[] = [];
     const emu = (rig.emulator = await startTestEmulator({ holdAnswer: held.holdAnswer, onUpload: (upload) => uploaded.push(upload.sha256) }));
-    const ws = makeWorkspace({ 'inbox/first.png': 'images/id-card.png', 'mine/x.png': 'images/logo-with-alpha.png', 'mine/y.jpg': 'images/receipt.jpg', 'mine/two.pdf': 'pdf/pages-2.pdf' });
+    const ws = makeWorkspace({
+      'inbox/first.png': 'images/id-card.png',
+      'mine/x.png': 'images/logo-with-alpha.png',
+      'mine/y.jpg': 'images/receipt.jpg',
+      'mine/two.pdf': 'pdf/pages-2.pdf',
+    });
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const flags = ['--json', '--rate-limit', 'none', '--concurrency', '1', ...FAST_FLAGS];
@@ -35,7 +40,10 @@ describe('a rider killed with kill -9', () => {
     const host = rig.track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--settle', '100ms', ...flags], env));
     await hosting; // its one request in flight, held: nothing else can start
     const rider = rig.track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...flags], env));
-    const riderListed = (): boolean => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === rider.child.pid && (command as { queued?: number }).queued === 3);
+    const riderListed = (): boolean =>
+      runningCommands(stateDir).some(
+        (command) => command.role === 'client' && command.pid === rider.child.pid && (command as { queued?: number }).queued === 3,
+      );
     await waitFor(riderListed, "the rider's three files submitted to the host");
 
     rider.child.kill('SIGKILL');

@@ -58,7 +58,14 @@ describe('many commands, one client: a rider upload refused with 429', () => {
 
     expectNoStackTrace(done.stderr);
     expect(done.code, done.stderr).toBe(0);
-    expect(parseNdjson(done.stdout).map((line) => [String(line.file).split('/').pop(), line.status]).sort()).toEqual([['y1.pdf', 'complete'], ['y2.jpg', 'complete']]);
+    expect(
+      parseNdjson(done.stdout)
+        .map((line) => [String(line.file).split('/').pop(), line.status])
+        .sort(),
+    ).toEqual([
+      ['y1.pdf', 'complete'],
+      ['y2.jpg', 'complete'],
+    ]);
     expect(refusedOnce).toBe(true);
     expect(tally.rateLimited(refusedSha)).toBe(1);
     expect(emu.counters.uploadsBySha256[refusedSha]).toBe(2);

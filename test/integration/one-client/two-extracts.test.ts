@@ -29,7 +29,15 @@ describe('many commands, one client: two extracts', () => {
   it('two extracts started at once on the same files: both exit 0 with every file complete, each content uploaded once', async () => {
     const held = holdAnswersUntilReleased();
     const tally = uploadTally();
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 8, windowMs: 1000 }, { limit: 60, windowMs: 12_000 }], latencyMs: { documents: 100, process: 100 }, holdAnswer: held.holdAnswer, onRequest: tally.onRequest }));
+    const emu = (rig.emulator = await startTestEmulator({
+      rateLimits: [
+        { limit: 8, windowMs: 1000 },
+        { limit: 60, windowMs: 12_000 },
+      ],
+      latencyMs: { documents: 100, process: 100 },
+      holdAnswer: held.holdAnswer,
+      onRequest: tally.onRequest,
+    }));
     const ws = makeWorkspace(FILES);
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
@@ -45,7 +53,10 @@ describe('many commands, one client: two extracts', () => {
     held.release();
     const [one, two] = await Promise.all([first.done, second.done]);
 
-    for (const [run, out] of [[one, ws.out], [two, join(ws.dir, 'out2')]] as const) {
+    for (const [run, out] of [
+      [one, ws.out],
+      [two, join(ws.dir, 'out2')],
+    ] as const) {
       expectNoStackTrace(run.stderr);
       expect(run.code, run.stderr).toBe(0);
       expect(parseNdjson(run.stdout).map((line) => line.status)).toEqual(Object.keys(FILES).map(() => 'complete'));
@@ -59,7 +70,10 @@ describe('many commands, one client: two extracts', () => {
       const reusing = pair.filter((line) => typeof line?.reused === 'string');
       expect(reusing, `${name}: one command reused the other's answer`).toHaveLength(1);
       expect(reusing[0], name).toMatchObject({ credits: 0, saved_credits: pages });
-      expect(pair.find((line) => line !== reusing[0]), name).toMatchObject({ credits: pages });
+      expect(
+        pair.find((line) => line !== reusing[0]),
+        name,
+      ).toMatchObject({ credits: pages });
     }
     expectEachTakenOnce(emu, tally, Object.fromEntries(Object.keys(FILES).map((name) => [name, sha256Of(join(ws.inputs, name))])));
     expect(emu.counters.creditsCharged).toBe(Object.values(PAGES).reduce((a, b) => a + b, 0));

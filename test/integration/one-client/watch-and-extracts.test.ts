@@ -26,7 +26,12 @@ describe('many commands, one client: watch + two extracts', () => {
     // Every answer waits until the watch's record lists both extracts riding along: neither can be done (or
     // run alone) before the test has seen it join.
     const held = holdAnswersUntilReleased();
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: WINDOWS, latencyMs: { documents: 50, process: 80 }, holdAnswer: held.holdAnswer, onRequest: tally.onRequest }));
+    const emu = (rig.emulator = await startTestEmulator({
+      rateLimits: WINDOWS,
+      latencyMs: { documents: 50, process: 80 },
+      holdAnswer: held.holdAnswer,
+      onRequest: tally.onRequest,
+    }));
     const ws = makeWorkspace({
       'inbox/w1.pdf': 'pdf/pages-7.pdf',
       'inbox/w2.png': 'images/id-card.png',
@@ -43,7 +48,9 @@ describe('many commands, one client: watch + two extracts', () => {
     const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...rate], env));
     await waitFor(() => watch.stderrSoFar().includes('watching '), 'the watch to start');
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    const extracts = ['x', 'y'].map((folder) => track(startChildCli(['extract', join(ws.inputs, folder), '--out', join(ws.dir, `out-${folder}`), '--json', ...rate], env)));
+    const extracts = ['x', 'y'].map((folder) =>
+      track(startChildCli(['extract', join(ws.inputs, folder), '--out', join(ws.dir, `out-${folder}`), '--json', ...rate], env)),
+    );
     for (const run of extracts) await waitForClient(stateDir, 'an extract to ride along on the watch', run.child.pid);
     expect(runningCommands(stateDir)).toContainEqual(expect.objectContaining({ role: 'host', pid: watch.child.pid }));
     held.release();
@@ -74,4 +81,3 @@ describe('many commands, one client: watch + two extracts', () => {
     expect(emu.counters.creditsCharged).toBe(7 + 1 + 12 + 1 + 4 + 2);
   });
 });
-

@@ -15,12 +15,14 @@ import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js'
 const rig = commandRig();
 const track = rig.track;
 
-
-
 describe('many commands, one client: a watch beside an extract', () => {
   it('a watch started while an extract hosts rides along, then hosts after the handover; every content uploaded once', async () => {
     const tally = uploadTally();
-    const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 4, windowMs: 1000 }], latencyMs: { process: 100 }, onRequest: tally.onRequest }));
+    const emu = (rig.emulator = await startTestEmulator({
+      rateLimits: [{ limit: 4, windowMs: 1000 }],
+      latencyMs: { process: 100 },
+      onRequest: tally.onRequest,
+    }));
     const ws = makeWorkspace({
       'batch/thirty.pdf': 'pdf/pages-30.pdf',
       'batch/twelve.pdf': 'pdf/pages-12.pdf',
@@ -49,7 +51,15 @@ describe('many commands, one client: a watch beside an extract', () => {
     expectNoStackTrace(watched.stderr);
     expect(watched.code, watched.stderr).toBe(130);
     // One line per file it took, riding along or hosting: the handover reports nothing again.
-    expect(parseNdjson(watched.stdout).map((line) => [String(line.file).split('/').pop(), line.status]).sort()).toEqual([['b.jpg', 'complete'], ['late.pdf', 'complete'], ['same-as-seven.pdf', 'complete']]);
+    expect(
+      parseNdjson(watched.stdout)
+        .map((line) => [String(line.file).split('/').pop(), line.status])
+        .sort(),
+    ).toEqual([
+      ['b.jpg', 'complete'],
+      ['late.pdf', 'complete'],
+      ['same-as-seven.pdf', 'complete'],
+    ]);
     expect(watched.stderr.match(/watching /g)).toHaveLength(1);
     const sources = ['pdf/pages-30.pdf', 'pdf/pages-12.pdf', 'pdf/pages-7.pdf', 'images/id-card.png', 'images/receipt.jpg', 'pdf/pages-2.pdf'];
     expectEachTakenOnce(emu, tally, Object.fromEntries(sources.map((source) => [source, sha256Of(join(CORPUS, source))])));

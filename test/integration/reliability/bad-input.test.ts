@@ -68,7 +68,17 @@ describe('bad input: the 400 and 413 causes, per file, while the rest of the bat
     symlinkSync(join(ws.dir, 'nowhere.pdf'), link);
     const hasMkfifo = spawnSync('mkfifo', [join(ws.dir, 'pipe.pdf')]).status === 0;
 
-    const args = ['extract', ws.inputs, notes, join(ws.dir, 'missing.pdf'), link, ...(hasMkfifo ? [join(ws.dir, 'pipe.pdf')] : []), '--out', ws.out, ...BASE_FLAGS];
+    const args = [
+      'extract',
+      ws.inputs,
+      notes,
+      join(ws.dir, 'missing.pdf'),
+      link,
+      ...(hasMkfifo ? [join(ws.dir, 'pipe.pdf')] : []),
+      '--out',
+      ws.out,
+      ...BASE_FLAGS,
+    ];
     const run = await runCli(args, { env: emulatorEnv(emu) });
 
     expectNoStackTrace(run.stderr);
@@ -99,7 +109,10 @@ describe('bad input: the 400 and 413 causes, per file, while the rest of the bat
     // Past the service's limits, a PDF is cut into parts it accepts: 150 + 1 pages, and the one page
     // of a file whose 10 MB are an object no page uses (the cut leaves it out).
     // Each is one line, its parts inside.
-    expect(lines.get('over-limit-151.pdf')).toMatchObject({ status: 'complete', parts: [expect.objectContaining({ source_pages: expect.arrayContaining([1, 150]) }), expect.objectContaining({ source_pages: [151] })] });
+    expect(lines.get('over-limit-151.pdf')).toMatchObject({
+      status: 'complete',
+      parts: [expect.objectContaining({ source_pages: expect.arrayContaining([1, 150]) }), expect.objectContaining({ source_pages: [151] })],
+    });
     expect(lines.get('oversized.pdf')).toMatchObject({ status: 'complete', parts: [expect.objectContaining({ source_pages: [1] })] });
     expect(lines.size).toBe(3 + Object.keys(expected).length + 2);
     // Only the good files and the parts were sent; nothing failed was charged.
@@ -132,7 +145,10 @@ describe('bad input: the 400 and 413 causes, per file, while the rest of the bat
       expectNoStackTrace(run.stderr);
       expect(run.code).toBe(1);
       const lines = byName(run.stdout);
-      expect(lines.get('locked.pdf')).toMatchObject({ status: 'failed', error: { code: 'file_unreadable', message: expect.stringContaining('permission denied') } });
+      expect(lines.get('locked.pdf')).toMatchObject({
+        status: 'failed',
+        error: { code: 'file_unreadable', message: expect.stringContaining('permission denied') },
+      });
       expect(lines.get('open.pdf')).toMatchObject({ status: 'complete' });
       expect(emu.counters.requestsByEndpoint.documents).toBe(1);
     } finally {
@@ -165,7 +181,7 @@ describe('bad input: folders and paths', () => {
     expect(emu.counters.requestsByEndpoint.documents).toBe(0);
   });
 
-  it('nested folders mirror into --out below the inputs\' deepest common folder; a file named twice is taken once', async () => {
+  it("nested folders mirror into --out below the inputs' deepest common folder; a file named twice is taken once", async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace({ 'a/b/c/deep.pdf': 'pdf/pages-4.pdf', 'a/top.png': 'images/logo-with-alpha.png' });
     const run = await runCli(['extract', ws.inputs, join(ws.inputs, 'a/top.png'), '--out', ws.out, ...BASE_FLAGS], { env: emulatorEnv(emu) });
@@ -192,10 +208,20 @@ describe('bad input: file names', () => {
     });
     const newline = 'line\nbreak.pdf';
     copyFileSync(join(CORPUS, 'pdf/pages-2.pdf'), join(ws.inputs, newline));
-    const names = ['with spaces.pdf', 'ünïcødé 文書.pdf', 'hash#1.pdf', 'brackets [1].pdf', 'it\'s "quoted".pdf', 'long name with spaces & ünïcødé #2.pdf', newline];
+    const names = [
+      'with spaces.pdf',
+      'ünïcødé 文書.pdf',
+      'hash#1.pdf',
+      'brackets [1].pdf',
+      'it\'s "quoted".pdf',
+      'long name with spaces & ünïcødé #2.pdf',
+      newline,
+    ];
 
     // The folder, and two of the names given literally (one of them looks like a glob).
-    const run = await runCli(['extract', ws.inputs, join(ws.inputs, 'brackets [1].pdf'), join(ws.inputs, newline), '--out', ws.out, ...BASE_FLAGS], { env: emulatorEnv(emu) });
+    const run = await runCli(['extract', ws.inputs, join(ws.inputs, 'brackets [1].pdf'), join(ws.inputs, newline), '--out', ws.out, ...BASE_FLAGS], {
+      env: emulatorEnv(emu),
+    });
     expectNoStackTrace(run.stderr);
     expect(run.code, run.stderr).toBe(0);
     const lines = byName(run.stdout);
@@ -226,7 +252,8 @@ describe('bad input: files that change', () => {
     expect(byName(second.stdout).get('doc.pdf')).toMatchObject({ status: 'complete', pages: 3, credits: 3 });
     expectCompleteResult(join(ws.out, 'doc.pdf.json'), join(ws.inputs, 'doc.pdf'), 3);
     expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
-    for (const sha of [...oldShas, sha256Of(join(ws.inputs, 'doc.pdf')), sha256Of(join(ws.inputs, 'long.pdf'))]) expect(emu.counters.uploadsBySha256[sha]).toBe(1);
+    for (const sha of [...oldShas, sha256Of(join(ws.inputs, 'doc.pdf')), sha256Of(join(ws.inputs, 'long.pdf'))])
+      expect(emu.counters.uploadsBySha256[sha]).toBe(1);
     expect(emu.counters.creditsCharged).toBe(2 + 4 + 3 + 7);
 
     // And a third run costs nothing.
@@ -397,7 +424,11 @@ describe('bad input: an output folder that cannot be written', () => {
     const diskDir = join(makeWorkspace({}).dir, 'full-folder');
     mkdirSync(diskDir, { recursive: true });
     try {
-      await expectFullDiskHandled(diskDir, () => fullDisk.fill(diskDir), () => fullDisk.empty(diskDir));
+      await expectFullDiskHandled(
+        diskDir,
+        () => fullDisk.fill(diskDir),
+        () => fullDisk.empty(diskDir),
+      );
     } finally {
       fullDisk.empty(diskDir);
     }
@@ -410,7 +441,9 @@ describe('bad input: a state folder that cannot be used', () => {
     const ws = makeWorkspace({ 'doc.pdf': 'pdf/pages-2.pdf' });
     const blocker = join(ws.dir, 'blocker');
     writeFileSync(blocker, 'not a folder');
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--rate-limit', 'none'], { env: emulatorEnv(emu, { DOCEXTRACT_STATE_DIR: join(blocker, 'state') }) });
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--rate-limit', 'none'], {
+      env: emulatorEnv(emu, { DOCEXTRACT_STATE_DIR: join(blocker, 'state') }),
+    });
     expectNoStackTrace(run.stderr);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^error: .*blocker.*ENOTDIR.*\(state_dir_unusable\)/m);

@@ -108,7 +108,11 @@ function completeOnDisk(path: string, sha256: string): boolean {
  * An emulator whose every answer and every piece of server-side work (the
  * events fire mid-request, before the answer leaves) is a possible kill point.
  */
-async function startCrashEmulator(seed: number, onPoint: (point: string) => void, hold: () => Promise<void> | undefined = () => undefined): Promise<RunningEmulator> {
+async function startCrashEmulator(
+  seed: number,
+  onPoint: (point: string) => void,
+  hold: () => Promise<void> | undefined = () => undefined,
+): Promise<RunningEmulator> {
   const random = mulberry32(seed);
   const options: EmulatorOptions = {
     rateLimits: RATE_WINDOWS,
@@ -176,14 +180,22 @@ interface AfterKill {
 }
 
 /** Run the batch as a child and kill it at the seeded point; what the kill left behind. */
-async function runAndKill(emu: RunningEmulator, killer: Killer, args: string[], env: NodeJS.ProcessEnv, ws: { inputs: string; out: string }): Promise<AfterKill> {
+async function runAndKill(
+  emu: RunningEmulator,
+  killer: Killer,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ws: { inputs: string; out: string },
+): Promise<AfterKill> {
   const running = startChildCli(args, env);
   killer.arm(running.child);
   const killed = await running.done;
   killer.release(); // the rerun's answers are not held
   expect(killed.signal, `the kill at ${killer.firedAt ?? 'no point'} must land mid-run; stderr: ${killed.stderr}`).toBe('SIGKILL');
   const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-  const onDisk = new Set(FILES.filter((file) => completeOnDisk(join(ws.out, `${file.target}.json`), sha256Of(join(ws.inputs, file.target)))).map((file) => file.target));
+  const onDisk = new Set(
+    FILES.filter((file) => completeOnDisk(join(ws.out, `${file.target}.json`), sha256Of(join(ws.inputs, file.target)))).map((file) => file.target),
+  );
   return { pid: running.child.pid as number, journal: readJournal(stateDir), onDisk, lockLeft: existsSync(join(stateDir, 'lock')) };
 }
 
@@ -199,12 +211,17 @@ function acceptedUploads(emu: RunningEmulator): Map<string, number> {
 const rateLimitedUploads = new Map<string, number>();
 
 function countRateLimitedUpload(entry: EmulatorRequestLog): void {
-  if (entry.endpoint === 'documents' && entry.status === 429 && entry.sha256) rateLimitedUploads.set(entry.sha256, (rateLimitedUploads.get(entry.sha256) ?? 0) + 1);
+  if (entry.endpoint === 'documents' && entry.status === 429 && entry.sha256)
+    rateLimitedUploads.set(entry.sha256, (rateLimitedUploads.get(entry.sha256) ?? 0) + 1);
 }
 
 /** The batch's workspace on a crash emulator armed with `killer`, and what watches it. */
 async function crashBatch(seed: number, killer: Killer) {
-  const emu = (emulator = await startCrashEmulator(seed, (point) => killer.point(point), () => killer.hold()));
+  const emu = (emulator = await startCrashEmulator(
+    seed,
+    (point) => killer.point(point),
+    () => killer.hold(),
+  ));
   const ws = makeWorkspace(batchFiles(FILES));
   return {
     emu,

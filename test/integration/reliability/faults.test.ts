@@ -90,7 +90,17 @@ const MIXED_FAULTS: FaultConfig = {
     truncated_json: 0.04,
     slow: 0.1,
   },
-  result: { rate_limit: 0.02, server_busy: 0.03, server_error: 0.03, persist_failed: 0.03, reset_before: 0.03, reset_after: 0.03, html_502: 0.03, truncated_json: 0.03, slow: 0.1 },
+  result: {
+    rate_limit: 0.02,
+    server_busy: 0.03,
+    server_error: 0.03,
+    persist_failed: 0.03,
+    reset_before: 0.03,
+    reset_after: 0.03,
+    html_502: 0.03,
+    truncated_json: 0.03,
+    slow: 0.1,
+  },
 };
 
 let emulator: RunningEmulator | undefined;
@@ -251,9 +261,12 @@ describe('fault suite: lost upload answers do not stall the batch', () => {
       },
     }));
     const ws = makeWorkspace({ 'seven.pdf': 'pdf/pages-7.pdf', 'twelve.pdf': 'pdf/pages-12.pdf' });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--open-jobs', '2', '--concurrency', '1', ...FAST_FLAGS], {
-      env: emulatorEnv(emu),
-    });
+    const run = await runCli(
+      ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--open-jobs', '2', '--concurrency', '1', ...FAST_FLAGS],
+      {
+        env: emulatorEnv(emu),
+      },
+    );
     expectNoStackTrace(run.stderr);
     expect(run.code, run.stderr).toBe(0);
     expect(resets).toBe(3);

@@ -41,7 +41,10 @@ function expectAllPrivate(stateDir: string, when: string): void {
   expect(modeOf(stateDir), `the state folder ${when}`).toBe('700');
   const modes = modesIn(stateDir);
   expect(Object.keys(modes).length, `files ${when}`).toBeGreaterThan(0);
-  expect(Object.entries(modes).filter(([, mode]) => mode !== '600'), `files not 0600 ${when}`).toEqual([]);
+  expect(
+    Object.entries(modes).filter(([, mode]) => mode !== '600'),
+    `files not 0600 ${when}`,
+  ).toEqual([]);
 }
 
 describe('--api-key is kept and shown nowhere', () => {
@@ -85,7 +88,7 @@ describe('--api-key is kept and shown nowhere', () => {
     const run = await runCli([`--api-key=${TEST_KEY}`, 'whoami', '--json'], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, source: 'flag' });
-    expect(run.stderr).toContain('warning: --api-key puts the key in this command\'s arguments');
+    expect(run.stderr).toContain("warning: --api-key puts the key in this command's arguments");
     expect(run.stderr).toContain('docextract config set api-key');
     expect(run.stderr).toContain('DOCEXTRACT_API_KEY');
   });
@@ -104,7 +107,11 @@ describe('the state folder is private', () => {
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...UNTHROTTLED_FLAGS], { env });
     expect(run.code, run.stderr).toBe(0);
     const names = readdirSync(stateDir);
-    for (const kind of [/^journal\.ndjson$/, /^last-run-\w+\.json$/, /^sends-/, /^results-/, /^usage-/, /^models-/]) expect(names.some((name) => kind.test(name)), `${kind} in ${names.join(', ')}`).toBe(true);
+    for (const kind of [/^journal\.ndjson$/, /^last-run-\w+\.json$/, /^sends-/, /^results-/, /^usage-/, /^models-/])
+      expect(
+        names.some((name) => kind.test(name)),
+        `${kind} in ${names.join(', ')}`,
+      ).toBe(true);
     expectAllPrivate(stateDir, 'after a run');
   });
 
@@ -175,7 +182,10 @@ describe('review --open', () => {
     const bin = mkdtempSync(join(tmpdir(), 'docextract-opener-'));
     const seen = join(bin, 'seen');
     // A stand-in xdg-open: keeps its arguments, the modes of the page and its folder, and the page.
-    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" > "${seen}.args"\nstat -c %a "$1" "$(dirname "$1")" > "${seen}.modes"\ncat "$1" > "${seen}.page"\ntouch "${seen}"\n`);
+    writeFileSync(
+      join(bin, 'xdg-open'),
+      `#!/bin/sh\nprintf '%s\\n' "$@" > "${seen}.args"\nstat -c %a "$1" "$(dirname "$1")" > "${seen}.modes"\ncat "$1" > "${seen}.page"\ntouch "${seen}"\n`,
+    );
     chmodSync(join(bin, 'xdg-open'), 0o755);
     const env = { ...emulatorEnv({ url: 'http://127.0.0.1:9' } as RunningEmulator), PATH: `${bin}:${process.env.PATH ?? ''}` };
     const review = await startReviewCli([ws.out, '--open'], env, ws.dir);

@@ -30,7 +30,15 @@ const REDACTED = `sk_…${TEST_KEY.slice(-4)}`;
 /** Faults on every endpoint the batch uses, including the ones whose bodies end up in messages. */
 const FAULTS: FaultConfig = {
   documents: { server_error: 0.1, reset_before: 0.05, html_502: 0.1, slow: 0.1 },
-  process: { server_error: 0.05, persist_failed: 0.05, extraction_failed: 0.05, chunk_in_progress: 0.05, reset_after: 0.05, html_502: 0.05, truncated_json: 0.05 },
+  process: {
+    server_error: 0.05,
+    persist_failed: 0.05,
+    extraction_failed: 0.05,
+    chunk_in_progress: 0.05,
+    reset_after: 0.05,
+    html_502: 0.05,
+    truncated_json: 0.05,
+  },
   result: { server_error: 0.05, reset_after: 0.05, html_502: 0.05, truncated_json: 0.1 },
   models: { server_error: 0.5 },
 };
@@ -72,7 +80,12 @@ describe('secrets: the key stays out of every output and file', () => {
     ['DOCEXTRACT_LOG=debug', [], { DOCEXTRACT_LOG: 'debug' }],
   ] as const)('a faulty batch with %s: not in stdout, stderr, the journal, the send log or the results', async (_how, flags, extraEnv) => {
     const emu = (emulator = await startTestEmulator({ faults: FAULTS, seed: 5 }));
-    const ws = makeWorkspace({ 'scan.png': 'images/id-card.png', 'short.pdf': 'pdf/pages-2.pdf', 'long.pdf': 'pdf/pages-7.pdf', 'fails.pdf': 'failing/fail-extraction-2.pdf' });
+    const ws = makeWorkspace({
+      'scan.png': 'images/id-card.png',
+      'short.pdf': 'pdf/pages-2.pdf',
+      'long.pdf': 'pdf/pages-7.pdf',
+      'fails.pdf': 'failing/fail-extraction-2.pdf',
+    });
     const env = emulatorEnv(emu, extraEnv);
     const run = await runCli([...flags, 'extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--store', ...FAST_FLAGS], { env });
     expect(run.code, run.stderr).toBe(1); // fails.pdf: a synchronous extraction_failed
@@ -129,7 +142,12 @@ describe('secrets: the key stays out of every output and file', () => {
     const stored = await runCli(['config', 'set', 'api-key'], { env, stdin: `${TEST_KEY}\n` });
     expect(stored.code, stored.stderr).toBe(0);
     expectNoKeyInRun(stored, 'config set');
-    for (const args of [['whoami', '--json'], ['config', 'get', 'api-key'], ['config', 'list'], ['--debug', 'models']]) {
+    for (const args of [
+      ['whoami', '--json'],
+      ['config', 'get', 'api-key'],
+      ['config', 'list'],
+      ['--debug', 'models'],
+    ]) {
       const run = await runCli(args, { env });
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
       expectNoKeyInRun(run, args.join(' '));
@@ -168,7 +186,12 @@ describe('secrets: the key stays out of every output and file', () => {
     expect(line.error.message).toContain(REDACTED); // the echo is there, redacted
     expectNoKeyInRun(extract, 'extract against an echoing server');
 
-    for (const args of [['--debug', 'whoami'], ['--debug', '--json', 'whoami'], ['--debug', 'models'], ['models', '--json']]) {
+    for (const args of [
+      ['--debug', 'whoami'],
+      ['--debug', '--json', 'whoami'],
+      ['--debug', 'models'],
+      ['models', '--json'],
+    ]) {
       const run = await runCli(args, { env });
       expect(run.code, args.join(' ')).not.toBe(0);
       expectNoKeyInRun(run, args.join(' '));
@@ -196,7 +219,9 @@ async function runOffline(args: string[], env: NodeJS.ProcessEnv): Promise<CliRu
     calls.push({ url: String(input), authorization: new Headers(init?.headers).get('authorization') });
     // The keyless health warm-up gets a canned answer, so that a batch goes on to its paid requests.
     if (String(input).endsWith('/v3.1/health')) {
-      return new Response(JSON.stringify({ status: 'ok', timestamp: 0, version: 'v3.1', environment: 'development', database: 'connected' }), { headers: { 'content-type': 'application/json' } });
+      return new Response(JSON.stringify({ status: 'ok', timestamp: 0, version: 'v3.1', environment: 'development', database: 'connected' }), {
+        headers: { 'content-type': 'application/json' },
+      });
     }
     throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED (offline test)'), { code: 'ECONNREFUSED' }) });
   }) as typeof globalThis.fetch;
@@ -234,7 +259,10 @@ describe('secrets: no key over plain http:// to a non-loopback host', () => {
 
   it('with --insecure the refusal is gone: the request is attempted (here: by a fetch that never reaches a network)', async () => {
     const ws = makeWorkspace({ 'doc.pdf': 'pdf/pages-2.pdf' });
-    const run = await runOffline(['--insecure', 'extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--retry-base', '1ms', '--retry-max', '2ms'], offlineEnv('http://192.0.2.1'));
+    const run = await runOffline(
+      ['--insecure', 'extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--retry-base', '1ms', '--retry-max', '2ms'],
+      offlineEnv('http://192.0.2.1'),
+    );
     expect(run.stderr).not.toContain('insecure_transport');
     expect(run.code).toBe(1);
     // A run first checks the document types with the free models call, with the key; then the

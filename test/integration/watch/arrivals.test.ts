@@ -84,7 +84,17 @@ describe('docextract watch: files arriving', () => {
     const run = w.watch();
     await run.watching();
     const pdf = corpusBytes('pdf/pages-1.pdf');
-    for (const name of ['.hidden.pdf', '~$letter.pdf', 'a.pdf.part', 'b.pdf.tmp', 'c.pdf.crdownload', 'Thumbs.db', '.DS_Store', '.git/objects/x.pdf', 'notes.txt']) {
+    for (const name of [
+      '.hidden.pdf',
+      '~$letter.pdf',
+      'a.pdf.part',
+      'b.pdf.tmp',
+      'c.pdf.crdownload',
+      'Thumbs.db',
+      '.DS_Store',
+      '.git/objects/x.pdf',
+      'notes.txt',
+    ]) {
       writeFile(join(w.inbox, name), name === 'notes.txt' ? Buffer.from('hello') : pdf);
     }
     writeFile(join(w.inbox, 'real.pdf'), pdf);

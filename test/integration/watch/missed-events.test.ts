@@ -62,7 +62,10 @@ function writeFromAnotherProcess(script: string): Promise<void> {
 function expectEachTakenOnce(taken: Map<string, number>, written: readonly string[]): void {
   const missing = written.filter((path) => !taken.has(path));
   expect(missing, `seed ${SEED}: ${missing.length} never taken, e.g. ${missing.slice(0, 3).join(', ')}`).toEqual([]);
-  expect([...taken.values()].filter((count) => count !== 1), `seed ${SEED}: taken more than once`).toEqual([]);
+  expect(
+    [...taken.values()].filter((count) => count !== 1),
+    `seed ${SEED}: taken more than once`,
+  ).toEqual([]);
   expect(taken.size).toBe(written.length);
 }
 
@@ -133,7 +136,11 @@ describe(`a hot folder misses no file (seed ${SEED})`, () => {
       writeFileSync(join(root, 'final', `d-${i}.png`), `png ${i}`);
       await nextTurn();
     }
-    const written = [...prepared.map((path) => path.replace(join(elsewhere, 'batch'), join(root, 'moved-in'))), ...more, ...Array.from({ length: 30 }, (_, i) => join(root, 'final', `d-${i}.png`))];
+    const written = [
+      ...prepared.map((path) => path.replace(join(elsewhere, 'batch'), join(root, 'moved-in'))),
+      ...more,
+      ...Array.from({ length: 30 }, (_, i) => join(root, 'final', `d-${i}.png`)),
+    ];
     expect(await run.takenAll(written.length), `taken ${run.taken.size} of ${written.length}`).toBe(true);
     // Nothing under the folder's old name: what was renamed away while settling is forgotten, not taken.
     await run.runFor(AFTERWARDS_MS);
@@ -164,7 +171,8 @@ describe(`a hot folder misses no file (seed ${SEED})`, () => {
     // The system refuses every watch under "unwatched/", as inotify past max_user_watches does: the files written
     // there afterwards get no event at all, and only the passes, now every 5 s instead of 30 s, find them.
     const refusing: WatchOneFolder = (folder, changed, failed) => {
-      if (folder.includes('unwatched')) throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${folder}'`), { code: 'ENOSPC' });
+      if (folder.includes('unwatched'))
+        throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${folder}'`), { code: 'ENOSPC' });
       return watchWithFs(folder, changed, failed);
     };
     run = await startHotFolder({ watchFolder: refusing });

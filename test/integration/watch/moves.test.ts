@@ -34,7 +34,10 @@ describe('docextract watch --move-done / --move-failed', () => {
     }
     expect(existsSync(join(failed, 'not-really.pdf'))).toBe(true);
     for (const name of ['long/four.pdf', 'scans/r.jpg', 'not-really.pdf']) expect(existsSync(join(w.inbox, name)), name).toBe(false);
-    expect(parseNdjson(stopped.stdout).find((line) => String(line.file).endsWith('not-really.pdf'))).toMatchObject({ status: 'failed', error: { code: 'invalid_file_type' } });
+    expect(parseNdjson(stopped.stdout).find((line) => String(line.file).endsWith('not-really.pdf'))).toMatchObject({
+      status: 'failed',
+      error: { code: 'invalid_file_type' },
+    });
   });
 
   it('after a crash between the write and the move, the next start reuses the result on disk (no request) and then moves the source', async () => {
@@ -49,7 +52,11 @@ describe('docextract watch --move-done / --move-failed', () => {
     await first.runUntil(() => first.lines().length === 3, 'three results');
     await first.stop();
     for (const name of ['a.pdf', 'sub/b.jpg', 'sub/long.pdf']) expect(existsSync(join(w.inbox, name)), name).toBe(true);
-    const counted = (): number[] => [w.emu.counters.requestsByEndpoint.documents, w.emu.counters.requestsByEndpoint.process, w.emu.counters.requestsByEndpoint.result];
+    const counted = (): number[] => [
+      w.emu.counters.requestsByEndpoint.documents,
+      w.emu.counters.requestsByEndpoint.process,
+      w.emu.counters.requestsByEndpoint.result,
+    ];
     const requests = counted();
 
     const second = w.watch(['--move-done', done]);

@@ -12,7 +12,11 @@ describe('docextract watch: open jobs of an earlier run', () => {
     const w = await watchSetup();
     // An earlier run left 3 jobs open (--no-finalize) on the key's 5 slots, for files not in this inbox.
     const earlier = makeWorkspace({ 'a.pdf': 'pdf/pages-4.pdf', 'b.pdf': 'pdf/pages-12.pdf', 'c.pdf': 'pdf/linearized-7.pdf' });
-    const first = await runCliOnFakeClock(['extract', earlier.inputs, '--out', earlier.out, '--json', '--rate-limit', 'none', '--no-finalize', ...FAST_FLAGS], w.env, w.clock);
+    const first = await runCliOnFakeClock(
+      ['extract', earlier.inputs, '--out', earlier.out, '--json', '--rate-limit', 'none', '--no-finalize', ...FAST_FLAGS],
+      w.env,
+      w.clock,
+    );
     expect(first.code, first.stderr).toBe(0);
     const uploadsBefore = w.emu.counters.requestsByEndpoint.documents;
 

@@ -19,7 +19,12 @@ describe('docextract watch: usage', () => {
     // The watch ran on a fake clock in January 2026: ask from before it.
     const usage = await runCli(['usage', '--json', '--since', '2026-01-01', '--by', 'command'], { env: w.env, clock: w.clock });
     expect(usage.code, usage.stderr).toBe(0);
-    const report = JSON.parse(usage.stdout) as { total: { credits: number; documents: number }; rows: { key: string; credits: number }[]; charges: { jobs: number }; mismatches: unknown[] };
+    const report = JSON.parse(usage.stdout) as {
+      total: { credits: number; documents: number };
+      rows: { key: string; credits: number }[];
+      charges: { jobs: number };
+      mismatches: unknown[];
+    };
     expect(report.total).toMatchObject({ credits: 14, documents: 2 });
     expect(report.rows).toEqual([expect.objectContaining({ key: 'watch', credits: 14 })]);
     expect(report.charges.jobs).toBe(1);

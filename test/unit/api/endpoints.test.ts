@@ -54,14 +54,19 @@ describe('models', () => {
   });
 
   it('accepts an empty model list (no model access is not an error)', async () => {
-    nock(BASE).get('/v3.1/models').reply(200, { success: true, data: { models: [] } });
+    nock(BASE)
+      .get('/v3.1/models')
+      .reply(200, { success: true, data: { models: [] } });
     expect((await makeClient().models()).data.models).toEqual([]);
   });
 });
 
 describe('authorised', () => {
   it('GETs /v3.1/authorised with the Bearer header', async () => {
-    nock(BASE).get('/v3.1/authorised').matchHeader('authorization', BEARER).matchHeader('user-agent', UA)
+    nock(BASE)
+      .get('/v3.1/authorised')
+      .matchHeader('authorization', BEARER)
+      .matchHeader('user-agent', UA)
       .reply(200, { success: true, data: { key_name: 'ci', anything: [1] } });
     expect(await makeClient().authorised()).toEqual({ success: true, data: { key_name: 'ci', anything: [1] } });
   });
@@ -96,10 +101,12 @@ describe('extract (POST documents)', () => {
 
   it('sends no `options` field when no option is given', async () => {
     let keys: string[] = [];
-    nock(BASE).post('/v3.1/documents').reply(async function (_uri, body) {
-      keys = [...(await parseForm(String(this.req.headers['content-type']), String(body))).keys()];
-      return [200, extraction];
-    });
+    nock(BASE)
+      .post('/v3.1/documents')
+      .reply(async function (_uri, body) {
+        keys = [...(await parseForm(String(this.req.headers['content-type']), String(body))).keys()];
+        return [200, extraction];
+      });
     await makeClient().extract(file, { model: undefined });
     expect(keys).toEqual(['file']);
   });
@@ -122,10 +129,20 @@ describe('extract (POST documents)', () => {
 });
 
 describe('processChunk (POST process)', () => {
-  const processed = { success: true, data: null, job_id: 'chunk_a-1', status: 'done', code: 'chunk_processed', pages: '1-3', chunks_done: 1, chunks_total: 2, processing_time_ms: 900 };
+  const processed = {
+    success: true,
+    data: null,
+    job_id: 'chunk_a-1',
+    status: 'done',
+    code: 'chunk_processed',
+    pages: '1-3',
+    chunks_done: 1,
+    chunks_total: 2,
+    processing_time_ms: 900,
+  };
 
   it('puts job_id in the query and options in a multipart field named `options`', async () => {
-    let options: ReturnType<FormData["get"]> = null;
+    let options: ReturnType<FormData['get']> = null;
     nock(BASE)
       .post('/v3.1/process')
       .query({ job_id: 'chunk_a-1' })
@@ -144,7 +161,10 @@ describe('processChunk (POST process)', () => {
 
   it('sends no body without options, and accepts an idempotent replay', async () => {
     const replay = { success: true, job_id: 'chunk_b', status: 'done', code: 'chunk_already_processed' };
-    nock(BASE).post('/v3.1/process', (body) => body === '' || body === undefined).query({ job_id: 'chunk_b' }).reply(200, replay);
+    nock(BASE)
+      .post('/v3.1/process', (body) => body === '' || body === undefined)
+      .query({ job_id: 'chunk_b' })
+      .reply(200, replay);
     expect(await makeClient().processChunk('chunk_b')).toEqual(replay);
   });
 });
@@ -162,13 +182,14 @@ describe('collect (GET result)', () => {
   };
 
   it('GETs result?job_id=<parent> with the Bearer header and no finalize', async () => {
-    nock(BASE).get('/v3.1/result').query({ job_id: 'job_parent' }).matchHeader('authorization', BEARER).matchHeader('user-agent', UA)
-      .reply(200, collected);
+    nock(BASE).get('/v3.1/result').query({ job_id: 'job_parent' }).matchHeader('authorization', BEARER).matchHeader('user-agent', UA).reply(200, collected);
     expect(await makeClient().collect('job_parent')).toEqual(collected);
   });
 
   it('adds finalize=true only when asked', async () => {
-    nock(BASE).get('/v3.1/result').query({ job_id: 'job_parent', finalize: 'true' })
+    nock(BASE)
+      .get('/v3.1/result')
+      .query({ job_id: 'job_parent', finalize: 'true' })
       .reply(200, { ...collected, status: 'complete', finalized: true });
     expect(await makeClient().collect('job_parent', { finalize: true })).toMatchObject({ finalized: true });
   });

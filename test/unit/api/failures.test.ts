@@ -14,12 +14,17 @@ import { BASE, RATE_HEADERS, envelope, makeClient, useNock } from './helpers.js'
 useNock();
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => expect.fail('should have thrown'), (e: unknown) => e);
+  return promise.then(
+    () => expect.fail('should have thrown'),
+    (e: unknown) => e,
+  );
 }
 
 describe('answers that are not the API speaking are retryable TransportErrors', () => {
   it("a proxy's HTML 502 is a MalformedResponseError with a snippet", async () => {
-    nock(BASE).get('/v3.1/result').query(true)
+    nock(BASE)
+      .get('/v3.1/result')
+      .query(true)
       .reply(502, '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>', { 'content-type': 'text/html' });
     const error = await rejection(makeClient().collect('job_1'));
     expect(error).toBeInstanceOf(MalformedResponseError);
@@ -88,8 +93,7 @@ describe('answers that are not the API speaking are retryable TransportErrors', 
 
 describe('schema mismatches', () => {
   it('valid JSON that breaks the schema is a ResponseValidationError with the zod issues', async () => {
-    nock(BASE).post('/v3.1/process').query(true)
-      .reply(200, { success: true, job_id: 'chunk_1', status: 'running', code: 'chunk_processed' });
+    nock(BASE).post('/v3.1/process').query(true).reply(200, { success: true, job_id: 'chunk_1', status: 'running', code: 'chunk_processed' });
     const error = await rejection(makeClient().processChunk('chunk_1'));
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error).not.toBeInstanceOf(TransportError);
@@ -104,7 +108,9 @@ describe('schema mismatches', () => {
   });
 
   it('a manifest chunk without job_id is rejected', async () => {
-    nock(BASE).post('/v3.1/documents').reply(202, { success: true, data: [{ pages: '1-3' }], job_id: 'p', pages: 4, expires_at: 'x' });
+    nock(BASE)
+      .post('/v3.1/documents')
+      .reply(202, { success: true, data: [{ pages: '1-3' }], job_id: 'p', pages: 4, expires_at: 'x' });
     const error = await rejection(makeClient().extract({ body: new Uint8Array(1), filename: 'a.pdf', contentType: 'application/pdf' }));
     expect((error as ResponseValidationError).issues).toEqual([expect.objectContaining({ path: ['data', 0, 'job_id'] })]);
   });
@@ -115,7 +121,12 @@ describe('aborting', () => {
     const controller = new AbortController();
     const reason = new Error('user pressed Ctrl-C');
     // Aborted once the request has reached the server, whose answer is still 2 s away.
-    nock(BASE).get('/v3.1/result').query(true).delay(2_000).reply(200, {}).on('request', () => controller.abort(reason));
+    nock(BASE)
+      .get('/v3.1/result')
+      .query(true)
+      .delay(2_000)
+      .reply(200, {})
+      .on('request', () => controller.abort(reason));
     await expect(makeClient().collect('job_1', {}, controller.signal)).rejects.toBe(reason);
   });
 
@@ -130,7 +141,9 @@ describe('onResponse', () => {
     const events: ResponseEvent[] = [];
     let tick = 1_767_225_000_000;
     const client = makeClient({ onResponse: (e) => events.push(e), now: () => (tick += 10) });
-    nock(BASE).get('/v3.1/models').reply(200, { success: true, data: { models: [] } });
+    nock(BASE)
+      .get('/v3.1/models')
+      .reply(200, { success: true, data: { models: [] } });
     nock(BASE).post('/v3.1/documents').reply(429, envelope('rate_limit_exceeded'), RATE_HEADERS);
     nock(BASE).get('/v3.1/health').reply(502, '<html>');
 
@@ -154,7 +167,12 @@ describe('onResponse', () => {
 
   it('a throwing listener does not fail the request', async () => {
     const lines: string[] = [];
-    const client = makeClient({ onResponse: () => { throw new Error('listener bug'); }, debug: (l) => lines.push(l) });
+    const client = makeClient({
+      onResponse: () => {
+        throw new Error('listener bug');
+      },
+      debug: (l) => lines.push(l),
+    });
     nock(BASE).get('/v3.1/health').reply(200, { status: 'ok', timestamp: 1, version: 'v3.1', environment: 'development', database: 'connected' });
     await expect(client.health()).resolves.toMatchObject({ status: 'ok' });
     expect(lines.some((l) => l.includes('listener bug'))).toBe(true);

@@ -35,8 +35,18 @@ describe('parseRateLimit', () => {
     ['exponent junk', rl(undefined, undefined, '1e3'), {}, { header: 'x-ratelimit-reset', value: '1e3', reason: 'not an integer' }],
     ['hex junk', rl('0x10'), {}, { header: 'x-ratelimit-limit', value: '0x10', reason: 'not an integer' }],
     ['Infinity', rl('Infinity'), {}, { header: 'x-ratelimit-limit', value: 'Infinity', reason: 'not an integer' }],
-    ['past the safe integers', rl(undefined, undefined, '99999999999999999999'), {}, { header: 'x-ratelimit-reset', value: '99999999999999999999', reason: 'not an integer' }],
-    ['Remaining above Limit', rl('10', '11', '60'), { limit: 10, reset: 60 }, { header: 'x-ratelimit-remaining', value: '11', reason: 'above x-ratelimit-limit (10)' }],
+    [
+      'past the safe integers',
+      rl(undefined, undefined, '99999999999999999999'),
+      {},
+      { header: 'x-ratelimit-reset', value: '99999999999999999999', reason: 'not an integer' },
+    ],
+    [
+      'Remaining above Limit',
+      rl('10', '11', '60'),
+      { limit: 10, reset: 60 },
+      { header: 'x-ratelimit-remaining', value: '11', reason: 'above x-ratelimit-limit (10)' },
+    ],
   ])('ignores %s and says so', (_label, headers, kept, ignored) => {
     expect(parseRateLimit(headers)).toEqual({ ...kept, ignored: [ignored] });
   });
@@ -110,7 +120,9 @@ describe('the response event', () => {
     const events: ResponseEvent[] = [];
     const lines: string[] = [];
     const client = makeClient({ onResponse: (e) => events.push(e), debug: (l) => lines.push(l), now: () => Date.UTC(2026, 0, 1) });
-    nock(BASE).get('/v3.1/models').reply(200, { success: true, data: { models: [] } }, { Date: 'soon' });
+    nock(BASE)
+      .get('/v3.1/models')
+      .reply(200, { success: true, data: { models: [] } }, { Date: 'soon' });
     await client.models();
     expect(events[0]).not.toHaveProperty('serverDateMs');
     expect(events[0]?.ignored).toEqual([{ header: 'date', value: 'soon', reason: 'not an HTTP date' }]);

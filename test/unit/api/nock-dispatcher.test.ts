@@ -22,14 +22,18 @@ describe('nock with an undici dispatcher', () => {
   afterAll(() => agent.close());
 
   it('intercepts globalThis.fetch even when a dispatcher is passed', async () => {
-    nock(BASE).get('/v3.1/models').reply(200, { success: true, data: { models: [{ name: 'invoice' }] } });
+    nock(BASE)
+      .get('/v3.1/models')
+      .reply(200, { success: true, data: { models: [{ name: 'invoice' }] } });
     const list = await makeClient({ dispatcher: spy }).models();
     expect(list.data.models).toEqual([{ name: 'invoice' }]);
     expect(dispatched).toBe(0);
   });
 
   it('intercepts with the default shared EnvHttpProxyAgent too', async () => {
-    nock(BASE).get('/v3.1/models').reply(200, { success: true, data: { models: [] } });
+    nock(BASE)
+      .get('/v3.1/models')
+      .reply(200, { success: true, data: { models: [] } });
     await expect(makeClient().models()).resolves.toMatchObject({ success: true });
   });
 
@@ -45,7 +49,9 @@ describe('nock with an undici dispatcher', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const error = await makeClient({ baseUrl }).models().catch((e: unknown) => e);
+      const error = await makeClient({ baseUrl })
+        .models()
+        .catch((e: unknown) => e);
       expect(error).toMatchObject({ name: 'NetworkError' });
       expect(String((error as Error).message)).toMatch(/Nock: Disallowed net connect|NetConnectNotAllowedError|ENETUNREACH/);
       expect(hits).toBe(0);

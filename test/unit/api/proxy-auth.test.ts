@@ -46,7 +46,10 @@ function client(baseUrl: string, dispatcher: EnvHttpProxyAgent, extra: Partial<A
 }
 
 async function failure(call: Promise<unknown>): Promise<unknown> {
-  return call.then(() => expect.fail('the call should have failed'), (error: unknown) => error);
+  return call.then(
+    () => expect.fail('the call should have failed'),
+    (error: unknown) => error,
+  );
 }
 
 describe('a proxy that answers 407', () => {

@@ -49,7 +49,9 @@ describe('over a real socket', () => {
 
   it('a connection reset is a NetworkError', async () => {
     const base = await listen(net.createServer((socket) => socket.once('data', () => socket.resetAndDestroy())));
-    const error = await client(base).processChunk('c1').catch((e: unknown) => e);
+    const error = await client(base)
+      .processChunk('c1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toContain('ECONNRESET');
     // The request was sent: the server may have counted it.
@@ -57,17 +59,23 @@ describe('over a real socket', () => {
   });
 
   it('a socket closed mid-body is a NetworkError', async () => {
-    const base = await listen(net.createServer((socket) => socket.once('data', () => {
-      // Closed once the half body is flushed to the client (a positive signal, not a 20 ms timer).
-      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{"success":tr', () => socket.destroy());
-    })));
+    const base = await listen(
+      net.createServer((socket) =>
+        socket.once('data', () => {
+          // Closed once the half body is flushed to the client (a positive signal, not a 20 ms timer).
+          socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{"success":tr', () => socket.destroy());
+        }),
+      ),
+    );
     await expect(client(base).collect('job_1')).rejects.toBeInstanceOf(NetworkError);
   });
 
   it('a refused connection is a NetworkError that never connected (it reached no server)', async () => {
     // Port 0 can never be listened on: a connection to it is refused, on any machine, with no race
     // (a port a test listened on and closed may be taken again before it connects).
-    const error = await client('http://127.0.0.1:0').health().catch((e: unknown) => e);
+    const error = await client('http://127.0.0.1:0')
+      .health()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ neverConnected: true, connectionDropped: false });
     expect((error as Error).message).toContain('ECONNREFUSED');
@@ -80,7 +88,9 @@ describe('over a real socket', () => {
   it('a dead server (reads the request, never answers) times out on headersMs', async () => {
     const base = await listen(http.createServer((req) => req.resume()));
     // The server never answers: only the headers timeout can end this (no wall-clock bound, which a busy machine breaks).
-    const error = await client(base, { timeouts: { headersMs: 300 } }).processChunk('c1').catch((e: unknown) => e);
+    const error = await client(base, { timeouts: { headersMs: 300 } })
+      .processChunk('c1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toContain('UND_ERR_HEADERS_TIMEOUT');
   });

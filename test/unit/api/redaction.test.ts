@@ -21,8 +21,12 @@ describe('debug log', () => {
   it('never contains the key: not in the authorization header, not echoed by the server', async () => {
     const lines: string[] = [];
     const client = makeClient({ debug: (line) => lines.push(line) });
-    nock(BASE).get('/v3.1/models').reply(200, { success: true, data: { models: [] } });
-    nock(BASE).get('/v3.1/authorised').replyWithError({ code: 'ECONNRESET', message: `reset while sending Bearer ${KEY}` });
+    nock(BASE)
+      .get('/v3.1/models')
+      .reply(200, { success: true, data: { models: [] } });
+    nock(BASE)
+      .get('/v3.1/authorised')
+      .replyWithError({ code: 'ECONNRESET', message: `reset while sending Bearer ${KEY}` });
 
     await client.models();
     await expect(client.authorised()).rejects.toThrow();
@@ -46,9 +50,12 @@ describe('debug log', () => {
 
 describe('errors built from server text', () => {
   it('carry the redacted key, not the key, when the server echoes it', async () => {
-    nock(BASE).get('/v3.1/authorised')
+    nock(BASE)
+      .get('/v3.1/authorised')
       .reply(401, { success: false, error: { code: 'invalid_api_key', message: `Key ${KEY} is not valid`, details: { key: KEY } } });
-    const error = (await makeClient().authorised().catch((e: unknown) => e)) as ApiError;
+    const error = (await makeClient()
+      .authorised()
+      .catch((e: unknown) => e)) as ApiError;
     expect(error.code).toBe('invalid_api_key');
     expect(error.message).not.toContain(KEY);
     expect(error.message).toContain('sk_…3f9a');
@@ -57,7 +64,9 @@ describe('errors built from server text', () => {
 
   it('never put the key in a snippet', async () => {
     nock(BASE).get('/v3.1/models').reply(502, `<html>upstream rejected ${KEY}</html>`);
-    const error = await makeClient().models().catch((e: unknown) => e);
+    const error = await makeClient()
+      .models()
+      .catch((e: unknown) => e);
     expect(JSON.stringify(error)).not.toContain(KEY);
     expect((error as Error).message).not.toContain(KEY);
   });

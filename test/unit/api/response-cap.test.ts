@@ -199,7 +199,9 @@ describe('an answer past its cap', () => {
   });
 
   it('a Content-Length past the cap is refused at the headers, without waiting for the body', async () => {
-    const error = await client({ responseCaps: { models: CAP }, timeouts: { lightMs: 10_000 } }).models().catch((e: unknown) => e);
+    const error = await client({ responseCaps: { models: CAP }, timeouts: { lightMs: 10_000 } })
+      .models()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect(error).toMatchObject({ endpoint: 'models', capBytes: CAP });
     // Only the header can have said so: the body never ends, and never passes the cap (reading it ends in a TimeoutError).
@@ -214,7 +216,9 @@ describe('an answer past its cap', () => {
 
   it('reports the answer to onResponse even when it was cut off', async () => {
     const statuses: number[] = [];
-    await client({ onResponse: (event) => statuses.push(event.status) }).processChunk('c1').catch(() => undefined);
+    await client({ onResponse: (event) => statuses.push(event.status) })
+      .processChunk('c1')
+      .catch(() => undefined);
     expect(statuses).toEqual([200]);
   });
 

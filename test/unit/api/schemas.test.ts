@@ -35,7 +35,13 @@ describe('response schemas', () => {
   });
 
   it('reject a manifest whose chunks do not cover every page once: its lost pages could never be processed', () => {
-    const manifest = (pages: number, ...ranges: [string, string][]): unknown => ({ success: true, data: ranges.map(([job_id, range]) => ({ job_id, pages: range })), job_id: 'p', pages, expires_at: 't' });
+    const manifest = (pages: number, ...ranges: [string, string][]): unknown => ({
+      success: true,
+      data: ranges.map(([job_id, range]) => ({ job_id, pages: range })),
+      job_id: 'p',
+      pages,
+      expires_at: 't',
+    });
     expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['b', '4-6'], ['c', '7'])).success).toBe(true);
     expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['c', '7-7'])).success).toBe(false); // a chunk deleted
     expect(SplitManifest.safeParse(manifest(7, ['a', '1-3'], ['b', '4-6'])).success).toBe(false); // the last one deleted
@@ -55,7 +61,13 @@ describe('response schemas', () => {
       ['a command substitution', '$(id)'],
       ['an empty id', ''],
     ];
-    const manifest = (parent: string, chunk: string): unknown => ({ success: true, data: [{ job_id: chunk, pages: '1-3' }], job_id: parent, pages: 3, expires_at: 't' });
+    const manifest = (parent: string, chunk: string): unknown => ({
+      success: true,
+      data: [{ job_id: chunk, pages: '1-3' }],
+      job_id: parent,
+      pages: 3,
+      expires_at: 't',
+    });
 
     it('accepts the ids the emulator makes and the spec shows', () => {
       for (const id of ['job_0a1b2c3d4e5f60718293a4b5', 'job-1', 'p', 'A_b-9']) {

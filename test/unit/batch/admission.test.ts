@@ -89,7 +89,19 @@ describe('requestsToFinish', () => {
   it('is what a task not yet uploaded has left, so the engine and the dry run agree', () => {
     for (const pages of [undefined, 1, 3, 4, 7, 150]) {
       for (const finalize of [true, false]) {
-        const task = new DocumentTask({ path: '/in/a.pdf', displayPath: 'a.pdf', sha256: 'a'.repeat(64), size: 10, type: 'pdf', contentType: 'application/pdf', pages, output: '/out/a.pdf.json' }, 0);
+        const task = new DocumentTask(
+          {
+            path: '/in/a.pdf',
+            displayPath: 'a.pdf',
+            sha256: 'a'.repeat(64),
+            size: 10,
+            type: 'pdf',
+            contentType: 'application/pdf',
+            pages,
+            output: '/out/a.pdf.json',
+          },
+          0,
+        );
         expect(task.requestsLeft(finalize)).toBe(requestsToFinish(pages, finalize));
       }
     }
@@ -99,16 +111,15 @@ describe('requestsToFinish', () => {
 describe('decideAdmission', () => {
   it.each<[string, Partial<AdmissionInput>, ReturnType<typeof decideAdmission>['admit'], string?]>([
     ['an empty schedule', {}, true],
-    [
-      'a full cap of open jobs',
-      { openJobs: [1, 2, 3, 4, 5].map((i) => job(`j${i}`, HOUR, 0)) },
-      false,
-      'open_job_cap',
-    ],
+    ['a full cap of open jobs', { openJobs: [1, 2, 3, 4, 5].map((i) => job(`j${i}`, HOUR, 0)) }, false, 'open_job_cap'],
     ['four open jobs and one that expired', { openJobs: [...[1, 2, 3, 4].map((i) => job(`j${i}`, HOUR, 0)), job('old', -1, 0)] }, true],
     ['a phantom "possibly open" job that still holds a cap slot', { openJobs: [job('phantom', HOUR, 0)], openJobCap: 1 }, false, 'open_job_cap'],
     ['a cap lowered after too_many_open_jobs', { openJobs: [job('a', HOUR, 2), job('b', HOUR, 2)], openJobCap: 2 }, false, 'open_job_cap'],
-    ['a synchronous document when the cap is full (it opens no job)', { openJobs: [1, 2, 3, 4, 5].map((i) => job(`j${i}`, HOUR, 0)), candidateRequests: 1 }, true],
+    [
+      'a synchronous document when the cap is full (it opens no job)',
+      { openJobs: [1, 2, 3, 4, 5].map((i) => job(`j${i}`, HOUR, 0)), candidateRequests: 1 },
+      true,
+    ],
     [
       // Alone, j1's 50 requests end at 4 min (10/min); behind the candidate's
       // upload the last lands at 5 min + 5 guards (250 ms), past expiry − margin.
@@ -136,7 +147,11 @@ describe('decideAdmission', () => {
       false,
       'deadline',
     ],
-    ['the same open job without the candidate squeezing in', { projectSlots: projection(DEFAULT_RATE_LIMITS, 100), openJobs: [job('j1', HOUR + MARGIN + 61_000, 10)], candidateRequests: 5 }, true],
+    [
+      'the same open job without the candidate squeezing in',
+      { projectSlots: projection(DEFAULT_RATE_LIMITS, 100), openJobs: [job('j1', HOUR + MARGIN + 61_000, 10)], candidateRequests: 5 },
+      true,
+    ],
   ])('%s', (_name, overrides, admit, reason) => {
     const decision = decideAdmission(input(overrides));
     expect(decision.admit).toBe(admit);
@@ -174,14 +189,18 @@ describe('decideAdmission', () => {
       reason: 'deadline',
       detail: `b would send its last request at ${new Date(T0 + 10 * MIN).toISOString()}, after its expiry ${new Date(T0 + 10 * MIN + MARGIN).toISOString()} less the ${MARGIN} ms margin`,
     });
-    expect(decideAdmission(input({ projectSlots: everyMinute, openJobs: [a, { ...b, expiresAtMs: b.expiresAtMs + 1 }], candidateRequests: 5 })).admit).toBe(true);
+    expect(decideAdmission(input({ projectSlots: everyMinute, openJobs: [a, { ...b, expiresAtMs: b.expiresAtMs + 1 }], candidateRequests: 5 })).admit).toBe(
+      true,
+    );
   });
 
   it('names the candidate when it is the one that would be late, and "never" when no slot comes', () => {
     const tooSlow = decideAdmission(input({ projectSlots: projection('10/h') }));
     expect(!tooSlow.admit && tooSlow.detail).toMatch(/^the candidate would send its last request at 2023-11-15T03:13:20\.\d{3}Z, after its expiry/);
     const noSlots = decideAdmission(input({ projectSlots: () => [] }));
-    expect(!noSlots.admit && noSlots.detail).toBe(`the candidate would send its last request at never, after its expiry ${new Date(T0 + TTL).toISOString()} less the ${MARGIN} ms margin`);
+    expect(!noSlots.admit && noSlots.detail).toBe(
+      `the candidate would send its last request at never, after its expiry ${new Date(T0 + TTL).toISOString()} less the ${MARGIN} ms margin`,
+    );
   });
 
   it('refuses the 4th of five 150-page PDFs under 100/h: they cannot all finish in 2 h', async () => {

@@ -6,7 +6,7 @@ function budget(spec: string, ceiling = 16): InFlightBudget {
   return new InFlightBudget({ ceiling, windows: parseRateWindows(spec) });
 }
 
-describe('InFlightBudget (Little\'s law)', () => {
+describe("InFlightBudget (Little's law)", () => {
   it('keeps 4 in flight until an answer has been timed', () => {
     expect(budget('60/10s').limit()).toBe(4);
     expect(budget('60/10s', 2).limit()).toBe(2);
@@ -38,7 +38,7 @@ describe('InFlightBudget (Little\'s law)', () => {
     expect(b.limit()).toBe(10);
   });
 
-  it("with a view of the gate, what was sent counts on top of what the gate grants within one answer time, plus one", () => {
+  it('with a view of the gate, what was sent counts on top of what the gate grants within one answer time, plus one', () => {
     const b = budget('60/10s', 64);
     for (let i = 0; i < 20; i++) b.answered('documents', 2000);
     const burst = (n: number): number[] => Array.from({ length: n }, () => 1000);

@@ -42,12 +42,46 @@ function heldJournal(): { journal: Journal<JournalRecord>; records: JournalRecor
 }
 
 function openTask(): DocumentTask {
-  const task = new DocumentTask({ path: '/in/a.pdf', displayPath: 'a.pdf', sha256: 'a'.repeat(64), size: 10, type: 'pdf', contentType: 'application/pdf', pages: 4, output: '/out/a.pdf.json' }, 0);
-  task.openJob({ parentJobId: 'job_p', chunks: [{ jobId: 'job_c1', pages: '1-3' }, { jobId: 'job_c2', pages: '4-4' }], expiresAt: 7_200_000, pages: 4, model: null }, new Map([['job_c1', 3], ['job_c2', 1]]));
+  const task = new DocumentTask(
+    {
+      path: '/in/a.pdf',
+      displayPath: 'a.pdf',
+      sha256: 'a'.repeat(64),
+      size: 10,
+      type: 'pdf',
+      contentType: 'application/pdf',
+      pages: 4,
+      output: '/out/a.pdf.json',
+    },
+    0,
+  );
+  task.openJob(
+    {
+      parentJobId: 'job_p',
+      chunks: [
+        { jobId: 'job_c1', pages: '1-3' },
+        { jobId: 'job_c2', pages: '4-4' },
+      ],
+      expiresAt: 7_200_000,
+      pages: 4,
+      model: null,
+    },
+    new Map([
+      ['job_c1', 3],
+      ['job_c2', 1],
+    ]),
+  );
   return task;
 }
 
-const complete: CollectedResult = { success: true, job_id: 'job_p', status: 'complete', data: { total: 1 }, pages_total: 4, pages_processed: 4 } as CollectedResult;
+const complete: CollectedResult = {
+  success: true,
+  job_id: 'job_p',
+  status: 'complete',
+  data: { total: 1 },
+  pages_total: 4,
+  pages_processed: 4,
+} as CollectedResult;
 
 describe('collectJob', () => {
   it('offers no finalize until the result file and its journal record are both durable', async () => {
@@ -117,7 +151,15 @@ describe('a chunk that keeps failing', () => {
     }
   }
 
-  const partialOf4: CollectedResult = { success: true, job_id: 'job_p', status: 'partial', data: {}, pages_total: 4, pages_processed: 3, failed_pages: [4] } as CollectedResult;
+  const partialOf4: CollectedResult = {
+    success: true,
+    job_id: 'job_p',
+    status: 'partial',
+    data: {},
+    pages_total: 4,
+    pages_processed: 3,
+    failed_pages: [4],
+  } as CollectedResult;
 
   it('is sent at most maxAttempts times over every collect round, whatever the error', async () => {
     const task = openTask();
@@ -131,7 +173,10 @@ describe('a chunk that keeps failing', () => {
   it('whose extraction fails is given its tries (3), then its pages are reported missing', async () => {
     const task = openTask();
     task.job!.chunks[1]!.status = 'pending';
-    const { ctx, processed } = failingContext(new UnprocessableEntityError({ endpoint: 'process', status: 422, code: 'extraction_failed', message: '' }), partialOf4);
+    const { ctx, processed } = failingContext(
+      new UnprocessableEntityError({ endpoint: 'process', status: 422, code: 'extraction_failed', message: '' }),
+      partialOf4,
+    );
     await runJob(ctx, task);
     expect(processed()).toBe(3);
     expect(task.outcome).toMatchObject({ status: 'partial', missing_pages: [4] });
@@ -167,7 +212,9 @@ describe('when the server counted a job request', () => {
   it('a processed chunk: the answer less the processing time the server reports', async () => {
     const task = openTask();
     const chunk = task.job!.chunks[0]!;
-    const ctx = answeringContext({ processChunk: async () => ({ success: true, job_id: 'job_c1', status: 'done', code: 'chunk_processed', processing_time_ms: 90 }) });
+    const ctx = answeringContext({
+      processChunk: async () => ({ success: true, job_id: 'job_c1', status: 'done', code: 'chunk_processed', processing_time_ms: 90 }),
+    });
     expect(restamps(await processChunk(ctx, task, task.job!, chunk, SENT))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED - 90 }]);
   });
 
@@ -188,10 +235,14 @@ describe('when the server counted a job request', () => {
     const limited = new RateLimitError({ endpoint: 'process', status: 429, code: 'rate_limit_exceeded', message: '' });
     const task = openTask();
     const job = task.job!;
-    expect(restamps(await processChunk(answeringContext({ processChunk: async () => Promise.reject(limited) }), task, job, job.chunks[0]!, SENT))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED }]);
+    expect(restamps(await processChunk(answeringContext({ processChunk: async () => Promise.reject(limited) }), task, job, job.chunks[0]!, SENT))).toEqual([
+      { type: 'restamp', recordedAt: SENT, countedAt: ANSWERED },
+    ]);
     const dropped = new NetworkError('result', 'reset', { connectionDropped: true });
     moveJob(job, 'collect-sent');
-    expect(restamps(await collectJob(answeringContext({ collect: async () => Promise.reject(dropped) }), task, job, SENT))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED }]);
+    expect(restamps(await collectJob(answeringContext({ collect: async () => Promise.reject(dropped) }), task, job, SENT))).toEqual([
+      { type: 'restamp', recordedAt: SENT, countedAt: ANSWERED },
+    ]);
     const refused = new NetworkError('process', 'refused', { neverConnected: true });
     expect(restamps(await processChunk(answeringContext({ processChunk: async () => Promise.reject(refused) }), task, job, job.chunks[1]!, SENT))).toEqual([]);
   });

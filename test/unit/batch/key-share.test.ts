@@ -92,4 +92,3 @@ describe('KeyShare: what other clients of the key take', () => {
     expect(share.limitOf(second, 200)).toBe(6); // (0.9 + 0.2 x 0.05) x 0.9 of 8
   });
 });
-

@@ -15,12 +15,28 @@ import { UploadQueue } from '../../../src/batch/upload-queue.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
 const SETTINGS: RunSettings = {
-  concurrency: 4, openJobCap: 5, ttlMs: 7_200_000, marginMs: 600_000, finalize: true, storeDb: false, maxCredits: 5, retryFailed: false,
-  maxCollectRounds: 4, maxAttempts: 8, retryBaseMs: 1000, retryMaxMs: 60_000, slotWaitMs: 1_800_000, busyPauseMs: 120_000, conflictDelayMs: 10_000,
+  concurrency: 4,
+  openJobCap: 5,
+  ttlMs: 7_200_000,
+  marginMs: 600_000,
+  finalize: true,
+  storeDb: false,
+  maxCredits: 5,
+  retryFailed: false,
+  maxCollectRounds: 4,
+  maxAttempts: 8,
+  retryBaseMs: 1000,
+  retryMaxMs: 60_000,
+  slotWaitMs: 1_800_000,
+  busyPauseMs: 120_000,
+  conflictDelayMs: 10_000,
 };
 
 function task(name: string, pages: number, type: PlannedDocument['type'] = 'pdf'): DocumentTask {
-  return new DocumentTask({ path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type, contentType: 'application/pdf', pages, output: `/out/${name}.json` }, 0);
+  return new DocumentTask(
+    { path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type, contentType: 'application/pdf', pages, output: `/out/${name}.json` },
+    0,
+  );
 }
 
 function state(settings: RunSettings = SETTINGS): { state: BatchState; finished: string[] } {
@@ -28,7 +44,13 @@ function state(settings: RunSettings = SETTINGS): { state: BatchState; finished:
   const gate = new RequestGate({ windows: parseRateWindows('none'), clock, sendLog: new MemorySendLog() });
   const finished: string[] = [];
   const batch = new BatchState({
-    clock, settings, gate, serverBusy: () => undefined, phantomJobs: [], keepOutcomes: true, onStop: () => undefined,
+    clock,
+    settings,
+    gate,
+    serverBusy: () => undefined,
+    phantomJobs: [],
+    keepOutcomes: true,
+    onStop: () => undefined,
     events: { documentFinished: (outcome) => void finished.push(outcome.file) },
   });
   return { state: batch, finished };
@@ -38,7 +60,16 @@ describe('chooseNextRequest', () => {
   it('serves an open job before any upload', () => {
     const { state: batch } = state();
     const open = task('open.pdf', 4);
-    open.openJob({ parentJobId: 'job_p', chunks: [{ jobId: 'job_c1', pages: '1-3' }, { jobId: 'job_c2', pages: '4-4' }], expiresAt: Date.now() + 7_200_000, pages: 4, model: null });
+    open.openJob({
+      parentJobId: 'job_p',
+      chunks: [
+        { jobId: 'job_c1', pages: '1-3' },
+        { jobId: 'job_c2', pages: '4-4' },
+      ],
+      expiresAt: Date.now() + 7_200_000,
+      pages: 4,
+      model: null,
+    });
     batch.take([task('a.png', 1, 'png'), open]);
     const next = chooseNextRequest(batch, 1_700_000_000_000);
     expect(next.item).toMatchObject({ kind: 'process', task: open });
@@ -77,8 +108,20 @@ describe('UploadQueue skip verdict', () => {
     const a = task('a.png', 1, 'png');
     const b = task('b.png', 1, 'png');
     const queue = new UploadQueue([a, b]);
-    expect(queue.next(0, (t) => (t === a ? 'skip' : 'send'), () => undefined)).toBe(b);
+    expect(
+      queue.next(
+        0,
+        (t) => (t === a ? 'skip' : 'send'),
+        () => undefined,
+      ),
+    ).toBe(b);
     // A plain document judged `next` while still queued holds the queue (it waits, rather than spin).
-    expect(queue.next(0, () => 'next', () => undefined)).toBeUndefined();
+    expect(
+      queue.next(
+        0,
+        () => 'next',
+        () => undefined,
+      ),
+    ).toBeUndefined();
   });
 });

@@ -9,12 +9,24 @@ const SETTINGS = { openJobCap: 2, ttlMs: 2 * HOUR, marginMs: 60_000, finalize: t
 const freeSlots = (n: number, from = 0): number[] => Array.from({ length: n }, (_, i) => from + i);
 
 function splitTask(name: string, pages: number): DocumentTask {
-  return new DocumentTask({ path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type: 'pdf', contentType: 'application/pdf', pages, output: `/out/${name}.json` }, 0);
+  return new DocumentTask(
+    { path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type: 'pdf', contentType: 'application/pdf', pages, output: `/out/${name}.json` },
+    0,
+  );
 }
 
 function openTask(name: string, expiresAt: number): DocumentTask {
   const task = splitTask(name, 6);
-  task.openJob({ parentJobId: `job-${name}`, chunks: [{ jobId: `c1-${name}`, pages: '1-3' }, { jobId: `c2-${name}`, pages: '4-6' }], expiresAt, pages: 6, model: null });
+  task.openJob({
+    parentJobId: `job-${name}`,
+    chunks: [
+      { jobId: `c1-${name}`, pages: '1-3' },
+      { jobId: `c2-${name}`, pages: '4-6' },
+    ],
+    expiresAt,
+    pages: 6,
+    model: null,
+  });
   return task;
 }
 
@@ -49,7 +61,10 @@ describe('OpenJobLedger', () => {
   });
 
   it('journaled jobs of an earlier run filling the cap do block: they are known to be open, not a maybe', () => {
-    const ledger = new OpenJobLedger(SETTINGS, [{ until: HOUR, jobId: 'job_a' }, { until: HOUR, jobId: 'job_b' }]);
+    const ledger = new OpenJobLedger(SETTINGS, [
+      { until: HOUR, jobId: 'job_a' },
+      { until: HOUR, jobId: 'job_b' },
+    ]);
     expect(ledger.admits(splitTask('c', 9), 0, freeSlots)).toBe(false);
     const mixed = new OpenJobLedger(SETTINGS, [{ until: HOUR, jobId: 'job_a' }, { until: HOUR }]);
     expect(mixed.admits(splitTask('c', 9), 0, freeSlots)).toBe(true); // one of the two is only a maybe
@@ -69,11 +84,26 @@ describe('OpenJobLedger', () => {
 });
 
 function imageTask(name: string): DocumentTask {
-  return new DocumentTask({ path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type: 'png', contentType: 'image/png', pages: 1, output: `/out/${name}.json` }, 0);
+  return new DocumentTask(
+    { path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type: 'png', contentType: 'image/png', pages: 1, output: `/out/${name}.json` },
+    0,
+  );
 }
 
 function uncountedPdf(name: string): DocumentTask {
-  return new DocumentTask({ path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type: 'pdf', contentType: 'application/pdf', pages: undefined, output: `/out/${name}.json` }, 0);
+  return new DocumentTask(
+    {
+      path: `/in/${name}`,
+      displayPath: name,
+      sha256: name,
+      size: 1,
+      type: 'pdf',
+      contentType: 'application/pdf',
+      pages: undefined,
+      output: `/out/${name}.json`,
+    },
+    0,
+  );
 }
 
 describe('OpenJobLedger: what admission counts', () => {

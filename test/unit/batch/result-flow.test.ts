@@ -14,15 +14,35 @@ import type { ResultDocument } from '../../../src/batch/result-file.js';
 /** Pages 10, 11, 12 and 20 of a 30-page source, sent as one 4-page cut whose job is open. */
 function selectionTask(): DocumentTask {
   const task = new DocumentTask(
-    { path: '/in/a.pdf', displayPath: 'a.pdf', sha256: 'a'.repeat(64), size: 10, type: 'pdf', contentType: 'application/pdf', pages: 4, sourcePages: [10, 11, 12, 20], sourcePageCount: 30, output: '/out/a.pdf.p10-12,20.json' },
+    {
+      path: '/in/a.pdf',
+      displayPath: 'a.pdf',
+      sha256: 'a'.repeat(64),
+      size: 10,
+      type: 'pdf',
+      contentType: 'application/pdf',
+      pages: 4,
+      sourcePages: [10, 11, 12, 20],
+      sourcePageCount: 30,
+      output: '/out/a.pdf.p10-12,20.json',
+    },
     0,
   );
-  task.openJob({ parentJobId: 'job_p', chunks: [{ jobId: 'job_c1', pages: '1-3' }, { jobId: 'job_c2', pages: '4-4' }], expiresAt: 7_200_000, pages: 4, model: null });
+  task.openJob({
+    parentJobId: 'job_p',
+    chunks: [
+      { jobId: 'job_c1', pages: '1-3' },
+      { jobId: 'job_c2', pages: '4-4' },
+    ],
+    expiresAt: 7_200_000,
+    pages: 4,
+    model: null,
+  });
   return task;
 }
 
 describe('the result of a page selection', () => {
-  it('names its missing pages, and the pages it sent, by the source\'s numbers', async () => {
+  it("names its missing pages, and the pages it sent, by the source's numbers", async () => {
     const written = new Map<string, string>();
     const records: JournalRecord[] = [];
     const ctx = {

@@ -83,7 +83,11 @@ describe(`ServerClock (seed ${SEED})`, () => {
   ])('%s: within 0.3 s after a few dozen samples, and the truth inside the uncertainty', (_label, skew) => {
     for (const seed of [SEED + 1, SEED + 2, SEED + 3]) {
       const clock = new ServerClock();
-      for (const sample of take(exchanges(() => skew, seed), 36)) clock.addSample(sample);
+      for (const sample of take(
+        exchanges(() => skew, seed),
+        36,
+      ))
+        clock.addSample(sample);
       expect(Math.abs(clock.offsetMs - skew)).toBeLessThan(300);
       expect(Math.abs(clock.offsetMs - skew)).toBeLessThanOrEqual(clock.uncertaintyMs);
       expect(clock.uncertaintyMs).toBeLessThan(300);
@@ -93,7 +97,10 @@ describe(`ServerClock (seed ${SEED})`, () => {
   it('is not moved by an outlier 30 s off, wherever it falls', () => {
     for (const position of [0, 17, 35]) {
       const clock = new ServerClock();
-      const samples = take(exchanges(() => 2_300, SEED + 7), 36);
+      const samples = take(
+        exchanges(() => 2_300, SEED + 7),
+        36,
+      );
       samples.forEach((sample, i) => {
         clock.addSample(i === position ? { ...sample, serverDateMs: sample.serverDateMs + 30_000 } : sample);
       });
@@ -148,7 +155,10 @@ describe(`ServerClock (seed ${SEED})`, () => {
 
   it('ages samples out 10 minutes after the newest and keeps at most 64', () => {
     const clock = new ServerClock();
-    const samples = take(exchanges(() => 0, 5), 100);
+    const samples = take(
+      exchanges(() => 0, 5),
+      100,
+    );
     for (const sample of samples.slice(0, 10)) clock.addSample(sample);
     expect(clock.sampleCount).toBe(10);
     const later = samples[9]!.receivedAtLocalMs + 10 * MINUTE + 1;
@@ -196,7 +206,10 @@ describe('ServerClock sample bookkeeping', () => {
     expect(clock.addSample({ serverDateMs: T, sentAtLocalMs: T + 1, receivedAtLocalMs: T })).toEqual({ accepted: false, reason: 'received before sent' });
     // The offset lies between 9 500 and 10 500 ms: its centre is exactly the limit.
     expect(clock.addSample({ serverDateMs: T + 9_000, sentAtLocalMs: T - 500, receivedAtLocalMs: T - 500 })).toEqual({ accepted: true });
-    expect(clock.addSample({ serverDateMs: T + 9_001, sentAtLocalMs: T - 500, receivedAtLocalMs: T - 500 })).toEqual({ accepted: false, reason: 'server clock more than 10000 ms from ours' });
+    expect(clock.addSample({ serverDateMs: T + 9_001, sentAtLocalMs: T - 500, receivedAtLocalMs: T - 500 })).toEqual({
+      accepted: false,
+      reason: 'server clock more than 10000 ms from ours',
+    });
   });
 
   it('keeps the newest maxSamples samples, and those no older than maxAgeMs before the newest, that instant included', () => {

@@ -8,7 +8,15 @@ const T0 = Date.UTC(2026, 10, 21, 9, 0, 0);
 /** An answer sent at `at` (our clock), answered 20 ms later by a server whose clock is `skewMs` ahead. */
 function answer(at: number, skewMs: number, extra: Partial<ResponseEvent> = {}): ResponseEvent {
   const serverNow = at + 10 + skewMs;
-  return { endpoint: 'documents', status: 200, durationMs: 20, sentAtMs: at, receivedAtMs: at + 20, serverDateMs: Math.floor(serverNow / 1000) * 1000, ...extra };
+  return {
+    endpoint: 'documents',
+    status: 200,
+    durationMs: 20,
+    sentAtMs: at,
+    receivedAtMs: at + 20,
+    serverDateMs: Math.floor(serverNow / 1000) * 1000,
+    ...extra,
+  };
 }
 
 function learned(skewMs: number, lines: string[] = [], notices: string[] = []): ServiceReadings {
@@ -55,7 +63,12 @@ describe('ServiceReadings', () => {
     // Answered in 2 s: the server wrote a Reset of its "now", which passed 2 s ago by the time we read it.
     const received = sent + 2_000;
     const resetSeconds = Math.floor((sent + 10) / 1000);
-    const observed = readings.observe({ ...answer(sent, 0), durationMs: 2_000, receivedAtMs: received, rateLimit: { limit: 8, remaining: 0, reset: resetSeconds } });
+    const observed = readings.observe({
+      ...answer(sent, 0),
+      durationMs: 2_000,
+      receivedAtMs: received,
+      rateLimit: { limit: 8, remaining: 0, reset: resetSeconds },
+    });
     expect(observed?.resetAtMs).toBeDefined();
     // The same header read again a moment later, for the 429's retry plan.
     expect(readings.resetAt({ limit: 8, remaining: 0, reset: resetSeconds }, received + 50)).toBeDefined();
@@ -159,7 +172,9 @@ describe('ServiceReadings: what it says', () => {
     const readings = learned(skewMs, lines);
     const offsetLines = lines.filter((line) => line.startsWith("the service's clock"));
     expect(offsetLines).toHaveLength(1);
-    expect(offsetLines[0]).toMatch(new RegExp(`^the service's clock is \\d\\.\\d s ${side} ours \\(±\\d+ ms, \\d+ samples\\); its reset and expiry times are read through that offset$`));
+    expect(offsetLines[0]).toMatch(
+      new RegExp(`^the service's clock is \\d\\.\\d s ${side} ours \\(±\\d+ ms, \\d+ samples\\); its reset and expiry times are read through that offset$`),
+    );
     // The clock jumps 1.5 s further: worth a second line.
     for (let i = 40; i < 200; i++) readings.observe(answer(T0 + i * 137, skewMs + Math.sign(skewMs) * 1_500));
     expect(lines.filter((line) => line.startsWith("the service's clock")).length).toBeGreaterThanOrEqual(2);

@@ -7,7 +7,16 @@ import { TimeLeft, windowName } from '../../../src/batch/time-left.js';
 import { moveJob } from '../../../src/batch/job-phase.js';
 
 function task(pages: number | undefined, name = 'a.pdf'): DocumentTask {
-  const doc: PlannedDocument = { path: `/in/${name}`, displayPath: name, sha256: 'x'.repeat(64), size: 1, type: 'pdf', contentType: 'application/pdf', pages, output: `/out/${name}.json` };
+  const doc: PlannedDocument = {
+    path: `/in/${name}`,
+    displayPath: name,
+    sha256: 'x'.repeat(64),
+    size: 1,
+    type: 'pdf',
+    contentType: 'application/pdf',
+    pages,
+    output: `/out/${name}.json`,
+  };
   return new DocumentTask(doc, 0);
 }
 
@@ -17,7 +26,10 @@ describe('requests a document still needs', () => {
     expect(task(12).requestsLeft(true)).toBe(1 + 4 + 1 + 1);
     expect(task(12).requestsLeft(false)).toBe(1 + 4 + 1);
     const open = task(12);
-    open.openJob({ parentJobId: 'p', chunks: ['1-3', '4-6', '7-9', '10-12'].map((pages, i) => ({ jobId: `c${i}`, pages })), expiresAt: 1, pages: 12, model: null }, new Map([['c0', 3]]));
+    open.openJob(
+      { parentJobId: 'p', chunks: ['1-3', '4-6', '7-9', '10-12'].map((pages, i) => ({ jobId: `c${i}`, pages })), expiresAt: 1, pages: 12, model: null },
+      new Map([['c0', 3]]),
+    );
     expect(open.requestsLeft(true)).toBe(3 + 1 + 1);
     if (open.job) moveJob(open.job, 'wrote-complete');
     expect(open.requestsLeft(true)).toBe(1);

@@ -4,7 +4,10 @@ import { DocumentTask } from '../../../src/batch/document-task.js';
 import { UploadQueue } from '../../../src/batch/upload-queue.js';
 
 function task(name: string, pages: number | undefined, type: PlannedDocument['type'] = 'pdf'): DocumentTask {
-  return new DocumentTask({ path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type, contentType: 'application/pdf', pages, output: `/out/${name}.json` }, 0);
+  return new DocumentTask(
+    { path: `/in/${name}`, displayPath: name, sha256: name, size: 1, type, contentType: 'application/pdf', pages, output: `/out/${name}.json` },
+    0,
+  );
 }
 
 const never = (): void => undefined;
@@ -38,7 +41,13 @@ describe('UploadQueue', () => {
     retried.readyAt = 500;
     queue.requeue(retried);
     const due: number[] = [];
-    expect(queue.next(100, () => 'send', (at) => due.push(at))).toBeUndefined();
+    expect(
+      queue.next(
+        100,
+        () => 'send',
+        (at) => due.push(at),
+      ),
+    ).toBeUndefined();
     expect(due).toEqual([500]);
     expect(queue.next(500, () => 'send', never)).toBe(retried);
   });
@@ -63,7 +72,13 @@ describe('UploadQueue: retries and what the judge says', () => {
     inFlight.readyAt = 500;
     queue.requeue(inFlight);
     const due: number[] = [];
-    expect(queue.next(100, () => 'send', (at) => due.push(at))).toBeUndefined();
+    expect(
+      queue.next(
+        100,
+        () => 'send',
+        (at) => due.push(at),
+      ),
+    ).toBeUndefined();
     expect(due).toEqual([500]);
   });
 
@@ -161,7 +176,15 @@ describe('UploadQueue: commands sharing one scheduler', () => {
       order.push(`${next.doc.origin}:${next.doc.displayPath}`);
       next.phase = 'uploading';
     }
-    expect(order).toEqual(['watch:img0.png', 'extract:img100.png', 'watch:img1.png', 'extract:img101.png', 'watch:img2.png', 'watch:img3.png', 'watch:img4.png']);
+    expect(order).toEqual([
+      'watch:img0.png',
+      'extract:img100.png',
+      'watch:img1.png',
+      'extract:img101.png',
+      'watch:img2.png',
+      'watch:img3.png',
+      'watch:img4.png',
+    ]);
   });
 
   it('a pick is offered again until it is sent: asking twice before sending does not hand the turn to another command', () => {

@@ -18,7 +18,12 @@ const WORD_BREAKS = '"\'><=;|&(:';
 /** An environment whose state folder keeps a models answer for KEY at URL. */
 function envWithTypes(names: string[]): NodeJS.ProcessEnv {
   const env = isolatedEnv({ DOCEXTRACT_API_KEY: KEY, DOCEXTRACT_BASE_URL: URL, DOCEXTRACT_STATE_DIR: mkdtempSync(join(tmpdir(), 'docextract-state-')) });
-  rememberModelNames(env.DOCEXTRACT_STATE_DIR as string, accountId(URL, KEY), names.map((name) => ({ name, description: `${name} documents` })), 0);
+  rememberModelNames(
+    env.DOCEXTRACT_STATE_DIR as string,
+    accountId(URL, KEY),
+    names.map((name) => ({ name, description: `${name} documents` })),
+    0,
+  );
   return env;
 }
 
@@ -119,7 +124,9 @@ describe('completion reads the Commander program', () => {
     const program = new Command('docextract').option('--base-url <url>');
     program.command('extract').option('--model <rule>');
     const seen: Record<string, string>[] = [];
-    await completeWords(program, ['--base-url', 'https://b.example', 'extract', '--model', ''], { documentTypes: async (globals) => (seen.push({ ...globals }), []) });
+    await completeWords(program, ['--base-url', 'https://b.example', 'extract', '--model', ''], {
+      documentTypes: async (globals) => (seen.push({ ...globals }), []),
+    });
     expect(seen).toEqual([{ baseUrl: 'https://b.example' }]);
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, MalformedResponseError, NetworkError, ProxyAuthRequiredError, ResponseTooLargeError, ResponseValidationError, TimeoutError } from '../../../src/api/errors.js';
+import {
+  ApiError,
+  MalformedResponseError,
+  NetworkError,
+  ProxyAuthRequiredError,
+  ResponseTooLargeError,
+  ResponseValidationError,
+  TimeoutError,
+} from '../../../src/api/errors.js';
 import { UnknownModelError } from '../../../src/features/check-models.js';
 import { ConfigError } from '../../../src/cli/cli-errors.js';
 import { describeError } from '../../../src/cli/error-report.js';
@@ -39,10 +47,22 @@ const API_HINTS: [code: string, status: number, hint: string][] = [
 
 /** Hints for errors that are not an API envelope: each made from the error the client really throws. */
 const OTHER_HINTS: [code: string, error: Error, hint: string][] = [
-  ['network_error', new NetworkError('health', 'connect ECONNREFUSED'), 'Could not reach the service. Check --base-url, the network and any proxy (HTTPS_PROXY, NO_PROXY).'],
+  [
+    'network_error',
+    new NetworkError('health', 'connect ECONNREFUSED'),
+    'Could not reach the service. Check --base-url, the network and any proxy (HTTPS_PROXY, NO_PROXY).',
+  ],
   ['timeout', new TimeoutError('documents', 'UND_ERR_HEADERS_TIMEOUT'), 'The service did not answer in time. Try again later.'],
-  ['malformed_response', new MalformedResponseError('result', 502, 'not JSON', '<html>'), "The service (or a proxy in between) sent an answer that is not the API's JSON. Try again later."],
-  ['response_validation_failed', new ResponseValidationError('models', 200, [], 'data.models: expected array'), 'The service answered, but not as API v3.1 specifies. Check --base-url points at a v3.1 service.'],
+  [
+    'malformed_response',
+    new MalformedResponseError('result', 502, 'not JSON', '<html>'),
+    "The service (or a proxy in between) sent an answer that is not the API's JSON. Try again later.",
+  ],
+  [
+    'response_validation_failed',
+    new ResponseValidationError('models', 200, [], 'data.models: expected array'),
+    'The service answered, but not as API v3.1 specifies. Check --base-url points at a v3.1 service.',
+  ],
   [
     'proxy_auth_required',
     new ProxyAuthRequiredError('health'),
@@ -53,7 +73,11 @@ const OTHER_HINTS: [code: string, error: Error, hint: string][] = [
     new ResponseTooLargeError('result', 200, 1024),
     'The answer was far larger than any real one (a broken server or proxy?); docextract stopped reading it. Check --base-url and any proxy; an upload that got one may have been charged.',
   ],
-  ['missing_api_key', new ConfigError('No API key is configured.', 'missing_api_key'), 'Set a key: docextract config set api-key, or DOCEXTRACT_API_KEY, or --api-key.'],
+  [
+    'missing_api_key',
+    new ConfigError('No API key is configured.', 'missing_api_key'),
+    'Set a key: docextract config set api-key, or DOCEXTRACT_API_KEY, or --api-key.',
+  ],
 ];
 
 /** The hints for docextract's own failures, raised before or beside any request. */
@@ -68,14 +92,26 @@ const LOCAL_HINTS: [code: string, error: Error, hint: string][] = [
     new StateDirError('/state', Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' })),
     'docextract keeps its journal and request log there. Fix its permissions, or point DOCEXTRACT_STATE_DIR (or XDG_STATE_HOME) at a writable folder.',
   ],
-  ['unknown_model', new UnknownModelError([{ name: 'invoce', closest: ['invoice'] }], ['invoice'], true), 'List the document types this key may use: docextract models'],
-  ['invalid_schema', new SchemaFileError('schemas/invoice.json', 'not JSON'), 'Each --schema TYPE=FILE (or the schemas setting) names a JSON Schema (draft 2020-12) for a document type; nothing was sent.'],
+  [
+    'unknown_model',
+    new UnknownModelError([{ name: 'invoce', closest: ['invoice'] }], ['invoice'], true),
+    'List the document types this key may use: docextract models',
+  ],
+  [
+    'invalid_schema',
+    new SchemaFileError('schemas/invoice.json', 'not JSON'),
+    'Each --schema TYPE=FILE (or the schemas setting) names a JSON Schema (draft 2020-12) for a document type; nothing was sent.',
+  ],
   [
     'state_dir_unsafe',
     new StateDirUnsafeError('/state', 'The state folder /state is not private'),
     'The state folder keeps the paths of your documents and what each run did: docextract uses it only when it is yours alone (mode 0700, no links in it). Do what the message says, or point DOCEXTRACT_STATE_DIR at a folder of your own.',
   ],
-  ['state_locked', new LockedError(4242, '/state/lock'), 'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.'],
+  [
+    'state_locked',
+    new LockedError(4242, '/state/lock'),
+    'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.',
+  ],
 ];
 
 function apiError(code: string, status: number): ApiError {

@@ -11,8 +11,7 @@ describe('describeError', () => {
       code: 'proxy_auth_required',
       status: 407,
       message: 'documents: the proxy answered 407 Proxy Authentication Required',
-      hint:
-        'The proxy asks for credentials (HTTP 407). Put them in the proxy URL, percent-encoded, e.g. HTTPS_PROXY=http://user:p%40ss@proxy:3128 for the password "p@ss" (encode @ : / % # ? and spaces, as encodeURIComponent does). If the service needs no proxy, add its host to NO_PROXY.',
+      hint: 'The proxy asks for credentials (HTTP 407). Put them in the proxy URL, percent-encoded, e.g. HTTPS_PROXY=http://user:p%40ss@proxy:3128 for the password "p@ss" (encode @ : / % # ? and spaces, as encodeURIComponent does). If the service needs no proxy, add its host to NO_PROXY.',
     });
     expect(ExitCode.Usage).toBe(2);
   });

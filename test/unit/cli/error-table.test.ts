@@ -18,7 +18,9 @@ function readmeExitRows(): { exit: number; codes: string[] }[] {
   const section = readme.slice(readme.indexOf('### Exit codes'), readme.indexOf('### Shell completion'));
   return [...section.matchAll(/^\| (\d+) \| (.*) \|$/gm)].map(([, exit, meaning]) => ({
     exit: Number(exit),
-    codes: [...(meaning ?? '').matchAll(/`([a-z]+(?:_[a-z]+)+|[a-z]+)`/g)].map((match) => match[1] as string).filter((code) => Object.hasOwn(ERROR_TABLE, code)),
+    codes: [...(meaning ?? '').matchAll(/`([a-z]+(?:_[a-z]+)+|[a-z]+)`/g)]
+      .map((match) => match[1] as string)
+      .filter((code) => Object.hasOwn(ERROR_TABLE, code)),
   }));
 }
 
@@ -30,7 +32,8 @@ describe("the README's exit codes and the error table", () => {
   it('give every code the README names the exit code of its row', () => {
     const rows = readmeExitRows();
     expect(rows.flatMap((row) => row.codes).length).toBeGreaterThan(15);
-    for (const row of rows) for (const code of row.codes) expect({ code, exit: ERROR_TABLE[code as keyof typeof ERROR_TABLE].exit }).toEqual({ code, exit: row.exit });
+    for (const row of rows)
+      for (const code of row.codes) expect({ code, exit: ERROR_TABLE[code as keyof typeof ERROR_TABLE].exit }).toEqual({ code, exit: row.exit });
   });
 
   it('name, in its row, every code that exits 3, 4 or 130', () => {

@@ -26,7 +26,10 @@ interface FakeStream {
 type AnswerHelp = (args: string[], streams: { stdout: FakeStream; stderr: FakeStream }, dist: string) => number | undefined;
 
 const root = resolve(import.meta.dirname, '../../..');
-const { answerHelp, builtKey } = createRequire(import.meta.url)(join(root, 'bin/help-answers.cjs')) as { answerHelp: AnswerHelp; builtKey: (dist: string) => string };
+const { answerHelp, builtKey } = createRequire(import.meta.url)(join(root, 'bin/help-answers.cjs')) as {
+  answerHelp: AnswerHelp;
+  builtKey: (dist: string) => string;
+};
 const dist = join(root, 'dist');
 
 function stream(terminal?: { columns: number }): FakeStream {
@@ -78,7 +81,15 @@ describe('help answered from the texts the build rendered', () => {
   });
 
   it('leaves to the CLI what is not a help request, or not exactly one it knows', () => {
-    for (const args of [['nope'], ['help', 'nope'], ['extract', 'a.pdf'], ['--json', '--help'], ['extract --help'], ['config', 'list'], ['__complete', '--help']]) {
+    for (const args of [
+      ['nope'],
+      ['help', 'nope'],
+      ['extract', 'a.pdf'],
+      ['--json', '--help'],
+      ['extract --help'],
+      ['config', 'list'],
+      ['__complete', '--help'],
+    ]) {
       const streams = { stdout: stream(), stderr: stream() };
       expect(answerHelp(args, streams, dist), args.join(' ')).toBeUndefined();
       expect(streams.stdout.written + streams.stderr.written).toBe('');
@@ -102,7 +113,10 @@ describe('bin/docextract.cjs', () => {
     // The real texts, keyed as the build keys them: by this checkout's built CLI.
     const helpTexts = JSON.parse(readFileSync(join(dist, 'cli/help-texts.json'), 'utf8')) as object;
     writeFileSync(join(checkout, 'dist/cli/help-texts.json'), JSON.stringify({ ...helpTexts, builtFrom: builtKey(join(checkout, 'dist')) }));
-    return { checkout, run: (args) => spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], { encoding: 'utf8', env: isolatedEnv(), cwd: checkout }) };
+    return {
+      checkout,
+      run: (args) => spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], { encoding: 'utf8', env: isolatedEnv(), cwd: checkout }),
+    };
   }
   // A CLI that cannot load: whatever the checkout prints, it printed without the CLI.
   // It exports `main`, as the CLI does, so that start.js links to it and the throw is what loading it does.
@@ -111,7 +125,7 @@ describe('bin/docextract.cjs', () => {
     for (const checkout of checkouts) rmSync(checkout, { recursive: true, force: true });
   });
 
-  it('answers --help, a command\'s help and no arguments without loading the CLI', async () => {
+  it("answers --help, a command's help and no arguments without loading the CLI", async () => {
     const { run } = checkoutWith(unloadable);
     for (const args of [['--help'], ['config', 'set', '-h'], []]) {
       const child = run(args);
@@ -130,7 +144,11 @@ describe('bin/docextract.cjs', () => {
     closeSync(reader);
     try {
       for (const args of [['--help'], ['--version']]) {
-        const child = spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], { stdio: ['ignore', writer, 'pipe'], encoding: 'utf8', env: isolatedEnv() });
+        const child = spawnSync(process.execPath, [join(checkout, 'bin/docextract.cjs'), ...args], {
+          stdio: ['ignore', writer, 'pipe'],
+          encoding: 'utf8',
+          env: isolatedEnv(),
+        });
         expect(child.stderr, args.join(' ')).toBe('');
         expect(child.status, args.join(' ')).toBe(0);
       }
@@ -174,7 +192,7 @@ describe('the width help is wrapped to', () => {
     return stdout.written;
   }
 
-  it('is the injected terminal\'s, and 80 off a terminal whatever the process\'s own stdout (so the build renders the same texts from any terminal)', async () => {
+  it("is the injected terminal's, and 80 off a terminal whatever the process's own stdout (so the build renders the same texts from any terminal)", async () => {
     const offTerminal = await helpOn(undefined);
     const wide = await helpOn({ columns: 120 });
     expect(wide).not.toBe(offTerminal);

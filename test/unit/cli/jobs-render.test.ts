@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { renderCommands, renderJobs } from '../../../src/cli/run/jobs-render.js';
 import type { JobsOverview } from '../../../src/features/list-jobs.js';
 import type { ServerJobView } from '../../../src/features/refresh-jobs.js';
-import { expectNothingRaw, FAKE_LINE_NAME, FAKE_LINE_NAME_SHOWN, HOSTILE_SERVICE_TEXT, HOSTILE_SERVICE_TEXT_SHOWN, OSC_NAME } from '../../helpers/hostile-text.js';
+import {
+  expectNothingRaw,
+  FAKE_LINE_NAME,
+  FAKE_LINE_NAME_SHOWN,
+  HOSTILE_SERVICE_TEXT,
+  HOSTILE_SERVICE_TEXT_SHOWN,
+  OSC_NAME,
+} from '../../helpers/hostile-text.js';
 
 const ended: JobsOverview = {
   jobs: [],
@@ -21,7 +28,9 @@ describe('docextract jobs, while a watch runs', () => {
   });
 
   it('names the process holding the state folder when it lists no commands yet, and says when no run has ended', () => {
-    const text = renderCommands([], { pid: 42, startedAt: Date.parse('2026-11-26T14:05:00.000Z') }) + renderJobs({ ...ended, lastRuns: [] }, new Map(), { allAccounts: false, running: true });
+    const text =
+      renderCommands([], { pid: 42, startedAt: Date.parse('2026-11-26T14:05:00.000Z') }) +
+      renderJobs({ ...ended, lastRuns: [] }, new Map(), { allAccounts: false, running: true });
     expect(text).toMatch(/^Running now: process 42 \(since .*\)\n\nNo open jobs\.\n\nNo run has ended yet\.\n$/);
     expect(renderCommands([])).toBe('');
     expect(renderJobs({ ...ended, lastRuns: [] }, new Map(), { allAccounts: false })).toBe('No open jobs.\n');
@@ -29,7 +38,7 @@ describe('docextract jobs, while a watch runs', () => {
 });
 
 describe('docextract jobs, with hostile names', () => {
-  it('a running command\'s line, an open job\'s file and id, and the server\'s words are shown escaped, one line each', () => {
+  it("a running command's line, an open job's file and id, and the server's words are shown escaped, one line each", () => {
     const job = {
       account: 'a',
       file: OSC_NAME,
@@ -43,7 +52,8 @@ describe('docextract jobs, with hostile names', () => {
       resume: 'docextract collect job_1\x1b[2K',
     } as unknown as JobsOverview['jobs'][number];
     const views = new Map([['job_1\x1b[2K', { status: 'error', code: 'job_expired', message: HOSTILE_SERVICE_TEXT } as unknown as ServerJobView]]);
-    const text = renderCommands([{ ...watch, command: `docextract extract ${FAKE_LINE_NAME}` }]) + renderJobs({ ...ended, jobs: [job] }, views, { allAccounts: false });
+    const text =
+      renderCommands([{ ...watch, command: `docextract extract ${FAKE_LINE_NAME}` }]) + renderJobs({ ...ended, jobs: [job] }, views, { allAccounts: false });
     expectNothingRaw(text, 'jobs');
     const lines = text.split('\n');
     expect(lines).toContainEqual(expect.stringContaining(`: docextract extract ${FAKE_LINE_NAME_SHOWN}`));
@@ -56,15 +66,30 @@ describe('docextract jobs, with hostile names', () => {
 describe('docextract jobs, after a run stopped by Ctrl-C', () => {
   it('says the files that never started in one line with their count; a failed file and an open job keep their own lines', () => {
     const file = (name: string, extra: Partial<JobsOverview['failedFiles'][number]>): JobsOverview['failedFiles'][number] =>
-      ({ kind: 'failed-file', account: 'a', run_finished_at: '2026-11-26T14:00:00.000Z', file: name, status: 'interrupted', code: 'interrupted', message: 'not started', ...extra }) as JobsOverview['failedFiles'][number];
+      ({
+        kind: 'failed-file',
+        account: 'a',
+        run_finished_at: '2026-11-26T14:00:00.000Z',
+        file: name,
+        status: 'interrupted',
+        code: 'interrupted',
+        message: 'not started',
+        ...extra,
+      }) as JobsOverview['failedFiles'][number];
     const notStarted = Array.from({ length: 48 }, (_, index) => file(`wide/r${String(index).padStart(3, '0')}.png`, {}));
     const overview: JobsOverview = {
       ...ended,
       lastRuns: [{ account: 'a', finished_at: '2026-11-26T14:00:00.000Z', counts: { complete: 3, interrupted: 49, failed: 1 } }],
-      failedFiles: [file('bad.pdf', { status: 'failed', code: 'invalid_file', message: 'bad.pdf looks truncated.' }), file('long.pdf', { code: 'interrupted', message: 'job job_9 is open', job_id: 'job_9' }), ...notStarted],
+      failedFiles: [
+        file('bad.pdf', { status: 'failed', code: 'invalid_file', message: 'bad.pdf looks truncated.' }),
+        file('long.pdf', { code: 'interrupted', message: 'job job_9 is open', job_id: 'job_9' }),
+        ...notStarted,
+      ],
     };
     const lines = renderJobs(overview, new Map(), { allAccounts: false }).split('\n');
-    expect(lines.filter((line) => line.includes('not started'))).toEqual(['  48 files not started (interrupted): nothing of them was sent; `docextract jobs --verbose` (or --json) lists each']);
+    expect(lines.filter((line) => line.includes('not started'))).toEqual([
+      '  48 files not started (interrupted): nothing of them was sent; `docextract jobs --verbose` (or --json) lists each',
+    ]);
     expect(lines).not.toContain('    wide/r000.png');
     expect(lines).toContain('  bad.pdf  failed  invalid_file: bad.pdf looks truncated.');
     expect(lines).toContain('  long.pdf  interrupted  interrupted: job job_9 is open');
@@ -72,7 +97,15 @@ describe('docextract jobs, after a run stopped by Ctrl-C', () => {
 
   it('lists each file that never started under --verbose, below the line that counts them', () => {
     const file = (name: string): JobsOverview['failedFiles'][number] =>
-      ({ kind: 'failed-file', account: 'a', run_finished_at: '2026-11-26T14:00:00.000Z', file: name, status: 'interrupted', code: 'interrupted', message: 'not started' }) as JobsOverview['failedFiles'][number];
+      ({
+        kind: 'failed-file',
+        account: 'a',
+        run_finished_at: '2026-11-26T14:00:00.000Z',
+        file: name,
+        status: 'interrupted',
+        code: 'interrupted',
+        message: 'not started',
+      }) as JobsOverview['failedFiles'][number];
     const overview: JobsOverview = {
       ...ended,
       lastRuns: [{ account: 'a', finished_at: '2026-11-26T14:00:00.000Z', counts: { interrupted: 2 } }],

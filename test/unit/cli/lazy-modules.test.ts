@@ -41,9 +41,32 @@ vi.mock('picomatch', async (load) => counted('picomatch', await load()));
 // Every dependency src/ imports at run time but commander (the CLI itself) and chalk (its colours).
 // ajv itself is reached only through ajv/dist/2020.js (its validators): counting that one counts it.
 // pdf.js (pdfjs-dist) is never imported by Node: the review page's browser loads it from disk.
-const HEAVY = ['ajv/dist/2020.js', 'ajv-formats', 'pdf-lib', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', '@modelcontextprotocol/sdk/types.js', 'ora', 'cli-progress', 'undici', 'fast-glob', 'csv-stringify', 'conf', 'zod', 'p-queue', 'picomatch'];
+const HEAVY = [
+  'ajv/dist/2020.js',
+  'ajv-formats',
+  'pdf-lib',
+  '@modelcontextprotocol/sdk/server/mcp.js',
+  '@modelcontextprotocol/sdk/server/stdio.js',
+  '@modelcontextprotocol/sdk/types.js',
+  'ora',
+  'cli-progress',
+  'undici',
+  'fast-glob',
+  'csv-stringify',
+  'conf',
+  'zod',
+  'p-queue',
+  'picomatch',
+];
 /** What only some commands need: schemas (ajv), cutting PDFs (pdf-lib), serving agents (the MCP SDK). */
-const ONLY_WHEN_NEEDED = ['ajv/dist/2020.js', 'ajv-formats', 'pdf-lib', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js', '@modelcontextprotocol/sdk/types.js'];
+const ONLY_WHEN_NEEDED = [
+  'ajv/dist/2020.js',
+  'ajv-formats',
+  'pdf-lib',
+  '@modelcontextprotocol/sdk/server/mcp.js',
+  '@modelcontextprotocol/sdk/server/stdio.js',
+  '@modelcontextprotocol/sdk/types.js',
+];
 
 function loadedOf(names: readonly string[]): string[] {
   return names.filter((name) => (loaded[name] ?? 0) > 0);
@@ -52,7 +75,12 @@ function loadedOf(names: readonly string[]): string[] {
 describe('heavy dependencies are loaded only by the commands that use them', () => {
   it('--help, --version and the help of every command load none of them', async () => {
     const env = isolatedEnv();
-    for (const args of [['--help'], ['--version'], ['help'], ...['extract', 'watch', 'collect', 'process', 'check', 'export', 'review', 'jobs', 'mcp', 'config'].map((name) => [name, '--help'])]) {
+    for (const args of [
+      ['--help'],
+      ['--version'],
+      ['help'],
+      ...['extract', 'watch', 'collect', 'process', 'check', 'export', 'review', 'jobs', 'mcp', 'config'].map((name) => [name, '--help']),
+    ]) {
       expect((await runCli(args, { env })).code, args.join(' ')).toBe(0);
     }
     expect(loadedOf(HEAVY)).toEqual([]);

@@ -10,7 +10,8 @@ vi.mock('pdf-lib', async (importOriginal) => {
   return importOriginal<Record<string, unknown>>();
 });
 
-const env = (): NodeJS.ProcessEnv => isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef' });
+const env = (): NodeJS.ProcessEnv =>
+  isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef' });
 
 /** Corpus files in a fresh folder (not with helpers/workspace.js, which loads the emulator, and pdf-lib with it). */
 function makeWorkspace(files: Record<string, string>): { dir: string; inputs: string } {

@@ -4,7 +4,16 @@ import { DocumentTask } from '../../../src/batch/document-task.js';
 import { leftUndone, slotWaitOver } from '../../../src/batch/left-undone.js';
 import { cliErrorMessage, wordedForCli } from '../../../src/cli/outcome-words.js';
 
-const doc: PlannedDocument = { path: '/in/twelve.pdf', displayPath: 'in/twelve.pdf', sha256: 'ab', size: 10, type: 'pdf', contentType: 'application/pdf', pages: 12, output: '/out/twelve.pdf.json' };
+const doc: PlannedDocument = {
+  path: '/in/twelve.pdf',
+  displayPath: 'in/twelve.pdf',
+  sha256: 'ab',
+  size: 10,
+  type: 'pdf',
+  contentType: 'application/pdf',
+  pages: 12,
+  output: '/out/twelve.pdf.json',
+};
 const EXPIRES = Date.parse('2026-11-24T14:00:00Z');
 
 function openTask(): DocumentTask {
@@ -16,9 +25,15 @@ function openTask(): DocumentTask {
 describe('outcomes carry reasons as data; the CLI words them', () => {
   it('an interrupted document with an open job: the engine says what happened and gives the job as data, naming no command', () => {
     const outcome = leftUndone(openTask(), { interrupted: true, fatal: false, stoppedBy: undefined });
-    expect(outcome.error).toEqual({ code: 'interrupted', message: 'job job_p is open', details: { kind: 'job_open', job_id: 'job_p', expires_at: '2026-11-24T14:00:00.000Z' } });
+    expect(outcome.error).toEqual({
+      code: 'interrupted',
+      message: 'job job_p is open',
+      details: { kind: 'job_open', job_id: 'job_p', expires_at: '2026-11-24T14:00:00.000Z' },
+    });
     expect(outcome.error?.message).not.toContain('docextract');
-    expect(cliErrorMessage(outcome.error as NonNullable<typeof outcome.error>)).toMatch(/^job job_p is open; resume before .+ by running the same command again, or: docextract collect job_p$/);
+    expect(cliErrorMessage(outcome.error as NonNullable<typeof outcome.error>)).toMatch(
+      /^job job_p is open; resume before .+ by running the same command again, or: docextract collect job_p$/,
+    );
   });
 
   it('a slot wait that ran out: the CLI names its flag, the engine the facts', () => {
@@ -40,7 +55,9 @@ describe('stop reasons carry their setting as data', () => {
     const { cliStopMessage } = await import('../../../src/cli/outcome-words.js');
     const stops = new AdmissionStops(10);
     const verdict = stops.verdict(new DocumentTask(doc, 0));
-    expect(verdict).toMatchObject({ stop: { code: 'max_credits_reached', details: { kind: 'max_credits', max_credits: 10, pages: 12, file: 'in/twelve.pdf' } } });
+    expect(verdict).toMatchObject({
+      stop: { code: 'max_credits_reached', details: { kind: 'max_credits', max_credits: 10, pages: 12, file: 'in/twelve.pdf' } },
+    });
     const stop = (verdict as { stop: { code: string; message: string } }).stop;
     expect(stop.message).not.toContain('--max-credits');
     expect(cliStopMessage(stop)).toBe('--max-credits 10 would be passed by in/twelve.pdf (12 pages); stopped admitting files');

@@ -29,13 +29,25 @@ interface Setup {
   verbose?: boolean;
 }
 
-function context({ stdout = new PipeStream(), stderr = new PipeStream(), env = {}, json = false, quiet = false, color = false, verbose = false }: Setup, clock = new FakeClock(T0)): CliContext {
+function context(
+  { stdout = new PipeStream(), stderr = new PipeStream(), env = {}, json = false, quiet = false, color = false, verbose = false }: Setup,
+  clock = new FakeClock(T0),
+): CliContext {
   const io: CliIO = { stdout, stderr, stdin: Readable.from([]) as CliIO['stdin'], env, cwd: '/work' };
   return new CliContext({ io, clock }, { json, quiet, color, debug: false, insecure: false, verbose });
 }
 
 function doc(displayPath: string, pages: number | undefined): PlannedDocument {
-  return { path: `/work/${displayPath}`, displayPath, sha256: displayPath, size: 1, type: 'pdf', contentType: 'application/pdf', pages, output: `out/${displayPath}.json` };
+  return {
+    path: `/work/${displayPath}`,
+    displayPath,
+    sha256: displayPath,
+    size: 1,
+    type: 'pdf',
+    contentType: 'application/pdf',
+    pages,
+    output: `out/${displayPath}.json`,
+  };
 }
 
 function outcome(file: string, status: DocumentOutcome['status'], extra: Partial<DocumentOutcome> = {}): DocumentOutcome {
@@ -96,31 +108,42 @@ describe('the batch display on a terminal', () => {
     expect(screen.filter((line) => /warning:|SIGINT/.test(line) && line.includes('░'))).toEqual([]);
   });
 
-  it.each([80, 100])('at %i columns a finished line longer than the terminal is written whole above the bars, coloured or with wide characters, and no bar is drawn into it', async (columns) => {
-    vi.useFakeTimers(DRAWING_TIMERS);
-    const clock = new FakeClock(T0);
-    const tty = new FakeTty(columns, 40);
-    const ctx = context({ stdout: tty, stderr: tty, color: true }, clock);
-    const display = await BatchDisplay.create(ctx, 4);
-    const names = ['sub/a-considerably-longer-name-of-a-thirty-page-statement-from-the-bank-1.pdf', 'sub/long-030.pdf', 'sub/請求書-二〇二四年-第三四半期-株式会社サンプル-東京本社-経理部.pdf', 'sub/long-031.pdf'];
-    for (const name of names) display.documentStarted(doc(name, 30), 10);
-    vi.advanceTimersByTime(100);
-    for (const name of names) {
-      display.chunkDone(doc(name, 30), 10);
+  it.each([80, 100])(
+    'at %i columns a finished line longer than the terminal is written whole above the bars, coloured or with wide characters, and no bar is drawn into it',
+    async (columns) => {
+      vi.useFakeTimers(DRAWING_TIMERS);
+      const clock = new FakeClock(T0);
+      const tty = new FakeTty(columns, 40);
+      const ctx = context({ stdout: tty, stderr: tty, color: true }, clock);
+      const display = await BatchDisplay.create(ctx, 4);
+      const names = [
+        'sub/a-considerably-longer-name-of-a-thirty-page-statement-from-the-bank-1.pdf',
+        'sub/long-030.pdf',
+        'sub/請求書-二〇二四年-第三四半期-株式会社サンプル-東京本社-経理部.pdf',
+        'sub/long-031.pdf',
+      ];
+      for (const name of names) display.documentStarted(doc(name, 30), 10);
       vi.advanceTimersByTime(100);
-      display.documentFinished(outcome(name, 'complete', { pages: 30, output: `/tmp/out/${name}.json`, credits: 30 }));
-      vi.advanceTimersByTime(100);
-    }
-    const during = tty.mark();
-    vi.useRealTimers();
-    const screen = await tty.screen(during);
-    const logRows = screen.slice(0, screen.findIndex((row) => row.startsWith('files ')));
-    // Every row of the log is the log's: no bar, no piece of one.
-    expect(logRows.filter((row) => /[█░]|chunks ·/.test(row))).toEqual([]);
-    // Each line whole, in order (compared without spaces: a break is made at a space, or inside a word that has none).
-    const unspaced = (text: string): string => text.replace(/\s+/g, '');
-    expect(unspaced(logRows.join(''))).toBe(unspaced(names.map((name) => `complete ${name} -> /tmp/out/${name}.json (30 pages)`).join('')));
-  });
+      for (const name of names) {
+        display.chunkDone(doc(name, 30), 10);
+        vi.advanceTimersByTime(100);
+        display.documentFinished(outcome(name, 'complete', { pages: 30, output: `/tmp/out/${name}.json`, credits: 30 }));
+        vi.advanceTimersByTime(100);
+      }
+      const during = tty.mark();
+      vi.useRealTimers();
+      const screen = await tty.screen(during);
+      const logRows = screen.slice(
+        0,
+        screen.findIndex((row) => row.startsWith('files ')),
+      );
+      // Every row of the log is the log's: no bar, no piece of one.
+      expect(logRows.filter((row) => /[█░]|chunks ·/.test(row))).toEqual([]);
+      // Each line whole, in order (compared without spaces: a break is made at a space, or inside a word that has none).
+      const unspaced = (text: string): string => text.replace(/\s+/g, '');
+      expect(unspaced(logRows.join(''))).toBe(unspaced(names.map((name) => `complete ${name} -> /tmp/out/${name}.json (30 pages)`).join('')));
+    },
+  );
 
   it('a line that would sit still says what it waits for: the answers of the requests in flight', async () => {
     vi.useFakeTimers(DRAWING_TIMERS);
@@ -244,7 +267,9 @@ describe('the batch display off a terminal', () => {
         '[2/3] complete  invoices/big.pdf -> out/big.json (9 pages)\n' +
         '[3/3] failed    c.pdf: not a PDF (invalid_file)\n',
     );
-    expect(stderr.text).toBe(`invoices/big.pdf: split into 3 chunks (9 pages)\nwaiting: rate limit; next request slot ${localTime(T0 + 42_000, true)} (in 42s)\n` + `${SUMMARY}\n`);
+    expect(stderr.text).toBe(
+      `invoices/big.pdf: split into 3 chunks (9 pages)\nwaiting: rate limit; next request slot ${localTime(T0 + 42_000, true)} (in 42s)\n` + `${SUMMARY}\n`,
+    );
   });
 
   it('words partial, reused, skipped and interrupted files, and counts them in the summary', async () => {
@@ -321,7 +346,12 @@ describe('nothing animates off a terminal, under CI, --quiet or --json', () => {
     const stdout = new PipeStream();
     const ctx = context({ ...setup, stdout }, clock);
     await playRun(ctx, clock);
-    const spun = await withSpinner(ctx, 'finding files', () => Promise.resolve(3), (n) => `${n} files ready`);
+    const spun = await withSpinner(
+      ctx,
+      'finding files',
+      () => Promise.resolve(3),
+      (n) => `${n} files ready`,
+    );
     expect(spun).toBe(3);
     vi.advanceTimersByTime(1_000);
     expect(vi.getTimerCount()).toBe(0);
@@ -341,13 +371,18 @@ describe('nothing animates off a terminal, under CI, --quiet or --json', () => {
     const json = { stdout: new PipeStream(), stderr: new FakeTty() };
     const jsonClock = new FakeClock(T0);
     await playRun(context({ ...json, json: true }, jsonClock), jsonClock);
-    const lines = json.stdout.text.trimEnd().split('\n').map((line) => JSON.parse(line) as DocumentOutcome);
+    const lines = json.stdout.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as DocumentOutcome);
     expect(lines.map((line) => [line.file, line.status])).toEqual([
       ['a.png', 'complete'],
       ['invoices/big.pdf', 'complete'],
       ['c.pdf', 'failed'],
     ]);
-    expect(json.stderr.raw).toBe(`invoices/big.pdf: split into 3 chunks (9 pages)\nwaiting: rate limit; next request slot ${localTime(T0 + 42_000, true)} (in 42s)\n` + `${SUMMARY}\n`);
+    expect(json.stderr.raw).toBe(
+      `invoices/big.pdf: split into 3 chunks (9 pages)\nwaiting: rate limit; next request slot ${localTime(T0 + 42_000, true)} (in 42s)\n` + `${SUMMARY}\n`,
+    );
   });
 });
 
@@ -384,7 +419,15 @@ describe('the spinner', () => {
   it('on a terminal: nothing to do is a warning, not a green tick', async () => {
     vi.useFakeTimers(DRAWING_TIMERS);
     const tty = new FakeTty();
-    expect(await withSpinner(context({ stderr: tty }), 'finding files', () => Promise.resolve(0), (n) => `${n} files ready`, (n) => n > 0)).toBe(0);
+    expect(
+      await withSpinner(
+        context({ stderr: tty }),
+        'finding files',
+        () => Promise.resolve(0),
+        (n) => `${n} files ready`,
+        (n) => n > 0,
+      ),
+    ).toBe(0);
     vi.useRealTimers();
     const [line] = await tty.screen();
     expect(line).toMatch(/^[⚠‼] 0 files ready$/);
@@ -394,7 +437,12 @@ describe('the spinner', () => {
   it('on a terminal: a failure clears the line and goes on to the caller', async () => {
     vi.useFakeTimers(DRAWING_TIMERS);
     const tty = new FakeTty();
-    const failing = withSpinner(context({ stderr: tty }), 'finding files', () => Promise.reject(new Error('unreadable folder')), () => 'never');
+    const failing = withSpinner(
+      context({ stderr: tty }),
+      'finding files',
+      () => Promise.reject(new Error('unreadable folder')),
+      () => 'never',
+    );
     await expect(failing).rejects.toThrow('unreadable folder');
     expect(vi.getTimerCount()).toBe(0);
     vi.useRealTimers();
@@ -422,7 +470,12 @@ describe('a terminal with no width', () => {
     const tty = widthlessTty(columns);
     const ctx = context({ stdout: tty, stderr: tty }, clock);
     let finishWork!: (files: number) => void;
-    const spinning = withSpinner(ctx, 'finding and checking files', () => new Promise<number>((resolve) => (finishWork = resolve)), (n) => `${n} files ready`);
+    const spinning = withSpinner(
+      ctx,
+      'finding and checking files',
+      () => new Promise<number>((resolve) => (finishWork = resolve)),
+      (n) => `${n} files ready`,
+    );
     // Ten minutes of spinner frames and bar redraws, had they been drawn.
     await vi.advanceTimersByTimeAsync(600_000);
     finishWork(3);
@@ -443,7 +496,7 @@ describe('a terminal with no width', () => {
 });
 
 describe('hostile names on the bars', () => {
-  it('a split file\'s bar is labelled with its name escaped: no OSC sequence reaches the terminal, no override turns the line', async () => {
+  it("a split file's bar is labelled with its name escaped: no OSC sequence reaches the terminal, no override turns the line", async () => {
     vi.useFakeTimers(DRAWING_TIMERS);
     const clock = new FakeClock(T0);
     const tty = new FakeTty(120);

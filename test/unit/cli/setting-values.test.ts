@@ -14,7 +14,12 @@ import { SchemaRules } from '../../../src/features/checks/schema-rules.js';
 import { parseDuration } from '../../../src/config/grammar/duration.js';
 import type { RunSettings } from '../../../src/batch/batch-types.js';
 
-const parsers = { modelRules: ModelRules.parseList, pageRules: PageRules.parseList, schemaRules: (spec: string) => SchemaRules.parseList(spec).toList('/work'), runSetting: (field: keyof RunSettings, value: number) => void runSettings({ [field]: value }) };
+const parsers = {
+  modelRules: ModelRules.parseList,
+  pageRules: PageRules.parseList,
+  schemaRules: (spec: string) => SchemaRules.parseList(spec).toList('/work'),
+  runSetting: (field: keyof RunSettings, value: number) => void runSettings({ [field]: value }),
+};
 
 describe('durations', () => {
   it('refuse a number without its unit (2 was read as 2 ms)', () => {

@@ -20,7 +20,15 @@ describe('fitParts', () => {
   });
 
   it('skips empty parts', () => {
-    expect(fitParts([{ text: '', priority: 1 }, { text: 'a', priority: 2 }], 10)).toBe('a');
+    expect(
+      fitParts(
+        [
+          { text: '', priority: 1 },
+          { text: 'a', priority: 2 },
+        ],
+        10,
+      ),
+    ).toBe('a');
   });
 });
 
@@ -37,7 +45,8 @@ describe('barWidthFor', () => {
 
 describe('wrapToWidth', () => {
   it('breaks a long line at spaces, each piece narrower than the terminal, nothing lost', () => {
-    const line = 'partial   invoices/2024/supplier-statement-march.pdf -> out/invoices/2024/supplier-statement-march.pdf.json (missing pages 4, 5, 6; docextract collect job_0123456789abcdef)';
+    const line =
+      'partial   invoices/2024/supplier-statement-march.pdf -> out/invoices/2024/supplier-statement-march.pdf.json (missing pages 4, 5, 6; docextract collect job_0123456789abcdef)';
     const lines = wrapToWidth(line, 60);
     expect(lines.every((piece) => piece.length <= 59)).toBe(true);
     expect(lines.join(' ').replace(/\s+/g, ' ')).toBe(line.replace(/\s+/g, ' '));

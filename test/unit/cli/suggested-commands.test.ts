@@ -51,9 +51,22 @@ describe('suggested commands are quoted', () => {
 
   it('the advice after an interrupted run: the collect command and the file in its comment are quoted; nothing of the name runs', () => {
     let stderr = '';
-    const ctx = { ui: { error: (line: string) => (stderr += `${line}\n`) }, clock: { now: () => Date.parse('2026-11-26T14:00:00.000Z') } } as unknown as CliContext;
-    const report = { interrupted: true, openJobs: [{ parentJobId: 'job_0a1b', file: HOSTILE_PATH, expiresAt: '2026-11-26T16:00:00.000Z' }] } as unknown as ExtractBatchReport;
-    expect(batchOutcome(ctx, report, () => false, () => false)).toBe('interrupted');
+    const ctx = {
+      ui: { error: (line: string) => (stderr += `${line}\n`) },
+      clock: { now: () => Date.parse('2026-11-26T14:00:00.000Z') },
+    } as unknown as CliContext;
+    const report = {
+      interrupted: true,
+      openJobs: [{ parentJobId: 'job_0a1b', file: HOSTILE_PATH, expiresAt: '2026-11-26T16:00:00.000Z' }],
+    } as unknown as ExtractBatchReport;
+    expect(
+      batchOutcome(
+        ctx,
+        report,
+        () => false,
+        () => false,
+      ),
+    ).toBe('interrupted');
     const advice = pasteFrom(stderr, 'docextract collect');
     expect(advice).not.toMatch(RAW_CONTROL);
     expect(pastedIntoBash(advice)).toEqual(['docextract', 'collect', 'job_0a1b']);
@@ -61,7 +74,11 @@ describe('suggested commands are quoted', () => {
 
   it('an outcome’s advice and a stray job’s notice paste back as `docextract collect <id>`, whatever the id holds', () => {
     for (const kind of ['pages_missing', 'job_open', 'job_kept_open']) {
-      const advice = cliErrorMessage({ code: 'interrupted', message: 'stopped', details: { kind, job_id: PASTED_ID, expires_at: '2026-11-26T16:00:00.000Z' } } as never);
+      const advice = cliErrorMessage({
+        code: 'interrupted',
+        message: 'stopped',
+        details: { kind, job_id: PASTED_ID, expires_at: '2026-11-26T16:00:00.000Z' },
+      } as never);
       expect(pastedIntoBash(pasteFrom(advice, 'docextract collect'))).toEqual(['docextract', 'collect', PASTED_ID]);
     }
     const stray = strayJobNotice({ parentJobId: PASTED_ID, path: 'in/a.pdf' });
@@ -94,7 +111,20 @@ describe('ids are data on the command line and in the journal', () => {
     const now = Date.parse('2026-11-26T14:00:00.000Z');
     const record = (parentJobId: string, chunkId: string): JournalRecord[] => [
       { type: 'upload-intent', account: 'acc', at: now - 60_000, intentId: `i-${chunkId}`, sha256: 'ab', path: `/in/${chunkId}.pdf`, pages: 6 },
-      { type: 'manifest', account: 'acc', at: now - 60_000, intentId: `i-${chunkId}`, sha256: 'ab', path: `/in/${chunkId}.pdf`, output: '/out/x.json', parentJobId, chunks: [{ jobId: chunkId, pages: '1-6' }], pages: 6, expiresAt: now + 3_600_000, model: null },
+      {
+        type: 'manifest',
+        account: 'acc',
+        at: now - 60_000,
+        intentId: `i-${chunkId}`,
+        sha256: 'ab',
+        path: `/in/${chunkId}.pdf`,
+        output: '/out/x.json',
+        parentJobId,
+        chunks: [{ jobId: chunkId, pages: '1-6' }],
+        pages: 6,
+        expiresAt: now + 3_600_000,
+        model: null,
+      },
     ];
     const stateDir = mkdtempSync(join(tmpdir(), 'docextract-jobs-'));
     const records = [...record('job_good', 'good'), ...record(HOSTILE_ID, 'bad-parent'), ...record('job_ok', 'bad chunk; id')];

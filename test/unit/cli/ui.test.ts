@@ -4,7 +4,10 @@ import type { CliIO } from '../../../src/cli/io.js';
 import { Ui, type UiOptions } from '../../../src/cli/ui.js';
 import { FAKE_LINE_NAME, FAKE_LINE_NAME_SHOWN, OSC_NAME, OSC_NAME_SHOWN, RTL_NAME, RTL_NAME_SHOWN } from '../../helpers/hostile-text.js';
 
-function ui(options: Partial<UiOptions>, { tty = true, env = {}, ...width }: { tty?: boolean; env?: NodeJS.ProcessEnv; columns?: number | undefined } = {}): { ui: Ui; stderr: () => string } {
+function ui(
+  options: Partial<UiOptions>,
+  { tty = true, env = {}, ...width }: { tty?: boolean; env?: NodeJS.ProcessEnv; columns?: number | undefined } = {},
+): { ui: Ui; stderr: () => string } {
   let stderr = '';
   const io: CliIO = {
     stdout: { write: () => true, isTTY: tty },

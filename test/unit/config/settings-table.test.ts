@@ -17,7 +17,16 @@ const KEY = 'sk_0123456789abcdef0123456789abcdef';
 describe('the settings table', () => {
   it('gives the library the defaults the CLI shows: each run setting starts from its row of the table', () => {
     const rows = SETTINGS.filter((setting) => 'runField' in setting);
-    expect(rows.map((setting) => setting.key)).toEqual(['concurrency', 'open-jobs', 'job-ttl', 'retry-base', 'retry-max', 'busy-pause', 'conflict-delay', 'slot-wait']);
+    expect(rows.map((setting) => setting.key)).toEqual([
+      'concurrency',
+      'open-jobs',
+      'job-ttl',
+      'retry-base',
+      'retry-max',
+      'busy-pause',
+      'conflict-delay',
+      'slot-wait',
+    ]);
     for (const setting of rows) {
       expect(RUN_DEFAULTS[setting.runField as keyof typeof RUN_DEFAULTS], setting.key).toBe(settingValue(setting.key, setting.default));
     }
@@ -40,7 +49,11 @@ describe('the settings table', () => {
   it("agrees with the README's table of settings: every stored setting, its environment variable and its default", () => {
     const readme = readFileSync(resolve(import.meta.dirname, '../../../README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('### Settings'), readme.indexOf('#### Profiles'));
-    const rows = [...section.matchAll(/^\| `([a-z-]+)` \| `(DOCEXTRACT_\w+)` \|([^|]*)\|/gm)].map(([, key, env, fallback]) => ({ key, env, fallback: fallback?.trim() ?? '' }));
+    const rows = [...section.matchAll(/^\| `([a-z-]+)` \| `(DOCEXTRACT_\w+)` \|([^|]*)\|/gm)].map(([, key, env, fallback]) => ({
+      key,
+      env,
+      fallback: fallback?.trim() ?? '',
+    }));
     expect(rows.map((row) => row.key)).toEqual(STORED_SETTINGS.map((setting) => setting.key));
     for (const setting of STORED_SETTINGS) {
       const row = rows.find((candidate) => candidate.key === setting.key);

@@ -13,7 +13,16 @@ import { readMessages, send, type ClientMessage } from '../../../src/features/ho
 
 function doc(i: number): PlannedDocument {
   const name = `f${i}.png`;
-  return { path: `/in/${name}`, displayPath: name, sha256: i.toString(16).padStart(64, '0'), size: 1, type: 'png', contentType: 'image/png', pages: 1, output: `/out/${name}.json` };
+  return {
+    path: `/in/${name}`,
+    displayPath: name,
+    sha256: i.toString(16).padStart(64, '0'),
+    size: 1,
+    type: 'png',
+    contentType: 'image/png',
+    pages: 1,
+    output: `/out/${name}.json`,
+  };
 }
 
 function outcome(d: PlannedDocument): DocumentOutcome {

@@ -30,7 +30,20 @@ describe('previewCosts: the dry run decides as the run does', () => {
     const chunks = ['1-3', '4-6', '7-9', '10-12'].map((pages, i) => ({ jobId: `job_c${i}`, pages }));
     const records: JournalRecord[] = [
       { type: 'upload-intent', account: 'a', at: NOW - 60_000, intentId: 'i1', sha256: shaOf('aa'), path: join(dir, 'twelve.pdf'), pages: 12 },
-      { type: 'manifest', account: 'a', at: NOW - 59_000, intentId: 'i1', sha256: shaOf('aa'), path: join(dir, 'twelve.pdf'), output: join(dir, 'out', 'twelve.pdf.json'), parentJobId: 'job_p', chunks, pages: 12, expiresAt: NOW + 3_600_000, model: null },
+      {
+        type: 'manifest',
+        account: 'a',
+        at: NOW - 59_000,
+        intentId: 'i1',
+        sha256: shaOf('aa'),
+        path: join(dir, 'twelve.pdf'),
+        output: join(dir, 'out', 'twelve.pdf.json'),
+        parentJobId: 'job_p',
+        chunks,
+        pages: 12,
+        expiresAt: NOW + 3_600_000,
+        model: null,
+      },
       { type: 'chunk-done', account: 'a', at: NOW - 50_000, parentJobId: 'job_p', chunkJobId: 'job_c0', charged: 3 },
       { type: 'chunk-done', account: 'a', at: NOW - 40_000, parentJobId: 'job_p', chunkJobId: 'job_c1', charged: 3 },
     ];
@@ -56,7 +69,17 @@ describe('previewCosts: the dry run decides as the run does', () => {
     const reused = doc('done.png', 'dd', 1, 'png');
     const { mkdirSync } = await import('node:fs');
     mkdirSync(join(dir, 'out'), { recursive: true });
-    writeFileSync(reused.output, JSON.stringify({ status: 'complete', source: { path: reused.path, sha256: reused.sha256 }, question: { sha256: reused.sha256, model: 'invoice', store_db: false }, pages: { total: 1 }, credits: 1, data: {} }));
+    writeFileSync(
+      reused.output,
+      JSON.stringify({
+        status: 'complete',
+        source: { path: reused.path, sha256: reused.sha256 },
+        question: { sha256: reused.sha256, model: 'invoice', store_db: false },
+        pages: { total: 1 },
+        credits: 1,
+        data: {},
+      }),
+    );
     const { costs, refused } = await previewCosts([reused, doc('six.pdf', 'ee', 6), doc('unknown.pdf', 'ff', undefined)], { ...base, finalize: false });
     expect(costs.map((cost) => [cost.action, cost.credits, cost.requests])).toEqual([
       ['reuse', 0, 0],

@@ -27,14 +27,22 @@ describe('sheet names', () => {
 
 describe('typed cells', () => {
   it('keeps text as text, numbers and booleans as they are, and lists as JSON text', () => {
-    expect([xlsxCell('00670494'), xlsxCell('=1+1'), xlsxCell(-12.5), xlsxCell(true), xlsxCell(null), xlsxCell(undefined), xlsxCell([1, 'a']), xlsxCell({ k: 1 })]).toEqual([
-      '00670494', '=1+1', -12.5, true, null, null, '[1,"a"]', '{"k":1}',
-    ]);
+    expect([
+      xlsxCell('00670494'),
+      xlsxCell('=1+1'),
+      xlsxCell(-12.5),
+      xlsxCell(true),
+      xlsxCell(null),
+      xlsxCell(undefined),
+      xlsxCell([1, 'a']),
+      xlsxCell({ k: 1 }),
+    ]).toEqual(['00670494', '=1+1', -12.5, true, null, null, '[1,"a"]', '{"k":1}']);
   });
 
   it('makes a real calendar date a date at midnight UTC, and leaves any other text alone', () => {
     expect(xlsxCell('2024-02-29')).toEqual(new Date(Date.UTC(2024, 1, 29)));
-    for (const text of ['2023-02-29', '2024-13-01', '2024-1-01', '1899-12-31', '2024-03-31T10:00:00Z', ' 2024-03-31']) expect(calendarDate(text), text).toBeUndefined();
+    for (const text of ['2023-02-29', '2024-13-01', '2024-1-01', '1899-12-31', '2024-03-31T10:00:00Z', ' 2024-03-31'])
+      expect(calendarDate(text), text).toBeUndefined();
   });
 
   it('cuts a text past the cell limit, saying so, rather than writing a workbook Excel refuses', () => {

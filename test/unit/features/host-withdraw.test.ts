@@ -27,13 +27,25 @@ afterEach(async () => {
 });
 
 function doc(displayPath: string, sha: string): PlannedDocument {
-  return { path: `/in/${displayPath}`, displayPath, sha256: sha.repeat(64), size: 1, type: 'png', contentType: 'image/png', pages: 1, output: `/out/${displayPath}.json` };
+  return {
+    path: `/in/${displayPath}`,
+    displayPath,
+    sha256: sha.repeat(64),
+    size: 1,
+    type: 'png',
+    contentType: 'image/png',
+    pages: 1,
+    output: `/out/${displayPath}.json`,
+  };
 }
 
 /** A hub hosting a stand-in run: the first document of a content leads a task, a later one rides on it as a copy (as the host's planner does). */
 async function hostWithRun(): Promise<{ stateDir: string; tasks: DocumentTask[]; withdrawals: string[][] }> {
   const stateDir = mkdtempSync(join(tmpdir(), 'host-withdraw-'));
-  const hub = await HostHub.start(stateDir, 'extract', TERMS, { refresh: () => Promise.reject(new Error('unused')), process: () => Promise.reject(new Error('unused')) });
+  const hub = await HostHub.start(stateDir, 'extract', TERMS, {
+    refresh: () => Promise.reject(new Error('unused')),
+    process: () => Promise.reject(new Error('unused')),
+  });
   if (!hub) throw new Error('the hub could not listen');
   cleanups.push(async () => {
     await hub.close();
@@ -83,7 +95,11 @@ async function rider(stateDir: string, pid: number): Promise<{ socket: Socket; s
   send(socket, { type: 'hello', pid, command: 'extract', terms: TERMS });
   await waitFor(() => messages.some((message) => message.type === 'welcome'), `rider ${pid} welcomed`);
   let next = 1;
-  return { socket, submit: (documents) => send(socket, { type: 'submit', documents: documents.map((planned) => ({ ...planned, id: next++ })), reuse: { force: false, dedupe: true } }) };
+  return {
+    socket,
+    submit: (documents) =>
+      send(socket, { type: 'submit', documents: documents.map((planned) => ({ ...planned, id: next++ })), reuse: { force: false, dedupe: true } }),
+  };
 }
 
 describe('the host withdraws the documents of a command that went away', () => {

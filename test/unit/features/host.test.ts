@@ -13,7 +13,17 @@ import { TaskQueue } from '../../../src/features/host/task-queue.js';
 import { renderCommands } from '../../../src/cli/run/jobs-render.js';
 
 function doc(displayPath: string, origin?: string): PlannedDocument {
-  return { path: `/in/${displayPath}`, displayPath, sha256: 'a'.repeat(64), size: 1, type: 'png', contentType: 'image/png', pages: 1, output: `/out/${displayPath}.json`, ...(origin ? { origin } : {}) };
+  return {
+    path: `/in/${displayPath}`,
+    displayPath,
+    sha256: 'a'.repeat(64),
+    size: 1,
+    type: 'png',
+    contentType: 'image/png',
+    pages: 1,
+    output: `/out/${displayPath}.json`,
+    ...(origin ? { origin } : {}),
+  };
 }
 
 describe('submitted documents inside the host', () => {
@@ -39,7 +49,17 @@ describe('submitted documents inside the host', () => {
     // Both commands name their file the same: only the origin tells them apart.
     const own = doc('a.png');
     const theirs = { ...doc('a.png', 'c1'), askedAs: 4 };
-    const outcome = (d: PlannedDocument): DocumentOutcome => ({ file: d.displayPath, status: 'complete', pages: 1, model: 'invoice', output: d.output, job_id: null, extraction_id: null, warnings: [], credits: 1 });
+    const outcome = (d: PlannedDocument): DocumentOutcome => ({
+      file: d.displayPath,
+      status: 'complete',
+      pages: 1,
+      model: 'invoice',
+      output: d.output,
+      job_id: null,
+      extraction_id: null,
+      warnings: [],
+      credits: 1,
+    });
     for (const d of [own, theirs]) {
       events.requestSent?.('documents', d);
       events.creditsCharged?.(1, d);
@@ -49,7 +69,14 @@ describe('submitted documents inside the host', () => {
       onFinished(outcome(d), d);
     }
     events.waiting?.(5, 'rate limit');
-    expect(shown).toEqual([['request', 'documents'], ['charged', 1], ['chunk', 'a.png', 1], ['notice', 'gone, uploading again'], ['finished', 'a.png'], ['waiting', 5]]);
+    expect(shown).toEqual([
+      ['request', 'documents'],
+      ['charged', 1],
+      ['chunk', 'a.png', 1],
+      ['notice', 'gone, uploading again'],
+      ['finished', 'a.png'],
+      ['waiting', 5],
+    ]);
     expect(told).toEqual([
       ['a.png', { type: 'request', endpoint: 'documents', state: 'sent' }],
       ['a.png', { type: 'charged', credits: 1 }],

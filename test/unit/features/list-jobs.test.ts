@@ -12,8 +12,21 @@ const HOUR = 3_600_000;
 
 function manifest(account: string, parentJobId: string, expiresAt: number): JournalRecord {
   return {
-    type: 'manifest', account, at: NOW - HOUR, intentId: `i-${parentJobId}`, sha256: 'ab', path: `/in/${parentJobId}.pdf`, output: `/out/${parentJobId}.pdf.json`,
-    parentJobId, chunks: [{ jobId: `${parentJobId}-1`, pages: '1-3' }, { jobId: `${parentJobId}-2`, pages: '4-6' }], pages: 6, expiresAt, model: null,
+    type: 'manifest',
+    account,
+    at: NOW - HOUR,
+    intentId: `i-${parentJobId}`,
+    sha256: 'ab',
+    path: `/in/${parentJobId}.pdf`,
+    output: `/out/${parentJobId}.pdf.json`,
+    parentJobId,
+    chunks: [
+      { jobId: `${parentJobId}-1`, pages: '1-3' },
+      { jobId: `${parentJobId}-2`, pages: '4-6' },
+    ],
+    pages: 6,
+    expiresAt,
+    model: null,
   };
 }
 
@@ -46,7 +59,13 @@ describe('listJobs', () => {
     ]);
     expect(overview.jobs[1]).toMatchObject({ chunks_total: 2, expires_in_ms: HOUR, expires_at: new Date(NOW + HOUR).toISOString() });
     expect(overview.unanswered).toEqual([
-      { kind: 'unanswered-upload', account: 'acc', file: '/in/lost.pdf', sent_at: new Date(NOW - 10_000).toISOString(), possibly_open_until: new Date(NOW - 10_000 + 2 * HOUR).toISOString() },
+      {
+        kind: 'unanswered-upload',
+        account: 'acc',
+        file: '/in/lost.pdf',
+        sent_at: new Date(NOW - 10_000).toISOString(),
+        possibly_open_until: new Date(NOW - 10_000 + 2 * HOUR).toISOString(),
+      },
     ]);
   });
 
@@ -69,15 +88,45 @@ describe('listJobs', () => {
 
   it("shows one account's jobs and last run when asked, every account's otherwise", async () => {
     const stateDir = stateWith([manifest('aaaa', 'mine', NOW + HOUR), manifest('bbbb', 'theirs', NOW + HOUR)]);
-    const outcome = { file: 'x.pdf', source: '/in/x.pdf', status: 'failed' as const, pages: 1, model: null, output: null, job_id: null, extraction_id: null, warnings: [], credits: 1, error: { code: 'extraction_failed', message: 'no text' } };
-    await writeLastRunReport(stateDir, 'bbbb', lastRunReportFrom({ outDir: '/out', outcomes: [outcome, { ...outcome, file: 'ok.pdf', status: 'complete', error: undefined }], startedAtMs: NOW - 1000, finishedAtMs: NOW }));
+    const outcome = {
+      file: 'x.pdf',
+      source: '/in/x.pdf',
+      status: 'failed' as const,
+      pages: 1,
+      model: null,
+      output: null,
+      job_id: null,
+      extraction_id: null,
+      warnings: [],
+      credits: 1,
+      error: { code: 'extraction_failed', message: 'no text' },
+    };
+    await writeLastRunReport(
+      stateDir,
+      'bbbb',
+      lastRunReportFrom({
+        outDir: '/out',
+        outcomes: [outcome, { ...outcome, file: 'ok.pdf', status: 'complete', error: undefined }],
+        startedAtMs: NOW - 1000,
+        finishedAtMs: NOW,
+      }),
+    );
     const mine = await listJobs({ stateDir, account: 'aaaa', nowMs: NOW, ttlMs: 2 * HOUR });
     expect(mine.jobs.map((job) => job.parent_job_id)).toEqual(['mine']);
     expect(mine.failedFiles).toEqual([]);
     const all = await listJobs({ stateDir, nowMs: NOW, ttlMs: 2 * HOUR });
     expect(all.jobs.map((job) => job.parent_job_id).sort()).toEqual(['mine', 'theirs']);
     expect(all.failedFiles).toEqual([
-      { kind: 'failed-file', account: 'bbbb', run_finished_at: new Date(NOW).toISOString(), file: 'x.pdf', source: '/in/x.pdf', status: 'failed', code: 'extraction_failed', message: 'no text' },
+      {
+        kind: 'failed-file',
+        account: 'bbbb',
+        run_finished_at: new Date(NOW).toISOString(),
+        file: 'x.pdf',
+        source: '/in/x.pdf',
+        status: 'failed',
+        code: 'extraction_failed',
+        message: 'no text',
+      },
     ]);
     expect((await readLastRunReports(stateDir))[0]).toMatchObject({ out_dir: '/out', counts: { complete: 1, failed: 1 } });
   });

@@ -32,7 +32,12 @@ function statement(): { dir: string; source: PlannedDocument; parts: PlannedDocu
 }
 
 /** The part's own result on disk (as the run writes it), and its outcome. */
-async function answered(part: PlannedDocument, status: 'complete' | 'partial', missing: number[] = [], extra: Partial<DocumentOutcome> = {}): Promise<DocumentOutcome> {
+async function answered(
+  part: PlannedDocument,
+  status: 'complete' | 'partial',
+  missing: number[] = [],
+  extra: Partial<DocumentOutcome> = {},
+): Promise<DocumentOutcome> {
   const pages = part.sourcePages ?? [];
   const result: ResultDocument = {
     status,
@@ -67,17 +72,35 @@ async function answered(part: PlannedDocument, status: 'complete' | 'partial', m
 }
 
 function notAnswered(part: PlannedDocument, status: DocumentOutcome['status'], code: string, message: string): DocumentOutcome {
-  return { file: part.displayPath, status, pages: part.pages ?? null, model: null, output: null, job_id: null, extraction_id: null, warnings: [], credits: 0, error: { code, message } };
+  return {
+    file: part.displayPath,
+    status,
+    pages: part.pages ?? null,
+    model: null,
+    output: null,
+    job_id: null,
+    extraction_id: null,
+    warnings: [],
+    credits: 0,
+    error: { code, message },
+  };
 }
 
 /** Every part's outcome noted, in this order: the source's line, and its result on disk. */
-async function joined(source: PlannedDocument, parts: PlannedDocument[], outcomes: DocumentOutcome[]): Promise<{ line: DocumentOutcome; result: ResultDocument & { parts: { status: string; missing_pages: number[] }[] } }> {
+async function joined(
+  source: PlannedDocument,
+  parts: PlannedDocument[],
+  outcomes: DocumentOutcome[],
+): Promise<{ line: DocumentOutcome; result: ResultDocument & { parts: { status: string; missing_pages: number[] }[] } }> {
   const results = new PartResults(parts, false, writeFileAtomically, () => Date.parse('2026-11-28T01:00:00Z'));
   const lines: DocumentOutcome[] = [];
   for (const outcome of outcomes) results.note(outcome, (line) => lines.push(line));
   await results.settled();
   expect(lines).toHaveLength(1);
-  return { line: lines[0] as DocumentOutcome, result: JSON.parse(readFileSync(source.output, 'utf8')) as ResultDocument & { parts: { status: string; missing_pages: number[] }[] } };
+  return {
+    line: lines[0] as DocumentOutcome,
+    result: JSON.parse(readFileSync(source.output, 'utf8')) as ResultDocument & { parts: { status: string; missing_pages: number[] }[] },
+  };
 }
 
 describe('a source sent in parts: its status follows its parts', () => {
@@ -89,26 +112,36 @@ describe('a source sent in parts: its status follows its parts', () => {
     expect(result).toMatchObject({ status: 'complete', pages: { total: PAGES, processed: PAGES, missing: [] } });
   });
 
-  it('a part failed: the source is partial, its missing pages are that part\'s pages in source numbers, and the error names the part\'s pages', async () => {
+  it("a part failed: the source is partial, its missing pages are that part's pages in source numbers, and the error names the part's pages", async () => {
     const { source, parts } = statement();
-    const { line, result } = await joined(source, parts, [await answered(parts[0]!, 'complete'), notAnswered(parts[1]!, 'failed', 'invalid_file', 'the service refused it')]);
+    const { line, result } = await joined(source, parts, [
+      await answered(parts[0]!, 'complete'),
+      notAnswered(parts[1]!, 'failed', 'invalid_file', 'the service refused it'),
+    ]);
     expect(result.status).toBe('partial');
     expect(result.pages).toEqual({ total: PAGES, processed: 150, missing: [151] });
     expect(result.parts.map((part) => [part.status, part.missing_pages])).toEqual([
       ['complete', []],
       ['failed', [151]],
     ]);
-    expect(line).toMatchObject({ status: 'partial', missing_pages: [151], error: { code: 'invalid_file', message: 'pages 151 of 151: the service refused it' } });
+    expect(line).toMatchObject({
+      status: 'partial',
+      missing_pages: [151],
+      error: { code: 'invalid_file', message: 'pages 151 of 151: the service refused it' },
+    });
   });
 
   it('no part answered: the source fails as its parts did', async () => {
     const { source, parts } = statement();
-    const { line, result } = await joined(source, parts, [notAnswered(parts[0]!, 'failed', 'invalid_file', 'refused'), notAnswered(parts[1]!, 'failed', 'invalid_file', 'refused')]);
+    const { line, result } = await joined(source, parts, [
+      notAnswered(parts[0]!, 'failed', 'invalid_file', 'refused'),
+      notAnswered(parts[1]!, 'failed', 'invalid_file', 'refused'),
+    ]);
     expect(line).toMatchObject({ status: 'failed', missing_pages: range(1, PAGES), error: { message: 'pages 1-150 of 151: refused' } });
     expect(result).toMatchObject({ status: 'partial', pages: { processed: 0, missing: range(1, PAGES) } });
   });
 
-  it('a part partial, its missing pages named in the source\'s numbers (page 2 of part 2 is page 152 of a longer source)', async () => {
+  it("a part partial, its missing pages named in the source's numbers (page 2 of part 2 is page 152 of a longer source)", async () => {
     const { source, parts } = statement();
     const { line, result } = await joined(source, parts, [await answered(parts[0]!, 'partial', [4, 5, 6]), await answered(parts[1]!, 'complete')]);
     expect(line).toMatchObject({ status: 'partial', missing_pages: [4, 5, 6] });
@@ -117,23 +150,39 @@ describe('a source sent in parts: its status follows its parts', () => {
 
   it('an interrupted part wins over a partial one: the source is interrupted (its open job resumes), its pages missing', async () => {
     const { source, parts } = statement();
-    const interrupted = { ...notAnswered(parts[0]!, 'interrupted', 'interrupted', 'job job_1 is open'), job_id: 'job_1', expires_at: '2026-11-28T03:00:00.000Z' };
+    const interrupted = {
+      ...notAnswered(parts[0]!, 'interrupted', 'interrupted', 'job job_1 is open'),
+      job_id: 'job_1',
+      expires_at: '2026-11-28T03:00:00.000Z',
+    };
     const { line, result } = await joined(source, parts, [interrupted, await answered(parts[1]!, 'partial', [151])]);
-    expect(line).toMatchObject({ status: 'interrupted', missing_pages: range(1, PAGES), error: { code: 'interrupted', message: 'pages 1-150 of 151: job job_1 is open' } });
+    expect(line).toMatchObject({
+      status: 'interrupted',
+      missing_pages: range(1, PAGES),
+      error: { code: 'interrupted', message: 'pages 1-150 of 151: job job_1 is open' },
+    });
     expect(line.parts?.[0]).toMatchObject({ status: 'interrupted', job_id: 'job_1', expires_at: '2026-11-28T03:00:00.000Z' });
     expect(result.status).toBe('partial');
   });
 
   it('every part answered already: the source is reused, with what its parts cost when they were made', async () => {
     const { source, parts } = statement();
-    const reused = (outcome: DocumentOutcome, saved: number): DocumentOutcome => ({ ...outcome, credits: 0, reused: 'already extracted', saved_credits: saved });
+    const reused = (outcome: DocumentOutcome, saved: number): DocumentOutcome => ({
+      ...outcome,
+      credits: 0,
+      reused: 'already extracted',
+      saved_credits: saved,
+    });
     const { line } = await joined(source, parts, [reused(await answered(parts[0]!, 'complete'), 150), reused(await answered(parts[1]!, 'complete'), 1)]);
     expect(line).toMatchObject({ status: 'complete', credits: 0, reused: 'every part was answered already', saved_credits: 151 });
   });
 
   it('one part sent now, one answered already: the source is not reused', async () => {
     const { source, parts } = statement();
-    const { line } = await joined(source, parts, [{ ...(await answered(parts[0]!, 'complete')), credits: 0, reused: 'already extracted', saved_credits: 150 }, await answered(parts[1]!, 'complete')]);
+    const { line } = await joined(source, parts, [
+      { ...(await answered(parts[0]!, 'complete')), credits: 0, reused: 'already extracted', saved_credits: 150 },
+      await answered(parts[1]!, 'complete'),
+    ]);
     expect(line.reused).toBeUndefined();
     expect(line.credits).toBe(1);
   });
@@ -143,13 +192,19 @@ describe('a part finished alone (collect of its job) rewrites its source from th
   /** The source's result as an interrupted run left it: both parts interrupted, each with its job open. */
   async function interruptedRun(): Promise<ReturnType<typeof statement>> {
     const ws = statement();
-    const open = (part: PlannedDocument, job: string): DocumentOutcome => ({ ...notAnswered(part, 'interrupted', 'interrupted', `job ${job} is open`), job_id: job });
+    const open = (part: PlannedDocument, job: string): DocumentOutcome => ({
+      ...notAnswered(part, 'interrupted', 'interrupted', `job ${job} is open`),
+      job_id: job,
+    });
     await joined(ws.source, ws.parts, [open(ws.parts[0]!, 'job_1'), open(ws.parts[1]!, 'job_2')]);
     return ws;
   }
 
   /** `collect` of one part: the part as the journal knows it (its pages and place, not its source's pages), finished complete. */
-  async function collected(ws: ReturnType<typeof statement>, index: number): Promise<{ line: DocumentOutcome; result: ResultDocument & { parts: { status: string; missing_pages: number[] }[] } }> {
+  async function collected(
+    ws: ReturnType<typeof statement>,
+    index: number,
+  ): Promise<{ line: DocumentOutcome; result: ResultDocument & { parts: { status: string; missing_pages: number[] }[] } }> {
     const part = ws.parts[index]!;
     const { part: place, ...fromJournal } = part;
     const { output, displayPath, count } = place!;
@@ -161,13 +216,21 @@ describe('a part finished alone (collect of its job) rewrites its source from th
     results.note(await answered(part, 'complete'), (line) => lines.push(line));
     await results.settled();
     expect(lines).toHaveLength(1);
-    return { line: lines[0]!, result: JSON.parse(readFileSync(ws.source.output, 'utf8')) as ResultDocument & { parts: { status: string; missing_pages: number[] }[] } };
+    return {
+      line: lines[0]!,
+      result: JSON.parse(readFileSync(ws.source.output, 'utf8')) as ResultDocument & { parts: { status: string; missing_pages: number[] }[] },
+    };
   }
 
   it('the other part still open: the source stays interrupted, naming that part', async () => {
     const ws = await interruptedRun();
     const { line, result } = await collected(ws, 0);
-    expect(line).toMatchObject({ status: 'interrupted', output: ws.source.output, missing_pages: [151], error: { message: 'pages 151 of 151: job job_2 is open' } });
+    expect(line).toMatchObject({
+      status: 'interrupted',
+      output: ws.source.output,
+      missing_pages: [151],
+      error: { message: 'pages 151 of 151: job job_2 is open' },
+    });
     expect(result).toMatchObject({ status: 'partial', pages: { total: PAGES, processed: 150, missing: [151] } });
     expect(result.parts.map((part) => part.status)).toEqual(['complete', 'interrupted']);
   });

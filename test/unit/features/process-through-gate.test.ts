@@ -66,7 +66,7 @@ describe('processThroughGate (process, and a rider chunk sent by the host)', () 
     expect(askedAt).toHaveLength(8);
   });
 
-  it('any other refusal is the caller\'s at once: sent once', async () => {
+  it("any other refusal is the caller's at once: sent once", async () => {
     const clock = new FakeClock();
     const gone = new ApiError({ endpoint: 'process', status: 410, code: 'job_expired', message: 'gone' });
     const { api, askedAt } = answering([gone], clock);

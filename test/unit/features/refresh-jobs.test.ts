@@ -9,7 +9,10 @@ import { FakeClock } from '../../helpers/fake-clock.js';
 const WINDOWS = parseRateWindows('3/1s');
 
 /** A client whose `result` answers are the given ones in turn (an Error is thrown), and the instants it was asked. */
-function answering(answers: (Error | { status: 'partial'; chunks_done: number; chunks_total: number })[], clock: FakeClock): { api: ApiClient; askedAt: number[] } {
+function answering(
+  answers: (Error | { status: 'partial'; chunks_done: number; chunks_total: number })[],
+  clock: FakeClock,
+): { api: ApiClient; askedAt: number[] } {
   const askedAt: number[] = [];
   const api = {
     collect: (): Promise<unknown> => {

@@ -20,11 +20,17 @@ function journaled(output: string, extra: Partial<JournaledJob> = {}): Journaled
     path: '/in/b.pdf',
     output,
     parentJobId: 'job_mine',
-    chunks: [{ jobId: 'job_c1', pages: '1-3' }, { jobId: 'job_c2', pages: '4-5' }],
+    chunks: [
+      { jobId: 'job_c1', pages: '1-3' },
+      { jobId: 'job_c2', pages: '4-5' },
+    ],
     pages: 5,
     expiresAt: Date.now() + 3_600_000,
     model: null,
-    doneChunks: new Map([['job_c1', 3], ['job_c2', 2]]),
+    doneChunks: new Map([
+      ['job_c1', 3],
+      ['job_c2', 2],
+    ]),
     finalized: false,
     ...extra,
   };
@@ -32,12 +38,18 @@ function journaled(output: string, extra: Partial<JournaledJob> = {}): Journaled
 
 function resultOnDisk(parentJobId: string, status = 'complete', sha256 = SHA): string {
   const output = join(mkdtempSync(join(tmpdir(), 'resume-')), 'b.pdf.json');
-  writeFileSync(output, JSON.stringify({ status, source: { path: '/in/b.pdf', sha256 }, pages: { total: 5 }, job: { parent_job_id: parentJobId }, credits: 5, data: { ok: true } }));
+  writeFileSync(
+    output,
+    JSON.stringify({ status, source: { path: '/in/b.pdf', sha256 }, pages: { total: 5 }, job: { parent_job_id: parentJobId }, credits: 5, data: { ok: true } }),
+  );
   return output;
 }
 
 async function resumed(job: JournaledJob, output = job.output): Promise<DocumentTask> {
-  const task = new DocumentTask({ path: job.path, displayPath: 'b.pdf', sha256: SHA, size: 1, type: 'pdf', contentType: 'application/pdf', pages: 5, output }, 0);
+  const task = new DocumentTask(
+    { path: job.path, displayPath: 'b.pdf', sha256: SHA, size: 1, type: 'pdf', contentType: 'application/pdf', pages: 5, output },
+    0,
+  );
   await resumeJob(task, job);
   return task;
 }
@@ -52,7 +64,12 @@ describe('resumeJob', () => {
   });
 
   it('with no record, a file of another job, of other content or partial is collected again', async () => {
-    for (const output of [resultOnDisk('job_other'), resultOnDisk('job_mine', 'complete', 'c'.repeat(64)), resultOnDisk('job_mine', 'partial'), '/nonexistent/b.pdf.json']) {
+    for (const output of [
+      resultOnDisk('job_other'),
+      resultOnDisk('job_mine', 'complete', 'c'.repeat(64)),
+      resultOnDisk('job_mine', 'partial'),
+      '/nonexistent/b.pdf.json',
+    ]) {
       const task = await resumed(journaled(output));
       expect(task.job?.phase, output).toBe('working');
       expect(task.requestsLeft(true)).toBe(2); // collect, finalize

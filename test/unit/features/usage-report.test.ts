@@ -20,10 +20,17 @@ function outcome(file: string, fields: Partial<DocumentOutcome>): DocumentOutcom
 function record(finishedMs: number, outcomes: DocumentOutcome[], extra: { requests?: number; command?: string } = {}): UsageRecord {
   const tally = new UsageTally('/work');
   for (const one of outcomes) tally.add(one);
-  return tally.record({ account: 'abc', command: extra.command ?? 'extract', startedAtMs: finishedMs - 1000, finishedAtMs: finishedMs, requests: extra.requests ?? outcomes.length, cwd: '/work' });
+  return tally.record({
+    account: 'abc',
+    command: extra.command ?? 'extract',
+    startedAtMs: finishedMs - 1000,
+    finishedAtMs: finishedMs,
+    requests: extra.requests ?? outcomes.length,
+    cwd: '/work',
+  });
 }
 
-describe('a run\'s usage record', () => {
+describe("a run's usage record", () => {
   it('sums credits per type and folder, counts reuse and its savings, and keeps only the charges that differ', () => {
     const line = record(NOON(26), [
       outcome('in/a/one.pdf', { credits: 4, pages: 4, job_id: 'j1', service_charge: { reported: 4, expected: 4 } }),
@@ -31,14 +38,26 @@ describe('a run\'s usage record', () => {
       outcome('in/b/old.pdf', { credits: 0, reused: 'same file', saved_credits: 3 }),
     ]);
     expect(line).toMatchObject({ credits: 16, documents: 3, reused: 1, saved_credits: 3 });
-    expect(line.models).toEqual({ invoice: { credits: 4, documents: 2, reused: 1, saved_credits: 3 }, payslip: { credits: 12, documents: 1, reused: 0, saved_credits: 0 } });
+    expect(line.models).toEqual({
+      invoice: { credits: 4, documents: 2, reused: 1, saved_credits: 3 },
+      payslip: { credits: 12, documents: 1, reused: 0, saved_credits: 0 },
+    });
     expect(Object.keys(line.folders)).toEqual(['/work/in/a', '/work/in/b']);
-    expect(line.charges).toEqual({ jobs: 2, expected: 16, reported: 17, mismatches: [{ file: 'in/a/two.pdf', job_id: 'j2', expected: 12, reported: 13, at: new Date(NOON(26)).toISOString() }] });
+    expect(line.charges).toEqual({
+      jobs: 2,
+      expected: 16,
+      reported: 17,
+      mismatches: [{ file: 'in/a/two.pdf', job_id: 'j2', expected: 12, reported: 13, at: new Date(NOON(26)).toISOString() }],
+    });
   });
 });
 
 describe('the usage report', () => {
-  const records = [record(NOON(2), [outcome('a.pdf', { credits: 2 })], { requests: 3 }), record(NOON(3), [outcome('b.pdf', { credits: 5 })], { requests: 6, command: 'watch' }), record(NOON(24), [outcome('c.pdf', { credits: 7 })], { requests: 8 })];
+  const records = [
+    record(NOON(2), [outcome('a.pdf', { credits: 2 })], { requests: 3 }),
+    record(NOON(3), [outcome('b.pdf', { credits: 5 })], { requests: 6, command: 'watch' }),
+    record(NOON(24), [outcome('c.pdf', { credits: 7 })], { requests: 8 }),
+  ];
   const base = { records, sends: [], windows: [], sinceMs: 0, nowMs: NOON(26) };
 
   it('rows per day, week (its Monday) and month, in time order', () => {
@@ -83,7 +102,10 @@ describe('the usage log', () => {
     await appendUsageLine(dir, 'abc', record(now - 500 * DAY, []), now);
     appendFileSync(usageLogPath(dir, 'abc'), '{"finished_at": "2026-11-2'); // a crash mid-line
     await appendUsageLine(dir, 'abc', record(now, []), now);
-    expect((await readUsageLines<UsageRecord>(dir, 'abc')).map((line) => line.finished_at)).toEqual([new Date(now - 500 * DAY).toISOString(), new Date(now).toISOString()]);
+    expect((await readUsageLines<UsageRecord>(dir, 'abc')).map((line) => line.finished_at)).toEqual([
+      new Date(now - 500 * DAY).toISOString(),
+      new Date(now).toISOString(),
+    ]);
     expect(await readUsageLines(dir, 'other')).toEqual([]);
 
     // Past 512 KiB, the next append rewrites the file without what is older than 400 days.

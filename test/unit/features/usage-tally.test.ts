@@ -29,7 +29,10 @@ describe('UsageTally counting charges', () => {
     const record = tally.record(RUN);
     expect(record.credits).toBe(8);
     expect(record.documents).toBe(1);
-    expect(record.models).toEqual({ '(none)': { credits: 6, documents: 0, reused: 0, saved_credits: 0 }, invoice: { credits: 2, documents: 1, reused: 0, saved_credits: 0 } });
+    expect(record.models).toEqual({
+      '(none)': { credits: 6, documents: 0, reused: 0, saved_credits: 0 },
+      invoice: { credits: 2, documents: 1, reused: 0, saved_credits: 0 },
+    });
     // Asking again gives the same record: nothing is counted twice.
     expect(tally.record(RUN)).toEqual(record);
   });

@@ -32,7 +32,18 @@ function put(path: string, text: string): string {
 }
 
 function outcome(status: DocumentStatus, code?: string): DocumentOutcome {
-  return { file: 'x', status, pages: 1, model: null, output: null, job_id: null, extraction_id: null, warnings: [], credits: 0, ...(code === undefined ? {} : { error: { code, message: code } }) } as DocumentOutcome;
+  return {
+    file: 'x',
+    status,
+    pages: 1,
+    model: null,
+    output: null,
+    job_id: null,
+    extraction_id: null,
+    warnings: [],
+    credits: 0,
+    ...(code === undefined ? {} : { error: { code, message: code } }),
+  } as DocumentOutcome;
 }
 
 describe('moveMirrored: never over an existing file', () => {
@@ -166,11 +177,17 @@ describe('WatchMoves: which outcomes move their source, and where', () => {
 });
 
 describe('WatchMoves: what the moved source leaves behind', () => {
-  it("once moved, the result names where its source went; a result naming another file is left as it was", async () => {
+  it('once moved, the result names where its source went; a result naming another file is left as it was', async () => {
     const source = put(join(inbox, 'sub/scan.pdf'), 'scan');
     const other = put(join(inbox, 'other.pdf'), 'other');
-    const output = put(join(dir, 'out/scan.pdf.json'), JSON.stringify({ status: 'complete', source: { path: source, sha256: 'a', size: 4, type: 'pdf', pages: 1 }, data: { total: 1 } }));
-    const foreign = put(join(dir, 'out/other.pdf.json'), JSON.stringify({ status: 'complete', source: { path: join(dir, 'elsewhere.pdf'), sha256: 'b', size: 5, type: 'pdf', pages: 1 } }));
+    const output = put(
+      join(dir, 'out/scan.pdf.json'),
+      JSON.stringify({ status: 'complete', source: { path: source, sha256: 'a', size: 4, type: 'pdf', pages: 1 }, data: { total: 1 } }),
+    );
+    const foreign = put(
+      join(dir, 'out/other.pdf.json'),
+      JSON.stringify({ status: 'complete', source: { path: join(dir, 'elsewhere.pdf'), sha256: 'b', size: 5, type: 'pdf', pages: 1 } }),
+    );
     const foreignBefore = readFileSync(foreign, 'utf8');
     const notices: string[] = [];
     const moves = new WatchMoves({ root: inbox, done, failed }, (message) => notices.push(message));

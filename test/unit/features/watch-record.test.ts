@@ -61,4 +61,3 @@ describe("a watch command's record over its runs", () => {
     expect(perFile).toBeLessThan(50);
   });
 });
-

@@ -63,7 +63,10 @@ describe('TakenFiles', () => {
   it('finds a real path taken before, and tells apart two paths that share a hash', async () => {
     const reals = ['/a/one.pdf', '/a/two.pdf', '/a/three.pdf'];
     // Every path hashes alike: each hit must be checked against the real path.
-    const taken = new TakenFiles(async (index) => reals[index] as string, () => 7);
+    const taken = new TakenFiles(
+      async (index) => reals[index] as string,
+      () => 7,
+    );
     expect(await taken.firstOf('/a/one.pdf')).toBeUndefined();
     taken.add('/a/one.pdf', 0);
     expect(await taken.firstOf('/a/one.pdf')).toBe(0);

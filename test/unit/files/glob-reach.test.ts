@@ -27,7 +27,17 @@ describe('globLeavesItsBase: a glob is searched only when its text proves it sta
     expect(globLeavesItsBase(`${'{a,b}'.repeat(1_000)}/*.pdf`)).toContain('PATH_MAX');
   });
 
-  it.each(['in/**/*.pdf', '*.{pdf,png}', '{2023,2024}/*.pdf', 'scans/{a,b}.{pdf,png}', '/abs/in/**/*.pdf', 'brackets [1].pdf', 'x?.pdf', 'a..b/*.pdf', 'v1.{2,3}/*'])('lets %s through', (pattern) => {
+  it.each([
+    'in/**/*.pdf',
+    '*.{pdf,png}',
+    '{2023,2024}/*.pdf',
+    'scans/{a,b}.{pdf,png}',
+    '/abs/in/**/*.pdf',
+    'brackets [1].pdf',
+    'x?.pdf',
+    'a..b/*.pdf',
+    'v1.{2,3}/*',
+  ])('lets %s through', (pattern) => {
     expect(globLeavesItsBase(pattern)).toBeUndefined();
   });
 });

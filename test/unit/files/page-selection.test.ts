@@ -41,7 +41,10 @@ describe('page selections', () => {
     ['', 'empty page selection; give pages such as 1, 1-3,7, 1,-1 or all'],
     ['1, x ', '"x" in "1, x" is not a page or a range; pages are 1-based (1, 1-3, -1 for the last page)'],
     ['2, 3 - 1', 'the range "3 - 1" runs backwards; write it as 1-3'],
-    [' -2-3 ', 'the range "-2-3" starts from the end and ends from the start; write both ends from the same side, or the start first (2--1: page 2 to the last)'],
+    [
+      ' -2-3 ',
+      'the range "-2-3" starts from the end and ends from the start; write both ends from the same side, or the start first (2--1: page 2 to the last)',
+    ],
   ])('%j is refused, naming the part as it was written', (text, message) => {
     expect(() => parsePageSelection(text)).toThrow(new Error(message));
   });

@@ -105,7 +105,10 @@ describe('the structure check before pdf-lib reads a file', () => {
   it('runs in the worker like the count', async () => {
     const bytes = hostilePdf({ pages: 20, streams: 10, inflatedBytesPerStream: MiB });
     expect(await inspectPdf('structure', bytes, { limits: plenty })).toEqual({ kind: 'counted', pages: undefined });
-    expect(await inspectPdf('structure', bytes, { limits: { inflatedBytes: 2 * MiB, timeMs: 600_000 } })).toEqual({ kind: 'too_complex', budget: 'inflated_bytes' });
+    expect(await inspectPdf('structure', bytes, { limits: { inflatedBytes: 2 * MiB, timeMs: 600_000 } })).toEqual({
+      kind: 'too_complex',
+      budget: 'inflated_bytes',
+    });
   });
 });
 
@@ -135,7 +138,13 @@ describe('preflightFile past the budget', () => {
   it('planFiles reports a file whose check was cut short as interrupted, not failed', async () => {
     const path = join(dir, 'cut-short.pdf');
     writeFileSync(path, hostilePdf({ pages: 3, streams: 1, inflatedBytesPerStream: 1024 }));
-    const planned = await planFiles([{ path, displayPath: 'cut-short.pdf' }], dir, { outDir: join(dir, 'out'), windows: [], ttlMs: 7_200_000, marginMs: 60_000, signal: AbortSignal.abort() });
+    const planned = await planFiles([{ path, displayPath: 'cut-short.pdf' }], dir, {
+      outDir: join(dir, 'out'),
+      windows: [],
+      ttlMs: 7_200_000,
+      marginMs: 60_000,
+      signal: AbortSignal.abort(),
+    });
     expect(planned.documents).toEqual([]);
     expect(planned.rejected).toMatchObject([{ file: 'cut-short.pdf', status: 'interrupted', error: { code: 'interrupted' } }]);
   });

@@ -26,11 +26,15 @@ describe('countPdfPages on the corpus', () => {
 
   // qpdf's answers are recorded (record-qpdf-page-counts.js), so the cross-check runs where qpdf
   // is not installed (CI); where it is, the recording is checked against it too.
-  const recorded = JSON.parse(readFileSync(join(import.meta.dirname, 'qpdf-page-counts.json'), 'utf8')) as { files: Record<string, { sha256: string; pages: number }> };
+  const recorded = JSON.parse(readFileSync(join(import.meta.dirname, 'qpdf-page-counts.json'), 'utf8')) as {
+    files: Record<string, { sha256: string; pages: number }>;
+  };
   const checkedByQpdf = pdfs.filter((file) => (file.pages ?? file.actualPages) !== undefined && file.crossCheck?.qpdf !== false);
   it.each(checkedByQpdf.map((file) => [file.name, file] as const))('agrees with qpdf --show-npages on %s', (_name, file) => {
     const qpdf = recorded.files[file.name];
-    expect(qpdf?.sha256, 'qpdf was asked about this very file (else run record-qpdf-page-counts.js)').toBe(createHash('sha256').update(read(file.name)).digest('hex'));
+    expect(qpdf?.sha256, 'qpdf was asked about this very file (else run record-qpdf-page-counts.js)').toBe(
+      createHash('sha256').update(read(file.name)).digest('hex'),
+    );
     expect(qpdf?.pages).toBe(file.pages ?? file.actualPages);
     if (file.pages !== null) expect(countPdfPages(read(file.name))).toBe(qpdf?.pages);
     if (hasQpdf()) expect(qpdfPageCount(corpusPath(file))).toBe(qpdf?.pages);
@@ -77,7 +81,9 @@ describe('countPdfPages never throws and never hangs', () => {
       { num: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 2 >>' },
       { num: 3, body: '<< /Type /Pages /Parent 2 0 R /Kids [2 0 R 3 0 R] /Count 2 >>' },
     ];
-    const withoutXref = Buffer.from(buildRawPdf(objects, { root: 1 })).toString('latin1').replace(/xref[\s\S]*$/, '');
+    const withoutXref = Buffer.from(buildRawPdf(objects, { root: 1 }))
+      .toString('latin1')
+      .replace(/xref[\s\S]*$/, '');
     expect(countPdfPages(new Uint8Array(Buffer.from(withoutXref, 'latin1')))).toBeUndefined();
   });
 
@@ -87,7 +93,9 @@ describe('countPdfPages never throws and never hangs', () => {
       { num: 3, body: '<< /Type /Page /Parent 2 0 R >>' },
       { num: 4, body: '<< /Type /Page /Parent 2 0 R >>' },
     ];
-    const withoutXref = Buffer.from(buildRawPdf(objects, { root: 1 })).toString('latin1').replace(/xref[\s\S]*$/, '');
+    const withoutXref = Buffer.from(buildRawPdf(objects, { root: 1 }))
+      .toString('latin1')
+      .replace(/xref[\s\S]*$/, '');
     expect(countPdfPages(new Uint8Array(Buffer.from(withoutXref, 'latin1')))).toBe(2);
   });
 
@@ -99,7 +107,9 @@ describe('countPdfPages never throws and never hangs', () => {
       { num: 4, body: `<< /Type /ObjStm /N 1 /First 4 /Length 5 0 R >>\nstream\n2 0 ${pagesRoot}\nendstream` },
       { num: 5, body: String(4 + pagesRoot.length) },
     ];
-    const withoutXref = Buffer.from(buildRawPdf(objects, { root: 1 })).toString('latin1').replace(/xref[\s\S]*$/, '');
+    const withoutXref = Buffer.from(buildRawPdf(objects, { root: 1 }))
+      .toString('latin1')
+      .replace(/xref[\s\S]*$/, '');
     expect(countPdfPages(new Uint8Array(Buffer.from(withoutXref, 'latin1')))).toBe(1);
   });
 
@@ -171,7 +181,17 @@ describe('countPdfPages and encryption: object streams are read only where they 
   });
 
   it('does not take an /Encrypt dictionary from an object stream (the spec forbids it there; it would vouch for itself)', () => {
-    const objects = [CATALOG, ...TWO_PAGES, { num: 8, body: objectStream([[2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>'], [9, '<< /Filter /Standard /V 4 /R 4 /StmF /Identity >>']]) }];
+    const objects = [
+      CATALOG,
+      ...TWO_PAGES,
+      {
+        num: 8,
+        body: objectStream([
+          [2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>'],
+          [9, '<< /Filter /Standard /V 4 /R 4 /StmF /Identity >>'],
+        ]),
+      },
+    ];
     expect(countPdfPages(buildRawPdf(objects, { root: 1, listGaps: false, trailerExtra: '/Encrypt 9 0 R ' }))).toBeUndefined();
   });
 
@@ -182,11 +202,19 @@ describe('countPdfPages and encryption: object streams are read only where they 
   });
 
   it('does not count a stale page tree in the clear when the real one may sit in an object stream it cannot read', () => {
-    const stale = [{ num: 5, body: '<< /Type /Pages /Kids [6 0 R] /Count 1 >>' }, { num: 6, body: '<< /Type /Page /Parent 5 0 R >>' }];
+    const stale = [
+      { num: 5, body: '<< /Type /Pages /Kids [6 0 R] /Count 1 >>' },
+      { num: 6, body: '<< /Type /Page /Parent 5 0 R >>' },
+    ];
     // Without trailers, the /Encrypt dictionary is known only by its name in the bytes.
-    const trailerless = withoutXref(buildRawPdf([...PAGE_TREE_IN_OBJECT_STREAM, ...stale, { num: 9, body: '<< /Filter /Standard /V 2 /R 3 >> % was /Encrypt' }], { root: 1 }));
+    const trailerless = withoutXref(
+      buildRawPdf([...PAGE_TREE_IN_OBJECT_STREAM, ...stale, { num: 9, body: '<< /Filter /Standard /V 2 /R 3 >> % was /Encrypt' }], { root: 1 }),
+    );
     expect(countPdfPages(trailerless)).toBeUndefined();
-    const brokenXref = buildRawPdf([...PAGE_TREE_IN_OBJECT_STREAM, ...stale, { num: 9, body: '<< /Filter /Standard /V 2 /R 3 >>' }], { root: 1, trailerExtra: '/Encrypt 9 0 R ' });
+    const brokenXref = buildRawPdf([...PAGE_TREE_IN_OBJECT_STREAM, ...stale, { num: 9, body: '<< /Filter /Standard /V 2 /R 3 >>' }], {
+      root: 1,
+      trailerExtra: '/Encrypt 9 0 R ',
+    });
     expect(countPdfPages(withBrokenStartxref(brokenXref))).toBeUndefined();
   });
 
@@ -205,8 +233,12 @@ describe('countPdfPages on damaged page trees', () => {
     expect(count(pagesRoot('<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>'), (bytes) => fromLatin1(latin1(bytes).replace('/Root 1 0 R', '')))).toBe(2);
   });
 
-  it('with a broken xref, follows the trailer\'s catalog even when another page tree lies around', () => {
-    const objects = [...pagesRoot('<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>'), { num: 5, body: '<< /Type /Pages /Kids [6 0 R] /Count 1 >>' }, { num: 6, body: '<< /Type /Page /Parent 5 0 R >>' }];
+  it("with a broken xref, follows the trailer's catalog even when another page tree lies around", () => {
+    const objects = [
+      ...pagesRoot('<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>'),
+      { num: 5, body: '<< /Type /Pages /Kids [6 0 R] /Count 1 >>' },
+      { num: 6, body: '<< /Type /Page /Parent 5 0 R >>' },
+    ];
     expect(count(objects, withBrokenStartxref)).toBe(2);
   });
 
@@ -232,7 +264,12 @@ describe('countPdfPages on damaged page trees', () => {
 
   it('in a damaged file, counts kids written in place, and gives up on an intermediate node without /Kids or a kid that is missing', () => {
     expect(count(pagesRoot('<< /Type /Pages /Kids [<< /Type /Page >> << /Type /Page >>] /Count 2 >>'), withoutXref)).toBe(2);
-    const hollow = [CATALOG, { num: 2, body: '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>' }, TWO_PAGES[0]!, { num: 4, body: '<< /Type /Pages /Parent 2 0 R >>' }];
+    const hollow = [
+      CATALOG,
+      { num: 2, body: '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>' },
+      TWO_PAGES[0]!,
+      { num: 4, body: '<< /Type /Pages /Parent 2 0 R >>' },
+    ];
     expect(count(hollow, withoutXref)).toBeUndefined();
     expect(count(pagesRoot('<< /Type /Pages /Kids [9 0 R 3 0 R] /Count 1 >>'), withoutXref)).toBeUndefined();
   });

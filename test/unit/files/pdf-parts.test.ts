@@ -25,7 +25,11 @@ async function partsOf(bytes: Uint8Array, pages: number[], count = pages.length)
 describe('planParts', () => {
   it('cuts by page count: 150, 150, then the rest', async () => {
     const parts = await partsOf(await imagePdf(new Array<number>(320).fill(0)), range(1, 320));
-    expect(typeof parts === 'string' ? parts : parts.map((part) => [part[0], part.at(-1)])).toEqual([[1, 150], [151, 300], [301, 320]]);
+    expect(typeof parts === 'string' ? parts : parts.map((part) => [part[0], part.at(-1)])).toEqual([
+      [1, 150],
+      [151, 300],
+      [301, 320],
+    ]);
   });
 
   it('cuts 151 pages into 150 and 1', async () => {
@@ -50,7 +54,10 @@ describe('planParts', () => {
 
   it('keeps a part that cannot end on a multiple of 3 as long as size allows', async () => {
     const parts = await partsOf(await imagePdf([4_000_000, 4_000_000, 4_000_000, 0]), range(1, 4));
-    expect(parts).toEqual([[1, 2], [3, 4]]);
+    expect(parts).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
   });
 
   it('parts only the pages asked for, in their order', async () => {
@@ -67,7 +74,14 @@ describe('planParts', () => {
   it('an encrypted PDF that needs a cut says why and how to fix it', async () => {
     const document = await PDFDocument.create();
     for (let index = 0; index < 160; index += 1) document.addPage([100, 100]);
-    document.context.trailerInfo.Encrypt = document.context.obj({ Filter: 'Standard', V: 1, R: 2, O: PDFHexString.of('00'.repeat(32)), U: PDFHexString.of('00'.repeat(32)), P: -4 });
+    document.context.trailerInfo.Encrypt = document.context.obj({
+      Filter: 'Standard',
+      V: 1,
+      R: 2,
+      O: PDFHexString.of('00'.repeat(32)),
+      U: PDFHexString.of('00'.repeat(32)),
+      P: -4,
+    });
     const plan = await partsOf(await document.save({ useObjectStreams: false }), range(1, 160));
     expect(plan).toMatch(/^pdf_encrypted: x\.pdf is past the limits, so it must be cut into parts: .*qpdf --decrypt/);
   });
@@ -80,7 +94,14 @@ describe('planParts', () => {
       page.node.delete(PDFName.of('Resources'));
       page.node.set(PDFName.of('Contents'), document.context.obj([heavy(document, 10), heavy(document, 500_000)]));
     }
-    const shared = heavy(document, 6_000_000, { Type: 'XObject', Subtype: 'Image', Width: 6_000_000, Height: 1, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
+    const shared = heavy(document, 6_000_000, {
+      Type: 'XObject',
+      Subtype: 'Image',
+      Width: 6_000_000,
+      Height: 1,
+      ColorSpace: 'DeviceGray',
+      BitsPerComponent: 8,
+    });
     document.catalog.Pages().set(PDFName.of('Resources'), document.context.obj({ XObject: { Shared: shared } }));
     const parts = await partsOf(await document.save(), range(1, 14));
     expect(parts).toEqual([range(1, 6), range(7, 12), range(13, 14)]);
@@ -89,8 +110,17 @@ describe('planParts', () => {
   it('weighs what a form on the page uses (an image inside the form)', async () => {
     const document = await PDFDocument.create();
     for (let index = 0; index < 3; index += 1) {
-      const image = heavy(document, 4_000_000, { Type: 'XObject', Subtype: 'Image', Width: 4_000_000, Height: 1, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
-      const form = document.context.register(document.context.stream('q /Im Do Q', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 100, 100], Resources: { XObject: { Im: image } } }));
+      const image = heavy(document, 4_000_000, {
+        Type: 'XObject',
+        Subtype: 'Image',
+        Width: 4_000_000,
+        Height: 1,
+        ColorSpace: 'DeviceGray',
+        BitsPerComponent: 8,
+      });
+      const form = document.context.register(
+        document.context.stream('q /Im Do Q', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 100, 100], Resources: { XObject: { Im: image } } }),
+      );
       document.addPage([100, 100]).node.setXObject(PDFName.of('Fm'), form);
     }
     expect(await partsOf(await document.save(), range(1, 3))).toEqual([[1, 2], [3]]);
@@ -100,7 +130,14 @@ describe('planParts', () => {
     const document = await PDFDocument.create();
     for (let index = 0; index < 3; index += 1) {
       const page = document.addPage([100, 100]);
-      const image = heavy(document, 3_000_000, { Type: 'XObject', Subtype: 'Image', Width: 3_000_000, Height: 1, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
+      const image = heavy(document, 3_000_000, {
+        Type: 'XObject',
+        Subtype: 'Image',
+        Width: 3_000_000,
+        Height: 1,
+        ColorSpace: 'DeviceGray',
+        BitsPerComponent: 8,
+      });
       page.node.setXObject(PDFName.of('A'), image);
       page.node.setXObject(PDFName.of('B'), image);
       const link = document.context.register(document.context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [0, 0, 10, 10], P: page.ref }));
@@ -118,7 +155,9 @@ describe('planParts', () => {
 
   it('refuses a PDF whose pages pdf-lib counts otherwise than the count it was planned with', async () => {
     const plan = await partsOf(await imagePdf(new Array<number>(160).fill(0)), range(1, 160), 161);
-    expect(plan).toBe('pdf_unrewritable: x.pdf is past the limits, so it must be cut into parts, but pdf-lib reads 160 pages where 161 were counted; repair it first, e.g. qpdf in.pdf out.pdf');
+    expect(plan).toBe(
+      'pdf_unrewritable: x.pdf is past the limits, so it must be cut into parts, but pdf-lib reads 160 pages where 161 were counted; repair it first, e.g. qpdf in.pdf out.pdf',
+    );
   });
 });
 

@@ -31,7 +31,9 @@ describe('preflightFile on the corpus', () => {
       ok: true,
       path: corpusPath(file),
       size: statSync(corpusPath(file)).size,
-      sha256: createHash('sha256').update(readFileSync(corpusPath(file))).digest('hex'),
+      sha256: createHash('sha256')
+        .update(readFileSync(corpusPath(file)))
+        .digest('hex'),
       type: file.type,
       contentType: { pdf: 'application/pdf', jpeg: 'image/jpeg', png: 'image/png' }[file.type ?? 'pdf'],
       pages,
@@ -140,7 +142,13 @@ describe('preflightFile messages', () => {
   it('words each rejection exactly, with what it learned', async () => {
     const empty = join(dir, 'empty.pdf');
     writeFileSync(empty, '');
-    expect(await preflightFile(empty, { displayName: 'empty.pdf' })).toEqual({ ok: false, path: empty, code: 'invalid_file', message: 'empty.pdf is empty (0 bytes).', size: 0 });
+    expect(await preflightFile(empty, { displayName: 'empty.pdf' })).toEqual({
+      ok: false,
+      path: empty,
+      code: 'invalid_file',
+      message: 'empty.pdf is empty (0 bytes).',
+      size: 0,
+    });
 
     expect(await preflightFile(dir, { displayName: 'inbox' })).toEqual({ ok: false, path: dir, code: 'invalid_file', message: 'inbox is not a regular file.' });
 
@@ -208,7 +216,12 @@ describe('preflightFile messages', () => {
   it('names the file-system error code of a file it cannot read', async () => {
     const loop = join(dir, 'loop.pdf');
     symlinkSync(loop, loop);
-    expect(await preflightFile(loop, { displayName: 'loop.pdf' })).toEqual({ ok: false, path: loop, code: 'file_unreadable', message: 'loop.pdf cannot be read (ELOOP).' });
+    expect(await preflightFile(loop, { displayName: 'loop.pdf' })).toEqual({
+      ok: false,
+      path: loop,
+      code: 'file_unreadable',
+      message: 'loop.pdf cannot be read (ELOOP).',
+    });
   });
 });
 

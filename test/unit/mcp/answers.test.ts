@@ -6,7 +6,18 @@ import { FAKE_LINE_NAME, FAKE_LINE_NAME_SHOWN, OSC_NAME, OSC_NAME_SHOWN } from '
 import { failedWith } from '../../../src/mcp/tool-answers.js';
 
 function outcome(file: string, status: DocumentOutcome['status'], more: Partial<DocumentOutcome> = {}): DocumentOutcome {
-  return { file, status, pages: 1, model: 'invoice', output: status === 'complete' ? `/out/${file}.json` : null, job_id: null, extraction_id: null, warnings: [], credits: 1, ...more };
+  return {
+    file,
+    status,
+    pages: 1,
+    model: 'invoice',
+    output: status === 'complete' ? `/out/${file}.json` : null,
+    job_id: null,
+    extraction_id: null,
+    warnings: [],
+    credits: 1,
+    ...more,
+  };
 }
 
 /** What a tool answer carries, as the agent reads it. */
@@ -85,14 +96,21 @@ describe('a bounded extract answer', () => {
     const checker: ResultChecker = { check: (type) => (type === 'invoice' ? { schema: '/mine.json', passed: true, problems: [] } : undefined) };
     const mine = new ExtractAnswer(checker, '/out');
     mine.add(outcome('a.pdf', 'complete', { data: { total: 'x' }, checks: old }));
-    expect((content(mine.finish({ credits: 0, requests: 0, interrupted: false })).documents as { checks?: unknown }[])[0]?.checks).toEqual({ schema: '/mine.json', passed: true, problems: [] });
+    expect((content(mine.finish({ credits: 0, requests: 0, interrupted: false })).documents as { checks?: unknown }[])[0]?.checks).toEqual({
+      schema: '/mine.json',
+      passed: true,
+      problems: [],
+    });
   });
 });
 
 describe('progress of an extract call', () => {
   function recorded(): { progress: RunProgress; sent: { progress: number; total?: number; message?: string }[] } {
     const sent: { progress: number; total?: number; message?: string }[] = [];
-    const extra = { _meta: { progressToken: 't' }, sendNotification: (note: { params: { progress: number; total?: number; message?: string } }) => (sent.push(note.params), Promise.resolve()) };
+    const extra = {
+      _meta: { progressToken: 't' },
+      sendNotification: (note: { params: { progress: number; total?: number; message?: string } }) => (sent.push(note.params), Promise.resolve()),
+    };
     return { progress: new RunProgress(extra as unknown as ConstructorParameters<typeof RunProgress>[0]), sent };
   }
   const doc = { displayPath: 'nine.pdf' } as PlannedDocument;
@@ -104,7 +122,14 @@ describe('progress of an extract call', () => {
     for (let i = 0; i < 3; i++) progress.chunkDone(doc, 3);
     progress.documentFinished(outcome('nine.pdf', 'complete'));
     expect(sent.every((step) => step.total === 2)).toBe(true);
-    expect(sent.map((step) => step.message)).toEqual(['2 documents to extract', 'complete a.jpg (1 of 2)', 'nine.pdf: chunk 1 of 3', 'nine.pdf: chunk 2 of 3', 'nine.pdf: chunk 3 of 3', 'complete nine.pdf (2 of 2)']);
+    expect(sent.map((step) => step.message)).toEqual([
+      '2 documents to extract',
+      'complete a.jpg (1 of 2)',
+      'nine.pdf: chunk 1 of 3',
+      'nine.pdf: chunk 2 of 3',
+      'nine.pdf: chunk 3 of 3',
+      'complete nine.pdf (2 of 2)',
+    ]);
     for (let i = 1; i < sent.length; i++) expect(sent[i]?.progress).toBeGreaterThan(sent[i - 1]?.progress ?? Infinity);
     expect(sent.at(-1)?.progress).toBe(2);
   });
@@ -114,6 +139,10 @@ describe('progress of an extract call', () => {
     progress.planned(2);
     progress.chunkDone({ displayPath: OSC_NAME } as PlannedDocument, 2);
     progress.documentFinished(outcome(FAKE_LINE_NAME, 'complete'));
-    expect(sent.map((step) => step.message)).toEqual(['2 documents to extract', `${OSC_NAME_SHOWN}: chunk 1 of 2`, `complete ${FAKE_LINE_NAME_SHOWN} (1 of 2)`]);
+    expect(sent.map((step) => step.message)).toEqual([
+      '2 documents to extract',
+      `${OSC_NAME_SHOWN}: chunk 1 of 2`,
+      `complete ${FAKE_LINE_NAME_SHOWN} (1 of 2)`,
+    ]);
   });
 });

@@ -84,7 +84,8 @@ describe('writeFileAtomicallySync on an injected file system', () => {
 
   it('keeps writing after a short write until every byte is down', () => {
     // Three bytes at most per call, as a pipe or a full disk may do.
-    mocked.writeSync.mockImplementation(((fd: number, buffer: Uint8Array, offset: number) => actual.writeSync(fd, buffer, offset, Math.min(3, buffer.length - offset))) as typeof fs.writeSync);
+    mocked.writeSync.mockImplementation(((fd: number, buffer: Uint8Array, offset: number) =>
+      actual.writeSync(fd, buffer, offset, Math.min(3, buffer.length - offset))) as typeof fs.writeSync);
     writeFileAtomicallySync(join(dir, 'long.log'), 'héllo, a line longer than three bytes\n');
     expect(readFileSync(join(dir, 'long.log'), 'utf8')).toBe('héllo, a line longer than three bytes\n');
     expect(mocked.writeSync.mock.calls.length).toBeGreaterThan(10);

@@ -4,13 +4,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  reserveTempPath,
-  sweepTempFiles,
-  syncFolder,
-  writeFileAtomically,
-  writeFileAtomicallySync,
-} from '../../../src/store/atomic-write.js';
+import { reserveTempPath, sweepTempFiles, syncFolder, writeFileAtomically, writeFileAtomicallySync } from '../../../src/store/atomic-write.js';
 
 /** A pid that certainly belonged to a process which has exited. */
 function deadPid(): number {
@@ -137,10 +131,7 @@ describe('sweepTempFiles', () => {
   it('removes tmp files of dead writers, recursively, and nothing else', async () => {
     const dead = deadPid();
     mkdirSync(join(dir, 'out', 'nested'), { recursive: true });
-    const leftovers = [
-      join(dir, `.result.json.tmp-${dead}-0a1b2c3d4e5f`),
-      join(dir, 'out', 'nested', `.doc.json.tmp-${dead}-abcdef`),
-    ];
+    const leftovers = [join(dir, `.result.json.tmp-${dead}-0a1b2c3d4e5f`), join(dir, 'out', 'nested', `.doc.json.tmp-${dead}-abcdef`)];
     const keep = [
       join(dir, 'result.json'),
       join(dir, 'out', 'result.tmp-1-abc'), // not hidden: not ours

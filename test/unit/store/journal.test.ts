@@ -7,7 +7,6 @@ import { Journal, JournalCorruptError } from '../../../src/store/journal.js';
 
 type Rec = { type: 'intent'; id: string } | { type: 'outcome'; id: string; ok: boolean; note?: string };
 
-
 /** Read a journal's records and close it again (an open handle left to the GC is a leak). */
 async function recordsOf(path: string): Promise<readonly Rec[]> {
   const journal = await Journal.open<Rec>(path);
@@ -188,7 +187,7 @@ describe('Journal details', () => {
     await expect(Journal.open<Rec>(join(dir, 'j.ndjson'))).rejects.toMatchObject({ code: 'EISDIR' });
   });
 
-  it('makes a new journal\'s name durable, and a cut-off tail\'s truncation', async () => {
+  it("makes a new journal's name durable, and a cut-off tail's truncation", async () => {
     const handles = await fileHandlePrototype();
     const sync = vi.spyOn(handles, 'sync');
     const datasync = vi.spyOn(handles, 'datasync');

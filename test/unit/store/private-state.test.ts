@@ -72,7 +72,10 @@ describe('the state folder is private', () => {
     mkdirSync(state);
     chmodSync(state, mode);
     for (const prepare of [() => preparePrivateStateDir(state), async () => preparePrivateStateDirSync(state), () => stateLockHolder(state)]) {
-      const error = await prepare().then(() => undefined, (thrown: unknown) => thrown);
+      const error = await prepare().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
       expect(error).toBeInstanceOf(StateDirUnsafeError);
       expect((error as StateDirUnsafeError).code).toBe('state_dir_unsafe');
       expect((error as Error).message).toContain(state);
@@ -85,7 +88,10 @@ describe('the state folder is private', () => {
     const state = join(scratch(), 'theirs');
     mkdirSync(state, { mode: 0o700 });
     chownSync(state, 65534, 65534);
-    const error = await preparePrivateStateDir(state).then(() => undefined, (thrown: unknown) => thrown);
+    const error = await preparePrivateStateDir(state).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     expect((error as StateDirUnsafeError).code).toBe('state_dir_unsafe');
     expect((error as Error).message).toContain('belongs to another user (uid 65534)');
   });
@@ -98,7 +104,10 @@ describe('links in the state folder are refused, never followed', () => {
     const state = join(dir, 'state');
     await preparePrivateStateDir(state);
     symlinkSync(target, join(state, 'journal.ndjson'));
-    const error = await Journal.open(join(state, 'journal.ndjson')).then(() => undefined, (thrown: unknown) => thrown);
+    const error = await Journal.open(join(state, 'journal.ndjson')).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     expect((error as StateDirUnsafeError).code).toBe('state_dir_unsafe');
     expect((error as Error).message).toContain(`${join(state, 'journal.ndjson')} is a symbolic link`);
     expect(readFileSync(target, 'utf8')).toBe('theirs\n');
@@ -115,7 +124,10 @@ describe('links in the state folder are refused, never followed', () => {
     symlinkSync(target, join(state, 'lock'));
     const before = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
     for (const take of [() => acquireStateLock(state, { clock: new FakeClock(0) }), () => stateLockHolder(state)]) {
-      const error = await take().then(() => undefined, (thrown: unknown) => thrown);
+      const error = await take().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
       expect((error as StateDirUnsafeError).code).toBe('state_dir_unsafe');
       expect((error as Error).message).toContain(join(state, 'lock'));
     }
@@ -136,7 +148,10 @@ describe('links in the state folder are refused, never followed', () => {
       ['any append', () => appendPrivateFile(join(state, 'other.ndjson'), '$(touch pwned)\n')],
     ];
     for (const [what, append] of appends) {
-      const error = await append().then(() => undefined, (thrown: unknown) => thrown);
+      const error = await append().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
       expect((error as StateDirUnsafeError | undefined)?.code, what).toBe('state_dir_unsafe');
     }
     expect(readFileSync(target, 'utf8')).toBe('theirs\n');

@@ -148,7 +148,10 @@ describe('ResultsIndex', () => {
     const index = await ResultsIndex.open(path, { capacity: 400 });
     for (let i = 0; i < 2_500; i++) await index.set(`k${i % 500}`, `/out/${i}.json`);
     await index.compact();
-    const lines = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { k: string; p: string });
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { k: string; p: string });
     expect(lines.map((line) => line.p)).toEqual(Array.from({ length: 400 }, (_, i) => `/out/${2_100 + i}.json`));
     expect(await index.get('k99')).toBeUndefined();
     expect(await index.get('k100')).toBe('/out/2100.json');
@@ -171,4 +174,3 @@ describe('ResultsIndex', () => {
     expect(perEntry).toBeLessThan(100);
   });
 });
-

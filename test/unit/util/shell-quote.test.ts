@@ -35,7 +35,7 @@ describe('shellQuote: a word a POSIX shell reads back as itself', () => {
     expect(shellQuote('')).toBe("''");
   });
 
-  it('writes a control character as an escape in $\'…\', never raw', () => {
+  it("writes a control character as an escape in $'…', never raw", () => {
     expect(shellQuote('a\nb')).toBe("$'a\\nb'");
     expect(shellQuote("it's\t\\")).toBe("$'it\\'s\\t\\\\'");
     expect(shellQuote('\u202E')).toBe("$'\\xe2\\x80\\xae'");
@@ -46,7 +46,7 @@ describe('shellQuote: a word a POSIX shell reads back as itself', () => {
     expect(wordsParsedBy(shell, suggestedCommand(HOSTILE_WORDS))).toEqual(HOSTILE_WORDS);
   });
 
-  it('sh (dash, which has no $\'…\') reads back each word without a control character', () => {
+  it("sh (dash, which has no $'…') reads back each word without a control character", () => {
     const printable = HOSTILE_WORDS.filter((word) => !RAW_CONTROL.test(word));
     expect(wordsParsedBy('sh', suggestedCommand(printable))).toEqual(printable);
   });

@@ -257,7 +257,9 @@ async function save(approve) {
     say(`${baseName(view.source)} is read only here: nothing to save`);
     return;
   }
-  const refused = [...form.querySelectorAll('input[data-path]')].map((input) => /** @type {HTMLInputElement} */ (input)).filter((input) => refusalOf(input) !== null);
+  const refused = [...form.querySelectorAll('input[data-path]')]
+    .map((input) => /** @type {HTMLInputElement} */ (input))
+    .filter((input) => refusalOf(input) !== null);
   if (refused.length > 0) {
     refused.forEach((input) => markRefused(input, refusalOf(input)));
     // Into the first refused input, to fix it at once.
@@ -273,7 +275,11 @@ async function save(approve) {
   /** @type {DocumentView} */
   let saved;
   try {
-    saved = await api(`api/document?id=${encodeURIComponent(view.id)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    saved = await api(`api/document?id=${encodeURIComponent(view.id)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   } catch (error) {
     if (error instanceof RefusedError) showRefused(error.refused);
     throw error;
@@ -287,7 +293,9 @@ async function save(approve) {
     if (slot && inInput) slot.querySelector('input')?.focus();
     else if (slot) slot.focus();
   } else renderList();
-  say(`${approve ? 'Approved' : 'Saved'} ${baseName(saved.source)} at ${saved.reviewed_at_local}: ${saved.passed === null ? 'no schema to check' : saved.passed ? 'checks passed' : `${saved.problems} problem(s) left`}`);
+  say(
+    `${approve ? 'Approved' : 'Saved'} ${baseName(saved.source)} at ${saved.reviewed_at_local}: ${saved.passed === null ? 'no schema to check' : saved.passed ? 'checks passed' : `${saved.problems} problem(s) left`}`,
+  );
 }
 
 /** @param {RefusedValue[]} refused */

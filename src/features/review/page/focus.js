@@ -44,4 +44,3 @@ export function move(problems, by) {
   const after = list.filter((slot) => (by > 0 ? order.indexOf(slot) > at : at < 0 || order.indexOf(slot) < at));
   land(by > 0 ? (after[0] ?? list[0]) : (after[after.length - 1] ?? list[list.length - 1]));
 }
-

@@ -115,7 +115,9 @@ function fillSlot(slot, field, editable) {
   slot.classList.add('slot');
   slot.tabIndex = -1;
   slot.dataset.path = field.path;
-  const input = /** @type {HTMLInputElement} */ (el('input', { type: 'text', id: `field-${++inputCount}`, 'aria-label': field.path, 'data-path': field.path, autocomplete: 'off', spellcheck: 'false' }));
+  const input = /** @type {HTMLInputElement} */ (
+    el('input', { type: 'text', id: `field-${++inputCount}`, 'aria-label': field.path, 'data-path': field.path, autocomplete: 'off', spellcheck: 'false' })
+  );
   input.value = field.text;
   input.dataset.initial = field.text;
   input.dataset.type = field.type;

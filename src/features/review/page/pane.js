@@ -58,7 +58,6 @@ export function failure(view) {
   return section;
 }
 
-
 /** The zoom's buttons, and its words (fit width, 125%). */
 export function viewerTools() {
   const tools = document.createElement('div');
@@ -74,4 +73,3 @@ export function viewerTools() {
   onZoomChange((text) => (words.textContent = text));
   return tools;
 }
-

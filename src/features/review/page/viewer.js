@@ -120,7 +120,14 @@ export async function renderSource(container, view, isCurrent) {
   try {
     const lib = await loadPdfjs();
     const base = new URL('pdfjs/', location.href).href;
-    const pdf = await lib.getDocument({ url, isEvalSupported: false, standardFontDataUrl: `${base}standard_fonts/`, cMapUrl: `${base}cmaps/`, cMapPacked: true, wasmUrl: `${base}wasm/` }).promise;
+    const pdf = await lib.getDocument({
+      url,
+      isEvalSupported: false,
+      standardFontDataUrl: `${base}standard_fonts/`,
+      cMapUrl: `${base}cmaps/`,
+      cMapPacked: true,
+      wasmUrl: `${base}wasm/`,
+    }).promise;
     if (!isCurrent()) return;
     shown = { container, pdf, isCurrent };
     await draw();

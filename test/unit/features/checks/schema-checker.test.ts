@@ -77,7 +77,9 @@ describe('checking result data against a schema', () => {
       { path: 'issue_date', message: 'must match format "date"' },
       { path: 'contact', message: 'must match format "email"' },
     ]);
-    expect(checker.check('invoice', { ...GOOD_INVOICE, issue_date: '2025-02-30' })?.problems).toEqual([{ path: 'issue_date', message: 'must match format "date"' }]);
+    expect(checker.check('invoice', { ...GOOD_INVOICE, issue_date: '2025-02-30' })?.problems).toEqual([
+      { path: 'issue_date', message: 'must match format "date"' },
+    ]);
   });
 
   it('checks patterns (an IBAN, a VAT id) at nested dotted paths', async () => {
@@ -136,12 +138,19 @@ describe('x-sum: totals that add up', () => {
     const { checker } = await invoiceChecker({ type: 'object', 'x-sum': { items: 'pages.line_items', field: 'amount', equals: 'totals.net' } });
     const data = { pages: [{ line_items: [{ amount: 1 }, { amount: 2 }] }, { line_items: [{ amount: 3 }] }], totals: { net: 6 } };
     expect(checker.check('invoice', data)?.passed).toBe(true);
-    expect(checker.check('invoice', { ...data, totals: { net: 7 } })?.problems).toEqual([{ path: 'totals.net', message: 'must equal the sum of pages.line_items[].amount (6), within 0.01' }]);
+    expect(checker.check('invoice', { ...data, totals: { net: 7 } })?.problems).toEqual([
+      { path: 'totals.net', message: 'must equal the sum of pages.line_items[].amount (6), within 0.01' },
+    ]);
   });
 
   it('applies inside a list too, at that element', async () => {
     const { checker } = await invoiceChecker({ type: 'array', items: { type: 'object', 'x-sum': { items: 'parts', field: 'n', equals: 'sum' } } });
-    expect(checker.check('invoice', [{ parts: [{ n: 1 }], sum: 1 }, { parts: [{ n: 1 }], sum: 2 }])?.problems).toEqual([{ path: '1.sum', message: 'must equal the sum of parts[].n (1), within 0.01' }]);
+    expect(
+      checker.check('invoice', [
+        { parts: [{ n: 1 }], sum: 1 },
+        { parts: [{ n: 1 }], sum: 2 },
+      ])?.problems,
+    ).toEqual([{ path: '1.sum', message: 'must equal the sum of parts[].n (1), within 0.01' }]);
   });
 
   it('checks several sums, each in its own allOf entry', async () => {
@@ -169,18 +178,36 @@ describe('x-sum: totals that add up', () => {
 describe('the README example', () => {
   /** An invoice as the emulator answers it (line items under `pages[]`), `pageCount` pages long. */
   const emulatorInvoice = (sha256: string, pageCount: number): Record<string, unknown> =>
-    documentData(sha256, 'invoice', pageCount, extractPages(sha256, 'invoice', Array.from({ length: pageCount }, (_, i) => i + 1)));
+    documentData(
+      sha256,
+      'invoice',
+      pageCount,
+      extractPages(
+        sha256,
+        'invoice',
+        Array.from({ length: pageCount }, (_, i) => i + 1),
+      ),
+    );
 
-  it('passes the emulator\'s invoices, and its sum is judged on their line items, not skipped', async () => {
+  it("passes the emulator's invoices, and its sum is judged on their line items, not skipped", async () => {
     const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
     const example = /### Checks[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
     const { checker } = await invoiceChecker(JSON.parse(example ?? 'null'));
-    for (const [seed, pages] of [['a', 1], ['b', 3], ['c', 7]] as const) {
+    for (const [seed, pages] of [
+      ['a', 1],
+      ['b', 3],
+      ['c', 7],
+    ] as const) {
       const invoice = emulatorInvoice(seed.repeat(64), pages);
       expect(checker.check('invoice', invoice)?.problems, `${seed}: ${pages} pages`).toEqual([]);
     }
     const invoice = emulatorInvoice('d'.repeat(64), 2);
-    const problems = checker.check('invoice', { ...invoice, subtotal: (invoice.subtotal as number) + 1, currency: 'CHF', vendor: { vat_id: 'DE 123' } })?.problems;
+    const problems = checker.check('invoice', {
+      ...invoice,
+      subtotal: (invoice.subtotal as number) + 1,
+      currency: 'CHF',
+      vendor: { vat_id: 'DE 123' },
+    })?.problems;
     expect(problems).toEqual([
       { path: 'currency', message: 'must be equal to one of the allowed values' },
       { path: 'vendor.name', message: 'is required' },
@@ -209,7 +236,11 @@ describe('schema files that cannot be used', () => {
     ['not JSON', '{ "type": ', /^schema .*bad\.json: not valid JSON/],
     ['not an object', '[1, 2]', /^schema .*bad\.json: not a valid JSON Schema: a schema is a JSON object/],
     ['a wrong keyword value', '{ "type": "numbr" }', /^schema .*bad\.json: not a valid JSON Schema \(draft 2020-12\): schema is invalid/],
-    ['an unknown keyword (a typo)', '{ "requird": ["a"] }', /^schema .*bad\.json: not a valid JSON Schema \(draft 2020-12\): strict mode: unknown keyword: "requird"/],
+    [
+      'an unknown keyword (a typo)',
+      '{ "requird": ["a"] }',
+      /^schema .*bad\.json: not a valid JSON Schema \(draft 2020-12\): strict mode: unknown keyword: "requird"/,
+    ],
     ['an unknown format', '{ "format": "dat" }', /^schema .*bad\.json: not a valid JSON Schema \(draft 2020-12\): unknown format "dat"/],
     ['an x-sum without its fields', '{ "x-sum": { "items": "line_items" } }', /^schema .*bad\.json: not a valid JSON Schema \(draft 2020-12\): .*x-sum/],
   ])('refuses %s, naming the file', async (_what, content, message) => {

@@ -28,7 +28,14 @@ describe('the x-sum validate function', () => {
   it('answers false with one x-sum error at the total: the sum, the tolerance, a message', () => {
     expect(judge({ line_items: [{ amount: 0.1 }, { amount: 0.2 }], total: 1 })).toEqual({
       valid: false,
-      errors: [{ keyword: 'x-sum', instancePath: '/total', params: { sum: 0.3, tolerance: 0.01 }, message: 'must equal the sum of line_items[].amount (0.3), within 0.01' }],
+      errors: [
+        {
+          keyword: 'x-sum',
+          instancePath: '/total',
+          params: { sum: 0.3, tolerance: 0.01 },
+          message: 'must equal the sum of line_items[].amount (0.3), within 0.01',
+        },
+      ],
     });
   });
 
@@ -52,7 +59,17 @@ describe('the x-sum validate function', () => {
     expect(judge({ line_items: [{ amount: '1' }], total: 5 }).valid).toBe(true);
     // Two totals (one per page): which one the items should add up to is not said.
     const perPage = { items: 'pages.line_items', field: 'amount', equals: 'pages.total' };
-    expect(judge({ pages: [{ line_items: [{ amount: 1 }], total: 9 }, { line_items: [{ amount: 2 }], total: 9 }] }, perPage).valid).toBe(true);
+    expect(
+      judge(
+        {
+          pages: [
+            { line_items: [{ amount: 1 }], total: 9 },
+            { line_items: [{ amount: 2 }], total: 9 },
+          ],
+        },
+        perPage,
+      ).valid,
+    ).toBe(true);
   });
 });
 
@@ -60,10 +77,14 @@ describe('a list that is not there', () => {
   it('fails at the list, naming it, when the data holds no such list: a misnamed list never passes silently', () => {
     expect(judge({ pages: [{ line_items: [{ amount: 2 }] }], total: 2 })).toEqual({
       valid: false,
-      errors: [{ keyword: 'x-sum', instancePath: '/line_items', params: { absent: 'line_items' }, message: 'is absent: x-sum adds up line_items[].amount to total' }],
+      errors: [
+        { keyword: 'x-sum', instancePath: '/line_items', params: { absent: 'line_items' }, message: 'is absent: x-sum adds up line_items[].amount to total' },
+      ],
     });
     const perPage = { items: 'pages.line_items', field: 'amount', equals: 'total' };
-    expect(judge({ pages: [{ note: 'blank page' }], total: 0 }, perPage).errors).toMatchObject([{ instancePath: '/pages/line_items', params: { absent: 'pages.line_items' } }]);
+    expect(judge({ pages: [{ note: 'blank page' }], total: 0 }, perPage).errors).toMatchObject([
+      { instancePath: '/pages/line_items', params: { absent: 'pages.line_items' } },
+    ]);
     expect(judge({ total: 0 }, perPage).valid).toBe(false);
     expect(judge({ line_items: null, total: 0 }).valid).toBe(false);
   });
@@ -79,7 +100,7 @@ describe('a list that is not there', () => {
 
 describe('dotted paths', () => {
   it('a numeric segment picks one element of a list, any other segment walks every element', () => {
-    const pages = Array.from({ length: 12 }, (_, index) => ({ line_items: [{ amount: index }], 'p1': { line_items: [{ amount: 100 }] } }));
+    const pages = Array.from({ length: 12 }, (_, index) => ({ line_items: [{ amount: index }], p1: { line_items: [{ amount: 100 }] } }));
     expect(judge({ pages, total: 1 }, { items: 'pages.1.line_items', field: 'amount', equals: 'total' }).valid).toBe(true);
     expect(judge({ pages, total: 2 }, { items: 'pages.1.line_items', field: 'amount', equals: 'total' }).errors).toMatchObject([{ params: { sum: 1 } }]);
     expect(judge({ pages, total: 10 }, { items: 'pages.10.line_items', field: 'amount', equals: 'total' }).valid).toBe(true);
@@ -87,7 +108,9 @@ describe('dotted paths', () => {
     expect(judge({ pages, total: 66 }, { items: 'pages.line_items', field: 'amount', equals: 'total' }).valid).toBe(true);
     // Names that hold digits are names, not positions.
     expect(judge({ pages, total: 0 }, { items: 'pages.p1.line_items', field: 'amount', equals: 'total' }).errors).toMatchObject([{ params: { sum: 1200 } }]);
-    expect(judge({ pages: [{ '1a': [{ amount: 4 }] }], total: 0 }, { items: 'pages.1a', field: 'amount', equals: 'total' }).errors).toMatchObject([{ params: { sum: 4 } }]);
+    expect(judge({ pages: [{ '1a': [{ amount: 4 }] }], total: 0 }, { items: 'pages.1a', field: 'amount', equals: 'total' }).errors).toMatchObject([
+      { params: { sum: 4 } },
+    ]);
   });
 
   it('a page without line items adds nothing, and the others are still added up', () => {
@@ -100,7 +123,18 @@ describe('dotted paths', () => {
     expect(judge({ line_items: [null, { amount: 2 }], total: 3 }).errors).toMatchObject([{ params: { sum: 2 } }]);
     const lengths = { items: 'words', field: 'length', equals: 'total' };
     expect(judge({ words: ['ab', 'cde'], total: 5 }, lengths).errors).toMatchObject([{ params: { sum: 0 } }]);
-    expect(judge({ words: [['a', 'b'], ['c', 'd', 'e']], total: 5 }, lengths).errors).toMatchObject([{ params: { sum: 0 } }]);
+    expect(
+      judge(
+        {
+          words: [
+            ['a', 'b'],
+            ['c', 'd', 'e'],
+          ],
+          total: 5,
+        },
+        lengths,
+      ).errors,
+    ).toMatchObject([{ params: { sum: 0 } }]);
   });
 });
 

@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultDocument } from '../../../../src/batch/result-file.js';
 import { reviewPathFor } from '../../../../src/store/result-names.js';
-import { applyCorrections, correctedData, correctionsOf, readReview, saveReview, saveReviewChecks, type ReviewRecord } from '../../../../src/features/review/corrections.js';
+import {
+  applyCorrections,
+  correctedData,
+  correctionsOf,
+  readReview,
+  saveReview,
+  saveReviewChecks,
+  type ReviewRecord,
+} from '../../../../src/features/review/corrections.js';
 import { leafPaths, valueAt, withValueAt } from '../../../../src/features/field-paths.js';
 import { typedValues } from '../../../../src/features/review/review-values.js';
 
@@ -55,14 +63,28 @@ describe('the correction store', () => {
     const doc = result();
     const path = resultOnDisk(doc);
     const before = readFileSync(path, 'utf8');
-    const saved = await saveReview(path, doc, { values: { total: 12.5, invoice_number: 'A1', 'vendor.address.city': 'Wien' }, approved: false }, new Date('2026-02-03T04:05:06Z'));
-    expect(saved).toEqual({ result: { sha256: 'abc', model: 'invoice', completed_at: '2026-01-01T00:00:01.000Z' }, reviewed_at: '2026-02-03T04:05:06.000Z', approved: false, corrections: { total: 12.5, 'vendor.address.city': 'Wien' } });
+    const saved = await saveReview(
+      path,
+      doc,
+      { values: { total: 12.5, invoice_number: 'A1', 'vendor.address.city': 'Wien' }, approved: false },
+      new Date('2026-02-03T04:05:06Z'),
+    );
+    expect(saved).toEqual({
+      result: { sha256: 'abc', model: 'invoice', completed_at: '2026-01-01T00:00:01.000Z' },
+      reviewed_at: '2026-02-03T04:05:06.000Z',
+      approved: false,
+      corrections: { total: 12.5, 'vendor.address.city': 'Wien' },
+    });
     expect(readFileSync(path, 'utf8')).toBe(before);
     expect(JSON.parse(readFileSync(reviewPathFor(path), 'utf8'))).toEqual(saved);
     expect(readdirSync(join(path, '..')).sort()).toEqual(['a.pdf.json', 'a.pdf.json.review.json']); // no temporary file left
     const review = await readReview(path, doc);
     expect(review.kind).toBe('current');
-    expect(correctedData(doc.data, review.kind === 'current' ? review.review : undefined)).toEqual({ ...DATA, total: 12.5, vendor: { address: { city: 'Wien' } } });
+    expect(correctedData(doc.data, review.kind === 'current' ? review.review : undefined)).toEqual({
+      ...DATA,
+      total: 12.5,
+      vendor: { address: { city: 'Wien' } },
+    });
   });
 
   it('does not apply a review made for an earlier extraction of the file', async () => {
@@ -84,7 +106,12 @@ describe('the correction store', () => {
   it('reads a review file that does not hold a review as no review', async () => {
     const doc = result();
     const path = resultOnDisk(doc);
-    const good = { result: { sha256: 'abc', model: 'invoice', completed_at: '2026-01-01T00:00:01.000Z' }, reviewed_at: '2026-02-03T04:05:06.000Z', approved: true, corrections: { total: 3 } };
+    const good = {
+      result: { sha256: 'abc', model: 'invoice', completed_at: '2026-01-01T00:00:01.000Z' },
+      reviewed_at: '2026-02-03T04:05:06.000Z',
+      approved: true,
+      corrections: { total: 3 },
+    };
     writeFileSync(reviewPathFor(path), JSON.stringify(good));
     expect(await readReview(path, doc)).toEqual({ kind: 'current', review: good });
     const notReviews: unknown[] = [
@@ -114,7 +141,11 @@ describe('the correction store', () => {
     const unchecked = await saveReview(path, doc, { values: { total: 11 }, approved: true }, new Date('2026-02-03T04:05:06Z'));
     expect(Object.keys(unchecked)).toEqual(['result', 'reviewed_at', 'approved', 'corrections']);
     expect(unchecked.approved).toBe(true);
-    const checks = { schema: '/schemas/invoice.json', passed: false, problems: [{ path: 'total', message: 'must equal the sum of line_items[].amount (10), within 0.01' }] };
+    const checks = {
+      schema: '/schemas/invoice.json',
+      passed: false,
+      problems: [{ path: 'total', message: 'must equal the sum of line_items[].amount (10), within 0.01' }],
+    };
     const checked = await saveReview(path, doc, { values: { total: 11 }, approved: false, checks }, new Date('2026-02-03T04:05:07Z'));
     expect(checked).toEqual({ ...unchecked, reviewed_at: '2026-02-03T04:05:07.000Z', approved: false, checks });
     expect(JSON.parse(readFileSync(reviewPathFor(path), 'utf8'))).toEqual(checked);
@@ -135,7 +166,12 @@ describe('the correction store', () => {
 
   it('applies corrections on a copy, and leaves the data as it is without a review', () => {
     const data = structuredClone(DATA);
-    const review: ReviewRecord = { result: { sha256: 'abc', model: 'invoice', completed_at: null }, reviewed_at: '2026-02-03T04:05:06.000Z', approved: true, corrections: { total: 9, 'line_items.0.amount': 3 } };
+    const review: ReviewRecord = {
+      result: { sha256: 'abc', model: 'invoice', completed_at: null },
+      reviewed_at: '2026-02-03T04:05:06.000Z',
+      approved: true,
+      corrections: { total: 9, 'line_items.0.amount': 3 },
+    };
     expect(correctedData(data, review)).toEqual({ ...DATA, total: 9, line_items: [{ amount: 3 }, { amount: 6 }] });
     expect(data).toEqual(DATA);
     expect(correctedData(data, undefined)).toBe(data);
@@ -149,11 +185,24 @@ describe('the correction store', () => {
 });
 
 describe('typing what was typed into the form', () => {
-  const schema = { type: 'object', properties: { total: { type: 'number' }, items: { type: 'array', items: { type: 'object', properties: { qty: { type: 'integer' } } } }, code: { type: 'string' } } };
+  const schema = {
+    type: 'object',
+    properties: {
+      total: { type: 'number' },
+      items: { type: 'array', items: { type: 'object', properties: { qty: { type: 'integer' } } } },
+      code: { type: 'string' },
+    },
+  };
 
   it('takes the type of the service value, else the schema, else text', () => {
-    expect(typedValues(DATA, { total: '12.50', paid: 'true', invoice_number: '0042', note: '' }, undefined)).toEqual({ values: { total: 12.5, paid: true, invoice_number: '0042', note: null }, refused: [] });
-    expect(typedValues({}, { total: '7', 'items.0.qty': '3', code: '0012', other: '5' }, schema)).toEqual({ values: { total: 7, 'items.0.qty': 3, code: '0012', other: '5' }, refused: [] });
+    expect(typedValues(DATA, { total: '12.50', paid: 'true', invoice_number: '0042', note: '' }, undefined)).toEqual({
+      values: { total: 12.5, paid: true, invoice_number: '0042', note: null },
+      refused: [],
+    });
+    expect(typedValues({}, { total: '7', 'items.0.qty': '3', code: '0012', other: '5' }, schema)).toEqual({
+      values: { total: 7, 'items.0.qty': 3, code: '0012', other: '5' },
+      refused: [],
+    });
   });
 
   it('refuses text that is not of the type, never saving it in its place, and parses only unambiguous numbers', () => {
@@ -164,7 +213,9 @@ describe('typing what was typed into the form', () => {
     }
     expect(typedValues(DATA, { total: ' -1234.50 ' }, undefined).values).toEqual({ total: -1234.5 });
     expect(typedValues(DATA, { total: '1e3' }, undefined).values).toEqual({ total: 1000 });
-    expect(typedValues({}, { 'items.0.qty': '2.5' }, schema).refused).toEqual([{ path: 'items.0.qty', text: '2.5', message: expect.stringContaining('whole number') }]);
+    expect(typedValues({}, { 'items.0.qty': '2.5' }, schema).refused).toEqual([
+      { path: 'items.0.qty', text: '2.5', message: expect.stringContaining('whole number') },
+    ]);
     expect(typedValues(DATA, { paid: 'yes' }, undefined).refused).toEqual([{ path: 'paid', text: 'yes', message: 'is true or false' }]);
   });
 });

@@ -10,6 +10,7 @@ describe("the review page's files", () => {
   });
 
   it('has every script checked by tsc (tsconfig.page.json)', () => {
-    for (const name of PAGE_FILE_NAMES.filter((file) => file.endsWith('.js'))) expect(readFileSync(pageFile(name)?.path ?? '', 'utf8'), name).toMatch(/^\/\/ @ts-check\n/);
+    for (const name of PAGE_FILE_NAMES.filter((file) => file.endsWith('.js')))
+      expect(readFileSync(pageFile(name)?.path ?? '', 'utf8'), name).toMatch(/^\/\/ @ts-check\n/);
   });
 });

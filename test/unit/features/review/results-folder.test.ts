@@ -26,14 +26,25 @@ describe('the results folder as the review page sees it', () => {
     const folder = await ResultsFolder.open(out, dir);
     expect(folder?.shownAs).toBe('out');
     expect((await folder?.resultAt('sub/a.pdf.json'))?.result.data).toEqual({ total: 1 });
-    for (const id of ['../outside.json', join(dir, 'outside.json'), 'link.json', 'sub/../../outside.json', 'sub/a.pdf.json.review.json', 'notes.json', 'sub', '', 'missing.json', 'sub/a.pdf.json\0']) {
+    for (const id of [
+      '../outside.json',
+      join(dir, 'outside.json'),
+      'link.json',
+      'sub/../../outside.json',
+      'sub/a.pdf.json.review.json',
+      'notes.json',
+      'sub',
+      '',
+      'missing.json',
+      'sub/a.pdf.json\0',
+    ]) {
       expect(await folder?.resultAt(id), id).toBeUndefined();
     }
     expect(await ResultsFolder.open(join(dir, 'nope'), dir)).toBeUndefined();
   });
 });
 
-describe("pdf.js from the package", () => {
+describe('pdf.js from the package', () => {
   it('serves its build, worker and listed data files, and nothing else', async () => {
     const assets = await PdfjsAssets.locate();
     expect(assets.find('build/pdf.min.mjs')?.path).toMatch(/pdfjs-dist[\\/]legacy[\\/]build[\\/]pdf\.min\.mjs$/);
@@ -50,7 +61,10 @@ describe('--open', () => {
     const bin = mkdtempSync(join(tmpdir(), 'docextract-opener-'));
     const seen = join(bin, 'seen');
     // Shell built-ins only: the opener runs with nothing but this folder on its PATH.
-    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" > "${seen}.args"\nwhile IFS= read -r line; do printf '%s\\n' "$line"; done < "$1" > "${seen}.page"\n: > "${seen}"\n`);
+    writeFileSync(
+      join(bin, 'xdg-open'),
+      `#!/bin/sh\nprintf '%s\\n' "$@" > "${seen}.args"\nwhile IFS= read -r line; do printf '%s\\n' "$line"; done < "$1" > "${seen}.page"\n: > "${seen}"\n`,
+    );
     chmodSync(join(bin, 'xdg-open'), 0o755);
     const url = 'http://127.0.0.1:1/0123456789abcdef0123456789abcdef/';
     const browser = await openInBrowser(url, { PATH: bin }, 'linux');

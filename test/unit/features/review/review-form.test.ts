@@ -5,7 +5,13 @@ const ORIGINAL = { vendor: { name: 'ACME' }, total: 10, pages: [{ line_items: [{
 
 /** Every field of a section's nodes, in the order the page draws them. */
 function fields(nodes: readonly FormNode[]): FormField[] {
-  return nodes.flatMap((node) => (node.kind === 'field' ? [node] : node.kind === 'group' ? fields(node.children) : node.rows.flatMap((row) => fields(row.filter((cell): cell is FormNode => cell !== null)))));
+  return nodes.flatMap((node) =>
+    node.kind === 'field'
+      ? [node]
+      : node.kind === 'group'
+        ? fields(node.children)
+        : node.rows.flatMap((row) => fields(row.filter((cell): cell is FormNode => cell !== null))),
+  );
 }
 
 describe("the review form's fields, computed on the server", () => {
@@ -26,7 +32,16 @@ describe("the review form's fields, computed on the server", () => {
 
   it('keeps a field the service left out in the same place once it is corrected', () => {
     const schema = { type: 'object', properties: { invoice_number: { type: 'string' }, due: { type: 'number' } } };
-    const before = formSection('', true, { original: ORIGINAL, data: ORIGINAL, corrections: {}, problems: [{ path: 'invoice_number', message: 'is required' }, { path: 'due', message: 'is required' }], schema });
+    const before = formSection('', true, {
+      original: ORIGINAL,
+      data: ORIGINAL,
+      corrections: {},
+      problems: [
+        { path: 'invoice_number', message: 'is required' },
+        { path: 'due', message: 'is required' },
+      ],
+      schema,
+    });
     const corrections = { due: 5, invoice_number: '12345678' };
     const after = formSection('', true, { original: ORIGINAL, data: { ...ORIGINAL, ...corrections }, corrections, problems: [], schema });
     expect(before.extra.map((field) => [field.path, field.type, field.problems])).toEqual([
