@@ -130,7 +130,7 @@ describe('bad input: the 400 and 413 causes, per file, while the rest of the bat
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('unknown document type \\"invoce\\"; did you mean \\"invoice\\"?');
     expect(run.stderr).toContain('Nothing was sent.');
-    expect(run.stderr).toContain('List the document types this key may use with: docextract models');
+    expect(run.stderr).toContain('List the document types this key may use: docextract models');
     expect(emu.counters.requestsByEndpoint).toMatchObject({ models: 1, documents: 0, process: 0, result: 0 });
     expect(emu.counters.creditsCharged).toBe(0);
   });
