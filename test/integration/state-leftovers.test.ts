@@ -3,7 +3,7 @@
  * no temporary file and no empty one: a reader that closed the pipe
  * (`extract … --json | head -c 10`), and a key the service refused.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,7 +52,9 @@ function inbox(goodFiles: number, refusedFiles: number): { dir: string; inputs: 
   const dir = mkdtempSync(join(tmpdir(), 'docextract-leftovers-'));
   const inputs = join(dir, 'in');
   mkdirSync(inputs);
-  for (let i = 0; i < goodFiles; i++) copyFileSync(join(CORPUS, 'pdf/pages-2.pdf'), join(inputs, `good-${i}.pdf`));
+  // Each good file different (a comment after %%EOF), so that each is its own upload, never a copy of another.
+  for (let i = 0; i < goodFiles; i++)
+    writeFileSync(join(inputs, `good-${i}.pdf`), Buffer.concat([readFileSync(join(CORPUS, 'pdf/pages-2.pdf')), Buffer.from(`\n% ${i}\n`)]));
   for (let i = 0; i < refusedFiles; i++) writeFileSync(join(inputs, `notes-${i}.pdf`), `not a PDF ${i}`);
   return { dir, inputs };
 }
@@ -81,14 +83,16 @@ describe('what a cut-short run leaves in the state folder', () => {
     });
     const env = emulatorEnv(emu);
     const stateDir = String(env.DOCEXTRACT_STATE_DIR);
-    const { dir, inputs } = inbox(3, 40);
+    const { dir, inputs } = inbox(12, 40);
     const child = startChildCli(['extract', inputs, '--out', join(dir, 'out'), '--json', ...UNTHROTTLED_FLAGS], env);
     // The refused files' lines come first; the reader takes a few bytes of them and goes (`| head -c 10`).
     await waitFor(() => child.stdoutSoFar().length > 0, 'the first line');
     child.child.stdout?.destroy();
-    // It stops as on a first Ctrl-C: an upload it had sent (held here) is still finished and saved.
-    await waitFor(() => child.stderrSoFar().includes('stdout closed: finishing the requests in flight and saving'), 'the run to stop');
+    // The CLI learns that the reader went at its next write (EPIPE): under load it may have written every refused
+    // file's line before the pipe closed, so the next write is a finished document's. Answers flow again now.
     held.release();
+    // It stops as on a first Ctrl-C: an upload it had sent is still finished and saved.
+    await waitFor(() => child.stderrSoFar().includes('stdout closed: finishing the requests in flight and saving'), 'the run to stop');
     const run = await child.done;
     expect(run.signal).toBeNull();
     // Whatever was sent before the stop was paid for, and its result is on disk.
