@@ -272,14 +272,33 @@ export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<
   task.credits = [...job.doneChunks.values()].reduce((sum, charged) => sum + charged, 0);
   const open = task.job;
   if (!open) return;
-  const output = job.resultWritten?.output ?? job.output;
-  // Asked for elsewhere (another output folder, another command): collecting again writes it there.
-  if (output !== task.doc.output) return;
-  const onDisk = await readResultFile(output);
-  if (onDisk?.status !== 'complete' || onDisk.source?.sha256 !== job.sha256) return;
-  if (job.resultWritten?.status !== 'complete' && onDisk.job?.parent_job_id !== job.parentJobId) return;
+  const writtenAt = job.resultWritten?.output ?? job.output;
+  const answer = (await ownAnswer(task.doc.output, job, writtenAt === task.doc.output)) ?? (await answerWrittenElsewhere(writtenAt, task.doc, job));
+  if (!answer) return;
   moveJob(open, 'wrote-complete');
-  open.outcome = outcomeOfResult(onDisk as ResultDocument, output, task.doc.displayPath);
+  open.outcome = outcomeOfResult(answer, task.doc.output, task.doc.displayPath);
+}
+
+/** The document's own result file, when it is this job's complete answer (only the finalize is left). */
+async function ownAnswer(output: string, job: JournaledJob, journaledHere: boolean): Promise<ResultDocument | undefined> {
+  const onDisk = (await readResultFile(output)) as ResultDocument | undefined;
+  if (onDisk?.status !== 'complete' || onDisk.source?.sha256 !== job.sha256) return undefined;
+  const thisJobs = onDisk.job?.parent_job_id === job.parentJobId || (journaledHere && job.resultWritten?.status === 'complete');
+  return thisJobs ? onDisk : undefined;
+}
+
+/**
+ * The job's complete result, written for another command's folder, copied
+ * here. Collecting again is no substitute: a host killed between its
+ * finalize and the record of it leaves a job the service has deleted, and
+ * a job found gone is uploaded again, paid for twice.
+ */
+async function answerWrittenElsewhere(from: string, doc: PlannedDocument, job: JournaledJob): Promise<ResultDocument | undefined> {
+  if (from === doc.output || job.resultWritten?.status !== 'complete') return undefined;
+  const original = (await readResultFile(from)) as ResultDocument | undefined;
+  if (original?.status !== 'complete' || original.job?.parent_job_id !== job.parentJobId) return undefined;
+  const copied = await copyResult(from, doc).catch(() => undefined);
+  return copied?.copy;
 }
 
 /** The NDJSON line for a result already on disk, as a person left it when they reviewed it. */

@@ -4,6 +4,7 @@
  * and finish; a rerun uploads nothing new. kill -9 of a client: the host
  * goes on, unaffected.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEvent } from '../../../src/emulator/index.js';
@@ -79,6 +80,49 @@ describe('many commands, one client: crashes stay local', () => {
     expect(rerun.code, rerun.stderr).toBe(0);
     for (const [name, pages] of Object.entries(PAGES)) expectCompleteResult(join(ws.out, `${name}.json`), join(ws.inputs, name), pages);
     expect(emu.counters.uploadsBySha256).toEqual(uploads);
+  });
+
+  it('kill -9 of the host between its finalize and the record of it: the client copies the answer the host wrote, never uploads it again', async () => {
+    const tally = uploadTally();
+    const joined = holdAnswersUntilReleased();
+    const emu = (rig.emulator = await startTestEmulator({
+      rateLimits: [{ limit: 3, windowMs: 1000 }],
+      latencyMs: { process: 100 },
+      holdAnswer: joined.holdAnswer,
+      onRequest: tally.onRequest,
+    }));
+    const ws = makeWorkspace(FILES);
+    const twelve = sha256Of(join(ws.inputs, 'twelve.pdf'));
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const args = (out: string): string[] => ['extract', ws.inputs, '--out', out, '--json', '--rate-limit', '3/1s', ...FAST_FLAGS];
+    const host = track(startChildCli(args(ws.out), env));
+    // The kill lands while the service finalizes twelve.pdf's job, before its answer is written: the job is
+    // deleted on the service, and the host never learns it.
+    let finalizedJob: string | undefined;
+    emu.events.on('event', (event: EmulatorEvent) => {
+      if (event.type !== 'finalize' || event.sha256 !== twelve || finalizedJob) return;
+      finalizedJob = event.jobId;
+      host.child.kill('SIGKILL');
+    });
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the host');
+    const client = track(startChildCli(args(join(ws.dir, 'out-client')), env));
+    await waitForClient(stateDir, 'the client to join the host', client.child.pid);
+    joined.release();
+    await host.done;
+
+    // The path this test names: the result written and journaled, the finalize not.
+    const journal = parseNdjson(readFileSync(join(stateDir, 'journal.ndjson'), 'utf8'));
+    const ofJob = journal.filter((record) => record.parentJobId === finalizedJob).map((record) => record.type);
+    expect(ofJob).toContain('result-written');
+    expect(ofJob).not.toContain('finalized');
+
+    const finished = await client.done;
+    expectNoStackTrace(finished.stderr);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(parseNdjson(finished.stdout).map((line) => line.status)).toEqual(Object.keys(FILES).map(() => 'complete'));
+    for (const [name, pages] of Object.entries(PAGES)) expectCompleteResult(join(ws.dir, 'out-client', `${name}.json`), join(ws.inputs, name), pages);
+    expectEachTakenOnce(emu, tally, { 'twelve.pdf': twelve });
   });
 
   it('kill -9 of a client: the host drops its files not yet started and finishes its own unaffected; the client files cost one upload each in all', async () => {

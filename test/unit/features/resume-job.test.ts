@@ -3,7 +3,7 @@
  * A crash can fall between the result file's rename and its journal record;
  * the file then still says, by its parent job id, that the job's answer is in.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -82,10 +82,26 @@ describe('resumeJob', () => {
     expect(task.job?.phase).toBe('written');
   });
 
-  it('for a document whose result goes elsewhere (another command, another --out), the job is collected again and written there', async () => {
+  it('for a document whose result goes elsewhere (another command, another --out), the complete answer written is copied there, leaving only the finalize', async () => {
+    // Collecting again is no substitute: the job may be gone (a host killed between its finalize and the record of it).
     const output = resultOnDisk('job_mine');
-    const task = await resumed(journaled(output, { resultWritten: { output, status: 'complete' } }), '/elsewhere/b.pdf.json');
-    expect(task.job?.phase).toBe('working');
-    expect(task.requestsLeft(true)).toBe(2); // collect, finalize
+    const elsewhere = join(mkdtempSync(join(tmpdir(), 'resume-')), 'b.pdf.json');
+    const task = await resumed(journaled(output, { resultWritten: { output, status: 'complete' } }), elsewhere);
+    expect(task.job?.phase).toBe('written');
+    expect(task.requestsLeft(true)).toBe(1);
+    expect(JSON.parse(readFileSync(elsewhere, 'utf8'))).toMatchObject({ status: 'complete', job: { parent_job_id: 'job_mine' }, data: { ok: true } });
+  });
+
+  it("for a document whose result goes elsewhere, the job is collected again when the answer written is gone, partial or another job's", async () => {
+    for (const [output, status] of [
+      ['/nonexistent/b.pdf.json', 'complete'],
+      [resultOnDisk('job_mine', 'partial'), 'partial'],
+      [resultOnDisk('job_other'), 'complete'],
+    ] as const) {
+      const elsewhere = join(mkdtempSync(join(tmpdir(), 'resume-')), 'b.pdf.json');
+      const task = await resumed(journaled(output, { resultWritten: { output, status } }), elsewhere);
+      expect(task.job?.phase, output).toBe('working');
+      expect(task.requestsLeft(true)).toBe(2); // collect, finalize
+    }
   });
 });
