@@ -102,6 +102,16 @@ describe('docextract review: the server', () => {
     expect(await get(url, `/${token}/pdfjs/build/pdf.worker.min.mjs`)).toMatchObject({ status: 200, type: 'text/javascript; charset=utf-8' });
   });
 
+  it('says which pages are missing in ranges, never page by page', async () => {
+    const { url, ws } = await reviewed();
+    const result = JSON.parse(readFileSync(join(ws.out, 'invoices/a.pdf.json'), 'utf8')) as { status: string; pages: Record<string, unknown> };
+    const missing = [...Array.from({ length: 150 }, (_, index) => index + 1), 152];
+    writeFileSync(join(ws.out, 'invoices/long.pdf.json'), JSON.stringify({ ...result, status: 'partial', pages: { total: 152, processed: 1, missing } }));
+    const view = (await (await fetch(`${url}api/document?id=invoices%2Flong.pdf.json`)).json()) as { missing_pages: number[]; missing_pages_text: string };
+    expect(view.missing_pages).toEqual(missing);
+    expect(view.missing_pages_text).toBe('1-150, 152');
+  });
+
   it('lists the documents that failed their checks first, and says when a source is gone', async () => {
     const { url } = await reviewed();
     const { documents } = (await (await fetch(`${url}api/documents`)).json()) as { documents: { id: string; passed: boolean }[] };

@@ -9,6 +9,7 @@ import type { ReviewChecks } from './review-checks.js';
 import { typedValues, type RefusedValue } from './review-values.js';
 import { formSection, type FormSection } from './review-form.js';
 import { partLabel } from '../../files/pdf-parts.js';
+import { pageRanges } from '../../files/page-selection.js';
 import type { PartEntry } from '../parts.js';
 import { localInstant } from '../../util/local-time.js';
 import { isObject } from '../field-paths.js';
@@ -69,6 +70,8 @@ export interface DocumentView extends DocumentSummary {
   /** What the page can show of the source: a PDF, an image, another kind, or nothing (the file is gone). */
   source_kind: 'pdf' | 'image' | 'other' | 'missing';
   missing_pages: number[];
+  /** The same as a person reads them, in ranges ("1-150, 152"), or empty: the page shows this, never 150 numbers. */
+  missing_pages_text: string;
 }
 
 const ORDER: Record<ReviewStatus, number> = { 'checks-failed': 0, partial: 1, failed: 2, complete: 3 };
@@ -192,7 +195,7 @@ async function viewOf(
     form: formOf(result, data, corrections, problems, await checks.schemaFor(result, verdict)),
     stale_review: stale,
     source_kind: (await sourceFileOf(result, folder.cwd)) ? sourceKindOf(result) : 'missing',
-    missing_pages: Array.isArray(result.pages?.missing) ? result.pages.missing : [],
+    ...missingPagesOf(result),
   };
 }
 
@@ -222,7 +225,7 @@ async function refusedViewOf(
     form: [{ title: '', editable: false, problems: [words], extra: [], nodes: [] }],
     stale_review: stale,
     source_kind: (await sourceFileOf(result, folder.cwd)) ? sourceKindOf(result) : 'missing',
-    missing_pages: Array.isArray(result.pages?.missing) ? result.pages.missing : [],
+    ...missingPagesOf(result),
   };
 }
 
@@ -309,6 +312,11 @@ function partsOf(result: ResultDocument): PartEntry[] {
 }
 
 /** What the browser can show: PDFs through pdf.js, the image types it draws itself. */
+function missingPagesOf(result: ResultDocument): Pick<DocumentView, 'missing_pages' | 'missing_pages_text'> {
+  const missing = Array.isArray(result.pages?.missing) ? result.pages.missing.filter((page): page is number => Number.isInteger(page)) : [];
+  return { missing_pages: missing, missing_pages_text: pageRanges(missing) };
+}
+
 function sourceKindOf(result: ResultDocument): 'pdf' | 'image' | 'other' {
   return sourceKindOfName(`${result.source.type} ${result.source.path}`);
 }

@@ -198,7 +198,7 @@ function formOf(view) {
   const meta = document.createElement('p');
   meta.className = 'meta';
   meta.textContent = [
-    `${view.type} · ${view.scope} · ${view.status}${view.missing_pages.length ? ` (pages ${view.missing_pages.join(', ')} missing)` : ''}`,
+    `${view.type} · ${view.scope} · ${view.status}${view.missing_pages.length ? ` (pages ${view.missing_pages_text} missing)` : ''}`,
     view.passed === null ? 'no schema' : view.passed ? 'checks passed' : `${view.problems} problem(s)`,
     ...(view.reviewed ? [`${view.approved ? 'approved' : 'corrected'} ${view.reviewed_at_local}`] : []),
     ...(view.stale_review ? ['a review of an earlier extraction is not applied'] : []),
