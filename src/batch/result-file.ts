@@ -1,23 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import { makeResultFolders } from '../store/result-path.js';
 import { besideResultWriteOptions, resultWriteOptions } from './result-modes.js';
 import { reviewPathFor } from '../store/result-names.js';
-import { formatPages } from '../files/page-selection.js';
 import { questionOf, type Question } from './question.js';
 import { MAX_DATA_DEPTH, nestsDeeperThan, RESULT_TOO_DEEP } from '../util/json-depth.js';
-
-/**
- * The result file mirrors the input's path below the inputs' common base, so
- * a/x.pdf and b/x.pdf never collide. Some pages only (--pages) answer another
- * question, kept beside the whole document's: `x.pdf.p1,6.json`.
- */
-export function outputPathFor(outDir: string, commonBase: string, inputPath: string, sourcePages?: readonly number[]): string {
-  const rel = relative(commonBase, inputPath);
-  const safe = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : basename(inputPath);
-  return join(outDir, `${safe}${sourcePages ? `.p${formatPages(sourcePages)}` : ''}.json`);
-}
 
 /** `complete`: every page was extracted; `partial`: some are missing (`pages.missing`). */
 export type ResultStatus = 'complete' | 'partial';

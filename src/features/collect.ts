@@ -13,6 +13,7 @@ import { sessionRunner } from './batch-session.js';
 import { PartResults } from './parts.js';
 import { rejoinedPart, type RejoinedPart } from './part-rejoin.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
+import { collectedJobOutput } from '../store/result-names.js';
 
 /** Finish a job from its parent id alone (see collectTaskOf), in this command's runner (which other commands may submit to). */
 export async function runCollectJob(
@@ -133,7 +134,7 @@ export async function collectTaskOf(
     type: 'pdf',
     contentType: 'application/pdf',
     pages: undefined,
-    output: join(outDir, `${parentJobId}.json`),
+    output: collectedJobOutput(outDir, parentJobId),
     outputRoot: outDir,
   };
   const task = new DocumentTask(doc, now);

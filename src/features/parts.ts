@@ -1,19 +1,10 @@
-import { join } from 'node:path';
 import type { ResultWriter } from '../store/atomic-write.js';
 import type { BatchEvents, DocumentOutcome, DocumentStatus, PartOf, PartOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { questionOf } from '../batch/question.js';
-import { outputPathFor, readResultFile, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
+import { readResultFile, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
 import { combineChecks } from './checks/recheck.js';
 import { isWholeDocument } from '../files/page-selection.js';
 import { partLabel } from '../files/pdf-parts.js';
-
-/** Where the result of each part is kept, below the output folder: hidden, so that the output holds one result per source (and export and the results index see only those). */
-const PARTS_FOLDER = '.parts';
-
-/** The file of one part's result: `<out>/.parts/<file>.p1-150.json`. */
-export function partOutput(outDir: string, commonBase: string): (path: string, pages: readonly number[]) => string {
-  return (path, pages) => outputPathFor(join(outDir, PARTS_FOLDER), commonBase, path, pages);
-}
 
 /** One document per part of a source past the service's limits; each is a question of its own (the source's sha256 and the part's pages). */
 export function partsOf(

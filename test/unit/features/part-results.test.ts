@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DocumentOutcome, PlannedDocument } from '../../../src/batch/batch-types.js';
 import { writeResult, type ResultDocument } from '../../../src/batch/result-file.js';
-import { partOutput, PartResults, partsOf } from '../../../src/features/parts.js';
+import { PartResults, partsOf } from '../../../src/features/parts.js';
+import { partOutput } from '../../../src/store/result-names.js';
 import { rejoinedPart } from '../../../src/features/part-rejoin.js';
 import { writeFileAtomically } from '../../../src/store/atomic-write.js';
 
