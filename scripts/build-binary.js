@@ -7,6 +7,7 @@ import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statS
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { injectSeaBlob } from './inject-sea-blob.js';
 
 const require = createRequire(import.meta.url);
 const root = resolve(import.meta.dirname, '..');
@@ -76,8 +77,7 @@ writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperi
 execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
 copyFileSync(process.execPath, binary);
 chmodSync(binary, 0o755);
-const { inject } = require('postject');
-await inject(binary, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2' });
+await injectSeaBlob(binary, blob);
 
 // 4. pdf.js for the review page (served to the browser, never run by Node): the files PdfjsAssets serves.
 const pdfjs = dirname(require.resolve('pdfjs-dist/package.json'));

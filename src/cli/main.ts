@@ -157,14 +157,9 @@ function refuseHelpForUnknownCommand(program: Command, argv: readonly string[]):
 }
 
 async function reportError(error: unknown, deps: CliDeps, ctx: CliContext | undefined): Promise<number> {
-  const { describeError } = await import('./error-report.js');
-  const keySource = ctx
-    ? await ctx.setting('api-key').then(
-        (setting) => setting.source,
-        () => undefined,
-      )
-    : undefined;
-  const report = describeError(error, keySource ? { keySource } : {});
+  const { describeError, keySettingOf } = await import('./error-report.js');
+  const setting = ctx ? await keySettingOf(ctx) : {};
+  const report = describeError(error, setting);
   const json = ctx?.options.json ?? false;
   const debug = ctx?.debugEnabled ?? deps.io.env.DOCEXTRACT_LOG === 'debug';
   if (json) {

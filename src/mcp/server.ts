@@ -16,6 +16,7 @@ import { VERSION } from '../util/version.js';
 import { AgentFolders } from './agent-folders.js';
 import { extractCall, extractInput } from './extract-call.js';
 import { EXTRACT_DATA_BUDGET, extractOutput } from './extract-answer.js';
+import { jobsOutput, modelsOutput, type JobsAnswer } from './listing-outputs.js';
 import { readOneResult, RESULT_DATA_BUDGET, resultOutput } from './read-result.js';
 import { SerialRuns } from './serial-runs.js';
 import { answer, failedWith } from './tool-answers.js';
@@ -89,6 +90,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       title: 'List document types',
       description: 'The document types (models) this key may use: the names the extract tool accepts as model.',
       inputSchema: {},
+      outputSchema: modelsOutput,
     },
     async () => {
       try {
@@ -107,6 +109,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       description:
         'Multi-page jobs left open on the service by interrupted runs (each costs a job slot until it is finished or expires), and files of the last run that did not complete: only those whose source lies inside the allowed folders (the client’s roots). Sends nothing.',
       inputSchema: {},
+      outputSchema: jobsOutput,
     },
     async () => {
       try {
@@ -118,7 +121,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   );
   return server;
 
-  async function jobsOverview(): Promise<Record<string, unknown>> {
+  async function jobsOverview(): Promise<JobsAnswer> {
     const overview = await listJobs({
       stateDir: options.extract.stateDir,
       account: accountId(options.extract.baseUrl, options.extract.apiKey),

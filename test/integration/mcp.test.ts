@@ -85,17 +85,28 @@ async function connect(
 }
 
 describe('docextract mcp over stdio', () => {
-  it('lists its tools, each with a JSON schema for its input', async () => {
+  it('lists its tools, each with a JSON schema for its input and one for its output', async () => {
     const emu = (emulator = await startTestEmulator());
     const { client } = await connect(emu, makeWorkspace({}).out);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['extract', 'jobs', 'models', 'result']);
     for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
+    // The README says every tool describes its output; an agent's client checks each answer against it.
+    expect(tools.filter((tool) => tool.outputSchema?.type !== 'object').map((tool) => tool.name)).toEqual([]);
+    expect(Object.keys(tools.find((tool) => tool.name === 'models')?.outputSchema?.properties ?? {}).sort()).toEqual(['error', 'models']);
+    expect(Object.keys(tools.find((tool) => tool.name === 'jobs')?.outputSchema?.properties ?? {}).sort()).toEqual([
+      'error',
+      'failed_files',
+      'jobs',
+      'unanswered_uploads',
+    ]);
     const extract = tools.find((tool) => tool.name === 'extract');
     expect(extract?.inputSchema.required).toEqual(['paths']);
     expect(Object.keys(extract?.inputSchema.properties ?? {}).sort()).toEqual(['force', 'max_credits', 'model', 'out', 'pages', 'paths', 'schemas']);
     expect(extract?.outputSchema?.type).toBe('object');
+    // The SDK's client validates structured content against the tool's outputSchema (callTool throws on a mismatch).
     const models = await client.callTool({ name: 'models', arguments: {} });
+    expect(models.isError).toBeFalsy();
     expect(JSON.stringify(models.structuredContent)).toContain('invoice');
   });
 
@@ -538,6 +549,9 @@ describe('docextract mcp only inside the roots (issue 29)', () => {
       files: [failed(mine), failed(theirs), { file: 'secret-unplaced.pdf', status: 'failed', code: 'file_not_found', message: 'gone' }],
     });
     const { client, stderr } = await connect(emu, out, [], env, { cwd: root, roots: () => [root] });
+    // With an outputSchema listed, the SDK's client checks the answer below against it: one of each kind of entry.
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'jobs')?.outputSchema?.type).toBe('object');
     const listed = await client.callTool({ name: 'jobs', arguments: {} });
     expect(listed.isError, stderr()).toBeFalsy();
     const content = listed.structuredContent as {

@@ -7,6 +7,8 @@ import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 const DEFAULT_KEY = 'sk_0123456789abcdef0123456789abaaaa';
 const KEY_A = 'sk_0123456789abcdef0123456789abbbbb';
 const KEY_B = 'sk_0123456789abcdef0123456789abcccc';
+/** Well formed, but not one the emulator knows: it answers 401 invalid_api_key. */
+const REFUSED_KEY = 'sk_0123456789abcdef0123456789abdddd';
 
 let emulator: RunningEmulator;
 
@@ -132,5 +134,41 @@ describe('profiles', () => {
     const badName = await runCli(['--profile', 'a.b', 'config', 'set', 'out', '/x'], { env });
     expect(badName.code).toBe(2);
     expect(badName.stderr).toContain('is not a profile name');
+  });
+
+  it("names the profile in the hint to fix a refused key: the plain `config set api-key` would store the default profile's", async () => {
+    const env = await threeProfiles();
+    expect((await runCli(['--profile', 'client-b', 'config', 'set', 'api-key', REFUSED_KEY], { env })).code).toBe(0);
+    const fix = 'docextract --profile client-b config set api-key';
+
+    const byFlag = await runCli(['--profile', 'client-b', 'whoami'], { env });
+    expect(byFlag.code).toBe(3);
+    expect(byFlag.stderr).toContain('(invalid_api_key)');
+    expect(byFlag.stderr).toMatch(/^hint: .*profile "client-b"/m);
+    expect(byFlag.stderr).toContain(fix);
+
+    // Selected by the environment, the profile is named all the same: the hint may be pasted in another shell.
+    const byEnv = await runCli(['whoami', '--json'], { env: { ...env, DOCEXTRACT_PROFILE: 'client-b' } });
+    expect(byEnv.code).toBe(3);
+    const errorLine = byEnv.stderr.split('\n').find((line) => line.startsWith('{"error"')) ?? '';
+    expect((JSON.parse(errorLine) as { error: { hint: string } }).error.hint).toContain(fix);
+
+    // The key overridden by DOCEXTRACT_API_KEY: unsetting it falls back to the profile's stored key, so that is the one to set.
+    const overridden = await runCli(['--profile', 'client-b', 'whoami'], { env: { ...env, DOCEXTRACT_API_KEY: REFUSED_KEY } });
+    expect(overridden.code).toBe(3);
+    expect(overridden.stderr).toMatch(/^hint: .*DOCEXTRACT_API_KEY.*docextract --profile client-b config set api-key/m);
+
+    // A profile without a key of its own uses the default profile's: the hint names both places.
+    const env2 = await threeProfiles();
+    expect((await runCli(['config', 'set', 'api-key', REFUSED_KEY], { env: env2 })).code).toBe(0);
+    expect((await runCli(['--profile', 'client-c', 'config', 'set', 'rate-limit', '5/min'], { env: env2 })).code).toBe(0);
+    const inherited = await runCli(['whoami'], { env: { ...env2, DOCEXTRACT_PROFILE: 'client-c' } });
+    expect(inherited.code).toBe(3);
+    expect(inherited.stderr).toMatch(/^hint: .*default profile.*docextract --profile client-c config set api-key.*docextract --profile default config set api-key/m);
+
+    // Without a named profile, the hint is the plain command, as before.
+    const plain = await runCli(['whoami'], { env: env2 });
+    expect(plain.stderr).toContain('hint: Check the key: docextract config set api-key');
+    expect(plain.stderr).not.toContain('--profile');
   });
 });
