@@ -28,7 +28,13 @@ describe('injectSeaBlob', () => {
     // A child of its own, as in the build: what it prints is what a person running build:binary reads.
     const run = spawnSync(
       process.execPath,
-      ['--input-type=module', '-e', `import { injectSeaBlob } from ${JSON.stringify(SCRIPT)}; await injectSeaBlob(process.argv[1], process.argv[2]);`, binary, blob],
+      [
+        '--input-type=module',
+        '-e',
+        `import { injectSeaBlob } from ${JSON.stringify(SCRIPT)}; await injectSeaBlob(process.argv[1], process.argv[2]);`,
+        binary,
+        blob,
+      ],
       { encoding: 'utf8' },
     );
     expect(run.status, run.stderr).toBe(0);

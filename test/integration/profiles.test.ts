@@ -164,7 +164,9 @@ describe('profiles', () => {
     expect((await runCli(['--profile', 'client-c', 'config', 'set', 'rate-limit', '5/min'], { env: env2 })).code).toBe(0);
     const inherited = await runCli(['whoami'], { env: { ...env2, DOCEXTRACT_PROFILE: 'client-c' } });
     expect(inherited.code).toBe(3);
-    expect(inherited.stderr).toMatch(/^hint: .*default profile.*docextract --profile client-c config set api-key.*docextract --profile default config set api-key/m);
+    expect(inherited.stderr).toMatch(
+      /^hint: .*default profile.*docextract --profile client-c config set api-key.*docextract --profile default config set api-key/m,
+    );
 
     // Without a named profile, the hint is the plain command, as before.
     const plain = await runCli(['whoami'], { env: env2 });
