@@ -242,8 +242,9 @@ export class HostHub {
   }
 
   private async take(run: HostedRun, origin: Origin, message: Extract<ClientMessage, { type: 'submit' | 'collect' }>): Promise<void> {
-    // Gone before its turn (a submission buffered before the run attached): nothing to plan, nothing to read.
-    if (this.gone.has(origin.id)) return;
+    // Hung up before its turn (a submission buffered before the run attached): nothing to plan, nobody to answer.
+    // One that cancelled (Ctrl-C) is still connected and waits for an outcome of each: planned, then dropped with one.
+    if (this.gone.has(origin.id) && !this.origins.has(origin.id)) return;
     try {
       if (message.type === 'collect') return await this.collect(run, origin, message);
       const documents = message.documents.map(({ id, ...doc }) => {

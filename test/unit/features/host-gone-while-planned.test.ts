@@ -4,10 +4,12 @@
  * the host's run started waits for it), so the hub's withdrawal, which
  * looks at the runner, cannot see those tasks yet. What would be only for
  * commands gone and has nothing under way is not fed; a task with a job
- * (resumed, or a `collect`'s) is, as the runner's withdraw keeps it. The
- * real HostHub on a real socket in a temporary state folder; the run it
- * feeds is a stand-in whose planning waits for the test. Each step waits
- * on a message, a record or a call the hub made, never on time.
+ * (resumed, or a `collect`'s) is, as the runner's withdraw keeps it. A
+ * command that cancelled (Ctrl-C) is still connected and waits for an
+ * outcome of each of its documents: it gets one. The real HostHub on a
+ * real socket in a temporary state folder; the run it feeds is a stand-in
+ * whose planning waits for the test. Each step waits on a message, a record
+ * or a call the hub made, never on time.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -103,7 +105,10 @@ async function standIn(): Promise<StandIn> {
 }
 
 /** A command riding along: connected and welcomed; `settled` waits until the hub has read everything sent before it. */
-async function rider(stateDir: string, pid: number): Promise<{ socket: Socket; submit(documents: PlannedDocument[]): void; settled(): Promise<void> }> {
+async function rider(
+  stateDir: string,
+  pid: number,
+): Promise<{ socket: Socket; messages: HostMessage[]; submit(documents: PlannedDocument[]): void; settled(): Promise<void> }> {
   const socket = connect(hostSocketPath(stateDir));
   socket.on('error', () => undefined);
   cleanups.push(() => void socket.destroy());
@@ -114,6 +119,7 @@ async function rider(stateDir: string, pid: number): Promise<{ socket: Socket; s
   let next = 1;
   return {
     socket,
+    messages,
     submit: (documents) =>
       send(socket, { type: 'submit', documents: documents.map((planned) => ({ ...planned, id: next++ })), reuse: { force: false, dedupe: true } }),
     // The hub reads one socket's lines in order: once a refresh sent after them is answered, they were taken.
@@ -166,6 +172,26 @@ describe('a command gone while the host plans what it submitted', () => {
     b.submit([doc('b-later.png')]);
     await waitFor(() => rig.planning.length === 1, "the host planning the live command's documents");
     expect(rig.planning[0]?.documents.map((planned) => planned.displayPath)).toEqual(['b-later.png']);
+  });
+
+  it('a command that cancelled (Ctrl-C) before the run started, still connected, gets an outcome of each document (interrupted), and nothing is fed', async () => {
+    const rig = await standIn();
+    const a = await rider(rig.stateDir, 601);
+    a.submit([doc('a-one.png'), doc('a-two.png')]);
+    send(a.socket, { type: 'cancel' });
+    await a.settled();
+
+    rig.hub.attach(rig.run);
+    await waitFor(() => rig.planning.length === 1, "the host planning the command's documents");
+    rig.planning[0]?.done((documents) => documents.map((planned) => new DocumentTask(planned, 0)));
+    await waitFor(() => rig.fed.length === 1, 'the hub to feed what it planned');
+    expect(rig.fed[0]).toEqual([]);
+    // It waits for these to exit (130): never answered, it would wait for ever.
+    await waitFor(() => a.messages.filter((message) => message.type === 'finished').length === 2, 'an outcome of each document');
+    expect(a.messages.flatMap((message) => (message.type === 'finished' ? [[message.id, message.outcome.status]] : []))).toEqual([
+      [1, 'interrupted'],
+      [2, 'interrupted'],
+    ]);
   });
 
   it("a collect's task (a job, paid for) is fed even when its command went away while it was looked up", async () => {
