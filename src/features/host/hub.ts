@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { chmod, rm } from 'node:fs/promises';
 import type { DocumentOutcome, PlannedDocument, ResultChecker } from '../../batch/batch-types.js';
 import type { DocumentTask } from '../../batch/document-task.js';
+import { leftUndone } from '../../batch/left-undone.js';
 import type { BatchRunner } from '../../batch/runner.js';
 import { recheckReused } from '../checks/recheck.js';
 import type { ArrivalPlanner } from '../resume-tasks.js';
@@ -241,6 +242,9 @@ export class HostHub {
   }
 
   private async take(run: HostedRun, origin: Origin, message: Extract<ClientMessage, { type: 'submit' | 'collect' }>): Promise<void> {
+    // Hung up before its turn (a submission buffered before the run attached): nothing to plan, nobody to answer.
+    // One that cancelled (Ctrl-C) is still connected and waits for an outcome of each: planned, then dropped with one.
+    if (this.gone.has(origin.id) && !this.origins.has(origin.id)) return;
     try {
       if (message.type === 'collect') return await this.collect(run, origin, message);
       const documents = message.documents.map(({ id, ...doc }) => {
@@ -256,7 +260,7 @@ export class HostHub {
         const doc = byFile.get(outcome.file);
         if (doc) this.finished(outcome, doc);
       }
-      this.feed(run, arrival.tasks);
+      this.feedSubmitted(run, arrival.tasks);
     } catch (error) {
       send(origin.socket, { type: 'notice', message: `the host could not plan these documents: ${error instanceof Error ? error.message : String(error)}` });
       origin.socket.end(); // the command submits them again, to itself if need be
@@ -282,7 +286,34 @@ export class HostHub {
       return;
     }
     if (found.task.job) run.planner.claimJob(found.task.job.parentJobId);
-    this.feed(run, [found.task]);
+    this.feedSubmitted(run, [found.task]);
+  }
+
+  /**
+   * Tasks planned for a submission, into the runner. Planning awaits the
+   * disk: a command that went away meanwhile was withdrawn from the runner
+   * before these were in it, so what would be only for commands gone, and
+   * has not started, is dropped here, finished as withdrawn (the planner
+   * then no longer counts it as leading its question).
+   */
+  private feedSubmitted(run: HostedRun, tasks: DocumentTask[]): void {
+    const kept: DocumentTask[] = [];
+    for (const task of tasks) {
+      if (!notStarted(task) || !this.onlyForGone(task)) {
+        kept.push(task);
+        continue;
+      }
+      // The outcome the runner gives a task it withdraws.
+      const outcome = leftUndone(task, { interrupted: true, fatal: false, stoppedBy: undefined });
+      task.finish(outcome);
+      for (const doc of [task.doc, ...task.copies]) this.finished(outcome, doc);
+    }
+    this.feed(run, kept);
+  }
+
+  /** Every command the task is for has gone (a document of the host's own is for a command still here). */
+  private onlyForGone(task: DocumentTask): boolean {
+    return [task.doc, ...task.copies].every((doc) => doc.origin !== undefined && this.gone.has(doc.origin));
   }
 
   /** Tasks into the runner (false once it takes no more: their commands submit them again after the handover). */
@@ -301,12 +332,13 @@ export class HostHub {
    */
   private withdraw(origin: Origin): void {
     this.gone.add(origin.id);
-    const gone = (doc: PlannedDocument): boolean => doc.origin !== undefined && this.gone.has(doc.origin);
-    this.run?.runner.withdraw((task) => {
-      const docs = [task.doc, ...task.copies];
-      return docs.some((doc) => doc.origin === origin.id) && docs.every(gone);
-    });
+    this.run?.runner.withdraw((task) => [task.doc, ...task.copies].some((doc) => doc.origin === origin.id) && this.onlyForGone(task));
   }
+}
+
+/** Nothing of it is under way: no upload being prepared or sent, no job (what the runner's withdraw also leaves alone). */
+function notStarted(task: DocumentTask): boolean {
+  return task.phase === 'queued' && !task.prepared && !task.job;
 }
 
 /** Omit over each member of a union. */
