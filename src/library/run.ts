@@ -1,7 +1,9 @@
 /**
- * `docextract/run`: the records one run leaves in the state folder (its
- * outcome tally, its usage record, once per run with every credit charged,
- * and its last-run report), kept alike by the CLI and by `extractDocuments`.
+ * `docextract/run`: where and as whom a run talks to the service, and the
+ * records one run leaves in the state folder (its outcome tally, its usage
+ * record, once per run with every credit charged, and its last-run report),
+ * kept alike by the CLI and by `extractDocuments`.
  */
+export type { EngineAccess } from './engine.js';
 export { RunRecords, type RunRecordsOptions } from '../features/run-records.js';
 export { RunTally } from '../features/run-tally.js';
