@@ -3,8 +3,9 @@
  * MCP's `jobs` tool list them (open jobs, uploads sent without an answer,
  * files that failed), who holds the folder and the commands its host lists;
  * and what goes through the one gate of the folder (the host's, or a
- * session of its own): a refresh of open jobs, and one chunk of a job
- * processed (`docextract process`).
+ * session of its own): a refresh of open jobs, one chunk of a job
+ * processed (`docextract process`), and a job finished from its id alone
+ * (`docextract collect`).
  */
 import type { BatchEvents } from '../batch/batch-types.js';
 import { refreshJobs, type ServerJobView } from '../features/refresh-jobs.js';
@@ -16,6 +17,7 @@ export { readRunningCommands, type RunningCommand } from '../features/host/comma
 export { stateLockHolder } from '../store/lock.js';
 export type { ServerJobView } from '../features/refresh-jobs.js';
 export { processChunkOnEngine } from './process-chunk.js';
+export { collectJobRun, type CollectJobOptions, type CollectJobRun } from './collect-job.js';
 
 /**
  * Ask the server about `jobIds` with `result` without finalize, each a
