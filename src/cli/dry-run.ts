@@ -1,7 +1,5 @@
-import { formatRateWindows, minimumMakespanMs } from '../library/settings.js';
-import { CostPreview, type CostPreviewOptions, type FileCost } from '../features/cost-preview.js';
-import type { PlannedSlice } from '../features/plan-documents.js';
-import type { DocumentOutcome } from '../index.js';
+import { formatRateWindows } from '../library/settings.js';
+import { previewRun, type FileCost, type RunPreviewOptions, type RunToPreview } from '../library/run.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import type { BatchSettings } from './batch-settings.js';
@@ -11,51 +9,33 @@ import { writeInTurn } from './io.js';
 import { renderLines } from './output.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
 
-export type DryRunOptions = Omit<CostPreviewOptions, 'storeDb' | 'finalize' | 'now'>;
+export type DryRunOptions = Omit<RunPreviewOptions, 'storeDb' | 'finalize' | 'now' | 'windows'>;
 
 /** A batch to preview: the files refused before planning, then the rest a slice at a time. */
-export interface DryRunBatch {
-  rejected: readonly DocumentOutcome[];
-  slices: AsyncIterable<PlannedSlice>;
-}
+export type DryRunBatch = RunToPreview;
 
 /**
  * What a run would cost, per file and in total, and the shortest time the
  * rate limits allow; for each file its document type and whether its answer
  * is already on disk. Reads result files; sends nothing. Each file's line is
  * printed as its slice is planned (the JSON too, one document written in
- * pieces): only the totals and the refused files are kept. Returns how many
- * files were refused.
+ * pieces). Returns how many files were refused.
  */
 export async function printDryRun(ctx: CliContext, batch: DryRunBatch, settings: BatchSettings, options: DryRunOptions): Promise<number> {
-  const preview = new CostPreview({ ...options, storeDb: settings.run.storeDb, finalize: settings.run.finalize, now: () => ctx.clock.now() });
   const json = ctx.options.json;
   const out = ctx.io.stdout;
-  const total = { files: 0, reused: 0, pages: 0, credits: 0, requests: 0 };
-  const refused = [...batch.rejected];
+  let printed = 0;
   if (json) out.write('{"files":[');
-  try {
-    for await (const slice of batch.slices) {
-      refused.push(...slice.rejected);
+  const { total, shortestMs, refused } = await previewRun(
+    batch,
+    { ...options, storeDb: settings.run.storeDb, finalize: settings.run.finalize, now: () => ctx.clock.now(), windows: settings.windows },
+    // A slow reader holds the next slice back: what it has not taken is not queued here.
+    async (costs) => {
       let text = '';
-      const previewed = await preview.costs(slice.documents);
-      // What the run's own checks of an upload refuse (an encrypted PDF whose pages must be cut): rejected here too.
-      refused.push(...previewed.refused);
-      for (const f of previewed.costs) {
-        text += json ? `${total.files > 0 ? ',' : ''}${JSON.stringify(f)}` : `${costLine(f)}\n`;
-        total.files += 1;
-        total.reused += f.action === 'reuse' || f.action === 'copy' ? 1 : 0;
-        total.pages += pagesToExtract(f);
-        total.credits += f.credits;
-        total.requests += f.requests;
-      }
-      // A slow reader holds the next slice back: what it has not taken is not queued here.
-      if (text) await writeInTurn(out, text);
-    }
-  } finally {
-    preview.close();
-  }
-  const shortestMs = minimumMakespanMs(total.requests, settings.windows);
+      for (const f of costs) text += json ? `${printed++ > 0 ? ',' : ''}${JSON.stringify(f)}` : `${costLine(f)}\n`;
+      await writeInTurn(out, text);
+    },
+  );
   const rejected = refused.map(wordedForCli).map((outcome) => ({ file: outcome.file, error: outcome.error }));
   if (json) {
     out.write(`],"rejected":${JSON.stringify(rejected)},"total":${JSON.stringify({ ...total, shortest_time_ms: shortestMs })}}\n`);
@@ -79,10 +59,4 @@ function costLine(f: FileCost): string {
 /** A count and its noun in a table's column: `1 page `, `2 pages`, `? pages` (the padding keeps the next column aligned). */
 function column(count: number | null | undefined, digits: number, noun: string): string {
   return `${String(count ?? '?').padStart(digits)} ${(count === 1 ? noun : `${noun}s`).padEnd(noun.length + 1)}`;
-}
-
-/** Pages a file sends for extraction: all of them, the pages a resumed job has left, or none when answered already. */
-function pagesToExtract(file: FileCost): number {
-  if (file.action === 'extract') return file.pages ?? 0;
-  return file.action === 'resume' ? file.credits : 0;
 }

@@ -1,5 +1,5 @@
 import type { ResponseEvent } from '../api/index.js';
-import type { EngineAccess } from '../library/engine.js';
+import type { EngineAccess } from '../library/run.js';
 import type { BatchSettings } from './batch-settings.js';
 import type { CliContext } from './context.js';
 import { suggestedCommand } from '../util/shell-quote.js';

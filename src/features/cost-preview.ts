@@ -13,14 +13,21 @@ import { KNOWN_ANSWERS } from './running-window.js';
 
 /** What one file of a planned run would cost, as the run itself decides it. */
 export interface FileCost {
+  /** The file, as the run names it (its display path). */
   file: string;
+  /** The document type it is asked as. */
   model: string;
+  /** Its pages (those selected, when pages are selected); null when they could not be counted. */
   pages: number | null;
+  /** How the service answers it: at once (sync), in chunks of a job (split), or unknown when its pages are. */
   mode: 'sync' | 'split' | 'unknown';
   /** extract: sent; resume: an earlier run's open job is finished; reuse: its own result answers; copy: another file's result does. */
   action: 'extract' | 'resume' | 'reuse' | 'copy';
+  /** Why it is sent, resumed or answered, in words (as --debug says it). */
   why: string;
+  /** Credits it would be charged. */
   credits: number;
+  /** Requests it would send. */
   requests: number;
 }
 

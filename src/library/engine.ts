@@ -24,11 +24,17 @@ import type { Clock } from '../util/clock.js';
 export type { BatchDeps } from '../features/batch-session.js';
 /** Where and as whom a run talks to the service. */
 export interface EngineAccess {
+  /** The state folder: its lock decides who hosts, and it keeps the journal, the send log and the results index. */
   stateDir: string;
+  /** The service's root URL (without `/v3.1`); with the key, the account the journal is kept by. */
   baseUrl: string;
+  /** The service key. */
   apiKey: string;
+  /** The key's request windows the gate keeps to. */
   windows: RateWindow[];
+  /** The session's time: the gate's windows and the journal's expiries (an injected one in tests). */
   clock: Clock;
+  /** How long a job lives on the server (the 2-hour TTL): the journal keeps an upload that got no answer for as long, since its job may still be open. */
   ttlMs: number;
   /** The run's client; every answer it gets must reach `onResponse` (the gate learns the server's windows and clock from it). */
   createClient: (onResponse: (event: ResponseEvent) => void) => ApiClient | Promise<ApiClient>;

@@ -1,9 +1,11 @@
 /**
  * `docextract/jobs`: the jobs of a state folder, as `docextract jobs` and
  * MCP's `jobs` tool list them (open jobs, uploads sent without an answer,
- * files that failed), who holds the folder and the commands its host lists,
- * and a refresh of open jobs that goes through the one gate of the folder
- * (the host's, or a session of its own).
+ * files that failed), who holds the folder and the commands its host lists;
+ * and what goes through the one gate of the folder (the host's, or a
+ * session of its own): a refresh of open jobs, one chunk of a job
+ * processed (`docextract process`), and a job finished from its id alone
+ * (`docextract collect`).
  */
 import type { BatchEvents } from '../batch/batch-types.js';
 import { refreshJobs, type ServerJobView } from '../features/refresh-jobs.js';
@@ -14,6 +16,8 @@ export { listJobs, type JobListing, type JobsOverview, type ListJobsOptions } fr
 export { readRunningCommands, type RunningCommand } from '../features/host/commands-file.js';
 export { stateLockHolder } from '../store/lock.js';
 export type { ServerJobView } from '../features/refresh-jobs.js';
+export { processChunkOnEngine } from './process-chunk.js';
+export { collectJobRun, type CollectJobOptions, type CollectJobRun } from './collect-job.js';
 
 /**
  * Ask the server about `jobIds` with `result` without finalize, each a

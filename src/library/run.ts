@@ -1,7 +1,12 @@
 /**
- * `docextract/run`: the records one run leaves in the state folder (its
- * outcome tally, its usage record, once per run with every credit charged,
- * and its last-run report), kept alike by the CLI and by `extractDocuments`.
+ * `docextract/run`: where and as whom a run talks to the service, and the
+ * records one run leaves in the state folder (its outcome tally, its usage
+ * record, once per run with every credit charged, and its last-run report),
+ * kept alike by the CLI and by `extractDocuments`; and what a run would
+ * cost before it runs (`--dry-run`).
  */
+export type { EngineAccess } from './engine.js';
 export { RunRecords, type RunRecordsOptions } from '../features/run-records.js';
 export { RunTally } from '../features/run-tally.js';
+export { previewRun, type PreviewSlice, type RunPreview, type RunPreviewOptions, type RunPreviewTotal, type RunToPreview } from '../features/run-preview.js';
+export type { FileCost } from '../features/cost-preview.js';

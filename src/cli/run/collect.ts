@@ -11,9 +11,7 @@ export async function runCollect(ctx: CliContext, askedJobId: string, flags: Bat
   tuneHeapForLongRuns();
   const settings = await resolveBatchSettings(ctx, flags);
   await refuseFileAsFolder('--out', settings.outDir);
-  const { runCollectJob } = await import('../../features/collect.js');
-  return runBatchCommand(ctx, settings, 1, [], (deps, stop) => runCollectJob(deps, parentJobId, settings.run, settings.outDir, stop), {
-    work: { collect: { jobId: parentJobId, outDir: settings.outDir } },
-    finish: (report) => report,
-  });
+  const { collectJobRun } = await import('../../library/jobs.js');
+  const collect = collectJobRun({ jobId: parentJobId, run: settings.run, outDir: settings.outDir });
+  return runBatchCommand(ctx, settings, 1, [], collect.host, collect.ride);
 }

@@ -9,7 +9,7 @@ export async function runProcess(ctx: CliContext, askedJobId: string, flags: { m
   const chunkJobId = jobIdArgument(askedJobId, 'chunk_job_id');
   const model = (await ctx.setting('model', flags.model)).value;
   const settings = await resolveBatchSettings(ctx, {});
-  const { processChunkOnEngine } = await import('../../library/process-chunk.js');
+  const { processChunkOnEngine } = await import('../../library/jobs.js');
   const access = await engineAccess(ctx, settings);
   const answer = await processChunkOnEngine(access, commandLine(), chunkJobId, model || undefined);
   printData(ctx, answer, () =>
