@@ -11,7 +11,7 @@ import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
 import { sessionRunner } from './batch-session.js';
 import { PartResults } from './parts.js';
-import { rejoinedPart, type RejoinedPart } from './part-rejoin.js';
+import { rejoinedPart, SourceRejoin } from './part-rejoin.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 
 /** Finish a job from its parent id alone (see collectTaskOf), in this command's runner (which other commands may submit to). */
@@ -29,14 +29,7 @@ export async function runCollectJob(
   }
   const parentJobId = found.task.job?.parentJobId ?? askedJobId;
   // A part's job: once it is finished, its source's result is written again, and the source is what this command reports.
-  const parts = new PartResults(
-    [],
-    settings.storeDb,
-    deps.writeResult ?? writeFileAtomically,
-    () => deps.clock.now(),
-    (message) => deps.events.notice?.(message),
-  );
-  if (found.others) parts.rejoin(found.task.doc, found.others);
+  const parts = found.rejoin?.parts ?? new PartResults([], settings.storeDb, writeFileAtomically, () => deps.clock.now());
   const runner = sessionRunner(deps, settings, { events: parts.joining(deps.events) });
   const planner = new ArrivalPlanner(
     deps.session.state,
@@ -73,13 +66,13 @@ export async function runCollectJob(
  * has, write it, and name the missing pages.
  */
 export async function collectTaskOf(
-  deps: Pick<BatchDeps, 'session' | 'clock' | 'events' | 'checker'>,
+  deps: Pick<BatchDeps, 'session' | 'clock' | 'events' | 'checker' | 'writeResult'>,
   askedJobId: string,
   settings: RunSettings,
   outDir: string,
   /** The command riding along that asked for it (its outcome goes back there). @default this process */
   owner: Pick<PlannedDocument, 'origin' | 'askedAs'> = {},
-): Promise<{ task: DocumentTask; others?: RejoinedPart['others'] } | { outcome: DocumentOutcome }> {
+): Promise<{ task: DocumentTask; rejoin?: SourceRejoin } | { outcome: DocumentOutcome }> {
   const now = deps.clock.now();
   // A chunk id names its parent in the journal: that is the job to collect.
   const parentOfChunk = [...deps.session.state.jobs.values()].find((job) => job.chunks.some((chunk) => chunk.jobId === askedJobId));
@@ -87,10 +80,6 @@ export async function collectTaskOf(
   const parentJobId = parentOfChunk?.parentJobId ?? askedJobId;
   const journaled = deps.session.state.jobs.get(parentJobId);
   if (journaled) {
-    if (journaled.finalized) {
-      const outcome = await rechecked(deps, await outcomeFromFile(journaled.resultWritten?.output ?? journaled.output, journaled.path));
-      if (outcome) return { outcome };
-    }
     const doc: PlannedDocument = {
       path: journaled.path,
       displayPath: journaled.path,
@@ -110,9 +99,23 @@ export async function collectTaskOf(
       ...(journaled.sourcePageCount !== undefined ? { sourcePageCount: journaled.sourcePageCount } : {}),
     };
     const placed = journaled.part ? await rejoinedPart(doc, journaled.part) : { doc };
+    // A part's job: whoever runs it (this command hosting, or the host it rides along on), its source's result is written again once it ends.
+    const rejoin = placed.others
+      ? new SourceRejoin(placed.doc, placed.others, {
+          storeDb: settings.storeDb,
+          write: deps.writeResult ?? writeFileAtomically,
+          now: () => deps.clock.now(),
+          notice: (message) => deps.events.notice?.(message),
+        })
+      : undefined;
+    if (journaled.finalized) {
+      // Finished already (a run killed before it rewrote the source, or a second collect): the source is written again from the parts on disk, nothing sent.
+      const outcome = await rechecked(deps, await outcomeFromFile(placed.doc.output, placed.doc.displayPath));
+      if (outcome) return { outcome: rejoin ? await rejoin.joined(outcome) : outcome };
+    }
     const task = new DocumentTask(placed.doc, now);
     await resumeJob(task, journaled);
-    return { task, ...(placed.others ? { others: placed.others } : {}) };
+    return { task, ...(rejoin ? { rejoin } : {}) };
   }
   // Finished jobs leave the journal when it is compacted: a result on disk that names the job says it is done.
   const saved = await findResultOfJob(outDir, parentJobId);
