@@ -11,7 +11,8 @@ import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
 import { sessionRunner } from './batch-session.js';
 import { PartResults } from './parts.js';
-import { rejoinedPart, SourceRejoin } from './part-rejoin.js';
+import { partOfSavedResult, rejoinedPart, SourceRejoin } from './part-rejoin.js';
+import type { JournaledPart } from '../batch/journal-records.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 
 /** Finish a job from its parent id alone (see collectTaskOf), in this command's runner (which other commands may submit to). */
@@ -98,16 +99,7 @@ export async function collectTaskOf(
       ...(journaled.sourcePages ? { sourcePages: journaled.sourcePages } : {}),
       ...(journaled.sourcePageCount !== undefined ? { sourcePageCount: journaled.sourcePageCount } : {}),
     };
-    const placed = journaled.part ? await rejoinedPart(doc, journaled.part) : { doc };
-    // A part's job: whoever runs it (this command hosting, or the host it rides along on), its source's result is written again once it ends.
-    const rejoin = placed.others
-      ? new SourceRejoin(placed.doc, placed.others, {
-          storeDb: settings.storeDb,
-          write: deps.writeResult ?? writeFileAtomically,
-          now: () => deps.clock.now(),
-          notice: (message) => deps.events.notice?.(message),
-        })
-      : undefined;
+    const { placed, rejoin } = await placedPart(deps, settings, doc, journaled.part);
     if (journaled.finalized) {
       // Finished already (a run killed before it rewrote the source, or a second collect): the source is written again from the parts on disk, nothing sent.
       const outcome = await rechecked(deps, await outcomeFromFile(placed.doc.output, placed.doc.displayPath));
@@ -120,10 +112,13 @@ export async function collectTaskOf(
   // Finished jobs leave the journal when it is compacted: a result on disk that names the job says it is done.
   const saved = await findResultOfJob(outDir, parentJobId);
   if (saved) {
-    const outcome = await rechecked(deps, await outcomeFromFile(saved.path, saved.source));
+    // A part's result: its source is written again from the parts on disk, as when the journal still knows the job.
+    const savedPart = await partOfSavedResult(outDir, saved.path);
+    const { placed, rejoin } = savedPart ? await placedPart(deps, settings, savedPart.doc, savedPart.part) : { placed: undefined, rejoin: undefined };
+    const outcome = await rechecked(deps, await outcomeFromFile(saved.path, placed?.doc.displayPath ?? saved.source));
     if (outcome) {
       deps.events.notice?.(`job ${parentJobId} is finished: its result is on disk at ${saved.path} (nothing to collect, nothing sent)`);
-      return { outcome };
+      return { outcome: rejoin ? await rejoin.joined(outcome) : outcome };
     }
   }
   deps.events.notice?.(`job ${parentJobId} is not in the journal: collecting what the server has (chunk ids are unknown, so failed chunks cannot be retried)`);
@@ -142,6 +137,28 @@ export async function collectTaskOf(
   const task = new DocumentTask(doc, now);
   task.openJob({ parentJobId, chunks: [], expiresAt: now + settings.ttlMs, pages: 0, model: null });
   return { task };
+}
+
+/**
+ * A part's job placed in its source, with the rule that completes the
+ * source: whoever runs the part (this command hosting, or the host it rides
+ * along on), the source's result is written again once it ends.
+ */
+async function placedPart(
+  deps: Pick<BatchDeps, 'clock' | 'events' | 'writeResult'>,
+  settings: RunSettings,
+  doc: PlannedDocument,
+  part: JournaledPart | undefined,
+): Promise<{ placed: { doc: PlannedDocument }; rejoin?: SourceRejoin }> {
+  const placed = part ? await rejoinedPart(doc, part) : { doc };
+  if (!placed.others) return { placed };
+  const rejoin = new SourceRejoin(placed.doc, placed.others, {
+    storeDb: settings.storeDb,
+    write: deps.writeResult ?? writeFileAtomically,
+    now: () => deps.clock.now(),
+    notice: (message) => deps.events.notice?.(message),
+  });
+  return { placed, rejoin };
 }
 
 /** A result already on disk, with today's verdict when schemas are in use. */

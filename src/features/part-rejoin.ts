@@ -4,8 +4,9 @@ import { readResultFile } from '../batch/result-file.js';
 import { samePages } from '../batch/question.js';
 import { formatPages } from '../files/page-selection.js';
 import type { ResultWriter } from '../store/atomic-write.js';
+import { join, relative } from 'node:path';
 import { outcomeFromFile } from './resume-tasks.js';
-import { partDisplayPath, PartResults, type PartEntry } from './parts.js';
+import { partDisplayPath, PartResults, PARTS_FOLDER, type PartEntry } from './parts.js';
 
 /** A part's job rebuilt from the journal, placed in its source: its siblings as the source's result lists them. */
 export interface RejoinedPart {
@@ -87,6 +88,43 @@ export class SourceRejoin {
   get parts(): PartResults {
     return this.results;
   }
+}
+
+/**
+ * A part's result found on disk under `<outDir>/.parts` once its job has left
+ * the journal (finished jobs leave it when it is compacted): the part as the
+ * journal knew it, from where its file is (`.parts/<name>.pX-Y.json` belongs
+ * to `<name>.json`) and its place in the source's listing. Undefined when the
+ * file is no part's, or its source's result does not list it.
+ */
+export async function partOfSavedResult(outDir: string, path: string): Promise<{ doc: PlannedDocument; part: JournaledPart } | undefined> {
+  const inParts = relative(join(outDir, PARTS_FOLDER), path);
+  const result = await readResultFile(path);
+  const pages = result?.source_pages;
+  if (inParts.startsWith('..') || !result?.source || !isPageList(pages) || pages.length === 0) return undefined;
+  const suffix = `.p${formatPages(pages)}.json`;
+  if (!inParts.endsWith(suffix)) return undefined;
+  const output = join(outDir, `${inParts.slice(0, -suffix.length)}.json`);
+  const listed = (await readResultFile(output)) as { parts?: unknown; source?: { sha256?: unknown } } | undefined;
+  if (!Array.isArray(listed?.parts) || listed.source?.sha256 !== result.source.sha256) return undefined;
+  const entries = listed.parts.map(entryOf);
+  const index = entries.findIndex((entry) => entry !== undefined && samePages(entry.source_pages, pages));
+  if (index < 0) return undefined;
+  const source = result.source;
+  const doc: PlannedDocument = {
+    path: source.path,
+    displayPath: source.path,
+    sha256: source.sha256,
+    size: source.size,
+    type: 'pdf',
+    contentType: 'application/pdf',
+    pages: pages.length,
+    output: path,
+    sourcePages: pages,
+    ...(typeof source.pages === 'number' ? { sourcePageCount: source.pages } : {}),
+    ...(typeof result.question?.model === 'string' ? { model: result.question.model } : {}),
+  };
+  return { doc, part: { output, displayPath: source.path, index, count: entries.length } };
 }
 
 /** A sibling's result file beside this part's: the same name with the sibling's pages (`statement.pdf.p151.json`). */

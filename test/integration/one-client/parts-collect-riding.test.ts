@@ -51,9 +51,7 @@ describe('a part collected riding along on another command', () => {
 
       // Another command holds the state folder and hosts: its own upload waits, so it is still running when collect comes.
       hostHeld.hold(sha256Of(join(ws.inputs, 'host', 'id-card.png')));
-      const host = rig.track(
-        startChildCli(['extract', join(ws.inputs, 'host'), '--out', join(ws.dir, 'out-host'), '--json', ...UNTHROTTLED_FLAGS], env),
-      );
+      const host = rig.track(startChildCli(['extract', join(ws.inputs, 'host'), '--out', join(ws.dir, 'out-host'), '--json', ...UNTHROTTLED_FLAGS], env));
       await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the extract to host');
       const collecting = rig.track(startChildCli([...(finish as string).split(' '), '--json', ...UNTHROTTLED_FLAGS], env));
       await waitForClient(stateDir, 'collect to ride along on the extract', collecting.child.pid);
