@@ -6,7 +6,7 @@
  * disk, and `collect` of part 1 (finalized already) writes it again and reports it, sending nothing.
  * Every step waits on a positive signal: the emulator's holds, the journal, the parts' result files.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEndpoint, EmulatorEvent } from '../../src/emulator/index.js';
@@ -107,6 +107,59 @@ describe('a source in parts, a part finished by a run killed before it rewrote t
       expect(parseNdjson(collectA.stdout)).toEqual([expect.objectContaining({ status: 'complete', output: sourceResult })]);
       expect(JSON.parse(readFileSync(sourceResult, 'utf8'))).toMatchObject({ status: 'complete', pages: { total: 301, processed: 301, missing: [] } });
       expect(countedRequests(emu.counters)).toBe(sentBefore);
+    },
+  );
+
+  it(
+    'every part finished, killed (-9) before the source was written: the rerun of the same extract writes statement.pdf.json complete, with no upload and no charge',
+    { timeout: 180_000 },
+    async () => {
+      // Part 1's finalize (its second `result`, after the one whose answer was saved) is held: its result is on disk, the run not done with it.
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const hold = { armed: undefined as string | undefined, finalizeHeld: false };
+      const emu = (rig.emulator = await startTestEmulator({
+        holdDocument: (endpoint, sha256) => {
+          if (endpoint !== 'result' || sha256 !== hold.armed) return undefined;
+          hold.finalizeHeld = true;
+          return released;
+        },
+      }));
+      emu.events.on('event', (event: EmulatorEvent) => {
+        if (event.type === 'collect' && hold.armed === undefined && hold.finalizeHeld === false) hold.armed = event.sha256;
+      });
+      const ws = makeWorkspace({ 'statement.pdf': 'broken/over-limit-151.pdf' });
+      const env = emulatorEnv(emu);
+      const sourceResult = join(ws.out, 'statement.pdf.json');
+      const partFile = (pages: string): string => join(ws.out, '.parts', `statement.pdf.p${pages}.json`);
+      const extractArgs = ['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS];
+
+      const first = rig.track(startChildCli(extractArgs, env));
+      await waitFor(() => hold.finalizeHeld, "part 1's finalize held");
+      await waitFor(() => completeAt(partFile('1-150')) && completeAt(partFile('151')), 'both parts written');
+      first.child.kill('SIGKILL');
+      await first.done;
+      expect(existsSync(sourceResult)).toBe(false);
+      // The killed run's held finalize stays held; the rerun's own is not.
+      hold.armed = '';
+      const uploads = emu.counters.requestsByEndpoint.documents;
+      const charged = emu.counters.creditsCharged;
+
+      const rerun = await runCli(extractArgs, { env });
+      expectNoStackTrace(rerun.stderr);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(sourceResult, 'utf8'))).toMatchObject({
+        status: 'complete',
+        pages: { total: 151, processed: 151, missing: [] },
+        parts: [
+          { status: 'complete', result_file: partFile('1-150') },
+          { status: 'complete', result_file: partFile('151') },
+        ],
+      });
+      expect(parseNdjson(rerun.stdout)).toEqual([expect.objectContaining({ status: 'complete', output: sourceResult })]);
+      expect(emu.counters.requestsByEndpoint.documents).toBe(uploads);
+      expect(emu.counters.creditsCharged).toBe(charged);
+      release();
     },
   );
 });
