@@ -11,7 +11,8 @@ import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
 import { sessionRunner } from './batch-session.js';
 import { PartResults } from './parts.js';
-import { rejoinedPart, type RejoinedPart } from './part-rejoin.js';
+import { partOfSavedResult, rejoinedPart, SourceRejoin } from './part-rejoin.js';
+import type { JournaledPart } from '../batch/journal-records.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import { collectedJobOutput } from '../store/result-names.js';
 
@@ -30,14 +31,7 @@ export async function runCollectJob(
   }
   const parentJobId = found.task.job?.parentJobId ?? askedJobId;
   // A part's job: once it is finished, its source's result is written again, and the source is what this command reports.
-  const parts = new PartResults(
-    [],
-    settings.storeDb,
-    deps.writeResult ?? writeFileAtomically,
-    () => deps.clock.now(),
-    (message) => deps.events.notice?.(message),
-  );
-  if (found.others) parts.rejoin(found.task.doc, found.others);
+  const parts = found.rejoin?.parts ?? new PartResults([], settings.storeDb, writeFileAtomically, () => deps.clock.now());
   const runner = sessionRunner(deps, settings, { events: parts.joining(deps.events) });
   const planner = new ArrivalPlanner(
     deps.session.state,
@@ -74,13 +68,13 @@ export async function runCollectJob(
  * has, write it, and name the missing pages.
  */
 export async function collectTaskOf(
-  deps: Pick<BatchDeps, 'session' | 'clock' | 'events' | 'checker'>,
+  deps: Pick<BatchDeps, 'session' | 'clock' | 'events' | 'checker' | 'writeResult'>,
   askedJobId: string,
   settings: RunSettings,
   outDir: string,
   /** The command riding along that asked for it (its outcome goes back there). @default this process */
   owner: Pick<PlannedDocument, 'origin' | 'askedAs'> = {},
-): Promise<{ task: DocumentTask; others?: RejoinedPart['others'] } | { outcome: DocumentOutcome }> {
+): Promise<{ task: DocumentTask; rejoin?: SourceRejoin } | { outcome: DocumentOutcome }> {
   const now = deps.clock.now();
   // A chunk id names its parent in the journal: that is the job to collect.
   const parentOfChunk = [...deps.session.state.jobs.values()].find((job) => job.chunks.some((chunk) => chunk.jobId === askedJobId));
@@ -88,10 +82,6 @@ export async function collectTaskOf(
   const parentJobId = parentOfChunk?.parentJobId ?? askedJobId;
   const journaled = deps.session.state.jobs.get(parentJobId);
   if (journaled) {
-    if (journaled.finalized) {
-      const outcome = await rechecked(deps, await outcomeFromFile(journaled.resultWritten?.output ?? journaled.output, journaled.path));
-      if (outcome) return { outcome };
-    }
     const doc: PlannedDocument = {
       path: journaled.path,
       displayPath: journaled.path,
@@ -110,18 +100,26 @@ export async function collectTaskOf(
       ...(journaled.sourcePages ? { sourcePages: journaled.sourcePages } : {}),
       ...(journaled.sourcePageCount !== undefined ? { sourcePageCount: journaled.sourcePageCount } : {}),
     };
-    const placed = journaled.part ? await rejoinedPart(doc, journaled.part) : { doc };
+    const { placed, rejoin } = await placedPart(deps, settings, doc, journaled.part);
+    if (journaled.finalized) {
+      // Finished already (a run killed before it rewrote the source, or a second collect): the source is written again from the parts on disk, nothing sent.
+      const outcome = await rechecked(deps, await outcomeFromFile(placed.doc.output, placed.doc.displayPath));
+      if (outcome) return { outcome: rejoin ? await rejoin.joined(outcome) : outcome };
+    }
     const task = new DocumentTask(placed.doc, now);
     await resumeJob(task, journaled);
-    return { task, ...(placed.others ? { others: placed.others } : {}) };
+    return { task, ...(rejoin ? { rejoin } : {}) };
   }
   // Finished jobs leave the journal when it is compacted: a result on disk that names the job says it is done.
   const saved = await findResultOfJob(outDir, parentJobId);
   if (saved) {
-    const outcome = await rechecked(deps, await outcomeFromFile(saved.path, saved.source));
+    // A part's result: its source is written again from the parts on disk, as when the journal still knows the job.
+    const savedPart = await partOfSavedResult(outDir, saved.path);
+    const { placed, rejoin } = savedPart ? await placedPart(deps, settings, savedPart.doc, savedPart.part) : { placed: undefined, rejoin: undefined };
+    const outcome = await rechecked(deps, await outcomeFromFile(saved.path, placed?.doc.displayPath ?? saved.source));
     if (outcome) {
       deps.events.notice?.(`job ${parentJobId} is finished: its result is on disk at ${saved.path} (nothing to collect, nothing sent)`);
-      return { outcome };
+      return { outcome: rejoin ? await rejoin.joined(outcome) : outcome };
     }
   }
   deps.events.notice?.(`job ${parentJobId} is not in the journal: collecting what the server has (chunk ids are unknown, so failed chunks cannot be retried)`);
@@ -140,6 +138,28 @@ export async function collectTaskOf(
   const task = new DocumentTask(doc, now);
   task.openJob({ parentJobId, chunks: [], expiresAt: now + settings.ttlMs, pages: 0, model: null });
   return { task };
+}
+
+/**
+ * A part's job placed in its source, with the rule that completes the
+ * source: whoever runs the part (this command hosting, or the host it rides
+ * along on), the source's result is written again once it ends.
+ */
+async function placedPart(
+  deps: Pick<BatchDeps, 'clock' | 'events' | 'writeResult'>,
+  settings: RunSettings,
+  doc: PlannedDocument,
+  part: JournaledPart | undefined,
+): Promise<{ placed: { doc: PlannedDocument }; rejoin?: SourceRejoin }> {
+  const placed = part ? await rejoinedPart(doc, part) : { doc };
+  if (!placed.others) return { placed };
+  const rejoin = new SourceRejoin(placed.doc, placed.others, {
+    storeDb: settings.storeDb,
+    write: deps.writeResult ?? writeFileAtomically,
+    now: () => deps.clock.now(),
+    notice: (message) => deps.events.notice?.(message),
+  });
+  return { placed, rejoin };
 }
 
 /** A result already on disk, with today's verdict when schemas are in use. */

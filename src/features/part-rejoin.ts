@@ -1,7 +1,13 @@
 import type { DocumentOutcome, DocumentStatus, PlannedDocument } from '../batch/batch-types.js';
 import type { JournaledPart } from '../batch/journal-records.js';
 import { readResultFile } from '../batch/result-file.js';
-import { partDisplayPath, type PartEntry } from './parts.js';
+import { samePages } from '../batch/question.js';
+import { formatPages } from '../files/page-selection.js';
+import type { ResultWriter } from '../store/atomic-write.js';
+import { join, relative } from 'node:path';
+import { outcomeFromFile } from './resume-tasks.js';
+import { partDisplayPath, PartResults, type PartEntry } from './parts.js';
+import { PARTS_FOLDER } from '../store/result-names.js';
 
 /** A part's job rebuilt from the journal, placed in its source: its siblings as the source's result lists them. */
 export interface RejoinedPart {
@@ -31,19 +37,109 @@ export async function rejoinedPart(doc: PlannedDocument, part: JournaledPart): P
   if (entries.length === 0 || entries.some((entry) => entry === undefined) || !isPageList(sourcePages) || source?.source?.sha256 !== doc.sha256)
     return { doc: alone };
   const placed: PlannedDocument = { ...alone, part: { ...part, pages: sourcePages } };
-  const others = (entries as PartEntry[]).flatMap((entry, index) => {
-    if (index === part.index) return [];
-    const sibling: PlannedDocument = {
-      ...placed,
-      displayPath: partDisplayPath(part.displayPath, entry.source_pages, pageCount),
-      pages: entry.source_pages.length,
-      sourcePages: entry.source_pages,
-      output: entry.result_file ?? '',
-      part: { ...part, pages: sourcePages, index },
-    };
-    return [{ doc: sibling, outcome: outcomeOfEntry(entry, sibling) }];
-  });
-  return { doc: placed, others: { docs: others.map((other) => other.doc), outcomes: others.map((other) => other.outcome) } };
+  const others = await Promise.all(
+    (entries as PartEntry[]).map(async (entry, index) => {
+      if (index === part.index) return undefined;
+      const output = entry.result_file ?? siblingOutput(doc.output, pages, entry.source_pages);
+      const sibling: PlannedDocument = {
+        ...placed,
+        displayPath: partDisplayPath(part.displayPath, entry.source_pages, pageCount),
+        pages: entry.source_pages.length,
+        sourcePages: entry.source_pages,
+        output: output ?? '',
+        part: { ...part, pages: sourcePages, index },
+      };
+      // The part's own result on disk says how it ended now; the source's listing may predate it (a run killed between the two writes).
+      const onDisk = output ? await answeredPart(output, sibling) : undefined;
+      return { doc: sibling, outcome: onDisk ?? outcomeOfEntry(entry, sibling) };
+    }),
+  );
+  const siblings = others.filter((other) => other !== undefined);
+  return { doc: placed, others: { docs: siblings.map((other) => other.doc), outcomes: siblings.map((other) => other.outcome) } };
+}
+
+/**
+ * The source's result written again from a part's outcome and its siblings'
+ * (`others`): the one rule of a part finished by `collect`, whether this
+ * command hosts or another command's host runs it for it. The source's
+ * outcome is what that `collect` reports.
+ */
+export class SourceRejoin {
+  private readonly results: PartResults;
+
+  constructor(
+    readonly part: PlannedDocument,
+    others: NonNullable<RejoinedPart['others']>,
+    how: { storeDb: boolean; write: ResultWriter; now: () => number; notice: (message: string) => void },
+  ) {
+    this.results = new PartResults([], how.storeDb, how.write, how.now, how.notice);
+    this.results.rejoin(part, others);
+  }
+
+  /** The part ended with `outcome`: the source's result is written, and its outcome given back. */
+  joined(outcome: DocumentOutcome): Promise<DocumentOutcome> {
+    return new Promise((resolve) => {
+      this.results.note(outcome, resolve);
+      // A note that writes nothing (an outcome not of this part) settles with the part's own.
+      void this.results.settled().then(() => resolve(outcome));
+    });
+  }
+
+  /** The PartResults behind it, for a command reporting its outcomes through events (the source in place of the part). */
+  get parts(): PartResults {
+    return this.results;
+  }
+}
+
+/**
+ * A part's result found on disk under `<outDir>/.parts` once its job has left
+ * the journal (finished jobs leave it when it is compacted): the part as the
+ * journal knew it, from where its file is (`.parts/<name>.pX-Y.json` belongs
+ * to `<name>.json`) and its place in the source's listing. Undefined when the
+ * file is no part's, or its source's result does not list it.
+ */
+export async function partOfSavedResult(outDir: string, path: string): Promise<{ doc: PlannedDocument; part: JournaledPart } | undefined> {
+  const inParts = relative(join(outDir, PARTS_FOLDER), path);
+  const result = await readResultFile(path);
+  const pages = result?.source_pages;
+  if (inParts.startsWith('..') || !result?.source || !isPageList(pages) || pages.length === 0) return undefined;
+  const suffix = `.p${formatPages(pages)}.json`;
+  if (!inParts.endsWith(suffix)) return undefined;
+  const output = join(outDir, `${inParts.slice(0, -suffix.length)}.json`);
+  const listed = (await readResultFile(output)) as { parts?: unknown; source?: { sha256?: unknown } } | undefined;
+  if (!Array.isArray(listed?.parts) || listed.source?.sha256 !== result.source.sha256) return undefined;
+  const entries = listed.parts.map(entryOf);
+  const index = entries.findIndex((entry) => entry !== undefined && samePages(entry.source_pages, pages));
+  if (index < 0) return undefined;
+  const source = result.source;
+  const doc: PlannedDocument = {
+    path: source.path,
+    displayPath: source.path,
+    sha256: source.sha256,
+    size: source.size,
+    type: 'pdf',
+    contentType: 'application/pdf',
+    pages: pages.length,
+    output: path,
+    sourcePages: pages,
+    ...(typeof source.pages === 'number' ? { sourcePageCount: source.pages } : {}),
+    ...(typeof result.question?.model === 'string' ? { model: result.question.model } : {}),
+  };
+  return { doc, part: { output, displayPath: source.path, index, count: entries.length } };
+}
+
+/** A sibling's result file beside this part's: the same name with the sibling's pages (`statement.pdf.p151.json`). */
+function siblingOutput(output: string, pages: readonly number[], siblingPages: readonly number[]): string | undefined {
+  const suffix = `.p${formatPages(pages)}.json`;
+  return pages.length > 0 && output.endsWith(suffix) ? `${output.slice(0, -suffix.length)}.p${formatPages(siblingPages)}.json` : undefined;
+}
+
+/** A sibling's outcome from its own result file, when that file answers the sibling's question (same source, same pages). */
+async function answeredPart(output: string, sibling: PlannedDocument): Promise<DocumentOutcome | undefined> {
+  const written = await readResultFile(output);
+  if (written?.source?.sha256 !== sibling.sha256 || !isPageList(written.source_pages)) return undefined;
+  if (!samePages(written.source_pages, sibling.sourcePages ?? [])) return undefined;
+  return outcomeFromFile(output, sibling.displayPath);
 }
 
 /** How a sibling ended, as the source's result says; it cost this command nothing. */

@@ -13,7 +13,7 @@ export function outputPathFor(outDir: string, commonBase: string, inputPath: str
 }
 
 /** Where the result of each part is kept, below the output folder: hidden, so that the output holds one result per source (and export and the results index see only those). */
-const PARTS_FOLDER = '.parts';
+export const PARTS_FOLDER = '.parts';
 
 /** The file of one part's result: `<out>/.parts/<file>.p1-150.json`. */
 export function partOutput(outDir: string, commonBase: string): (path: string, pages: readonly number[]) => string {

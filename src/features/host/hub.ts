@@ -8,6 +8,7 @@ import { recheckReused } from '../checks/recheck.js';
 import type { ArrivalPlanner } from '../resume-tasks.js';
 import type { ServerJobView } from '../refresh-jobs.js';
 import type { ChunkProcessed } from '../../api/index.js';
+import type { SourceRejoin } from '../part-rejoin.js';
 import { CommandsFile, commandsFilePath, runningCommands, type Origin } from './commands-file.js';
 import { hostSocketPath, readMessages, send, type ClientMessage, type DocumentNews, type HostMessage, type SharedRunTerms } from './protocol.js';
 import type { TaskQueue } from './task-queue.js';
@@ -24,7 +25,7 @@ export interface HostedRun {
     jobId: string,
     outDir: string,
     owner: Required<Pick<PlannedDocument, 'origin' | 'askedAs'>>,
-  ): Promise<{ task: DocumentTask } | { outcome: DocumentOutcome }>;
+  ): Promise<{ task: DocumentTask; rejoin?: SourceRejoin } | { outcome: DocumentOutcome }>;
   /** Told after every finished document (the hosted run checks whether its own work is done). */
   afterFinish(): void;
 }
@@ -56,6 +57,8 @@ export class HostHub {
   readonly live = new Set<DocumentTask>();
   /** Outcomes of these documents also answer a `collect` that found its job under way. */
   private readonly watchers = new Map<PlannedDocument, { origin: string; id: number }[]>();
+  /** A part's job collected for another command: its source's result is written again before that command gets its answer (the source's). */
+  private readonly rejoins = new Map<PlannedDocument, SourceRejoin>();
   /** The run is draining (handover or Ctrl-C): what it leaves undone is submitted again elsewhere, not reported. */
   private draining = false;
   private readonly commands: CommandsFile;
@@ -129,7 +132,12 @@ export class HostHub {
     for (const watcher of watching ?? []) this.answer(watcher.origin, watcher.id, outcome);
     if (!doc.origin || doc.askedAs === undefined) return false;
     this.run?.planner.finished(outcome, doc);
-    this.answer(doc.origin, doc.askedAs, outcome);
+    const rejoin = this.rejoins.get(doc);
+    this.rejoins.delete(doc);
+    const origin = doc.origin;
+    const askedAs = doc.askedAs;
+    if (rejoin) void rejoin.joined(outcome).then((source) => this.answer(origin, askedAs, source));
+    else this.answer(origin, askedAs, outcome);
     return true;
   }
 
@@ -286,6 +294,7 @@ export class HostHub {
       return;
     }
     if (found.task.job) run.planner.claimJob(found.task.job.parentJobId);
+    if (found.rejoin) this.rejoins.set(found.task.doc, found.rejoin);
     this.feedSubmitted(run, [found.task]);
   }
 

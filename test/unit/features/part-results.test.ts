@@ -10,7 +10,7 @@ import type { DocumentOutcome, PlannedDocument } from '../../../src/batch/batch-
 import { writeResult, type ResultDocument } from '../../../src/batch/result-file.js';
 import { PartResults, partsOf } from '../../../src/features/parts.js';
 import { partOutput } from '../../../src/store/result-names.js';
-import { rejoinedPart } from '../../../src/features/part-rejoin.js';
+import { partOfSavedResult, rejoinedPart } from '../../../src/features/part-rejoin.js';
 import { writeFileAtomically } from '../../../src/store/atomic-write.js';
 
 const PAGES = 151;
@@ -242,5 +242,23 @@ describe('a part finished alone (collect of its job) rewrites its source from th
     const { line, result } = await collected(ws, 1);
     expect(line).toMatchObject({ status: 'complete', output: ws.source.output });
     expect(result).toMatchObject({ status: 'complete', pages: { total: PAGES, processed: PAGES, missing: [] } });
+  });
+  it("the other part finished since the source's listing was written (its run killed before rewriting it): read from its own result, the source is complete", async () => {
+    const ws = await interruptedRun();
+    await answered(ws.parts[1]!, 'complete');
+    const { line, result } = await collected(ws, 0);
+    expect(line).toMatchObject({ status: 'complete', output: ws.source.output });
+    expect(result.parts.map((part) => part.status)).toEqual(['complete', 'complete']);
+    expect(result).toMatchObject({ status: 'complete', pages: { total: PAGES, processed: PAGES, missing: [] } });
+  });
+
+  it("a part's result found on disk once its job left the journal: its place in the source, from its file's name and the source's listing", async () => {
+    const ws = await interruptedRun();
+    await answered(ws.parts[1]!, 'complete');
+    const found = await partOfSavedResult(join(ws.dir, 'out'), ws.parts[1]!.output);
+    expect(found?.part).toEqual({ output: ws.source.output, displayPath: ws.source.path, index: 1, count: 2 });
+    expect(found?.doc).toMatchObject({ output: ws.parts[1]!.output, sourcePages: [151], sourcePageCount: PAGES, sha256: ws.source.sha256 });
+    // The source's own result is no part's.
+    expect(await partOfSavedResult(join(ws.dir, 'out'), ws.source.output)).toBeUndefined();
   });
 });

@@ -1,0 +1,165 @@
+/**
+ * A part finished by any command completes its source (issue 41): a 301-page statement in three
+ * parts (1-150, 151-300, 301). Ctrl-C leaves parts 1 and 2 open; the rerun finishes part 1 (its
+ * result written, its job finalized) and is killed (-9) while part 2 is held, so the source's result
+ * still lists part 1 interrupted. `collect` of part 2 then completes the source from the parts on
+ * disk, and `collect` of part 1 (finalized already) writes it again and reports it, sending nothing.
+ * Every step waits on a positive signal: the emulator's holds, the journal, the parts' result files.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { EmulatorEndpoint, EmulatorEvent } from '../../src/emulator/index.js';
+import { startChildCli } from '../helpers/child-run.js';
+import { emulatorEnv, expectNoStackTrace, readJournal, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { holdAnswersUntilReleased, holdDocumentsUntilReleased } from '../helpers/held-answers.js';
+import { labelledPdf } from '../helpers/make-pdf.js';
+import { commandRig, completeAt, waitFor } from '../helpers/one-client.js';
+import { runCli } from '../helpers/run-cli.js';
+import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
+
+const rig = commandRig();
+
+interface SourceResult {
+  status: string;
+  pages: { total: number; processed: number; missing: number[] };
+  parts: { source_pages: number[]; status: string; result_file: string | null }[];
+}
+
+/** The counted requests the emulator has answered so far (uploads, processing, results). */
+function countedRequests(counters: { requestsByEndpoint: Record<EmulatorEndpoint, number> }): number {
+  const { documents, process, result } = counters.requestsByEndpoint;
+  return documents + process + result;
+}
+
+describe('a source in parts, a part finished by a run killed before it rewrote the source', () => {
+  it(
+    'collect of the last open part completes statement.pdf.json from the parts on disk; collect of the finalized part rewrites it, nothing sent',
+    { timeout: 240_000 },
+    async () => {
+      const processHeld = holdAnswersUntilReleased({ endpoints: ['process'] });
+      const partHeld = holdDocumentsUntilReleased(['process']);
+      const emu = (rig.emulator = await startTestEmulator({ holdAnswer: processHeld.holdAnswer, holdDocument: partHeld.holdDocument }));
+      const events: EmulatorEvent[] = [];
+      emu.events.on('event', (event: EmulatorEvent) => events.push(event));
+      const ws = makeWorkspace({});
+      writeFileSync(join(ws.dir, 'statement.pdf'), await labelledPdf('Statement', 301));
+      const env = emulatorEnv(emu);
+      const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+      const sourceResult = join(ws.out, 'statement.pdf.json');
+      const partFile = (pages: string): string => join(ws.out, '.parts', `statement.pdf.p${pages}.json`);
+      const extractArgs = ['extract', join(ws.dir, 'statement.pdf'), '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS];
+      const manifests = (): { parentJobId: string; part: { index: number } }[] =>
+        readJournal(stateDir).filter((record) => record.type === 'manifest') as unknown as { parentJobId: string; part: { index: number } }[];
+
+      // Ctrl-C with parts 1 and 2 open (their processing held), part 3 answered at its upload.
+      const first = rig.track(startChildCli(extractArgs, env));
+      await waitFor(() => manifests().length === 2, "parts 1 and 2's jobs journaled");
+      await waitFor(() => completeAt(partFile('301')), 'part 3 answered and written');
+      first.child.kill('SIGINT');
+      await waitFor(() => first.stderrSoFar().includes('SIGINT: finishing the requests in flight'), 'the run to stop taking work');
+      processHeld.release();
+      expect((await first.done).code).toBe(130);
+      const jobOf = (index: number): string => manifests().find((record) => record.part.index === index)?.parentJobId as string;
+      const [jobA, jobB] = [jobOf(0), jobOf(1)];
+      expect((JSON.parse(readFileSync(sourceResult, 'utf8')) as SourceResult).parts.map((part) => part.status)).toEqual([
+        'interrupted',
+        'interrupted',
+        'complete',
+      ]);
+
+      // The rerun finishes part 1 while part 2's processing is held, and is killed before it could write the source.
+      partHeld.hold(events.find((event) => event.type === 'split' && event.jobId === jobB)?.sha256 as string);
+      const rerun = rig.track(startChildCli(extractArgs, env));
+      await waitFor(() => readJournal(stateDir).some((record) => record.type === 'finalized' && record.parentJobId === jobA), "part 1's job finalized");
+      await waitFor(() => completeAt(partFile('1-150')), "part 1's result written");
+      rerun.child.kill('SIGKILL');
+      await rerun.done;
+      // Where the test starts from: the source still says part 1 is interrupted.
+      expect((JSON.parse(readFileSync(sourceResult, 'utf8')) as SourceResult).parts.map((part) => part.status)).toEqual([
+        'interrupted',
+        'interrupted',
+        'complete',
+      ]);
+      partHeld.release();
+
+      // The last open part: its collect reads part 1 from its own result, not from the source's stale listing.
+      const collectB = await runCli(['collect', jobB, '--json', ...UNTHROTTLED_FLAGS], { env });
+      expectNoStackTrace(collectB.stderr);
+      expect(collectB.code, collectB.stderr).toBe(0);
+      const after = JSON.parse(readFileSync(sourceResult, 'utf8')) as SourceResult;
+      expect(after.status).toBe('complete');
+      expect(after.pages).toEqual({ total: 301, processed: 301, missing: [] });
+      expect(after.parts.map((part) => [part.status, part.result_file])).toEqual([
+        ['complete', partFile('1-150')],
+        ['complete', partFile('151-300')],
+        ['complete', partFile('301')],
+      ]);
+      expect(parseNdjson(collectB.stdout)).toEqual([expect.objectContaining({ status: 'complete', output: sourceResult })]);
+
+      // The part whose job was finalized already, and has left the journal since (compacted): collect, told the output folder, finds the
+      // part's result there and writes the source again from the parts on disk, and reports it; nothing is sent.
+      expect(readJournal(stateDir).some((record) => record.parentJobId === jobA)).toBe(false);
+      const sentBefore = countedRequests(emu.counters);
+      const collectA = await runCli(['collect', jobA, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
+      expectNoStackTrace(collectA.stderr);
+      expect(collectA.code, collectA.stderr).toBe(0);
+      expect(parseNdjson(collectA.stdout)).toEqual([expect.objectContaining({ status: 'complete', output: sourceResult })]);
+      expect(JSON.parse(readFileSync(sourceResult, 'utf8'))).toMatchObject({ status: 'complete', pages: { total: 301, processed: 301, missing: [] } });
+      expect(countedRequests(emu.counters)).toBe(sentBefore);
+    },
+  );
+
+  it(
+    'every part finished, killed (-9) before the source was written: the rerun of the same extract writes statement.pdf.json complete, with no upload and no charge',
+    { timeout: 180_000 },
+    async () => {
+      // Part 1's finalize (its second `result`, after the one whose answer was saved) is held: its result is on disk, the run not done with it.
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const hold = { armed: undefined as string | undefined, finalizeHeld: false };
+      const emu = (rig.emulator = await startTestEmulator({
+        holdDocument: (endpoint, sha256) => {
+          if (endpoint !== 'result' || sha256 !== hold.armed) return undefined;
+          hold.finalizeHeld = true;
+          return released;
+        },
+      }));
+      emu.events.on('event', (event: EmulatorEvent) => {
+        if (event.type === 'collect' && hold.armed === undefined && hold.finalizeHeld === false) hold.armed = event.sha256;
+      });
+      const ws = makeWorkspace({ 'statement.pdf': 'broken/over-limit-151.pdf' });
+      const env = emulatorEnv(emu);
+      const sourceResult = join(ws.out, 'statement.pdf.json');
+      const partFile = (pages: string): string => join(ws.out, '.parts', `statement.pdf.p${pages}.json`);
+      const extractArgs = ['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS];
+
+      const first = rig.track(startChildCli(extractArgs, env));
+      await waitFor(() => hold.finalizeHeld, "part 1's finalize held");
+      await waitFor(() => completeAt(partFile('1-150')) && completeAt(partFile('151')), 'both parts written');
+      first.child.kill('SIGKILL');
+      await first.done;
+      expect(existsSync(sourceResult)).toBe(false);
+      // The killed run's held finalize stays held; the rerun's own is not.
+      hold.armed = '';
+      const uploads = emu.counters.requestsByEndpoint.documents;
+      const charged = emu.counters.creditsCharged;
+
+      const rerun = await runCli(extractArgs, { env });
+      expectNoStackTrace(rerun.stderr);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(sourceResult, 'utf8'))).toMatchObject({
+        status: 'complete',
+        pages: { total: 151, processed: 151, missing: [] },
+        parts: [
+          { status: 'complete', result_file: partFile('1-150') },
+          { status: 'complete', result_file: partFile('151') },
+        ],
+      });
+      expect(parseNdjson(rerun.stdout)).toEqual([expect.objectContaining({ status: 'complete', output: sourceResult })]);
+      expect(emu.counters.requestsByEndpoint.documents).toBe(uploads);
+      expect(emu.counters.creditsCharged).toBe(charged);
+      release();
+    },
+  );
+});
