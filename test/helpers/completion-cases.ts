@@ -75,6 +75,7 @@ export function shellCompletionSuite(shell: ShellName): void {
     it('completes folders where a command takes a folder, and files where it takes files', async () => {
       expect(await session.complete('docextract extract --out sca')).toBe('docextract extract --out scans-in/');
       expect(await session.complete('docextract extract scans.')).toBe('docextract extract scans.pdf ');
+      expect(await session.complete('docextract extract --schema invoice=scans.')).toBe('docextract extract --schema invoice=scans.pdf ');
     });
 
     it('leaves out a kept document type that is not one plain word, and runs nothing it holds', async () => {

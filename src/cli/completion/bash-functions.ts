@@ -142,8 +142,14 @@ _docextract_complete() {
     files | dirs)
       local path='' found
       if (( \${#_docextract_prefix} <= \${#current} )); then path=\${current:\${#_docextract_prefix}}; fi
-      compopt -o filenames 2>/dev/null
-      while IFS= read -r found; do COMPREPLY+=("$found"); done < <(compgen "-\${_docextract_directive:0:1}" -- "$path")
+      if [[ $path == "$_docextract_replaced" ]]; then
+        # What readline replaces is the path itself (the \`=\` of \`--out=\` is a word break): its own file or folder
+        # completion does it, without even a subshell.
+        if [[ $_docextract_directive == files ]]; then compopt -o default 2>/dev/null; else compopt -o dirnames 2>/dev/null; fi
+      else
+        compopt -o filenames 2>/dev/null
+        while IFS= read -r found; do COMPREPLY+=("$found"); done < <(compgen "-\${_docextract_directive:0:1}" -- "$path")
+      fi
       ;;
     *)
       # Readline replaces only the text after the last word-break character: \`--model=inv\` is completed as \`inv\`.
