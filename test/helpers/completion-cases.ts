@@ -81,10 +81,7 @@ export function shellCompletionSuite(shell: ShellName): void {
     it('leaves out a kept document type that is not one plain word, and runs nothing it holds', async () => {
       // Written as an older or tampered file could hold them: the CLI itself never writes such a name.
       const marker = join(folder, 'ran');
-      writeFileSync(
-        typesFile,
-        ['inv$(touch ran)', 'inv`touch ran`', 'inv;touch ran', `inv'$(touch ran)'`, 'invoice'].map((name) => `${name}\tx\n`).join(''),
-      );
+      writeFileSync(typesFile, ['inv$(touch ran)', 'inv`touch ran`', 'inv;touch ran', `inv'$(touch ran)'`, 'invoice'].map((name) => `${name}\tx\n`).join(''));
       expect(await session.complete('docextract extract --model inv')).toBe('docextract extract --model invoice ');
       expect(existsSync(marker)).toBe(false);
     });

@@ -21,7 +21,14 @@ function bashCandidates(script: string, line: string, env: NodeJS.ProcessEnv): s
   writeFileSync(join(folder, 'completion.bash'), script);
   const run = spawnSync(
     'bash',
-    ['--norc', '--noprofile', '-c', 'source ./completion.bash; COMP_LINE=$1; COMP_POINT=${#1}; _docextract_complete; printf "%s\\n" "${COMPREPLY[@]}"', 'bash', line],
+    [
+      '--norc',
+      '--noprofile',
+      '-c',
+      'source ./completion.bash; COMP_LINE=$1; COMP_POINT=${#1}; _docextract_complete; printf "%s\\n" "${COMPREPLY[@]}"',
+      'bash',
+      line,
+    ],
     { cwd: folder, env, encoding: 'utf8' },
   );
   expect(run.stderr).toBe('');

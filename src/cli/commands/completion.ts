@@ -4,7 +4,9 @@ import type { CommandRegistration } from '../command.js';
 export const registerCompletionCommand: CommandRegistration = (program, action) => {
   program
     .command('completion')
-    .description('print a shell completion script (bash, zsh or fish); Tab then completes commands, flags, paths and document types, starts no process and never sends a request')
+    .description(
+      'print a shell completion script (bash, zsh or fish); Tab then completes commands, flags, paths and document types, starts no process and never sends a request',
+    )
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))
     .addHelpText(
       'after',

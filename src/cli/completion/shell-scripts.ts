@@ -34,7 +34,9 @@ const SCRIPTS: Record<Shell, (table: CompletionTable, settings: ScriptSettings) 
       '# Or for good:      docextract completion bash > ~/.local/share/bash-completion/completions/docextract',
       '#                   (then again after an upgrade of docextract)',
       ...posixScalars(table, settings).map(([name, value]) => `${name}=${shellQuote(value)}`),
-      ...Object.entries(posixTables(table, false)).map(([name, entries]) => `declare -gA ${name}=(${entries.map(([key, value]) => `[${shellQuote(key)}]=${shellQuote(value)}`).join(' ')})`),
+      ...Object.entries(posixTables(table, false)).map(
+        ([name, entries]) => `declare -gA ${name}=(${entries.map(([key, value]) => `[${shellQuote(key)}]=${shellQuote(value)}`).join(' ')})`,
+      ),
       BASH_FUNCTIONS,
     ].join('\n'),
   zsh: (table, settings) =>
@@ -107,8 +109,14 @@ function fishScript(table: CompletionTable, settings: ScriptSettings): string {
     '# Or for good:      docextract completion fish > ~/.config/fish/completions/docextract.fish   (then again after an upgrade)',
     set('__docextract_state_dir', [settings.defaultStateDir]),
     set('__docextract_types_file', [COMPLETION_TYPES_FILE]),
-    set('__docextract_settings', table.settings.map((s) => s.value)),
-    set('__docextract_setting_descriptions', table.settings.map((s) => oneLine(s.description ?? ''))),
+    set(
+      '__docextract_settings',
+      table.settings.map((s) => s.value),
+    ),
+    set(
+      '__docextract_setting_descriptions',
+      table.settings.map((s) => oneLine(s.description ?? '')),
+    ),
     set('__docextract_setting_keys', Object.keys(table.settingValueKinds)),
     set('__docextract_setting_kinds', Object.values(table.settingValueKinds)),
   ];
@@ -117,14 +125,38 @@ function fishScript(table: CompletionTable, settings: ScriptSettings): string {
     const enters = Object.entries(command.enters);
     const kinds = Object.entries(command.valueKinds);
     lines.push(
-      set(`__docextract_subcommands_${at}`, command.subcommands.map((s) => s.value)),
-      set(`__docextract_subcommand_descriptions_${at}`, command.subcommands.map((s) => oneLine(s.description ?? ''))),
-      set(`__docextract_enter_words_${at}`, enters.map(([word]) => word)),
-      set(`__docextract_enter_paths_${at}`, enters.map(([, path]) => String(number.get(path)))),
-      set(`__docextract_flags_${at}`, command.flags.map((f) => f.value)),
-      set(`__docextract_flag_descriptions_${at}`, command.flags.map((f) => oneLine(f.description ?? ''))),
-      set(`__docextract_kind_flags_${at}`, kinds.map(([flag]) => flag)),
-      set(`__docextract_kinds_${at}`, kinds.map(([, kind]) => kind)),
+      set(
+        `__docextract_subcommands_${at}`,
+        command.subcommands.map((s) => s.value),
+      ),
+      set(
+        `__docextract_subcommand_descriptions_${at}`,
+        command.subcommands.map((s) => oneLine(s.description ?? '')),
+      ),
+      set(
+        `__docextract_enter_words_${at}`,
+        enters.map(([word]) => word),
+      ),
+      set(
+        `__docextract_enter_paths_${at}`,
+        enters.map(([, path]) => String(number.get(path))),
+      ),
+      set(
+        `__docextract_flags_${at}`,
+        command.flags.map((f) => f.value),
+      ),
+      set(
+        `__docextract_flag_descriptions_${at}`,
+        command.flags.map((f) => oneLine(f.description ?? '')),
+      ),
+      set(
+        `__docextract_kind_flags_${at}`,
+        kinds.map(([flag]) => flag),
+      ),
+      set(
+        `__docextract_kinds_${at}`,
+        kinds.map(([, kind]) => kind),
+      ),
       set(`__docextract_args_${at}`, argsWord(command).split(' ').filter(Boolean)),
     );
   }
