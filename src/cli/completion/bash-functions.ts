@@ -95,6 +95,9 @@ _docextract_value() {
 # One Tab: walk the words before the cursor as Commander would (subcommands, flags and their values, positionals), then
 # complete the last one. Runs no command: everything it needs is in the arrays above and the document types file.
 _docextract_complete() {
+  # The lists below are split on blanks, never expanded as globs; both settings end with the function (local -).
+  local -
+  set -f
   local IFS=$' \\t\\n' line=\${COMP_LINE:0:COMP_POINT} command=docextract pending='' dashes='' first='' count=0 word kind current
   local _docextract_replaced='' _docextract_directive=none _docextract_prefix=''
   local -a _docextract_words=() _docextract_candidates=() args
