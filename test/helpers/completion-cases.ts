@@ -1,23 +1,33 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { COMPLETION_TYPES_FILE } from '../../src/config/state-dir.js';
 import type { EmulatorRequestLog, RunningEmulator } from '../../src/emulator/index.js';
 import { emulatorEnv, startTestEmulator } from './emulator-run.js';
 import { runCli } from './run-cli.js';
 import { ShellSession, type ShellName } from './shell-driver.js';
 
+/** Bash lists the candidates on a second Tab; zsh and fish on the first (a second would pick one). */
+const LISTING_TABS: Record<ShellName, number> = { bash: 2, zsh: 1, fish: 1 };
+
+// eslint-disable-next-line no-control-regex -- the terminal's escape sequences, stripped from a listing
+const TERMINAL_ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]/g;
+
 /**
  * The completion a person gets in `shell` after loading the script as the
  * README says: real command lines typed into the real shell's line editor,
  * Tab pressed, the line read back. Document types come from the `models`
- * answer kept by an earlier `docextract models`, and no Tab sends a request.
+ * answer kept by an earlier `docextract models`; no Tab sends a request, and
+ * none starts a process: the shell starts `docextract` once, to print the script.
  */
 export function shellCompletionSuite(shell: ShellName): void {
   describe(`completion in ${shell}`, () => {
     let emulator: RunningEmulator;
     let session: ShellSession;
     const requests: EmulatorRequestLog[] = [];
+    let folder: string;
+    let typesFile: string;
 
     beforeAll(async () => {
       emulator = await startTestEmulator({ onRequest: (entry) => requests.push(entry) });
@@ -25,7 +35,9 @@ export function shellCompletionSuite(shell: ShellName): void {
       const models = await runCli(['models'], { env });
       expect(models.code, models.stderr).toBe(0);
       expect(requests.map((request) => request.endpoint)).toEqual(['models']);
-      const folder = mkdtempSync(join(tmpdir(), 'docextract-complete-'));
+      folder = mkdtempSync(join(tmpdir(), 'docextract-complete-'));
+      typesFile = join(env.DOCEXTRACT_STATE_DIR as string, COMPLETION_TYPES_FILE);
+      expect(readFileSync(typesFile, 'utf8')).toContain('invoice\t');
       mkdirSync(join(folder, 'scans-in'));
       writeFileSync(join(folder, 'scans.pdf'), '%PDF-1.4\n');
       session = await ShellSession.start(shell, env, folder);
@@ -43,7 +55,12 @@ export function shellCompletionSuite(shell: ShellName): void {
     });
 
     it('offers every command a prefix starts: ex is export or extract', async () => {
-      expect(await session.complete('docextract ex')).toBe('docextract ex');
+      // An answer with nothing in it leaves the line as typed too: the listing shows that both were offered.
+      const from = session.printed;
+      expect(await session.complete('docextract ex', LISTING_TABS[shell])).toBe('docextract ex');
+      const listing = session.printedSince(from).replace(TERMINAL_ESCAPES, '');
+      expect(listing).toMatch(/\bexport\b/);
+      expect(listing).toMatch(/\bextract\b/);
     });
 
     it('offers the document types of the last models answer, alone or after GLOB=, and sends nothing', async () => {
@@ -58,6 +75,20 @@ export function shellCompletionSuite(shell: ShellName): void {
     it('completes folders where a command takes a folder, and files where it takes files', async () => {
       expect(await session.complete('docextract extract --out sca')).toBe('docextract extract --out scans-in/');
       expect(await session.complete('docextract extract scans.')).toBe('docextract extract scans.pdf ');
+      expect(await session.complete('docextract extract --schema invoice=scans.')).toBe('docextract extract --schema invoice=scans.pdf ');
+    });
+
+    it('leaves out a kept document type that is not one plain word, and runs nothing it holds', async () => {
+      // Written as an older or tampered file could hold them: the CLI itself never writes such a name.
+      const marker = join(folder, 'ran');
+      writeFileSync(typesFile, ['inv$(touch ran)', 'inv`touch ran`', 'inv;touch ran', `inv'$(touch ran)'`, 'invoice'].map((name) => `${name}\tx\n`).join(''));
+      expect(await session.complete('docextract extract --model inv')).toBe('docextract extract --model invoice ');
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    // Each test's Tabs are done by now: the shell started `docextract` once, to print the script.
+    afterEach(() => {
+      expect(session.started()).toEqual([`docextract completion ${shell}`]);
     });
   });
 }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DOCEXTRACT_BIN } from './child-run.js';
@@ -49,6 +49,7 @@ export class ShellSession {
   private constructor(
     readonly shell: ShellName,
     private readonly child: ChildProcess,
+    private readonly startsLog: string,
   ) {
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       this.output += chunk;
@@ -61,9 +62,12 @@ export class ShellSession {
     const dir = mkdtempSync(join(tmpdir(), `docextract-${shell}-`));
     const rc = join(dir, shell === 'zsh' ? '.zshrc' : 'rc');
     writeFileSync(rc, `${SET_UP[shell].rc}\n`);
+    // Each start of `docextract` or of a `node` found on PATH is written down: a Tab must start neither.
+    const starts = join(dir, 'starts.log');
     const wrapper = join(dir, 'docextract');
-    writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' '${DOCEXTRACT_BIN}' "$@"\n`);
-    chmodSync(wrapper, 0o755);
+    writeFileSync(wrapper, `#!/bin/sh\necho "docextract $*" >> '${starts}'\nexec '${process.execPath}' '${DOCEXTRACT_BIN}' "$@"\n`);
+    writeFileSync(join(dir, 'node'), `#!/bin/sh\necho "node $*" >> '${starts}'\nexec '${process.execPath}' "$@"\n`);
+    for (const stub of [wrapper, join(dir, 'node')]) chmodSync(stub, 0o755);
     const child = spawn('script', ['-q', '-e', '-c', SET_UP[shell].command(rc), '/dev/null'], {
       env: {
         ...env,
@@ -79,7 +83,7 @@ export class ShellSession {
       cwd,
       stdio: ['pipe', 'pipe', 'inherit'],
     });
-    const session = new ShellSession(shell, child);
+    const session = new ShellSession(shell, child, starts);
     await session.waitFor(/READY[\s\S]*PROMPT> /);
     return session;
   }
@@ -90,6 +94,11 @@ export class ShellSession {
     this.type(`${text}${'\t'.repeat(tabs)}\x18\x10`);
     const match = await this.waitFor(/LINE<([^>\r\n]*)>/, from);
     return match[1] as string;
+  }
+
+  /** The commands `docextract` and `node` the shell has started so far (the one that printed the script among them). */
+  started(): string[] {
+    return existsSync(this.startsLog) ? readFileSync(this.startsLog, 'utf8').split('\n').filter(Boolean) : [];
   }
 
   /** Everything the shell printed from `from` on (a listing after two Tabs, say). */

@@ -1,9 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { accountId } from '../../src/config/account-id.js';
-import { readModelNames } from '../../src/store/model-names-cache.js';
+import { COMPLETION_TYPES_FILE } from '../../src/config/state-dir.js';
+import { readModelNames, rememberModelNames } from '../../src/store/model-names-cache.js';
 import { emulatorEnv, startTestEmulator, TEST_KEY } from '../helpers/emulator-run.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -39,6 +41,18 @@ describe('the document types kept for completion', () => {
     const run = await runCli(['extract', inputs, '--model', 'invoice', '--dry-run', '--out', join(env.HOME as string, 'out')], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(keptNames(env)).toContain('invoice');
+  });
+
+  it('are also kept as the plain list the completion scripts read: plain-word names only, each description on its line', () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'docextract-types-'));
+    const hostile = ['inv$(touch x)', 'inv;rm -rf ~', 'inv`id`', 'a\nb', 'inv\u202eoice'];
+    rememberModelNames(
+      stateDir,
+      'account',
+      [{ name: 'invoice', description: 'Invoices\nand\tbills\u001b[2J' }, ...hostile.map((name) => ({ name })), { name: 'id_card' }],
+      0,
+    );
+    expect(readFileSync(join(stateDir, COMPLETION_TYPES_FILE), 'utf8')).toBe('invoice\tInvoices and bills\\x1b[2J\nid_card\t\n');
   });
 
   it('never fail the command when they cannot be written', async () => {

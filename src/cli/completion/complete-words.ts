@@ -3,7 +3,7 @@ import type { ModelEntry } from '../../api/index.js';
 import { STORED_SETTINGS } from '../../config/settings.js';
 
 /** One word the shell may offer, with what it means (zsh and fish show it). */
-interface Candidate {
+export interface Candidate {
   value: string;
   description?: string;
 }
@@ -28,7 +28,7 @@ export interface CompletionSources {
 }
 
 /** How a value is completed. Found from the Commander program, so a flag added later is completed without an edit here. */
-type ValueKind =
+export type ValueKind =
   'none' | 'files' | 'dirs' | 'document-type' | 'model-rule' | 'model-rules' | 'type=file' | 'types=files' | 'setting' | { choices: readonly string[] };
 
 /** By the name of an option's value or of an argument (`--out <dir>`, `<results-dir>`). */
@@ -46,7 +46,7 @@ const KIND_BY_PLACEHOLDER: Record<string, ValueKind> = {
 const KIND_BY_OPTION: Record<string, ValueKind> = { '--model': 'model-rule' };
 
 /** The value of `config set <key> <value>`, by key. */
-const KIND_BY_SETTING: Record<string, ValueKind> = { model: 'document-type', models: 'model-rules', out: 'dirs', schemas: 'types=files' };
+export const KIND_BY_SETTING: Record<string, ValueKind> = { model: 'document-type', models: 'model-rules', out: 'dirs', schemas: 'types=files' };
 
 const NOTHING: Completion = { candidates: [], directive: 'none', prefix: '' };
 
@@ -131,12 +131,12 @@ function findOption(command: Command, flag: string): Option | undefined {
   return undefined;
 }
 
-function takesValue(option: Option): boolean {
+export function takesValue(option: Option): boolean {
   return option.required || option.optional;
 }
 
 /** Long flags of the command and its parents, the command's own first; hidden ones left out. */
-function flagsOf(command: Command): Candidate[] {
+export function flagsOf(command: Command): Candidate[] {
   const seen = new Set<string>();
   const flags: Candidate[] = [];
   for (let at: Command | null = command; at; at = at.parent) {
@@ -156,12 +156,12 @@ function argumentAt(command: Command, index: number): Argument | undefined {
   return args[index] ?? (last?.variadic ? last : undefined);
 }
 
-function optionKind(option: Option): ValueKind {
+export function optionKind(option: Option): ValueKind {
   if (option.argChoices) return { choices: option.argChoices };
   return (option.long && KIND_BY_OPTION[option.long]) || KIND_BY_PLACEHOLDER[placeholderOf(option.flags)] || 'none';
 }
 
-function argumentKind(argument: Argument): ValueKind {
+export function argumentKind(argument: Argument): ValueKind {
   if (argument.argChoices) return { choices: argument.argChoices };
   return KIND_BY_PLACEHOLDER[argument.name()] ?? 'none';
 }

@@ -1,22 +1,32 @@
 import type { Command } from 'commander';
 import { accountId } from '../../config/account-id.js';
+import { defaultStateDir } from '../../config/state-dir.js';
 import { readModelNames } from '../../library/models.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandHandler } from '../command.js';
 import { completeWords, type Completion } from '../completion/complete-words.js';
-import { COMPLETION_SCRIPTS, SHELLS, type Shell } from '../completion/shell-scripts.js';
+import { completionTable } from '../completion/completion-table.js';
+import { completionScript, SHELLS, type Shell } from '../completion/shell-scripts.js';
 import { readlineWord } from '../completion/readline-word.js';
 import { splitCommandLine } from '../completion/split-line.js';
 import { CliContext, type GlobalOptions } from '../context.js';
 import { renderUntrusted } from '../../util/untrusted-text.js';
 import { shellQuote } from '../../util/shell-quote.js';
 
-export async function runCompletionScript(ctx: CliContext, shell: string): Promise<void> {
-  ctx.io.stdout.write(COMPLETION_SCRIPTS[knownShell(shell)]);
+/**
+ * `docextract completion <shell>`: the script, with the program's commands and flags in it (so a Tab starts no process)
+ * and the state folder the CLI would use without DOCEXTRACT_STATE_DIR (the script honours that variable at Tab time).
+ */
+export function completionScriptFor(program: Command): CommandHandler<[string]> {
+  return async (ctx, shell) => {
+    const defaultDir = defaultStateDir({ ...ctx.io.env, DOCEXTRACT_STATE_DIR: undefined });
+    ctx.io.stdout.write(completionScript(knownShell(shell), completionTable(program), { defaultStateDir: defaultDir }));
+  };
 }
 
 /**
- * One Tab: bash passes the line up to the cursor and its word-break
+ * One Tab of a script printed before completion ran in the shell (scripts saved by an earlier version call
+ * `docextract __complete`): kept so that they go on working until printed again. bash passes the line up to the cursor and its word-break
  * characters; zsh and fish pass the words, the current one last. Reads the
  * program and the state folder only: never a request, never a lock.
  */
