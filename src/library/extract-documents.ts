@@ -1,3 +1,4 @@
+import { tuneHeapForLongRuns } from '../util/heap-tuning.js';
 import { resolve } from 'node:path';
 import { ApiClient } from '../api/client.js';
 import { modelEntriesOf } from '../api/model-names.js';
@@ -103,6 +104,15 @@ export interface ExtractDocumentsOptions {
    * @default true
    */
   keepOutcomes?: boolean;
+  /**
+   * Keep the process's memory near its live set over a long batch, as the
+   * CLI does: V8's heap then grows by 20 % steps and its young generation
+   * stays at its first size (10,000 files: ~116 MB instead of ~255 MB peak).
+   * The two V8 flags are process-wide and stay set after the run; `false`
+   * leaves V8 as the program set it.
+   * @default true
+   */
+  tuneHeap?: boolean;
   /** Checks each result's data as it arrives (and reused results again), e.g. against a JSON Schema per document type. @default none */
   checker?: ResultChecker;
   /** @internal The clock of the run (tests). @default the system clock */
@@ -156,6 +166,7 @@ export class InvalidOptionError extends DocextractError {
  */
 export function extractDocuments(inputs: readonly string[] | AsyncIterable<string | readonly string[]>, options: ExtractDocumentsOptions): ExtractionRun {
   const resolved = resolveOptions(options); // a bad option throws here, before anything is opened or sent
+  if (options.tuneHeap !== false) tuneHeapForLongRuns();
   const queue = new OutcomeQueue<DocumentOutcome>();
   const done = run(inputs, options, resolved, (outcome) => queue.push(outcome)).then(
     (report) => {

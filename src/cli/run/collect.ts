@@ -1,7 +1,7 @@
 import { resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
-import { tuneHeapForLongRuns } from '../heap-tuning.js';
+import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
 import { jobIdArgument } from '../job-id-argument.js';
 import { refuseFileAsFolder } from '../output-folder.js';
 import { runBatchCommand } from '../run-batch.js';

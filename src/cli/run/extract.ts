@@ -9,7 +9,7 @@ import { accountId } from '../../config/account-id.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
-import { tuneHeapForLongRuns } from '../heap-tuning.js';
+import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
 import { runBatchCommand } from '../run-batch.js';
 import { commandLine } from '../engine-access.js';
 import { withSpinner } from '../spinner.js';

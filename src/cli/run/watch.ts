@@ -7,7 +7,7 @@ import { UsageError } from '../cli-errors.js';
 import { refuseFileAsFolder } from '../output-folder.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
-import { tuneHeapForLongRuns } from '../heap-tuning.js';
+import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
 import { batchOutcome, withBatchSession } from '../run-batch.js';
 import { WatchDisplay } from '../watch-display.js';
 import { roomIn } from '../io.js';
