@@ -155,6 +155,13 @@ describe('the review page keeps its place (issue 43)', () => {
       expect(await fields.evaluate((node: { scrollWidth: number; clientWidth: number }) => node.scrollWidth - node.clientWidth)).toBeLessThanOrEqual(0);
       const address = page.getByLabel('vendor.address', { exact: true });
       expect(await address.evaluate((node: { scrollWidth: number; clientWidth: number }) => node.scrollWidth - node.clientWidth)).toBeLessThanOrEqual(0);
+      // A table's cells too ("support pla" was cut): the table grows, and scrolls in its pane.
+      const cut = await page
+        .locator('.fields td input')
+        .evaluateAll((inputs: { value: string; scrollWidth: number; clientWidth: number }[]) =>
+          inputs.filter((input) => input.scrollWidth > input.clientWidth).map((input) => input.value),
+        );
+      expect(cut).toEqual([]);
       const pane = await fields.boundingBox();
       const scroller = await page.locator('.fields .table-scroll').first().boundingBox();
       expect(scroller && pane && scroller.x + scroller.width).toBeLessThanOrEqual((pane?.x ?? 0) + (pane?.width ?? 0));
