@@ -41,6 +41,7 @@ export class BatchState implements BatchView {
   /** Documents without an outcome yet. */
   readonly unfinished = new Set<DocumentTask>();
   readonly ledger: OpenJobLedger;
+  // Stryker disable next-line ArrayDeclaration: equivalent; the queue's add() takes only a queued task, and a stray string has no phase.
   readonly uploads = new UploadQueue([]);
   readonly stops: AdmissionStops;
   /** Job slots held by jobs outside this run, and when to ask again. */

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
@@ -155,6 +155,85 @@ describe('ResultsIndex', () => {
     expect(lines.map((line) => line.p)).toEqual(Array.from({ length: 400 }, (_, i) => `/out/${2_100 + i}.json`));
     expect(await index.get('k99')).toBeUndefined();
     expect(await index.get('k100')).toBe('/out/2100.json');
+  });
+
+  it('counts the folder marks it rewrote towards the next compaction, and appends after it on a line of its own', async () => {
+    appendFileSync(path, `${JSON.stringify({ scanned: '/out' })}\n`);
+    for (let i = 0; i < 1_200; i++) appendFileSync(path, `${JSON.stringify({ k: 'same', p: `/out/${i}.json` })}\n`);
+    const index = await ResultsIndex.open(path);
+    await index.compact();
+    await index.set('next', '/out/next.json');
+    expect(readFileSync(path, 'utf8')).toBe('{"scanned":"/out"}\n{"k":"same","p":"/out/1199.json"}\n{"k":"next","p":"/out/next.json"}\n');
+    // Live: two entries and one folder, so 2 * 3 + 1,000 = 1,006 lines may stand; the file holds 3.
+    for (let i = 0; i < 1_003; i++) await index.set('same', `/out/again-${i}.json`);
+    await index.compact();
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(1_006);
+    await index.set('same', '/out/last.json');
+    await index.compact();
+    expect(readFileSync(path, 'utf8')).toBe('{"scanned":"/out"}\n{"k":"next","p":"/out/next.json"}\n{"k":"same","p":"/out/last.json"}\n');
+  });
+
+  it('drops a line it cannot read when it compacts', async () => {
+    for (let i = 0; i < 1_200; i++) appendFileSync(path, `${JSON.stringify({ k: 'same', p: `/out/${i}.json` })}\n`);
+    appendFileSync(path, 'not json\n');
+    const index = await ResultsIndex.open(path);
+    await index.compact();
+    expect(readFileSync(path, 'utf8')).toBe('{"k":"same","p":"/out/1199.json"}\n');
+  });
+
+  it('appends to a file read back whole on a line of its own, with no blank line before it', async () => {
+    writeFileSync(path, '{"k":"q1","p":"/out/a.json"}\n');
+    const index = await ResultsIndex.open(path);
+    await index.set('q2', '/out/b.json');
+    expect(readFileSync(path, 'utf8')).toBe('{"k":"q1","p":"/out/a.json"}\n{"k":"q2","p":"/out/b.json"}\n');
+  });
+
+  it('answers nothing, and throws nothing, once its file is gone from under it', async () => {
+    const index = await ResultsIndex.open(path);
+    await index.set('q1', '/out/a.json');
+    rmSync(path);
+    expect(await index.get('q1')).toBeUndefined();
+  });
+
+  it('has nothing to remove when it never wrote its file', async () => {
+    const index = await ResultsIndex.open(path);
+    await index.removeIfNoResult();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('removes its file when it names no result, and starts a fresh one at the next answer', async () => {
+    // Cut short by a crash, and only folder marks and forgotten entries: nothing in it answers a question.
+    writeFileSync(path, '{"scanned":"/out"}\n{"k":"q1","p":"/out/a.json"}\n{"k":"q1","p":null}\n{"k":"q2","p":"/out/b.js');
+    const index = await ResultsIndex.open(path);
+    await index.removeIfNoResult();
+    expect(existsSync(path)).toBe(false);
+    expect(index.hasScanned('/out')).toBe(false);
+
+    // The next line starts the new file: read back from its own offset, with no line cut short before it.
+    await index.set('q3', '/out/c.json');
+    expect(readFileSync(path, 'utf8')).toBe('{"k":"q3","p":"/out/c.json"}\n');
+    expect(await index.get('q3')).toBe('/out/c.json');
+    expect(await (await ResultsIndex.open(path)).get('q3')).toBe('/out/c.json');
+  });
+
+  it('keeps its file while it names a result', async () => {
+    const index = await ResultsIndex.open(path);
+    await index.markScanned('/out');
+    await index.set('q1', '/out/a.json');
+    await index.removeIfNoResult();
+    expect(readFileSync(path, 'utf8')).toBe('{"scanned":"/out"}\n{"k":"q1","p":"/out/a.json"}\n');
+    expect(index.hasScanned('/out')).toBe(true);
+    expect(await index.get('q1')).toBe('/out/a.json');
+  });
+
+  it('after removing its file, counts only the lines of the new one towards a compaction', async () => {
+    for (let i = 0; i < 1_200; i++) appendFileSync(path, `${JSON.stringify({ k: `gone${i}`, p: null })}\n`);
+    const index = await ResultsIndex.open(path);
+    await index.removeIfNoResult();
+    await index.set('q1', '/out/a.json');
+    const before = statSync(path).ino;
+    await index.compact(); // one line for one live entry: nothing to rewrite
+    expect(statSync(path).ino).toBe(before);
   });
 
   it('holds neither keys nor paths in memory: well under 100 bytes of heap an entry', async () => {
