@@ -46,6 +46,7 @@ export interface EngineAccess {
 
 /** One run of documents, whichever front door asks for it. */
 export interface EngineRun<R, E extends BatchEvents> {
+  /** Where and as whom the run talks to the service. */
   access: EngineAccess;
   /** Who asks, as `docextract jobs` lists it. */
   command: string;
@@ -80,7 +81,9 @@ export type RideAlong<R, E> =
       finish: (report: ExtractBatchReport) => R | Promise<R>;
     }
   | {
+      /** Submits the command's own arrivals on the holding command's socket until they end or `stop`; the end says whether the run is done or must host. */
       submitWith: (socket: Socket, events: E, who: ClientIdentity, stop: AbortSignal | undefined) => Promise<SubmissionEnd<R>>;
+      /** Before the first submission (the free check of the document types). */
       prepare?: () => Promise<void>;
     };
 
