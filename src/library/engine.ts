@@ -21,7 +21,6 @@ import type { PartResults } from '../features/parts.js';
 import { accountId } from '../config/account-id.js';
 import type { Clock } from '../util/clock.js';
 
-export type { BatchDeps } from '../features/batch-session.js';
 /** Where and as whom a run talks to the service. */
 export interface EngineAccess {
   /** The state folder: its lock decides who hosts, and it keeps the journal, the send log and the results index. */
