@@ -51,10 +51,15 @@ export interface RunnerDeps {
 export interface RunReport {
   /** Every outcome of this process's own documents, summarised (empty when `keepOutcomes` is false: events.documentFinished saw each). Requests and credits are theirs too. */
   outcomes: DocumentOutcome[];
+  /** Requests this run sent to the service (counted ones, as the gate granted them). */
   requests: number;
+  /** Credits charged for this run's documents. */
   credits: number;
+  /** Whether the run was stopped (Ctrl-C, SIGTERM, the library's signal) before every document had an outcome. */
   interrupted: boolean;
+  /** What ended the run before its end (the key refused, the state folder unwritable); thrown by the front door once what was paid for is saved. */
   fatal?: unknown;
+  /** Why the run stopped admitting files (the credit cap, the service's budget), when it did. */
   budgetExhausted?: StopReason;
   /** The scheduler's lower bound for the whole batch, as worked out when it arrived. */
   boundMs?: number;

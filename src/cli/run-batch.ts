@@ -2,10 +2,8 @@ import { cliStopMessage, collectCommand, wordedForCli } from './outcome-words.js
 import { localInstant } from '../util/local-time.js';
 import { commandLine, engineAccess } from './engine-access.js';
 import type { BatchEvents, DocumentOutcome } from '../index.js';
-import type { BatchDeps, RideAlong } from '../library/engine.js';
-import type { ClientBatch } from '../features/host/client-batch.js';
-import type { ExtractBatchReport } from '../features/batch-report.js';
-import { RunRecords } from '../library/run.js';
+import { RunRecords, runOnEngine, type ExtractBatchReport, type HostedSession, type RiddenSoFar, type RideAlong } from '../library/run.js';
+import { accountId } from '../config/account-id.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import { shellQuote } from '../util/shell-quote.js';
@@ -25,7 +23,7 @@ export async function runBatchCommand(
   settings: BatchSettings,
   total: number,
   preReported: DocumentOutcome[],
-  work: (deps: BatchDeps, stop: AbortSignal, client?: ClientBatch) => Promise<ExtractBatchReport>,
+  work: (deps: HostedSession<BatchDisplay>, stop: AbortSignal, client: RiddenSoFar) => Promise<ExtractBatchReport>,
   ride?: RideAlong<ExtractBatchReport, BatchDisplay>,
 ): Promise<CommandOutcome> {
   // Counts, usage and the files that did not complete, taken from what the display shows: 100,000 outcomes are not kept to the end.
@@ -55,11 +53,11 @@ export async function runBatchCommand(
 }
 
 /**
- * Runs `work` through the engine's one entry (library/engine.ts): this
+ * Runs `work` through the engine's one entry (`runOnEngine`): this
  * command hosts the scheduler while it holds the state folder (other
  * commands ride along on it), or rides along with `ride` on the command
  * that holds it, and hosts what is left if that one hands over (`work` then
- * gets the ClientBatch). The CLI adds its display, Ctrl-C / SIGTERM (drain)
+ * gets what came back so far). The CLI adds its display, Ctrl-C / SIGTERM (drain)
  * and, in the caller, its words and exit code. The display is made once
  * there is something to show.
  */
@@ -67,18 +65,19 @@ export async function withBatchSession<R, E extends BatchEvents>(
   ctx: CliContext,
   settings: BatchSettings,
   createEvents: () => Promise<E>,
-  work: (deps: BatchDeps & { events: E }, stop: AbortSignal, client?: ClientBatch) => Promise<R>,
+  work: (deps: HostedSession<E>, stop: AbortSignal, client: RiddenSoFar) => Promise<R>,
   ride?: RideAlong<R, E>,
   /** Run synchronously by a second Ctrl-C before the process exits, with the run's account. */
   lastWords?: (account: string) => void,
 ): Promise<{ report: R; account: string; events: E }> {
-  const [{ runDocuments, accountOf }, access] = await Promise.all([import('../library/engine.js'), engineAccess(ctx, settings)]);
+  const access = await engineAccess(ctx, settings);
+  const account = accountId(access.baseUrl, access.apiKey);
   let shown: E | undefined;
   const eventsOnce = async (): Promise<E> => (shown ??= await createEvents());
-  const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop, lastWords && (() => lastWords(accountOf(access))));
+  const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop, lastWords && (() => lastWords(account)));
   try {
     const checker = settings.checker ? { checker: settings.checker } : {};
-    const report = await runDocuments<R, E>({
+    const report = await runOnEngine<R, E>({
       access,
       command: commandLine(),
       terms: {
@@ -93,7 +92,7 @@ export async function withBatchSession<R, E extends BatchEvents>(
       ...(ride ? { ride } : {}),
       waiting: (message) => ctx.ui.info(message),
     });
-    return { report, account: accountOf(access), events: await eventsOnce() };
+    return { report, account, events: await eventsOnce() };
   } finally {
     interrupts.dispose();
   }

@@ -3,8 +3,23 @@ import type { RunReport } from '../batch/runner.js';
 /** What a command's batch did: its own documents' outcomes, requests and credits, and the jobs it leaves open. */
 export interface ExtractBatchReport extends RunReport {
   /** Open jobs left on the server by this run (interrupted), with their expiry. */
-  openJobs: { parentJobId: string; file: string; expiresAt: string }[];
-  strayJobs: { parentJobId: string; path: string; expiresAt: string }[];
+  openJobs: {
+    /** The job's id on the server: `docextract collect` takes it. */
+    parentJobId: string;
+    /** The file it was sent for, as the run named it. */
+    file: string;
+    /** When the server drops the job (ISO 8601): it must be collected before. */
+    expiresAt: string;
+  }[];
+  /** Open jobs of earlier runs that no file of this run took up (they hold job slots until collected or expired), with their expiry. */
+  strayJobs: {
+    /** The job's id on the server: `docextract collect` takes it. */
+    parentJobId: string;
+    /** The file the earlier run sent it for. */
+    path: string;
+    /** When the server drops the job (ISO 8601). */
+    expiresAt: string;
+  }[];
 }
 
 /** The source of a batch whose documents are all known up front: one arrival. */

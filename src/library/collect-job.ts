@@ -6,9 +6,9 @@
  */
 import type { RunSettings } from '../batch/batch-types.js';
 import type { ExtractBatchReport } from '../features/batch-report.js';
-import type { BatchDeps } from '../features/batch-session.js';
+import type { BatchEvents } from '../batch/batch-types.js';
 import { runCollectJob } from '../features/collect.js';
-import type { ClientWork } from '../features/host/client-batch.js';
+import type { HostedSession, RideAlong } from './run-shell.js';
 
 /** Options of {@link collectJobRun}. */
 export interface CollectJobOptions {
@@ -23,14 +23,9 @@ export interface CollectJobOptions {
 /** One job's collect, as a run of the engine: what it does when it hosts, and what it submits when it rides along. */
 export interface CollectJobRun {
   /** Finishes the job in this command's runner (which other commands may submit to), until `stop` drains it. */
-  host(deps: BatchDeps, stop?: AbortSignal): Promise<ExtractBatchReport>;
-  /** Submitted to the command that holds the state folder; the report that comes back is the run's. */
-  ride: {
-    /** The job, as the holding command's runner takes it. */
-    work: ClientWork;
-    /** The run's report, from what came back. */
-    finish: (report: ExtractBatchReport) => ExtractBatchReport;
-  };
+  host(deps: HostedSession<BatchEvents>, stop?: AbortSignal): Promise<ExtractBatchReport>;
+  /** Submitted to the command that holds the state folder; the report that comes back is the run's. Opaque: the engine's to take. */
+  ride: RideAlong<ExtractBatchReport, BatchEvents>;
 }
 
 /**

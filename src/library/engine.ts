@@ -21,7 +21,6 @@ import type { PartResults } from '../features/parts.js';
 import { accountId } from '../config/account-id.js';
 import type { Clock } from '../util/clock.js';
 
-export type { BatchDeps } from '../features/batch-session.js';
 /** Where and as whom a run talks to the service. */
 export interface EngineAccess {
   /** The state folder: its lock decides who hosts, and it keeps the journal, the send log and the results index. */
@@ -46,6 +45,7 @@ export interface EngineAccess {
 
 /** One run of documents, whichever front door asks for it. */
 export interface EngineRun<R, E extends BatchEvents> {
+  /** Where and as whom the run talks to the service. */
   access: EngineAccess;
   /** Who asks, as `docextract jobs` lists it. */
   command: string;
@@ -80,7 +80,9 @@ export type RideAlong<R, E> =
       finish: (report: ExtractBatchReport) => R | Promise<R>;
     }
   | {
+      /** Submits the command's own arrivals on the holding command's socket until they end or `stop`; the end says whether the run is done or must host. */
       submitWith: (socket: Socket, events: E, who: ClientIdentity, stop: AbortSignal | undefined) => Promise<SubmissionEnd<R>>;
+      /** Before the first submission (the free check of the document types). */
       prepare?: () => Promise<void>;
     };
 

@@ -48,18 +48,12 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     ['--move-done', moves.done],
     ['--move-failed', moves.failed],
   ]);
-  const { outputFolderProblem } = await import('../../features/output-folder.js');
+  const { outputFolderProblem, stateFolderUsage, watchFolderRun } = await import('../../library/run.js');
   const blocked = await outputFolderProblem(settings.outDir);
   // A result is paid for before it is written: watch nothing whose results could not be saved.
   if (blocked) throw new UsageError(`cannot write results to ${settings.outDir} (${blocked}); fix the output folder, or choose another with --out.`);
-  const [{ runWatchBatch, WatchRecord }, { watchThroughHost }, { checkModelNamesBeforeSending, modelsOfRules }, { stateFolderUsage }] = await Promise.all([
-    import('../../features/watch.js'),
-    import('../../library/watch-ride.js'),
-    import('../../features/check-models.js'),
-    import('../../features/usage/usage-recorder.js'),
-  ]);
   const startedAt = ctx.clock.now();
-  const options = {
+  const watch = await watchFolderRun({
     root,
     cwd: ctx.io.cwd,
     outDir: settings.outDir,
@@ -78,22 +72,21 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
       debug: (line: string) => ctx.debug(line),
     },
     reuse: { force: Boolean(flags.force), dedupe: flags.dedupe !== false },
-    // One for the command: a handover between hosting and riding along starts another run, not another command.
-    record: new WatchRecord(ctx.io.cwd),
     // A stalled reader of the lines holds the watch back: no file is taken until it has read them.
     outputRoom: () => roomIn(ctx.io.stdout),
-  };
-  // Another command hosts the state folder: check the document types (free), then submit arrivals to it.
-  const prepare = async (): Promise<void> =>
-    checkModelNamesBeforeSending({ api: await ctx.client(true), events: { notice: (message) => ctx.ui.warn(message) } }, ...modelsOfRules(settings.models));
+    run: settings.run,
+    // Another command hosts the state folder: the document types are checked (free) before arrivals are submitted to it.
+    checkTypesWith: async () => ({ api: await ctx.client(true), notice: (message) => ctx.ui.warn(message) }),
+    clock: ctx.clock,
+  });
   let display: WatchDisplay | undefined;
   try {
     const { report, account } = await withBatchSession(
       ctx,
       settings,
       async () => (display = await WatchDisplay.create(ctx, toDisplayPath(root, ctx.io.cwd))),
-      (deps, stop) => runWatchBatch(deps, settings.run, options, stop),
-      { prepare, submitWith: (socket, events, who, stop) => watchThroughHost(socket, who, { events, clock: ctx.clock }, options, stop) },
+      watch.host,
+      watch.ride,
     );
     display?.finish(report, startedAt);
     display = undefined;
