@@ -86,7 +86,8 @@ export class FakeClockDriver {
   /** One step: jump to the next timer if the run has been quiet long enough, else let it work for a turn. Returns whether it is quiet. */
   async step(jump = true): Promise<boolean> {
     const next = this.clock.nextTimerAt();
-    const quiet = this.inFlight === 0 && pendingFileSystemWork() === 0 && next === this.quietTimer;
+    const fileSystemBusy = pendingFileSystemWork() > 0;
+    const quiet = this.inFlight === 0 && !fileSystemBusy && next === this.quietTimer;
     this.quietTurns = quiet ? this.quietTurns + 1 : 0;
     this.quietTimer = next;
     if (this.quietTurns >= QUIET_TURNS && jump && next !== undefined) {
@@ -96,8 +97,9 @@ export class FakeClockDriver {
       return true;
     }
     const settled = this.quietTurns >= QUIET_TURNS;
-    // Waiting for the emulator: poll gently (how often does not decide anything).
-    if (this.inFlight > 0) await sleepReal(1);
+    // Waiting for the emulator or the disk: poll gently (how often does not decide anything). A turn per
+    // step while a write's fsync was pending kept a core busy polling, for as long as the disk took.
+    if (this.inFlight > 0 || fileSystemBusy) await sleepReal(1);
     else await nextTurn();
     return settled;
   }

@@ -15,7 +15,24 @@ export interface HostilePdfOptions {
   inflatedBytesPerStream: number;
 }
 
-export function hostilePdf({ pages, streams, inflatedBytesPerStream }: HostilePdfOptions): Buffer {
+/**
+ * Built once per options in a test file: deflating 5 × 56 MB at level 9 costs about 2 CPU-s, and a file
+ * that writes the same hostile PDF in every test paid it each time. The bytes are shared: callers
+ * write or read them, never change them.
+ */
+const built = new Map<string, Buffer>();
+
+export function hostilePdf(options: HostilePdfOptions): Buffer {
+  const key = `${options.pages}/${options.streams}/${options.inflatedBytesPerStream}`;
+  let bytes = built.get(key);
+  if (bytes === undefined) {
+    bytes = buildHostilePdf(options);
+    built.set(key, bytes);
+  }
+  return bytes;
+}
+
+function buildHostilePdf({ pages, streams, inflatedBytesPerStream }: HostilePdfOptions): Buffer {
   // 1: catalog, 2: page tree, 3 … 2 + pages: the pages, then the object streams.
   const pageNums = Array.from({ length: pages }, (_, index) => 3 + index);
   const parts: Buffer[] = [
