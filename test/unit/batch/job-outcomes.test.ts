@@ -13,6 +13,7 @@ import {
   NotFoundError,
   PaymentRequiredError,
   ServerError,
+  ResponseValidationError,
   UnprocessableEntityError,
   type ApiClient,
   type CollectedResult,
@@ -24,6 +25,7 @@ import type { FlowEffect } from '../../../src/batch/flow-effects.js';
 import { collectJob, finalizeJob, processChunk } from '../../../src/batch/job-flow.js';
 import { moveJob } from '../../../src/batch/job-phase.js';
 import type { JournalRecord } from '../../../src/batch/journal-records.js';
+import type { ResultDocument } from '../../../src/batch/result-file.js';
 import { pageRanges } from '../../../src/files/page-selection.js';
 
 const NOW = 1_000_000;
@@ -73,6 +75,7 @@ function context(
   const calls: Calls = { processed: [], collected: [] };
   const records: JournalRecord[] = [];
   const written: string[] = [];
+  const documents: ResultDocument[] = [];
   const answer = (make: (() => unknown) | undefined) => {
     if (!make) throw new Error('not expected');
     return make();
@@ -94,12 +97,13 @@ function context(
     account: 'acct',
     readings: { resetAt: () => undefined, windowOf: () => undefined },
     random: () => options.random ?? 0.5,
-    writeResult: async (path: string) => {
+    writeResult: async (path: string, text: string) => {
       if (options.failWrite) throw Object.assign(new Error('disk full'), { code: 'ENOSPC' });
       written.push(path);
+      documents.push(JSON.parse(text) as ResultDocument);
     },
   } as unknown as FlowContext;
-  return { ctx, calls, records, written };
+  return { ctx, calls, records, written, documents };
 }
 
 const thrown = (error: Error) => () => Promise.reject(error);
@@ -345,15 +349,44 @@ describe('collecting a job', () => {
   });
 });
 
+describe('a result answer in the wrong shape (a free read)', () => {
+  const garbled = () => new ResponseValidationError('result', 200, [], 'data: required');
+
+  it('at the collect is read again later, not given up', async () => {
+    const task = jobTask();
+    const { ctx } = context({ collect: thrown(garbled()) });
+
+    const effects = await collect(ctx, task);
+
+    expect(finishedOutcome(effects)).toBeUndefined();
+    expect(task.job!.collectReadyAt).toBeGreaterThan(NOW);
+  });
+
+  it('at the finalize is finalized again later, not given up', async () => {
+    const task = jobTask();
+    moveJob(task.job!, 'wrote-complete');
+    moveJob(task.job!, 'finalize-sent');
+    const { ctx, records } = context({ finalize: thrown(garbled()) });
+
+    const effects = await finalizeJob(ctx, task, task.job!, SENT);
+
+    expect(effects.map((effect) => effect.type)).not.toContain('notice');
+    expect(task.job!.finalizeReadyAt).toBeGreaterThan(NOW);
+    expect(task.job!.phase).toBe('written');
+    expect(records).toEqual([]);
+  });
+});
+
 describe('a complete collected result', () => {
   it('is written, then the job waits for its finalize with the line to report', async () => {
     const task = jobTask();
     task.job!.collectAttempts = 2;
-    const { ctx, written } = context({ collect: async () => collected() });
+    const { ctx, written, documents } = context({ collect: async () => collected() });
 
     const effects = await collect(ctx, task);
 
     expect(written).toEqual(['/out/big.pdf.json']);
+    expect(documents[0]).toMatchObject({ status: 'complete', pages: { total: 5, processed: 5, missing: [] } });
     expect(effects).toEqual([restamped]);
     expect(task.job!.phase).toBe('written');
     expect(task.job!.collectAttempts).toBe(0);
