@@ -39,16 +39,19 @@ function wholeFile(dir: string): { doc: PlannedDocument; outcome: DocumentOutcom
   return { doc, outcome };
 }
 
-/** The display's events, each call recorded; `this` is the recorder, as for a display that is a class. */
+/** The display's events, each call recorded; a class with a private field, as a display may be (its methods work only on the display itself). */
 class RecordedEvents implements BatchEvents {
   readonly finished: { outcome: DocumentOutcome; doc: PlannedDocument | undefined }[] = [];
-  readonly notices: string[] = [];
+  readonly #notices: string[] = [];
   readonly label = 'the display';
   documentFinished(outcome: DocumentOutcome, doc?: PlannedDocument): void {
     this.finished.push({ outcome, doc });
   }
   notice(message: string): void {
-    this.notices.push(message);
+    this.#notices.push(message);
+  }
+  get notices(): string[] {
+    return this.#notices;
   }
 }
 
@@ -304,6 +307,16 @@ describe("the source's result file: its parts listed, never merged", () => {
     expect(result).toMatchObject({ model: 'Invoice-v2', credits: 152, pages: { total: PAGES, processed: 150, missing: [4] } });
   });
 
+  it("a part's result that names no pages (written before results listed them): the part has no missing pages", async () => {
+    const { source, parts } = statement();
+    const { result } = await joined(source, parts, [
+      await answered(parts[0]!, 'complete', [], {}, { pages: undefined }),
+      await answered(parts[1]!, 'complete'),
+    ]);
+    expect(result.parts.map((part) => part.missing_pages)).toEqual([[], []]);
+    expect(result).toMatchObject({ status: 'complete', pages: { processed: PAGES, missing: [] } });
+  });
+
   it("the status written in a part's own result wins over its outcome's", async () => {
     const { source, parts } = statement();
     const { result } = await joined(source, parts, [
@@ -401,6 +414,7 @@ describe("the source's line: its status and what it says of each part", () => {
     [['skipped', 'complete'], 'partial'],
     [['failed', 'interrupted'], 'interrupted'],
     [['complete', 'partial'], 'partial'],
+    [['partial', 'failed'], 'partial'],
     [['partial', 'partial'], 'partial'],
   ] as [DocumentOutcome['status'][], DocumentOutcome['status']][])('parts %j: the source is %s', async (statuses, expected) => {
     expect((await line(...statuses)).status).toBe(expected);
