@@ -2,107 +2,15 @@
  * The status of a source sent in parts, and what its result and its one line say, from the parts'
  * outcomes (features/parts.ts): in process, each part's own result written as a run writes it.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DocumentOutcome, PlannedDocument } from '../../../src/batch/batch-types.js';
-import { writeResult, type ResultDocument } from '../../../src/batch/result-file.js';
-import { PartResults, partsOf } from '../../../src/features/parts.js';
-import { partOutput } from '../../../src/store/result-names.js';
+import type { ResultDocument } from '../../../src/batch/result-file.js';
+import { PartResults } from '../../../src/features/parts.js';
 import { partOfSavedResult, rejoinedPart } from '../../../src/features/part-rejoin.js';
 import { writeFileAtomically } from '../../../src/store/atomic-write.js';
-
-const PAGES = 151;
-const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
-/** A 151-page statement in two parts (pages 1-150 and 151), its results below a fresh output folder. */
-function statement(): { dir: string; source: PlannedDocument; parts: PlannedDocument[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'part-results-'));
-  const source: PlannedDocument = {
-    path: join(dir, 'in', 'statement.pdf'),
-    displayPath: 'in/statement.pdf',
-    sha256: 'a'.repeat(64),
-    size: 1000,
-    type: 'pdf',
-    contentType: 'application/pdf',
-    pages: PAGES,
-    output: join(dir, 'out', 'statement.pdf.json'),
-  };
-  return { dir, source, parts: partsOf(source, [range(1, 150), [151]], range(1, PAGES), PAGES, partOutput(join(dir, 'out'), join(dir, 'in'))) };
-}
-
-/** The part's own result on disk (as the run writes it), and its outcome. */
-async function answered(
-  part: PlannedDocument,
-  status: 'complete' | 'partial',
-  missing: number[] = [],
-  extra: Partial<DocumentOutcome> = {},
-): Promise<DocumentOutcome> {
-  const pages = part.sourcePages ?? [];
-  const result: ResultDocument = {
-    status,
-    source: { path: part.path, sha256: part.sha256, size: part.size, type: 'pdf', pages: PAGES },
-    question: { sha256: part.sha256, model: 'invoice', store_db: false, pages },
-    source_pages: pages,
-    model: 'invoice',
-    pages: { total: pages.length, processed: pages.length - missing.length, missing },
-    job: null,
-    extraction_id: null,
-    warnings: [],
-    credits: pages.length - missing.length,
-    started_at: '2026-11-28T00:00:00.000Z',
-    completed_at: '2026-11-28T00:00:01.000Z',
-    generator: 'docextract',
-    data: { pages: pages.length },
-  };
-  await writeResult(part.output, result);
-  return {
-    file: part.displayPath,
-    status,
-    pages: pages.length,
-    model: 'invoice',
-    output: part.output,
-    job_id: null,
-    extraction_id: null,
-    warnings: [],
-    credits: result.credits,
-    ...(missing.length ? { missing_pages: missing } : {}),
-    ...extra,
-  };
-}
-
-function notAnswered(part: PlannedDocument, status: DocumentOutcome['status'], code: string, message: string): DocumentOutcome {
-  return {
-    file: part.displayPath,
-    status,
-    pages: part.pages ?? null,
-    model: null,
-    output: null,
-    job_id: null,
-    extraction_id: null,
-    warnings: [],
-    credits: 0,
-    error: { code, message },
-  };
-}
-
-/** Every part's outcome noted, in this order: the source's line, and its result on disk. */
-async function joined(
-  source: PlannedDocument,
-  parts: PlannedDocument[],
-  outcomes: DocumentOutcome[],
-): Promise<{ line: DocumentOutcome; result: ResultDocument & { parts: { status: string; missing_pages: number[] }[] } }> {
-  const results = new PartResults(parts, false, writeFileAtomically, () => Date.parse('2026-11-28T01:00:00Z'));
-  const lines: DocumentOutcome[] = [];
-  for (const outcome of outcomes) results.note(outcome, (line) => lines.push(line));
-  await results.settled();
-  expect(lines).toHaveLength(1);
-  return {
-    line: lines[0] as DocumentOutcome,
-    result: JSON.parse(readFileSync(source.output, 'utf8')) as ResultDocument & { parts: { status: string; missing_pages: number[] }[] },
-  };
-}
+import { answered, joined, notAnswered, PAGES, range, statement } from '../../helpers/part-statement.js';
 
 describe('a source sent in parts: its status follows its parts', () => {
   it('every part complete: the source is complete, nothing missing', async () => {
