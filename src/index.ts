@@ -30,6 +30,6 @@ export { RUN_DEFAULTS } from './batch/run-settings.js';
 export type { RateWindow } from './config/grammar/rate-limit.js';
 export { ModelRules } from './features/model-rules.js';
 export { UnknownModelError } from './features/check-models.js';
-export type { FolderState, WatchEvents } from './features/watch.js';
+export type { FolderState, WatchEvents } from './features/watch-types.js';
 export { AllowedFolders, argumentReachesPast, isInsideFolder, realPathOf, searchedFrom } from './files/allowed-folders.js';
 export * from './api/index.js';

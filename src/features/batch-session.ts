@@ -25,7 +25,7 @@ import type { Clock } from '../util/clock.js';
 import { hostedEvents } from './host/hosted-run.js';
 import { HostHub } from './host/hub.js';
 import type { SharedRunTerms } from './host/protocol.js';
-import type { ServerJobView } from './refresh-jobs.js';
+import type { ServerJobView } from './server-job-view.js';
 
 /** What a batch of a command runs with: its client, session, clock and events. */
 export interface BatchDeps {

@@ -1,32 +1,14 @@
 import { ApiError, AuthenticationError, type ApiClient } from '../api/index.js';
 import { neverReached } from '../batch/flow-context.js';
 import type { Clock } from '../util/clock.js';
-import type { BatchSession } from './batch-session.js';
+import type { RequestGate } from '../batch/request-gate.js';
+import type { ServiceReadings } from '../batch/service-readings.js';
 import type { JobListing } from './list-jobs.js';
 import { pausedForRateLimit } from './rate-limit-retry.js';
+import type { ServerJobView } from './server-job-view.js';
 
-/** What the server says of a job now. */
-export type ServerJobView =
-  | {
-      /** The job's status on the service: `partial` while chunks are outstanding or failed. */
-      status: 'complete' | 'partial';
-      /** Chunks the service reports processed; null when its answer leaves it out. */
-      chunks_done: number | null;
-      /** Chunks the job was split into; null when the answer leaves it out. */
-      chunks_total: number | null;
-      /** 1-based pages still being processed; empty when none (or not reported). */
-      pending_pages: number[];
-      /** 1-based pages whose chunk failed; empty when none (or not reported). */
-      failed_pages: number[];
-    }
-  | {
-      /** The service could not say (the job is gone, unknown, or the asking gave up). */
-      status: 'error';
-      /** The API error's code, e.g. `job_expired` or `rate_limit_exceeded`. */
-      code: string;
-      /** The service's message: untrusted text (render it with care). */
-      message: string;
-    };
+/** What asking about jobs needs of a batch session: its gate and what the service's answers taught it. */
+type SessionGate = { gate: RequestGate; readings: ServiceReadings };
 
 /**
  * Ask the server about each job with `result` WITHOUT finalize (finalize
@@ -39,7 +21,7 @@ export type ServerJobView =
  * another client's burst must not turn into a job listed as an error.
  */
 export async function refreshJobs(
-  session: Pick<BatchSession, 'gate' | 'readings'>,
+  session: SessionGate,
   api: ApiClient,
   jobs: readonly (Pick<JobListing, 'parent_job_id'> | string)[],
   clock: Clock,
@@ -53,13 +35,7 @@ export async function refreshJobs(
   return views;
 }
 
-async function askAbout(
-  session: Pick<BatchSession, 'gate' | 'readings'>,
-  api: ApiClient,
-  jobId: string,
-  clock: Clock,
-  signal: AbortSignal | undefined,
-): Promise<ServerJobView> {
+async function askAbout(session: SessionGate, api: ApiClient, jobId: string, clock: Clock, signal: AbortSignal | undefined): Promise<ServerJobView> {
   for (let attempt = 1; ; attempt++) {
     const sentAt = await session.gate.acquire(signal);
     try {

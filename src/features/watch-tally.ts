@@ -1,6 +1,6 @@
 import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
 import type { ExtractBatchReport } from './batch-report.js';
-import type { WatchEvents, WatchReport } from './watch.js';
+import type { WatchEvents, WatchReport } from './watch-types.js';
 import type { WatchMoves } from './watch-moves.js';
 import { UsageTally } from './usage/usage-record.js';
 import { overriding } from './event-overrides.js';

@@ -1,77 +1,32 @@
-import type { BatchEvents, DocumentStatus, RunSettings } from '../batch/batch-types.js';
+import type { RunSettings } from '../batch/batch-types.js';
 import type { RunReport } from '../batch/runner.js';
-import { arrivalsOf, startWatchedFolder } from './watched-folder.js';
+import { arrivalsOf, startWatchedFolder, type WatchedFolderOptions } from './watched-folder.js';
+import type { WatchEvents, WatchReport } from './watch-types.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { sessionRunner } from './batch-session.js';
 import type { BatchDeps } from './batch-session.js';
-import type { ExtractBatchReport } from './batch-report.js';
 import { checkModelNamesBeforeSending, modelsOfRules } from './check-models.js';
 import type { ModelRules } from './model-rules.js';
 import type { PlanOptions } from './plan-documents.js';
 import { plannedArrivals } from './arrivals.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
-import { WatchMoves, type MoveTargets } from './watch-moves.js';
+import { WatchMoves } from './watch-moves.js';
 import { CompactEvery } from './compact-every.js';
 import { WatchRecord, WatchTally } from './watch-tally.js';
 
 export { WatchRecord } from './watch-tally.js';
-import type { UsageTally } from './usage/usage-record.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
 import { KNOWN_ANSWERS, RUNNING_AHEAD, RunningWindow } from './running-window.js';
 
-export interface WatchOptions {
-  /** The watched folder, absolute. */
-  root: string;
+export interface WatchOptions extends WatchedFolderOptions {
   /** Folder display paths are relative to. */
   cwd: string;
-  outDir: string;
-  /** @default 2000 */
-  settleMs: number;
-  /** Poll the folder every this many ms instead of waiting for change events. */
-  pollMs?: number;
-  /** Walk the whole folder this often for what change events missed. @default 30000 */
-  passMs?: number;
-  moves: Omit<MoveTargets, 'root'>;
-  /** Folders inside `root` that are never taken from (the state folder, say), besides the result and move folders. */
-  exclude: readonly string[];
   plan: Omit<PlanOptions, 'cwd' | 'listed' | 'models'> & { models: ModelRules };
   reuse: Omit<ArrivalOptions, 'storeDb'>;
   /** What the command finished over its runs (riding along, then hosting after a handover): one per command. @default one for this run */
   record?: WatchRecord;
-  /**
-   * Resolves once the caller can take more output (the CLI: once stdout's
-   * reader has taken its lines): no more files are taken until then, so a
-   * stalled reader holds the watch back rather than filling memory.
-   * @default always room
-   */
-  outputRoom?: () => Promise<void>;
-}
-
-/** The folder's own state, for the status line. */
-export interface FolderState {
-  /** Files seen in the folder but not yet completely written (or not yet known to be). */
-  settling: number;
-  /** Files taken and not finished yet. */
-  inProgress: number;
-}
-
-/** What watch adds to the display's events. */
-export interface WatchEvents extends BatchEvents {
-  /** The folder is watched: the files already in it have been found. */
-  watching?(): void;
-  /** The folder's counts changed (a file seen, settled, taken, finished or vanished): for a status line. */
-  folderState?(state: FolderState): void;
-}
-
-export interface WatchReport extends ExtractBatchReport {
-  /** Documents per status (watch keeps no list of outcomes: it may run for days). */
-  counts: Record<DocumentStatus, number>;
-  /** Results that failed their checks. */
-  checksFailed: number;
-  /** What the documents cost and saved, for the usage record. */
-  usage: UsageTally;
 }
 
 /**

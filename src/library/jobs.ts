@@ -8,14 +8,15 @@
  * (`docextract collect`).
  */
 import type { BatchEvents } from '../batch/batch-types.js';
-import { refreshJobs, type ServerJobView } from '../features/refresh-jobs.js';
+import { refreshJobs } from '../features/refresh-jobs.js';
+import type { ServerJobView } from '../features/server-job-view.js';
 import { refreshThroughHost } from '../features/host/refresh-client.js';
 import { runDocuments, type EngineAccess } from './engine.js';
 
 export { listJobs, type JobListing, type JobsOverview, type ListJobsOptions } from '../features/list-jobs.js';
 export { readRunningCommands, type RunningCommand } from '../features/host/commands-file.js';
 export { stateLockHolder } from '../store/lock.js';
-export type { ServerJobView } from '../features/refresh-jobs.js';
+export type { ServerJobView } from '../features/server-job-view.js';
 export { processChunkOnEngine } from './process-chunk.js';
 export { collectJobRun, type CollectJobOptions, type CollectJobRun } from './collect-job.js';
 

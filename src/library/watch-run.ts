@@ -7,11 +7,12 @@
  */
 import type { ApiClient } from '../api/index.js';
 import type { RunSettings } from '../batch/batch-types.js';
-import type { WatchEvents, WatchOptions, WatchReport } from '../features/watch.js';
+import type { WatchOptions } from '../features/watch.js';
+import type { WatchEvents, WatchReport } from '../features/watch-types.js';
 import type { Clock } from '../util/clock.js';
 import type { HostedSession, RideAlong } from './run-shell.js';
 
-export type { WatchReport } from '../features/watch.js';
+export type { WatchReport } from '../features/watch-types.js';
 
 /** Options of {@link watchFolderRun}: the watch's own (the folder, settling, rescans, moves, planning, reuse) and the run's. */
 export type WatchFolderOptions = Omit<WatchOptions, 'record'> & {

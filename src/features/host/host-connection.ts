@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { BatchEvents, PlannedDocument } from '../../batch/batch-types.js';
-import type { ServerJobView } from '../refresh-jobs.js';
+import type { ServerJobView } from '../server-job-view.js';
 import type { ChunkProcessed } from '../../api/index.js';
 import { readMessages, send, type ClientMessage, type DocumentNews, type HostMessage, type SharedRunTerms } from './protocol.js';
 

@@ -6,7 +6,7 @@ import { leftUndone } from '../../batch/left-undone.js';
 import type { BatchRunner } from '../../batch/runner.js';
 import { recheckReused } from '../checks/recheck.js';
 import type { ArrivalPlanner } from '../resume-tasks.js';
-import type { ServerJobView } from '../refresh-jobs.js';
+import type { ServerJobView } from '../server-job-view.js';
 import type { ChunkProcessed } from '../../api/index.js';
 import type { SourceRejoin } from '../part-rejoin.js';
 import { CommandsFile, commandsFilePath, runningCommands, type Origin } from './commands-file.js';

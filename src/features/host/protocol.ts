@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { ChunkFailure, DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
-import type { ServerJobView } from '../refresh-jobs.js';
+import type { ServerJobView } from '../server-job-view.js';
 import type { ChunkProcessed } from '../../api/index.js';
 
 /** The socket a host listens on, in the state folder. */

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { ServerJobView } from '../refresh-jobs.js';
+import type { ServerJobView } from '../server-job-view.js';
 import { HostConnection, type ClientIdentity } from './host-connection.js';
 import type { SubmissionEnd } from './one-client.js';
 
