@@ -26,7 +26,7 @@ export async function benchMany(section) {
   section.add('batch', `${files.length} files, ${pages} pages; ${RATE_SPEC}, 5 open jobs`);
 
   const { minimumMakespanMs, requestsForDocument } = await fromDist('batch/admission.js');
-  const { parseRateWindows } = await fromDist('batch/rate-windows.js');
+  const { parseRateWindows } = await fromDist('config/grammar/rate-limit.js');
   const boundMs = minimumMakespanMs(
     files.reduce((sum, f) => sum + requestsForDocument(f.pages), 0),
     parseRateWindows(RATE_SPEC),

@@ -29,7 +29,7 @@ const PROBE_WINDOW_MS = 75_000;
 /** @param {import('./report.js').Section} section @param {{ ttlMs: number }} options */
 export async function benchRealWorld(section, { ttlMs }) {
   const { minimumMakespanMs, requestsForDocument } = await fromDist('batch/admission.js');
-  const { parseRateWindows } = await fromDist('batch/rate-windows.js');
+  const { parseRateWindows } = await fromDist('config/grammar/rate-limit.js');
   const dir = scratch('real-world');
   const files = await writeMixedBatch(join(dir, 'in'), BATCH);
   const needed = files.reduce((sum, f) => sum + requestsForDocument(f.pages), 0);

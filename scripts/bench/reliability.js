@@ -108,7 +108,7 @@ function pagesComplete(outDir, files) {
 /** The schedule's batch, smaller, once per Reset style, with a few 429s whose Reset the client must read. */
 async function resetStyles(section, dir) {
   const { minimumMakespanMs, requestsForDocument } = await fromDist('batch/admission.js');
-  const { parseRateWindows } = await fromDist('batch/rate-windows.js');
+  const { parseRateWindows } = await fromDist('config/grammar/rate-limit.js');
   const files = await writeMixedBatch(join(dir, 'in'), { small: 40, longPages: [4, 7, 12, 21] });
   const needed = files.reduce((sum, f) => sum + requestsForDocument(f.pages), 0);
   const boundMs = minimumMakespanMs(needed, parseRateWindows(RATE_SPEC));

@@ -20,7 +20,8 @@ const LONG_PDF_PAGES = [4, 5, 6, 7, 9, 12, 15, 21, 30, 36, 48, 60];
 /** @param {import('./report.js').Section} section @param {{ ttlMs: number }} options */
 export async function benchSchedule(section, { ttlMs }) {
   const { minimumMakespanMs, requestsForDocument, fitsWithinTtl } = await fromDist('batch/admission.js');
-  const { parseRateWindows, defaultGuardMs } = await fromDist('batch/rate-windows.js');
+  const { parseRateWindows } = await fromDist('config/grammar/rate-limit.js');
+  const { defaultGuardMs } = await fromDist('batch/rate-windows.js');
   const windows = parseRateWindows(RATE_SPEC);
   const largest = Math.max(...LONG_PDF_PAGES);
   if (!fitsWithinTtl(largest, windows, ttlMs, Math.round(ttlMs / 10))) {
