@@ -26,7 +26,7 @@ export interface EventNames<E> {
  * callback added to `E` and not to its table fails to compile, so no
  * composition can forget to pass it on.
  */
-export function eventNames<E>(table: { readonly [K in keyof E]-?: true }): EventNames<E> {
+function eventNames<E>(table: { readonly [K in keyof E]-?: true }): EventNames<E> {
   return { names: Object.keys(table) as (keyof E & string)[] };
 }
 
