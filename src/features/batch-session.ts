@@ -130,21 +130,32 @@ export class BatchSession {
 }
 
 /**
- * The runner of a batch in this session: its gate, readings and journal,
- * with the command's client, clock and events. What the runner tells of a
- * document goes, in order, through the hub's routing when this command hosts
- * (another command's document goes to that command), then the caller's
- * `layers` (e.g. its parts joined into their sources), then `deps.events`,
- * as the front door composed them (its tally, then its display).
+ * What the runner of a command's batch tells, and its finish hook. A
+ * document's events go, in order: through the hub's routing when this
+ * command hosts (another command's document goes to that command, even one
+ * named like this command's own), then this command's `layers` (its parts:
+ * a part held, its source told once written), then `deps.events` as the
+ * front door composed them (its tally counts, then its display shows).
  */
+export function runnerEvents(
+  deps: Pick<BatchDeps, 'events' | 'host'>,
+  layers: readonly EventLayer[],
+  onFinished: RunnerDeps['onFinished'],
+): Pick<RunnerDeps, 'events' | 'onFinished'> {
+  const hosted = deps.host ? hubRouting(deps.host, onFinished) : undefined;
+  return {
+    events: composeEvents(BATCH_EVENTS, deps.events, [...(hosted ? [hosted.routing] : []), ...layers]),
+    ...(hosted ? { onFinished: hosted.onFinished } : onFinished ? { onFinished } : {}),
+  };
+}
+
+/** The runner of a batch in this session: its gate, readings and journal, with the command's client, clock and events (`runnerEvents`). */
 export function sessionRunner(
   deps: BatchDeps,
   settings: RunSettings,
   options: Pick<RunnerDeps, 'phantomJobs' | 'keepOutcomes' | 'onFinished'> & { layers?: readonly EventLayer[] },
 ): BatchRunner {
-  const { layers = [], ...runnerOptions } = options;
-  const hosted = deps.host ? hubRouting(deps.host, options.onFinished) : undefined;
-  const events = composeEvents(BATCH_EVENTS, deps.events, [...(hosted ? [hosted.routing] : []), ...layers]);
+  const { layers = [], onFinished, ...runnerOptions } = options;
   return new BatchRunner({
     api: deps.api,
     gate: deps.session.gate,
@@ -163,8 +174,7 @@ export function sessionRunner(
     },
     ...(deps.checker ? { checker: deps.checker } : {}),
     ...runnerOptions,
-    events,
-    ...(hosted ? { onFinished: hosted.onFinished } : {}),
+    ...runnerEvents(deps, layers, onFinished),
   });
 }
 
