@@ -23,24 +23,23 @@ export async function runBatchCommand(
   settings: BatchSettings,
   total: number,
   preReported: DocumentOutcome[],
-  work: (deps: HostedSession<BatchDisplay>, stop: AbortSignal, client: RiddenSoFar) => Promise<ExtractBatchReport>,
-  ride?: RideAlong<ExtractBatchReport, BatchDisplay>,
+  work: (deps: HostedSession<BatchEvents>, stop: AbortSignal, client: RiddenSoFar) => Promise<ExtractBatchReport>,
+  ride?: RideAlong<ExtractBatchReport, BatchEvents>,
 ): Promise<CommandOutcome> {
   // Counts, usage and the files that did not complete, taken from what the display shows: 100,000 outcomes are not kept to the end.
   const records = new RunRecords({ stateDir: ctx.stateDir(), cwd: ctx.io.cwd, clock: ctx.clock, command: ctx.commandName, profile: ctx.profile.name });
   const { tally } = records;
-  const createDisplay = async (): Promise<BatchDisplay> => {
-    const created = records.counting(await BatchDisplay.create(ctx, total));
-    for (const outcome of preReported) created.documentFinished(outcome);
-    return created;
+  // The display is kept apart for its own methods (finish); the engine is told through the tally, which counts what the display shows.
+  let shown: Promise<BatchDisplay> | undefined;
+  const displayOnce = (): Promise<BatchDisplay> => (shown ??= BatchDisplay.create(ctx, total));
+  const createEvents = async (): Promise<BatchEvents> => {
+    const events = records.counting(await displayOnce());
+    for (const outcome of preReported) events.documentFinished(outcome);
+    return events;
   };
   // The run's usage (for `docextract usage`) is recorded once: at its end, or by a second Ctrl-C on its way out, with what was charged so far.
-  const {
-    report,
-    account,
-    events: display,
-  } = await withBatchSession(ctx, settings, createDisplay, work, ride, (exitingAccount) => records.recordUsage(exitingAccount));
-  display.finish(report, records.startedAtMs);
+  const { report, account } = await withBatchSession(ctx, settings, createEvents, work, ride, (exitingAccount) => records.recordUsage(exitingAccount));
+  (await displayOnce()).finish(report, records.startedAtMs);
   await records.finishUsage(account, report.requests);
   if (report.fatal) throw report.fatal;
   await records.recordLastRun(account, settings.outDir, wordedForCli); // for `docextract jobs` and `review`

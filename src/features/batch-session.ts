@@ -7,6 +7,7 @@ import { neverReached } from '../batch/flow-context.js';
 import { RequestGate } from '../batch/request-gate.js';
 import { BatchRunner, type RunnerDeps } from '../batch/runner.js';
 import type { BatchEvents, ResultChecker, RunSettings } from '../batch/batch-types.js';
+import { BATCH_EVENTS, composeEvents, type EventLayer } from '../batch/event-sink.js';
 import { ServiceReadings } from '../batch/service-readings.js';
 import { pausedForRateLimit } from './rate-limit-retry.js';
 import type { RateWindow } from '../config/grammar/rate-limit.js';
@@ -22,7 +23,7 @@ import { StateDirError } from '../store/state-dir-error.js';
 import { StateDirUnsafeError } from '../store/state-dir-unsafe-error.js';
 import { preparePrivateStateDir } from '../store/private-state-dir.js';
 import type { Clock } from '../util/clock.js';
-import { hostedEvents } from './host/hosted-run.js';
+import { hubRouting } from './host/hosted-run.js';
 import { HostHub } from './host/hub.js';
 import type { SharedRunTerms } from './host/protocol.js';
 import type { ServerJobView } from './server-job-view.js';
@@ -128,21 +129,39 @@ export class BatchSession {
   }
 }
 
-/** The runner of a batch in this session: its gate, readings and journal, with the command's client, clock and events. */
+/**
+ * What the runner of a command's batch tells, and its finish hook. A
+ * document's events go, in order: through the hub's routing when this
+ * command hosts (another command's document goes to that command, even one
+ * named like this command's own), then this command's `layers` (its parts:
+ * a part held, its source told once written), then `deps.events` as the
+ * front door composed them (its tally counts, then its display shows).
+ */
+export function runnerEvents(
+  deps: Pick<BatchDeps, 'events' | 'host'>,
+  layers: readonly EventLayer[],
+  onFinished: RunnerDeps['onFinished'],
+): Pick<RunnerDeps, 'events' | 'onFinished'> {
+  const hosted = deps.host ? hubRouting(deps.host, onFinished) : undefined;
+  return {
+    events: composeEvents(BATCH_EVENTS, deps.events, [...(hosted ? [hosted.routing] : []), ...layers]),
+    ...(hosted ? { onFinished: hosted.onFinished } : onFinished ? { onFinished } : {}),
+  };
+}
+
+/** The runner of a batch in this session: its gate, readings and journal, with the command's client, clock and events (`runnerEvents`). */
 export function sessionRunner(
   deps: BatchDeps,
   settings: RunSettings,
-  options: Pick<RunnerDeps, 'phantomJobs' | 'keepOutcomes' | 'onFinished'> & Partial<Pick<RunnerDeps, 'events'>>,
+  options: Pick<RunnerDeps, 'phantomJobs' | 'keepOutcomes' | 'onFinished'> & { layers?: readonly EventLayer[] },
 ): BatchRunner {
-  // Hosting: what concerns another command's documents goes to that command.
-  const hosted = deps.host ? hostedEvents(deps.host, options.events ?? deps.events, options.onFinished) : undefined;
+  const { layers = [], onFinished, ...runnerOptions } = options;
   return new BatchRunner({
     api: deps.api,
     gate: deps.session.gate,
     readings: deps.session.readings,
     clock: deps.clock,
     journal: deps.session.journal,
-    events: deps.events,
     settings,
     account: deps.account,
     warmUp: deps.warmUp,
@@ -154,8 +173,8 @@ export function sessionRunner(
       return kept;
     },
     ...(deps.checker ? { checker: deps.checker } : {}),
-    ...options,
-    ...(hosted ?? {}),
+    ...runnerOptions,
+    ...runnerEvents(deps, layers, onFinished),
   });
 }
 

@@ -1,5 +1,6 @@
 import { failedOutcome } from '../batch/outcomes.js';
 import type { DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
+import { BATCH_EVENTS, composeEvents } from '../batch/event-sink.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
@@ -90,7 +91,8 @@ export async function runExtractBatch(
       () => deps.clock.now(),
       (message) => deps.events.notice?.(message),
     );
-  const events = parts.joining(deps.events);
+  // This command's documents as the front door's events (tally, display) are told of them: a part held, its source told once written.
+  const events = composeEvents(BATCH_EVENTS, deps.events, [parts.joining]);
   const keepOutcomes = options.keepOutcomes ?? true;
   const alreadyDone: DocumentOutcome[] = [];
   const finishedBeforeSending = (outcome: DocumentOutcome): void => {
@@ -141,7 +143,7 @@ export async function runExtractBatch(
   const own = planned();
   const head = await own.next();
   const runner = sessionRunner(deps, settings, {
-    events,
+    layers: [parts.joining],
     // Until a slice takes one up, every open job of earlier runs holds a slot (the ledger drops those the run takes up).
     phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
     keepOutcomes,

@@ -1,5 +1,6 @@
 import type { ResultWriter } from '../store/atomic-write.js';
-import type { BatchEvents, DocumentOutcome, DocumentStatus, PartOf, PartOutcome, PlannedDocument } from '../batch/batch-types.js';
+import type { DocumentOutcome, DocumentStatus, PartOf, PartOutcome, PlannedDocument } from '../batch/batch-types.js';
+import type { EventLayer } from '../batch/event-sink.js';
 import { questionOf } from '../batch/question.js';
 import { readResultFile, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
 import { combineChecks } from './checks/recheck.js';
@@ -116,23 +117,17 @@ export class PartResults {
   }
 
   /**
-   * `events` as the command's display and report see them: a part's outcome
-   * is held, and its source is reported once, after its result is written.
-   * Progress still shows each part. Parts added later (`add`) are held too.
+   * This command's layer of its events, as its display and report see them:
+   * a part's outcome is held, and its source is told once, after its result
+   * is written. Progress still shows each part. Parts added later (`add`)
+   * are held too.
    */
-  joining(events: BatchEvents): BatchEvents {
-    const documentFinished = (outcome: DocumentOutcome, doc?: PlannedDocument): void => {
-      if (this.isPart(outcome)) this.note(outcome, (source) => events.documentFinished(source));
-      else events.documentFinished(outcome, doc);
-    };
-    return new Proxy(events, {
-      get: (target, property, receiver) => {
-        if (property === 'documentFinished') return documentFinished;
-        const value = Reflect.get(target, property, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  }
+  readonly joining: EventLayer = {
+    documentFinished: (next, outcome, doc) => {
+      if (this.isPart(outcome)) this.note(outcome, (source) => next(source));
+      else next(outcome, doc);
+    },
+  };
 
   /** `outcomes` with each part's replaced by its source's (once joined). */
   reported(outcomes: readonly DocumentOutcome[]): DocumentOutcome[] {

@@ -1,4 +1,5 @@
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
+import { BATCH_EVENTS, composeEvents } from '../batch/event-sink.js';
 import { compactUsageIfLarge } from '../store/usage-log.js';
 import type { Clock } from '../util/clock.js';
 import { recordLastRun } from './last-run.js';
@@ -43,9 +44,9 @@ export class RunRecords {
     return this.startedAt;
   }
 
-  /** `events`, with each finished document, charge and request counted here first. */
-  counting<E extends BatchEvents>(events: E): E {
-    return this.tally.counting(events);
+  /** The events a run is told through: its tally counts each finished document, charge and request, then `events` (its display) is told. */
+  counting(events: BatchEvents): BatchEvents {
+    return composeEvents(BATCH_EVENTS, events, [this.tally.counting]);
   }
 
   /**

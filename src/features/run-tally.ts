@@ -1,6 +1,6 @@
-import type { BatchEvents, DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
+import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
+import type { EventLayer } from '../batch/event-sink.js';
 import { UsageTally } from './usage/usage-record.js';
-import { overriding } from './event-overrides.js';
 
 /**
  * What a command's summary, last-run report, usage record and exit code need
@@ -47,23 +47,20 @@ export class RunTally {
     return this.counts.complete === this.total;
   }
 
-  /** `events`, with each finished document, charge and request counted here first: the tally is what the command showed. */
-  counting<E extends BatchEvents>(events: E): E {
-    const counted: Pick<Required<BatchEvents>, 'documentFinished' | 'creditsCharged' | 'requestSent'> = {
-      documentFinished: (outcome, doc) => {
-        this.add(outcome);
-        events.documentFinished(outcome, doc);
-      },
-      creditsCharged: (credits, doc) => {
-        // A charge without a document (none is known to come) still counts: under the run's own folder.
-        this.usage.charged(credits, doc?.displayPath ?? '', doc?.model);
-        events.creditsCharged?.(credits, doc);
-      },
-      requestSent: (endpoint, doc) => {
-        this.requests += 1;
-        events.requestSent?.(endpoint, doc);
-      },
-    };
-    return overriding(events, counted as Partial<E>);
-  }
+  /** The tally's layer of a run's events: each finished document, charge and request is counted here, then passed on (the tally is what the command showed). */
+  readonly counting: EventLayer = {
+    documentFinished: (next, outcome, doc) => {
+      this.add(outcome);
+      next(outcome, doc);
+    },
+    creditsCharged: (next, credits, doc) => {
+      // A charge without a document (none is known to come) still counts: under the run's own folder.
+      this.usage.charged(credits, doc?.displayPath ?? '', doc?.model);
+      next(credits, doc);
+    },
+    requestSent: (next, endpoint, doc) => {
+      this.requests += 1;
+      next(endpoint, doc);
+    },
+  };
 }

@@ -1,9 +1,9 @@
-import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
+import { BATCH_EVENTS, composeEvents, type EventLayer } from '../batch/event-sink.js';
 import type { ExtractBatchReport } from './batch-report.js';
 import type { WatchEvents, WatchReport } from './watch-types.js';
 import type { WatchMoves } from './watch-moves.js';
 import { UsageTally } from './usage/usage-record.js';
-import { overriding } from './event-overrides.js';
 import type { CompactEvery } from './compact-every.js';
 import { hash53 } from '../util/hash53.js';
 import { HashedRecords } from '../util/hashed-records.js';
@@ -101,23 +101,27 @@ export class WatchTally {
   /** Display path -> absolute path of each document not finished yet. */
   private readonly sources = new Map<string, string>();
   private readonly run: number;
-  /** The display's events, with each charge counted in the command's usage first (every credit is recorded by the run that was charged it). */
-  readonly display: WatchEvents;
+  /** The watch's layer of a run's events: each charge is counted in the command's usage first (every credit is recorded by the run that was charged it). */
+  readonly charging: EventLayer;
+  /** The display's events, told through `charging`. */
+  readonly display: BatchEvents;
 
   constructor(
-    display: WatchEvents,
+    /** The watch's display: its folder state is told here directly. */
+    private readonly shown: WatchEvents,
     private readonly moves: WatchMoves,
     /** Told of every finished file: has the journal compacted now and then (none when riding along: the host's journal). */
     private readonly journal: Pick<CompactEvery, 'finished'>,
     readonly record: WatchRecord,
   ) {
     this.run = record.startRun();
-    this.display = overriding(display, {
-      creditsCharged: (credits, doc) => {
+    this.charging = {
+      creditsCharged: (next, credits, doc) => {
         record.usage.charged(credits, doc?.displayPath ?? '', doc?.model);
-        display.creditsCharged?.(credits, doc);
+        next(credits, doc);
       },
-    });
+    };
+    this.display = composeEvents(BATCH_EVENTS, shown, [this.charging]);
   }
 
   arrived(displayPath: string, path: string): void {
@@ -136,7 +140,7 @@ export class WatchTally {
   }
 
   private tellState(): void {
-    this.display.folderState?.({ settling: this.settling, inProgress: this.sources.size });
+    this.shown.folderState?.({ settling: this.settling, inProgress: this.sources.size });
   }
 
   /** A finished document, counted (and its source moved) before the display shows it; false when it is an earlier run's, not news. */

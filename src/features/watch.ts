@@ -81,7 +81,7 @@ export async function runWatchBatch(
   let report: RunReport;
   try {
     const runner = sessionRunner(deps, settings, {
-      events: tally.display,
+      layers: [tally.charging],
       onFinished: (outcome, doc) => {
         planner.finished(outcome, doc);
         tally.finished(outcome);

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
+import { BATCH_EVENTS, composeEvents } from '../../batch/event-sink.js';
 import type { ExtractBatchReport } from '../batch-report.js';
 import type { PartResults } from '../parts.js';
 import { HostConnection, showNews, type ClientIdentity } from './host-connection.js';
@@ -37,7 +38,7 @@ export class ClientBatch {
     /** The parts of this command's sources: each is reported once, as one document. */
     private readonly parts?: PartResults,
   ) {
-    this.events = parts ? parts.joining(events) : events;
+    this.events = composeEvents(BATCH_EVENTS, events, parts ? [parts.joining] : []);
     if ('documents' in work) work.documents.forEach((doc, id) => this.left.set(id, doc));
     else this.left.set(0, undefined);
   }

@@ -1,4 +1,5 @@
-import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
+import type { DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
+import type { EventLayer } from '../../batch/event-sink.js';
 import type { DocumentTask } from '../../batch/document-task.js';
 import type { BatchRunner, RunReport } from '../../batch/runner.js';
 import type { HostHub, HostedRun } from './hub.js';
@@ -75,42 +76,34 @@ function isOwn(doc: PlannedDocument | undefined): boolean {
 }
 
 /**
- * The runner's events and finish hook for a hosting command: everything
- * about a submitted document (progress, requests, credits, notices, its
- * outcome) goes to the command that asked for it, by the document's origin;
- * the rest to the host's own display. What belongs to no document (waits,
- * reachability, the time left) is the shared run's, shown by the host.
+ * A hosting command's layer of the runner's events, and its finish hook:
+ * everything about a submitted document (progress, requests, credits,
+ * notices, its outcome) goes to the command that asked for it, by the
+ * document's origin; the host's own documents go on down the layers below
+ * (to its own display). What belongs to no document (waits, reachability,
+ * the time left) is the shared run's: not taken here, so the host shows it.
  */
-export function hostedEvents(
+export function hubRouting(
   hub: HostHub,
-  inner: BatchEvents,
   onFinished: ((outcome: DocumentOutcome, doc: PlannedDocument) => void) | undefined,
-): { events: BatchEvents; onFinished: (outcome: DocumentOutcome, doc: PlannedDocument) => void } {
-  const routed: Partial<BatchEvents> = {
-    uploadStarted: (doc) => (isOwn(doc) ? inner.uploadStarted?.(doc) : hub.tell(doc, { type: 'upload' })),
-    documentStarted: (doc, total) => (isOwn(doc) ? inner.documentStarted?.(doc, total) : hub.tell(doc, { type: 'started', chunksTotal: total })),
-    chunkDone: (doc, done, total) => (isOwn(doc) ? inner.chunkDone?.(doc, done, total) : hub.tell(doc, { type: 'chunk', done, total })),
-    chunkFailed: (failure, doc) => (isOwn(doc) ? inner.chunkFailed?.(failure, doc) : hub.tell(doc as PlannedDocument, { type: 'chunk-failed', failure })),
-    requestSent: (endpoint, doc) =>
-      isOwn(doc) ? inner.requestSent?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'sent' }),
-    requestAnswered: (endpoint, doc) =>
-      isOwn(doc) ? inner.requestAnswered?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'answered' }),
-    requestUnreached: (endpoint, doc) =>
-      isOwn(doc) ? inner.requestUnreached?.(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'unreached' }),
-    creditsCharged: (credits, doc) => (isOwn(doc) ? inner.creditsCharged?.(credits, doc) : hub.tell(doc as PlannedDocument, { type: 'charged', credits })),
-    notice: (message, doc) => (isOwn(doc) ? inner.notice?.(message, doc) : hub.tell(doc as PlannedDocument, { type: 'notice', message })),
+): { routing: EventLayer; onFinished: (outcome: DocumentOutcome, doc: PlannedDocument) => void } {
+  const routing: EventLayer = {
+    uploadStarted: (next, doc) => (isOwn(doc) ? next(doc) : hub.tell(doc, { type: 'upload' })),
+    documentStarted: (next, doc, total) => (isOwn(doc) ? next(doc, total) : hub.tell(doc, { type: 'started', chunksTotal: total })),
+    chunkDone: (next, doc, done, total) => (isOwn(doc) ? next(doc, done, total) : hub.tell(doc, { type: 'chunk', done, total })),
+    chunkFailed: (next, failure, doc) => (isOwn(doc) ? next(failure, doc) : hub.tell(doc as PlannedDocument, { type: 'chunk-failed', failure })),
+    requestSent: (next, endpoint, doc) => (isOwn(doc) ? next(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'sent' })),
+    requestAnswered: (next, endpoint, doc) =>
+      isOwn(doc) ? next(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'answered' }),
+    requestUnreached: (next, endpoint, doc) =>
+      isOwn(doc) ? next(endpoint, doc) : hub.tell(doc as PlannedDocument, { type: 'request', endpoint, state: 'unreached' }),
+    creditsCharged: (next, credits, doc) => (isOwn(doc) ? next(credits, doc) : hub.tell(doc as PlannedDocument, { type: 'charged', credits })),
+    notice: (next, message, doc) => (isOwn(doc) ? next(message, doc) : hub.tell(doc as PlannedDocument, { type: 'notice', message })),
     // A submitted document's outcome goes back through the finish hook below.
-    documentFinished: (outcome, doc) => (isOwn(doc) ? inner.documentFinished(outcome, doc) : undefined),
+    documentFinished: (next, outcome, doc) => (isOwn(doc) ? next(outcome, doc) : undefined),
   };
-  const events = new Proxy(inner, {
-    get: (target, property, receiver) => {
-      if (typeof property === 'string' && property in routed) return routed[property as keyof BatchEvents];
-      const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
   return {
-    events,
+    routing,
     onFinished: (outcome, doc) => {
       if (!hub.finished(outcome, doc)) onFinished?.(outcome, doc);
       // After the runner has settled this finish: a handover stops the runner.

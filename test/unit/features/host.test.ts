@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../../../src/batch/batch-types.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
 import { runningCommands, type Origin } from '../../../src/features/host/commands-file.js';
-import { hostedEvents } from '../../../src/features/host/hosted-run.js';
+import { BATCH_EVENTS, composeEvents } from '../../../src/batch/event-sink.js';
+import { hubRouting } from '../../../src/features/host/hosted-run.js';
 import type { HostHub } from '../../../src/features/host/hub.js';
 import { TaskQueue } from '../../../src/features/host/task-queue.js';
 import { renderCommands } from '../../../src/cli/run/jobs-render.js';
@@ -45,7 +46,8 @@ describe('submitted documents inside the host', () => {
       waiting: (until) => shown.push(['waiting', until]),
     };
     const ownFinished: string[] = [];
-    const { events, onFinished } = hostedEvents(hub, display, (outcome) => ownFinished.push(outcome.file));
+    const { routing, onFinished } = hubRouting(hub, (outcome) => ownFinished.push(outcome.file));
+    const events = composeEvents(BATCH_EVENTS, display, [routing]);
     // Both commands name their file the same: only the origin tells them apart.
     const own = doc('a.png');
     const theirs = { ...doc('a.png', 'c1'), askedAs: 4 };
