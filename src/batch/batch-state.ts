@@ -183,6 +183,11 @@ export class BatchState implements BatchView {
         case 'finished':
           if (task) this.finish(task, effect.outcome);
           break;
+        case 'job-moved':
+          // This module is the one place a job's phase moves (here, the sends, a loss): flows return the move.
+          // An illegal move is a bug in the engine, and throws (JobPhaseError).
+          moveJob(effect.job, effect.move);
+          break;
         case 'job-opened':
           if (task && task === this.probeTask) {
             this.slots.accepted();

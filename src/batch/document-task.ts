@@ -33,8 +33,8 @@ export interface OpenJob {
   expiresAt: number;
   pages: number;
   model: string | null;
-  /** Where the job stands; moved only by moveJob (job-phase.ts). */
-  phase: JobPhase;
+  /** Where the job stands; moved only by BatchState, through moveJob (job-phase.ts): read-only everywhere else. */
+  readonly phase: JobPhase;
   collectRounds: number;
   collectAttempts: number;
   collectReadyAt: number;
@@ -118,9 +118,16 @@ export class DocumentTask {
     return this.doc.pages === undefined ? this.doc.type === 'pdf' : isSplit(this.doc.pages);
   }
 
+  /**
+   * The task's job, opened by its upload's answer or rebuilt from the journal.
+   * A rebuilt job whose complete result is already on disk starts `written`,
+   * with the line to report (`written`): only its finalize is left. That is
+   * where it starts, not a move: nothing of it was sent in this run.
+   */
   openJob(
     job: { parentJobId: string; chunks: ChunkRef[]; expiresAt: number; pages: number; model: string | null },
     doneChunks: ReadonlyMap<string, number> = new Map(),
+    written?: DocumentOutcome,
   ): void {
     this.phase = 'open';
     this.job = {
@@ -138,7 +145,8 @@ export class DocumentTask {
       expiresAt: job.expiresAt,
       pages: job.pages,
       model: job.model,
-      phase: 'working',
+      phase: written ? 'written' : 'working',
+      ...(written ? { outcome: written } : {}),
       collectRounds: 0,
       collectAttempts: 0,
       collectReadyAt: 0,

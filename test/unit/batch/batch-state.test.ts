@@ -9,6 +9,7 @@ import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from 
 import { BatchState } from '../../../src/batch/batch-state.js';
 import { DocumentTask } from '../../../src/batch/document-task.js';
 import type { FlowEffect } from '../../../src/batch/flow-effects.js';
+import { JobPhaseError } from '../../../src/batch/job-phase.js';
 import type { WorkItem } from '../../../src/batch/job-work.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
@@ -267,7 +268,7 @@ describe('a request leaving', () => {
     expect(t.phase).toBe('open');
     batch.sending({ kind: 'collect', task: t, job }, false);
     expect(job.phase).toBe('collecting');
-    job.phase = 'written';
+    batch.apply(t, [{ type: 'job-moved', job, move: 'wrote-complete' }]);
     batch.sending({ kind: 'finalize', task: t, job }, false);
     expect(job.phase).toBe('finalizing');
     expect(batch.spent()).toEqual({ requests: 3, credits: 0 });
@@ -581,6 +582,25 @@ describe('the effects a flow returns', () => {
     expect(busy()).toBe(1);
   });
 
+  it("moves a job's phase, in the order the effects come, and throws on a move its phase does not allow", async () => {
+    const { batch } = make();
+    const t = openTask('big.pdf');
+    const job = t.job!;
+    batch.take([t]);
+    batch.sending({ kind: 'collect', task: t, job }, false);
+    // Answered, then lost (as a collect's answer says it): the loss closes the working job the answer left.
+    batch.apply(t, [
+      { type: 'job-moved', job, move: 'collect-answered' },
+      { type: 'job-lost', job, code: 'job_expired', message: 'gone' },
+    ]);
+    expect(job.phase).toBe('closed');
+    expect(t.phase).toBe('queued');
+    expect(() => batch.apply(t, [{ type: 'job-moved', job, move: 'collect-answered' }])).toThrow(
+      new JobPhaseError(job.parentJobId, 'closed', 'collect-answered'),
+    );
+    expect(job.phase).toBe('closed');
+  });
+
   it('passes a notice on with the document it concerns', async () => {
     const { batch, said } = make();
     const a = task('a.pdf');
@@ -828,12 +848,32 @@ describe('a document finishing', () => {
   it('counts no slot for a job that was finalized', async () => {
     const { batch } = make();
     const t = openTask('big.pdf');
-    t.job!.phase = 'closed';
-    t.job!.outcome = complete('big.pdf');
+    const job = t.job!;
     batch.take([t]);
-    batch.finish(t, complete('big.pdf'));
+    batch.sending({ kind: 'collect', task: t, job }, false);
+    batch.apply(t, [{ type: 'job-moved', job, move: 'wrote-complete' }]);
+    job.outcome = complete('big.pdf');
+    batch.sending({ kind: 'finalize', task: t, job }, false);
+    batch.apply(t, [
+      { type: 'job-moved', job, move: 'finalized' },
+      { type: 'finished', outcome: complete('big.pdf') },
+    ]);
+    expect(job.phase).toBe('closed');
     expect(batch.ledger.loads(T0)).toEqual([]);
     expect(t.job!.outcome).toBeUndefined();
+  });
+
+  it('counts a slot, until it expires, for a job that finished before it was closed', async () => {
+    const { batch } = make();
+    const t = openTask('big.pdf');
+    const job = t.job!;
+    batch.take([t]);
+    batch.sending({ kind: 'collect', task: t, job }, false);
+    batch.apply(t, [
+      { type: 'job-moved', job, move: 'wrote-complete' },
+      { type: 'finished', outcome: complete('big.pdf') },
+    ]);
+    expect(batch.ledger.loads(T0)).toEqual([{ id: 'phantom-0', expiresAtMs: T0 + 3_600_000, requestsLeft: 0 }]);
   });
 
   it('tells the journal of an upload intent that was never sent', async () => {
