@@ -189,15 +189,15 @@ export class BatchState implements BatchView {
           moveJob(effect.job, effect.move);
           break;
         case 'job-opened':
-          if (task && task === this.probeTask) {
+          if (!task) break;
+          task.openJob(effect.job);
+          if (task === this.probeTask) {
             this.slots.accepted();
             this.ledger.raiseCap();
             this.events.slotsHeld?.(this.ledger.heldByOthers, undefined);
           }
-          if (task?.job) {
-            this.ledger.open.add(task);
-            this.events.documentStarted?.(task.doc, task.job.chunks.length);
-          }
+          this.ledger.open.add(task);
+          this.events.documentStarted?.(task.doc, effect.job.chunks.length);
           break;
         case 'chunk-done':
           if (task?.job) this.events.chunkDone?.(task.doc, task.chunksDone(), task.job.chunks.length);

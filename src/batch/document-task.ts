@@ -51,6 +51,20 @@ export interface PreparedUpload {
   intentAt: number;
 }
 
+/** A job as its upload's answer (the split manifest) or the journal names it. */
+export interface JobManifest {
+  parentJobId: string;
+  chunks: ChunkRef[];
+  expiresAt: number;
+  pages: number;
+  model: string | null;
+}
+
+/**
+ * Where a document stands. Set when a task is made (queued, or open with a
+ * job rebuilt from the journal), then moved only by BatchState, as it sends
+ * and applies the effects flows return.
+ */
 export type TaskPhase = 'queued' | 'uploading' | 'open' | 'done';
 
 /** One input document moving through upload, chunks, collect, write and finalize. */
@@ -124,11 +138,7 @@ export class DocumentTask {
    * with the line to report (`written`): only its finalize is left. That is
    * where it starts, not a move: nothing of it was sent in this run.
    */
-  openJob(
-    job: { parentJobId: string; chunks: ChunkRef[]; expiresAt: number; pages: number; model: string | null },
-    doneChunks: ReadonlyMap<string, number> = new Map(),
-    written?: DocumentOutcome,
-  ): void {
+  openJob(job: JobManifest, doneChunks: ReadonlyMap<string, number> = new Map(), written?: DocumentOutcome): void {
     this.phase = 'open';
     this.job = {
       parentJobId: job.parentJobId,

@@ -1,14 +1,14 @@
 import type { DocumentOutcome } from './batch-types.js';
-import type { DocumentTask, OpenJob } from './document-task.js';
+import type { DocumentTask, JobManifest, OpenJob } from './document-task.js';
 import type { JobMove } from './job-phase.js';
 import { countedAt } from './request-gate.js';
 
 /**
  * What a flow reports back: the things that happened to one document which
  * matter beyond it. Flows change only the task and job they were handed
- * (chunk status, ready times), never a job's phase: the scheduler reads the
- * phase to choose the next request, so it moves only where effects are
- * applied. Everything the batch as a whole must learn (the phase, budgets,
+ * (chunk status, ready times), never its phase or its job's: the scheduler
+ * reads phases to choose the next request, so they move only where effects
+ * are applied. Everything the batch as a whole must learn (phases, budgets,
  * the ledger of open jobs, the gate, the display) comes back as effects, and
  * `BatchState.apply` applies them in one place, in order.
  */
@@ -17,8 +17,8 @@ export type FlowEffect =
   | { type: 'charged'; credits: number }
   /** The document is finished; nothing more will be sent for it. */
   | { type: 'finished'; outcome: DocumentOutcome }
-  /** The upload answered 202: the task now has an open job. */
-  | { type: 'job-opened' }
+  /** The upload answered 202, its manifest journaled: the task's job is open. */
+  | { type: 'job-opened'; job: JobManifest }
   /** The job's phase moves (job-phase.ts): applied before the effects after it, and thrown on as a bug when its phase does not allow it. */
   | { type: 'job-moved'; job: OpenJob; move: JobMove }
   /** A chunk is done (display only). */

@@ -53,7 +53,7 @@ describe('a job phase', () => {
   });
 });
 
-describe('the one place a job moves', () => {
+describe('the one place a phase moves', () => {
   it('is BatchState: no other module of src/ imports or calls moveJob (flows return a job-moved effect)', async () => {
     const movers: string[] = [];
     for (const file of await readdir('src', { recursive: true })) {
@@ -62,5 +62,15 @@ describe('the one place a job moves', () => {
       if (/\bmoveJob\(/.test(text) || /import\s*\{[^}]*\bmoveJob\b[^}]*\}\s*from/.test(text)) movers.push(file.split('\\').join('/'));
     }
     expect(movers.sort()).toEqual(['batch/batch-state.ts', 'batch/job-phase.ts']);
+  });
+
+  it("is BatchState for a document's phase too: only it, the task's own methods and moveJob write a phase", async () => {
+    const writers: string[] = [];
+    for (const file of await readdir('src', { recursive: true })) {
+      if (!file.endsWith('.ts')) continue;
+      const text = await readFile(join('src', file), 'utf8');
+      if (/\.phase\s*=[^=]/.test(text)) writers.push(file.split('\\').join('/'));
+    }
+    expect(writers.sort()).toEqual(['batch/batch-state.ts', 'batch/document-task.ts', 'batch/job-phase.ts']);
   });
 });
