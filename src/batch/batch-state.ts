@@ -183,16 +183,21 @@ export class BatchState implements BatchView {
         case 'finished':
           if (task) this.finish(task, effect.outcome);
           break;
+        case 'job-moved':
+          // This module is the one place a job's phase moves (here, the sends, a loss): flows return the move.
+          // An illegal move is a bug in the engine, and throws (JobPhaseError).
+          moveJob(effect.job, effect.move);
+          break;
         case 'job-opened':
-          if (task && task === this.probeTask) {
+          if (!task) break;
+          task.openJob(effect.job);
+          if (task === this.probeTask) {
             this.slots.accepted();
             this.ledger.raiseCap();
             this.events.slotsHeld?.(this.ledger.heldByOthers, undefined);
           }
-          if (task?.job) {
-            this.ledger.open.add(task);
-            this.events.documentStarted?.(task.doc, task.job.chunks.length);
-          }
+          this.ledger.open.add(task);
+          this.events.documentStarted?.(task.doc, effect.job.chunks.length);
           break;
         case 'chunk-done':
           if (task?.job) this.events.chunkDone?.(task.doc, task.chunksDone(), task.job.chunks.length);

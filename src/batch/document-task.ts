@@ -33,8 +33,8 @@ export interface OpenJob {
   expiresAt: number;
   pages: number;
   model: string | null;
-  /** Where the job stands; moved only by moveJob (job-phase.ts). */
-  phase: JobPhase;
+  /** Where the job stands; moved only by BatchState, through moveJob (job-phase.ts): read-only everywhere else. */
+  readonly phase: JobPhase;
   collectRounds: number;
   collectAttempts: number;
   collectReadyAt: number;
@@ -51,6 +51,20 @@ export interface PreparedUpload {
   intentAt: number;
 }
 
+/** A job as its upload's answer (the split manifest) or the journal names it. */
+export interface JobManifest {
+  parentJobId: string;
+  chunks: ChunkRef[];
+  expiresAt: number;
+  pages: number;
+  model: string | null;
+}
+
+/**
+ * Where a document stands. Set when a task is made (queued, or open with a
+ * job rebuilt from the journal), then moved only by BatchState, as it sends
+ * and applies the effects flows return.
+ */
 export type TaskPhase = 'queued' | 'uploading' | 'open' | 'done';
 
 /** One input document moving through upload, chunks, collect, write and finalize. */
@@ -118,10 +132,13 @@ export class DocumentTask {
     return this.doc.pages === undefined ? this.doc.type === 'pdf' : isSplit(this.doc.pages);
   }
 
-  openJob(
-    job: { parentJobId: string; chunks: ChunkRef[]; expiresAt: number; pages: number; model: string | null },
-    doneChunks: ReadonlyMap<string, number> = new Map(),
-  ): void {
+  /**
+   * The task's job, opened by its upload's answer or rebuilt from the journal.
+   * A rebuilt job whose complete result is already on disk starts `written`,
+   * with the line to report (`written`): only its finalize is left. That is
+   * where it starts, not a move: nothing of it was sent in this run.
+   */
+  openJob(job: JobManifest, doneChunks: ReadonlyMap<string, number> = new Map(), written?: DocumentOutcome): void {
     this.phase = 'open';
     this.job = {
       parentJobId: job.parentJobId,
@@ -138,7 +155,8 @@ export class DocumentTask {
       expiresAt: job.expiresAt,
       pages: job.pages,
       model: job.model,
-      phase: 'working',
+      phase: written ? 'written' : 'working',
+      ...(written ? { outcome: written } : {}),
       collectRounds: 0,
       collectAttempts: 0,
       collectReadyAt: 0,

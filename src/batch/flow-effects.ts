@@ -1,21 +1,26 @@
 import type { DocumentOutcome } from './batch-types.js';
-import type { DocumentTask, OpenJob } from './document-task.js';
+import type { DocumentTask, JobManifest, OpenJob } from './document-task.js';
+import type { JobMove } from './job-phase.js';
 import { countedAt } from './request-gate.js';
 
 /**
  * What a flow reports back: the things that happened to one document which
  * matter beyond it. Flows change only the task and job they were handed
- * (chunk status, ready times); everything the batch as a whole must learn
- * (budgets, the ledger of open jobs, the gate, the display) comes back as
- * effects, and the runner applies them in one place (`BatchRunner.apply`).
+ * (chunk status, ready times), never its phase or its job's: the scheduler
+ * reads phases to choose the next request, so they move only where effects
+ * are applied. Everything the batch as a whole must learn (phases, budgets,
+ * the ledger of open jobs, the gate, the display) comes back as effects, and
+ * `BatchState.apply` applies them in one place, in order.
  */
 export type FlowEffect =
   /** The service charged these credits for the document. */
   | { type: 'charged'; credits: number }
   /** The document is finished; nothing more will be sent for it. */
   | { type: 'finished'; outcome: DocumentOutcome }
-  /** The upload answered 202: the task now has an open job. */
-  | { type: 'job-opened' }
+  /** The upload answered 202, its manifest journaled: the task's job is open. */
+  | { type: 'job-opened'; job: JobManifest }
+  /** The job's phase moves (job-phase.ts): applied before the effects after it, and thrown on as a bug when its phase does not allow it. */
+  | { type: 'job-moved'; job: OpenJob; move: JobMove }
   /** A chunk is done (display only). */
   | { type: 'chunk-done' }
   /** A chunk's extraction failed (422): tried again at `retryAt`, or, without one, given up after `tries`. */
@@ -48,6 +53,8 @@ export type FlowEffect =
   | { type: 'notice'; message: string };
 
 export const finished = (outcome: DocumentOutcome): FlowEffect => ({ type: 'finished', outcome });
+
+export const jobMoved = (job: OpenJob, move: JobMove): FlowEffect => ({ type: 'job-moved', job, move });
 
 /** The service charged the task: the task's own count (written into its result) and the effect for the batch's totals. */
 export function chargeTask(task: DocumentTask, credits: number): FlowEffect {

@@ -3,9 +3,9 @@ import type { DocumentOutcome } from './batch-types.js';
 import { DEFAULT_CHUNK_TRIES, failure, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
 import { errorMessage, planRetry, restampFailure, type FlowContext } from './flow-context.js';
 import { errorCodeOf } from '../util/docextract-error.js';
-import { chargeTask, finished, restamp, type FlowEffect } from './flow-effects.js';
+import { chargeTask, finished, jobMoved, restamp, type FlowEffect } from './flow-effects.js';
 import { writeCollectedResult } from './result-flow.js';
-import { moveJob } from './job-phase.js';
+import type { JobMove } from './job-phase.js';
 import { pageRanges } from '../files/page-selection.js';
 
 /**
@@ -83,31 +83,40 @@ function chunkExtractionFailed(ctx: FlowContext, task: DocumentTask, chunk: Chun
 }
 
 /**
+ * How a collect leaves its job: its result written (complete, or partial and
+ * left open), or, every other way (its chunks again, a retry, the job left
+ * open with nothing written, a write that failed), a working job again.
+ */
+interface CollectEnd {
+  move: Extract<JobMove, 'wrote-complete' | 'wrote-partial' | 'collect-answered'>;
+  effects: FlowEffect[];
+}
+
+/**
  * GET result without finalize (its slot granted at `sentAt`): a pure read. Complete -> write, then finalize
  * (or finish, under --no-finalize). Partial -> put the chunks behind failed or
  * pending pages back in the queue, for a bounded number of rounds, then write
  * what there is as partial.
  */
 export async function collectJob(ctx: FlowContext, task: DocumentTask, job: OpenJob, sentAt: number): Promise<FlowEffect[]> {
-  try {
-    return await collectAndWrite(ctx, task, job, sentAt);
-  } finally {
-    // Every way out that wrote nothing (its chunks again, a retry, the job left open, a write that
-    // failed) makes it a working job again. Not before: while its result is being written, a second
-    // collect must not be offered.
-    if (job.phase === 'collecting') moveJob(job, 'collect-answered');
-  }
+  const { move, effects } = await collectAndWrite(ctx, task, job, sentAt);
+  // The job stays `collecting` until this move is applied: while its result is being written, and
+  // until what was written is known, neither a second collect nor a finalize is offered. The move
+  // comes first, so that what follows (a finish, a loss) happens to the job as it now stands.
+  return [jobMoved(job, move), ...effects];
 }
 
-async function collectAndWrite(ctx: FlowContext, task: DocumentTask, job: OpenJob, sentAt: number): Promise<FlowEffect[]> {
+async function collectAndWrite(ctx: FlowContext, task: DocumentTask, job: OpenJob, sentAt: number): Promise<CollectEnd> {
   job.collectAttempts += 1;
   let collected: CollectedResult;
   try {
     collected = await ctx.api.collect(job.parentJobId);
   } catch (error) {
-    return [...restampFailure(ctx, sentAt, error), ...(await notCollected(ctx, task, job, error))];
+    return { move: 'collect-answered', effects: [...restampFailure(ctx, sentAt, error), ...(await notCollected(ctx, task, job, error))] };
   }
-  return [restamp(sentAt, ctx.clock.now()), ...(await writeCollected(ctx, task, job, collected))];
+  const counted = restamp(sentAt, ctx.clock.now());
+  const end = await writeCollected(ctx, task, job, collected);
+  return { move: end.move, effects: [counted, ...end.effects] };
 }
 
 /** A collect that failed: the job lost, its collect retried later, or left open for `collect`. */
@@ -127,16 +136,15 @@ async function notCollected(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
 }
 
 /** A collected result: written (complete, then finalized), its missing chunks sent again, or written as partial. */
-async function writeCollected(ctx: FlowContext, task: DocumentTask, job: OpenJob, collected: CollectedResult): Promise<FlowEffect[]> {
+async function writeCollected(ctx: FlowContext, task: DocumentTask, job: OpenJob, collected: CollectedResult): Promise<CollectEnd> {
   job.collectAttempts = 0;
   if (collected.status === 'complete') {
     const written = await writeCollectedResult(ctx, task, collected, 'complete', []);
-    if (!written.durable) return written.effects;
-    // Both at once: the scheduler offers the finalize as soon as it sees `written`.
+    if (!written.durable) return { move: 'collect-answered', effects: written.effects };
+    // Set before the move is applied: the scheduler offers the finalize as soon as it sees `written`.
     job.outcome = written.outcome;
-    moveJob(job, 'wrote-complete');
     // Asked not to finalize: the job stays open on the server, and the document is done.
-    return ctx.settings.finalize ? written.effects : [...written.effects, finished(written.outcome)];
+    return { move: 'wrote-complete', effects: ctx.settings.finalize ? written.effects : [...written.effects, finished(written.outcome)] };
   }
   job.collectRounds += 1;
   const missing = [...new Set([...(collected.failed_pages ?? []), ...(collected.pending_pages ?? [])])].sort((a, b) => a - b);
@@ -155,7 +163,7 @@ async function writeCollected(ctx: FlowContext, task: DocumentTask, job: OpenJob
     chunk.status = 'pending';
     chunk.readyAt = now + delay * ctx.random();
   }
-  return [];
+  return { move: 'collect-answered', effects: [] };
 }
 
 /** GET result with finalize=true (its slot granted at `sentAt`), only after the result file is durable. */
@@ -173,8 +181,7 @@ export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: Ope
       const plan = planRetry(ctx, error, job.finalizeAttempts, 'result');
       if ('retryAt' in plan) {
         job.finalizeReadyAt = plan.retryAt;
-        moveJob(job, 'finalize-answered');
-        return [...effects, ...plan.effects];
+        return [jobMoved(job, 'finalize-answered'), ...effects, ...plan.effects];
       }
       effects.push(...plan.effects, {
         type: 'notice',
@@ -183,41 +190,42 @@ export async function finalizeJob(ctx: FlowContext, task: DocumentTask, job: Ope
     }
   }
   await ctx.journal.append({ type: 'finalized', account: ctx.account, at: ctx.clock.now(), parentJobId: job.parentJobId });
-  moveJob(job, 'finalized');
-  if (job.outcome) effects.push(finished(job.outcome));
-  return effects;
+  // Closed before its line is reported: a document that finishes with its job not closed leaves a slot counted until the job expires.
+  return [jobMoved(job, 'finalized'), ...effects, ...(job.outcome ? [finished(job.outcome)] : [])];
 }
 
-async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, collected: CollectedResult, missing: number[]): Promise<FlowEffect[]> {
+async function writePartial(ctx: FlowContext, task: DocumentTask, job: OpenJob, collected: CollectedResult, missing: number[]): Promise<CollectEnd> {
   // The document's pages (the chunks are unknown to a `collect` without a journal entry; the server's count is not).
   const total = job.pages || collected.pages_total || 0;
   if (total > 0 && missing.length >= total) {
     // Not one page came back: no result to write. The job stays open, and `collect` can try its chunks again.
     const code = job.chunks.some((chunk) => chunk.failures > 0) ? 'extraction_failed' : 'partial';
-    return [finished(leftOpen(task, job, code, `no page of job ${job.parentJobId} could be extracted`, missing))];
+    return { move: 'collect-answered', effects: [finished(leftOpen(task, job, code, `no page of job ${job.parentJobId} could be extracted`, missing))] };
   }
   const written = await writeCollectedResult(ctx, task, collected, 'partial', missing);
-  if (!written.durable) return written.effects;
-  moveJob(job, 'wrote-partial');
+  if (!written.durable) return { move: 'collect-answered', effects: written.effects };
   // Not finalized: the chunks can still be retried with `docextract collect <job_id>` until the job expires.
-  return [
-    ...written.effects,
-    finished({
-      ...written.outcome,
-      expires_at: new Date(job.expiresAt).toISOString(),
-      error: {
-        code: 'partial',
-        message: `pages ${pageRanges(missing)} missing after ${job.collectRounds} collect round(s)`,
-        details: {
-          kind: 'pages_missing',
-          job_id: job.parentJobId,
-          expires_at: new Date(job.expiresAt).toISOString(),
-          missing_pages: missing,
-          collect_rounds: job.collectRounds,
+  return {
+    move: 'wrote-partial',
+    effects: [
+      ...written.effects,
+      finished({
+        ...written.outcome,
+        expires_at: new Date(job.expiresAt).toISOString(),
+        error: {
+          code: 'partial',
+          message: `pages ${pageRanges(missing)} missing after ${job.collectRounds} collect round(s)`,
+          details: {
+            kind: 'pages_missing',
+            job_id: job.parentJobId,
+            expires_at: new Date(job.expiresAt).toISOString(),
+            missing_pages: missing,
+            collect_rounds: job.collectRounds,
+          },
         },
-      },
-    }),
-  ];
+      }),
+    ],
+  };
 }
 
 /** A rejected key stops the batch; a job the server no longer has is lost. Anything else is not about the job. */

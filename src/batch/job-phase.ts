@@ -6,11 +6,15 @@
  *
  *   working ──collect-sent──▶ collecting ──collect-answered──▶ working   (nothing written)
  *   collecting ──wrote-complete──▶ written ──finalize-sent──▶ finalizing
- *   working ──wrote-complete──▶ written           (resumed: its result already on disk)
  *   finalizing ──finalize-answered──▶ written      (a retry is due)
  *   finalizing ──finalized──▶ closed
  *   collecting ──wrote-partial──▶ partial         (left open for `collect`)
  *   any ──lost──▶ closed                          (gone from the server)
+ *
+ * A job starts `working`, or `written` when it is rebuilt from the journal
+ * with its complete result already on disk (DocumentTask.openJob). Only
+ * BatchState moves a phase: the sends, a loss, and the `job-moved` effects
+ * the flows return (a unit test holds every other module to it).
  */
 export type JobPhase =
   /** Chunks to process, or the collect due: nothing of it in flight. */
@@ -31,8 +35,7 @@ export type JobMove = 'collect-sent' | 'collect-answered' | 'wrote-complete' | '
 const MOVES: Record<JobMove, { from: readonly JobPhase[]; to: JobPhase }> = {
   'collect-sent': { from: ['working'], to: 'collecting' },
   'collect-answered': { from: ['collecting'], to: 'working' },
-  // The collect's answer written; or, from `working`, a resumed job that found its result on disk.
-  'wrote-complete': { from: ['collecting', 'working'], to: 'written' },
+  'wrote-complete': { from: ['collecting'], to: 'written' },
   'wrote-partial': { from: ['collecting'], to: 'partial' },
   'finalize-sent': { from: ['written'], to: 'finalizing' },
   'finalize-answered': { from: ['finalizing'], to: 'written' },

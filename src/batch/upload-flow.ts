@@ -11,7 +11,7 @@ import {
   type ExtractionSuccess,
   type SplitManifest,
 } from '../api/index.js';
-import { failure, type DocumentTask } from './document-task.js';
+import { failure, type DocumentTask, type JobManifest } from './document-task.js';
 import { errorMessage, neverReached, planRetry, type FlowContext } from './flow-context.js';
 import { errorCodeOf } from '../util/docextract-error.js';
 import { chargeTask, finished, restamp, type FlowEffect } from './flow-effects.js';
@@ -74,8 +74,7 @@ export async function uploadDocument(ctx: FlowContext, task: DocumentTask, sentA
         await ctx.journal.append({ type: 'upload-answered', account: ctx.account, at: ctx.clock.now(), intentId, sha256: doc.sha256, outcome: 'sync' });
       return [counted, ...(await acceptSyncResult(ctx, task, outcome.result))];
     }
-    await acceptManifest(ctx, task, outcome.manifest, intentId ?? randomUUID());
-    return [counted, { type: 'job-opened' }];
+    return [counted, { type: 'job-opened', job: await acceptManifest(ctx, task, outcome.manifest, intentId ?? randomUUID()) }];
   } catch (error) {
     if (neverReached(error)) {
       // No connection was made: the service counted nothing and opened no job for it.
@@ -100,7 +99,7 @@ async function acceptSyncResult(ctx: FlowContext, task: DocumentTask, result: Ex
   return [charge, ...(await writeSyncResult(ctx, task, result, pages))];
 }
 
-async function acceptManifest(ctx: FlowContext, task: DocumentTask, manifest: SplitManifest, intentId: string): Promise<void> {
+async function acceptManifest(ctx: FlowContext, task: DocumentTask, manifest: SplitManifest, intentId: string): Promise<JobManifest> {
   const { doc } = task;
   const parsedExpiry = Date.parse(String(manifest.expires_at ?? ''));
   // The server's expires_at, on our clock: a job's remaining life is its expiry less the server's now.
@@ -124,7 +123,8 @@ async function acceptManifest(ctx: FlowContext, task: DocumentTask, manifest: Sp
     ...selectionOf(doc),
     ...partOf(doc),
   });
-  task.openJob({ parentJobId: manifest.job_id, chunks, expiresAt, pages: manifest.pages, model });
+  // Opened where the effect is applied (BatchState): the task stays `uploading` until then.
+  return { parentJobId: manifest.job_id, chunks, expiresAt, pages: manifest.pages, model };
 }
 
 /** The selection a journal record carries, so a resume knows the job by its source and pages, never by the cut's bytes. */

@@ -2,7 +2,6 @@ import { outcomeOfResult as resultOutcome } from '../batch/outcomes.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { isResumable, type JournaledJob, type JournalState } from '../batch/journal-records.js';
-import { moveJob } from '../batch/job-phase.js';
 import type { Phantom } from '../batch/open-job-ledger.js';
 import { questionKey, questionOf, samePages, type Question } from '../batch/question.js';
 import { copyResult, readExistingResult, readResultFile, type ResultDocument } from '../batch/result-file.js';
@@ -268,15 +267,11 @@ export function phantomsOf(jobs: readonly JournaledJob[], state: JournalState, t
  * names this very job: collecting again would only rewrite it.
  */
 export async function resumeJob(task: DocumentTask, job: JournaledJob): Promise<void> {
-  task.openJob(job, job.doneChunks);
-  task.credits = [...job.doneChunks.values()].reduce((sum, charged) => sum + charged, 0);
-  const open = task.job;
-  if (!open) return;
   const writtenAt = job.resultWritten?.output ?? job.output;
   const answer = (await ownAnswer(task.doc.output, job, writtenAt === task.doc.output)) ?? (await answerWrittenElsewhere(writtenAt, task.doc, job));
-  if (!answer) return;
-  moveJob(open, 'wrote-complete');
-  open.outcome = outcomeOfResult(answer, task.doc.output, task.doc.displayPath);
+  // Found on disk, the job starts `written` (no move: the scheduler has not seen it yet, and the cost preview reads it as it is).
+  task.openJob(job, job.doneChunks, answer ? outcomeOfResult(answer, task.doc.output, task.doc.displayPath) : undefined);
+  task.credits = [...job.doneChunks.values()].reduce((sum, charged) => sum + charged, 0);
 }
 
 /** The document's own result file, when it is this job's complete answer (only the finalize is left). */

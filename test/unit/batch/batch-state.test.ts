@@ -7,8 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from '../../../src/batch/batch-types.js';
 import { BatchState } from '../../../src/batch/batch-state.js';
-import { DocumentTask } from '../../../src/batch/document-task.js';
+import { DocumentTask, type JobManifest } from '../../../src/batch/document-task.js';
 import type { FlowEffect } from '../../../src/batch/flow-effects.js';
+import { JobPhaseError } from '../../../src/batch/job-phase.js';
 import type { WorkItem } from '../../../src/batch/job-work.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
@@ -122,12 +123,17 @@ function task(name: string, pages: number | undefined = 1, extra: Partial<Planne
   return new DocumentTask(doc(name, pages, extra), T0);
 }
 
-/** A split task with its job open: chunks of 3 pages, expiring an hour from T0. */
-function openTask(name: string, pages = 4, extra: Partial<PlannedDocument> = {}): DocumentTask {
-  const t = task(name, pages, extra);
+/** The job an upload's answer opens for `name`: chunks of 3 pages, expiring an hour from T0. */
+function manifest(name: string, pages = 4): JobManifest {
   const chunks = [];
   for (let first = 1; first <= pages; first += 3) chunks.push({ jobId: `${name}-c${first}`, pages: `${first}-${Math.min(pages, first + 2)}` });
-  t.openJob({ parentJobId: `job-${name}`, chunks, expiresAt: T0 + 3_600_000, pages, model: null });
+  return { parentJobId: `job-${name}`, chunks, expiresAt: T0 + 3_600_000, pages, model: null };
+}
+
+/** A split task with its job open (see manifest). */
+function openTask(name: string, pages = 4, extra: Partial<PlannedDocument> = {}): DocumentTask {
+  const t = task(name, pages, extra);
+  t.openJob(manifest(name, pages));
   return t;
 }
 
@@ -267,7 +273,7 @@ describe('a request leaving', () => {
     expect(t.phase).toBe('open');
     batch.sending({ kind: 'collect', task: t, job }, false);
     expect(job.phase).toBe('collecting');
-    job.phase = 'written';
+    batch.apply(t, [{ type: 'job-moved', job, move: 'wrote-complete' }]);
     batch.sending({ kind: 'finalize', task: t, job }, false);
     expect(job.phase).toBe('finalizing');
     expect(batch.spent()).toEqual({ requests: 3, credits: 0 });
@@ -369,17 +375,7 @@ describe('a request answered', () => {
     expect(batch.ledger.heldByOthers).toBe(5);
     await clock.advance(120_000);
     batch.sending(upload(probe), true);
-    probe.openJob({
-      parentJobId: 'job-p',
-      chunks: [
-        { jobId: 'c1', pages: '1-3' },
-        { jobId: 'c2', pages: '4-4' },
-      ],
-      expiresAt: T0 + 7_200_000,
-      pages: 4,
-      model: null,
-    });
-    batch.answered(upload(probe), clock.now(), [{ type: 'job-opened' }]);
+    batch.answered(upload(probe), clock.now(), [{ type: 'job-opened', job: manifest('p', 4) }]);
     expect(batch.slots.active).toBe(false);
     expect(batch.ledger.heldByOthers).toBe(4);
     expect(said('slotsHeld')).toEqual([[4, undefined]]);
@@ -419,20 +415,25 @@ describe('the effects a flow returns', () => {
 
   it('opens the job of a document that is not the probe without touching the slots', async () => {
     const { batch, said } = make();
-    const t = openTask('big.pdf', 7);
+    const t = task('big.pdf', 7);
     batch.ledger.lowerCap(T0);
-    batch.apply(t, [{ type: 'job-opened' }]);
+    batch.apply(t, [{ type: 'job-opened', job: manifest('big.pdf', 7) }]);
+    expect(t.phase).toBe('open');
+    expect(t.job).toMatchObject({ parentJobId: 'job-big.pdf', phase: 'working', pages: 7, expiresAt: T0 + 3_600_000 });
+    expect(t.job!.chunks.map((chunk) => [chunk.jobId, chunk.status])).toEqual([
+      ['big.pdf-c1', 'pending'],
+      ['big.pdf-c4', 'pending'],
+      ['big.pdf-c7', 'pending'],
+    ]);
     expect(batch.ledger.open.has(t)).toBe(true);
     expect(said('documentStarted')).toEqual([[t.doc, 3]]);
     expect(said('slotsHeld')).toEqual([]);
     expect(batch.ledger.heldByOthers).toBe(5);
   });
 
-  it('opens nothing for a "job-opened" without a job', async () => {
+  it('opens nothing for a "job-opened" that names no document', async () => {
     const { batch, said } = make();
-    const t = task('a.pdf');
-    batch.apply(t, [{ type: 'job-opened' }]);
-    batch.apply(undefined, [{ type: 'job-opened' }]);
+    batch.apply(undefined, [{ type: 'job-opened', job: manifest('a.pdf') }]);
     expect(batch.ledger.open.size).toBe(0);
     expect(said('documentStarted')).toEqual([]);
   });
@@ -581,6 +582,25 @@ describe('the effects a flow returns', () => {
     expect(busy()).toBe(1);
   });
 
+  it("moves a job's phase, in the order the effects come, and throws on a move its phase does not allow", async () => {
+    const { batch } = make();
+    const t = openTask('big.pdf');
+    const job = t.job!;
+    batch.take([t]);
+    batch.sending({ kind: 'collect', task: t, job }, false);
+    // Answered, then lost (as a collect's answer says it): the loss closes the working job the answer left.
+    batch.apply(t, [
+      { type: 'job-moved', job, move: 'collect-answered' },
+      { type: 'job-lost', job, code: 'job_expired', message: 'gone' },
+    ]);
+    expect(job.phase).toBe('closed');
+    expect(t.phase).toBe('queued');
+    expect(() => batch.apply(t, [{ type: 'job-moved', job, move: 'collect-answered' }])).toThrow(
+      new JobPhaseError(job.parentJobId, 'closed', 'collect-answered'),
+    );
+    expect(job.phase).toBe('closed');
+  });
+
   it('passes a notice on with the document it concerns', async () => {
     const { batch, said } = make();
     const a = task('a.pdf');
@@ -609,14 +629,14 @@ describe('a display that listens only for finished documents', () => {
       onStop: () => undefined,
     });
     const plain = task('plain.pdf');
-    const big = openTask('big.pdf', 7);
+    const big = task('big.pdf', 7);
     const again = openTask('again.pdf');
     batch.take([plain, big, again]);
     batch.sending(upload(plain), false);
     batch.answered(upload(plain), T0, [{ type: 'unreached', detail: 'ECONNREFUSED' }]);
     batch.answered(upload(plain), T0, [{ type: 'charged', credits: 1 }]);
     batch.apply(big, [
-      { type: 'job-opened' },
+      { type: 'job-opened', job: manifest('big.pdf', 7) },
       { type: 'chunk-done' },
       { type: 'chunk-failed', file: 'big.pdf', pages: '1-3', code: 'extraction_failed', failures: 1, tries: 3 },
       { type: 'output-unwritable', code: 'output_write_failed', message: 'disk full' },
@@ -627,8 +647,7 @@ describe('a display that listens only for finished documents', () => {
     batch.slots.refused(T0, 1);
     batch.sending(upload(task('probe.pdf', 4)), true);
     const probe = batch.probeTask!;
-    probe.openJob({ parentJobId: 'job-probe', chunks: [{ jobId: 'c', pages: '1-3' }], expiresAt: T0 + 1000, pages: 4, model: null });
-    batch.apply(probe, [{ type: 'job-opened' }]);
+    batch.apply(probe, [{ type: 'job-opened', job: manifest('probe.pdf', 4) }]);
     batch.apply(again, [{ type: 'job-lost', job: again.job!, code: 'job_expired', message: 'gone' }]);
     batch.finish(plain, complete('plain.pdf'));
     expect(finished).toEqual(['plain.pdf']);
@@ -828,12 +847,32 @@ describe('a document finishing', () => {
   it('counts no slot for a job that was finalized', async () => {
     const { batch } = make();
     const t = openTask('big.pdf');
-    t.job!.phase = 'closed';
-    t.job!.outcome = complete('big.pdf');
+    const job = t.job!;
     batch.take([t]);
-    batch.finish(t, complete('big.pdf'));
+    batch.sending({ kind: 'collect', task: t, job }, false);
+    batch.apply(t, [{ type: 'job-moved', job, move: 'wrote-complete' }]);
+    job.outcome = complete('big.pdf');
+    batch.sending({ kind: 'finalize', task: t, job }, false);
+    batch.apply(t, [
+      { type: 'job-moved', job, move: 'finalized' },
+      { type: 'finished', outcome: complete('big.pdf') },
+    ]);
+    expect(job.phase).toBe('closed');
     expect(batch.ledger.loads(T0)).toEqual([]);
     expect(t.job!.outcome).toBeUndefined();
+  });
+
+  it('counts a slot, until it expires, for a job that finished before it was closed', async () => {
+    const { batch } = make();
+    const t = openTask('big.pdf');
+    const job = t.job!;
+    batch.take([t]);
+    batch.sending({ kind: 'collect', task: t, job }, false);
+    batch.apply(t, [
+      { type: 'job-moved', job, move: 'wrote-complete' },
+      { type: 'finished', outcome: complete('big.pdf') },
+    ]);
+    expect(batch.ledger.loads(T0)).toEqual([{ id: 'phantom-0', expiresAtMs: T0 + 3_600_000, requestsLeft: 0 }]);
   });
 
   it('tells the journal of an upload intent that was never sent', async () => {

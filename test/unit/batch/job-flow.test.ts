@@ -12,9 +12,9 @@ import type { FlowContext } from '../../../src/batch/flow-context.js';
 import type { FlowEffect } from '../../../src/batch/flow-effects.js';
 import { collectJob, finalizeJob, processChunk } from '../../../src/batch/job-flow.js';
 import { nextJobWork } from '../../../src/batch/job-work.js';
-import { moveJob } from '../../../src/batch/job-phase.js';
 import type { JournalRecord } from '../../../src/batch/journal-records.js';
 import type { Journal } from '../../../src/store/journal.js';
+import { JobMoves } from '../../helpers/job-moves.js';
 
 const SETTINGS = { finalize: true, storeDb: false, maxCollectRounds: 3, retryBaseMs: 5, retryMaxMs: 50, maxAttempts: 3 } as RunSettings;
 
@@ -98,8 +98,9 @@ describe('collectJob', () => {
     } as unknown as FlowContext;
     const task = openTask();
     const job = task.job!;
+    const moves = new JobMoves();
 
-    moveJob(job, 'collect-sent'); // as the runner marks it
+    moves.sent(task, 'collect');
     const collecting = collectJob(ctx, task, job, 500);
     await new Promise((resolve) => setImmediate(resolve));
     // The file is on disk; its record is not yet.
@@ -109,9 +110,15 @@ describe('collectJob', () => {
     expect(job.phase).toBe('collecting'); // until its result is written
 
     held.release();
-    await collecting;
-    expect(job.phase).toBe('written');
+    const effects = await collecting;
     expect(held.records).toEqual([expect.objectContaining({ type: 'result-written', parentJobId: 'job_p', status: 'complete' })]);
+    // Returned, not yet applied: the scheduler, which may choose between the flow's end and the
+    // runner's applying its effects, still offers neither a second collect nor the finalize.
+    expect(effects[0]).toEqual({ type: 'job-moved', job, move: 'wrote-complete' });
+    expect(job.phase).toBe('collecting');
+    expect(nextJobWork(task, job, 2_000, true, () => undefined)).toBeUndefined();
+    moves.applied(task, effects);
+    expect(job.phase).toBe('written');
     expect(nextJobWork(task, job, 2_000, true, () => undefined)).toEqual({ kind: 'finalize', task, job });
     // The finalize that follows has the line to report.
     expect(job.outcome).toMatchObject({ status: 'complete', job_id: 'job_p', file: 'a.pdf' });
@@ -142,11 +149,13 @@ describe('a chunk that keeps failing', () => {
 
   async function runJob(ctx: FlowContext, task: DocumentTask): Promise<void> {
     const job = task.job!;
+    const moves = new JobMoves();
     for (let step = 0; step < 100 && task.phase !== 'done'; step++) {
       const work = nextJobWork(task, job, Number.MAX_SAFE_INTEGER, true, () => undefined);
       if (!work) break;
-      if (work.kind === 'collect') moveJob(job, 'collect-sent'); // as the runner marks it
+      if (work.kind === 'collect') moves.sent(task, 'collect');
       const effects = work.kind === 'process' ? await processChunk(ctx, task, job, work.chunk, 500) : await collectJob(ctx, task, job, 500);
+      moves.applied(task, effects);
       for (const effect of effects) if (effect.type === 'finished') task.finish(effect.outcome);
     }
   }
@@ -224,10 +233,11 @@ describe('when the server counted a job request', () => {
     const replay = answeringContext({ processChunk: async () => ({ success: true, job_id: 'job_c1', status: 'done', code: 'chunk_already_processed' }) });
     expect(restamps(await processChunk(replay, task, job, job.chunks[0]!, SENT))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED }]);
     const collecting = answeringContext({ collect: async () => complete });
-    moveJob(job, 'collect-sent');
-    expect(restamps(await collectJob(collecting, task, job, SENT))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED }]);
+    const moves = new JobMoves();
+    moves.sent(task, 'collect');
+    expect(restamps(moves.applied(task, await collectJob(collecting, task, job, SENT)))).toEqual([{ type: 'restamp', recordedAt: SENT, countedAt: ANSWERED }]);
     expect(job.phase).toBe('written');
-    moveJob(job, 'finalize-sent');
+    moves.sent(task, 'finalize');
     expect(restamps(await finalizeJob(collecting, task, job, SENT + 10))).toEqual([{ type: 'restamp', recordedAt: SENT + 10, countedAt: ANSWERED }]);
   });
 
@@ -239,7 +249,7 @@ describe('when the server counted a job request', () => {
       { type: 'restamp', recordedAt: SENT, countedAt: ANSWERED },
     ]);
     const dropped = new NetworkError('result', 'reset', { connectionDropped: true });
-    moveJob(job, 'collect-sent');
+    new JobMoves().sent(task, 'collect');
     expect(restamps(await collectJob(answeringContext({ collect: async () => Promise.reject(dropped) }), task, job, SENT))).toEqual([
       { type: 'restamp', recordedAt: SENT, countedAt: ANSWERED },
     ]);

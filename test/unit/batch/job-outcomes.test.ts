@@ -23,10 +23,11 @@ import { DocumentTask } from '../../../src/batch/document-task.js';
 import { planRetry, type FlowContext } from '../../../src/batch/flow-context.js';
 import type { FlowEffect } from '../../../src/batch/flow-effects.js';
 import { collectJob, finalizeJob, processChunk } from '../../../src/batch/job-flow.js';
-import { moveJob } from '../../../src/batch/job-phase.js';
+import type { JobMove } from '../../../src/batch/job-phase.js';
 import type { JournalRecord } from '../../../src/batch/journal-records.js';
 import type { ResultDocument } from '../../../src/batch/result-file.js';
 import { pageRanges } from '../../../src/files/page-selection.js';
+import { JobMoves } from '../../helpers/job-moves.js';
 
 const NOW = 1_000_000;
 const SENT = NOW - 400;
@@ -34,8 +35,8 @@ const EXPIRES = NOW + 7_200_000;
 const EXPIRES_ISO = new Date(EXPIRES).toISOString();
 const SETTINGS = { finalize: true, storeDb: false, maxCollectRounds: 3, retryBaseMs: 100, retryMaxMs: 1_000, maxAttempts: 3 } as RunSettings;
 
-/** A 5-page document whose job is open: chunks 1-3 and 4-5. */
-function jobTask(options: { model?: string | null; pages?: number } = {}): DocumentTask {
+/** A 5-page document whose job is open: chunks 1-3 and 4-5 (or, rebuilt with its result on disk, `written`). */
+function jobTask(options: { model?: string | null; pages?: number; written?: DocumentOutcome } = {}): DocumentTask {
   const task = new DocumentTask(
     {
       path: '/in/big.pdf',
@@ -49,16 +50,20 @@ function jobTask(options: { model?: string | null; pages?: number } = {}): Docum
     },
     0,
   );
-  task.openJob({
-    parentJobId: 'job_p',
-    chunks: [
-      { jobId: 'job_c1', pages: '1-3' },
-      { jobId: 'job_c2', pages: '4-5' },
-    ],
-    expiresAt: EXPIRES,
-    pages: options.pages ?? 5,
-    model: options.model ?? null,
-  });
+  task.openJob(
+    {
+      parentJobId: 'job_p',
+      chunks: [
+        { jobId: 'job_c1', pages: '1-3' },
+        { jobId: 'job_c2', pages: '4-5' },
+      ],
+      expiresAt: EXPIRES,
+      pages: options.pages ?? 5,
+      model: options.model ?? null,
+    },
+    new Map(),
+    options.written,
+  );
   return task;
 }
 
@@ -129,10 +134,21 @@ function partial(extra: Partial<CollectedResult>): CollectedResult {
   return collected({ status: 'partial', pages_processed: 3, ...extra } as Partial<CollectedResult>);
 }
 
-/** collectJob as the runner calls it: the job marked collecting first. */
+/** The job's phase moves, as a flow returns it (first: what follows happens to the job as it then stands). */
+const moved = (task: DocumentTask, move: JobMove): FlowEffect => ({ type: 'job-moved', job: task.job!, move });
+
+/** collectJob as the runner calls it: the job marked collecting first, and the move it returns applied. */
 async function collect(ctx: FlowContext, task: DocumentTask): Promise<FlowEffect[]> {
-  moveJob(task.job!, 'collect-sent');
-  return collectJob(ctx, task, task.job!, SENT);
+  const moves = new JobMoves();
+  moves.sent(task, 'collect');
+  return moves.applied(task, await collectJob(ctx, task, task.job!, SENT));
+}
+
+/** finalizeJob as the runner calls it: the job marked finalizing first, and the move it returns applied. */
+async function finalize(ctx: FlowContext, task: DocumentTask): Promise<FlowEffect[]> {
+  const moves = new JobMoves();
+  moves.sent(task, 'finalize');
+  return moves.applied(task, await finalizeJob(ctx, task, task.job!, SENT));
 }
 
 describe('a chunk the service processes', () => {
@@ -285,7 +301,7 @@ describe('collecting a job', () => {
     const error = unauthorized();
     const { ctx, calls, records } = context({ collect: thrown(error) });
 
-    expect(await collect(ctx, task)).toEqual([restamped, { type: 'fatal', error }]);
+    expect(await collect(ctx, task)).toEqual([moved(task, 'collect-answered'), restamped, { type: 'fatal', error }]);
     expect(calls.collected).toEqual([{ jobId: 'job_p', options: undefined }]);
     expect(task.job!.phase).toBe('working');
     expect(task.job!.collectAttempts).toBe(1);
@@ -297,7 +313,12 @@ describe('collecting a job', () => {
     const error = gone();
     const { ctx, records } = context({ collect: thrown(error) });
 
-    expect(await collect(ctx, task)).toEqual([restamped, { type: 'job-lost', job: task.job, code: 'job_expired', message: error.message }]);
+    // Answered first, then lost: a loss moves a working job (the applier throws on any move its phase does not allow).
+    expect(await collect(ctx, task)).toEqual([
+      moved(task, 'collect-answered'),
+      restamped,
+      { type: 'job-lost', job: task.job, code: 'job_expired', message: error.message },
+    ]);
     expect(records).toEqual([{ type: 'job-closed', account: 'acct', at: NOW, parentJobId: 'job_p', reason: 'job_expired' }]);
   });
 
@@ -311,7 +332,7 @@ describe('collecting a job', () => {
     const plan = planRetry(ctx, error, 1, 'result');
     expect(job.collectReadyAt).toBe('retryAt' in plan ? plan.retryAt : -1);
     expect(job.collectReadyAt).toBeGreaterThan(NOW);
-    expect(first).toEqual([restamped, ...plan.effects]);
+    expect(first).toEqual([moved(task, 'collect-answered'), restamped, ...plan.effects]);
     expect(job.phase).toBe('working');
 
     await collect(ctx, task);
@@ -321,6 +342,7 @@ describe('collecting a job', () => {
     expect(job.collectReadyAt).toBe(readyBefore);
     expect(written).toEqual([]);
     expect(last).toEqual([
+      moved(task, 'collect-answered'),
       restamped,
       {
         type: 'finished',
@@ -363,14 +385,13 @@ describe('a result answer in the wrong shape (a free read)', () => {
   });
 
   it('at the finalize is finalized again later, not given up', async () => {
-    const task = jobTask();
-    moveJob(task.job!, 'wrote-complete');
-    moveJob(task.job!, 'finalize-sent');
+    const task = jobTask({ written: { file: 'big.pdf', status: 'complete' } as DocumentOutcome });
     const { ctx, records } = context({ finalize: thrown(garbled()) });
 
-    const effects = await finalizeJob(ctx, task, task.job!, SENT);
+    const effects = await finalize(ctx, task);
 
     expect(effects.map((effect) => effect.type)).not.toContain('notice');
+    expect(effects[0]).toEqual(moved(task, 'finalize-answered'));
     expect(task.job!.finalizeReadyAt).toBeGreaterThan(NOW);
     expect(task.job!.phase).toBe('written');
     expect(records).toEqual([]);
@@ -387,7 +408,7 @@ describe('a complete collected result', () => {
 
     expect(written).toEqual(['/out/big.pdf.json']);
     expect(documents[0]).toMatchObject({ status: 'complete', pages: { total: 5, processed: 5, missing: [] } });
-    expect(effects).toEqual([restamped]);
+    expect(effects).toEqual([moved(task, 'wrote-complete'), restamped]);
     expect(task.job!.phase).toBe('written');
     expect(task.job!.collectAttempts).toBe(0);
     expect(task.job!.outcome).toMatchObject({ status: 'complete', file: 'big.pdf', job_id: 'job_p' });
@@ -401,6 +422,8 @@ describe('a complete collected result', () => {
 
     expect(finishedOutcome(effects)).toEqual(task.job!.outcome);
     expect(task.job!.outcome).toMatchObject({ status: 'complete' });
+    // Written before it finishes: a document that finishes with its job written leaves that job open on the server.
+    expect(effects.map((effect) => effect.type)).toEqual(['job-moved', 'restamp', 'finished']);
     expect(task.job!.phase).toBe('written');
   });
 
@@ -412,6 +435,7 @@ describe('a complete collected result', () => {
 
     expect(finishedOutcome(effects)).toMatchObject({ status: 'failed', output: null, error: { message: expect.stringContaining('nothing was finalized') } });
     expect(task.job!.outcome).toBeUndefined();
+    expect(effects[0]).toEqual(moved(task, 'collect-answered'));
     expect(task.job!.phase).toBe('working');
     expect(records).toEqual([]);
   });
@@ -428,7 +452,7 @@ describe('a partial collected result', () => {
     job.collectAttempts = 1;
     const { ctx, written } = context({ collect: async () => partial({ failed_pages: [5], pending_pages: [4] }) }, { random: 0.25 });
 
-    expect(await collect(ctx, task)).toEqual([restamped]);
+    expect(await collect(ctx, task)).toEqual([moved(task, 'collect-answered'), restamped]);
     expect(written).toEqual([]);
     expect(job.collectRounds).toBe(1);
     expect(job.collectAttempts).toBe(0);
@@ -466,6 +490,7 @@ describe('a partial collected result', () => {
 
     expect(written).toEqual(['/out/big.pdf.json']);
     expect(records).toEqual([expect.objectContaining({ type: 'result-written', status: 'partial' })]);
+    expect(effects[0]).toEqual(moved(task, 'wrote-partial'));
     expect(job.phase).toBe('partial');
     expect(job.chunks.map((chunk) => chunk.status)).toEqual(['pending', 'pending']);
     const outcome = finishedOutcome(effects);
@@ -516,7 +541,7 @@ describe('a partial collected result', () => {
     job.chunks[1]!.attempts = 2;
     const { ctx, written } = context({ collect: async () => partial({ failed_pages: [2, 4] }) }, { random: 0 });
 
-    expect(await collect(ctx, task)).toEqual([restamped]);
+    expect(await collect(ctx, task)).toEqual([moved(task, 'collect-answered'), restamped]);
     expect(written).toEqual([]);
     expect(job.chunks.map((chunk) => [chunk.status, chunk.readyAt])).toEqual([
       ['pending', NOW],
@@ -545,9 +570,11 @@ describe('a collected result in which no page came back', () => {
     job.chunks[1]!.failures = 1;
     const { ctx, written } = context({ collect: async () => partial({ pages_processed: 0, failed_pages: [1, 2, 3, 4, 5] }) });
 
-    const outcome = finishedOutcome(await collect(ctx, task));
+    const effects = await collect(ctx, task);
+    const outcome = finishedOutcome(effects);
 
     expect(written).toEqual([]);
+    expect(effects[0]).toEqual(moved(task, 'collect-answered'));
     expect(job.phase).toBe('working');
     expect(outcome).toEqual({
       file: 'big.pdf',
@@ -609,7 +636,9 @@ describe('a collected result in which no page came back', () => {
     task.job!.collectRounds = 2;
     const { ctx } = context({ collect: async () => partial({ failed_pages: [5] }) }, { failWrite: true });
 
-    expect(finishedOutcome(await collect(ctx, task))).toMatchObject({ status: 'failed', output: null });
+    const effects = await collect(ctx, task);
+    expect(finishedOutcome(effects)).toMatchObject({ status: 'failed', output: null });
+    expect(effects[0]).toEqual(moved(task, 'collect-answered'));
     expect(task.job!.phase).toBe('working');
   });
 });
@@ -617,12 +646,10 @@ describe('a collected result in which no page came back', () => {
 describe('finalizing a written job', () => {
   const line = { file: 'big.pdf', status: 'complete' } as DocumentOutcome;
 
-  /** A job whose complete result is on disk, its finalize sent. */
+  /** A job whose complete result is on disk (with its line to report, or that line reported already). */
   function writtenTask(outcome: DocumentOutcome | null = line): DocumentTask {
-    const task = jobTask();
-    moveJob(task.job!, 'wrote-complete');
-    moveJob(task.job!, 'finalize-sent');
-    if (outcome) task.job!.outcome = outcome;
+    const task = jobTask({ written: line });
+    if (!outcome) task.job!.outcome = undefined;
     return task;
   }
 
@@ -630,10 +657,11 @@ describe('finalizing a written job', () => {
     const task = writtenTask();
     const { ctx, calls, records } = context({ finalize: async () => collected() });
 
-    const effects = await finalizeJob(ctx, task, task.job!, SENT);
+    const effects = await finalize(ctx, task);
 
     expect(calls.collected).toEqual([{ jobId: 'job_p', options: { finalize: true } }]);
-    expect(effects).toEqual([restamped, { type: 'finished', outcome: line }]);
+    // Closed before it finishes: a document that finishes with its job not closed counts a slot held until the job expires.
+    expect(effects).toEqual([moved(task, 'finalized'), restamped, { type: 'finished', outcome: line }]);
     expect(records).toEqual([{ type: 'finalized', account: 'acct', at: NOW, parentJobId: 'job_p' }]);
     expect(task.job!.phase).toBe('closed');
     expect(task.job!.finalizeAttempts).toBe(1);
@@ -646,9 +674,9 @@ describe('finalizing a written job', () => {
     const task = writtenTask();
     const { ctx, records } = context({ finalize: thrown(make()) });
 
-    const effects = await finalizeJob(ctx, task, task.job!, SENT);
+    const effects = await finalize(ctx, task);
 
-    expect(effects).toEqual([restamped, { type: 'finished', outcome: line }]);
+    expect(effects).toEqual([moved(task, 'finalized'), restamped, { type: 'finished', outcome: line }]);
     expect(records).toEqual([expect.objectContaining({ type: 'finalized', parentJobId: 'job_p' })]);
     expect(task.job!.phase).toBe('closed');
   });
@@ -659,20 +687,19 @@ describe('finalizing a written job', () => {
     const error = serverError();
     const { ctx, records } = context({ finalize: thrown(error) });
 
-    const first = await finalizeJob(ctx, task, job, SENT);
+    const first = await finalize(ctx, task);
     const plan = planRetry(ctx, error, 1, 'result');
-    expect(first).toEqual([restamped, ...plan.effects]);
+    expect(first).toEqual([moved(task, 'finalize-answered'), restamped, ...plan.effects]);
     expect(job.finalizeReadyAt).toBe('retryAt' in plan ? plan.retryAt : -1);
     expect(job.finalizeReadyAt).toBeGreaterThan(NOW);
     expect(job.phase).toBe('written');
     expect(records).toEqual([]);
 
-    moveJob(job, 'finalize-sent');
-    await finalizeJob(ctx, task, job, SENT);
-    moveJob(job, 'finalize-sent');
-    const last = await finalizeJob(ctx, task, job, SENT);
+    await finalize(ctx, task);
+    const last = await finalize(ctx, task);
 
     expect(last).toEqual([
+      moved(task, 'finalized'),
       restamped,
       { type: 'notice', message: 'could not finalize job job_p (persist_failed); its result is on disk, the job holds a slot until it expires' },
       { type: 'finished', outcome: line },
@@ -686,7 +713,7 @@ describe('finalizing a written job', () => {
     const task = writtenTask(null);
     const { ctx } = context({ finalize: async () => collected() });
 
-    expect(await finalizeJob(ctx, task, task.job!, SENT)).toEqual([restamped]);
+    expect(await finalize(ctx, task)).toEqual([moved(task, 'finalized'), restamped]);
     expect(task.job!.phase).toBe('closed');
   });
 });

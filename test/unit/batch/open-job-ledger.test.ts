@@ -127,6 +127,7 @@ describe('OpenJobLedger: what admission counts', () => {
 
   it('a job whose result is written needs only its finalize (none when partial, none under --no-finalize)', () => {
     const complete = openTask('complete', HOUR);
+    moveJob(complete.job!, 'collect-sent');
     moveJob(complete.job!, 'wrote-complete');
     const partial = openTask('partial', HOUR);
     moveJob(partial.job!, 'collect-sent');

@@ -31,7 +31,10 @@ describe('requests a document still needs', () => {
       new Map([['c0', 3]]),
     );
     expect(open.requestsLeft(true)).toBe(3 + 1 + 1);
-    if (open.job) moveJob(open.job, 'wrote-complete');
+    if (open.job) {
+      moveJob(open.job, 'collect-sent');
+      moveJob(open.job, 'wrote-complete');
+    }
     expect(open.requestsLeft(true)).toBe(1);
     open.phase = 'done';
     expect(open.requestsLeft(true)).toBe(0);
