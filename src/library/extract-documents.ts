@@ -13,7 +13,7 @@ import { findSetting } from '../config/settings.js';
 import { defaultStateDir } from '../config/state-dir.js';
 import type { BatchDeps } from '../features/batch-session.js';
 import { accountOf, runDocuments } from './engine.js';
-import type { ExtractBatchReport } from '../features/batch-report.js';
+import type { ExtractionReport } from '../features/batch-report.js';
 import { rememberModelNames } from '../store/model-names-cache.js';
 import { RunRecords } from '../features/run-records.js';
 import { ModelRules } from '../features/model-rules.js';
@@ -113,8 +113,7 @@ export interface ExtractDocumentsOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** What a finished run did: every outcome (without its data), requests and credits. */
-export type ExtractionReport = ExtractBatchReport;
+export type { ExtractionReport } from '../features/batch-report.js';
 
 /** A running extraction: iterate it for each document's outcome as it finishes; `done` gives the report. */
 export interface ExtractionRun extends AsyncIterable<DocumentOutcome> {

@@ -11,7 +11,7 @@ import type { ApiClient } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import type { ResultDocument } from '../batch/result-file.js';
 import type { BatchDeps } from '../features/batch-session.js';
-import type { ExtractBatchReport } from '../features/batch-report.js';
+import type { ExtractionReport } from '../features/batch-report.js';
 import type { PlanOptions, PlannedSlice } from '../features/plan-documents.js';
 import type { RunToPreview } from '../features/run-preview.js';
 import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
@@ -92,9 +92,9 @@ export interface ExtractFilesRun {
   /** The batch as planned, for `previewRun` (a dry run) instead of a run: each slice is checked as the preview asks for it. */
   planned: RunToPreview;
   /** Sends the files in this command's runner (which other commands may submit to), until `stop` drains it; `client`: what came back while it rode along before. */
-  host(deps: HostedSession<BatchEvents>, stop?: AbortSignal, client?: RiddenSoFar): Promise<ExtractBatchReport>;
+  host(deps: HostedSession<BatchEvents>, stop?: AbortSignal, client?: RiddenSoFar): Promise<ExtractionReport>;
   /** The whole list (checked in full only then) submitted to the command that holds the state folder. Opaque: the engine's to take. */
-  ride: Extract<RideAlong<ExtractBatchReport, BatchEvents>, { finish: unknown }>;
+  ride: Extract<RideAlong<ExtractionReport, BatchEvents>, { finish: unknown }>;
 }
 
 /**
