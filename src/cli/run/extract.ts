@@ -11,6 +11,7 @@ import { runBatchCommand } from '../run-batch.js';
 import { commandLine } from '../engine-access.js';
 import { withSpinner } from '../spinner.js';
 import { refuseFileAsFolder } from '../output-folder.js';
+import { planOptionsOf } from '../plan-options.js';
 import { plural } from '../../util/plural.js';
 import { BatchDisplay } from '../progress.js';
 import type { DocumentOutcome } from '../../index.js';
@@ -42,13 +43,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
       extractFilesRun({
         inputs,
         listed,
-        cwd: ctx.io.cwd,
-        outDir: settings.outDir,
-        windows: settings.windows,
-        models: settings.models,
-        pages: settings.pages,
-        exclude: [ctx.stateDir()],
-        debug: (line) => ctx.debug(line),
+        ...planOptionsOf(ctx, settings),
         run: settings.run,
         reuse,
         forceCommand: forceCommand(ctx),
