@@ -33,7 +33,8 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   await refuseFileAsFolder('--out', settings.outDir);
   const { extractFilesRun } = await import('../../library/run.js');
   const reuse = { force: Boolean(flags.force), dedupe: flags.dedupe !== false };
-  // Riding along on another command sends it the whole list: the batch is checked in full only then, before the display is made (it shows what was refused first).
+  // What the display shows first: the arguments that named no file, then the files refused while the whole batch is
+  // checked to ride along on another command (checked in full only then, before the display is made).
   const preReported: DocumentOutcome[] = [];
   // Found now; checked (read, hashed, pages counted) a slice at a time as the run goes: 100,000 planned files never sit in memory at once.
   const files = await withSpinner(
