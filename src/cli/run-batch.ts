@@ -2,7 +2,7 @@ import { cliStopMessage, collectCommand, wordedForCli } from './outcome-words.js
 import { localInstant } from '../util/local-time.js';
 import { commandLine, engineAccess } from './engine-access.js';
 import type { BatchEvents, DocumentOutcome } from '../index.js';
-import { RunRecords, runOnEngine, type ExtractBatchReport, type HostedSession, type RiddenSoFar, type RideAlong } from '../library/run.js';
+import { RunRecords, runOnEngine, type ExtractionReport, type HostedSession, type RiddenSoFar, type RideAlong } from '../library/run.js';
 import { accountId } from '../config/account-id.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
@@ -23,8 +23,8 @@ export async function runBatchCommand(
   settings: BatchSettings,
   total: number,
   preReported: DocumentOutcome[],
-  work: (deps: HostedSession<BatchEvents>, stop: AbortSignal, client: RiddenSoFar) => Promise<ExtractBatchReport>,
-  ride?: RideAlong<ExtractBatchReport, BatchEvents>,
+  work: (deps: HostedSession<BatchEvents>, stop: AbortSignal, client: RiddenSoFar) => Promise<ExtractionReport>,
+  ride?: RideAlong<ExtractionReport, BatchEvents>,
 ): Promise<CommandOutcome> {
   // Counts, usage and the files that did not complete, taken from what the display shows: 100,000 outcomes are not kept to the end.
   const records = new RunRecords({ stateDir: ctx.stateDir(), cwd: ctx.io.cwd, clock: ctx.clock, command: ctx.commandName, profile: ctx.profile.name });
@@ -98,7 +98,7 @@ export async function withBatchSession<R, E extends BatchEvents>(
 }
 
 /** What a finished batch means for the exit code, with the advice to resume it. Failed checks count only once everything else went well. */
-export function batchOutcome(ctx: CliContext, report: ExtractBatchReport, allComplete: () => boolean, someFailedChecks: () => boolean): CommandOutcome {
+export function batchOutcome(ctx: CliContext, report: ExtractionReport, allComplete: () => boolean, someFailedChecks: () => boolean): CommandOutcome {
   printResumeAdvice(ctx, report);
   if (report.interrupted) return 'interrupted';
   if (report.budgetExhausted) {
@@ -109,7 +109,7 @@ export function batchOutcome(ctx: CliContext, report: ExtractBatchReport, allCom
   return someFailedChecks() ? 'checks-failed' : 'success';
 }
 
-function printResumeAdvice(ctx: CliContext, report: ExtractBatchReport): void {
+function printResumeAdvice(ctx: CliContext, report: ExtractionReport): void {
   if (report.openJobs.length === 0) return;
   const earliest = report.openJobs.map((job) => Date.parse(job.expiresAt)).reduce((a, b) => Math.min(a, b));
   ctx.ui.error(

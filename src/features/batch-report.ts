@@ -1,7 +1,7 @@
 import type { RunReport } from '../batch/runner.js';
 
-/** What a command's batch did: its own documents' outcomes, requests and credits, and the jobs it leaves open. */
-export interface ExtractBatchReport extends RunReport {
+/** What a finished run did: its own documents' outcomes (without their data), requests and credits, and the jobs it leaves open. */
+export interface ExtractionReport extends RunReport {
   /** Open jobs left on the server by this run (interrupted), with their expiry. */
   openJobs: {
     /** The job's id on the server: `docextract collect` takes it. */

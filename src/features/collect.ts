@@ -4,7 +4,7 @@ import type { DocumentOutcome, PlannedDocument, RunSettings } from '../batch/bat
 import { DocumentTask } from '../batch/document-task.js';
 import { readResultFile } from '../batch/result-file.js';
 import type { BatchDeps } from './batch-session.js';
-import { arrivingAtOnce, type ExtractBatchReport } from './batch-report.js';
+import { arrivingAtOnce, type ExtractionReport } from './batch-report.js';
 import { recheckReused } from './checks/recheck.js';
 import { ArrivalPlanner, outcomeFromFile, resumeJob } from './resume-tasks.js';
 import { runHosted } from './host/hosted-run.js';
@@ -17,13 +17,7 @@ import { writeFileAtomically } from '../store/atomic-write.js';
 import { collectedJobOutput } from '../store/result-names.js';
 
 /** Finish a job from its parent id alone (see collectTaskOf), in this command's runner (which other commands may submit to). */
-export async function runCollectJob(
-  deps: BatchDeps,
-  askedJobId: string,
-  settings: RunSettings,
-  outDir: string,
-  stop?: AbortSignal,
-): Promise<ExtractBatchReport> {
+export async function runCollectJob(deps: BatchDeps, askedJobId: string, settings: RunSettings, outDir: string, stop?: AbortSignal): Promise<ExtractionReport> {
   const found = await collectTaskOf(deps, askedJobId, settings, outDir);
   if ('outcome' in found) {
     deps.events.documentFinished(found.outcome);
@@ -186,7 +180,7 @@ async function findResultOfJob(outDir: string, parentJobId: string): Promise<{ p
   return undefined;
 }
 
-function emptyReport(outcome: import('../batch/batch-types.js').DocumentOutcome): ExtractBatchReport {
+function emptyReport(outcome: import('../batch/batch-types.js').DocumentOutcome): ExtractionReport {
   const { data: _data, ...summary } = outcome;
   return { outcomes: [summary], requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
 }

@@ -6,7 +6,7 @@ import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { sessionRunner, type BatchDeps } from './batch-session.js';
 import { checkModelNamesBeforeSending } from './check-models.js';
-import type { ExtractBatchReport } from './batch-report.js';
+import type { ExtractionReport } from './batch-report.js';
 import { outputFolderProblem } from './output-folder.js';
 import { recheckReused } from './checks/recheck.js';
 import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
@@ -59,7 +59,7 @@ export async function runExtractBatch(
   /** The document types the user named (rules, a default): each is checked before anything is planned, printed or written. */
   typedModels: readonly string[] = [],
   options: ExtractBatchOptions = {},
-): Promise<ExtractBatchReport> {
+): Promise<ExtractionReport> {
   // Planning writes copies of known answers and the display prints reused files: a misspelled
   // name must stop the run before any of that, not after (it once printed 8 reused lines first).
   if (typedModels.length > 0) await checkModelNamesBeforeSending(deps, typedModels, true);
@@ -100,7 +100,7 @@ export async function runExtractBatch(
     if (keepOutcomes) alreadyDone.push(withoutData(outcome));
   };
   // Each part's open job, by the part's own outcome.
-  const openJobs: ExtractBatchReport['openJobs'] = [];
+  const openJobs: ExtractionReport['openJobs'] = [];
   const running = new RunningWindow(RUNNING_AHEAD);
   // The journal's records of finished files leave as the run goes (else they stay in memory to its end).
   const journal = new CompactEvery(

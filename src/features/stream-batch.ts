@@ -2,7 +2,7 @@ import type { RunSettings } from '../batch/batch-types.js';
 import { sweepTempFiles } from '../store/atomic-write.js';
 import { plannedArrivals } from './arrivals.js';
 import { sessionRunner, type BatchDeps } from './batch-session.js';
-import type { ExtractBatchReport } from './batch-report.js';
+import type { ExtractionReport } from './batch-report.js';
 import { checkModelNamesBeforeSending, modelsOfRules } from './check-models.js';
 import type { ModelRules } from './model-rules.js';
 import type { PlanOptions } from './plan-documents.js';
@@ -31,13 +31,13 @@ export async function runStreamBatch(
   source: AsyncIterable<readonly string[]>,
   options: StreamBatchOptions,
   stop?: AbortSignal,
-): Promise<ExtractBatchReport> {
+): Promise<ExtractionReport> {
   await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
   await sweepTempFiles(options.outDir).catch(() => 0);
   const now = deps.clock.now();
   // Refused or answered already: the runner never sees these, the report and the events do.
-  const finishedBefore: ExtractBatchReport['outcomes'] = [];
-  const finishedBeforeSending = (outcome: ExtractBatchReport['outcomes'][number]): void => {
+  const finishedBefore: ExtractionReport['outcomes'] = [];
+  const finishedBeforeSending = (outcome: ExtractionReport['outcomes'][number]): void => {
     const { data: _data, ...summary } = outcome;
     finishedBefore.push(summary);
     deps.events.documentFinished(outcome);

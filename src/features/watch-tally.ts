@@ -1,6 +1,6 @@
 import type { BatchEvents, DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
 import { BATCH_EVENTS, composeEvents, type EventLayer } from '../batch/event-sink.js';
-import type { ExtractBatchReport } from './batch-report.js';
+import type { ExtractionReport } from './batch-report.js';
 import type { WatchEvents, WatchReport } from './watch-types.js';
 import type { WatchMoves } from './watch-moves.js';
 import { UsageTally } from './usage/usage-record.js';
@@ -19,7 +19,7 @@ import { HashedRecords } from '../util/hashed-records.js';
  */
 export class WatchRecord {
   readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
-  readonly openJobs: ExtractBatchReport['openJobs'] = [];
+  readonly openJobs: ExtractionReport['openJobs'] = [];
   checksFailed = 0;
   /** What the documents cost and saved, for the command's usage record (a watch keeps no list of outcomes). */
   readonly usage: UsageTally;
@@ -69,7 +69,7 @@ export class WatchRecord {
   }
 
   /** A run of the command ended: its report, with what the command's earlier runs spent and finished. */
-  report(run: Omit<ExtractBatchReport, 'openJobs'>): WatchReport {
+  report(run: Omit<ExtractionReport, 'openJobs'>): WatchReport {
     this.requests += run.requests;
     this.credits += run.credits;
     return {

@@ -1,5 +1,5 @@
 import type { BatchEvents, DocumentStatus } from '../batch/batch-types.js';
-import type { ExtractBatchReport } from './batch-report.js';
+import type { ExtractionReport } from './batch-report.js';
 import type { UsageTally } from './usage/usage-record.js';
 
 /** The folder's own state, for the status line. */
@@ -19,7 +19,7 @@ export interface WatchEvents extends BatchEvents {
 }
 
 /** What a watch did, when it stops. */
-export interface WatchReport extends ExtractBatchReport {
+export interface WatchReport extends ExtractionReport {
   /** Documents per status (watch keeps no list of outcomes: it may run for days). */
   counts: Record<DocumentStatus, number>;
   /** Results that failed their checks. */

@@ -5,7 +5,7 @@
  * rides along. A front door hands both to its run shell and words the report.
  */
 import type { RunSettings } from '../batch/batch-types.js';
-import type { ExtractBatchReport } from '../features/batch-report.js';
+import type { ExtractionReport } from '../features/batch-report.js';
 import type { BatchEvents } from '../batch/batch-types.js';
 import { runCollectJob } from '../features/collect.js';
 import type { HostedSession, RideAlong } from './run-shell.js';
@@ -23,9 +23,9 @@ export interface CollectJobOptions {
 /** One job's collect, as a run of the engine: what it does when it hosts, and what it submits when it rides along. */
 export interface CollectJobRun {
   /** Finishes the job in this command's runner (which other commands may submit to), until `stop` drains it. */
-  host(deps: HostedSession<BatchEvents>, stop?: AbortSignal): Promise<ExtractBatchReport>;
+  host(deps: HostedSession<BatchEvents>, stop?: AbortSignal): Promise<ExtractionReport>;
   /** Submitted to the command that holds the state folder; the report that comes back is the run's. Opaque: the engine's to take. */
-  ride: RideAlong<ExtractBatchReport, BatchEvents>;
+  ride: RideAlong<ExtractionReport, BatchEvents>;
 }
 
 /**

@@ -12,7 +12,7 @@ import type { ApiClient, ResponseEvent } from '../api/index.js';
 import type { BatchEvents } from '../batch/batch-types.js';
 import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { withEngineSession, type BatchDeps } from '../features/batch-session.js';
-import type { ExtractBatchReport } from '../features/batch-report.js';
+import type { ExtractionReport } from '../features/batch-report.js';
 import { ClientBatch, type ClientWork } from '../features/host/client-batch.js';
 import type { ClientIdentity } from '../features/host/host-connection.js';
 import { asOneClient, type SubmissionEnd } from '../features/host/one-client.js';
@@ -77,7 +77,7 @@ export type RideAlong<R, E> =
       /** Before the first submission (the free check of the document types). */
       prepare?: () => Promise<void>;
       /** The run's result from what came back, when it rode along to its end. */
-      finish: (report: ExtractBatchReport) => R | Promise<R>;
+      finish: (report: ExtractionReport) => R | Promise<R>;
     }
   | {
       /** Submits the command's own arrivals on the holding command's socket until they end or `stop`; the end says whether the run is done or must host. */

@@ -3,9 +3,8 @@ import { resolve } from 'node:path';
 import { ApiClient } from '../api/client.js';
 import { modelEntriesOf } from '../api/model-names.js';
 import type { ModelList } from '../api/answers.js';
-import type { BatchEvents, DocumentOutcome, PlannedDocument, ResultChecker, RunSettings } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { parseRateWindows, type RateWindow } from '../config/grammar/rate-limit.js';
-import type { ResultDocument } from '../batch/result-file.js';
 import { InvalidSettingError, runSettings } from '../batch/run-settings.js';
 import { DocextractError } from '../util/docextract-error.js';
 import { checkApiKeyShape } from '../config/api-key.js';
@@ -14,24 +13,17 @@ import { findSetting } from '../config/settings.js';
 import { defaultStateDir } from '../config/state-dir.js';
 import type { BatchDeps } from '../features/batch-session.js';
 import { accountOf, runDocuments } from './engine.js';
-import { runExtractBatch } from '../features/extract.js';
-import type { ExtractBatchReport } from '../features/batch-report.js';
-import { checkModelNamesBeforeSending, modelsToCheck } from '../features/check-models.js';
+import type { ExtractionReport } from '../features/batch-report.js';
 import { rememberModelNames } from '../store/model-names-cache.js';
 import { RunRecords } from '../features/run-records.js';
 import { ModelRules } from '../features/model-rules.js';
 import { PageRules } from '../features/page-rules.js';
-import { planDocumentStream, type PlannedSlice } from '../features/plan-documents.js';
 import { runStreamBatch } from '../features/stream-batch.js';
-import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import { AllowedFolders } from '../files/allowed-folders.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { USER_AGENT } from '../util/version.js';
 import { OutcomeQueue } from './outcome-queue.js';
-import { PartResults } from '../features/parts.js';
-
-/** Where a result goes once it is durable on disk, before its job is finalized (a database, a queue). */
-export type ResultSink = (result: ResultDocument, path: string) => void | Promise<void>;
+import { extractFilesRun, withSink, type ResultSink } from './extract-files-run.js';
 
 /** Options of {@link extractDocuments}. Only `apiKey` is required. */
 export interface ExtractDocumentsOptions {
@@ -121,8 +113,7 @@ export interface ExtractDocumentsOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** What a finished run did: every outcome (without its data), requests and credits. */
-export type ExtractionReport = ExtractBatchReport;
+export type { ExtractionReport } from '../features/batch-report.js';
 
 /** A running extraction: iterate it for each document's outcome as it finishes; `done` gives the report. */
 export interface ExtractionRun extends AsyncIterable<DocumentOutcome> {
@@ -219,7 +210,7 @@ async function run(
   };
   const command = `docextract library (pid ${process.pid})`;
   const terms = { storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
-  const withChecks = (deps: BatchDeps): BatchDeps => withSink({ ...deps, ...(options.checker ? { checker: options.checker } : {}) }, options.onResult);
+  const withChecks = <D extends BatchDeps>(deps: D): D => (options.checker ? { ...deps, checker: options.checker } : deps);
   // What the run's report is saved as, for `docextract jobs` and `usage` (as the CLI saves its own).
   const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes !== false };
   const asked = {
@@ -237,7 +228,7 @@ async function run(
       host: async (session) =>
         recorded(
           await runStreamBatch(
-            withChecks(session),
+            withSink(withChecks(session), options.onResult),
             settings,
             groups(inputs, cwd),
             { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse },
@@ -249,78 +240,46 @@ async function run(
       hosts: false,
     });
   }
-  // Found before the session opens, as the CLI does: a file refused locally needs neither the key nor the service.
-  // Each file is then read, hashed and planned a slice at a time as the run takes it (features/plan-documents.ts):
-  // 100,000 planned files never sit in memory at once.
+  // Found before the session opens, as the CLI does, and planned by the same code (library/extract-files-run.ts):
+  // a file refused locally needs neither the key nor the service, and each file is read, hashed and planned a
+  // slice at a time as the run takes it: 100,000 planned files never sit in memory at once.
   const allowed = options.allowedFolders ? await AllowedFolders.of(options.allowedFolders, cwd) : undefined;
-  const stream = await planDocumentStream([...inputs], {
-    ...plan,
-    parts: true,
-    ...(allowed ? { allowed } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  // One outcome per file found (a source sent in parts is one), and one per argument that named none.
-  options.onPlanned?.(stream.found + stream.rejected.length);
-  for (const outcome of stream.rejected) events.documentFinished(outcome);
-  const nothingSent = { requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
-  if (stream.found === 0) return { ...nothingSent, outcomes: stream.rejected };
-  const first = await stream.slices.next();
-  const head: PlannedSlice = first.done ? { documents: [], rejected: [] } : first.value;
-  // Every file refused locally (the batch fits in one slice): the service has nothing to say about it.
-  if (head.documents.length === 0 && stream.found <= filesIn(head)) {
-    for (const outcome of head.rejected) events.documentFinished(outcome);
-    return { ...nothingSent, outcomes: [...stream.rejected, ...head.rejected] };
-  }
-  const slices = withFirst(head, stream.slices);
-  const typed = models.names();
   // Files refused while the whole batch was checked to ride along: reported then, and in the report.
   const refusedToRide: DocumentOutcome[] = [];
-  const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...stream.rejected, ...refusedToRide, ...report.outcomes] });
-  // The run's sources sent in parts, whoever runs the parts (this process hosting, or the command it rides along on); added as their slices are checked.
-  const parts = new PartResults([], settings.storeDb, sinkWriter(options.onResult), () => clock.now(), options.events?.notice);
-  // Riding along on another command submits the whole list: only then is the batch checked in full.
-  let whole: Promise<PlannedDocument[]> | undefined;
-  const everyDocument = (): Promise<PlannedDocument[]> =>
-    (whole ??= (async () => {
-      const documents: PlannedDocument[] = [];
-      for await (const slice of slices) {
-        documents.push(...slice.documents);
-        for (const outcome of slice.rejected) {
-          refusedToRide.push(outcome);
-          events.documentFinished(outcome);
-        }
-      }
-      parts.add(documents);
-      return documents;
-    })());
+  const files = await extractFilesRun({
+    inputs,
+    ...plan,
+    ...(allowed ? { allowed } : {}),
+    run: settings,
+    reuse,
+    ...(options.signal ? { signal: options.signal } : {}),
+    // One outcome per file found (a source sent in parts is one), and one per argument that named none.
+    onFound: (found, rejected) => {
+      options.onPlanned?.(found + rejected.length);
+      for (const outcome of rejected) events.documentFinished(outcome);
+    },
+    onRefused: (outcome) => {
+      refusedToRide.push(outcome);
+      events.documentFinished(outcome);
+    },
+    keepOutcomes: ended.keepOutcomes,
+    ...(options.onResult ? { onResult: options.onResult } : {}),
+    checkTypesWith: async () => ({ api: await access.createClient(() => undefined), notice: (message) => events.notice?.(message) }),
+    clock,
+    ...(options.events?.notice ? { notice: options.events.notice } : {}),
+  });
+  const nothingSent = { requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
+  // Every file refused locally (the batch fits in one slice): the service has nothing to say about it.
+  if (files.nothingToSend) {
+    for (const outcome of files.first.rejected) events.documentFinished(outcome);
+    return { ...nothingSent, outcomes: [...files.rejected, ...files.first.rejected] };
+  }
+  const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...files.rejected, ...refusedToRide, ...report.outcomes] });
   return runDocuments<ExtractionReport, BatchEvents>({
     ...asked,
-    host: async (session, client) => {
-      const own = await runExtractBatch(withChecks(session), client ? client.remaining() : slices, settings, outDir, reuse, options.signal, typed, {
-        parts,
-        keepOutcomes: ended.keepOutcomes,
-      });
-      return recorded(withRejected(client ? await client.merged(own) : own), ended);
-    },
-    ride: {
-      work: async () => ({ documents: await everyDocument(), reuse }),
-      parts,
-      prepare: async () =>
-        checkModelNamesBeforeSending({ api: await access.createClient(() => undefined), events }, ...modelsToCheck(typed, await everyDocument())),
-      finish: (report) => recorded(withRejected(report), ended),
-    },
+    host: async (session, client) => recorded(withRejected(await files.host(withChecks(session), options.signal, client)), ended),
+    ride: { ...files.ride, finish: (report) => recorded(withRejected(report), ended) },
   });
-}
-
-/** Files of a slice checked: those that can be sent (a source in parts counted once) and those refused. */
-function filesIn(slice: PlannedSlice): number {
-  return new Set(slice.documents.map((doc) => doc.part?.output ?? doc.output)).size + slice.rejected.length;
-}
-
-/** The first slice (checked to know whether anything can be sent) and the rest. */
-async function* withFirst(first: PlannedSlice, rest: AsyncIterable<PlannedSlice>): AsyncGenerator<PlannedSlice> {
-  yield first;
-  yield* rest;
 }
 
 type ResolvedOptions = ReturnType<typeof resolveOptions>;
@@ -366,20 +325,6 @@ function checkedSettings(settings: Partial<RunSettings>): RunSettings {
     const option = error.setting === 'storeDb' || error.setting === 'maxCredits' ? error.setting : `settings.${error.setting}`;
     throw new InvalidOptionError(option, error.reason, error.code);
   }
-}
-
-/** The sink, called once each result the run writes is durable. */
-function withSink(deps: BatchDeps, sink: ResultSink | undefined): BatchDeps {
-  return sink ? { ...deps, writeResult: sinkWriter(sink) } : deps;
-}
-
-/** Writes a result durably, then hands it to the sink (if any). */
-function sinkWriter(sink: ResultSink | undefined): ResultWriter {
-  if (!sink) return writeFileAtomically;
-  return async (path, text, options) => {
-    await writeFileAtomically(path, text, options);
-    await sink(JSON.parse(text) as ResultDocument, path);
-  };
 }
 
 /** The run's report, its usage and last run also saved for `docextract usage`, `jobs` and `review` (as the CLI saves its own). */

@@ -5,6 +5,7 @@ import { toDisplayPath } from '../../util/display-path.js';
 import { durationFlag, resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
 import { refuseFileAsFolder } from '../output-folder.js';
+import { planOptionsOf } from '../plan-options.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
@@ -53,24 +54,18 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
   // A result is paid for before it is written: watch nothing whose results could not be saved.
   if (blocked) throw new UsageError(`cannot write results to ${settings.outDir} (${blocked}); fix the output folder, or choose another with --out.`);
   const startedAt = ctx.clock.now();
+  // Each arrival is planned as `extract` plans its inputs; the folders never taken from are the watch's own.
+  const { cwd, exclude, ...plan } = planOptionsOf(ctx, settings);
   const watch = await watchFolderRun({
     root,
-    cwd: ctx.io.cwd,
+    cwd,
     outDir: settings.outDir,
     settleMs,
     passMs,
     pollMs,
     moves,
-    exclude: [ctx.stateDir()],
-    plan: {
-      outDir: settings.outDir,
-      windows: settings.windows,
-      ttlMs: settings.run.ttlMs,
-      marginMs: settings.run.marginMs,
-      models: settings.models,
-      pages: settings.pages,
-      debug: (line: string) => ctx.debug(line),
-    },
+    exclude,
+    plan: { ...plan, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs },
     reuse: { force: Boolean(flags.force), dedupe: flags.dedupe !== false },
     // A stalled reader of the lines holds the watch back: no file is taken until it has read them.
     outputRoom: () => roomIn(ctx.io.stdout),

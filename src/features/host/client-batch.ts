@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { BatchEvents, DocumentOutcome, PlannedDocument } from '../../batch/batch-types.js';
 import { BATCH_EVENTS, composeEvents } from '../../batch/event-sink.js';
-import type { ExtractBatchReport } from '../batch-report.js';
+import type { ExtractionReport } from '../batch-report.js';
 import type { PartResults } from '../parts.js';
 import { HostConnection, showNews, type ClientIdentity } from './host-connection.js';
 import type { SubmissionEnd } from './one-client.js';
@@ -58,7 +58,7 @@ export class ClientBatch {
    * or refuses this command's settings. `stop` (Ctrl-C) asks the host to
    * drop what has not started; what is paid for still finishes.
    */
-  submit(socket: Socket, who: ClientIdentity, stop: AbortSignal | undefined): Promise<SubmissionEnd<ExtractBatchReport>> {
+  submit(socket: Socket, who: ClientIdentity, stop: AbortSignal | undefined): Promise<SubmissionEnd<ExtractionReport>> {
     return new Promise((resolve) => {
       const cancel = (): void => connection.send({ type: 'cancel' });
       const done = (): void => {
@@ -109,7 +109,7 @@ export class ClientBatch {
   }
 
   /** This command's own run (it hosts what was left), with what came back from the hosts before. */
-  async merged(report: ExtractBatchReport): Promise<ExtractBatchReport> {
+  async merged(report: ExtractionReport): Promise<ExtractionReport> {
     if (this.outcomes.length === 0) return report;
     const before = await this.report();
     const outcomes = this.parts ? this.parts.reported([...before.outcomes, ...report.outcomes]) : [...before.outcomes, ...report.outcomes];
@@ -123,7 +123,7 @@ export class ClientBatch {
   }
 
   /** The command's report of what it submitted: its own documents, and what the host spent on them. */
-  async report(stop?: AbortSignal): Promise<ExtractBatchReport> {
+  async report(stop?: AbortSignal): Promise<ExtractionReport> {
     await this.parts?.settled();
     const outcomes = this.parts ? this.parts.reported(this.outcomes) : this.outcomes;
     return {

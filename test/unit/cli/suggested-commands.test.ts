@@ -15,7 +15,7 @@ import { commandLine } from '../../../src/cli/engine-access.js';
 import { cliErrorMessage, strayJobNotice } from '../../../src/cli/outcome-words.js';
 import { batchOutcome } from '../../../src/cli/run-batch.js';
 import { renderCommands, renderJobs } from '../../../src/cli/run/jobs-render.js';
-import type { ExtractBatchReport } from '../../../src/features/batch-report.js';
+import type { ExtractionReport } from '../../../src/features/batch-report.js';
 import { listJobs } from '../../../src/features/list-jobs.js';
 import { isolatedEnv, runCli } from '../../helpers/run-cli.js';
 
@@ -58,7 +58,7 @@ describe('suggested commands are quoted', () => {
     const report = {
       interrupted: true,
       openJobs: [{ parentJobId: 'job_0a1b', file: HOSTILE_PATH, expiresAt: '2026-11-26T16:00:00.000Z' }],
-    } as unknown as ExtractBatchReport;
+    } as unknown as ExtractionReport;
     expect(
       batchOutcome(
         ctx,
