@@ -6,7 +6,7 @@ import type { Journal } from '../store/journal.js';
  * command again. Past it, the same command forces every file anew: a week
  * later, "extract again whatever is on disk" means what it says.
  */
-export const FORCE_RESUME_MS = 7 * 86_400_000;
+const FORCE_RESUME_MS = 7 * 86_400_000;
 
 /** A `--force` run of one command, as the journal keeps it. */
 export interface ForceRun {
