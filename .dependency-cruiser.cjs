@@ -107,7 +107,7 @@ module.exports = {
     // Type imports are imports: a front door that names an engine type depends on it.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^src/features/review/page/' },
+    exclude: { path: '^src/review-page/' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
   },
 };
