@@ -6,7 +6,10 @@
 //   config          settings: one table, their grammars and defaults (the service's limits among them)
 //   files   store   what is read from disk (sources, PDFs); what the tool keeps (results, journal, lock)
 //   batch           the scheduler: gate, jobs, flows
-//   features        use cases and the engine around the scheduler (sessions, host, planner, parts)
+//   results         a result's data: its field paths and a person's corrections (`.review.json`)
+//   checks          the schema checks of results (the `check` use case; the engine re-checks with them)
+//   engine          the run around the scheduler: sessions, host, planner, parts, run records
+//   export  review  usage   use cases, each standing on the engine and on nothing of the others
 //   library         the engine's entry points for every front door
 //   index + public entries (src/*.ts)   the package, as any program imports it
 //   cli   mcp       front doors: they use only the package's public entries, config/ and util/
@@ -14,6 +17,11 @@
 // The emulator stands apart: a faithful copy of the service, sharing no code with the tool, so a
 // bug in one cannot hide the same bug in the other.
 const LOWER = { util: [], config: ['util', 'api'], api: ['util'] };
+// What sits above the scheduler, bottom up: a layer may import those below it, never those above.
+const ABOVE_BATCH = ['results', 'checks', 'engine', '(export|review|usage)'];
+const FRONT = '(library|cli|mcp|emulator)';
+/** Paths of the layers above the `index`-th one of ABOVE_BATCH (-1: above batch/), the front doors and the package's entries. */
+const above = (index) => [...ABOVE_BATCH.slice(index + 1), FRONT].map((layer) => `^src/${layer}/`).join('|') + '|^src/[^/]+\\.ts$';
 
 // The package's public entries: the source of every subpath package.json exports (`docextract`,
 // `docextract/jobs`, …), read from package.json itself so that exporting an entry is what opens it.
@@ -58,21 +66,42 @@ module.exports = {
       severity: 'error',
       comment: 'files/ and store/ read and keep what is on disk; the scheduler and everything above them use them, never the other way.',
       from: { path: '^src/(files|store)/' },
-      to: { path: '^src/(batch|features|library|cli|mcp|emulator)/|^src/[^/]+\\.ts$' },
+      to: { path: '^src/batch/|' + above(-1) },
     },
     {
-      name: 'batch-below-features',
+      name: 'batch-below-results',
       severity: 'error',
-      comment: 'The scheduler (batch/) knows no use case and no front door.',
+      comment: 'The scheduler (batch/) knows no result data, no engine, no use case and no front door.',
       from: { path: '^src/batch/' },
-      to: { path: '^src/(features|library|cli|mcp|emulator)/|^src/[^/]+\\.ts$' },
+      to: { path: above(-1) },
     },
     {
-      name: 'features-below-library',
+      name: 'results-below-checks',
       severity: 'error',
-      comment: 'Use cases and the engine know no front door and not the package entries made of them.',
-      from: { path: '^src/features/' },
-      to: { path: '^src/(library|cli|mcp|emulator)/|^src/[^/]+\\.ts$' },
+      comment: "A result's field paths and corrections are read by checks, the engine and the use cases; they know none of them.",
+      from: { path: '^src/results/' },
+      to: { path: above(0) },
+    },
+    {
+      name: 'checks-below-engine',
+      severity: 'error',
+      comment: 'The schema checks are what the engine re-checks arrivals with: they know no run, no other use case, no front door.',
+      from: { path: '^src/checks/' },
+      to: { path: above(1) },
+    },
+    {
+      name: 'engine-below-use-cases',
+      severity: 'error',
+      comment: 'The engine (sessions, host, planner, parts) knows no use case built on it, no front door and not the package entries.',
+      from: { path: '^src/engine/' },
+      to: { path: above(2) },
+    },
+    {
+      name: 'use-cases-apart',
+      severity: 'error',
+      comment: 'Each use case (export, review, usage) stands on the engine and the layers below, never on another use case or a front door.',
+      from: { path: '^src/(export|review|usage)/' },
+      to: { path: '^src/(export|review|usage)/|' + above(3), pathNot: '^src/$1/' },
     },
     {
       name: 'library-below-front-doors',
@@ -107,7 +136,7 @@ module.exports = {
     // Type imports are imports: a front door that names an engine type depends on it.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^src/features/review/page/' },
+    exclude: { path: '^src/review-page/' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
   },
 };

@@ -86,8 +86,8 @@ mkdirSync(join(assets, 'legacy', 'build'), { recursive: true });
 for (const name of ['pdf.min.mjs', 'pdf.worker.min.mjs']) copyFileSync(join(pdfjs, 'legacy', 'build', name), join(assets, 'legacy', 'build', name));
 for (const folder of ['standard_fonts', 'cmaps', 'wasm']) cpSync(join(pdfjs, folder), join(assets, folder), { recursive: true });
 for (const name of ['LICENSE', 'package.json']) copyFileSync(join(pdfjs, name), join(assets, name));
-// The review page's own files (src/features/review/page/, read from disk as page-files.ts finds them).
-cpSync(join(root, 'src', 'features', 'review', 'page'), join(out, 'docextract-assets', 'review-page'), { recursive: true });
+// The review page's own files (src/review-page/, read from disk as page-files.ts finds them).
+cpSync(join(root, 'src', 'review-page'), join(out, 'docextract-assets', 'review-page'), { recursive: true });
 rmSync(work, { recursive: true, force: true });
 
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;

@@ -1,9 +1,9 @@
-// The review page's files (src/features/review/page: HTML, CSS, JavaScript checked by tsc) are served as
+// The review page's files (src/review-page: HTML, CSS, JavaScript checked by tsc) are served as
 // they are, from beside the module that serves them: the build copies them into dist/ (tsc copies no .js).
 import { cpSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const from = fileURLToPath(new URL('../src/features/review/page/', import.meta.url));
-const to = fileURLToPath(new URL('../dist/features/review/page/', import.meta.url));
+const from = fileURLToPath(new URL('../src/review-page/', import.meta.url));
+const to = fileURLToPath(new URL('../dist/review-page/', import.meta.url));
 rmSync(to, { recursive: true, force: true });
 cpSync(from, to, { recursive: true, filter: (path) => !/\.(ts|map)$/.test(path) });

@@ -29,8 +29,8 @@ export type { CheckProblem, ResultChecks, ResultDocument, ResultStatus } from '.
 export type { Question } from './batch/question.js';
 export { RUN_DEFAULTS } from './batch/run-settings.js';
 export type { RateWindow } from './config/grammar/rate-limit.js';
-export { ModelRules } from './features/model-rules.js';
-export { UnknownModelError } from './features/check-models.js';
-export type { FolderState, WatchEvents } from './features/watch-types.js';
+export { ModelRules } from './engine/model-rules.js';
+export { UnknownModelError } from './engine/check-models.js';
+export type { FolderState, WatchEvents } from './engine/watch-types.js';
 export { AllowedFolders, argumentReachesPast, isInsideFolder, realPathOf, searchedFrom } from './files/allowed-folders.js';
 export * from './api/index.js';

@@ -45,7 +45,7 @@ export interface PlannedDocument {
   outputRoot?: string;
   /** The template to send, normalised; undefined leaves it to the service (invoice). */
   model?: string;
-  /** The command that asked for it, when several share one scheduler (see features/host): everything about the document (progress, requests, credits, its outcome) goes back to that command. @default "" (this process) */
+  /** The command that asked for it, when several share one scheduler (see engine/host): everything about the document (progress, requests, credits, its outcome) goes back to that command. @default "" (this process) */
   origin?: string;
   /** The id the asking command gave the document when it submitted it (with `origin`, who gets its news). */
   askedAs?: number;
@@ -134,7 +134,7 @@ export interface ServiceCharge {
   expected: number;
 }
 
-/** Checks a result's data the moment it arrives, locally (no request); see src/features/checks/. */
+/** Checks a result's data the moment it arrives, locally (no request); see src/checks/. */
 export interface ResultChecker {
   /** The verdict on `data` for `documentType` (normalised), or undefined when no schema applies to that type. */
   check(documentType: string, data: unknown): ResultChecks | undefined;

@@ -153,7 +153,7 @@ export class BatchRunner {
     await Promise.all(this.closingIntents);
     return {
       outcomes: state.finishedOutcomes,
-      // This process's own documents: what commands riding along asked for is theirs (features/host).
+      // This process's own documents: what commands riding along asked for is theirs (engine/host).
       ...state.spent(),
       interrupted: state.stopping && !state.fatalError,
       fatal: state.fatalError,
@@ -164,7 +164,7 @@ export class BatchRunner {
 
   /**
    * Documents whose command went away (Ctrl-C or a crash of a command that
-   * submitted them, see features/host): each one `which` picks that has not
+   * submitted them, see engine/host): each one `which` picks that has not
    * started (no upload being prepared or sent, no job) finishes as
    * interrupted without a request. What has started goes on: it is paid for.
    */

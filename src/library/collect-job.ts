@@ -5,9 +5,9 @@
  * rides along. A front door hands both to its run shell and words the report.
  */
 import type { RunSettings } from '../batch/batch-types.js';
-import type { ExtractionReport } from '../features/batch-report.js';
+import type { ExtractionReport } from '../engine/batch-report.js';
 import type { BatchEvents } from '../batch/batch-types.js';
-import { runCollectJob } from '../features/collect.js';
+import { runCollectJob } from '../engine/collect.js';
 import type { HostedSession, RideAlong } from './run-shell.js';
 
 /** Options of {@link collectJobRun}. */

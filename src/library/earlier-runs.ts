@@ -4,7 +4,7 @@
  * journal's open jobs, and an interrupted `--force` run of the same command.
  */
 import { accountId } from '../config/account-id.js';
-import type { RunPreviewOptions } from '../features/run-preview.js';
+import type { RunPreviewOptions } from '../engine/run-preview.js';
 
 /** Options of {@link peekEarlierRuns}. */
 export interface EarlierRunsOptions {
@@ -34,9 +34,9 @@ export async function peekEarlierRuns(options: EarlierRunsOptions): Promise<Earl
   const account = accountId(options.baseUrl, options.apiKey);
   // Loaded for a dry run only: a run opens these stores through its session.
   const [{ KnownResults }, { journalStateOf }, { resumableForceRun }] = await Promise.all([
-    import('../features/known-results.js'),
-    import('../features/cost-preview.js'),
-    import('../features/force-run.js'),
+    import('../engine/known-results.js'),
+    import('../engine/cost-preview.js'),
+    import('../engine/force-run.js'),
   ]);
   const [earlier, journal] = await Promise.all([
     KnownResults.peek(stateDir, account).catch(() => undefined),

@@ -11,14 +11,14 @@ import { checkApiKeyShape } from '../config/api-key.js';
 import { isLoopback, parseBaseUrl } from '../config/base-url.js';
 import { findSetting } from '../config/settings.js';
 import { defaultStateDir } from '../config/state-dir.js';
-import type { BatchDeps } from '../features/batch-session.js';
+import type { BatchDeps } from '../engine/batch-session.js';
 import { accountOf, runDocuments } from './engine.js';
-import type { ExtractionReport } from '../features/batch-report.js';
+import type { ExtractionReport } from '../engine/batch-report.js';
 import { rememberModelNames } from '../store/model-names-cache.js';
-import { RunRecords } from '../features/run-records.js';
-import { ModelRules } from '../features/model-rules.js';
-import { PageRules } from '../features/page-rules.js';
-import { runStreamBatch } from '../features/stream-batch.js';
+import { RunRecords } from '../engine/run-records.js';
+import { ModelRules } from '../engine/model-rules.js';
+import { PageRules } from '../engine/page-rules.js';
+import { runStreamBatch } from '../engine/stream-batch.js';
 import { AllowedFolders } from '../files/allowed-folders.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { USER_AGENT } from '../util/version.js';
@@ -113,7 +113,7 @@ export interface ExtractDocumentsOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-export type { ExtractionReport } from '../features/batch-report.js';
+export type { ExtractionReport } from '../engine/batch-report.js';
 
 /** A running extraction: iterate it for each document's outcome as it finishes; `done` gives the report. */
 export interface ExtractionRun extends AsyncIterable<DocumentOutcome> {

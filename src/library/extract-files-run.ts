@@ -10,10 +10,10 @@
 import type { ApiClient } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import type { ResultDocument } from '../batch/result-file.js';
-import type { BatchDeps } from '../features/batch-session.js';
-import type { ExtractionReport } from '../features/batch-report.js';
-import type { PlanOptions, PlannedSlice } from '../features/plan-documents.js';
-import type { RunToPreview } from '../features/run-preview.js';
+import type { BatchDeps } from '../engine/batch-session.js';
+import type { ExtractionReport } from '../engine/batch-report.js';
+import type { PlanOptions, PlannedSlice } from '../engine/plan-documents.js';
+import type { RunToPreview } from '../engine/run-preview.js';
 import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
 import { pacedBy } from '../util/paced.js';
@@ -105,7 +105,7 @@ export interface ExtractFilesRun {
  */
 export async function extractFilesRun(options: ExtractFilesOptions): Promise<ExtractFilesRun> {
   // Loaded at the call, not with the entry: a CLI command imports this entry before it tunes the heap for a long run (bench section 4).
-  const [{ planDocumentStream }, { PartResults }] = await Promise.all([import('../features/plan-documents.js'), import('../features/parts.js')]);
+  const [{ planDocumentStream }, { PartResults }] = await Promise.all([import('../engine/plan-documents.js'), import('../engine/parts.js')]);
   const { inputs, run, reuse, signal, checkTypesWith, clock, notice, onResult, forceCommand, keepOutcomes, outputRoom, onFound, onRefused, ...plan } = options;
   // The slices after the first are checked while the run goes, once its stop (Ctrl-C, SIGTERM, the library's signal) is known:
   // it is passed on here, so a PDF whose page count is under way cannot hold the stop back for the whole inspection budget.
@@ -148,7 +148,7 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
     planned: { rejected: stream.rejected, slices },
     host: async (deps, stop, client) => {
       stopPlanningWith(stop);
-      const { runExtractBatch } = await import('../features/extract.js');
+      const { runExtractBatch } = await import('../engine/extract.js');
       const report = await runExtractBatch(withSink(deps, onResult), client ? client.remaining() : slices, run, plan.outDir, reuse, stop, typed, {
         parts,
         ...(keepOutcomes === undefined ? {} : { keepOutcomes }),
@@ -162,7 +162,7 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
       // Another command holds the state folder: the document types are checked (free) before the batch is submitted to it.
       prepare: async () => {
         const [{ checkModelNamesBeforeSending, modelsToCheck }, { api, notice: said }] = await Promise.all([
-          import('../features/check-models.js'),
+          import('../engine/check-models.js'),
           checkTypesWith(),
         ]);
         await checkModelNamesBeforeSending({ api, events: { notice: said } }, ...modelsToCheck(typed, await everyDocument()));

@@ -8,15 +8,15 @@
  * (`docextract collect`).
  */
 import type { BatchEvents } from '../batch/batch-types.js';
-import { refreshJobs } from '../features/refresh-jobs.js';
-import type { ServerJobView } from '../features/server-job-view.js';
-import { refreshThroughHost } from '../features/host/refresh-client.js';
+import { refreshJobs } from '../engine/refresh-jobs.js';
+import type { ServerJobView } from '../engine/server-job-view.js';
+import { refreshThroughHost } from '../engine/host/refresh-client.js';
 import { runDocuments, type EngineAccess } from './engine.js';
 
-export { listJobs, type JobListing, type JobsOverview, type ListJobsOptions } from '../features/list-jobs.js';
-export { readRunningCommands, type RunningCommand } from '../features/host/commands-file.js';
+export { listJobs, type JobListing, type JobsOverview, type ListJobsOptions } from '../engine/list-jobs.js';
+export { readRunningCommands, type RunningCommand } from '../engine/host/commands-file.js';
 export { stateLockHolder } from '../store/lock.js';
-export type { ServerJobView } from '../features/server-job-view.js';
+export type { ServerJobView } from '../engine/server-job-view.js';
 export { processChunkOnEngine } from './process-chunk.js';
 export { collectJobRun, type CollectJobOptions, type CollectJobRun } from './collect-job.js';
 

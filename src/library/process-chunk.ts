@@ -6,10 +6,10 @@
 import type { Socket } from 'node:net';
 import type { ChunkProcessed } from '../api/index.js';
 import type { BatchEvents } from '../batch/batch-types.js';
-import { HostConnection, type ClientIdentity } from '../features/host/host-connection.js';
-import type { SubmissionEnd } from '../features/host/one-client.js';
+import { HostConnection, type ClientIdentity } from '../engine/host/host-connection.js';
+import type { SubmissionEnd } from '../engine/host/one-client.js';
 import { DocextractError } from '../util/docextract-error.js';
-import { processThroughGate } from '../features/batch-session.js';
+import { processThroughGate } from '../engine/batch-session.js';
 import { runDocuments, type EngineAccess } from './engine.js';
 
 /** The running command could not process the chunk for this one, with the service's code (or `chunk_in_progress`: the running command is finishing that job). */

@@ -3,5 +3,5 @@
  * the fields of the results in a folder), and opening it in the user's
  * browser without putting its token in another program's arguments.
  */
-export { startReview, ReviewInputError, type ReviewOptions } from '../features/review/start-review.js';
-export { openInBrowser, type OpenedBrowser } from '../features/review/open-browser.js';
+export { startReview, ReviewInputError, type ReviewOptions } from '../review/start-review.js';
+export { openInBrowser, type OpenedBrowser } from '../review/open-browser.js';

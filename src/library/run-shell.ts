@@ -8,7 +8,7 @@ import type { BatchEvents } from '../batch/batch-types.js';
 import type { EngineRun } from './engine.js';
 
 export type { EngineRun, RideAlong } from './engine.js';
-export type { ExtractionReport } from '../features/batch-report.js';
+export type { ExtractionReport } from '../engine/batch-report.js';
 
 /** What a run's own work is given when it hosts: the session (gate, journal, send log) with the run's events. */
 export type HostedSession<E extends BatchEvents> = Parameters<EngineRun<unknown, E>['host']>[0];

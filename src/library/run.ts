@@ -10,13 +10,13 @@
  * the checks before them.
  */
 export type { EngineAccess } from './engine.js';
-export { RunRecords, type RunRecordsOptions } from '../features/run-records.js';
-export { RunTally } from '../features/run-tally.js';
-export { previewRun, type PreviewSlice, type RunPreview, type RunPreviewOptions, type RunPreviewTotal, type RunToPreview } from '../features/run-preview.js';
-export type { FileCost } from '../features/cost-preview.js';
+export { RunRecords, type RunRecordsOptions } from '../engine/run-records.js';
+export { RunTally } from '../engine/run-tally.js';
+export { previewRun, type PreviewSlice, type RunPreview, type RunPreviewOptions, type RunPreviewTotal, type RunToPreview } from '../engine/run-preview.js';
+export type { FileCost } from '../engine/cost-preview.js';
 export { peekEarlierRuns, type EarlierRuns, type EarlierRunsOptions } from './earlier-runs.js';
 export { runOnEngine, type EngineRun, type ExtractionReport, type HostedSession, type RiddenSoFar, type RideAlong } from './run-shell.js';
 export { extractFilesRun, type ExtractFilesOptions, type ExtractFilesRun, type FirstSliceChecked, type ResultSink } from './extract-files-run.js';
 export { watchFolderRun, type WatchFolderOptions, type WatchFolderRun, type WatchReport } from './watch-run.js';
-export { outputFolderProblem } from '../features/output-folder.js';
-export { stateFolderUsage, type UsageRecorder } from '../features/usage/usage-recorder.js';
+export { outputFolderProblem } from '../engine/writable-output-folder.js';
+export { stateFolderUsage, type UsageRecorder } from '../engine/usage-recorder.js';

@@ -7,7 +7,7 @@
 export { RUN_DEFAULTS, MIN_TTL_MS, InvalidSettingError, runSettings } from '../batch/run-settings.js';
 export { formatRateWindows, parseRateWindows, RateSpecError, type RateWindow } from '../config/grammar/rate-limit.js';
 export { minimumMakespanMs } from '../batch/admission.js';
-export { ModelRules, type ModelRule } from '../features/model-rules.js';
-export { PageRules, type PageRule } from '../features/page-rules.js';
+export { ModelRules, type ModelRule } from '../engine/model-rules.js';
+export { PageRules, type PageRule } from '../engine/page-rules.js';
 export { DEFAULT_PASS_MS } from '../files/hot-folder.js';
 export { formatPages, pageRanges } from '../files/page-selection.js';

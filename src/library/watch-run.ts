@@ -7,12 +7,12 @@
  */
 import type { ApiClient } from '../api/index.js';
 import type { RunSettings } from '../batch/batch-types.js';
-import type { WatchOptions } from '../features/watch.js';
-import type { WatchEvents, WatchReport } from '../features/watch-types.js';
+import type { WatchOptions } from '../engine/watch.js';
+import type { WatchEvents, WatchReport } from '../engine/watch-types.js';
 import type { Clock } from '../util/clock.js';
 import type { HostedSession, RideAlong } from './run-shell.js';
 
-export type { WatchReport } from '../features/watch-types.js';
+export type { WatchReport } from '../engine/watch-types.js';
 
 /** Options of {@link watchFolderRun}: the watch's own (the folder, settling, rescans, moves, planning, reuse) and the run's. */
 export type WatchFolderOptions = Omit<WatchOptions, 'record'> & {
@@ -45,9 +45,9 @@ export interface WatchFolderRun {
 export async function watchFolderRun(options: WatchFolderOptions): Promise<WatchFolderRun> {
   // Loaded for a watch only, after the command has tuned the heap: no other run loads the hot folder.
   const [{ runWatchBatch, WatchRecord }, { watchThroughHost }, { checkModelNamesBeforeSending, modelsOfRules }] = await Promise.all([
-    import('../features/watch.js'),
-    import('../features/host/watch-client.js'),
-    import('../features/check-models.js'),
+    import('../engine/watch.js'),
+    import('../engine/host/watch-client.js'),
+    import('../engine/check-models.js'),
   ]);
   const { run, checkTypesWith, clock, ...watch } = options;
   // One for the command: a handover between hosting and riding along starts another run, not another command.

@@ -1,6 +1,6 @@
 /**
  * A PDF source sent in two parts, each part's own result written as a run writes it, and the
- * source joined from its parts' outcomes (features/parts.ts): shared by the unit tests of parts.
+ * source joined from its parts' outcomes (engine/parts.ts): shared by the unit tests of parts.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { DocumentOutcome, PlannedDocument } from '../../src/batch/batch-types.js';
 import { writeResult, type ResultDocument } from '../../src/batch/result-file.js';
-import { PartResults, partsOf, type PartEntry } from '../../src/features/parts.js';
+import { PartResults, partsOf, type PartEntry } from '../../src/engine/parts.js';
 import { partOutput } from '../../src/store/result-names.js';
 import { writeFileAtomically } from '../../src/store/atomic-write.js';
 

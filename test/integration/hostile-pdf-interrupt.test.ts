@@ -22,7 +22,7 @@ const rig = commandRig();
 /** 5 × 56 MB: past the default 256 MiB once each stream is inflated once; counting it to its budget takes about two seconds. */
 const HOSTILE = { pages: 50, streams: 5, inflatedBytesPerStream: 56 * 1024 * 1024 };
 
-/** How extract slices its files (features/running-window.ts PLAN_SLICE): a file after this many is checked while the run goes. */
+/** How extract slices its files (engine/running-window.ts PLAN_SLICE): a file after this many is checked while the run goes. */
 const FIRST_SLICE = 500;
 
 const countStarted = (name: string) => new RegExp(`^debug: counting the pages of "[^"\\n]*${name}"$`, 'm');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { PLAN_SLICE } from '../../src/features/running-window.js';
+import { PLAN_SLICE } from '../../src/engine/running-window.js';
 import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { runCli } from '../helpers/run-cli.js';
 import { StalledPipe } from '../helpers/stalled-pipe.js';

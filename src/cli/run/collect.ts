@@ -3,7 +3,7 @@ import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
 import { jobIdArgument } from '../job-id-argument.js';
-import { refuseFileAsFolder } from '../output-folder.js';
+import { refuseFileAsFolder } from '../folder-not-file.js';
 import { runBatchCommand } from '../run-batch.js';
 
 export async function runCollect(ctx: CliContext, askedJobId: string, flags: BatchFlags): Promise<CommandOutcome> {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../cli-errors.js';
-import { refuseFileAsFolder } from '../output-folder.js';
+import { refuseFileAsFolder } from '../folder-not-file.js';
 import { plural } from '../../util/plural.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';

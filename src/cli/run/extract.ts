@@ -10,7 +10,7 @@ import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
 import { runBatchCommand } from '../run-batch.js';
 import { commandLine } from '../engine-access.js';
 import { withSpinner } from '../spinner.js';
-import { refuseFileAsFolder } from '../output-folder.js';
+import { refuseFileAsFolder } from '../folder-not-file.js';
 import { planOptionsOf } from '../plan-options.js';
 import { plural } from '../../util/plural.js';
 import { BatchDisplay } from '../progress.js';

@@ -1,7 +1,7 @@
 import { resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
-import { refuseFileAsFolder } from '../output-folder.js';
+import { refuseFileAsFolder } from '../folder-not-file.js';
 
 /**
  * Serves until the client closes stdin (or SIGINT / SIGTERM). stdout carries

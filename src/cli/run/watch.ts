@@ -4,7 +4,7 @@ import { DEFAULT_PASS_MS } from '../../library/settings.js';
 import { toDisplayPath } from '../../util/display-path.js';
 import { durationFlag, resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
-import { refuseFileAsFolder } from '../output-folder.js';
+import { refuseFileAsFolder } from '../folder-not-file.js';
 import { planOptionsOf } from '../plan-options.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';

@@ -14,7 +14,7 @@ import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorRequestLog } from '../../../src/emulator/index.js';
 import { CHUNK_PAGES } from '../../../src/emulator/job-store.js';
-import { hostSocketPath } from '../../../src/features/host/protocol.js';
+import { hostSocketPath } from '../../../src/engine/host/protocol.js';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { firstUpload, holdAnswersUntilReleased, holdDocumentsUntilReleased, waitForClient } from '../../helpers/held-answers.js';

@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { saveReview } from '../../../src/features/review/corrections.js';
+import { saveReview } from '../../../src/results/corrections.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { startChildCli } from '../../helpers/child-run.js';
 import { TEST_KEY, UNTHROTTLED_FLAGS, emulatorEnv, filesBelow, startTestEmulator } from '../../helpers/emulator-run.js';

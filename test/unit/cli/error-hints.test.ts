@@ -8,11 +8,11 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from '../../../src/api/errors.js';
-import { UnknownModelError } from '../../../src/features/check-models.js';
+import { UnknownModelError } from '../../../src/engine/check-models.js';
 import { ConfigError } from '../../../src/cli/cli-errors.js';
 import { describeError } from '../../../src/cli/error-report.js';
 import { ERROR_TABLE } from '../../../src/cli/error-table.js';
-import { SchemaFileError } from '../../../src/features/checks/load-schemas.js';
+import { SchemaFileError } from '../../../src/checks/load-schemas.js';
 import { JournalCorruptError } from '../../../src/store/journal.js';
 import { LockedError } from '../../../src/store/lock.js';
 import { StateDirError } from '../../../src/store/state-dir-error.js';

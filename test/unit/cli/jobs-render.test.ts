@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderCommands, renderJobs } from '../../../src/cli/run/jobs-render.js';
-import type { JobsOverview } from '../../../src/features/list-jobs.js';
-import type { ServerJobView } from '../../../src/features/server-job-view.js';
+import type { JobsOverview } from '../../../src/engine/list-jobs.js';
+import type { ServerJobView } from '../../../src/engine/server-job-view.js';
 import {
   expectNothingRaw,
   FAKE_LINE_NAME,

@@ -8,9 +8,9 @@ import { parseRateWindows, runSettings } from '../../../src/library/settings.js'
 import { checkApiKeyShape } from '../../../src/config/api-key.js';
 import { parseBaseUrl } from '../../../src/config/base-url.js';
 import { validateSettingValue } from '../../../src/config/validate-setting.js';
-import { ModelRules } from '../../../src/features/model-rules.js';
-import { PageRules } from '../../../src/features/page-rules.js';
-import { SchemaRules } from '../../../src/features/checks/schema-rules.js';
+import { ModelRules } from '../../../src/engine/model-rules.js';
+import { PageRules } from '../../../src/engine/page-rules.js';
+import { SchemaRules } from '../../../src/checks/schema-rules.js';
 import { parseDuration } from '../../../src/config/grammar/duration.js';
 import type { RunSettings } from '../../../src/batch/batch-types.js';
 

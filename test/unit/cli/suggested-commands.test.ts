@@ -15,8 +15,8 @@ import { commandLine } from '../../../src/cli/engine-access.js';
 import { cliErrorMessage, strayJobNotice } from '../../../src/cli/outcome-words.js';
 import { batchOutcome } from '../../../src/cli/run-batch.js';
 import { renderCommands, renderJobs } from '../../../src/cli/run/jobs-render.js';
-import type { ExtractionReport } from '../../../src/features/batch-report.js';
-import { listJobs } from '../../../src/features/list-jobs.js';
+import type { ExtractionReport } from '../../../src/engine/batch-report.js';
+import { listJobs } from '../../../src/engine/list-jobs.js';
 import { isolatedEnv, runCli } from '../../helpers/run-cli.js';
 
 /** A file name with a space, a quote, a command substitution and a newline that starts a command of its own. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatPages, isWholeDocument, pageRanges, parsePageSelection, resolvePageSelection } from '../../../src/files/page-selection.js';
-import { PageRules } from '../../../src/features/page-rules.js';
+import { PageRules } from '../../../src/engine/page-rules.js';
 
 function pagesOf(text: string, pageCount: number): number[] | string {
   const resolved = resolvePageSelection(parsePageSelection(text), pageCount);

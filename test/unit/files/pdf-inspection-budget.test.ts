@@ -15,7 +15,7 @@ import { InspectionBudget, InspectionBudgetExceeded } from '../../../src/files/p
 import { decodeStreamData } from '../../../src/files/pdf/stream.js';
 import { PdfDict, PdfName } from '../../../src/files/pdf/syntax.js';
 import { preflightFile } from '../../../src/files/preflight.js';
-import { planFiles } from '../../../src/features/plan-documents.js';
+import { planFiles } from '../../../src/engine/plan-documents.js';
 import { hostilePdf } from '../../helpers/hostile-pdf.js';
 
 const MiB = 1024 * 1024;
