@@ -214,12 +214,18 @@ export class SettledFiles {
 
   private async checkDue(): Promise<void> {
     const now = this.clock.now();
-    const due = [...this.pending].filter(([, settling]) => now - settling.since >= this.settleMs).map(([path]) => path);
-    await Promise.all(due.map((path) => this.recheck(path, now)));
+    // Looked at all at once, then taken in name order: files that settle together are sent in the same
+    // order on every run, not in the order their looks happened to come back (a budget that admits one
+    // file and not the next must not decide by a race).
+    const due = [...this.pending]
+      .filter(([, settling]) => now - settling.since >= this.settleMs)
+      .map(([path]) => path)
+      .sort();
+    const looks = await Promise.all(due.map((path) => this.look(path)));
+    due.forEach((path, index) => this.recheck(path, looks[index], now));
   }
 
-  private async recheck(path: string, checkedAt: number): Promise<void> {
-    const look = await this.look(path);
+  private recheck(path: string, look: FileLook | undefined, checkedAt: number): void {
     const settling = this.pending.get(path);
     if (!settling) return; // gone, or taken, while we looked
     if (!look) {

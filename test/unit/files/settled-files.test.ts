@@ -31,6 +31,27 @@ async function seen(files: SettledFiles, path: string): Promise<void> {
 }
 
 describe('SettledFiles', () => {
+  it('takes files that settle together in name order, whatever order their looks come back in', async () => {
+    const clock = new FakeClock();
+    const folder = new FakeFolder();
+    const settled: string[] = [];
+    // The looks answer in an order of their own (four.pdf's last), as two stat calls racing can.
+    const turns: Record<string, number> = { '/in/b.pdf': 2, '/in/four.pdf': 4, '/in/one.pdf': 0 };
+    const lateFirst = async (path: string): Promise<FileLook | undefined> => {
+      for (let turn = 0; turn < (turns[path] ?? 0); turn++) await nextTurn();
+      return folder.looks.get(path);
+    };
+    files = new SettledFiles({ clock, settleMs: 2000, look: lateFirst, onSettled: (path) => settled.push(path) });
+    void files.run();
+    for (const name of ['/in/one.pdf', '/in/four.pdf', '/in/b.pdf']) {
+      folder.write(name, 100, clock);
+      await seen(files, name);
+    }
+    await clock.advance(2000);
+    for (let turn = 0; turn < 6; turn++) await nextTurn();
+    expect(settled).toEqual(['/in/b.pdf', '/in/four.pdf', '/in/one.pdf']);
+  });
+
   it('takes a file once its size and mtime have not changed for the settle time, and not a moment before', async () => {
     const { clock, folder, settled, files } = start();
     folder.write('/in/a.pdf', 100, clock);
