@@ -67,8 +67,10 @@ export function buildWhenStale(root = defaultRoot, log = (line) => process.stder
     return false;
   }
   log(`building dist/ (sources ${hash.slice(0, 12)})`);
-  // A build that fails half-way leaves no stamp, so the next run builds again.
+  // A build that fails half-way leaves no stamp, so the next run builds again. dist/ is emptied first:
+  // tsc never deletes, and the output of a module since moved or removed would stay, be imported, be packed.
   rmSync(stamp, { force: true });
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
   const node = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   node([join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
   node([join(root, 'scripts/copy-review-page.js')]);
