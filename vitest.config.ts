@@ -1,13 +1,40 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+// The browser tests need Chromium: they are `npm run test:browser` (vitest.browser.config.ts), run by .ci/run.
+// zsh and fish are Debian packages: `npm run test:shells` (vitest.shells.config.ts), run by .ci/run.
+// The single executable is built by `npm run test:binary` (vitest.binary.config.ts), run by .ci/run.
+// The newest TypeScript from the registry: `npm run test:latest-typescript` (npm test asks no registry).
+const NOT_HERE = ['test/browser/**', 'test/shells/**', 'test/binary/**', 'test/latest-typescript/**'];
+
+// Files that change what a later file in the same process would see, each run in a process of its own.
+// Every other file shares its worker's modules with the files before it: a process and a module graph
+// per file cost about 200 CPU-seconds of the suite's 900 on the 2-core machine (issue 40).
+const ISOLATED = [
+  // Modules replaced (vi.mock of node:fs and fs/promises), or spied on at their prototype.
+  'test/integration/reliability/bad-input.test.ts',
+  'test/unit/files/preflight-errors.test.ts',
+  'test/unit/store/atomic-write-injected.test.ts',
+  'test/unit/store/atomic-write.test.ts',
+  'test/unit/store/journal.test.ts',
+  // What they assert is which modules a command loads, or the heap flags of the process: a fresh process.
+  'test/unit/cli/lazy-modules.test.ts',
+  'test/unit/cli/lazy-pdf-lib.test.ts',
+  'test/unit/library/heap-tuning.test.ts',
+  // The process's time zone.
+  'test/unit/local-time.test.ts',
+  // nock intercepts every request of the process, and these files refuse the network to all but their mocks.
+  'test/unit/api/api-errors.test.ts',
+  'test/unit/api/endpoints.test.ts',
+  'test/unit/api/failures.test.ts',
+  'test/unit/api/header-sanity.test.ts',
+  'test/unit/api/nock-dispatcher.test.ts',
+  'test/unit/api/proxy-auth.test.ts',
+  'test/unit/api/real-socket.test.ts',
+  'test/unit/api/redaction.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The browser tests need Chromium: they are `npm run test:browser` (vitest.browser.config.ts), run by .ci/run.
-    // zsh and fish are Debian packages: `npm run test:shells` (vitest.shells.config.ts), run by .ci/run.
-    // The single executable is built by `npm run test:binary` (vitest.binary.config.ts), run by .ci/run.
-    // The newest TypeScript from the registry: `npm run test:latest-typescript` (npm test asks no registry).
-    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/shells/**', 'test/binary/**', 'test/latest-typescript/**'],
     // Builds dist/ only when it is missing or stale by the content of src/ (npm test builds it first, once).
     globalSetup: ['test/global-setup.ts'],
     // Integration tests start real HTTP servers and child processes; two cores
@@ -23,5 +50,12 @@ export default defineConfig({
     // window of time, missed under load (the review page's title took longer beside another full suite).
     expect: { poll: { timeout: 30_000 } },
     hookTimeout: 120_000,
+    projects: [
+      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
+      {
+        extends: true,
+        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...NOT_HERE, ...ISOLATED], isolate: false },
+      },
+    ],
   },
 });
