@@ -95,9 +95,11 @@ export async function checkResults(
       });
       continue;
     }
-    if (rechecked.kind === 'schema-unusable') {
+    if (rechecked.kind === 'schema-unusable' || rechecked.kind === 'data-refused') {
+      // A result that could not be checked: its schema is unusable, or its data was refused before checking.
+      const unusable = rechecked.kind === 'schema-unusable';
       summary.errors += 1;
-      summary.unusableSchemas += 1;
+      if (unusable) summary.unusableSchemas += 1;
       const { result, documentType } = rechecked;
       onResult({
         ...base,
@@ -105,20 +107,9 @@ export async function checkResults(
         status: result.status,
         model: documentType,
         verdict: 'error',
-        error: { code: 'invalid_schema', message: `${file.relativePath}: its recorded ${rechecked.message}` },
-      });
-      continue;
-    }
-    if (rechecked.kind === 'data-refused') {
-      summary.errors += 1;
-      const { result, documentType } = rechecked;
-      onResult({
-        ...base,
-        file: sourceOf(result),
-        status: result.status,
-        model: documentType,
-        verdict: 'error',
-        error: { code: rechecked.code, message: `${file.relativePath}: ${rechecked.message}` },
+        error: unusable
+          ? { code: 'invalid_schema', message: `${file.relativePath}: its recorded ${rechecked.message}` }
+          : { code: rechecked.code, message: `${file.relativePath}: ${rechecked.message}` },
       });
       continue;
     }
