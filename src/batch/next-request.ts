@@ -65,12 +65,7 @@ export function chooseNextRequest(view: BatchView, now: number): NextRequest {
     const item = task.job ? nextJobWork(task, task.job, now, view.settings.finalize, soonest) : undefined;
     if (item) return { item, skips, wakeAt };
   }
-  if (view.stops.admitNothing || view.stopping) {
-    const reason = view.stops.halted ?? view.stops.exhausted;
-    const stopIntake =
-      view.stops.admitNothing && !view.intakeClosed ? (reason ?? { code: 'nothing_admitted' as const, message: 'no upload can be admitted' }) : undefined;
-    return { skips, wakeAt, ...(stopIntake ? { stopIntake } : {}) };
-  }
+  if (view.stops.admitNothing || view.stopping) return { skips, wakeAt, ...intakeStop(view) };
   let probe = false;
   const task = view.uploads.next(
     now,
@@ -101,5 +96,14 @@ export function chooseNextRequest(view: BatchView, now: number): NextRequest {
     },
     soonest,
   );
-  return task ? { item: { kind: 'upload', task }, probe, skips, wakeAt } : { skips, wakeAt };
+  if (task) return { item: { kind: 'upload', task }, probe, skips, wakeAt };
+  // A budget that this choice found passed (--max-credits) admits nothing from now on: intake stops now,
+  // not at the next arrival, which a watched folder may never see.
+  return { skips, wakeAt, ...intakeStop(view) };
+}
+
+/** Intake is told to stop once no upload can be admitted (and only while it is open). */
+function intakeStop(view: BatchView): Pick<NextRequest, 'stopIntake'> {
+  if (!view.stops.admitNothing || view.intakeClosed) return {};
+  return { stopIntake: view.stops.halted ?? view.stops.exhausted ?? { code: 'nothing_admitted', message: 'no upload can be admitted' } };
 }

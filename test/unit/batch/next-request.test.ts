@@ -103,6 +103,16 @@ describe('chooseNextRequest', () => {
   });
 });
 
+describe('chooseNextRequest and --max-credits', () => {
+  it('asks intake to stop in the choice that finds the budget passed, not at the next arrival (a watch may see none)', () => {
+    const { state: batch } = state({ ...SETTINGS, maxCredits: 3 });
+    batch.take([task('four.pdf', 4), task('one.pdf', 1)]);
+    const next = chooseNextRequest(batch, 1_700_000_000_000);
+    expect(next.item).toBeUndefined();
+    expect(next.stopIntake).toMatchObject({ code: 'max_credits_reached' });
+  });
+});
+
 describe('UploadQueue skip verdict', () => {
   it('moves past a plain document the caller will settle, without waiting on it', () => {
     const a = task('a.png', 1, 'png');
