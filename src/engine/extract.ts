@@ -1,7 +1,6 @@
 import { failedOutcome } from '../batch/outcomes.js';
 import type { DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
 import { BATCH_EVENTS, composeEvents } from '../batch/event-sink.js';
-import { sweepTempFiles } from '../store/atomic-write.js';
 import type { DocumentTask } from '../batch/document-task.js';
 import { SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { sessionRunner, type BatchDeps } from './batch-session.js';
@@ -9,7 +8,8 @@ import { checkModelNamesBeforeSending } from './check-models.js';
 import type { ExtractionReport } from './batch-report.js';
 import { outputFolderProblem } from './writable-output-folder.js';
 import { recheckReused } from '../checks/recheck.js';
-import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
+import type { ArrivalOptions } from './resume-tasks.js';
+import { setUpBatch } from './batch-setup.js';
 import { PartResults } from './parts.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import { collectTaskOf } from './collect.js';
@@ -63,10 +63,7 @@ export async function runExtractBatch(
   // Planning writes copies of known answers and the display prints reused files: a misspelled
   // name must stop the run before any of that, not after (it once printed 8 reused lines first).
   if (typedModels.length > 0) await checkModelNamesBeforeSending(deps, typedModels, true);
-  await sweepTempFiles(outDir).catch(() => 0);
   const now = deps.clock.now();
-  const earlier = reuse.dedupe && !reuse.force ? deps.session.results : undefined;
-  await earlier?.scan(outDir).catch(() => 0);
   const forced =
     reuse.force && options.forceCommand !== undefined
       ? await beginForceRun(deps.session.journal, deps.session.state, deps.account, options.forceCommand, now)
@@ -75,12 +72,8 @@ export async function runExtractBatch(
     deps.events.notice?.(
       `resuming the interrupted --force run of this command (started ${new Date(forced.since).toISOString()}): files it extracted are kept, the rest are extracted again`,
     );
-  const planner = new ArrivalPlanner(
-    deps.session.state,
-    () => deps.clock.now(),
-    { ...reuse, storeDb: settings.storeDb, ...(forced?.resumed ? { forcedSince: forced.since } : {}) },
-    earlier,
-  );
+  const batch = await setUpBatch(deps, settings, outDir, { ...reuse, ...(forced?.resumed ? { forcedSince: forced.since } : {}) });
+  const { planner } = batch;
   // A source sent in parts is one document of this command: its parts are held, the source reported once.
   const parts =
     options.parts ??
@@ -121,7 +114,7 @@ export async function runExtractBatch(
       // Of the slices planned so far, only where each finished question's answer is stays: the latest
       // KNOWN_ANSWERS of them when the results index also knows them (a copy met later is answered
       // from it), every one without it (--force, --no-dedupe; about 580 bytes a file).
-      planner.forgetFinished(earlier ? KNOWN_ANSWERS : Number.POSITIVE_INFINITY);
+      planner.forgetFinished(batch.reusesEarlierResults ? KNOWN_ANSWERS : Number.POSITIVE_INFINITY);
       if (arrival.tasks.length === 0) continue;
       if (!checked.models) {
         checked.blocked = await outputFolderProblem(outDir);
@@ -145,7 +138,7 @@ export async function runExtractBatch(
   const runner = sessionRunner(deps, settings, {
     layers: [parts.joining],
     // Until a slice takes one up, every open job of earlier runs holds a slot (the ledger drops those the run takes up).
-    phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
+    phantomJobs: batch.phantomJobs(),
     keepOutcomes,
     onFinished: (outcome, doc) => {
       planner.finished(outcome, doc);
@@ -166,8 +159,7 @@ export async function runExtractBatch(
   );
   await Promise.all([planner.indexed(), parts.settled(), journal.settled()]);
   // Open jobs of earlier runs that no file of this batch took up.
-  const strayJobs = planner.unclaimedJobs();
-  for (const job of strayJobs) deps.events.strayJob?.(job);
+  for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
   if (forced && options.forceCommand !== undefined && !report.interrupted && !report.budgetExhausted && !report.fatal)
     await endForceRun(deps.session.journal, deps.account, options.forceCommand, deps.clock.now());
   return {
@@ -175,7 +167,7 @@ export async function runExtractBatch(
     ...(checked.blocked ? { requests: 0, credits: 0 } : {}),
     outcomes: keepOutcomes ? parts.reported([...alreadyDone, ...report.outcomes]) : [],
     openJobs,
-    strayJobs: strayJobs.map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
+    strayJobs: batch.strayJobs(),
   };
 }
 

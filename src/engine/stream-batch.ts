@@ -1,12 +1,12 @@
 import type { RunSettings } from '../batch/batch-types.js';
-import { sweepTempFiles } from '../store/atomic-write.js';
 import { plannedArrivals } from './arrivals.js';
 import { sessionRunner, type BatchDeps } from './batch-session.js';
 import type { ExtractionReport } from './batch-report.js';
 import { checkModelNamesBeforeSending, modelsOfRules } from './check-models.js';
 import type { ModelRules } from './model-rules.js';
 import type { PlanOptions } from './plan-documents.js';
-import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
+import type { ArrivalOptions } from './resume-tasks.js';
+import { setUpBatch } from './batch-setup.js';
 import { KNOWN_ANSWERS } from './running-window.js';
 
 export interface StreamBatchOptions {
@@ -33,8 +33,8 @@ export async function runStreamBatch(
   stop?: AbortSignal,
 ): Promise<ExtractionReport> {
   await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
-  await sweepTempFiles(options.outDir).catch(() => 0);
-  const now = deps.clock.now();
+  const batch = await setUpBatch(deps, settings, options.outDir, options.reuse);
+  const { planner } = batch;
   // Refused or answered already: the runner never sees these, the report and the events do.
   const finishedBefore: ExtractionReport['outcomes'] = [];
   const finishedBeforeSending = (outcome: ExtractionReport['outcomes'][number]): void => {
@@ -42,9 +42,6 @@ export async function runStreamBatch(
     finishedBefore.push(summary);
     deps.events.documentFinished(outcome);
   };
-  const earlier = options.reuse.dedupe && !options.reuse.force ? deps.session.results : undefined;
-  await earlier?.scan(options.outDir).catch(() => 0);
-  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...options.reuse, storeDb: settings.storeDb }, earlier);
   const arrivals = plannedArrivals(source, {
     cwd: options.cwd,
     root: options.root,
@@ -60,7 +57,7 @@ export async function runStreamBatch(
   const runner = sessionRunner(deps, settings, {
     onFinished: (outcome, doc) => planner.finished(outcome, doc),
     // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
-    phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
+    phantomJobs: batch.phantomJobs(),
   });
   try {
     const report = await runner.run(arrivals, stop);
@@ -71,7 +68,7 @@ export async function runStreamBatch(
       openJobs: outcomes
         .filter((outcome) => outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at)
         .map((outcome) => ({ parentJobId: outcome.job_id as string, file: outcome.file, expiresAt: outcome.expires_at as string })),
-      strayJobs: planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() })),
+      strayJobs: batch.strayJobs(),
     };
   } finally {
     await planner.indexed();

@@ -2,14 +2,14 @@ import type { RunSettings } from '../batch/batch-types.js';
 import type { RunReport } from '../batch/runner.js';
 import { arrivalsOf, startWatchedFolder, type WatchedFolderOptions } from './watched-folder.js';
 import type { WatchEvents, WatchReport } from './watch-types.js';
-import { sweepTempFiles } from '../store/atomic-write.js';
 import { sessionRunner } from './batch-session.js';
 import type { BatchDeps } from './batch-session.js';
 import { checkModelNamesBeforeSending, modelsOfRules } from './check-models.js';
 import type { ModelRules } from './model-rules.js';
 import type { PlanOptions } from './plan-documents.js';
 import { plannedArrivals } from './arrivals.js';
-import { ArrivalPlanner, phantomsOf, type ArrivalOptions } from './resume-tasks.js';
+import type { ArrivalOptions } from './resume-tasks.js';
+import { setUpBatch } from './batch-setup.js';
 import { WatchMoves } from './watch-moves.js';
 import { CompactEvery } from './compact-every.js';
 import { WatchRecord, WatchTally } from './watch-tally.js';
@@ -43,18 +43,14 @@ export async function runWatchBatch(
   stop?: AbortSignal,
 ): Promise<WatchReport> {
   await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
-  await sweepTempFiles(options.outDir).catch(() => 0);
-
+  const batch = await setUpBatch(deps, settings, options.outDir, options.reuse);
+  const { planner } = batch;
   const moves = new WatchMoves({ root: options.root, ...options.moves }, (message) => deps.events.notice?.(message));
   const journal = new CompactEvery(
     () => deps.session.compact(),
     (message) => deps.events.notice?.(message),
   );
   const tally = new WatchTally(deps.events, moves, journal, options.record ?? new WatchRecord(options.cwd));
-  const now = deps.clock.now();
-  const earlier = options.reuse.dedupe && !options.reuse.force ? deps.session.results : undefined;
-  await earlier?.scan(options.outDir).catch(() => 0);
-  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...options.reuse, storeDb: settings.storeDb }, earlier);
   const folder = await startWatchedFolder(options, deps.clock, {
     onError: (message) => deps.events.notice?.(message),
     onSettling: (count) => tally.settlingNow(count),
@@ -88,7 +84,7 @@ export async function runWatchBatch(
         running.changed();
       },
       // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
-      phantomJobs: phantomsOf(planner.unclaimedJobs(), deps.session.state, settings.ttlMs, now),
+      phantomJobs: batch.phantomJobs(),
       keepOutcomes: false,
     });
     const collectTask: HostedRun['collectTask'] = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
@@ -99,7 +95,7 @@ export async function runWatchBatch(
     await journal.settled();
     await planner.indexed();
   }
-  const strayJobs = planner.unclaimedJobs().map((job) => ({ parentJobId: job.parentJobId, path: job.path, expiresAt: new Date(job.expiresAt).toISOString() }));
+  const strayJobs = batch.strayJobs();
   for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
   return tally.record.report({ ...report, strayJobs });
 }
