@@ -1,6 +1,6 @@
 import type { DocumentOutcome, DocumentStatus } from '../index.js';
 import { describeProblem, type CheckProblem } from '../library/check.js';
-import { neverStarted } from '../library/outcomes.js';
+import { neverStarted, OutcomeCounts } from '../library/outcomes.js';
 import { pageRanges } from '../library/settings.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
@@ -11,25 +11,32 @@ import type { CliContext } from './context.js';
 export class FinishedTally {
   done = 0;
   pages = 0;
-  readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+  private readonly counted = new OutcomeCounts();
   /** Files answered by a result already paid for, and what those results cost when they were made. */
   reused = 0;
   savedCredits = 0;
-  /** Results that failed their checks (`--schema`). */
-  checksFailed = 0;
   /** Files a Ctrl-C ended before anything of them was sent (counted among `interrupted`), in the order they were told. */
   readonly notStartedFiles: string[] = [];
 
   add(outcome: DocumentOutcome): void {
     this.done += 1;
     this.pages += outcome.status === 'complete' || outcome.status === 'partial' ? (outcome.pages ?? 0) : 0;
-    this.counts[outcome.status] += 1;
-    if (outcome.checks?.passed === false) this.checksFailed += 1;
+    this.counted.add(outcome);
     if (neverStarted(outcome)) this.notStartedFiles.push(outcome.file);
     if (outcome.reused) {
       this.reused += 1;
       this.savedCredits += outcome.saved_credits ?? 0;
     }
+  }
+
+  /** How many documents finished with each status. */
+  get counts(): Readonly<Record<DocumentStatus, number>> {
+    return this.counted.byStatus;
+  }
+
+  /** Results that failed their checks (`--schema`). */
+  get checksFailed(): number {
+    return this.counted.checksFailed;
   }
 
   /** The closing line: statuses, pages, credits, requests, time (against the scheduler's bound, when it had one). */

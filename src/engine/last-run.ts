@@ -1,4 +1,5 @@
 import type { DocumentOutcome } from '../batch/batch-types.js';
+import { OutcomeCounts } from '../batch/outcome-counts.js';
 import { writeLastRunReport, type LastRunReport } from '../store/last-run-report.js';
 
 /** One finished run, as its report records it. */
@@ -14,10 +15,10 @@ export interface FinishedRun {
 
 /** The report of one run: counts per status, and every file that did not complete with why. */
 export function lastRunReportFrom({ outDir, outcomes, counts: counted, startedAtMs, finishedAtMs }: FinishedRun): LastRunReport {
-  const counts: Record<string, number> = counted ? { ...counted } : { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+  const tally = new OutcomeCounts();
   const files: LastRunReport['files'] = [];
   for (const outcome of outcomes) {
-    if (!counted) counts[outcome.status] = (counts[outcome.status] ?? 0) + 1;
+    tally.add(outcome);
     if (outcome.status === 'complete') continue;
     files.push({
       file: outcome.file,
@@ -30,7 +31,13 @@ export function lastRunReportFrom({ outDir, outcomes, counts: counted, startedAt
       ...(outcome.expires_at ? { expires_at: outcome.expires_at } : {}),
     });
   }
-  return { started_at: new Date(startedAtMs).toISOString(), finished_at: new Date(finishedAtMs).toISOString(), out_dir: outDir, counts, files };
+  return {
+    started_at: new Date(startedAtMs).toISOString(),
+    finished_at: new Date(finishedAtMs).toISOString(),
+    out_dir: outDir,
+    counts: counted ? { ...counted } : { ...tally.byStatus },
+    files,
+  };
 }
 
 /**

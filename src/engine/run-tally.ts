@@ -1,5 +1,6 @@
 import type { DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
 import type { EventLayer } from '../batch/event-sink.js';
+import { OutcomeCounts } from '../batch/outcome-counts.js';
 import { UsageTally } from './usage-record.js';
 
 /**
@@ -12,10 +13,7 @@ import { UsageTally } from './usage-record.js';
  * summary each.
  */
 export class RunTally {
-  /** How many documents finished with each status, this run. */
-  readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
-  /** How many finished documents failed their schema checks. */
-  checksFailed = 0;
+  private readonly counted = new OutcomeCounts();
   /** Every outcome whose status is not `complete`, summarised (no data), in the order they finished. */
   readonly notComplete: DocumentOutcome[] = [];
   /** Credits (as the service charged them, this run), reuse and charges by model and folder, for the run's usage record. */
@@ -29,22 +27,31 @@ export class RunTally {
 
   /** Counts one finished document (its data is not kept). */
   add(outcome: DocumentOutcome): void {
-    this.counts[outcome.status] += 1;
+    this.counted.add(outcome);
     this.usage.add(outcome);
-    if (outcome.checks?.passed === false) this.checksFailed += 1;
     if (outcome.status === 'complete') return;
     const { data: _data, ...summary } = outcome;
     this.notComplete.push(summary);
   }
 
+  /** How many documents finished with each status, this run. */
+  get counts(): Readonly<Record<DocumentStatus, number>> {
+    return this.counted.byStatus;
+  }
+
+  /** How many finished documents failed their schema checks. */
+  get checksFailed(): number {
+    return this.counted.checksFailed;
+  }
+
   /** How many documents finished, whatever their status. */
   get total(): number {
-    return Object.values(this.counts).reduce((sum, count) => sum + count, 0);
+    return this.counted.total;
   }
 
   /** Every finished document is complete (true for a run that finished none). */
   get allComplete(): boolean {
-    return this.counts.complete === this.total;
+    return this.counted.allComplete;
   }
 
   /** The tally's layer of a run's events: each finished document, charge and request is counted here, then passed on (the tally is what the command showed). */

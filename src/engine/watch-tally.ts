@@ -1,5 +1,6 @@
 import type { BatchEvents, DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
 import { BATCH_EVENTS, composeEvents, type EventLayer } from '../batch/event-sink.js';
+import { OutcomeCounts } from '../batch/outcome-counts.js';
 import type { ExtractionReport } from './batch-report.js';
 import type { WatchEvents, WatchReport } from './watch-types.js';
 import type { WatchMoves } from './watch-moves.js';
@@ -18,9 +19,12 @@ import { HashedRecords } from '../util/hashed-records.js';
  * shown nor counted again.
  */
 export class WatchRecord {
-  readonly counts: Record<DocumentStatus, number> = { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0 };
+  private readonly counted = new OutcomeCounts();
   readonly openJobs: ExtractionReport['openJobs'] = [];
-  checksFailed = 0;
+  /** How many documents the command reported with each status. */
+  get counts(): Readonly<Record<DocumentStatus, number>> {
+    return this.counted.byStatus;
+  }
   /** What the documents cost and saved, for the command's usage record (a watch keeps no list of outcomes). */
   readonly usage: UsageTally;
   /**
@@ -58,9 +62,8 @@ export class WatchRecord {
   }
 
   add(outcome: DocumentOutcome, run: number): void {
-    this.counts[outcome.status] += 1;
+    this.counted.add(outcome);
     this.usage.add(outcome);
-    if (outcome.checks?.passed === false) this.checksFailed += 1;
     if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at) {
       this.openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
     }
@@ -76,8 +79,8 @@ export class WatchRecord {
       ...run,
       requests: this.requests,
       credits: this.credits,
-      counts: this.counts,
-      checksFailed: this.checksFailed,
+      counts: { ...this.counted.byStatus },
+      checksFailed: this.counted.checksFailed,
       openJobs: this.openJobs,
       usage: this.usage,
     };

@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { DocumentOutcome, ResultChecker } from '../index.js';
 import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../library/models.js';
+import { OutcomeCounts } from '../library/outcomes.js';
 import { plural } from '../util/plural.js';
 import { answer, shortChecks, toolError } from './tool-answers.js';
 
@@ -57,7 +58,7 @@ export const extractOutput = {
 export class ExtractAnswer {
   private readonly notDone: Record<string, unknown>[] = [];
   private readonly done: Record<string, unknown>[] = [];
-  private readonly counts: Record<string, number> = {};
+  private readonly counted = new OutcomeCounts();
   private dataChars = 0;
 
   constructor(
@@ -67,7 +68,7 @@ export class ExtractAnswer {
   ) {}
 
   add(outcome: DocumentOutcome): void {
-    this.counts[outcome.status] = (this.counts[outcome.status] ?? 0) + 1;
+    this.counted.add(outcome);
     const hasResult = outcome.status === 'complete' || outcome.status === 'partial';
     const checks = hasResult ? this.checker?.check(normaliseModel(outcome.model ?? SERVICE_DEFAULT_MODEL), outcome.data) : undefined;
     const line: Record<string, unknown> = {
@@ -96,10 +97,13 @@ export class ExtractAnswer {
   /** The answer: isError when no document could be done, with the code they share (else `nothing_extracted`). */
   finish(report: { credits: number; requests: number; interrupted: boolean }): CallToolResult {
     const total = this.notDone.length + this.done.length;
+    // Only the statuses that occurred, as the answer has always listed them.
+    const counts = Object.fromEntries(Object.entries(this.counted.byStatus).filter(([, count]) => count > 0));
+    const { complete, partial } = this.counted.byStatus;
     const { listed, notListed } = this.listed();
     const leftOut = listed.filter((line) => line.data_left_out === true).length;
     const summary = [
-      `${this.counts.complete ?? 0} of ${plural(total, 'document')} complete, ${plural(report.credits, 'credit')} spent`,
+      `${complete} of ${plural(total, 'document')} complete, ${plural(report.credits, 'credit')} spent`,
       leftOut > 0 ? `data of ${plural(leftOut, 'document')} left out (past ${this.budgets.data} characters of data): read each with the result tool` : '',
       notListed.documents > 0 ? `${plural(notListed.documents, 'more document')} not listed (past ${this.budgets.list} characters of lines)` : '',
       report.interrupted ? 'cancelled: run the same extraction again to finish (nothing done is paid twice)' : '',
@@ -109,7 +113,7 @@ export class ExtractAnswer {
       credits: report.credits,
       requests: report.requests,
       interrupted: report.interrupted,
-      counts: this.counts,
+      counts,
       out: this.out,
       data_budget_chars: this.budgets.data,
       ...(leftOut > 0
@@ -120,7 +124,7 @@ export class ExtractAnswer {
         : {}),
       documents: listed,
     };
-    if ((this.counts.complete ?? 0) + (this.counts.partial ?? 0) > 0) return answer(content);
+    if (complete + partial > 0) return answer(content);
     return answer({ error: this.nothingDone(), ...content }, true);
   }
 
