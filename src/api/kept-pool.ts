@@ -21,12 +21,14 @@
  * stay. The cost is one idle Pool object per origin ever reached; the shared
  * dispatcher talks to the API's one origin (and a proxy's).
  */
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+// Its own module, not undici's index (undici-parts.d.ts says why).
+import PoolClass from 'undici/lib/dispatcher/pool.js';
 
 /** The events undici's Agent counts a pool's connections by. */
 const AGENT_COUNTED = new Set<string | symbol>(['connect', 'disconnect', 'connectionError']);
 
-class KeptPool extends Pool {
+class KeptPool extends PoolClass {
   /** False while Pool's constructor wires its own listeners, which must stay. */
   private readonly built: boolean;
 

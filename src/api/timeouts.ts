@@ -25,7 +25,9 @@
  * body size. It is the backstop for an injected fetch without undici timers
  * and for a server that trickles bytes to keep the idle timers alive.
  */
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+// Its own module, not undici's index (undici-parts.d.ts says why).
+import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import { keptPool } from './kept-pool.js';
 import type { ApiTimeouts, Endpoint } from './types.js';
 

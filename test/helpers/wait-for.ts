@@ -6,10 +6,11 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
  * never what decides a pass: a passing test does not wait on it. Under the suite's test timeout
  * (vitest.config.ts), so that a failing wait names what it waited for.
  */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 100_000): Promise<void> {
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 100_000, seen?: () => unknown): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    // `seen`: what the test saw instead, so that a rare failure says more than its name.
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${seen ? `; saw ${JSON.stringify(seen(), null, 1)}` : ''}`);
     await sleep(10);
   }
 }

@@ -6,7 +6,7 @@
  * survives the crash: it goes on taking what arrives. Every step waits on a
  * positive signal: the host's record (commands.json), the emulator's log.
  */
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEvent } from '../../../src/emulator/index.js';
@@ -30,12 +30,11 @@ describe('many commands, one client: an election after the host crashes', () => 
       // host's record: no rider can finish and leave before it is listed.
       const afterKill = holdAnswersUntilReleased({ held: false });
       const emu = (rig.emulator = await startTestEmulator({
-        rateLimits: [{ limit: 4, windowMs: 1000 }],
+        // What orders this test is the holds and the emulator's events, not the pace; the emulator's window is the looser.
+        rateLimits: [{ limit: 20, windowMs: 1000 }],
         latencyMs: { process: 100 },
         holdAnswer: (endpoint) => held.holdAnswer(endpoint) ?? afterKill.holdAnswer(endpoint),
       }));
-      const processed = new Set<string>();
-      emu.events.on('event', (event: EmulatorEvent) => event.type === 'chunk_processed' && event.sha256 && processed.add(event.sha256));
       const ws = makeWorkspace({
         'h/thirty.pdf': 'pdf/pages-30.pdf',
         'h/twelve.pdf': 'pdf/pages-12.pdf',
@@ -45,9 +44,18 @@ describe('many commands, one client: an election after the host crashes', () => 
         'b/y.jpg': 'images/receipt.jpg',
         'inbox/w.png': 'images/logo-with-alpha.png',
       });
+      // Split jobs journaled (a chunk of each processed) before the kill, a rider's among them: it must be resumed,
+      // not uploaded again. The hold starts at the emulator's event, not when the test next looks.
+      const splits = ['h/thirty.pdf', 'h/twelve.pdf', 'a/seven.pdf'].map((name) => sha256Of(join(ws.inputs, name)));
+      const processed = new Set<string>();
+      emu.events.on('event', (event: EmulatorEvent) => {
+        if (event.type !== 'chunk_processed' || !event.sha256) return;
+        processed.add(event.sha256);
+        if (splits.every((sha) => processed.has(sha))) afterKill.hold();
+      });
       const env = emulatorEnv(emu);
       const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-      const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];
+      const rate = ['--json', '--rate-limit', '16/1s', ...FAST_FLAGS];
       const extract = (folder: string): string[] => ['extract', join(ws.inputs, folder), '--out', join(ws.dir, `out-${folder}`), ...rate];
 
       const host = rig.track(startChildCli(extract('h'), env));
@@ -61,10 +69,7 @@ describe('many commands, one client: an election after the host crashes', () => 
         'all three riding along',
       );
       held.release();
-      // Split jobs journaled (a chunk of each processed) before the kill, a rider's among them: it must be resumed, not uploaded again.
-      const splits = ['h/thirty.pdf', 'h/twelve.pdf', 'a/seven.pdf'].map((name) => sha256Of(join(ws.inputs, name)));
       await waitFor(() => splits.every((sha) => processed.has(sha)), 'a chunk of each split job, seven.pdf of the first rider included');
-      afterKill.hold();
       host.child.kill('SIGKILL');
       await host.done;
       // The jobs the journal holds at the kill: resumable by whoever hosts next, never uploaded again.
@@ -82,13 +87,22 @@ describe('many commands, one client: an election after the host crashes', () => 
         runningCommands(stateDir)
           .filter((command) => command.role === 'client')
           .map((command) => command.pid);
-      await waitFor(() => {
-        const hostPid = newHost();
-        return (
-          hostPid !== undefined &&
-          [a, b, watch].filter((run) => run.child.pid !== hostPid && running(run)).every((run) => ridingOnIt().includes(run.child.pid as number))
-        );
-      }, 'one of the three to host, the others riding along on it');
+      await waitFor(
+        () => {
+          const hostPid = newHost();
+          return (
+            hostPid !== undefined &&
+            [a, b, watch].filter((run) => run.child.pid !== hostPid && running(run)).every((run) => ridingOnIt().includes(run.child.pid as number))
+          );
+        },
+        'one of the three to host, the others riding along on it',
+        undefined,
+        () => ({
+          commands: runningCommands(stateDir),
+          commands_file: existsSync(join(stateDir, 'commands.json')),
+          riders: [a, b, watch].map((run) => ({ pid: run.child.pid, exit: run.child.exitCode, signal: run.child.signalCode, stderr: run.stderrSoFar() })),
+        }),
+      );
       expect(ridingOnIt().length, 'riders on the new host').toBeGreaterThanOrEqual(1);
       expect([newHost(), ...ridingOnIt()]).toContain(watch.child.pid);
       afterKill.release();
