@@ -142,9 +142,13 @@ describe('docextract mcp over stdio (the built CLI, spawned)', () => {
     const heldEnded = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       held.once('close', (code, signal) => resolve({ code, signal })),
     );
-    await waitFor(() => heldStderr.includes('serving on stdin/stdout') || held.exitCode !== null, 'the server to say it serves');
-    held.kill('SIGTERM');
-    expect(await heldEnded, heldStderr).toEqual({ code: 0, signal: null });
+    try {
+      await waitFor(() => heldStderr.includes('serving on stdin/stdout') || held.exitCode !== null, 'the server to say it serves');
+      held.kill('SIGTERM');
+      expect(await heldEnded, heldStderr).toEqual({ code: 0, signal: null });
+    } finally {
+      if (held.exitCode === null && held.signalCode === null) held.kill('SIGKILL'); // a failed wait leaves no server behind
+    }
     const ended = await stdinEnded;
     expect(ended.code, ended.stderr).toBe(0);
     expect(ended.stderr).toContain('docextract mcp: serving on stdin/stdout');
