@@ -1,3 +1,4 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ApiClient } from '../api/index.js';
 import type { ApiClientOptions, ModelList, ResponseEvent } from '../api/index.js';
 import { checkApiKeyShape } from '../config/api-key.js';
@@ -52,6 +53,13 @@ export interface CliDeps {
    * @default DEFAULT_RESPONSE_CAPS (src/api/response-caps.ts)
    */
   responseCaps?: ApiClientOptions['responseCaps'];
+  /**
+   * What `docextract mcp` serves on, for a caller in the same process (a test: one end of the SDK's
+   * InMemoryTransport pair). It is then ended by closing that transport, the end of `io.stdin` or `stop`,
+   * and leaves the process's signals alone: they belong to the caller.
+   * @default the SDK's StdioServerTransport on the process's stdin/stdout (loaded when the command runs), also ended by SIGINT / SIGTERM
+   */
+  mcpTransport?: Transport;
 }
 
 export interface ApiKeyInfo {

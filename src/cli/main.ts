@@ -38,7 +38,14 @@ export async function main(argv: string[], injected: Partial<CliDeps> = {}): Pro
   const io = injected.io ?? processIO();
   const stops = [injected.stop, io.stdoutClosed].filter((signal): signal is AbortSignal => signal !== undefined);
   const stop = stops.length > 1 ? AbortSignal.any(stops) : stops[0];
-  const deps: CliDeps = { io, clock: injected.clock ?? systemClock, fetch: injected.fetch, stop, responseCaps: injected.responseCaps };
+  const deps: CliDeps = {
+    io,
+    clock: injected.clock ?? systemClock,
+    fetch: injected.fetch,
+    stop,
+    responseCaps: injected.responseCaps,
+    mcpTransport: injected.mcpTransport,
+  };
   const state: { outcome?: CommandOutcome; ctx?: CliContext } = {};
   const program = buildProgram(deps, state);
   try {

@@ -26,17 +26,19 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   };
 }
 
-/** Run the CLI in-process with captured streams; `stdin` is piped text (not a TTY). */
+/** Run the CLI in-process with captured streams; `stdin` is piped text, or a stream that stays open as long as the caller wants (not a TTY). */
 export async function runCli(
   args: string[],
   options: {
     env: NodeJS.ProcessEnv;
-    stdin?: string;
+    stdin?: string | Readable;
     cwd?: string;
     clock?: Clock;
     fetch?: typeof globalThis.fetch;
     stop?: AbortSignal;
     responseCaps?: CliDeps['responseCaps'];
+    /** What `docextract mcp` serves on (see CliDeps). */
+    mcpTransport?: CliDeps['mcpTransport'];
     /** Sees the output as it is written (for a command that runs until stopped). */
     onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
     /** Stdout itself, in place of the captured text (a reader that stops reading); `stdout` of the result is then empty. */
@@ -60,7 +62,7 @@ export async function runCli(
       },
       isTTY: false,
     },
-    stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]) as CliIO['stdin'],
+    stdin: (options.stdin instanceof Readable ? options.stdin : Readable.from(options.stdin === undefined ? [] : [options.stdin])) as CliIO['stdin'],
     env: options.env,
     cwd: options.cwd ?? process.cwd(),
   };
@@ -70,6 +72,7 @@ export async function runCli(
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.stop ? { stop: options.stop } : {}),
     ...(options.responseCaps ? { responseCaps: options.responseCaps } : {}),
+    ...(options.mcpTransport ? { mcpTransport: options.mcpTransport } : {}),
   });
   return { code, stdout, stderr };
 }

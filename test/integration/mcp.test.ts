@@ -1,13 +1,14 @@
 /**
- * `docextract mcp` as an agent meets it: the built CLI spawned by the
- * official MCP client over stdio, against the emulator.
+ * `docextract mcp` as an agent meets it: the official MCP client against the
+ * emulator. Most tests run the real command in this process (through main, its
+ * flags parsed as for the binary, served on the SDK's in-memory transport pair),
+ * which saves a process start (~1.5 CPU-s) per server; those over stdio spawn
+ * the built CLI, so that the shipped binary path stays proven.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ListRootsRequestSchema, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import type { JournalRecord } from '../../src/batch/journal-records.js';
@@ -16,16 +17,17 @@ import { writeLastRunReport } from '../../src/store/last-run-report.js';
 import { DOCEXTRACT_BIN, runChildCli } from '../helpers/child-run.js';
 import { batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES, TEST_KEY } from '../helpers/emulator-run.js';
 import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../helpers/held-answers.js';
+import { startMcpChild, startMcpInProcess, type McpSession } from '../helpers/mcp-run.js';
 import { runningCommands, waitFor } from '../helpers/one-client.js';
 import { expectCompleteResult, makeWorkspace, sha256Of } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
 
 let emulator: RunningEmulator | undefined;
-let client: Client | undefined;
+let session: McpSession | undefined;
 afterEach(async () => {
-  await client?.close();
-  client = undefined;
+  await session?.close();
+  session = undefined;
   await emulator?.close();
   emulator = undefined;
 });
@@ -57,42 +59,30 @@ interface ConnectOptions {
   roots?: () => string[];
 }
 
-/** `docextract mcp` started by the SDK's client over stdio, in the folder above `out` (so a workspace is allowed by default). */
+type Connected = Pick<McpSession, 'client' | 'stderr' | 'received'>;
+
+/** `docextract mcp` run in this process with the SDK's client, in the folder above `out` (so a workspace is allowed by default). */
 async function connect(
   emu: RunningEmulator,
   out: string,
   extraArgs: string[] = [],
-  processEnv: NodeJS.ProcessEnv = emulatorEnv(emu),
+  env: NodeJS.ProcessEnv = emulatorEnv(emu),
   options: ConnectOptions = {},
-): Promise<{ client: Client; stderr: () => string; received: () => readonly JSONRPCMessage[] }> {
-  const env = Object.fromEntries(Object.entries(processEnv).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const cwd = options.cwd ?? join(out, '..');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [DOCEXTRACT_BIN, 'mcp', '--out', out, '--rate-limit', 'none', ...extraArgs],
-    env,
-    cwd,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  // Every message as it arrives, in order: the SDK client hands a notification to its handler a microtask
-  // later, after a response read in the same chunk has retired the call's progress handler
-  // (modelcontextprotocol/typescript-sdk#2580), so onprogress may miss the last step the server sent.
-  const received: JSONRPCMessage[] = [];
-  transport.onmessage = (message) => void received.push(message);
-  const roots = options.roots;
-  const connected = new Client({ name: 'docextract-test', version: '1.0.0' }, roots ? { capabilities: { roots: { listChanged: true } } } : {});
-  if (roots) connected.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((folder) => ({ uri: pathToFileURL(folder).href })) }));
-  await connected.connect(transport);
-  client = connected;
-  return { client: connected, stderr: () => stderr, received: () => received };
+): Promise<Connected> {
+  session = await startMcpInProcess({ out, args: extraArgs, env, ...options });
+  return session;
 }
 
-describe('docextract mcp over stdio', () => {
+/** The same, the built CLI spawned by the SDK's client over stdio. */
+async function connectOverStdio(emu: RunningEmulator, out: string): Promise<Connected> {
+  session = await startMcpChild({ out, env: emulatorEnv(emu) });
+  return session;
+}
+
+describe('docextract mcp over stdio (the built CLI, spawned)', () => {
   it('lists its tools, each with a JSON schema for its input and one for its output', async () => {
     const emu = (emulator = await startTestEmulator());
-    const { client } = await connect(emu, makeWorkspace({}).out);
+    const { client } = await connectOverStdio(emu, makeWorkspace({}).out);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['extract', 'jobs', 'models', 'result']);
     for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
@@ -118,7 +108,7 @@ describe('docextract mcp over stdio', () => {
   it('extracts a folder of mixed files: results on disk, data returned, progress reported, each page charged once', async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace(batchFiles(FILES));
-    const { client, stderr } = await connect(emu, ws.out);
+    const { client, stderr } = await connectOverStdio(emu, ws.out);
     const progress: string[] = [];
     const result = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }, undefined, {
       onprogress: (step) => progress.push(step.message ?? ''),
@@ -136,6 +126,64 @@ describe('docextract mcp over stdio', () => {
     const again = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } });
     expect((again.structuredContent as unknown as ExtractAnswer).credits).toBe(0);
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
+  });
+
+  it('ends with exit 0 when its stdin ends, and on SIGTERM', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const env = emulatorEnv(emu);
+    const out = makeWorkspace({}).out;
+    const args = [DOCEXTRACT_BIN, 'mcp', '--out', out, '--rate-limit', 'none'];
+    // Its stdin is /dev/null: read to its end at once.
+    const stdinEnded = runChildCli(args.slice(1), env);
+    // Its stdin stays open (a pipe nobody writes to): only the signal ends it, once it says it serves.
+    const held = spawn(process.execPath, args, { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let heldStderr = '';
+    held.stderr.setEncoding('utf8').on('data', (chunk: string) => (heldStderr += chunk));
+    const heldEnded = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      held.once('close', (code, signal) => resolve({ code, signal })),
+    );
+    try {
+      await waitFor(() => heldStderr.includes('serving on stdin/stdout') || held.exitCode !== null, 'the server to say it serves');
+      held.kill('SIGTERM');
+      expect(await heldEnded, heldStderr).toEqual({ code: 0, signal: null });
+    } finally {
+      if (held.exitCode === null && held.signalCode === null) held.kill('SIGKILL'); // a failed wait leaves no server behind
+    }
+    const ended = await stdinEnded;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stderr).toContain('docextract mcp: serving on stdin/stdout');
+  });
+});
+
+describe('docextract mcp in this process (the same command on an in-memory transport)', () => {
+  const signalListeners = (): number[] => (['SIGINT', 'SIGTERM'] as const).map((signal) => process.listenerCount(signal));
+
+  it('the end of its stdin ends it with exit 0, and it leaves the SIGINT and SIGTERM of the process it runs in alone', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const before = signalListeners();
+    const mcp = await startMcpInProcess({ out: makeWorkspace({}).out, env: emulatorEnv(emu) });
+    session = mcp;
+    expect((await mcp.client.listTools()).tools).toHaveLength(4);
+    expect(signalListeners()).toEqual(before);
+    mcp.stdin.end();
+    const ended = await mcp.ended;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stderr).toContain('docextract mcp: serving on the transport its caller gave');
+    expect(signalListeners()).toEqual(before);
+  });
+
+  it('the stop signal its caller injects ends it with exit 0, and so does its client closing', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const env = emulatorEnv(emu);
+    const stopped = await startMcpInProcess({ out: makeWorkspace({}).out, env });
+    session = stopped;
+    expect((await stopped.client.listTools()).tools).toHaveLength(4);
+    stopped.stop.abort();
+    expect((await stopped.ended).code).toBe(0);
+    const closed = await startMcpInProcess({ out: makeWorkspace({}).out, env });
+    session = closed;
+    await closed.client.close();
+    expect((await closed.ended).code).toBe(0);
   });
 
   it('a cancelled extraction drains and keeps what it did; the next call finishes it without paying twice', async () => {
@@ -270,7 +318,7 @@ describe('docextract mcp as an agent meets it (issue 29)', () => {
     const { client, stderr, received } = await connect(emu, ws.out);
     const result = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }, undefined, { onprogress: () => undefined });
     expect(result.isError, stderr()).toBeFalsy();
-    // What the server sent, read off the wire (see connect).
+    // What the server sent, read off the wire (see connectClient in mcp-run.ts).
     const steps = received().flatMap((message) =>
       'method' in message && message.method === 'notifications/progress' ? [message.params as unknown as Progress] : [],
     );

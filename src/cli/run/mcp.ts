@@ -2,10 +2,12 @@ import { resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { refuseFileAsFolder } from '../folder-not-file.js';
+import { mcpServing } from './mcp-serving.js';
 
 /**
- * Serves until the client closes stdin (or SIGINT / SIGTERM). stdout carries
- * the protocol and nothing else; what the server says goes to stderr.
+ * Serves until the client closes stdin (or SIGINT / SIGTERM; see mcp-serving.ts
+ * for a caller in the same process). stdout carries the protocol and nothing
+ * else; what the server says goes to stderr.
  */
 export async function runMcp(ctx: CliContext, flags: BatchFlags & { allow?: string[] }): Promise<CommandOutcome> {
   const settings = await resolveBatchSettings(ctx, flags);
@@ -13,37 +15,36 @@ export async function runMcp(ctx: CliContext, flags: BatchFlags & { allow?: stri
   const { key } = await ctx.apiKey();
   const baseUrl = await ctx.baseUrl();
   await ctx.client(true); // refuses a key in clear text to a host that is not this machine (unless --insecure)
-  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
-    import('../../mcp/server.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-  ]);
-  const { maxCredits, ...run } = settings.run;
-  const server = createMcpServer({
-    extract: {
-      apiKey: key,
-      baseUrl,
-      allowInsecure: true,
-      stateDir: ctx.stateDir(),
-      cwd: ctx.io.cwd,
-      out: settings.outDir,
-      rateLimit: settings.windows,
-      model: settings.models,
-      pages: settings.pages,
-      settings: run,
-      ...(settings.checker ? { checker: settings.checker } : {}),
-    },
-    ...(maxCredits !== undefined ? { maxCredits } : {}),
-    ...(flags.allow ? { allow: flags.allow } : {}),
-    client: () => ctx.client(true),
-  });
-  const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
-  const close = (): void => void server.close();
-  process.stdin.once('end', close);
-  process.once('SIGINT', close);
-  process.once('SIGTERM', close);
-  await server.connect(new StdioServerTransport());
-  const allowed = flags.allow ?? [ctx.io.cwd, settings.outDir];
-  ctx.ui.info(`docextract mcp: serving on stdin/stdout (results in ${settings.outDir}; only inside the client's roots, else ${allowed.join(', ')})`);
-  await closed;
+  const [{ createMcpServer }, serving] = await Promise.all([import('../../mcp/server.js'), mcpServing(ctx)]);
+  try {
+    const { maxCredits, ...run } = settings.run;
+    const server = createMcpServer({
+      extract: {
+        apiKey: key,
+        baseUrl,
+        allowInsecure: true,
+        stateDir: ctx.stateDir(),
+        cwd: ctx.io.cwd,
+        out: settings.outDir,
+        rateLimit: settings.windows,
+        model: settings.models,
+        pages: settings.pages,
+        settings: run,
+        ...(settings.checker ? { checker: settings.checker } : {}),
+      },
+      ...(maxCredits !== undefined ? { maxCredits } : {}),
+      ...(flags.allow ? { allow: flags.allow } : {}),
+      client: () => ctx.client(true),
+    });
+    const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
+    await server.connect(serving.transport);
+    const allowed = flags.allow ?? [ctx.io.cwd, settings.outDir];
+    ctx.ui.info(`docextract mcp: serving on ${serving.where} (results in ${settings.outDir}; only inside the client's roots, else ${allowed.join(', ')})`);
+    await Promise.race([closed, serving.stopAsked]);
+    await server.close(); // nothing to do when the client closed first
+    await closed;
+  } finally {
+    serving.dispose();
+  }
   return 'success';
 }
