@@ -3,14 +3,18 @@
  * was sent (not what was meant to be), usage says what was charged (once),
  * and a forced run's finished files stay finished for its resume. Each
  * interruption comes at a point the test holds (a full rate window, an
- * answer held by the emulator), never inside a window of time.
+ * answer held by the emulator), never inside a window of time. The commands
+ * stopped by a signal are processes of their own, and so are those a forced
+ * run is known again by (its command line is the process's own); the others
+ * that read the records or run to their end run in this process (a process
+ * start each was most of the file's time), on the same state folder.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runChildCli, startChildCli } from '../helpers/child-run.js';
-import { isolatedEnv } from '../helpers/run-cli.js';
+import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { holdDocumentsUntilReleased } from '../helpers/held-answers.js';
@@ -30,7 +34,7 @@ function journalOf(env: NodeJS.ProcessEnv): string {
 
 /** What `jobs --json` calls uploads possibly open on the server, by file. */
 async function possiblyOpenUploads(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const listed = await runChildCli(['jobs', '--json'], env);
+  const listed = await runCli(['jobs', '--json'], { env });
   expect(listed.code, listed.stderr).toBe(0);
   return parseNdjson(listed.stdout)
     .filter((line) => line.kind === 'unanswered-upload')
@@ -50,7 +54,7 @@ describe('after Ctrl-C, the journal says what was sent', () => {
       'd.jpg': 'images/receipt.jpg',
       'e.png': 'images/id-card.png',
     });
-    const first = await runChildCli(['extract', spent.inputs, '--out', spent.out, '--json', ...tight], env);
+    const first = await runCli(['extract', spent.inputs, '--out', spent.out, '--json', ...tight], { env });
     expect(first.code, first.stderr).toBe(0);
     expect(emulator.counters.requestsByEndpoint.documents).toBe(5);
 
@@ -66,7 +70,7 @@ describe('after Ctrl-C, the journal says what was sent', () => {
 
     expect(await possiblyOpenUploads(env)).toEqual([]);
 
-    const resumed = await runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
+    const resumed = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expectCompleteResult(join(ws.out, 'four.pdf.json'), join(ws.inputs, 'four.pdf'), 4);
     expect(emulator.counters.uploadsBySha256[four]).toBe(1);
@@ -76,7 +80,7 @@ describe('after Ctrl-C, the journal says what was sent', () => {
 
 /** `usage --json`'s total credits over every run in the state folder. */
 async function usageTotal(env: NodeJS.ProcessEnv): Promise<number> {
-  const usage = await runChildCli(['usage', '--json'], env);
+  const usage = await runCli(['usage', '--json'], { env });
   expect(usage.code, usage.stderr).toBe(0);
   return (JSON.parse(usage.stdout) as { total: { credits: number } }).total.credits;
 }
@@ -128,7 +132,7 @@ describe('after Ctrl-C, usage says what was charged, once', () => {
 
     // Run 3: four.pdf, uploaded anew (its held upload opened a job it never heard of, and charged nothing).
     fourUpload.release();
-    const third = await runChildCli(['extract', ws.inputs, ...flags], env);
+    const third = await runCli(['extract', ws.inputs, ...flags], { env });
     expect(third.code, third.stderr).toBe(0);
     expectCompleteResult(join(ws.out, 'thirty.pdf.json'), join(ws.inputs, 'thirty.pdf'), 30);
     expectCompleteResult(join(ws.out, 'four.pdf.json'), join(ws.inputs, 'four.pdf'), 4);
@@ -158,9 +162,9 @@ describe('a forced run, interrupted, resumes as its own advice says', () => {
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_API_KEY: KEY });
     const command = ['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--concurrency', '1', '--force'];
 
-    const plain = await runChildCli(
+    const plain = await runCli(
       command.filter((arg) => arg !== '--force'),
-      env,
+      { env },
     );
     expect(plain.code, plain.stderr).toBe(0);
     expect(emu.counters.creditsCharged).toBe(PAGES);

@@ -26,13 +26,13 @@ describe('kill -9 during a selection', () => {
   it('the rerun finishes the open job of the same pages without uploading again; other pages are a new upload', async () => {
     const uploads: ReceivedUpload[] = [];
     // Two chunks are answered; every later answer waits until the first command is dead: the kill lands
-    // with the job open, whatever the machine's speed (it once had to land within about 0.5 s).
+    // with the job open, whatever the machine's speed (it once had to land within about 0.5 s). The hold
+    // orders the test, so the service adds no latency to its answers.
     let processAnswers = 0;
     let holding = true;
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
     emulator = await startTestEmulator({
-      latencyMs: { process: 150 },
       onUpload: (upload) => uploads.push(upload),
       holdAnswer: (endpoint) => (holding && endpoint === 'process' && ++processAnswers > 2 ? held : undefined),
     });

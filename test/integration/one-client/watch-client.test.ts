@@ -9,18 +9,26 @@ import { describe, expect, it } from 'vitest';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
+import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
 import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
 
 const rig = commandRig();
 const track = rig.track;
+// The extract is still hosting when the watch starts because the service holds its answers until the watch
+// rides along, not because of the pace: the windows only keep the run rate-limited, the emulator's looser
+// than the client's so that a 429 is the rare case it is.
+const EMULATOR_WINDOWS = [{ limit: 20, windowMs: 1000 }];
+const CLIENT_RATE = '16/1s';
 
 describe('many commands, one client: a watch beside an extract', () => {
   it('a watch started while an extract hosts rides along, then hosts after the handover; every content uploaded once', async () => {
     const tally = uploadTally();
+    const held = holdAnswersUntilReleased();
     const emu = (rig.emulator = await startTestEmulator({
-      rateLimits: [{ limit: 4, windowMs: 1000 }],
+      rateLimits: EMULATOR_WINDOWS,
       latencyMs: { process: 100 },
+      holdAnswer: held.holdAnswer,
       onRequest: tally.onRequest,
     }));
     const ws = makeWorkspace({
@@ -33,11 +41,17 @@ describe('many commands, one client: a watch beside an extract', () => {
     });
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];
+    const rate = ['--json', '--rate-limit', CLIENT_RATE, ...FAST_FLAGS];
     const extract = track(startChildCli(['extract', join(ws.inputs, 'batch'), '--out', join(ws.dir, 'out-e'), ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the extract to host');
     const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--settle', '100ms', ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === watch.child.pid), 'the watch to ride along');
+    // Both arrivals are the host's to schedule (same-as-seven.pdf beside the extract's seven.pdf) before anything is answered.
+    await waitFor(
+      () => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === watch.child.pid && command.queued === 2),
+      "the watch's two arrivals submitted to the extract",
+    );
+    held.release();
     await waitFor(() => ['same-as-seven.pdf', 'b.jpg'].every((name) => completeAt(join(ws.dir, 'out-w', `${name}.json`))), 'the watched files');
 
     const extracted = await extract.done;
