@@ -38,8 +38,15 @@ describe('a source in parts, a part finished by a run killed before it rewrote t
     { timeout: 240_000 },
     async () => {
       const processHeld = holdAnswersUntilReleased({ endpoints: ['process'] });
+      // The uploads' answers wait until all three parts are sent: open jobs' work goes first, so once parts 1
+      // and 2 were open their held processing would take every request slot from part 3's upload, had its
+      // part been cut after they were answered (seen on a loaded machine: the wait for part 3 never ended).
+      const uploadsHeld = holdAnswersUntilReleased({ endpoints: ['documents'] });
       const partHeld = holdDocumentsUntilReleased(['process']);
-      const emu = (rig.emulator = await startTestEmulator({ holdAnswer: processHeld.holdAnswer, holdDocument: partHeld.holdDocument }));
+      const emu = (rig.emulator = await startTestEmulator({
+        holdAnswer: (endpoint) => processHeld.holdAnswer(endpoint) ?? uploadsHeld.holdAnswer(endpoint),
+        holdDocument: partHeld.holdDocument,
+      }));
       const events: EmulatorEvent[] = [];
       emu.events.on('event', (event: EmulatorEvent) => events.push(event));
       const ws = makeWorkspace({});
@@ -54,6 +61,8 @@ describe('a source in parts, a part finished by a run killed before it rewrote t
 
       // Ctrl-C with parts 1 and 2 open (their processing held), part 3 answered at its upload.
       const first = rig.track(startChildCli(extractArgs, env));
+      await waitFor(() => emu.counters.requestsByEndpoint.documents >= 3, 'the three parts uploaded');
+      uploadsHeld.release();
       await waitFor(() => manifests().length === 2, "parts 1 and 2's jobs journaled");
       await waitFor(() => completeAt(partFile('301')), 'part 3 answered and written');
       first.child.kill('SIGINT');
