@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Run by `npm test` beside the suite: the review page's browser tests (vitest.browser.config.ts) when
+// The last step of `npm test`: the review page's browser tests (vitest.browser.config.ts) when
 // Chromium is there (DOCEXTRACT_CHROMIUM, or Debian's /usr/bin/chromium; .ci/run installs it).
 // Without it they are not run, and this says so once on stderr: a machine without a browser
 // stays green, but never silently.

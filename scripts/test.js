@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-// `npm test`: the build, then the suite with the type check and the review page's browser tests beside
-// it. Neither of those two keeps both cores busy (the type check is single-threaded, the browser tests
-// run one at a time and wait on Chromium), and the machine has two: run after the suite, they kept a
-// core idle for about a minute each. Their output is held and printed at the end; any failure fails
-// the run. A shell `&` could start them, but not hold their output or report each. `npm run lint` (the
-// static rules and the API reference) is its own command, run by .ci/run: beside the suite, its
-// minute of CPU on a 2-core machine was the suite's minute.
+// `npm test`: the type check beside the build and the suite, then the review page in Chromium. The
+// type check is single-threaded and the machine has two cores: run before the suite it kept a core
+// idle; here it runs from the start, its output held and printed at the end, so the build and the
+// suite use what it leaves; any failure fails the run. A shell `&` could start it, but not hold its
+// output or report it. `npm run lint` (the static rules and the API reference) is its own command,
+// run by .ci/run: beside the suite, its minute of CPU on a 2-core machine was the suite's minute.
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,40 +12,35 @@ import { buildWhenStale } from './build-when-stale.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 
-/** Runs a command with its output held; resolves with the exit code and that output. */
-function held(name, command, args) {
+/** Runs `npm run <script>` with its output held; resolves with the exit code and that output. */
+function held(script) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', (error) => resolve({ name, code: 1, output: `${error.message}\n` }));
-    child.on('close', (code, signal) => resolve({ name, code: code ?? (signal ? 1 : 0), output }));
+    child.on('error', (error) => resolve({ script, code: 1, output: `${error.message}\n` }));
+    child.on('close', (code, signal) => resolve({ script, code: code ?? (signal ? 1 : 0), output }));
   });
 }
 
 /** Runs a command with the terminal; resolves with its exit code. */
-function inherited(command, args) {
+function inherited(command, args, env = process.env) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env });
     child.on('error', () => resolve(1));
     child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
 
-const typecheck = held('npm run typecheck', 'npm', ['run', '--silent', 'typecheck']);
+const checks = (async () => [await held('typecheck')])();
 buildWhenStale();
-// After the build: the browser tests load the built page and its pdf.js worker from dist/.
-const browser = held('the browser tests (npm run test:browser)', process.execPath, ['scripts/test-browser.js']);
 const suite = await inherited(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...process.argv.slice(2)]);
 let failed = suite !== 0;
-for (const side of [await browser, await typecheck]) {
-  if (side.code === 0) {
-    // The browser tests' summary (or the line saying they were not run); the type check says nothing.
-    if (side.output.trim()) process.stderr.write(`\nnpm test: ${side.name}:\n${side.output}`);
-    continue;
-  }
+for (const check of await checks) {
+  if (check.code === 0) continue;
   failed = true;
-  process.stderr.write(`\nnpm test: ${side.name} failed (exit ${side.code}):\n${side.output}`);
+  process.stderr.write(`\nnpm test: npm run ${check.script} failed (exit ${check.code}):\n${check.output}`);
 }
+if (!failed) failed = (await inherited(process.execPath, ['scripts/test-browser.js'])) !== 0;
 process.exit(failed ? 1 : 0);
