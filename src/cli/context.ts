@@ -43,6 +43,8 @@ export interface GlobalOptions {
 export interface CliDeps {
   io: CliIO;
   clock: Clock;
+  /** The command's arguments as `main` was given them (after node and the script): the command line a running command is listed by. */
+  args: readonly string[];
   /** @default globalThis.fetch */
   fetch?: typeof globalThis.fetch;
   /** Aborting it stops a batch as a first SIGTERM would (for callers in the same process). @default undefined: signals only */

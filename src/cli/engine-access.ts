@@ -22,6 +22,6 @@ export async function engineAccess(ctx: CliContext, settings: Pick<BatchSettings
 }
 
 /** The command line as `docextract jobs` lists it (and `commands.json` keeps it): quoted, so that a path or glob in it is pasted back as the one argument it was, and with the key of `--api-key` taken out. */
-export function commandLine(args: readonly string[] = process.argv.slice(2)): string {
+export function commandLine(args: readonly string[]): string {
   return suggestedCommand(['docextract', ...redactKeyArguments(args)]);
 }

@@ -59,5 +59,5 @@ function capturingDeps(): { deps: CliDeps; printed: { stdout: string; stderr: st
     env: {},
     cwd: process.cwd(),
   };
-  return { deps: { io, clock: systemClock }, printed };
+  return { deps: { io, clock: systemClock, args: [] }, printed };
 }

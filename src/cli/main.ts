@@ -34,13 +34,14 @@ const OUTCOME_EXIT_CODES: Record<CommandOutcome, ExitCodeValue> = {
 };
 
 /** Runs the CLI and returns the exit code; the only place errors become exit codes and printed messages. */
-export async function main(argv: string[], injected: Partial<CliDeps> = {}): Promise<number> {
+export async function main(argv: string[], injected: Partial<Omit<CliDeps, 'args'>> = {}): Promise<number> {
   const io = injected.io ?? processIO();
   const stops = [injected.stop, io.stdoutClosed].filter((signal): signal is AbortSignal => signal !== undefined);
   const stop = stops.length > 1 ? AbortSignal.any(stops) : stops[0];
   const deps: CliDeps = {
     io,
     clock: injected.clock ?? systemClock,
+    args: argv.slice(2),
     fetch: injected.fetch,
     stop,
     responseCaps: injected.responseCaps,

@@ -78,7 +78,7 @@ export async function withBatchSession<R, E extends BatchEvents>(
     const checker = settings.checker ? { checker: settings.checker } : {};
     const report = await runOnEngine<R, E>({
       access,
-      command: commandLine(),
+      command: commandLine(ctx.deps.args),
       terms: {
         storeDb: settings.run.storeDb,
         finalize: settings.run.finalize,

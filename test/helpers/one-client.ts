@@ -55,6 +55,8 @@ export function completeAt(path: string): boolean {
 /** One command the host lists: its role, and how many of its documents have no outcome yet. */
 export interface ListedCommand {
   pid: number;
+  /** Its command line, as `docextract jobs` shows it. */
+  command: string;
   role: string;
   queued: number;
 }

@@ -111,7 +111,7 @@ async function reportWithoutSending(ctx: CliContext, rejected: readonly Document
  * again after an interruption resumes its forced run.
  */
 function forceCommand(ctx: CliContext): string {
-  return `${ctx.io.cwd}: ${commandLine().replace(/ --dry-run(?= |$)/g, '')}`;
+  return `${ctx.io.cwd}: ${commandLine(ctx.deps.args).replace(/ --dry-run(?= |$)/g, '')}`;
 }
 
 /** The results index and open jobs of the configured key, to look in, and the forced run a `--force` would resume; none without a key (a dry run needs none). */

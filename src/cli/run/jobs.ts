@@ -62,7 +62,7 @@ async function refresh(ctx: CliContext, flags: JobsFlags, overview: JobsOverview
     );
   return refreshOpenJobs(
     access,
-    commandLine(),
+    commandLine(ctx.deps.args),
     live.map((job) => job.parent_job_id),
     asking,
   );

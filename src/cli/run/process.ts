@@ -11,7 +11,7 @@ export async function runProcess(ctx: CliContext, askedJobId: string, flags: { m
   const settings = await resolveBatchSettings(ctx, {});
   const { processChunkOnEngine } = await import('../../library/jobs.js');
   const access = await engineAccess(ctx, settings);
-  const answer = await processChunkOnEngine(access, commandLine(), chunkJobId, model || undefined);
+  const answer = await processChunkOnEngine(access, commandLine(ctx.deps.args), chunkJobId, model || undefined);
   printData(ctx, answer, () =>
     formatPairs([
       ['chunk', answer.job_id],

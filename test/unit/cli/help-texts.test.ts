@@ -40,7 +40,7 @@ function stream(terminal?: { columns: number }): FakeStream {
 /** The help requests of the source's own program (the commands as src/ defines them now). */
 function requestsOfSource(): string[][] {
   const quiet = { write: () => true };
-  return helpRequests({ io: { stdout: quiet, stderr: quiet, stdin: Readable.from([]), env: {}, cwd: root }, clock: systemClock });
+  return helpRequests({ io: { stdout: quiet, stderr: quiet, stdin: Readable.from([]), env: {}, cwd: root }, clock: systemClock, args: [] });
 }
 
 describe('help answered from the texts the build rendered', () => {

@@ -34,7 +34,7 @@ function context(
   clock = new FakeClock(T0),
 ): CliContext {
   const io: CliIO = { stdout, stderr, stdin: Readable.from([]) as CliIO['stdin'], env, cwd: '/work' };
-  return new CliContext({ io, clock }, { json, quiet, color, debug: false, insecure: false, verbose });
+  return new CliContext({ io, clock, args: [] }, { json, quiet, color, debug: false, insecure: false, verbose });
 }
 
 function doc(displayPath: string, pages: number | undefined): PlannedDocument {

@@ -17,7 +17,10 @@ describe('the watch status line', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
     const tty = new FakeTty(120);
     const io: CliIO = { stdout: tty, stderr: tty, stdin: Readable.from([]) as CliIO['stdin'], env: {}, cwd: '/work' };
-    const ctx = new CliContext({ io, clock: new FakeClock(1_700_000_000_000) }, { json: false, quiet: false, color: false, debug: false, insecure: false });
+    const ctx = new CliContext(
+      { io, clock: new FakeClock(1_700_000_000_000), args: [] },
+      { json: false, quiet: false, color: false, debug: false, insecure: false },
+    );
     const display = await WatchDisplay.create(ctx, 'inbox\x1b]0;pwned\x07\u202exodni');
     display.watching();
     vi.advanceTimersByTime(200);
