@@ -25,19 +25,29 @@ function answerHelp(args, streams, dist) {
   const stream = streams[answer.stream];
   // On a terminal commander wraps to its width: the text fits only the width it was rendered at.
   if (stream.isTTY && (stream.columns ?? helpTexts.helpWidth) !== helpTexts.helpWidth) return undefined;
+  // Only now, for a help request: every other command would read the whole build (4 MB) for nothing.
+  if (!renderedFrom(dist, helpTexts)) return undefined;
   stream.write(helpTexts.texts[answer.text]);
   return answer.code;
 }
 
-/** The texts, unless missing, unreadable or rendered from another build than the one in `dist` (tsc ran again since). */
+/** The texts, unless missing or unreadable. */
 function readHelpTexts(dist) {
   try {
-    const helpTexts = JSON.parse(readFileSync(join(dist, 'cli', 'help-texts.json'), 'utf8'));
-    // Keyed by content, never by file times: `tsc --watch` rewrites only the files it changed, and
-    // npm pack gives every file one and the same time.
-    return helpTexts.builtFrom === builtKey(dist) ? helpTexts : undefined;
+    return JSON.parse(readFileSync(join(dist, 'cli', 'help-texts.json'), 'utf8'));
   } catch {
     return undefined;
+  }
+}
+
+/** Whether the texts were rendered from the build in `dist`, not another (tsc ran again since). */
+function renderedFrom(dist, helpTexts) {
+  try {
+    // Keyed by content, never by file times: `tsc --watch` rewrites only the files it changed, and
+    // npm pack gives every file one and the same time.
+    return helpTexts.builtFrom === builtKey(dist);
+  } catch {
+    return false;
   }
 }
 

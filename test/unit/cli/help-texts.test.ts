@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { renderHelpTexts, type HelpTexts } from '../../../src/cli/help-texts.js';
 import { helpRequests, main } from '../../../src/cli/main.js';
 import { systemClock } from '../../../src/util/clock.js';
@@ -95,6 +95,25 @@ describe('help answered from the texts the build rendered', () => {
       expect(streams.stdout.written + streams.stderr.written).toBe('');
     }
     expect(answerHelp(['--help'], { stdout: stream(), stderr: stream() }, join(root, 'no-such-dist'))).toBeUndefined();
+  });
+
+  it('reads the built modules (to know the texts are theirs) only for a help request, not before every command', () => {
+    // A fresh copy of bin/help-answers.cjs, bound to a spied readdirSync (it takes node:fs's functions as it loads).
+    const load = createRequire(import.meta.url);
+    const fs = load('node:fs') as typeof import('node:fs');
+    const path = load.resolve(join(root, 'bin/help-answers.cjs'));
+    const listed = vi.spyOn(fs, 'readdirSync');
+    try {
+      delete load.cache[path];
+      const fresh = (load(path) as { answerHelp: AnswerHelp }).answerHelp;
+      expect(fresh(['extract', 'a.pdf'], { stdout: stream(), stderr: stream() }, dist)).toBeUndefined();
+      expect(listed).not.toHaveBeenCalled();
+      expect(fresh(['extract', '--help'], { stdout: stream(), stderr: stream() }, dist)).toBe(0);
+      expect(listed).toHaveBeenCalled();
+    } finally {
+      listed.mockRestore();
+      delete load.cache[path];
+    }
   });
 });
 
