@@ -21,7 +21,7 @@ let emulator: RunningEmulator;
 let review: RunningReview;
 let browser: Browser;
 let made: Awaited<ReturnType<typeof extractedForReview>>;
-let context: BrowserContext;
+let context: BrowserContext | undefined;
 let page: Page;
 let errors: Error[];
 
@@ -43,10 +43,14 @@ afterAll(async () => {
   if (!KEEP_SHOTS) rmSync(SHOTS, { recursive: true, force: true });
 });
 
-/** Each test on its own: no review saved by another, a fresh tab (its own session storage, so no drafts). */
+/**
+ * Each test on its own: no review saved by another, a fresh tab (its own session storage, so no drafts).
+ * The tabs share one browser context: the page keeps nothing but in the tab's session storage (no
+ * cookie, no local storage, every answer `no-store`), and a context per test cost a renderer's start.
+ */
 beforeEach(async () => {
   removeReviews(made.ws.out);
-  context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
+  context ??= await browser.newContext({ viewport: { width: 1280, height: 760 } });
   page = await context.newPage();
   errors = [];
   page.on('pageerror', (error) => errors.push(error));
@@ -55,7 +59,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await context.close();
+  await page.close();
   expect(errors).toEqual([]);
 });
 
