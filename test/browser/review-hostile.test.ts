@@ -7,16 +7,16 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEY } from '../helpers/emulator-run.js';
 import { startHostileService, type HostileService } from '../helpers/independent-hostile-service.js';
 import { labelledPdf } from '../helpers/make-pdf.js';
 import { startReviewCli, type RunningReview } from '../helpers/review-run.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
+import { connectChromium } from '../helpers/chromium.js';
 import { makeWorkspace } from '../helpers/workspace.js';
 
-const CHROMIUM = process.env.DOCEXTRACT_CHROMIUM ?? '/usr/bin/chromium';
 const NAME = '<img src=x onerror="window.__pwned=4">.pdf';
 
 let service: HostileService;
@@ -32,7 +32,7 @@ beforeAll(async () => {
   const extracted = await runCli(['extract', ws.inputs, '--out', 'out'], { env, cwd: ws.dir });
   expect(extracted.code, extracted.stderr).toBe(0);
   review = await startReviewCli(['out'], env, ws.dir);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await connectChromium();
 }, 120_000);
 
 afterAll(async () => {

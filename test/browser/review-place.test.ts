@@ -7,15 +7,15 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { labelledPdf } from '../helpers/make-pdf.js';
 import { extractedForReview, startReviewCli, type RunningReview } from '../helpers/review-run.js';
+import { connectChromium } from '../helpers/chromium.js';
 import { runCli } from '../helpers/run-cli.js';
 
-const CHROMIUM = process.env.DOCEXTRACT_CHROMIUM ?? '/usr/bin/chromium';
 /** Screenshots to look at: DOCEXTRACT_SHOTS (e.g. reports/screenshots, gitignored), else a temp folder removed at the end. */
 const KEEP_SHOTS = process.env.DOCEXTRACT_SHOTS;
 const SHOTS = KEEP_SHOTS ?? mkdtempSync(join(tmpdir(), 'docextract-review-place-'));
@@ -49,7 +49,7 @@ beforeAll(async () => {
   expect(firstPage.code, firstPage.stderr).toBe(0);
   expect(existsSync(join(made.ws.out, 'invoices/a.pdf.p1.json'))).toBe(true);
   review = await startReviewCli(['out'], made.env, made.ws.dir);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await connectChromium();
   mkdirSync(SHOTS, { recursive: true });
 }, 180_000);
 

@@ -2,16 +2,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { localInstant } from '../../src/util/local-time.js';
 import { labelledPdf } from '../helpers/make-pdf.js';
 import { extractedForReview, FAILING_FILES, startReviewCli, type RunningReview } from '../helpers/review-run.js';
+import { connectChromium } from '../helpers/chromium.js';
 import { runCli } from '../helpers/run-cli.js';
 
-/** Debian's package (apt-get install chromium); playwright-core downloads none. */
-const CHROMIUM = process.env.DOCEXTRACT_CHROMIUM ?? '/usr/bin/chromium';
 /** Screenshots this run makes: a temp folder removed at the end, never a tracked file (DOCEXTRACT_SHOTS: a folder to keep them in, to look at). */
 const KEEP_SHOTS = process.env.DOCEXTRACT_SHOTS;
 const SHOTS = KEEP_SHOTS ?? mkdtempSync(join(tmpdir(), 'docextract-review-shots-'));
@@ -32,8 +31,7 @@ beforeAll(async () => {
   rmSync(join(made.ws.inputs, 'invoices/gone.pdf'));
   // From the workspace, as a person would run it: the page names the folder `out`.
   review = await startReviewCli(['out'], made.env, made.ws.dir);
-  // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await connectChromium();
 }, 180_000);
 
 afterAll(async () => {
