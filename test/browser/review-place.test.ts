@@ -25,6 +25,7 @@ let review: RunningReview;
 let browser: Browser;
 let made: Awaited<ReturnType<typeof extractedForReview>>;
 let context: BrowserContext | undefined;
+let tab: Page | undefined;
 let errors: Error[] = [];
 
 beforeAll(async () => {
@@ -61,14 +62,17 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  await context?.close();
-  context = undefined;
+  await tab?.close();
+  tab = undefined;
   expect(errors).toEqual([]);
 });
 
+/** A fresh tab (its own session storage) of the file's one context: the page keeps nothing outside it. */
 async function newPage(width = 1280, height = 760): Promise<Page> {
-  context = await browser.newContext({ viewport: { width, height } });
+  context ??= await browser.newContext();
   const page = await context.newPage();
+  tab = page;
+  await page.setViewportSize({ width, height });
   errors = [];
   page.on('pageerror', (error) => errors.push(error));
   return page;
