@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 /**
  * `npm run test:browser`: the review page in a real browser, Debian's
  * Chromium (/usr/bin/chromium, or DOCEXTRACT_CHROMIUM) driven by
- * playwright-core, which downloads no browser. The last step of `npm test`
- * where Chromium is (scripts/test-browser.js says so when it is not). The
+ * playwright-core, which downloads no browser. Not part of `npm test`:
+ * .ci/run installs Chromium and runs it after (scripts/test-browser.js fails
+ * without Chromium). One Chromium serves the files (test/browser/chromium-server.ts). The
  * page counts PDFs with the built worker: dist/ is built first when it is
  * missing or stale, as for the main suite.
  */

@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// The browser tests need Chromium: they are `npm run test:browser` (vitest.browser.config.ts), run by .ci/run.
+// The browser tests need Chromium: they are `npm run test:browser` (vitest.browser.config.ts), run by .ci/run after npm test.
 // zsh and fish are Debian packages: `npm run test:shells` (vitest.shells.config.ts), run by .ci/run.
 // The single executable is built by `npm run test:binary` (vitest.binary.config.ts), run by .ci/run.
 // The newest TypeScript from the registry: `npm run test:latest-typescript` (npm test asks no registry).

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The last step of `npm test`: the review page's browser tests (vitest.browser.config.ts) when
-// Chromium is there (DOCEXTRACT_CHROMIUM, or Debian's /usr/bin/chromium; .ci/run installs it).
-// Without it they are not run, and this says so once on stderr: a machine without a browser
-// stays green, but never silently.
+// `npm run test:browser`: the review page's browser tests (vitest.browser.config.ts) in Debian's Chromium
+// (DOCEXTRACT_CHROMIUM, or /usr/bin/chromium; .ci/run installs it and runs this after npm test). A test
+// that needs a Debian package has its own script: without Chromium this fails, naming what is missing,
+// rather than passing with nothing run.
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,10 +13,8 @@ const chromium = process.env.DOCEXTRACT_CHROMIUM ?? '/usr/bin/chromium';
 try {
   accessSync(chromium, constants.X_OK);
 } catch {
-  process.stderr.write(
-    `npm test: the browser tests (test/browser) were not run: no Chromium at ${chromium} (apt-get install chromium, or set DOCEXTRACT_CHROMIUM)\n`,
-  );
-  process.exit(0);
+  process.stderr.write(`npm run test:browser: no Chromium at ${chromium}: apt-get install chromium, or set DOCEXTRACT_CHROMIUM (chromium_missing)\n`);
+  process.exit(1);
 }
 const child = spawn(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'vitest.browser.config.ts', ...process.argv.slice(2)], {
   cwd: root,
