@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { runCliOnFakeClock } from '../helpers/fake-clock-cli.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
@@ -149,13 +151,18 @@ describe('answers that cannot be read', () => {
     'a split manifest lost to %s costs nothing: the file is uploaded again, completes, and counts only its pages',
     async (kind) => {
       // Only the first 202 lies. The emulator answers a 7-page PDF with a split, which charges nothing.
+      // The lie is 4 MiB on a 1 MiB documents cap: against the default cap (64 MiB) the client inflated
+      // 64 MiB of the bomb before refusing it, and what is shown here is what a lost manifest costs, not the cap.
       const { emu, env } = await start({
         faults: { documents: { [kind]: 1 } },
-        oversizeBytes: 70 * 1024 * 1024,
+        oversizeBytes: 4 * 1024 * 1024,
         onRequest: (entry) => entry.fault === kind && emu.setFaults({}),
       });
       const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
-      const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
+      const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], {
+        env,
+        responseCaps: { documents: 1024 * 1024 },
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(parseNdjson(run.stdout)[0]).toMatchObject({ status: 'complete', pages: 7, credits: 7 });
       expectCompleteResult(join(ws.out, 'long.pdf.json'), join(ws.inputs, 'long.pdf'), 7);
@@ -170,7 +177,8 @@ describe('start of a run', () => {
   it('an unreachable service stops the run at its keyless warm-up (tried three times), before anything is paid for', async () => {
     const ws = makeWorkspace({ 'a.pdf': 'pdf/pages-2.pdf' });
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: KEY });
-    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env });
+    // On a fake clock: the warm-up's pauses between its tries (0.5 s, then 1 s) cost no real time.
+    const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], env, new FakeClock());
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('network_error');

@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EmulatorEndpoint, EmulatorEvent, FaultConfig, FaultKind, LyingFaultKind, RunningEmulator } from '../../../src/emulator/index.js';
+import type { EmulatorEndpoint, EmulatorEvent, EmulatorOptions, FaultConfig, FaultKind, LyingFaultKind, RunningEmulator } from '../../../src/emulator/index.js';
 import {
   FAST_FLAGS,
   batchFiles,
@@ -28,6 +28,8 @@ import {
   watchFinalizes,
   type BatchFile,
 } from '../../helpers/emulator-run.js';
+import { runCliOnFakeClock } from '../../helpers/fake-clock-cli.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
@@ -109,6 +111,17 @@ afterEach(async () => {
   emulator = undefined;
 });
 
+/**
+ * The batches' emulator, on a fake clock the CLI shares (runAndCheck): the waits the faults ask for (a
+ * 429's Retry-After of a second or more, the 503 pause, a 409's wait) then cost no real time. The clock
+ * moves only when the run waits for nothing but it, so the order of requests and answers is the real one.
+ */
+async function startFaultyEmulator(options: EmulatorOptions): Promise<RunningEmulator & { clock: FakeClock }> {
+  const clock = new FakeClock();
+  const emu = (emulator = await startTestEmulator({ ...options, now: () => clock.now() }));
+  return Object.assign(emu, { clock });
+}
+
 /** Accepted uploads (the server started work on the file) by sha256. */
 function watchAcceptedUploads(emu: RunningEmulator): Map<string, number> {
   const accepted = new Map<string, number>();
@@ -125,13 +138,13 @@ function documentsFailures(emu: RunningEmulator): number {
 }
 
 /** Run the batch under the emulator's faults and check every invariant of the suite. */
-async function runAndCheck(emu: RunningEmulator, files: BatchFile[], extraArgs: string[] = []): Promise<void> {
+async function runAndCheck(emu: RunningEmulator & { clock: FakeClock }, files: BatchFile[], extraArgs: string[] = []): Promise<void> {
   const ws = makeWorkspace(batchFiles(files));
   const finalizes = watchFinalizes(emu, outputsBySha(files, ws.inputs, ws.out));
   const accepted = watchAcceptedUploads(emu);
   const env = emulatorEnv(emu);
 
-  const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...FAST_FLAGS, ...extraArgs], { env });
+  const run = await runCliOnFakeClock(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', ...FAST_FLAGS, ...extraArgs], env, emu.clock);
 
   expectNoStackTrace(run.stderr);
   expect(run.code, run.stderr).toBe(0);
@@ -160,7 +173,7 @@ async function runAndCheck(emu: RunningEmulator, files: BatchFile[], extraArgs: 
 
 describe('fault suite: every transient fault at once, seeded', () => {
   it.each([11, 2024, 90210])('seed %i: the mixed batch completes, one credit per page, each file accepted once, finalized after the write', async (seed) => {
-    const emu = (emulator = await startTestEmulator({ faults: MIXED_FAULTS, seed }));
+    const emu = await startFaultyEmulator({ faults: MIXED_FAULTS, seed });
     await runAndCheck(emu, MIXED);
     // The faults really happened (about 20 % of some 60 requests).
     const injected = Object.entries(emu.counters.faultsInjected).filter(([name]) => !name.endsWith('.slow'));
@@ -176,7 +189,7 @@ describe('fault suite: one kind at a time, forced on the first request of each e
     const after = kind === 'rate_limit' ? 0 : kind === 'slow' ? 1 : 0.25;
     const faults: FaultConfig = Object.fromEntries(endpoints.map((endpoint) => [endpoint, { [kind]: 1 }]));
     const lowered = new Set<EmulatorEndpoint>();
-    const emu = (emulator = await startTestEmulator({
+    const emu = await startFaultyEmulator({
       faults,
       seed: 7,
       onRequest: (entry) => {
@@ -185,7 +198,7 @@ describe('fault suite: one kind at a time, forced on the first request of each e
         faults[entry.endpoint] = { [kind]: after };
         emu.setFaults(faults);
       },
-    }));
+    });
     await runAndCheck(emu, SMALL);
     for (const endpoint of endpoints) {
       expect(emu.counters.faultsInjected[`${endpoint}.${kind}`] ?? 0, `${endpoint}.${kind} injected`).toBeGreaterThanOrEqual(1);
