@@ -13,6 +13,8 @@ export interface InProcessCommand {
   /** This process's id: what the host's record (commands.json) lists for the command. */
   readonly pid: number;
   done: Promise<CliRun>;
+  /** True until `done` settles. */
+  running(): boolean;
   /** What it has written to stderr so far (to wait for a message). */
   stderrSoFar(): string;
   stdoutSoFar(): string;
@@ -47,7 +49,7 @@ export function inProcessCommands(): (args: string[], env: NodeJS.ProcessEnv) =>
         else stderr += chunk;
       },
     });
-    const command: InProcessCommand = { pid: process.pid, done, stderrSoFar: () => stderr, stdoutSoFar: () => stdout };
+    const command: InProcessCommand = { pid: process.pid, done, running: () => !entry.over, stderrSoFar: () => stderr, stdoutSoFar: () => stdout };
     const entry = { args, command, stop, over: false };
     void done.then(
       () => (entry.over = true),
