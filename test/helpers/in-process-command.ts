@@ -18,6 +18,8 @@ export interface InProcessCommand {
   /** What it has written to stderr so far (to wait for a message). */
   stderrSoFar(): string;
   stdoutSoFar(): string;
+  /** Stops it as a first Ctrl-C (SIGTERM) would, for a command that runs until stopped (a watch); gives its end. */
+  interrupt(): Promise<CliRun>;
 }
 
 /**
@@ -49,7 +51,17 @@ export function inProcessCommands(): (args: string[], env: NodeJS.ProcessEnv) =>
         else stderr += chunk;
       },
     });
-    const command: InProcessCommand = { pid: process.pid, done, running: () => !entry.over, stderrSoFar: () => stderr, stdoutSoFar: () => stdout };
+    const command: InProcessCommand = {
+      pid: process.pid,
+      done,
+      running: () => !entry.over,
+      stderrSoFar: () => stderr,
+      stdoutSoFar: () => stdout,
+      interrupt: () => {
+        stop.abort();
+        return done;
+      },
+    };
     const entry = { args, command, stop, over: false };
     void done.then(
       () => (entry.over = true),
