@@ -15,11 +15,8 @@ import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, readJournal, startTestEmul
 import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
-import { inProcessCommands } from '../../helpers/in-process-command.js';
 
 const rig = commandRig();
-// The host (killed) and the watch (Ctrl-C'd) are processes, one extract too; the other extract runs in this process: three pids.
-const inProcess = inProcessCommands();
 
 describe('many commands, one client: an election after the host crashes', () => {
   it(
@@ -63,19 +60,10 @@ describe('many commands, one client: an election after the host crashes', () => 
 
       const host = rig.track(startChildCli(extract('h'), env));
       await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the first extract to host');
-      const a = inProcess(extract('a'), env);
+      const a = rig.track(startChildCli(extract('a'), env));
       const b = rig.track(startChildCli(extract('b'), env));
       const watch = rig.track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-inbox'), '--settle', '100ms', ...rate], env));
-      // Each rider as the election is checked: its pid, whether it still runs, what it said.
-      const views = [
-        { pid: a.pid, running: a.running, stderr: a.stderrSoFar },
-        ...[b, watch].map((run) => ({
-          pid: run.child.pid as number,
-          running: () => run.child.exitCode === null && run.child.signalCode === null,
-          stderr: run.stderrSoFar,
-        })),
-      ];
-      const riders = views.map((view) => view.pid);
+      const riders = [a, b, watch].map((run) => run.child.pid as number);
       await waitFor(
         () => riders.every((pid) => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === pid)),
         'all three riding along',
@@ -93,6 +81,7 @@ describe('many commands, one client: an election after the host crashes', () => 
 
       // The election: one of the three hosts now (its own record), and every other one still running rides
       // along on it (a rider whose files were all done before the kill may have left), the watch among them.
+      const running = (run: (typeof rig.children)[number]): boolean => run.child.exitCode === null && run.child.signalCode === null;
       const newHost = (): number | undefined => runningCommands(stateDir).find((command) => command.role === 'host' && riders.includes(command.pid))?.pid;
       const ridingOnIt = (): number[] =>
         runningCommands(stateDir)
@@ -101,14 +90,17 @@ describe('many commands, one client: an election after the host crashes', () => 
       await waitFor(
         () => {
           const hostPid = newHost();
-          return hostPid !== undefined && views.filter((view) => view.pid !== hostPid && view.running()).every((view) => ridingOnIt().includes(view.pid));
+          return (
+            hostPid !== undefined &&
+            [a, b, watch].filter((run) => run.child.pid !== hostPid && running(run)).every((run) => ridingOnIt().includes(run.child.pid as number))
+          );
         },
         'one of the three to host, the others riding along on it',
         undefined,
         () => ({
           commands: runningCommands(stateDir),
           commands_file: existsSync(join(stateDir, 'commands.json')),
-          riders: views.map((view) => ({ pid: view.pid, running: view.running(), stderr: view.stderr() })),
+          riders: [a, b, watch].map((run) => ({ pid: run.child.pid, exit: run.child.exitCode, signal: run.child.signalCode, stderr: run.stderrSoFar() })),
         }),
       );
       expect(ridingOnIt().length, 'riders on the new host').toBeGreaterThanOrEqual(1);
