@@ -3,8 +3,9 @@
  * a spawned CLI costs ~0.8 CPU-s to start before it does any work). For the
  * command a test is not about as a process: the rerun after a kill, the
  * command riding along on a child host, a `jobs` reading the state. The host's
- * record lists it under this process's id, so at most one command of a test
- * runs here at a time: two would be listed under one pid.
+ * record lists it under this process's id: two running here at once are
+ * listed under one pid, so a test that looks one up by pid does so before
+ * the other starts (and keeps the host, or the command killed, a process).
  */
 import { afterEach } from 'vitest';
 import { runCli, type CliRun } from './run-cli.js';
