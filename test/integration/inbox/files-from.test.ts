@@ -7,6 +7,7 @@ import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { DOCEXTRACT_BIN, type ChildResult } from '../../helpers/child-run.js';
 import { emulatorEnv, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, parseNdjson } from '../../helpers/workspace.js';
+import { runCli } from '../../helpers/run-cli.js';
 
 let emulator: RunningEmulator | undefined;
 afterEach(async () => {
@@ -14,7 +15,11 @@ afterEach(async () => {
   emulator = undefined;
 });
 
-/** The built CLI with `input` piped to its standard input, as `find ... -print0 | docextract ...` does. */
+/**
+ * The built CLI with `input` piped to its standard input, as `find ... -print0 | docextract ...` does:
+ * the first test's names come through a real pipe; the others run in this process (issue 40: a spawn
+ * costs ~0.8 CPU-s to start), their input a stream.
+ */
 function runWithStdin(args: string[], env: NodeJS.ProcessEnv, cwd: string, input: Buffer): Promise<ChildResult> {
   const child = spawn(process.execPath, [DOCEXTRACT_BIN, ...args], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
@@ -56,12 +61,11 @@ describe('extract --files-from', () => {
     const dir = mkdtempSync(join(tmpdir(), 'docextract-files-from-'));
     copyFileSync(join(CORPUS, 'pdf/pages-1.pdf'), join(dir, 'a.pdf'));
     copyFileSync(join(CORPUS, 'images/receipt.jpg'), join(dir, 'b.jpg'));
-    const run = await runWithStdin(
-      ['extract', 'a.pdf', '--files-from', '-', '--out', 'out', '--json', '--rate-limit', 'none'],
-      emulatorEnv(emulator),
-      dir,
-      Buffer.from('b.jpg\r\n\n'),
-    );
+    const run = await runCli(['extract', 'a.pdf', '--files-from', '-', '--out', 'out', '--json', '--rate-limit', 'none'], {
+      env: emulatorEnv(emulator),
+      cwd: dir,
+      stdin: 'b.jpg\r\n\n',
+    });
     expect(run.code).toBe(0);
     expect((parseNdjson(run.stdout) as { file: string }[]).map((line) => line.file).sort()).toEqual(['a.pdf', 'b.jpg']);
   });
@@ -69,10 +73,10 @@ describe('extract --files-from', () => {
   it('without inputs or a list is a usage error; an unreadable list names itself', async () => {
     emulator = await startTestEmulator();
     const dir = mkdtempSync(join(tmpdir(), 'docextract-files-from-'));
-    const none = await runWithStdin(['extract'], emulatorEnv(emulator), dir, Buffer.alloc(0));
+    const none = await runCli(['extract'], { env: emulatorEnv(emulator), cwd: dir, stdin: '' });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('Name at least one file');
-    const missing = await runWithStdin(['extract', '--files-from', 'nope.txt'], emulatorEnv(emulator), dir, Buffer.alloc(0));
+    const missing = await runCli(['extract', '--files-from', 'nope.txt'], { env: emulatorEnv(emulator), cwd: dir, stdin: '' });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/nope\.txt: cannot be read \(ENOENT\)/);
     expect(emulator.counters.requestsByEndpoint.documents ?? 0).toBe(0);

@@ -11,9 +11,12 @@ import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '
 import { makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, waitFor } from '../../helpers/one-client.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
 
 const rig = commandRig();
 const track = rig.track;
+// One command of each test runs in this process, the other is a process: the host's record tells them apart by pid.
+const inProcess = inProcessCommands();
 
 const SPLIT = { 'a.pdf': 'pdf/pages-12.pdf', 'b.pdf': 'pdf/pages-30.pdf' };
 // What keeps the host at work while the other command is refused is the held answers, not the pace: the windows
@@ -33,10 +36,9 @@ describe('many commands, one client: a submitting command stops', () => {
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const rate = ['--json', '--rate-limit', 'none', ...FAST_FLAGS];
     const hosting = firstUpload(emu);
-    const host = track(
-      startChildCli(['extract', ...Object.keys(SPLIT).map((name) => join(ws.inputs, name)), '--out', ws.out, '--concurrency', '1', ...rate], env),
-    );
+    const host = inProcess(['extract', ...Object.keys(SPLIT).map((name) => join(ws.inputs, name)), '--out', ws.out, '--concurrency', '1', ...rate], env);
     await hosting;
+    // A process: what is asserted is its Ctrl-C (SIGINT) and its exit code.
     const client = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
     await waitForClient(stateDir, 'the client to join', client.child.pid);
     client.child.kill('SIGINT');
@@ -67,9 +69,7 @@ describe('many commands, one client: a submitting command stops', () => {
     const hosting = firstUpload(emu);
     const host = track(startChildCli(['extract', join(ws.inputs, 'a.pdf'), '--out', ws.out, '--rate-limit', CLIENT_RATE, ...rate], env));
     await hosting;
-    const other = track(
-      startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), '--rate-limit', CLIENT_RATE, ...rate, ...flags], env),
-    );
+    const other = inProcess(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), '--rate-limit', CLIENT_RATE, ...rate, ...flags], env);
     // The refusal is the host's answer to this command: it says so, and waits, while the host's work is still held.
     await waitFor(
       () => /waiting for process \d+ to finish with the state folder: the running command uses other settings/.test(other.stderrSoFar()),

@@ -6,11 +6,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEvent } from '../../../src/emulator/index.js';
-import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { startChildCli } from '../../helpers/child-run.js';
 import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson } from '../../helpers/workspace.js';
 import { commandRig, waitFor } from '../../helpers/one-client.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
+import { runCli } from '../../helpers/run-cli.js';
 
 const rig = commandRig();
 /**
@@ -22,6 +24,8 @@ const rig = commandRig();
 const EMULATOR_WINDOWS = [{ limit: 20, windowMs: 1000 }];
 const CLIENT_RATE = '16/1s';
 const track = rig.track;
+// The extract finishing the job is a process; jobs and collect run in this process, one after the other.
+const inProcess = inProcessCommands();
 
 describe('many commands, one client: collect', () => {
   it('collect <id> and jobs --refresh while an extract finishes that job: all exit 0 (jobs lists the running command) with the complete result; each chunk processed and the job finalized once, by one worker', async () => {
@@ -48,7 +52,7 @@ describe('many commands, one client: collect', () => {
     const jobId = events.find((event) => event.type === 'split')?.jobId as string;
 
     // `jobs` sees the running command, and --refresh asks the server through it (its gate).
-    const refreshed = await runChildCli(['jobs', '--refresh', '--json', '--rate-limit', CLIENT_RATE], env);
+    const refreshed = await runCli(['jobs', '--refresh', '--json', '--rate-limit', CLIENT_RATE], { env });
     expect(refreshed.code, refreshed.stderr).toBe(0);
     expect(refreshed.stderr).toMatch(/asking the server about 1 job through the running command \(process \d+\)/);
     const listed = parseNdjson(refreshed.stdout);
@@ -57,7 +61,7 @@ describe('many commands, one client: collect', () => {
     );
     expect(listed).toContainEqual(expect.objectContaining({ kind: 'job', parent_job_id: jobId, server: expect.objectContaining({ chunks_total: 20 }) }));
 
-    const collecting = track(startChildCli(['collect', jobId, '--out', ws.out, '--json', '--rate-limit', CLIENT_RATE, ...FAST_FLAGS], env));
+    const collecting = inProcess(['collect', jobId, '--out', ws.out, '--json', '--rate-limit', CLIENT_RATE, ...FAST_FLAGS], env);
     await waitFor(() => collecting.stderrSoFar().includes(`job ${jobId} is being finished by the running command`), 'collect to wait on the running command');
     expect(events.filter((event) => event.type === 'finalize')).toHaveLength(0);
     processAnswers.release();

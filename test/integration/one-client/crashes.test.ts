@@ -8,15 +8,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEvent } from '../../../src/emulator/index.js';
-import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, waitFor, runningCommands } from '../../helpers/one-client.js';
 import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
+import { runCli } from '../../helpers/run-cli.js';
 
 const rig = commandRig();
 const track = rig.track;
+// The command killed is a process; the one that survives it, and a rerun, run in this process (one at a time).
+const inProcess = inProcessCommands();
 
 const FILES = {
   'thirty.pdf': 'pdf/pages-30.pdf',
@@ -58,17 +62,14 @@ describe('many commands, one client: crashes stay local', () => {
     const args = (out: string): string[] => ['extract', ws.inputs, '--out', out, '--json', '--rate-limit', CLIENT_RATE, ...FAST_FLAGS];
     const host = track(startChildCli(args(ws.out), env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the host');
-    const client = track(startChildCli(args(join(ws.dir, 'out-client')), env));
-    await waitForClient(stateDir, 'the client to join the host', client.child.pid);
+    const client = inProcess(args(join(ws.dir, 'out-client')), env);
+    await waitForClient(stateDir, 'the client to join the host', client.pid);
     joined.release();
     // Every split job journaled (a chunk of each processed) before the kill: finishing them needs no new upload.
     await waitFor(() => splits.every((sha) => processed.has(sha)), 'a chunk of each split job');
     host.child.kill('SIGKILL');
     await host.done;
-    await waitFor(
-      () => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === client.child.pid),
-      'the client to take over (host)',
-    );
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === client.pid), 'the client to take over (host)');
     afterKill.release();
 
     const finished = await client.done;
@@ -80,7 +81,7 @@ describe('many commands, one client: crashes stay local', () => {
     expectEachTakenOnce(emu, tally, Object.fromEntries(splits.map((sha, index) => [`split ${index + 1}`, sha])));
 
     const uploads = { ...emu.counters.uploadsBySha256 };
-    const rerun = await runChildCli(args(ws.out), env);
+    const rerun = await runCli(args(ws.out), { env });
     expect(rerun.code, rerun.stderr).toBe(0);
     for (const [name, pages] of Object.entries(PAGES)) expectCompleteResult(join(ws.out, `${name}.json`), join(ws.inputs, name), pages);
     expect(emu.counters.uploadsBySha256).toEqual(uploads);
@@ -110,8 +111,8 @@ describe('many commands, one client: crashes stay local', () => {
       host.child.kill('SIGKILL');
     });
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the host');
-    const client = track(startChildCli(args(join(ws.dir, 'out-client')), env));
-    await waitForClient(stateDir, 'the client to join the host', client.child.pid);
+    const client = inProcess(args(join(ws.dir, 'out-client')), env);
+    await waitForClient(stateDir, 'the client to join the host', client.pid);
     joined.release();
     await host.done;
 
@@ -148,8 +149,8 @@ describe('many commands, one client: crashes stay local', () => {
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const rate = ['--json', '--rate-limit', CLIENT_RATE, ...FAST_FLAGS];
     const hostFiles = Object.keys(FILES).map((name) => join(ws.inputs, name));
-    const host = track(startChildCli(['extract', ...hostFiles, '--out', ws.out, ...rate], env));
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the host to list itself');
+    const host = inProcess(['extract', ...hostFiles, '--out', ws.out, ...rate], env);
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.pid), 'the host to list itself');
     const client = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
     // Joined, with its three files handed to the host.
     await waitFor(
@@ -170,7 +171,7 @@ describe('many commands, one client: crashes stay local', () => {
     // The client's files whose upload had not begun at the kill were dropped, not sent for no one.
     expect(clientShas.filter((sha) => !startedAtKill.includes(sha) && uploadedShas.has(sha))).toEqual([]);
 
-    const again = await runChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env);
+    const again = await runCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], { env });
     expect(again.code, again.stderr).toBe(0);
     expectEachTakenOnce(emu, tally, Object.fromEntries(['c.pdf', 'd.pdf', 'e.png'].map((name) => [name, sha256Of(join(ws.inputs, 'mine', name))])));
   });

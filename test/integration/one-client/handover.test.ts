@@ -12,9 +12,12 @@ import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../.
 import { holdAnswersUntilReleased, holdDocumentsUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
 import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
 
 const rig = commandRig();
 const track = rig.track;
+// The host runs in this process, the command that takes over from it is a process: the record tells them apart by pid.
+const inProcess = inProcessCommands();
 
 const MINE: Record<string, [string, number]> = {
   'twelve.pdf': ['pdf/pages-12.pdf', 12],
@@ -48,8 +51,8 @@ describe('many commands, one client: handover', () => {
     const rate = ['--json', '--rate-limit', '4/1s', ...FAST_FLAGS];
     const sixty = sha256Of(join(ws.inputs, 'mine/sixty.pdf'));
     sevensResult.hold(sha256Of(join(ws.inputs, 'host/seven.pdf')));
-    const host = track(startChildCli(['extract', join(ws.inputs, 'host'), '--out', join(ws.dir, 'out-host'), ...rate], env));
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the host');
+    const host = inProcess(['extract', join(ws.inputs, 'host'), '--out', join(ws.dir, 'out-host'), ...rate], env);
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.pid), 'the host');
     const other = track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...rate], env));
     await waitForClient(stateDir, 'the other command to join', other.child.pid);
     held.release();

@@ -19,9 +19,12 @@ import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { firstUpload, holdAnswersUntilReleased, holdDocumentsUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, waitFor } from '../../helpers/one-client.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const rig = commandRig();
+// The host is a process (the first test's Ctrl-C is a signal to it); the rider runs in this process, under another pid.
+const inProcess = inProcessCommands();
 
 const HOST_FILES = { 'h/twelve.pdf': 'pdf/pages-12.pdf', 'h/a.png': 'images/id-card.png' };
 const RIDER_FILES = { 'mine/seven.pdf': 'pdf/pages-7.pdf', 'mine/x.png': 'images/logo-with-alpha.png', 'mine/y.jpg': 'images/receipt.jpg' };
@@ -80,8 +83,8 @@ describe('riding along when the host stops or the way to it breaks', () => {
       const seven = sha256Of(join(ws.inputs, 'mine/seven.pdf'));
       // seven.pdf's job work waits until the test has seen the host exit: whoever finishes that job is the rider, hosting.
       heldJobs.hold(seven);
-      const rider = rig.track(startChildCli(args('mine', 'out-mine'), env));
-      await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
+      const rider = inProcess(args('mine', 'out-mine'), env);
+      await waitForClient(stateDir, 'the second command to join the host', rider.pid);
       await waitFor(() => uploadedOfRider.size === riderShas.size, "the uploads of the rider's files in flight");
 
       host.child.kill('SIGINT');
@@ -124,14 +127,14 @@ describe('riding along when the host stops or the way to it breaks', () => {
       const { held, riderShas, uploadedOfRider, emu, ws, args, env, stateDir, host } = await hostAtWork();
       // Between the two: a relay the test can cut, in the host socket's place.
       const relay = startRelay(stateDir);
-      const rider = rig.track(startChildCli(args('mine', 'out-mine'), env));
-      await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
+      const rider = inProcess(args('mine', 'out-mine'), env);
+      await waitForClient(stateDir, 'the second command to join the host', rider.pid);
       await waitFor(() => uploadedOfRider.size > 0, "an upload of the rider's files in flight");
       expect(relay.connections).toBe(1);
 
       relay.cut();
       await waitFor(() => relay.connections >= 2, 'the rider to connect again');
-      await waitForClient(stateDir, 'the rider listed again by the host', rider.child.pid);
+      await waitForClient(stateDir, 'the rider listed again by the host', rider.pid);
       held.release();
 
       const [hostDone, riderDone] = await Promise.all([host.done, rider.done]);

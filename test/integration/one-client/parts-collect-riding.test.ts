@@ -13,9 +13,12 @@ import { emulatorEnv, expectNoStackTrace, readJournal, startTestEmulator, UNTHRO
 import { holdAnswersUntilReleased, holdDocumentsUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
 import { runCli } from '../../helpers/run-cli.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const rig = commandRig();
+// The run Ctrl-C'd and the host collect rides along on are processes; collect runs in this process, under another pid.
+const inProcess = inProcessCommands();
 
 interface SourceResult {
   status: string;
@@ -53,8 +56,8 @@ describe('a part collected riding along on another command', () => {
       hostHeld.hold(sha256Of(join(ws.inputs, 'host', 'id-card.png')));
       const host = rig.track(startChildCli(['extract', join(ws.inputs, 'host'), '--out', join(ws.dir, 'out-host'), '--json', ...UNTHROTTLED_FLAGS], env));
       await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the extract to host');
-      const collecting = rig.track(startChildCli([...(finish as string).split(' '), '--json', ...UNTHROTTLED_FLAGS], env));
-      await waitForClient(stateDir, 'collect to ride along on the extract', collecting.child.pid);
+      const collecting = inProcess([...(finish as string).split(' '), '--json', ...UNTHROTTLED_FLAGS], env);
+      await waitForClient(stateDir, 'collect to ride along on the extract', collecting.pid);
       const collect = await collecting.done;
       expectNoStackTrace(collect.stderr);
       expect(collect.code, collect.stderr).toBe(0);

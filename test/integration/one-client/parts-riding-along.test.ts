@@ -11,16 +11,20 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorRequestLog, ReceivedUpload } from '../../../src/emulator/index.js';
-import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { startChildCli } from '../../helpers/child-run.js';
 import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { commandRig } from '../../helpers/one-client.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
+import { runCli } from '../../helpers/run-cli.js';
 import { labelledPdf } from '../../helpers/make-pdf.js';
 import { pageTexts } from '../../helpers/pdf-pages.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const rig = commandRig();
 const track = rig.track;
+// The host is a process, the command riding along runs in this one: the host's record lists each under its own pid.
+const inProcess = inProcessCommands();
 
 describe('a PDF in parts, riding along', () => {
   it(
@@ -47,8 +51,8 @@ describe('a PDF in parts, riding along', () => {
       const args = (folder: string, out: string): string[] => ['extract', folder, '--out', out, '--json', '--rate-limit', 'none', ...FAST_FLAGS];
       const host = track(startChildCli(args(small, join(ws.dir, 'outa')), env));
       await uploaded; // the first command holds the state folder and hosts
-      const rider = track(startChildCli(args(big, join(ws.dir, 'outb')), env));
-      await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
+      const rider = inProcess(args(big, join(ws.dir, 'outb')), env);
+      await waitForClient(stateDir, 'the second command to join the host', rider.pid);
       held.release();
       const [a, b] = await Promise.all([host.done, rider.done]);
 
@@ -112,8 +116,8 @@ describe('a PDF in parts, riding along', () => {
       const hosting = firstUpload(emu);
       const host = track(startChildCli(args(join(ws.inputs, 'a'), join(ws.dir, 'outa')), env));
       await hosting;
-      const rider = track(startChildCli(args(big, join(ws.dir, 'outb')), env));
-      await waitForClient(stateDir, 'the second command to join the host', rider.child.pid);
+      const rider = inProcess(args(big, join(ws.dir, 'outb')), env);
+      await waitForClient(stateDir, 'the second command to join the host', rider.pid);
       held.release();
       const [a, b] = await Promise.all([host.done, rider.done]);
       expectNoStackTrace(b.stderr);
@@ -139,7 +143,7 @@ describe('a PDF in parts, riding along', () => {
       const rerunFrom = requests.length;
       const uploadsBefore = uploads.length;
 
-      const rerun = await runChildCli(args(big, join(ws.dir, 'outb')), env);
+      const rerun = await runCli(args(big, join(ws.dir, 'outb')), { env });
       expect(rerun.code, rerun.stderr).toBe(1);
       expect(parseNdjson(rerun.stdout)).toHaveLength(1);
       // Only the failed part is asked about again: the two complete parts cost nothing, nothing else is uploaded.

@@ -16,6 +16,7 @@ import { ExitCode } from '../../../src/cli/exit-codes.js';
 import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { commandRig, waitFor } from '../../helpers/one-client.js';
+import { runCli } from '../../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const rig = commandRig();
@@ -73,7 +74,8 @@ describe('process <chunk> beside a running command', () => {
       expect(chunks.length).toBeGreaterThan(1);
       holding = false;
 
-      const refused = await startChildCli(['process', chunks[0]!, '--json'], env).done;
+      // In this process: the host it goes through is a process of its own, named by its pid.
+      const refused = await runCli(['process', chunks[0]!, '--json'], { env });
       expectNoStackTrace(refused.stderr);
       expect(refused.code, refused.stderr).toBe(ExitCode.WorkFailed);
       expect(refused.stderr).toContain('chunk_in_progress');

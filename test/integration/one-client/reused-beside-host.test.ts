@@ -12,9 +12,12 @@ import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { firstUpload, holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const rig = commandRig();
+// The host is a process, the second command runs in this one: the record lists each under its own pid.
+const inProcess = inProcessCommands();
 
 describe('a second command beside a running one, with a file the first is paying for', () => {
   it(
@@ -40,13 +43,11 @@ describe('a second command beside a running one, with a file the first is paying
       const hosting = firstUpload(emu);
       const host = rig.track(startChildCli(args('h', 'out-h'), env));
       await hosting;
-      const rider = rig.track(startChildCli(args('mine', 'out-mine'), env));
+      const rider = inProcess(args('mine', 'out-mine'), env);
       // The host's record: the second command riding along, its one file submitted.
       await waitFor(
         () =>
-          runningCommands(stateDir).some(
-            (command) => command.role === 'client' && command.pid === rider.child.pid && (command as { queued?: number }).queued === 1,
-          ),
+          runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === rider.pid && (command as { queued?: number }).queued === 1),
         'the second command to submit its file to the host',
       );
       held.release();

@@ -20,9 +20,10 @@ import { closeSync, constants, copyFileSync, openSync, rmSync, writeSync } from 
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runChildCli, startChildCli } from '../../helpers/child-run.js';
+import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { runCli } from '../../helpers/run-cli.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const rig = commandRig();
@@ -52,7 +53,8 @@ describe('a rider killed while the host plans its documents', () => {
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const flags = ['--json', '--rate-limit', 'none', '--concurrency', '1', ...FAST_FLAGS];
-    const earlier = await runChildCli(['extract', join(ws.inputs, 'earlier'), '--out', join(ws.dir, 'out-earlier'), ...flags], env);
+    // In this process: it only makes the earlier result (the host and the rider killed are processes).
+    const earlier = await runCli(['extract', join(ws.inputs, 'earlier'), '--out', join(ws.dir, 'out-earlier'), ...flags], { env });
     expect(earlier.code, earlier.stderr).toBe(0);
     // The results index now names this path as the answer to the rider's x.png.
     const fifo = join(ws.dir, 'out-earlier', 'x.png.json');

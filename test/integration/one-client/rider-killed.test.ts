@@ -37,6 +37,7 @@ describe('a rider killed with kill -9', () => {
     const flags = ['--json', '--rate-limit', 'none', '--concurrency', '1', ...FAST_FLAGS];
 
     const hosting = firstUpload(emu);
+    // Both processes: the rider is killed (kill -9), and the host is told from it by its pid, then Ctrl-C'd (exit 130 asserted).
     const host = rig.track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--settle', '100ms', ...flags], env));
     await hosting; // its one request in flight, held: nothing else can start
     const rider = rig.track(startChildCli(['extract', join(ws.inputs, 'mine'), '--out', join(ws.dir, 'out-mine'), ...flags], env));

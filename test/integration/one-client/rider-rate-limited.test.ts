@@ -15,11 +15,14 @@ import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
 import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const rig = commandRig();
 const track = rig.track;
+// The watch hosting is a process (Ctrl-C'd to end it); the extract riding along runs in this process.
+const inProcess = inProcessCommands();
 
 describe('many commands, one client: a rider upload refused with 429', () => {
   it('is sent again after the window: complete, taken in once, paid once (the upload received twice is the 429 and its retry)', async () => {
@@ -49,8 +52,8 @@ describe('many commands, one client: a rider upload refused with 429', () => {
     const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === watch.child.pid), 'the watch to host');
     held.hold();
-    const y = track(startChildCli(['extract', join(ws.inputs, 'y'), '--out', join(ws.dir, 'out-y'), '--json', ...rate], env));
-    await waitForClient(stateDir, 'the extract to ride along', y.child.pid);
+    const y = inProcess(['extract', join(ws.inputs, 'y'), '--out', join(ws.dir, 'out-y'), '--json', ...rate], env);
+    await waitForClient(stateDir, 'the extract to ride along', y.pid);
     held.release();
     const done = await y.done;
     watch.child.kill('SIGINT');

@@ -12,9 +12,11 @@ import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../.
 import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { commandRig, runningCommands, waitFor } from '../../helpers/one-client.js';
 import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
 
 const rig = commandRig();
 const track = rig.track;
+const inProcess = inProcessCommands();
 
 const FILES = {
   'a.png': 'images/id-card.png',
@@ -42,10 +44,11 @@ describe('many commands, one client: two extracts', () => {
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const args = (out: string): string[] => ['extract', ws.inputs, '--out', out, '--json', '--rate-limit', '8/1s,60/12s', ...FAST_FLAGS];
-    const first = track(startChildCli(args(ws.out), env));
+    // One in this process, one a process: the record lists each under its own pid.
+    const first = inProcess(args(ws.out), env);
     const second = track(startChildCli(args(join(ws.dir, 'out2')), env));
     // One of them hosts, the other rides along on it: the host's own record says so, while the service holds its answers.
-    const pids = [first.child.pid, second.child.pid];
+    const pids = [first.pid, second.child.pid];
     await waitFor(() => {
       const listed = runningCommands(stateDir);
       return ['host', 'client'].every((role) => listed.some((command) => command.role === role && pids.includes(command.pid)));

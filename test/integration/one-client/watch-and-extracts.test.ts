@@ -5,15 +5,19 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runChildCli, startChildCli, type ChildResult } from '../../helpers/child-run.js';
+import { startChildCli } from '../../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, FAST_FLAGS, startTestEmulator } from '../../helpers/emulator-run.js';
 import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 import { holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
 import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
 import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
+import { runCli } from '../../helpers/run-cli.js';
 
 const rig = commandRig();
 const track = rig.track;
+// The watch (Ctrl-C'd) and one extract are processes; the other extract runs in this process, under a pid of its own.
+const inProcess = inProcessCommands();
 
 const WINDOWS = [
   { limit: 8, windowMs: 1000 },
@@ -48,14 +52,15 @@ describe('many commands, one client: watch + two extracts', () => {
     const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...rate], env));
     await waitFor(() => watch.stderrSoFar().includes('watching '), 'the watch to start');
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    const extracts = ['x', 'y'].map((folder) =>
-      track(startChildCli(['extract', join(ws.inputs, folder), '--out', join(ws.dir, `out-${folder}`), '--json', ...rate], env)),
-    );
-    for (const run of extracts) await waitForClient(stateDir, 'an extract to ride along on the watch', run.child.pid);
+    const extractArgs = (folder: string): string[] => ['extract', join(ws.inputs, folder), '--out', join(ws.dir, `out-${folder}`), '--json', ...rate];
+    const inProcessX = inProcess(extractArgs('x'), env);
+    const childY = track(startChildCli(extractArgs('y'), env));
+    for (const pid of [inProcessX.pid, childY.child.pid]) await waitForClient(stateDir, 'an extract to ride along on the watch', pid);
     expect(runningCommands(stateDir)).toContainEqual(expect.objectContaining({ role: 'host', pid: watch.child.pid }));
     held.release();
-    const refreshing = runChildCli(['jobs', '--refresh', '--json', '--rate-limit', '8/1s,60/12s'], env);
-    const [x, y] = (await Promise.all(extracts.map((run) => run.done))) as [ChildResult, ChildResult];
+    // Also in this process, beside x: both ride along listed under this pid, x already seen joining under it above.
+    const refreshing = runCli(['jobs', '--refresh', '--json', '--rate-limit', '8/1s,60/12s'], { env });
+    const [x, y] = await Promise.all([inProcessX.done, childY.done]);
     const jobs = await refreshing;
     expect(jobs.code, jobs.stderr).toBe(0);
     expect(parseNdjson(jobs.stdout)).toContainEqual(expect.objectContaining({ kind: 'command', role: 'host', pid: watch.child.pid }));

@@ -12,9 +12,12 @@ import { CORPUS, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/work
 import { holdAnswersUntilReleased } from '../../helpers/held-answers.js';
 import { commandRig, completeAt, runningCommands, waitFor } from '../../helpers/one-client.js';
 import { expectEachTakenOnce, uploadTally } from '../../helpers/upload-tally.js';
+import { inProcessCommands } from '../../helpers/in-process-command.js';
 
 const rig = commandRig();
 const track = rig.track;
+// The extract runs in this process, the watch beside it is a process.
+const inProcess = inProcessCommands();
 // The extract is still hosting when the watch starts because the service holds its answers until the watch
 // rides along, not because of the pace: the windows only keep the run rate-limited, the emulator's looser
 // than the client's so that a 429 is the rare case it is.
@@ -42,8 +45,9 @@ describe('many commands, one client: a watch beside an extract', () => {
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const rate = ['--json', '--rate-limit', CLIENT_RATE, ...FAST_FLAGS];
-    const extract = track(startChildCli(['extract', join(ws.inputs, 'batch'), '--out', join(ws.dir, 'out-e'), ...rate], env));
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the extract to host');
+    const extract = inProcess(['extract', join(ws.inputs, 'batch'), '--out', join(ws.dir, 'out-e'), ...rate], env);
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === extract.pid), 'the extract to host');
+    // A process: it is Ctrl-C'd, and the record tells it from the extract by its pid.
     const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--settle', '100ms', ...rate], env));
     await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === watch.child.pid), 'the watch to ride along');
     // Both arrivals are the host's to schedule (same-as-seven.pdf beside the extract's seven.pdf) before anything is answered.
