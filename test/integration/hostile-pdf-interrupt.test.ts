@@ -4,7 +4,9 @@
  * Each test waits for the debug line that says the count started, sends the
  * signal, and checks that the file was reported `interrupted` (a count that
  * ran to its budget says `pdf_too_complex`, about two seconds in) and that
- * no line says the count ended by itself.
+ * no line says the count ended by itself. The stopped command is a process
+ * of its own; the watch it rides along on runs in this process (stopped as
+ * a SIGTERM would), told apart from it by pid in the host's record.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,11 +15,13 @@ import { extractDocuments, type DocumentOutcome } from '../../src/index.js';
 import { startChildCli, type ChildResult, type RunningChild } from '../helpers/child-run.js';
 import { emulatorEnv, expectNoStackTrace, startTestEmulator, TEST_KEY, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { hostilePdf } from '../helpers/hostile-pdf.js';
+import { inProcessCommands } from '../helpers/in-process-command.js';
 import { commandRig, runningCommands, waitFor } from '../helpers/one-client.js';
 import { isolatedEnv } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 
 const rig = commandRig();
+const startInProcess = inProcessCommands();
 
 /** 5 × 56 MB: past the default 256 MiB once each stream is inflated once; counting it to its budget takes about two seconds. */
 const HOSTILE = { pages: 50, streams: 5, inflatedBytesPerStream: 56 * 1024 * 1024 };
@@ -72,18 +76,19 @@ describe('a stop while a hostile PDF is being counted', () => {
     writeFileSync(join(ws.inputs, 'batch', 'z-hostile.pdf'), hostilePdf(HOSTILE));
     const env = emulatorEnv(emu, { DOCEXTRACT_LOG: 'debug' });
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    const host = rig.track(
-      startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...UNTHROTTLED_FLAGS], env),
-    );
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the watch to host');
-    const run = rig.track(startChildCli(['extract', join(ws.inputs, 'batch'), '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], env));
+    const host = startInProcess(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--json', '--settle', '100ms', ...UNTHROTTLED_FLAGS], env);
+    try {
+      await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === process.pid), 'the watch to host');
+      const run = rig.track(startChildCli(['extract', join(ws.inputs, 'batch'), '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], env));
 
-    const ended = await stopWhileCounting(run, 'z-hostile.pdf', 'SIGINT');
+      const ended = await stopWhileCounting(run, 'z-hostile.pdf', 'SIGINT');
 
-    expectStoppedDuringCount(ended, 'z-hostile.pdf');
-    // It rode along: the watch held the state folder throughout.
-    expect(runningCommands(stateDir).find((command) => command.role === 'host')?.pid).toBe(host.child.pid);
-    host.child.kill('SIGTERM');
+      expectStoppedDuringCount(ended, 'z-hostile.pdf');
+      // It rode along: the watch held the state folder throughout.
+      expect(runningCommands(stateDir).find((command) => command.role === 'host')?.pid).toBe(process.pid);
+    } finally {
+      await host.interrupt(); // as a SIGTERM would: a watch never ends by itself
+    }
     expect((await host.done).code).toBe(130);
   });
 
@@ -113,22 +118,25 @@ describe('a stop while a hostile PDF is being counted', () => {
     const env = emulatorEnv(emu, { DOCEXTRACT_LOG: 'debug' });
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const flags = ['--json', '--settle', '100ms', ...UNTHROTTLED_FLAGS];
-    const host = rig.track(startChildCli(['watch', join(ws.inputs, 'hosted'), '--out', join(ws.dir, 'out-h'), ...flags], env));
-    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid), 'the first watch to host');
-    const rider = rig.track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-r'), ...flags], env));
-    await waitFor(
-      () => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === rider.child.pid),
-      'the second watch to ride along',
-    );
-    await waitFor(() => rider.stderrSoFar().includes('watching '), 'the second watch to watch its folder');
-    writeFileSync(join(ws.dir, 'hostile.pdf'), hostilePdf(HOSTILE));
-    // Moved in whole: the watch sees the file at its full size.
-    renameSync(join(ws.dir, 'hostile.pdf'), join(ws.inputs, 'inbox', 'hostile.pdf'));
+    const host = startInProcess(['watch', join(ws.inputs, 'hosted'), '--out', join(ws.dir, 'out-h'), ...flags], env);
+    try {
+      await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === process.pid), 'the first watch to host');
+      const rider = rig.track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-r'), ...flags], env));
+      await waitFor(
+        () => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === rider.child.pid),
+        'the second watch to ride along',
+      );
+      await waitFor(() => rider.stderrSoFar().includes('watching '), 'the second watch to watch its folder');
+      writeFileSync(join(ws.dir, 'hostile.pdf'), hostilePdf(HOSTILE));
+      // Moved in whole: the watch sees the file at its full size.
+      renameSync(join(ws.dir, 'hostile.pdf'), join(ws.inputs, 'inbox', 'hostile.pdf'));
 
-    const ended = await stopWhileCounting(rider, 'hostile.pdf', 'SIGTERM');
+      const ended = await stopWhileCounting(rider, 'hostile.pdf', 'SIGTERM');
 
-    expectStoppedDuringCount(ended, 'hostile.pdf');
-    host.child.kill('SIGTERM');
+      expectStoppedDuringCount(ended, 'hostile.pdf');
+    } finally {
+      await host.interrupt(); // as a SIGTERM would: a watch never ends by itself
+    }
     expect((await host.done).code).toBe(130);
   });
 

@@ -1,17 +1,16 @@
 /**
  * The security review's hostile PDF (no xref, pages in object streams that
- * each inflate to 56 MB) through the CLI as a child process, with the real
- * budget: `extract --dry-run` and `extract` both refuse it with
+ * each inflate to 56 MB) through the CLI (in this process: the count runs in
+ * the built worker either way), with the real budget: `extract --dry-run` and `extract` both refuse it with
  * pdf_too_complex, and both handle the other files as usual.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { runChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { hostilePdf } from '../helpers/hostile-pdf.js';
-import { isolatedEnv } from '../helpers/run-cli.js';
+import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { makeWorkspace } from '../helpers/workspace.js';
 
 /** 5 × 56 MB: past the default 256 MiB once each stream is inflated once (the file itself is about 280 KB). */
@@ -29,7 +28,7 @@ const refusal =
 describe('a PDF too costly to count', () => {
   it('is refused by extract --dry-run with pdf_too_complex, and the other files are planned', async () => {
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: 'sk_0123456789abcdef0123456789abcdef' });
-    const run = await runChildCli(['extract', ws.inputs, '--dry-run'], env);
+    const run = await runCli(['extract', ws.inputs, '--dry-run'], { env });
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(refusal);
     expect(run.stdout).toMatch(/^ {3}2 pages {2}sync .*two\.pdf {2}\(no result on disk\)$/m);
@@ -50,7 +49,7 @@ describe('a PDF too costly to count', () => {
       emu.events.on('event', (event: { type: string; filename?: string }) => {
         if (event.type === 'upload' && event.filename !== undefined) uploads.push(event.filename);
       });
-      const run = await runChildCli(['extract', ws.inputs, '--out', ws.out, ...UNTHROTTLED_FLAGS], emulatorEnv(emu));
+      const run = await runCli(['extract', ws.inputs, '--out', ws.out, ...UNTHROTTLED_FLAGS], { env: emulatorEnv(emu) });
       expect(run.stdout + run.stderr).toContain('(pdf_too_complex)');
       expect(existsSync(join(ws.out, 'two.pdf.json'))).toBe(true);
       expect(existsSync(join(ws.out, 'seven.pdf.json'))).toBe(true);

@@ -2,6 +2,7 @@
  * Ctrl-C of a real process. The emulator holds every `process` answer from the start, so the signal
  * always lands with chunks in flight and jobs open, and the world stays still until the test has seen
  * what it waits for (the command saying it drains, or that it exits now): no race with a timer.
+ * The command after the signalled one runs in this process, as the next command a user types would.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, startTestEmulator } from '../helpers/emulator-run.js';
 import { holdAnswersUntilReleased } from '../helpers/held-answers.js';
+import { runCli } from '../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -55,8 +57,7 @@ describe('Ctrl-C', () => {
     expect(openJobs.length).toBeGreaterThan(0);
     for (const line of openJobs) expect(stopped.stderr).toContain(`docextract collect ${String(line.job_id)}`);
 
-    const second = startChildCli(args, env);
-    const finished = await second.done;
+    const finished = await runCli(args, { env });
     expect(finished.code, finished.stderr).toBe(0);
     for (const [name, pages] of [
       ['twelve.pdf', 12],
@@ -90,7 +91,7 @@ describe('Ctrl-C', () => {
     const asked = emu.counters.requestsByEndpoint.process;
     release();
     await waitFor(() => answeredProcess() === asked, 'the abandoned chunks answered');
-    const second = await startChildCli(args, env).done;
+    const second = await runCli(args, { env });
     expect(second.code, second.stderr).toBe(0);
     expectCompleteResult(join(ws.out, 'thirty.pdf.json'), join(ws.inputs, 'thirty.pdf'), 30);
     expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'thirty.pdf'))]).toBe(1);

@@ -4,7 +4,9 @@
  * spec alone): a forced run of 12 files, stopped with Ctrl-C while the
  * service holds the answer to one of its uploads, then resumed as its own
  * message says. The service's own records are the truth the state folder's
- * records are held against: what it received, and what it charged.
+ * records are held against: what it received, and what it charged. The
+ * forced run, stopped by a signal, is a process of its own; the commands
+ * before and after it run in this process, on the same state folder.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,8 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_KEY } from '../helpers/emulator-run.js';
 import { startHostileService, type HostileService } from '../helpers/independent-hostile-service.js';
 import { labelledPdf } from '../helpers/make-pdf.js';
-import { runChildCli, startChildCli } from '../helpers/child-run.js';
-import { isolatedEnv } from '../helpers/run-cli.js';
+import { startChildCli } from '../helpers/child-run.js';
+import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -25,7 +27,7 @@ afterEach(async () => {
 
 /** Files that `jobs --json` lists as uploads possibly open on the server (by name). */
 async function possiblyOpenUploads(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const listed = await runChildCli(['jobs', '--json'], env);
+  const listed = await runCli(['jobs', '--json'], { env });
   expect(listed.code, listed.stderr).toBe(0);
   return parseNdjson(listed.stdout)
     .filter((line) => line.kind === 'unanswered-upload')
@@ -33,7 +35,7 @@ async function possiblyOpenUploads(env: NodeJS.ProcessEnv): Promise<string[]> {
 }
 
 async function usageTotal(env: NodeJS.ProcessEnv): Promise<number> {
-  const usage = await runChildCli(['usage', '--json'], env);
+  const usage = await runCli(['usage', '--json'], { env });
   expect(usage.code, usage.stderr).toBe(0);
   return (JSON.parse(usage.stdout) as { total: { credits: number } }).total.credits;
 }
@@ -58,9 +60,9 @@ describe('an interrupted forced run, against an independent service', () => {
     const env = isolatedEnv({ DOCEXTRACT_BASE_URL: svc.url, DOCEXTRACT_API_KEY: TEST_KEY, DOCEXTRACT_RATE_LIMIT: 'none' });
     const command = ['extract', ws.inputs, '--out', ws.out, '--json', '--concurrency', '2', '--force'];
 
-    const plain = await runChildCli(
+    const plain = await runCli(
       command.filter((arg) => arg !== '--force'),
-      env,
+      { env },
     );
     expect(plain.code, plain.stderr).toBe(0);
     expect(svc.charged()).toBe(PAGES);
@@ -83,7 +85,7 @@ describe('an interrupted forced run, against an independent service', () => {
     for (const file of await possiblyOpenUploads(env)) expect(receivedBefore, `${file} is listed as possibly open`).toContain(file);
     expect(await usageTotal(env)).toBe(svc.charged());
 
-    const resumed = await runChildCli(command, env);
+    const resumed = await runCli(command, { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(parseNdjson(resumed.stdout).filter((line) => line.status === 'complete')).toHaveLength(12);
     for (const [name, times] of timesReceived(svc.uploads)) expect(times, `${name} uploaded once before --force, once forced`).toBeLessThanOrEqual(2);

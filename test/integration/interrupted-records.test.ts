@@ -4,16 +4,16 @@
  * and a forced run's finished files stay finished for its resume. Each
  * interruption comes at a point the test holds (a full rate window, an
  * answer held by the emulator), never inside a window of time. The commands
- * stopped by a signal are processes of their own, and so are those a forced
- * run is known again by (its command line is the process's own); the others
- * that read the records or run to their end run in this process (a process
- * start each was most of the file's time), on the same state folder.
+ * stopped by a signal are processes of their own; the others that read the
+ * records or run to their end run in this process (a process start each was
+ * most of the file's time), on the same state folder. A forced run is known
+ * again by the arguments `main` was given, in a process or in this one.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { runChildCli, startChildCli } from '../helpers/child-run.js';
+import { startChildCli } from '../helpers/child-run.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -187,12 +187,12 @@ describe('a forced run, interrupted, resumes as its own advice says', () => {
     ).toBe(true);
     const paidBefore = emu.counters.creditsCharged;
 
-    const preview = await runChildCli([...command, '--dry-run'], env);
+    const preview = await runCli([...command, '--dry-run'], { env });
     expect(preview.code, preview.stderr).toBe(0);
     const previewed = JSON.parse(preview.stdout) as { files: { file: string; action: string }[]; total: { credits: number } };
     expect(previewed.files.find((file) => file.file.endsWith('j1.pdf'))?.action).toBe('reuse');
 
-    const resumed = await runChildCli(command, env);
+    const resumed = await runCli(command, { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     for (const [name, pages] of [
       ['j1.pdf', 7],
@@ -205,7 +205,7 @@ describe('a forced run, interrupted, resumes as its own advice says', () => {
     for (const name of ['j1.pdf', 'j2.pdf', 'a.pdf', 'b.jpg']) expect(emu.counters.uploadsBySha256[sha(name)], name).toBe(2);
 
     // The forced run has ended: the same command forces every file again.
-    const again = await runChildCli(command, env);
+    const again = await runCli(command, { env });
     expect(again.code, again.stderr).toBe(0);
     expect(emu.counters.creditsCharged).toBe(3 * PAGES);
   });

@@ -1,7 +1,9 @@
 /**
  * The engine as a library (`import … from 'docextract'`): what a Node
  * service gets, against the emulator in-process, and the CLI finishing what
- * a library run left.
+ * a library run left. A CLI command after a library run runs in this
+ * process (it is only the next command); one beside a library run is a
+ * process of its own (see each).
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js
 import { runChildCli } from '../helpers/child-run.js';
 import { TEST_KEY, batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
 import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../helpers/held-answers.js';
+import { runCli } from '../helpers/run-cli.js';
 import { CORPUS, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
@@ -122,11 +125,11 @@ describe('extractDocuments: the engine as a library', () => {
     expect(report.interrupted).toBe(true);
     expect(first.some((outcome) => outcome.status === 'interrupted')).toBe(true);
 
-    const jobs = await runChildCli(['jobs', '--json'], env);
+    const jobs = await runCli(['jobs', '--json'], { env });
     expect(jobs.code, jobs.stderr).toBe(0);
     expect(jobs.stdout).toContain('interrupted');
 
-    const rerun = await runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
+    const rerun = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], { env });
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(parseNdjson(rerun.stdout).map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
@@ -152,7 +155,7 @@ describe('extractDocuments: the engine as a library', () => {
     const again = extractDocuments([ws.inputs], libraryOptions(emu, ws.out, env));
     expect((await collect(again)).map((outcome) => outcome.status)).toEqual(split.map(() => 'complete'));
     expect(emu.counters.creditsCharged).toBe(totalPages(split));
-    const usage = await runChildCli(['usage', '--json'], env);
+    const usage = await runCli(['usage', '--json'], { env });
     expect(usage.code, usage.stderr).toBe(0);
     const total = (JSON.parse(usage.stdout) as { total: { credits: number; runs: number } }).total;
     expect(total).toMatchObject({ credits: emu.counters.creditsCharged, runs: 2 });
@@ -206,7 +209,7 @@ describe('extractDocuments: the engine as a library', () => {
     holding = false;
     release();
 
-    const rerun = await runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
+    const rerun = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], { env });
     expect(rerun.code, rerun.stderr).toBe(0);
     const lines = parseNdjson(rerun.stdout);
     expect(lines.map((line) => line.status)).toEqual(split.map(() => 'complete'));
@@ -226,6 +229,7 @@ describe('extractDocuments: the engine as a library', () => {
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const run = extractDocuments([ws.inputs], libraryOptions(emu, ws.out, env));
     const otherOut = join(ws.dir, 'other-out');
+    // A process: in this one, the CLI and the library run would share a pid, and the host's record could not tell the rider apart.
     const cli = runChildCli(['extract', ws.inputs, '--out', otherOut, '--json', '--rate-limit', 'none'], env);
     await waitForClient(stateDir, 'the CLI to join the library run as a client');
     held.release();
@@ -245,6 +249,7 @@ describe('extractDocuments: the engine as a library', () => {
     const env = emulatorEnv(emu);
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
     const uploaded = firstUpload(emu);
+    // A process: in this one, the host and the library run riding along would share a pid in the host's record.
     const cli = runChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none'], env);
     await uploaded; // the CLI holds the folder and hosts
     const otherOut = join(ws.dir, 'library-out');
@@ -277,6 +282,7 @@ describe('extractDocuments: the engine as a library', () => {
       expect(first.value).toMatchObject({ status: 'complete' });
       const uploads = { ...emu.counters.uploadsBySha256 };
 
+      // A process: the folder's lock is held by another live process (this one), whose pid the refusal names.
       const cli = await runChildCli(['extract', join(ws.inputs, 'long'), '--out', join(ws.dir, 'cli-out'), '--json', '--rate-limit', 'none'], env);
       expect(cli.code, cli.stderr).toBe(2);
       expect(cli.stderr).toContain('state_locked');

@@ -2,7 +2,8 @@
  * A job of a page selection is known by its source's sha256 and its pages,
  * never by the bytes of the cut: after kill -9, the same selection finishes
  * the job without a new upload, and another selection of the same file is
- * another question.
+ * another question. The killed command is a process; the commands after it
+ * run in this process, as the next command a user types would.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceivedUpload, RunningEmulator } from '../../src/emulator/index.js';
 import { startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, readJournal, startTestEmulator } from '../helpers/emulator-run.js';
+import { runCli } from '../helpers/run-cli.js';
 import { holdDocumentsUntilReleased } from '../helpers/held-answers.js';
 import { labelledPdf } from '../helpers/make-pdf.js';
 import { pageTexts } from '../helpers/pdf-pages.js';
@@ -51,11 +53,11 @@ describe('kill -9 during a selection', () => {
     expect(manifest).toMatchObject({ sha256: sha256Of(join(ws.inputs, 'thirty.pdf')), sourcePages: Array.from({ length: 24 }, (_, i) => i + 4) });
 
     // Other pages of the same file: another question, whatever job is open for these.
-    const other = await startChildCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--pages', '4-26'], env).done;
+    const other = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--rate-limit', 'none', '--pages', '4-26'], { env });
     expect(other.code).toBe(0);
     expect(uploads).toHaveLength(2);
 
-    const second = await startChildCli(args, env).done;
+    const second = await runCli(args, { env });
     expect(second.code).toBe(0);
     expect(uploads).toHaveLength(2);
     expect(emulator.counters.creditsCharged).toBe(23 + 24);
@@ -121,7 +123,7 @@ describe('kill -9 between parts', () => {
     otherParts.release();
     await waitFor(() => answeredProcess === asked, 'the abandoned chunks answered');
 
-    const second = await startChildCli(args, env).done;
+    const second = await runCli(args, { env });
     expect(second.code).toBe(0);
     const sentParts = await Promise.all(uploads.map(async (upload) => firstAndLast(await pageTexts(upload.bytes))));
     // No finished part, and no part with a journaled job, is sent again. (An upload whose answer the

@@ -2,7 +2,8 @@
  * kill -9 in the middle of a batch several planning slices long (extract
  * checks and plans 500 files at a time as the run goes): the same command then finishes every file, and
  * nothing is uploaded twice but the uploads whose answer the kill cut off.
- * Issue 30's 100,000-file row, at a size that fits the suite.
+ * Issue 30's 100,000-file row, at a size that fits the suite. The killed
+ * command is a process; the same command after it runs in this one.
  */
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +12,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 // The bench's own maker of distinct 1x1 PNGs (plain JS, no build needed).
 import { tinyPng } from '../../scripts/bench/files.js';
-import { runChildCli, startChildCli } from '../helpers/child-run.js';
+import { startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, startTestEmulator } from '../helpers/emulator-run.js';
+import { runCli } from '../helpers/run-cli.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { parseNdjson } from '../helpers/workspace.js';
 
@@ -62,7 +64,7 @@ describe('kill -9 in the middle of a batch of many slices', () => {
     const heldAtKill = held;
     release();
 
-    const rerun = await runChildCli(args, env);
+    const rerun = await runCli(args, { env });
     expect(rerun.code, rerun.stderr.slice(-2000)).toBe(0);
     const lines = parseNdjson(rerun.stdout);
     expect(lines).toHaveLength(FILES);

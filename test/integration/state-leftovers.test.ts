@@ -11,6 +11,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { holdAnswersUntilReleased } from '../helpers/held-answers.js';
+import { runCli } from '../helpers/run-cli.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CORPUS } from '../helpers/workspace.js';
 
@@ -65,7 +66,7 @@ describe('what a cut-short run leaves in the state folder', () => {
     const env = emulatorEnv(emu, { DOCEXTRACT_API_KEY: `sk_${'0'.repeat(32)}` });
     const stateDir = String(env.DOCEXTRACT_STATE_DIR);
     const { dir, inputs } = inbox(2, 0);
-    const run = await startChildCli(['extract', inputs, '--out', join(dir, 'out'), ...UNTHROTTLED_FLAGS], env).done;
+    const run = await runCli(['extract', inputs, '--out', join(dir, 'out'), ...UNTHROTTLED_FLAGS], { env });
     expect(run.stderr).toContain('invalid_api_key');
     expect(run.code).toBe(3);
     expect(Object.keys(stateFiles(stateDir)).filter((name) => name.startsWith('results-'))).toEqual([]);
@@ -84,6 +85,7 @@ describe('what a cut-short run leaves in the state folder', () => {
     const env = emulatorEnv(emu);
     const stateDir = String(env.DOCEXTRACT_STATE_DIR);
     const { dir, inputs } = inbox(12, 40);
+    // A process: the reader closes the process's stdout (EPIPE).
     const child = startChildCli(['extract', inputs, '--out', join(dir, 'out'), '--json', ...UNTHROTTLED_FLAGS], env);
     // The refused files' lines come first; the reader takes a few bytes of them and goes (`| head -c 10`).
     await waitFor(() => child.stdoutSoFar().length > 0, 'the first line');

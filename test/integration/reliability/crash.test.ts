@@ -2,6 +2,9 @@
  * Crash suite: the built CLI as a child process, killed with SIGKILL at a
  * seeded moment of a batch, then finished by running the same command again
  * (or by `docextract collect <parent_job_id>` for each job in the journal).
+ * Only the killed run needs a process of its own; the commands after it run
+ * in this process (a process start each was most of their cost), on the
+ * same state folder, as the next command a user types would.
  *
  * What a rerun must give: the same results as a clean run (every file
  * complete, every page in order), no job finalized before its result is on
@@ -26,7 +29,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorEvent, EmulatorOptions, EmulatorRequestLog, RunningEmulator } from '../../../src/emulator/index.js';
 import { mulberry32 } from '../../../src/emulator/prng.js';
-import { startChildCli, runChildCli, type ChildResult } from '../../helpers/child-run.js';
+import { startChildCli } from '../../helpers/child-run.js';
 import {
   FAST_FLAGS,
   batchFiles,
@@ -41,7 +44,7 @@ import {
   type BatchFile,
 } from '../../helpers/emulator-run.js';
 import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../../helpers/held-answers.js';
-import { runCli } from '../../helpers/run-cli.js';
+import { runCli, type CliRun } from '../../helpers/run-cli.js';
 import { expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../../helpers/workspace.js';
 
 const FILES: BatchFile[] = [
@@ -293,7 +296,7 @@ describe('crash suite: kill -9 mid-batch, then the same command again', () => {
     mkdirSync(join(ws.out, 'long'), { recursive: true });
     writeFileSync(leftover, '{"status":"comp');
 
-    const rerun = await runChildCli(args, env);
+    const rerun = await runCli(args, { env });
     afterKill.rerunStderr = rerun.stderr;
     expectNoStackTrace(rerun.stderr);
     expect(rerun.code, rerun.stderr).toBe(0);
@@ -317,7 +320,7 @@ describe('crash suite: kill -9 as the server finalizes', () => {
     const journal = readJournal(stateDir).filter((record) => record.type !== 'result-written' && record.type !== 'finalized');
     writeFileSync(join(stateDir, 'journal.ndjson'), journal.map((record) => `${JSON.stringify(record)}\n`).join(''));
 
-    const rerun = await runChildCli(args, env);
+    const rerun = await runCli(args, { env });
     afterKill.rerunStderr = rerun.stderr;
     expectNoStackTrace(rerun.stderr);
     expect(rerun.code, rerun.stderr).toBe(0);
@@ -349,7 +352,7 @@ describe('crash suite: kill -9 mid-batch, then collect <parent_job_id> for each 
     expect(manifests.length).toBeGreaterThanOrEqual(1);
 
     for (const manifest of manifests) {
-      const collected: ChildResult = await runChildCli(['collect', manifest.parentJobId, '--out', ws.out, '--json', '--rate-limit', RATE, ...FAST_FLAGS], env);
+      const collected: CliRun = await runCli(['collect', manifest.parentJobId, '--out', ws.out, '--json', '--rate-limit', RATE, ...FAST_FLAGS], { env });
       expectNoStackTrace(collected.stderr);
       expect(collected.code, collected.stderr).toBe(0);
       expect(parseNdjson(collected.stdout), collected.stderr).toEqual([expect.objectContaining({ status: 'complete', job_id: manifest.parentJobId })]);
@@ -364,7 +367,7 @@ describe('crash suite: kill -9 mid-batch, then collect <parent_job_id> for each 
     expect(emu.counters.creditsCharged).toBeGreaterThanOrEqual(collectedPages);
 
     const documentsBefore = emu.counters.requestsByEndpoint.documents;
-    const rerun = await runChildCli(args, env);
+    const rerun = await runCli(args, { env });
     expectNoStackTrace(rerun.stderr);
     expect(rerun.code, rerun.stderr).toBe(0);
     // The collected files cost the final extract nothing: it uploads only what has no result yet.
@@ -389,6 +392,7 @@ describe('crash suite: the state lock', () => {
     const env = emulatorEnv(emu);
 
     const hosting = firstUpload(emu);
+    // Both runs are processes: the test is the lock a live process holds, and the host's record of the other's pid.
     const first = startChildCli(extractArgs(ws.inputs, ws.out), env);
     await hosting;
     const riding = startChildCli(extractArgs(other.inputs, other.out), env);
@@ -406,7 +410,7 @@ describe('crash suite: the state lock', () => {
     expect(parseNdjson(firstDone.stdout).map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES) + 1);
     // Once the first run is over, the folder is free again.
-    const third = await runChildCli(extractArgs(other.inputs, other.out), env);
+    const third = await runCli(extractArgs(other.inputs, other.out), { env });
     expect(third.code, third.stderr).toBe(0);
   });
 });

@@ -55,7 +55,7 @@ describe('--api-key is kept and shown nowhere', () => {
     const env = emulatorEnv(emu);
     delete env.DOCEXTRACT_API_KEY;
     const stateDir = env.DOCEXTRACT_STATE_DIR as string;
-    // The built CLI in a process of its own: what it keeps of a command line is its own argv.
+    // The built CLI in a process of its own, the key on its argv: a leak of process.argv (commands.json, a state file) shows here only.
     const run = startChildCli(['--api-key', TEST_KEY, 'extract', ws.inputs, '--out', ws.out, '--concurrency', '1', ...UNTHROTTLED_FLAGS], env);
     try {
       await waitFor(() => emu.counters.requestsByEndpoint.documents > 0 && existsSync(join(stateDir, 'commands.json')), 'the run hosting, its upload held');

@@ -203,6 +203,7 @@ describe('secrets: the key stays out of every output and file', () => {
     const emu = (emulator = await startTestEmulator());
     const stranger = 'sk_0000000000000000000000000000beef';
     const env = emulatorEnv(emu, { DOCEXTRACT_API_KEY: stranger, DOCEXTRACT_LOG: 'debug' });
+    // A process: what is tested is the built bin/ entry's own debug output.
     const run = await runChildCli(['whoami'], env);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('invalid_api_key');
