@@ -129,6 +129,7 @@ export async function runDocuments<R, E extends BatchEvents>(run: EngineRun<R, E
         };
   return asOneClient<R>({
     stateDir: run.access.stateDir,
+    clock: run.access.clock,
     host: () =>
       withEngineSession({ ...run.access, ...(run.hosts === false ? {} : { host: { command: run.command, terms } }) }, async (deps) =>
         run.host({ ...deps, events: await eventsOnce() }, client),

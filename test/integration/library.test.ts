@@ -283,6 +283,8 @@ describe('extractDocuments: the engine as a library', () => {
       const uploads = { ...emu.counters.uploadsBySha256 };
 
       // A process: the folder's lock is held by another live process (this one), whose pid the refusal names.
+      // So it waits its real 15 s for a host before it calls the folder busy: that bound, on an injected
+      // clock, is test/unit/engine/one-client-wait.test.ts's.
       const cli = await runChildCli(['extract', join(ws.inputs, 'long'), '--out', join(ws.dir, 'cli-out'), '--json', '--rate-limit', 'none'], env);
       expect(cli.code, cli.stderr).toBe(2);
       expect(cli.stderr).toContain('state_locked');

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { LockedError } from '../../store/lock.js';
+import type { Clock } from '../../util/clock.js';
 import { hostSocketPath } from './protocol.js';
 
 /** What a command's submission to a host came to. */
@@ -8,6 +8,8 @@ export type SubmissionEnd<R> = { done: R } | { again: true } | { refused: string
 
 export interface OneClientOptions<R> {
   stateDir: string;
+  /** Measures how long the folder has been held with no host, and paces the waits. */
+  clock: Clock;
   /** Run as the host (taking the state folder's lock); throws LockedError when another command holds it. */
   host: () => Promise<R>;
   /** Submit what is left to the host on `socket` (none: this command cannot ride along, and waits to host). */
@@ -44,11 +46,11 @@ export async function asOneClient<R>(options: OneClientOptions<R>): Promise<R> {
       if (!socket && options.failWhenHeld) throw error;
       if (!socket || !options.submit) {
         // Hosting, just handed over, or a run that does not host (a library call): wait a little, then call it busy.
-        noHostSince ??= Date.now();
-        if (options.submit && !refused && Date.now() - noHostSince > (options.noHostMs ?? 15_000)) throw error;
+        noHostSince ??= options.clock.now();
+        if (options.submit && !refused && options.clock.now() - noHostSince > (options.noHostMs ?? 15_000)) throw error;
         if (!options.submit || refused)
           wait(`waiting for process ${error.holderPid} to finish with the state folder${refused ? '' : ' (it hosts no other command)'}`);
-        await sleep(options.submit && !refused ? 100 : 500);
+        await options.clock.sleep(options.submit && !refused ? 100 : 500);
         continue;
       }
       noHostSince = undefined;
