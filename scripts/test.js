@@ -26,9 +26,9 @@ function held(script) {
 }
 
 /** Runs a command with the terminal; resolves with its exit code. */
-function inherited(command, args, env = process.env) {
+function inherited(command, args) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env });
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
     child.on('error', () => resolve(1));
     child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
