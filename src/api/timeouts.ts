@@ -29,6 +29,7 @@ import type { Dispatcher } from 'undici';
 // Its own module, not undici's index (undici-parts.d.ts says why).
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import { keptPool } from './kept-pool.js';
+import { proxyClient } from './proxy-client.js';
 import type { ApiTimeouts, Endpoint } from './types.js';
 
 /** The timeouts {@link ApiClient} uses for each one not given in `ApiClientOptions.timeouts`; each is explained on {@link ApiTimeouts}. */
@@ -87,6 +88,8 @@ export function sharedDispatcher(t: Required<ApiTimeouts>): Dispatcher {
       keepAliveTimeout: KEEP_ALIVE_MS,
       // Keep-alive must survive a dropped connection (see kept-pool.ts).
       factory: keptPool,
+      // The client to a proxy in HTTPS_PROXY or HTTP_PROXY, which must open tunnels (see proxy-client.ts).
+      clientFactory: proxyClient,
     });
     sharedDispatchers.set(key, dispatcher);
   }

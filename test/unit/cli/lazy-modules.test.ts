@@ -30,10 +30,11 @@ vi.mock('@modelcontextprotocol/sdk/server/stdio.js', async (load) => counted('@m
 vi.mock('@modelcontextprotocol/sdk/types.js', async (load) => counted('@modelcontextprotocol/sdk/types.js', await load()));
 vi.mock('ora', async (load) => counted('ora', await load()));
 vi.mock('cli-progress', async (load) => counted('cli-progress', await load()));
-// undici by the two modules of its classes src/ loads (src/api/undici-parts.d.ts), and by its index, which no command may load.
+// undici by the modules of its two classes and one api method src/ loads (src/api/undici-parts.d.ts), and by its index, which no command may load.
 vi.mock('undici', async (load) => counted('undici', await load()));
 vi.mock('undici/lib/dispatcher/pool.js', async (load) => counted('undici/lib/dispatcher/pool.js', await load()));
 vi.mock('undici/lib/dispatcher/env-http-proxy-agent.js', async (load) => counted('undici/lib/dispatcher/env-http-proxy-agent.js', await load()));
+vi.mock('undici/lib/api/api-connect.js', async (load) => counted('undici/lib/api/api-connect.js', await load()));
 vi.mock('fast-glob', async (load) => counted('fast-glob', await load()));
 vi.mock('csv-stringify', async (load) => counted('csv-stringify', await load()));
 vi.mock('conf', async (load) => counted('conf', await load()));
@@ -56,6 +57,7 @@ const HEAVY = [
   'undici',
   'undici/lib/dispatcher/pool.js',
   'undici/lib/dispatcher/env-http-proxy-agent.js',
+  'undici/lib/api/api-connect.js',
   'fast-glob',
   'csv-stringify',
   'conf',
@@ -115,7 +117,7 @@ describe('heavy dependencies are loaded only by the commands that use them', () 
     expect(loaded['ajv-formats']).toBe(1);
   });
 
-  it("a command that reaches the service loads undici's two classes by their own modules, never undici's index", async () => {
+  it("a command that reaches the service loads undici's two classes and connect by their own modules, never undici's index", async () => {
     // Imported here: the emulator itself loads pdf-lib (it splits PDFs), which the tests above must not see.
     const { emulatorEnv, startTestEmulator } = await import('../../helpers/emulator-run.js');
     const emu = await startTestEmulator();
@@ -125,9 +127,10 @@ describe('heavy dependencies are loaded only by the commands that use them', () 
     } finally {
       await emu.close();
     }
-    expect(loadedOf(['undici', 'undici/lib/dispatcher/pool.js', 'undici/lib/dispatcher/env-http-proxy-agent.js'])).toEqual([
+    expect(loadedOf(['undici', 'undici/lib/dispatcher/pool.js', 'undici/lib/dispatcher/env-http-proxy-agent.js', 'undici/lib/api/api-connect.js'])).toEqual([
       'undici/lib/dispatcher/pool.js',
       'undici/lib/dispatcher/env-http-proxy-agent.js',
+      'undici/lib/api/api-connect.js',
     ]);
   });
 });
