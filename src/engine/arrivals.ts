@@ -1,4 +1,4 @@
-import type { DocumentOutcome, ResultChecker } from '../batch/batch-types.js';
+import type { DocumentOutcome, PlannedDocument, ResultChecker } from '../batch/batch-types.js';
 import { recheckReused } from '../checks/recheck.js';
 import type { DocumentTask } from '../batch/document-task.js';
 import { toDisplayPath } from '../util/display-path.js';
@@ -19,6 +19,8 @@ export interface PlannedArrivalOptions {
   checker?: ResultChecker;
   /** A file arrived (before it is checked). */
   arrived?(displayPath: string, path: string): void;
+  /** Planned to be sent or answered (before either): a source past the service's limits is here as its parts. */
+  planned?(documents: readonly PlannedDocument[]): void;
   /** Refused by the local checks: nothing is sent for it. */
   rejected(outcome: DocumentOutcome): void;
   /** Answered already (its own result, or a copy): nothing is sent for it. */
@@ -46,6 +48,7 @@ export async function* plannedArrivals(source: AsyncIterable<readonly string[]>,
       // A stop ends the page counts under way, so a costly PDF cannot hold SIGTERM back for its whole budget.
       const planned = await planFiles(inputs, options.root, options.stop ? { ...options.plan, signal: options.stop } : options.plan);
       for (const rejected of planned.rejected) options.rejected(rejected);
+      options.planned?.(planned.documents);
       const arrival = await options.planner.plan(planned.documents);
       const reused = options.checker ? await recheckReused(arrival.reused, options.checker) : arrival.reused;
       for (const outcome of reused) options.reused(outcome);

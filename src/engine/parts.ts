@@ -77,6 +77,12 @@ export class PartResults {
     private readonly now: () => number,
     /** Told of a source result that could not be written. */
     private readonly notice: (message: string) => void = () => undefined,
+    /**
+     * Keep each source once reported, for `reported` at the end. A watch, which runs for days and keeps
+     * no list of outcomes, lets each go once told (a file dropped again later is planned, and added, anew).
+     * @default true
+     */
+    private readonly keepJoined = true,
   ) {
     this.add(documents);
   }
@@ -153,10 +159,16 @@ export class PartResults {
           },
         );
         const joined = sourceOutcome(source, written);
-        this.joined.push(joined);
+        if (this.keepJoined) this.joined.push(joined);
+        else this.forget(source);
         reported(joined);
       })
       .catch(() => undefined);
+  }
+
+  private forget(source: Source): void {
+    for (const doc of source.docs) this.byFile.delete(doc.displayPath);
+    this.sources.delete(source.part.output);
   }
 
   /** Once every source result due has been written and reported. */

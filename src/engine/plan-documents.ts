@@ -36,13 +36,6 @@ export interface PlanOptions {
   listed?: readonly string[];
   /** Folders never searched for inputs besides the output folder (the state folder). @default [] */
   exclude?: readonly string[];
-  /**
-   * Cut a PDF past the service's limits (more than 150 pages, over 10 MB)
-   * into parts, each a document of its own whose source gets one result
-   * listing them; else it is refused (page_limit_exceeded, file_too_large).
-   * @default false
-   */
-  parts?: boolean;
   /** Only files inside these folders (by real path) are read; others are refused with `path_not_allowed`. @default anywhere */
   allowed?: AllowedFolders;
   /** A folder others drop files into (watch): a file that is a link, or reached through one out of it, is refused (`file_is_link`). @default links followed */
@@ -110,12 +103,14 @@ export async function planFiles(
   const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
     const selection = options.pages?.selectionFor(relative(commonBase, input.path));
     const checked = await preflightFile(input.path, {
-      pastLimits: options.parts === true || (selection !== undefined && !selection.all),
+      // A PDF past the service's limits (more than 150 pages, over 10 MB) is cut into parts, each a document
+      // of its own whose source gets one result listing them: every run that plans holds its parts (PartResults).
+      pastLimits: true,
       ...(options.confinedTo !== undefined ? { confinedTo: options.confinedTo } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.debug ? { debug: options.debug } : {}),
     });
-    return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath, options.parts === true) : undefined];
+    return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath) : undefined];
   });
   const planned: { input: Pick<DiscoveredInput, 'path' | 'displayPath'>; documents: PlannedDocument[] }[] = [];
   inputs.forEach((input, index) => {

@@ -24,7 +24,7 @@ export type SelectedPages =
  * image is page 1. A PDF our counter could not count is counted by pdf-lib,
  * which must read it anyway to cut it.
  */
-export async function selectPages(preflighted: PreflightOk, selection: PageSelection, name: string, allowParts = true): Promise<SelectedPages> {
+export async function selectPages(preflighted: PreflightOk, selection: PageSelection, name: string): Promise<SelectedPages> {
   let checked = preflighted;
   if (checked.type === 'pdf' && checked.pages === undefined && checked.size > SERVICE_LIMITS.maxFileBytes) {
     // Too large to send whole, and uncounted: only pdf-lib's count can say how to cut it.
@@ -38,8 +38,6 @@ export async function selectPages(preflighted: PreflightOk, selection: PageSelec
   const why = pastLimits(selected.pages, checked.size);
   if (why === undefined) return selected;
   const pageCount = selected.sourcePageCount ?? selected.pages;
-  // The whole file, too large to send, where parts are not taken: refused before pdf-lib reads it.
-  if (!allowParts && !selected.sourcePages) return refused(name, why, selected.pages, pageCount);
   const pages = selected.sourcePages ?? Array.from({ length: pageCount }, (_, index) => index + 1);
   let planned;
   try {
@@ -54,18 +52,7 @@ export async function selectPages(preflighted: PreflightOk, selection: PageSelec
   }
   if (!planned.ok) return { ...planned, pages: pageCount };
   if (planned.parts.length === 1 && selected.sourcePages) return selected;
-  if (!allowParts) return refused(name, why, selected.pages, pageCount);
   return { ok: true, pages: pages.length, sourcePages: pages, sourcePageCount: pageCount, parts: planned.parts };
-}
-
-function refused(name: string, why: string, pagesToSend: number, pageCount: number): SelectedPages {
-  const code = pagesToSend > SERVICE_LIMITS.maxPages ? 'page_limit_exceeded' : 'file_too_large';
-  return {
-    ok: false,
-    code,
-    message: `${name} ${why}; docextract extract cuts it into parts the service accepts (watch does not), or choose fewer pages with --pages.`,
-    pages: pageCount,
-  };
 }
 
 async function selectedPages(checked: PreflightOk, selection: PageSelection, name: string): Promise<SelectedPages> {

@@ -8,6 +8,9 @@ import type { PlanOptions } from './plan-documents.js';
 import type { ArrivalOptions } from './resume-tasks.js';
 import { setUpBatch } from './batch-setup.js';
 import { KNOWN_ANSWERS } from './running-window.js';
+import { PartResults } from './parts.js';
+import { BATCH_EVENTS, composeEvents } from '../batch/event-sink.js';
+import { writeFileAtomically } from '../store/atomic-write.js';
 
 export interface StreamBatchOptions {
   /** Folder display paths are relative to. */
@@ -35,12 +38,21 @@ export async function runStreamBatch(
   await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
   const batch = await setUpBatch(deps, settings, options.outDir, options.reuse);
   const { planner } = batch;
+  // A source sent in parts is one document of the stream: its parts are held, the source reported once written.
+  const parts = new PartResults(
+    [],
+    settings.storeDb,
+    deps.writeResult ?? writeFileAtomically,
+    () => deps.clock.now(),
+    (message) => deps.events.notice?.(message),
+  );
+  const events = composeEvents(BATCH_EVENTS, deps.events, [parts.joining]);
   // Refused or answered already: the runner never sees these, the report and the events do.
   const finishedBefore: ExtractionReport['outcomes'] = [];
   const finishedBeforeSending = (outcome: ExtractionReport['outcomes'][number]): void => {
     const { data: _data, ...summary } = outcome;
     finishedBefore.push(summary);
-    deps.events.documentFinished(outcome);
+    events.documentFinished(outcome);
   };
   const arrivals = plannedArrivals(source, {
     cwd: options.cwd,
@@ -49,23 +61,27 @@ export async function runStreamBatch(
     planner,
     knownAnswers: KNOWN_ANSWERS,
     ...(deps.checker ? { checker: deps.checker } : {}),
+    planned: (documents) => parts.add(documents),
     rejected: finishedBeforeSending,
     reused: finishedBeforeSending,
     // A stop ends the page counts under way, not only the wait for the next arrival.
     ...(stop ? { stop } : {}),
   });
   const runner = sessionRunner(deps, settings, {
+    layers: [parts.joining],
     onFinished: (outcome, doc) => planner.finished(outcome, doc),
     // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
     phantomJobs: batch.phantomJobs(),
   });
   try {
     const report = await runner.run(arrivals, stop);
-    const outcomes = [...finishedBefore, ...report.outcomes];
+    await parts.settled();
+    // Each part's open job, by the part's own outcome; the report's outcomes have each source once.
+    const finished = [...finishedBefore, ...report.outcomes];
     return {
       ...report,
-      outcomes,
-      openJobs: outcomes
+      outcomes: parts.reported(finished),
+      openJobs: finished
         .filter((outcome) => outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at)
         .map((outcome) => ({ parentJobId: outcome.job_id as string, file: outcome.file, expiresAt: outcome.expires_at as string })),
       strayJobs: batch.strayJobs(),

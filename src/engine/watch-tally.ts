@@ -1,4 +1,4 @@
-import type { BatchEvents, DocumentOutcome, DocumentStatus } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, DocumentStatus, PlannedDocument } from '../batch/batch-types.js';
 import { BATCH_EVENTS, composeEvents, type EventLayer } from '../batch/event-sink.js';
 import { OutcomeCounts } from '../batch/outcome-counts.js';
 import type { ExtractionReport } from './batch-report.js';
@@ -6,6 +6,7 @@ import type { WatchEvents, WatchReport } from './watch-types.js';
 import type { WatchMoves } from './watch-moves.js';
 import { UsageTally } from './usage-record.js';
 import type { CompactEvery } from './compact-every.js';
+import type { PartResults } from './parts.js';
 import { hash53 } from '../util/hash53.js';
 import { HashedRecords } from '../util/hashed-records.js';
 
@@ -109,6 +110,12 @@ export class WatchTally {
   /** The display's events, told through `charging`. */
   readonly display: BatchEvents;
 
+  /**
+   * The watch's layer of a run's finished documents, before `charging`: a part's outcome is held, and its
+   * source, once its one result is written, is counted and moved (`finished`), then passed on to be shown.
+   */
+  readonly joining: EventLayer;
+
   constructor(
     /** The watch's display: its folder state is told here directly. */
     private readonly shown: WatchEvents,
@@ -116,6 +123,8 @@ export class WatchTally {
     /** Told of every finished file: has the journal compacted now and then (none when riding along: the host's journal). */
     private readonly journal: Pick<CompactEvery, 'finished'>,
     readonly record: WatchRecord,
+    /** The parts of the PDFs past the service's limits that arrived: a source is one document, finished when its last part is. */
+    private readonly parts: PartResults,
   ) {
     this.run = record.startRun();
     this.charging = {
@@ -124,7 +133,20 @@ export class WatchTally {
         next(credits, doc);
       },
     };
+    this.joining = {
+      documentFinished: (next, outcome, doc) => {
+        if (!parts.isPart(outcome)) return next(outcome, doc);
+        parts.note(outcome, (source) => {
+          if (this.finished(source)) next(source);
+        });
+      },
+    };
     this.display = composeEvents(BATCH_EVENTS, shown, [this.charging]);
+  }
+
+  /** Documents planned from an arrival: the parts among them are held until their source is whole. */
+  planned(documents: readonly PlannedDocument[]): void {
+    this.parts.add(documents);
   }
 
   arrived(displayPath: string, path: string): void {
@@ -146,8 +168,13 @@ export class WatchTally {
     this.shown.folderState?.({ settling: this.settling, inProgress: this.sources.size });
   }
 
+  /** A document the runner finished, counted and its source moved (a part: when its source is whole, by `joining`). */
+  runnerFinished(outcome: DocumentOutcome): void {
+    if (!this.parts.isPart(outcome)) this.finished(outcome);
+  }
+
   /** A finished document, counted (and its source moved) before the display shows it; false when it is an earlier run's, not news. */
-  finished(outcome: DocumentOutcome): boolean {
+  private finished(outcome: DocumentOutcome): boolean {
     const source = this.sources.get(outcome.file);
     this.sources.delete(outcome.file);
     if (this.record.isRepeat(outcome, this.run)) {
@@ -163,6 +190,12 @@ export class WatchTally {
 
   /** What finished before the runner saw it (rejected by preflight, answered on disk): counted, then shown. */
   documentFinished(outcome: DocumentOutcome): void {
+    if (this.parts.isPart(outcome)) return this.parts.note(outcome, (source) => this.documentFinished(source));
     if (this.finished(outcome)) this.display.documentFinished(outcome);
+  }
+
+  /** Once every source whose parts are all in has its result written and is told. */
+  settled(): Promise<void> {
+    return this.parts.settled();
   }
 }

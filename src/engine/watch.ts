@@ -13,6 +13,8 @@ import { setUpBatch } from './batch-setup.js';
 import { WatchMoves } from './watch-moves.js';
 import { CompactEvery } from './compact-every.js';
 import { WatchRecord, WatchTally } from './watch-tally.js';
+import { PartResults } from './parts.js';
+import { writeFileAtomically } from '../store/atomic-write.js';
 
 export { WatchRecord } from './watch-tally.js';
 import { collectTaskOf } from './collect.js';
@@ -45,14 +47,13 @@ export async function runWatchBatch(
   await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
   const batch = await setUpBatch(deps, settings, options.outDir, options.reuse);
   const { planner } = batch;
-  const moves = new WatchMoves({ root: options.root, ...options.moves }, (message) => deps.events.notice?.(message));
-  const journal = new CompactEvery(
-    () => deps.session.compact(),
-    (message) => deps.events.notice?.(message),
-  );
-  const tally = new WatchTally(deps.events, moves, journal, options.record ?? new WatchRecord(options.cwd));
+  const notice = (message: string): void => deps.events.notice?.(message);
+  const moves = new WatchMoves({ root: options.root, ...options.moves }, notice);
+  const journal = new CompactEvery(() => deps.session.compact(), notice);
+  const parts = new PartResults([], settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), notice, false);
+  const tally = new WatchTally(deps.events, moves, journal, options.record ?? new WatchRecord(options.cwd), parts);
   const folder = await startWatchedFolder(options, deps.clock, {
-    onError: (message) => deps.events.notice?.(message),
+    onError: notice,
     onSettling: (count) => tally.settlingNow(count),
   });
   deps.events.watching?.();
@@ -67,6 +68,7 @@ export async function runWatchBatch(
     ...(deps.checker ? { checker: deps.checker } : {}),
     knownAnswers: KNOWN_ANSWERS,
     arrived: (displayPath, path) => tally.arrived(displayPath, path),
+    planned: (documents) => tally.planned(documents),
     // Gone between settling and preflight (renamed or deleted at once): nothing arrived.
     rejected: (outcome) => (outcome.error?.code === 'file_not_found' ? tally.vanished(outcome.file) : tally.documentFinished(outcome)),
     reused: (outcome) => tally.documentFinished(outcome),
@@ -77,10 +79,10 @@ export async function runWatchBatch(
   let report: RunReport;
   try {
     const runner = sessionRunner(deps, settings, {
-      layers: [tally.charging],
+      layers: [tally.joining, tally.charging],
       onFinished: (outcome, doc) => {
         planner.finished(outcome, doc);
-        tally.finished(outcome);
+        tally.runnerFinished(outcome);
         running.changed();
       },
       // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
@@ -91,6 +93,7 @@ export async function runWatchBatch(
     report = await runHosted(deps.host, runner, arrivals, stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, false);
   } finally {
     await folder.close();
+    await tally.settled();
     await moves.drain();
     await journal.settled();
     await planner.indexed();

@@ -116,7 +116,7 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
     else stop.addEventListener('abort', () => planStop.abort(stop.reason), { once: true });
   };
   stopPlanningWith(signal);
-  const stream = await planDocumentStream([...inputs], { ...plan, ttlMs: run.ttlMs, marginMs: run.marginMs, parts: true, signal: planStop.signal });
+  const stream = await planDocumentStream([...inputs], { ...plan, ttlMs: run.ttlMs, marginMs: run.marginMs, signal: planStop.signal });
   onFound?.(stream.found, stream.rejected);
   const next = await stream.slices.next();
   const head: PlannedSlice = next.done ? { documents: [], rejected: [] } : next.value;

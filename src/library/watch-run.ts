@@ -59,7 +59,7 @@ export async function watchFolderRun(options: WatchFolderOptions): Promise<Watch
         const { api, notice } = await checkTypesWith();
         await checkModelNamesBeforeSending({ api, events: { notice } }, ...modelsOfRules(watching.plan.models));
       },
-      submitWith: (socket, events, who, stop) => watchThroughHost(socket, who, { events, clock }, watching, stop),
+      submitWith: (socket, events, who, stop) => watchThroughHost(socket, who, { events, clock, storeDb: run.storeDb }, watching, stop),
     },
   };
 }

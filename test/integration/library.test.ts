@@ -15,6 +15,8 @@ import { runChildCli } from '../helpers/child-run.js';
 import { TEST_KEY, batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
 import { firstUpload, holdAnswersUntilReleased, waitForClient } from '../helpers/held-answers.js';
 import { runCli } from '../helpers/run-cli.js';
+import { makePdfWithPages } from '../../fixtures/large.js';
+import { SERVICE_LIMITS } from '../../src/api/limits.js';
 import { CORPUS, expectCompleteResult, makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
@@ -82,6 +84,31 @@ describe('extractDocuments: the engine as a library', () => {
     expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long/twelve.pdf'))]).toBe(1);
     expectCompleteResult(join(ws.out, 'again/twelve-copy.pdf.json'), join(ws.inputs, 'again/twelve-copy.pdf'), 12);
     expect((await run.done).credits).toBe(15);
+  });
+
+  it('a 151-page PDF in a stream of paths is cut into parts, as extract cuts it: one outcome, complete, its parts inside it', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ 'one.png': 'images/id-card.png' });
+    writeFileSync(join(ws.inputs, 'long.pdf'), Buffer.from(await makePdfWithPages(SERVICE_LIMITS.maxPages + 1)));
+    async function* arriving(): AsyncGenerator<string> {
+      yield join(ws.inputs, 'long.pdf');
+      yield join(ws.inputs, 'one.png');
+    }
+    const run = extractDocuments(arriving(), { ...libraryOptions(emu, ws.out), cwd: ws.inputs });
+    const outcomes = await collect(run);
+    const report = await run.done;
+    expect(outcomes.map((outcome) => [outcome.file, outcome.status]).sort()).toEqual([
+      ['long.pdf', 'complete'],
+      ['one.png', 'complete'],
+    ]);
+    const long = outcomes.find((outcome) => outcome.file === 'long.pdf');
+    expect(long?.parts?.map((part) => [part.status, part.source_pages.length])).toEqual([
+      ['complete', 150],
+      ['complete', 1],
+    ]);
+    expect(report.outcomes.map((outcome) => outcome.file).sort()).toEqual(['long.pdf', 'one.png']);
+    expect(JSON.parse(readFileSync(join(ws.out, 'long.pdf.json'), 'utf8'))).toMatchObject({ status: 'complete', source: { pages: 151 } });
+    expect(emu.counters.creditsCharged).toBe(152);
   });
 
   it('onResult gets each result once it is on disk and before its job is finalized', async () => {

@@ -9,6 +9,8 @@ import type { WatchEvents, WatchReport } from '../watch-types.js';
 import { WatchMoves } from '../watch-moves.js';
 import { arrivalsOf, startWatchedFolder } from '../watched-folder.js';
 import { WatchRecord, WatchTally } from '../watch-tally.js';
+import { PartResults } from '../parts.js';
+import { writeFileAtomically } from '../../store/atomic-write.js';
 import { HostConnection, showNews, type ClientIdentity } from './host-connection.js';
 import type { SubmissionEnd } from './one-client.js';
 
@@ -24,7 +26,12 @@ import type { SubmissionEnd } from './one-client.js';
 export function watchThroughHost(
   socket: Socket,
   who: ClientIdentity,
-  deps: { events: WatchEvents; clock: Clock },
+  deps: {
+    events: WatchEvents;
+    clock: Clock;
+    /** The run's `store_db`, a part of each question: the sources sent in parts get their one result here. */
+    storeDb: boolean;
+  },
   options: WatchOptions,
   stop?: AbortSignal,
 ): Promise<SubmissionEnd<WatchReport>> {
@@ -39,7 +46,9 @@ export function watchThroughHost(
     let folder: HotFolder | undefined;
     const notice = (message: string): void => deps.events.notice?.(message);
     const moves = new WatchMoves({ root: options.root, ...options.moves }, notice);
-    const tally = new WatchTally(deps.events, moves, { finished: () => undefined }, options.record ?? new WatchRecord(options.cwd));
+    // This command's PDFs past the service's limits are sent as parts; it writes each source's one result itself, as an extract riding along does.
+    const parts = new PartResults([], deps.storeDb, writeFileAtomically, () => deps.clock.now(), notice, false);
+    const tally = new WatchTally(deps.events, moves, { finished: () => undefined }, options.record ?? new WatchRecord(options.cwd), parts);
     const report = (): WatchReport => tally.record.report({ outcomes: [], requests: 0, credits, interrupted: stop?.aborted === true, strayJobs: [] });
     const end = async (how: 'done' | { again: true } | { refused: string }): Promise<void> => {
       if (ended) return;
@@ -47,6 +56,7 @@ export function watchThroughHost(
       stop?.removeEventListener('abort', onStop);
       connection.close();
       await folder?.close();
+      await tally.settled();
       await moves.drain();
       resolve(how === 'done' ? { done: report() } : how);
     };
@@ -78,6 +88,7 @@ export function watchThroughHost(
           if (waiting.size === 0) void end('done');
           return;
         }
+        tally.planned(planned.documents);
         const documents = planned.documents.map((doc) => {
           const id = nextId++;
           waiting.set(id, doc);

@@ -1,11 +1,10 @@
 /**
- * `watch` does not cut parts (README, "PDFs past the service's limits"): a
- * PDF past the service's limits dropped into the folder is refused before
- * anything is sent (page_limit_exceeded past 150 pages, file_too_large past
- * 10 MB), its failure is final (it goes to --move-failed), and a PDF that
- * fits beside it is extracted as usual.
+ * `watch` cuts a PDF past the service's limits into parts, as `extract` does (README, "PDFs past the
+ * service's limits"; issue 53): a 151-page PDF dropped into the folder is sent as two parts, and gets
+ * one line and one result file listing them; its source is moved to --move-done only once that result
+ * is written, never after its first part. An 11 MB PDF whose page is small is sent as its cut.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePdfWithFiller, makePdfWithPages } from '../../../fixtures/large.js';
@@ -15,9 +14,15 @@ import { expectCompleteResult, parseNdjson, sha256Of } from '../../helpers/works
 
 const watchSetup = watchSuite();
 
+interface PartsResult {
+  status: string;
+  source: { sha256: string; pages: number };
+  parts: { source_pages: number[]; status: string; result_file: string | null }[];
+}
+
 describe('docextract watch: a PDF past the limits', () => {
   it(
-    'is refused without an upload (page_limit_exceeded, file_too_large) and moved to --move-failed; one that fits is extracted',
+    'is cut into parts as extract cuts it: one line and one result listing the parts, and moved to --move-done once that result is written',
     { timeout: 240_000 },
     async () => {
       const w = await watchSetup();
@@ -29,7 +34,6 @@ describe('docextract watch: a PDF past the limits', () => {
       writeFile(join(w.inbox, 'long.pdf'), Buffer.from(await makePdfWithPages(SERVICE_LIMITS.maxPages + 1)));
       writeFile(join(w.inbox, 'heavy.pdf'), Buffer.from(makePdfWithFiller(SERVICE_LIMITS.maxFileBytes + 1024 * 1024)));
       writeFile(join(w.inbox, 'fits.pdf'), corpusBytes('pdf/pages-4.pdf'));
-      // A line for each of the three, and each source moved where its line sends it (a failed one to failed, a complete one to done).
       const settled = (): boolean => {
         const lines = run.lines();
         return ['long.pdf', 'heavy.pdf', 'fits.pdf'].every((name) => {
@@ -41,16 +45,27 @@ describe('docextract watch: a PDF past the limits', () => {
       const stopped = await run.stop();
 
       expect(stopped.code).toBe(130);
-      const byName = new Map(parseNdjson(stopped.stdout).map((line) => [String(line.file).split('/').pop(), line]));
-      expect(byName.get('long.pdf')).toMatchObject({ status: 'failed', credits: 0, error: { code: 'page_limit_exceeded' } });
-      expect(byName.get('heavy.pdf')).toMatchObject({ status: 'failed', credits: 0, error: { code: 'file_too_large' } });
-      expect(byName.get('long.pdf')).not.toHaveProperty('parts');
+      const lines = parseNdjson(stopped.stdout);
+      // One line a source: no line of a part on its own.
+      expect(lines.map((line) => String(line.file).split('/').pop()).sort()).toEqual(['fits.pdf', 'heavy.pdf', 'long.pdf']);
+      const byName = new Map(lines.map((line) => [String(line.file).split('/').pop(), line]));
+      expect(byName.get('long.pdf')).toMatchObject({ status: 'complete', pages: 151, output: join(w.out, 'long.pdf.json') });
+      expect((byName.get('long.pdf')?.parts as unknown[]).length).toBe(2);
+      expect(byName.get('heavy.pdf')).toMatchObject({ status: 'complete' });
       expect(byName.get('fits.pdf')).toMatchObject({ status: 'complete' });
       expectCompleteResult(join(w.out, 'fits.pdf.json'), join(done, 'fits.pdf'), 4);
-      // Nothing of the refused two was sent: one upload in all, of the one that fits.
-      expect(w.uploads.map((upload) => upload.sha256)).toEqual([sha256Of(join(done, 'fits.pdf'))]);
-      expect(existsSync(join(w.out, 'long.pdf.json'))).toBe(false);
-      expect(existsSync(join(w.out, '.parts'))).toBe(false);
+
+      const long = JSON.parse(readFileSync(join(w.out, 'long.pdf.json'), 'utf8')) as PartsResult;
+      expect(long).toMatchObject({ status: 'complete', source: { sha256: sha256Of(join(done, 'long.pdf')), pages: 151 } });
+      expect(long.parts.map((part) => [part.status, part.source_pages.length])).toEqual([
+        ['complete', 150],
+        ['complete', 1],
+      ]);
+      for (const part of long.parts) expect(existsSync(part.result_file as string)).toBe(true);
+      // Four questions sent: the two parts of long.pdf, the cut of heavy.pdf, fits.pdf (a job that expired
+      // while the fake clock ran ahead under load is uploaded again, once: the same bytes).
+      expect(new Set(w.uploads.map((upload) => upload.sha256)).size).toBe(4);
+      expect(existsSync(failed)).toBe(false);
     },
   );
 });
