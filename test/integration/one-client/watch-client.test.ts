@@ -3,7 +3,9 @@
  * `extract` hosts submits its arrivals to it, and hosts itself once the
  * extract hands over.
  */
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { makePdfWithPages } from '../../../fixtures/large.js';
+import { SERVICE_LIMITS } from '../../../src/api/limits.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChildCli } from '../../helpers/child-run.js';
@@ -81,5 +83,37 @@ describe('many commands, one client: a watch beside an extract', () => {
     expect(watched.stderr.match(/watching /g)).toHaveLength(1);
     const sources = ['pdf/pages-30.pdf', 'pdf/pages-12.pdf', 'pdf/pages-7.pdf', 'images/id-card.png', 'images/receipt.jpg', 'pdf/pages-2.pdf'];
     expectEachTakenOnce(emu, tally, Object.fromEntries(sources.map((source) => [source, sha256Of(join(CORPUS, source))])));
+  });
+
+  it('a 151-page PDF in a watch riding along is sent in parts through the host: one line, one result listing both parts', async () => {
+    const held = holdAnswersUntilReleased();
+    const emu = (rig.emulator = await startTestEmulator({ rateLimits: EMULATOR_WINDOWS, holdAnswer: held.holdAnswer }));
+    const ws = makeWorkspace({ 'batch/seven.pdf': 'pdf/pages-7.pdf', 'batch/a.png': 'images/id-card.png' });
+    mkdirSync(join(ws.inputs, 'inbox'), { recursive: true });
+    writeFileSync(join(ws.inputs, 'inbox', 'long.pdf'), Buffer.from(await makePdfWithPages(SERVICE_LIMITS.maxPages + 1)));
+    const env = emulatorEnv(emu);
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    const rate = ['--json', '--rate-limit', CLIENT_RATE, ...FAST_FLAGS];
+    const extract = inProcess(['extract', join(ws.inputs, 'batch'), '--out', join(ws.dir, 'out-e'), ...rate], env);
+    await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === extract.pid), 'the extract to host');
+    // A process: it is Ctrl-C'd, and the record tells it from the extract by its pid.
+    const watch = track(startChildCli(['watch', join(ws.inputs, 'inbox'), '--out', join(ws.dir, 'out-w'), '--settle', '100ms', ...rate], env));
+    // The source's two parts, submitted to the extract as two documents of the watch.
+    await waitFor(
+      () => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === watch.child.pid && command.queued === 2),
+      "the watch's two parts submitted to the extract",
+    );
+    held.release();
+    await waitFor(() => completeAt(join(ws.dir, 'out-w', 'long.pdf.json')), 'the source, whole');
+    watch.child.kill('SIGINT');
+    const watched = await watch.done;
+    expectNoStackTrace(watched.stderr);
+    expect(watched.code, watched.stderr).toBe(130);
+    const lines = parseNdjson(watched.stdout);
+    expect(lines.map((line) => [String(line.file).split('/').pop(), line.status])).toEqual([['long.pdf', 'complete']]);
+    expect((lines[0]?.parts as { source_pages: number[] }[]).map((part) => part.source_pages.length)).toEqual([150, 1]);
+    const result = JSON.parse(readFileSync(join(ws.dir, 'out-w', 'long.pdf.json'), 'utf8')) as { status: string; parts: { status: string }[] };
+    expect(result.parts.map((part) => part.status)).toEqual(['complete', 'complete']);
+    expect((await extract.done).code).toBe(0);
   });
 });
