@@ -29,7 +29,7 @@ export {
   ProxyAuthRequiredError,
   ResponseValidationError,
 } from './errors.js';
-export { errorCodeOf } from '../util/docextract-error.js';
+export { DocextractError, errorCodeOf } from '../util/docextract-error.js';
 export { parsePageRange } from './page-range.js';
 export { DEFAULT_RESPONSE_CAPS } from './response-caps.js';
 export type { ResponseCaps } from './response-caps.js';
