@@ -115,3 +115,35 @@ describe('the page count of a file whose page tree sits in a doubly compressed s
     expect(thrown(() => countPdfPages(bytes, new InspectionBudget()))).toMatchObject({ kind: 'stream_bytes' });
   });
 });
+
+describe('which streams the structure check decodes: those pdf-lib decodes as it parses, however they are written', () => {
+  // Two Flates around 80 MiB: a few hundred bytes on disk.
+  const bomb = deflateSync(deflateSync(Buffer.alloc(80 * MiB)));
+  const pdfWith = (header: string, dict: string, tail = ''): Buffer =>
+    Buffer.concat([
+      Buffer.from(`%PDF-1.7\n${header}\n<< ${dict} /Filter [/FlateDecode /FlateDecode] /Length ${bomb.length} >>\nstream\n`, 'latin1'),
+      bomb,
+      Buffer.from(`\nendstream\nendobj\n${tail}%%EOF\n`, 'latin1'),
+    ]);
+
+  it.each([
+    ['a cross-reference stream', '5 0 obj', '/Type /XRef /W [1 2 1] /Size 6'],
+    ['an object stream whose header has no space before obj (pdf-lib reads `5 0obj` too)', '5 0obj', '/Type /ObjStm /N 1 /First 4'],
+    ['a stream whose /Type is a reference (pdf-lib resolves it)', '5 0 obj', '/Type 9 0 R /N 1 /First 4'],
+  ])('decodes %s', (_, header, dict) => {
+    expect(thrown(() => checkPdfStructure(pdfWith(header, dict), new InspectionBudget()))).toMatchObject({ kind: 'stream_bytes' });
+  });
+
+  it('leaves an image alone: pdf-lib copies it as it is, never decoding it', () => {
+    const budget = new InspectionBudget();
+    expect(checkPdfStructure(pdfWith('5 0 obj', '/Type /XObject /Subtype /Image'), budget)).toEqual({ encrypted: false });
+    expect(budget.inflatedBytes).toBe(0);
+  });
+
+  it('decodes nothing of a file a trailer calls encrypted (its streams are ciphertext): it is refused as encrypted', () => {
+    const bytes = pdfWith('5 0 obj', '/Type /ObjStm /N 1 /First 4', 'trailer\n<< /Root 1 0 R /Encrypt 7 0 R >>\n');
+    const budget = new InspectionBudget();
+    expect(checkPdfStructure(bytes, budget)).toEqual({ encrypted: true });
+    expect(budget.inflatedBytes).toBe(0);
+  });
+});
