@@ -7,7 +7,7 @@ import { isWhitespace } from './syntax.js';
  * EOD marker). Output past `limit` is 'too_large' (the decoder stopped
  * there); data the format cannot hold is 'damaged'.
  */
-export type FilterOutput = { data: Uint8Array; complete: boolean } | 'too_large' | 'damaged';
+type FilterOutput = { data: Uint8Array; complete: boolean } | 'too_large' | 'damaged';
 
 /** A decoder that stops once its output would pass `limit` bytes. */
 type Decoder = (input: Uint8Array, limit: number) => FilterOutput;
