@@ -5,9 +5,11 @@
  * nothing (and `--help`, `--version`) never pay for loading it.
  *
  * pdf-lib reads an untrusted file: before it does, a structure check in a
- * worker thread inflates each object stream once within the inspection
- * budget (pdf-lib itself inflates with no limit), and a file past it is
- * refused with `pdf_too_complex`. pdf-lib then parses in slices, letting
+ * worker thread decodes each stream pdf-lib will decode (object and
+ * cross-reference streams, every filter of a chain) once within the
+ * inspection budget (pdf-lib itself inflates with no limit), and a file past
+ * it, or with such a stream the check cannot decode in full, is refused with
+ * `pdf_too_complex`; an encrypted one with `pdf_encrypted`. pdf-lib then parses in slices, letting
  * other files and signals through between them.
  */
 import { inspectPdf, tooComplexMessage } from './pdf-inspection.js';
@@ -67,7 +69,10 @@ export async function readPdf(
   name: string,
 ): Promise<{ ok: true; document: PdfDocument; PDFDocument: PdfLib['PDFDocument'] } | Extract<CutResult, { ok: false }>> {
   const checked = await inspectPdf('structure', source);
-  if (checked.kind === 'too_complex') return { ok: false, code: 'pdf_too_complex', message: tooComplexMessage(name, 'structure', checked.budget) };
+  if (checked.kind === 'too_complex')
+    return { ok: false, code: 'pdf_too_complex', message: tooComplexMessage(name, 'structure', checked.budget, undefined, checked.problem) };
+  // Refused before pdf-lib reads it: the check decodes nothing of an encrypted file (its streams are ciphertext), so nothing of it is bounded.
+  if (checked.kind === 'encrypted') return encrypted(name);
   const { PDFDocument } = await loadPdfLib();
   try {
     // Loaded with ignoreEncryption only to tell an encrypted file from a damaged one.

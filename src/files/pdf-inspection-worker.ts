@@ -5,16 +5,15 @@
  * signals, and an inspection past its time can be ended with terminate().
  */
 import { parentPort } from 'node:worker_threads';
-import { InspectionBudgetExceeded } from './pdf/inspection-budget.js';
-import { inspectInThread, type WorkerAnswer, type WorkerQuestion } from './pdf-inspection.js';
+import { inspectInThread, refusalFor, type WorkerAnswer, type WorkerQuestion } from './pdf-inspection.js';
 
 parentPort?.on('message', ({ task, bytes, limits }: WorkerQuestion) => {
   let answer: WorkerAnswer;
   try {
     answer = inspectInThread(task, bytes, limits);
   } catch (error) {
-    // countPdfPages throws nothing else; anything else is an answer we could not get, as it would be in-thread.
-    answer = error instanceof InspectionBudgetExceeded ? { kind: 'too_complex', budget: error.kind } : { kind: 'counted', pages: undefined };
+    // The inspection throws nothing else; anything else is an answer we could not get, as it would be in-thread.
+    answer = refusalFor(error) ?? { kind: 'counted', pages: undefined };
   }
   parentPort?.postMessage(answer);
 });

@@ -18,11 +18,21 @@ import { isSea } from 'node:sea';
 import { Worker } from 'node:worker_threads';
 import { BUNDLED_WORKER_SOURCE } from './pdf-inspection-worker-source.js';
 import { countPdfPages } from './pdf-page-count.js';
-import { checkPdfStructure } from './pdf-structure.js';
-import { DEFAULT_INSPECTION_LIMITS, InspectionBudget, InspectionBudgetExceeded, type BudgetKind, type InspectionLimits } from './pdf/inspection-budget.js';
+import { checkPdfStructure, UncheckedStream } from './pdf-structure.js';
+import {
+  DEFAULT_INSPECTION_LIMITS,
+  InspectionBudget,
+  InspectionBudgetExceeded,
+  MAX_STREAM_BYTES,
+  type BudgetKind,
+  type InspectionLimits,
+} from './pdf/inspection-budget.js';
 
-/** 'pages': count them (undefined when unsure); 'structure': inflate every object stream once, as pdf-lib will. */
+/** 'pages': count them (undefined when unsure); 'structure': decode every stream pdf-lib will decode, once, as it will. */
 export type InspectionTask = 'pages' | 'structure';
+
+/** Why a file is too costly to inspect: a budget spent, the thread dead, or a stream pdf-lib would decode that the check could not ('unchecked_stream'). */
+export type TooComplexReason = BudgetKind | 'died' | 'unchecked_stream';
 
 export interface WorkerQuestion {
   task: InspectionTask;
@@ -30,8 +40,9 @@ export interface WorkerQuestion {
   limits: InspectionLimits;
 }
 
-/** What the worker answers ('structure' answers `counted` with no pages). */
-export type WorkerAnswer = { kind: 'counted'; pages: number | undefined } | { kind: 'too_complex'; budget: BudgetKind | 'died' };
+/** What the worker answers ('structure' answers `counted` with no pages, or `encrypted`). `problem` says which stream was unchecked. */
+export type WorkerAnswer =
+  { kind: 'counted'; pages: number | undefined } | { kind: 'encrypted' } | { kind: 'too_complex'; budget: TooComplexReason; problem?: string };
 
 export type PdfInspection = WorkerAnswer | { kind: 'aborted' };
 
@@ -58,8 +69,12 @@ let busy = 0;
 /** Set once a worker failed to start: counts then run in-thread. */
 let workersUnavailable = isSea() && BUNDLED_WORKER_SOURCE === undefined;
 
-export function inspectPdfPages(bytes: Uint8Array, options: InspectOptions = {}): Promise<PdfInspection> {
-  return inspectPdf('pages', bytes, options);
+/** A page count's answer: only the structure check answers `encrypted`. */
+export type PageInspection = Exclude<PdfInspection, { kind: 'encrypted' }>;
+
+export async function inspectPdfPages(bytes: Uint8Array, options: InspectOptions = {}): Promise<PageInspection> {
+  const answer = await inspectPdf('pages', bytes, options);
+  return answer.kind === 'encrypted' ? { kind: 'counted', pages: undefined } : answer;
 }
 
 export async function inspectPdf(task: InspectionTask, bytes: Uint8Array, options: InspectOptions = {}): Promise<PdfInspection> {
@@ -76,7 +91,7 @@ export async function inspectPdf(task: InspectionTask, bytes: Uint8Array, option
     // Starting a worker takes a moment; an abort meanwhile fires no event that ask could still hear.
     if (options.signal?.aborted) return { kind: 'aborted' };
     const answer = await ask(worker, { task, bytes, limits }, options);
-    if (answer.kind === 'counted' || answer.kind === 'too_complex') return answer;
+    if (answer.kind === 'counted' || answer.kind === 'too_complex' || answer.kind === 'encrypted') return answer;
     worker = undefined; // terminated, or dead
     if (answer.kind === 'timed_out') return { kind: 'too_complex', budget: 'time' };
     // A worker that died (out of memory: nothing else is thrown out of it) is refused like a file past
@@ -92,19 +107,26 @@ export async function inspectPdf(task: InspectionTask, bytes: Uint8Array, option
   }
 }
 
-/** The inspection itself, synchronous: run by the worker, or in-thread where no worker can start. Throws InspectionBudgetExceeded. */
+/** The inspection itself, synchronous: run by the worker, or in-thread where no worker can start. Throws InspectionBudgetExceeded, UncheckedStream. */
 export function inspectInThread(task: InspectionTask, bytes: Uint8Array, limits: InspectionLimits): WorkerAnswer {
   const budget = new InspectionBudget(limits);
   if (task === 'pages') return { kind: 'counted', pages: countPdfPages(bytes, budget) };
-  checkPdfStructure(bytes, budget);
-  return { kind: 'counted', pages: undefined };
+  return checkPdfStructure(bytes, budget).encrypted ? { kind: 'encrypted' } : { kind: 'counted', pages: undefined };
+}
+
+/** The answer for what inspectInThread threw, or undefined for anything else. */
+export function refusalFor(error: unknown): WorkerAnswer | undefined {
+  if (error instanceof InspectionBudgetExceeded) return { kind: 'too_complex', budget: error.kind };
+  if (error instanceof UncheckedStream) return { kind: 'too_complex', budget: 'unchecked_stream', problem: error.message };
+  return undefined;
 }
 
 function answerInThread(task: InspectionTask, bytes: Uint8Array, limits: InspectionLimits): PdfInspection {
   try {
     return inspectInThread(task, bytes, limits);
   } catch (error) {
-    if (error instanceof InspectionBudgetExceeded) return { kind: 'too_complex', budget: error.kind };
+    const refusal = refusalFor(error);
+    if (refusal !== undefined) return refusal;
     throw error;
   }
 }
@@ -113,18 +135,24 @@ function answerInThread(task: InspectionTask, bytes: Uint8Array, limits: Inspect
 export function tooComplexMessage(
   name: string,
   task: InspectionTask,
-  budget: BudgetKind | 'died',
+  budget: TooComplexReason,
   limits: InspectionLimits = DEFAULT_INSPECTION_LIMITS,
+  problem?: string,
 ): string {
-  const spent =
-    budget === 'time'
-      ? `took longer than ${limits.timeMs / 1000} s`
-      : budget === 'died'
-        ? 'stopped the thread doing it (out of memory)'
-        : `inflated more than ${(limits.inflatedBytes / (1024 * 1024)).toFixed(1)} MB of compressed data`;
+  const spent = {
+    time: `took longer than ${limits.timeMs / 1000} s`,
+    died: 'stopped the thread doing it (out of memory)',
+    inflated_bytes: `inflated more than ${megabytes(limits.inflatedBytes)} MB of compressed data`,
+    stream_bytes: `met a stream that inflates past ${megabytes(MAX_STREAM_BYTES)} MB`,
+    unchecked_stream: `found that ${problem ?? 'a stream pdf-lib would decode'} (so what it costs is unknown)`,
+  }[budget];
   const what = task === 'pages' ? 'counting its pages' : 'checking it before its pages are cut out';
   const refused = task === 'pages' ? 'refused (its pages, and so its credits, are unknown)' : 'refused';
   return `${name}: ${what} ${spent}, past what docextract spends checking one file, so it is ${refused}; rewrite it first, e.g. qpdf --object-streams=disable in.pdf out.pdf, and extract the rewritten file`;
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1);
 }
 
 /** A worker once it runs; undefined when none can be started (then none is tried again). */

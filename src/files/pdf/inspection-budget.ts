@@ -18,7 +18,15 @@ export interface InspectionLimits {
  */
 export const DEFAULT_INSPECTION_LIMITS: InspectionLimits = { inflatedBytes: 256 * 1024 * 1024, timeMs: 10_000 };
 
-export type BudgetKind = 'inflated_bytes' | 'time';
+/**
+ * What one stream may inflate to, whatever the budget has left: object and
+ * cross-reference streams are kilobytes, and holding one stream's output (and
+ * the input of the filter after it) must fit in a few hundred MB of memory.
+ */
+export const MAX_STREAM_BYTES = 64 * 1024 * 1024;
+
+/** 'stream_bytes': one stream inflates past MAX_STREAM_BYTES. */
+export type BudgetKind = 'inflated_bytes' | 'time' | 'stream_bytes';
 
 /** Thrown through the (otherwise non-throwing) parsers when the budget is spent: the file is too costly to inspect. */
 export class InspectionBudgetExceeded extends Error {
@@ -26,7 +34,13 @@ export class InspectionBudgetExceeded extends Error {
     readonly kind: BudgetKind,
     readonly limits: InspectionLimits,
   ) {
-    super(kind === 'time' ? `took more than ${limits.timeMs} ms to inspect` : `inflates to more than ${limits.inflatedBytes} bytes`);
+    super(
+      kind === 'time'
+        ? `took more than ${limits.timeMs} ms to inspect`
+        : kind === 'stream_bytes'
+          ? `holds a stream that inflates to more than ${MAX_STREAM_BYTES} bytes`
+          : `inflates to more than ${limits.inflatedBytes} bytes`,
+    );
     this.name = 'InspectionBudgetExceeded';
   }
 }
@@ -58,6 +72,15 @@ export class InspectionBudget {
     this.inflated += bytes;
     if (this.inflated > this.limits.inflatedBytes) throw new InspectionBudgetExceeded('inflated_bytes', this.limits);
     this.checkTime();
+  }
+
+  /**
+   * Counts a stream that a decoder stopped at `limit` bytes (it had more): past the
+   * budget this throws as any charge does; under it, the stream alone was too large.
+   */
+  chargeStreamPast(limit: number): never {
+    this.chargeInflated(limit + 1);
+    throw new InspectionBudgetExceeded('stream_bytes', this.limits);
   }
 
   /** Throws once the time is up; called between steps (a single inflate is bounded by the byte budget). */

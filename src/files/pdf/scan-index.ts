@@ -75,10 +75,11 @@ function isPageTreeRoot(value: PdfValue): boolean {
 }
 
 /** Offsets of every `N G obj` header, found with the native byte search (no regex over megabytes). */
-function* objectHeaderOffsets(bytes: Uint8Array): Generator<number> {
+export function* objectHeaderOffsets(bytes: Uint8Array): Generator<number> {
   for (const at of keywordOffsets(bytes, 'obj')) {
-    // `endobj` and `1 0 obj` differ in the byte before: a letter versus whitespace.
-    if (!isWhitespace(bytes[at - 1])) continue;
+    // `endobj` and `1 0 obj` differ in the byte before: a letter versus whitespace, or a digit
+    // (`1 0obj`, which pdf-lib's parser reads as a header too).
+    if (!isWhitespace(bytes[at - 1]) && !isDigit(bytes[at - 1])) continue;
     let pos = at - 1;
     while (pos >= 0 && isWhitespace(bytes[pos])) pos--;
     const genEnd = pos;
@@ -93,7 +94,7 @@ function* objectHeaderOffsets(bytes: Uint8Array): Generator<number> {
 }
 
 /** Offsets of `word` standing as a whole token. */
-function* keywordOffsets(bytes: Uint8Array, word: string): Generator<number> {
+export function* keywordOffsets(bytes: Uint8Array, word: string): Generator<number> {
   const haystack = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const needle = Buffer.from(word, 'latin1');
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length)) {

@@ -1,9 +1,7 @@
-import { constants, inflateSync } from 'node:zlib';
-import type { InspectionBudget } from './inspection-budget.js';
-import { asDict, asNonNegativeInteger, isWhitespace, PdfName, type PdfDict, type PdfValue } from './syntax.js';
-
-/** Decoded object and cross-reference streams are small; anything beyond this is not one we need (or a zip bomb). */
-const MAX_DECODED_BYTES = 64 * 1024 * 1024;
+import { DECODERS } from './filters.js';
+import { MAX_STREAM_BYTES, type InspectionBudget } from './inspection-budget.js';
+import { undoPredictor } from './predictor.js';
+import { asDict, isWhitespace, PdfName, type PdfDict, type PdfValue } from './syntax.js';
 const ENDSTREAM = Buffer.from('endstream', 'latin1');
 
 /**
@@ -30,122 +28,46 @@ export function locateStreamData(bytes: Uint8Array, afterKeyword: number, declar
 }
 
 /**
- * Applies the stream's filters; undefined for any filter other than FlateDecode, or undecodable data.
- * Every byte inflated is charged to `budget`, which throws once it is spent.
+ * A stream's data with every filter of its chain undone, each output charged
+ * to the budget (which throws once it is spent, or once one stream passes
+ * MAX_STREAM_BYTES). `complete`: every filter's input ended as its format
+ * says (a reader given more of the file's bytes would read nothing more).
+ * Not ok: a filter docextract does not decode, or data it cannot.
  */
-export function decodeStreamData(raw: Uint8Array, dict: PdfDict, budget: InspectionBudget): Uint8Array | undefined {
+export type DecodedStream = { ok: true; data: Uint8Array; complete: boolean } | { ok: false; problem: string };
+
+export function decodeStream(raw: Uint8Array, dict: PdfDict, budget: InspectionBudget): DecodedStream {
   const filters = asList(dict.get('Filter'));
   const parms = asList(dict.get('DecodeParms'));
-  if (filters.length === 0) return raw;
-  const [filter, ...more] = filters;
-  if (more.length > 0 || !(filter instanceof PdfName) || (filter.name !== 'FlateDecode' && filter.name !== 'Fl')) {
-    return undefined;
+  let data = raw;
+  let complete = true;
+  for (const [index, filter] of filters.entries()) {
+    if (!(filter instanceof PdfName)) return { ok: false, problem: 'a filter that is not a name' };
+    const decoder = DECODERS.get(filter.name);
+    if (decoder === undefined) return { ok: false, problem: `the filter ${shown(filter)}, which docextract does not decode` };
+    const limit = Math.min(MAX_STREAM_BYTES, budget.remainingBytes());
+    const out = decoder(data, limit);
+    if (out === 'too_large') budget.chargeStreamPast(limit);
+    if (out === 'damaged') return { ok: false, problem: `${shown(filter)} data that does not decode` };
+    budget.chargeInflated(out.data.length);
+    complete &&= out.complete;
+    const isFlate = filter.name === 'FlateDecode' || filter.name === 'Fl';
+    const predicted = isFlate ? undoPredictor(out.data, asDict(parms[index])) : out.data;
+    if (predicted === undefined) return { ok: false, problem: `a ${shown(filter)} predictor docextract does not undo` };
+    data = predicted;
   }
-  const inflated = inflate(raw, budget);
-  if (inflated === undefined) return undefined;
-  return undoPredictor(inflated, asDict(parms[0]));
+  return { ok: true, data, complete };
 }
 
-function inflate(raw: Uint8Array, budget: InspectionBudget): Uint8Array | undefined {
-  // One byte past what the budget has left, so that zlib stops there and the charge trips the budget.
-  const cap = Math.min(MAX_DECODED_BYTES, budget.remainingBytes() + 1);
-  try {
-    return charged(inflateSync(raw, { maxOutputLength: cap }), budget);
-  } catch (error) {
-    if (isTooLarge(error)) return chargedCap(cap, budget);
-    // Some writers leave a truncated final block or junk after it; take what decodes.
-    try {
-      return charged(inflateSync(raw, { maxOutputLength: cap, finishFlush: constants.Z_SYNC_FLUSH }), budget);
-    } catch (retryError) {
-      if (isTooLarge(retryError)) return chargedCap(cap, budget);
-      return undefined;
-    }
-  }
+/** The data of a stream whose filters are all undone, as far as it decodes; undefined when it does not. */
+export function decodeStreamData(raw: Uint8Array, dict: PdfDict, budget: InspectionBudget): Uint8Array | undefined {
+  const decoded = decodeStream(raw, dict, budget);
+  return decoded.ok ? decoded.data : undefined;
 }
 
-function charged(data: Uint8Array, budget: InspectionBudget): Uint8Array {
-  budget.chargeInflated(data.length);
-  return data;
-}
-
-/** zlib inflated `cap` bytes before it stopped: past the budget that throws; past MAX_DECODED_BYTES it is a stream we do not need. */
-function chargedCap(cap: number, budget: InspectionBudget): undefined {
-  budget.chargeInflated(cap);
-  return undefined;
-}
-
-function isTooLarge(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_BUFFER_TOO_LARGE';
-}
-
-/** Cross-reference streams are usually written with the PNG "Up" predictor (/Predictor 12). */
-function undoPredictor(data: Uint8Array, parms: PdfDict | undefined): Uint8Array | undefined {
-  const predictor = asNonNegativeInteger(parms?.get('Predictor')) ?? 1;
-  if (predictor === 1) return data;
-  const colors = asNonNegativeInteger(parms?.get('Colors')) ?? 1;
-  const bitsPerComponent = asNonNegativeInteger(parms?.get('BitsPerComponent')) ?? 8;
-  const columns = asNonNegativeInteger(parms?.get('Columns')) ?? 1;
-  const bytesPerPixel = Math.max(1, Math.ceil((colors * bitsPerComponent) / 8));
-  const rowLength = Math.ceil((colors * bitsPerComponent * columns) / 8);
-  if (rowLength === 0 || rowLength > MAX_DECODED_BYTES) return undefined;
-  if (predictor === 2) return bitsPerComponent === 8 ? undoTiffPredictor(data, rowLength, bytesPerPixel) : undefined;
-  if (predictor < 10) return undefined;
-  return undoPngPredictors(data, rowLength, bytesPerPixel);
-}
-
-function undoTiffPredictor(data: Uint8Array, rowLength: number, bytesPerPixel: number): Uint8Array {
-  const out = Uint8Array.from(data);
-  for (let row = 0; row + rowLength <= out.length; row += rowLength) {
-    for (let i = row + bytesPerPixel; i < row + rowLength; i++) out[i] = ((out[i] ?? 0) + (out[i - bytesPerPixel] ?? 0)) & 0xff;
-  }
-  return out;
-}
-
-function undoPngPredictors(data: Uint8Array, rowLength: number, bytesPerPixel: number): Uint8Array | undefined {
-  const rows = Math.floor(data.length / (rowLength + 1));
-  const out = new Uint8Array(rows * rowLength);
-  for (let r = 0; r < rows; r++) {
-    const filterType = data[r * (rowLength + 1)];
-    const src = r * (rowLength + 1) + 1;
-    const dst = r * rowLength;
-    for (let i = 0; i < rowLength; i++) {
-      const x = data[src + i] ?? 0;
-      const left = i >= bytesPerPixel ? (out[dst + i - bytesPerPixel] ?? 0) : 0;
-      const up = r > 0 ? (out[dst - rowLength + i] ?? 0) : 0;
-      const upLeft = r > 0 && i >= bytesPerPixel ? (out[dst - rowLength + i - bytesPerPixel] ?? 0) : 0;
-      let value: number;
-      switch (filterType) {
-        case 0:
-          value = x;
-          break;
-        case 1:
-          value = x + left;
-          break;
-        case 2:
-          value = x + up;
-          break;
-        case 3:
-          value = x + ((left + up) >> 1);
-          break;
-        case 4:
-          value = x + paeth(left, up, upLeft);
-          break;
-        default:
-          return undefined;
-      }
-      out[dst + i] = value & 0xff;
-    }
-  }
-  return out;
-}
-
-function paeth(left: number, up: number, upLeft: number): number {
-  const p = left + up - upLeft;
-  const pLeft = Math.abs(p - left);
-  const pUp = Math.abs(p - up);
-  const pUpLeft = Math.abs(p - upLeft);
-  if (pLeft <= pUp && pLeft <= pUpLeft) return left;
-  return pUp <= pUpLeft ? up : upLeft;
+/** A filter's name as a message may show it: the file wrote it, so anything but a plain word is not repeated. */
+function shown(filter: PdfName): string {
+  return /^[A-Za-z0-9]{1,40}$/.test(filter.name) ? `/${filter.name}` : 'of an unusual name';
 }
 
 function asList(value: PdfValue | undefined): PdfValue[] {
