@@ -6,6 +6,7 @@ import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
 import type { CliContext } from './context.js';
+import { endsWithCommand } from './outcome-words.js';
 
 /** What finished so far, for the closing summary of `extract`, `collect` and `watch`. */
 export class FinishedTally {
@@ -89,8 +90,11 @@ function statusLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']):
       return `${paint.green('complete')}  ${renderUntrusted(`${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')}${outcome.reused ? `; reused: ${outcome.reused}` : ''})`)}`;
     case 'partial':
       return `${paint.yellow('partial ')}  ${renderUntrusted(`${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages ? pageRanges(outcome.missing_pages) : '?'})`)}`;
-    default:
-      return `${paint.red(outcome.status.padEnd(8))}  ${renderUntrusted(`${outcome.file}: ${outcome.error?.message ?? ''} (${outcome.error?.code ?? ''})`)}`;
+    default: {
+      // After a command to paste, the code is a shell comment: the command pastes as printed.
+      const code = endsWithCommand(outcome.error) ? `  # ${outcome.error?.code ?? ''}` : ` (${outcome.error?.code ?? ''})`;
+      return `${paint.red(outcome.status.padEnd(8))}  ${renderUntrusted(`${outcome.file}: ${outcome.error?.message ?? ''}${code}`)}`;
+    }
   }
 }
 

@@ -56,6 +56,17 @@ export function wordedForCli(outcome: DocumentOutcome): DocumentOutcome {
   return { ...outcome, error: { ...outcome.error, message: cliErrorMessage(outcome.error) } };
 }
 
+/**
+ * Whether the CLI's message for this error ends with a command to paste
+ * (cliErrorMessage): what follows it on the line must then be a shell
+ * comment, or `docextract collect job_… (interrupted)` pasted whole is a
+ * syntax error.
+ */
+export function endsWithCommand(error: OutcomeError | undefined): boolean {
+  const kind = error?.details?.kind;
+  return kind === 'job_open' || kind === 'job_kept_open' || kind === 'pages_missing';
+}
+
 /** The command that finishes a job, quoted to paste: an id is the service's, so it is pasted as one word of data. */
 export function collectCommand(jobId: string): string {
   return suggestedCommand(['docextract', 'collect', jobId]);
