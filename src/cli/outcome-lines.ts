@@ -40,7 +40,7 @@ export class FinishedTally {
     return this.counted.checksFailed;
   }
 
-  /** The closing line: statuses, pages, credits, requests, time (against the scheduler's bound, when it had one). */
+  /** The closing line: statuses, pages, credits, requests, time (against the scheduler's bound for the requests sent, when it is more than nothing). */
   summary(report: { requests: number; credits: number; boundMs?: number }, elapsedMs: number): string {
     const c = this.counts;
     const parts = [`${c.complete} complete`, `${c.partial} partial`, `${c.failed} failed`];
@@ -48,7 +48,11 @@ export class FinishedTally {
     if (c.interrupted) parts.push(`${c.interrupted} interrupted`);
     if (this.checksFailed) parts.push(`${this.checksFailed} failed checks`);
     if (this.reused) parts.push(`${this.reused} reused (${plural(this.savedCredits, 'credit')} saved)`);
-    const bound = report.boundMs !== undefined && report.requests > 0 ? ` (the rate limits allowed no less than ${formatDuration(report.boundMs)})` : '';
+    // A bound of nothing bounds nothing: "no less than 0s" is not said.
+    const bound =
+      report.boundMs !== undefined && report.boundMs >= 1 && report.requests > 0
+        ? ` (the rate limits allowed no less than ${formatDuration(report.boundMs)})`
+        : '';
     return `${parts.join(', ')} · ${plural(this.pages, 'page')} · ${plural(report.credits, 'credit')} · ${plural(report.requests, 'request')} · ${formatDuration(elapsedMs)}${bound}`;
   }
 }
