@@ -53,6 +53,7 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
   const rate = await keyRateLimit(ctx, flags.rateLimit);
   const windows = settingFrom('rate-limit', rate.spec);
   rate.keep();
+  if (flags.rateLimit !== undefined) ctx.repeatInSuggestions('--rate-limit', flags.rateLimit);
   const ttlSpec = await value('job-ttl', flags.jobTtl);
   const models = await resolveModelRules(ctx, flags.model);
   const pages = await resolvePageRules(ctx, flags.pages);

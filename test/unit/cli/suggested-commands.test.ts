@@ -53,9 +53,11 @@ describe('suggested commands are quoted', () => {
 
   it('the advice after an interrupted run: the collect command and the file in its comment are quoted; nothing of the name runs', () => {
     let stderr = '';
+    // The run's --profile and --rate-limit are repeated, quoted: a profile name is the user's, pasted as one word.
     const ctx = {
       ui: { error: (line: string) => (stderr += `${line}\n`) },
       clock: { now: () => Date.parse('2026-11-26T14:00:00.000Z') },
+      suggestedFlags: () => ({ global: ['--profile', 'client b; echo INJECTED'], command: ['--rate-limit', '3/1s'] }),
     } as unknown as CliContext;
     const report = {
       interrupted: true,
@@ -69,9 +71,9 @@ describe('suggested commands are quoted', () => {
         () => false,
       ),
     ).toBe('interrupted');
-    const advice = pasteFrom(stderr, 'docextract collect');
+    const advice = pasteFrom(stderr, 'docextract --profile');
     expect(advice).not.toMatch(RAW_CONTROL);
-    expect(pastedIntoBash(advice)).toEqual(['docextract', 'collect', 'job_0a1b']);
+    expect(pastedIntoBash(advice)).toEqual(['docextract', '--profile', 'client b; echo INJECTED', 'collect', 'job_0a1b', '--rate-limit', '3/1s']);
   });
 
   it('an outcome’s advice and a stray job’s notice paste back as `docextract collect <id>`, whatever the id holds', () => {
