@@ -267,8 +267,8 @@ export class RequestGate {
    * Move a recorded send later, to when the server most likely counted it. An
    * upload is counted once its body has arrived, which for megabytes over a
    * real link is seconds after we sent it; no fixed guard covers that. Never
-   * moves a send earlier. The send log keeps both instants (it is
-   * append-only), which after a restart can only make the gate more careful.
+   * moves a send earlier. The send log gets a line that replaces the first
+   * (send-log-lines.ts), so every later reader counts the request once.
    */
   restamp(recordedAt: number, countedAt: number): void {
     // Stryker disable next-line EqualityOperator: equivalent; moving a send to its own instant changes nothing.
@@ -276,7 +276,8 @@ export class RequestGate {
     const index = this.log.lastIndexOf(recordedAt);
     if (index < this.head) return;
     this.log.splice(index, 1);
-    this.record(countedAt);
+    this.insert(countedAt);
+    this.sendLog?.move(recordedAt, countedAt);
     this.wake();
   }
 
@@ -287,13 +288,13 @@ export class RequestGate {
 
   /**
    * Forget a recorded send: the request never reached the server (no
-   * connection was made), so no window counted it. The send log on disk keeps
-   * it (append-only), which after a restart only makes the gate more careful.
+   * connection was made), so no window counted it, and the send log says so.
    */
   unsent(recordedAt: number): void {
     const index = this.log.lastIndexOf(recordedAt);
     if (index < this.head) return;
     this.log.splice(index, 1);
+    this.sendLog?.drop(recordedAt);
     this.wake();
   }
 
@@ -366,11 +367,15 @@ export class RequestGate {
 
   /** Append to the sorted log (in memory first, so a failing send log still throttles). */
   private record(at: number): void {
+    this.insert(at);
+    this.sendLog?.append(at);
+  }
+
+  private insert(at: number): void {
     let i = this.log.length;
     while (i > this.head && (this.log[i - 1] ?? 0) > at) i--;
     if (i === this.log.length) this.log.push(at);
     else this.log.splice(i, 0, at);
-    this.sendLog?.append(at);
   }
 
   private countSince(exclusiveStart: number): number {

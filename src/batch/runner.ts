@@ -61,7 +61,7 @@ export interface RunReport {
   fatal?: unknown;
   /** Why the run stopped admitting files (the credit cap, the service's budget), when it did. */
   budgetExhausted?: StopReason;
-  /** The scheduler's lower bound for the whole batch, as worked out when it arrived. */
+  /** The scheduler's lower bound for the requests this run sent, from the slots worked out when the batch arrived. */
   boundMs?: number;
 }
 
@@ -151,14 +151,16 @@ export class BatchRunner {
     const end = { interrupted: state.stopping && !state.fatalError, fatal: Boolean(state.fatalError), stoppedBy: state.stops.halted ?? state.stops.exhausted };
     for (const task of [...state.unfinished]) state.finish(task, leftUndone(task, end));
     await Promise.all(this.closingIntents);
+    // This process's own documents: what commands riding along asked for is theirs (engine/host).
+    const spent = state.spent();
+    const boundMs = this.timeLeft.boundForMs(spent.requests);
     return {
       outcomes: state.finishedOutcomes,
-      // This process's own documents: what commands riding along asked for is theirs (engine/host).
-      ...state.spent(),
+      ...spent,
       interrupted: state.stopping && !state.fatalError,
       fatal: state.fatalError,
       budgetExhausted: state.stops.exhausted,
-      ...(this.timeLeft.batchBoundMs === undefined ? {} : { boundMs: this.timeLeft.batchBoundMs }),
+      ...(boundMs === undefined ? {} : { boundMs }),
     };
   }
 

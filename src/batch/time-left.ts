@@ -9,21 +9,30 @@ const EVERY_MS = 1_000;
  * the unfinished documents still need, placed in the earliest slots the gate
  * can grant through the windows it now knows (its log, what other clients
  * take, pauses). It cannot know answer times or retries, so it is a bound,
- * not a promise; the first one worked out is the whole batch's bound, for
- * the closing summary.
+ * not a promise. The slots first worked out are kept, for the closing
+ * summary: what the rate limits allowed for the requests the run sent, not
+ * for the batch it was given (an interrupted run sent fewer).
  */
 export class TimeLeft {
   private lastAt = Number.NEGATIVE_INFINITY;
-  private firstMs: number | undefined;
+  /** The slots of the first bound worked out with any request left, and when. */
+  private first: { at: number; slots: number[] } | undefined;
 
   constructor(
     private readonly projectSlots: (n: number) => number[],
     private readonly finalize: boolean,
   ) {}
 
-  /** The bound of the whole batch, as first worked out (undefined before any document). */
-  get batchBoundMs(): number | undefined {
-    return this.firstMs;
+  /**
+   * The least time the first `sent` requests of the batch could take under
+   * the rate limits, as first worked out (undefined before any document, or
+   * with none sent). Past the slots first projected (documents that came
+   * later, retries), it stays at the last of them: still a lower bound.
+   */
+  boundForMs(sent: number): number | undefined {
+    if (this.first === undefined || sent <= 0) return undefined;
+    const { at, slots } = this.first;
+    return Math.max(0, (slots[Math.min(sent, slots.length) - 1] ?? at) - at);
   }
 
   /** The bound now, at most once a second (undefined between updates). */
@@ -33,9 +42,8 @@ export class TimeLeft {
     let requests = 0;
     for (const task of tasks) requests += task.requestsLeft(this.finalize);
     const slots = requests > 0 ? this.projectSlots(requests) : [];
-    const boundMs = Math.max(0, (slots[slots.length - 1] ?? now) - now);
-    this.firstMs ??= requests > 0 ? boundMs : undefined;
-    return boundMs;
+    if (this.first === undefined && slots.length > 0) this.first = { at: now, slots };
+    return Math.max(0, (slots[slots.length - 1] ?? now) - now);
   }
 }
 

@@ -8,6 +8,7 @@ import { ModelRules } from '../library/settings.js';
 import { PageRules } from '../library/settings.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
+import { keyRateLimit } from './key-windows.js';
 import { resolveResultChecker } from './schema-settings.js';
 
 /** Flags shared by extract and collect. */
@@ -49,8 +50,10 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
   // An empty --rate-limit is a mistake (a shell variable that was not set), never "the default".
   if (flags.rateLimit !== undefined && flags.rateLimit.trim() === '')
     throw new UsageError('--rate-limit is empty; give windows such as 10/min,100/h, or none.');
-  const rateSpec = await value('rate-limit', flags.rateLimit);
-  const windows = settingFrom('rate-limit', rateSpec);
+  const rate = await keyRateLimit(ctx, flags.rateLimit);
+  const windows = settingFrom('rate-limit', rate.spec);
+  rate.keep();
+  if (flags.rateLimit !== undefined) ctx.repeatInSuggestions('--rate-limit', flags.rateLimit);
   const ttlSpec = await value('job-ttl', flags.jobTtl);
   const models = await resolveModelRules(ctx, flags.model);
   const pages = await resolvePageRules(ctx, flags.pages);

@@ -20,6 +20,7 @@ import { redactSecret } from '../util/redact.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
 import { ConfigError, UsageError } from './cli-errors.js';
 import type { CliIO } from './io.js';
+import type { SuggestedFlags } from './outcome-words.js';
 import { Ui } from './ui.js';
 import { defaultStateDir } from '../config/state-dir.js';
 import { USER_AGENT } from '../util/version.js';
@@ -105,6 +106,23 @@ export class CliContext {
   config(): Promise<ConfigStore> {
     this.configStore ??= import('../config/config-store.js').then(({ ConfigStore }) => ConfigStore.open(this.io.env));
     return this.configStore;
+  }
+
+  /** Command flags of this run that a command it suggests repeats (suggestedFlags). */
+  private readonly repeated: string[] = [];
+
+  /** A flag of this run's command (--rate-limit) that a command it suggests must repeat to run as it did. */
+  repeatInSuggestions(...words: string[]): void {
+    this.repeated.push(...words);
+  }
+
+  /** What a command this run suggests repeats of it: --profile, --base-url, --insecure, and the command flags above. */
+  suggestedFlags(): SuggestedFlags {
+    const global: string[] = [];
+    if (this.options.profile) global.push('--profile', this.options.profile);
+    if (this.options.baseUrl) global.push('--base-url', this.options.baseUrl);
+    if (this.options.insecure) global.push('--insecure');
+    return { global, command: [...this.repeated] };
   }
 
   /** The profile in use: --profile, else DOCEXTRACT_PROFILE, else the default profile. */

@@ -19,7 +19,7 @@ export abstract class DisplayWarnings implements Pick<BatchEvents, 'notice' | 'i
   }
 
   strayJob(job: { parentJobId: string; path: string }): void {
-    this.notice(strayJobNotice(job));
+    this.notice(strayJobNotice(job, this.ctx.suggestedFlags()));
   }
 
   chunkFailed(failure: ChunkFailure): void {

@@ -36,7 +36,7 @@ export async function printDryRun(ctx: CliContext, batch: DryRunBatch, settings:
       await writeInTurn(out, text);
     },
   );
-  const rejected = refused.map(wordedForCli).map((outcome) => ({ file: outcome.file, error: outcome.error }));
+  const rejected = refused.map((outcome) => wordedForCli(outcome, ctx.suggestedFlags())).map((outcome) => ({ file: outcome.file, error: outcome.error }));
   if (json) {
     out.write(`],"rejected":${JSON.stringify(rejected)},"total":${JSON.stringify({ ...total, shortest_time_ms: shortestMs })}}\n`);
     return refused.length;

@@ -6,6 +6,7 @@ import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
 import type { CliContext } from './context.js';
+import { endsWithCommand } from './outcome-words.js';
 
 /** What finished so far, for the closing summary of `extract`, `collect` and `watch`. */
 export class FinishedTally {
@@ -39,7 +40,7 @@ export class FinishedTally {
     return this.counted.checksFailed;
   }
 
-  /** The closing line: statuses, pages, credits, requests, time (against the scheduler's bound, when it had one). */
+  /** The closing line: statuses, pages, credits, requests, time (against the scheduler's bound for the requests sent, when it is more than nothing). */
   summary(report: { requests: number; credits: number; boundMs?: number }, elapsedMs: number): string {
     const c = this.counts;
     const parts = [`${c.complete} complete`, `${c.partial} partial`, `${c.failed} failed`];
@@ -47,7 +48,11 @@ export class FinishedTally {
     if (c.interrupted) parts.push(`${c.interrupted} interrupted`);
     if (this.checksFailed) parts.push(`${this.checksFailed} failed checks`);
     if (this.reused) parts.push(`${this.reused} reused (${plural(this.savedCredits, 'credit')} saved)`);
-    const bound = report.boundMs !== undefined && report.requests > 0 ? ` (the rate limits allowed no less than ${formatDuration(report.boundMs)})` : '';
+    // A bound of nothing bounds nothing: "no less than 0s" is not said.
+    const bound =
+      report.boundMs !== undefined && report.boundMs >= 1 && report.requests > 0
+        ? ` (the rate limits allowed no less than ${formatDuration(report.boundMs)})`
+        : '';
     return `${parts.join(', ')} · ${plural(this.pages, 'page')} · ${plural(report.credits, 'credit')} · ${plural(report.requests, 'request')} · ${formatDuration(elapsedMs)}${bound}`;
   }
 }
@@ -89,8 +94,11 @@ function statusLine(outcome: DocumentOutcome, paint: CliContext['ui']['paint']):
       return `${paint.green('complete')}  ${renderUntrusted(`${outcome.file} -> ${outcome.output ?? ''} (${plural(outcome.pages, 'page')}${outcome.reused ? `; reused: ${outcome.reused}` : ''})`)}`;
     case 'partial':
       return `${paint.yellow('partial ')}  ${renderUntrusted(`${outcome.file} -> ${outcome.output ?? ''} (missing pages ${outcome.missing_pages ? pageRanges(outcome.missing_pages) : '?'})`)}`;
-    default:
-      return `${paint.red(outcome.status.padEnd(8))}  ${renderUntrusted(`${outcome.file}: ${outcome.error?.message ?? ''} (${outcome.error?.code ?? ''})`)}`;
+    default: {
+      // After a command to paste, the code is a shell comment: the command pastes as printed.
+      const code = endsWithCommand(outcome.error) ? `  # ${outcome.error?.code ?? ''}` : ` (${outcome.error?.code ?? ''})`;
+      return `${paint.red(outcome.status.padEnd(8))}  ${renderUntrusted(`${outcome.file}: ${outcome.error?.message ?? ''}${code}`)}`;
+    }
   }
 }
 

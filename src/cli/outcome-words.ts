@@ -10,15 +10,15 @@ import { suggestedCommand } from '../util/shell-quote.js';
  * to run, the flag to change, local times) made from the outcome's details.
  * The engine names no command; this is the one place that does.
  */
-export function cliErrorMessage(error: OutcomeError): string {
+export function cliErrorMessage(error: OutcomeError, flags: SuggestedFlags = NO_FLAGS): string {
   const details = error.details;
   switch (details?.kind) {
     case 'job_open':
-      return `${error.message}; resume before ${localInstant(Date.parse(details.expires_at))} by running the same command again, or: ${collectCommand(details.job_id)}`;
+      return `${error.message}; resume before ${localInstant(Date.parse(details.expires_at))} by running the same command again, or: ${collectCommand(details.job_id, flags)}`;
     case 'job_kept_open':
-      return `${error.message}; the job stays open until ${localInstant(Date.parse(details.expires_at))}: retry with ${collectCommand(details.job_id)}`;
+      return `${error.message}; the job stays open until ${localInstant(Date.parse(details.expires_at))}: retry with ${collectCommand(details.job_id, flags)}`;
     case 'pages_missing':
-      return `${error.message}; resume with: ${collectCommand(details.job_id)}`;
+      return `${error.message}; resume with: ${collectCommand(details.job_id, flags)}`;
     case 'slot_wait_over':
       return `no job slot came free within --slot-wait ${formatDuration(details.slot_wait_ms)} (${details.held_by_others} held by jobs outside this run); not sent`;
     case 'extraction_failed':
@@ -46,17 +46,44 @@ export function cliStopMessage(stop: { code: string; message: string; details?: 
 }
 
 /** A job of an earlier run that this run does not take up, and the command that finishes it. */
-export function strayJobNotice(job: { parentJobId: string; path: string }): string {
-  return `job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: ${collectCommand(job.parentJobId)}`;
+export function strayJobNotice(job: { parentJobId: string; path: string }, flags: SuggestedFlags = NO_FLAGS): string {
+  return `job ${job.parentJobId} (${job.path}) from an earlier run is still open; finish it with: ${collectCommand(job.parentJobId, flags)}`;
 }
 
 /** The outcome as the CLI shows and prints it (`--json` included): its message in the CLI's words. */
-export function wordedForCli(outcome: DocumentOutcome): DocumentOutcome {
+export function wordedForCli(outcome: DocumentOutcome, flags: SuggestedFlags = NO_FLAGS): DocumentOutcome {
   if (!outcome.error?.details) return outcome;
-  return { ...outcome, error: { ...outcome.error, message: cliErrorMessage(outcome.error) } };
+  return { ...outcome, error: { ...outcome.error, message: cliErrorMessage(outcome.error, flags) } };
 }
 
+/**
+ * Whether the CLI's message for this error ends with a command to paste
+ * (cliErrorMessage): what follows it on the line must then be a shell
+ * comment, or `docextract collect job_… (interrupted)` pasted whole is a
+ * syntax error.
+ */
+export function endsWithCommand(error: OutcomeError | undefined): boolean {
+  const kind = error?.details?.kind;
+  return kind === 'job_open' || kind === 'job_kept_open' || kind === 'pages_missing';
+}
+
+/**
+ * The flags of a run that a command it suggests repeats, so that the
+ * command pasted alone runs as the run did (issue 52): the profile, base URL
+ * and windows given on its command line. What came from the environment or
+ * the config holds for the pasted command as it did for the run; a key given
+ * by --api-key is never repeated (a secret is never printed).
+ */
+export interface SuggestedFlags {
+  /** Before the command's name: --profile, --base-url, --insecure. */
+  global: readonly string[];
+  /** After it: --rate-limit. */
+  command: readonly string[];
+}
+
+export const NO_FLAGS: SuggestedFlags = { global: [], command: [] };
+
 /** The command that finishes a job, quoted to paste: an id is the service's, so it is pasted as one word of data. */
-export function collectCommand(jobId: string): string {
-  return suggestedCommand(['docextract', 'collect', jobId]);
+export function collectCommand(jobId: string, flags: SuggestedFlags = NO_FLAGS): string {
+  return suggestedCommand(['docextract', ...flags.global, 'collect', jobId, ...flags.command]);
 }

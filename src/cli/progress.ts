@@ -131,7 +131,7 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
   }
 
   documentFinished(finishedOutcome: DocumentOutcome): void {
-    const outcome = wordedForCli(finishedOutcome);
+    const outcome = wordedForCli(finishedOutcome, this.ctx.suggestedFlags());
     this.finished.add(outcome);
     const bar = this.documentBars.get(outcome.file);
     if (bar) {

@@ -42,7 +42,7 @@ export async function runBatchCommand(
   (await displayOnce()).finish(report, records.startedAtMs);
   await records.finishUsage(account, report.requests);
   if (report.fatal) throw report.fatal;
-  await records.recordLastRun(account, settings.outDir, wordedForCli); // for `docextract jobs` and `review`
+  await records.recordLastRun(account, settings.outDir, (outcome) => wordedForCli(outcome, ctx.suggestedFlags())); // for `docextract jobs` and `review`
   return batchOutcome(
     ctx,
     report,
@@ -117,5 +117,5 @@ function printResumeAdvice(ctx: CliContext, report: ExtractionReport): void {
   );
   // The file is quoted too: a name holding a newline would otherwise end the comment and start a command.
   for (const job of report.openJobs)
-    ctx.ui.error(`  ${collectCommand(job.parentJobId)}    # ${shellQuote(job.file)}, expires ${localInstant(Date.parse(job.expiresAt))}`);
+    ctx.ui.error(`  ${collectCommand(job.parentJobId, ctx.suggestedFlags())}    # ${shellQuote(job.file)}, expires ${localInstant(Date.parse(job.expiresAt))}`);
 }

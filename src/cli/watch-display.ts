@@ -87,7 +87,7 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
   }
 
   documentFinished(finishedOutcome: DocumentOutcome): void {
-    const outcome = wordedForCli(finishedOutcome);
+    const outcome = wordedForCli(finishedOutcome, this.ctx.suggestedFlags());
     this.finished.add(outcome);
     // Said once, with their count, when the watch ends (finish).
     if (!this.ctx.options.json && neverStarted(outcome)) return this.refresh();

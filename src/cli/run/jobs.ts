@@ -9,6 +9,7 @@ import { accountId } from '../../config/account-id.js';
 import { ConfigError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
+import { collectCommand } from '../outcome-words.js';
 import { renderCommands, renderJobs } from './jobs-render.js';
 
 interface JobsFlags {
@@ -29,8 +30,13 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
   const { stateLockHolder, readRunningCommands } = await import('../../library/jobs.js');
   const running = await stateLockHolder(stateDir, { clock: ctx.clock });
   const commands = running ? await readRunningCommands(stateDir) : [];
-  const overview = await listJobs({ stateDir, account, nowMs: ctx.clock.now(), ttlMs: await jobTtlMs(ctx) });
-  const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, overview, running?.pid) : new Map<string, ServerJobView>();
+  const listed = await listJobs({ stateDir, account, nowMs: ctx.clock.now(), ttlMs: await jobTtlMs(ctx) });
+  const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, listed, running?.pid) : new Map<string, ServerJobView>();
+  // The current key's jobs: each command to finish one repeats this command's --profile, --base-url and windows flags.
+  const overview =
+    account === undefined
+      ? listed
+      : { ...listed, jobs: listed.jobs.map((job) => (job.resume ? { ...job, resume: collectCommand(job.parent_job_id, ctx.suggestedFlags()) } : job)) };
   if (running)
     ctx.ui.info(
       `a run is active (process ${running.pid}, since ${localInstant(running.startedAt)}): it finishes the jobs below it has taken up, and other commands (collect included) ride along with it. "Running now" lists what runs; "Last run that ended" is the last one that finished.`,

@@ -2,6 +2,7 @@ import { DEFAULT_PROFILE } from '../../config/profiles.js';
 import { readUsage } from '../../library/usage.js';
 import { parseSince, USAGE_GROUPINGS, type UsageGrouping, type UsageReport } from '../../library/usage.js';
 import { accountId } from '../../config/account-id.js';
+import { keyRateLimit } from '../key-windows.js';
 import { parseDuration } from '../../config/grammar/duration.js';
 import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
@@ -28,7 +29,8 @@ export async function runUsage(ctx: CliContext, flags: UsageFlags): Promise<void
     throw new UsageError(`--since ${flags.since}: ${(error as Error).message} Or a date such as 2026-11-01.`, 'invalid_option');
   }
   const account = flags.allAccounts ? undefined : await currentAccount(ctx);
-  const rateLimit = (await ctx.setting('rate-limit')).value ?? '';
+  // The key's windows: declared now, else as last declared for the key.
+  const rateLimit = account === undefined ? ((await ctx.setting('rate-limit')).value ?? '') : (await keyRateLimit(ctx, undefined)).spec;
   const report = await readUsage({ stateDir: ctx.stateDir(), account, rateLimit, sinceMs, nowMs, by: flags.by as UsageGrouping });
   printData(ctx, report, () => render(report, flags.by, account === undefined ? 'every key' : scopeOf(ctx)));
 }

@@ -342,6 +342,29 @@ describe('RequestGate persistence', () => {
   });
 });
 
+describe('RequestGate: a send moved or never made, after a restart (issue 52)', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the next gate on the same send log counts each answered request once, at the instant it was moved to, and no unsent one', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gate-'));
+    const path = join(dir, 'sends.log');
+    const clock = new FakeClock(T0);
+    const before = new RequestGate({ windows: parseRateWindows('4/min'), clock, sendLog: new FileSendLog(path, { keepMs: MIN, clock }), guardMs: 0 });
+    const sent = [await before.acquire(), await before.acquire(), await before.acquire()];
+    before.restamp(sent[0] ?? 0, T0 + 2_000);
+    before.answered(sent[1] ?? 0);
+    before.unsent(sent[2] ?? 0);
+
+    const after = new RequestGate({ windows: parseRateWindows('4/min'), clock, sendLog: new FileSendLog(path, { keepMs: MIN, clock }), guardMs: 0 });
+    // Two sends in a 4/min window: two more fit now, the third waits for the earlier one to leave it.
+    expect(after.projectSlots(3)).toEqual([T0, T0, T0 + MIN]);
+    expect(new FileSendLog(path, { keepMs: MIN, clock }).load()).toEqual([T0, T0 + 2_000]);
+  });
+});
+
 describe('RequestGate with the month window full', () => {
   // These two stay on real time on purpose: what they claim is cost (an indexed read, not a scan of
   // the log), and a bound on real time is the only measure of it; the scan it guards against takes
@@ -438,6 +461,8 @@ describe('RequestGate details', () => {
       append: () => {
         throw new Error('disk full');
       },
+      move: () => undefined,
+      drop: () => undefined,
     };
     const clock = new FakeClock(T0);
     const gate = new RequestGate({ windows: parseRateWindows('1/1s'), clock, guardMs: 0, sendLog: failing });

