@@ -72,7 +72,10 @@ export interface ExportSummary {
    * text in the `data` column, and no rows in the tables of its lists. Never
    * for NDJSON, which has no columns.
    */
-  untabulated: ({ file: string } & TabulationRefusal)[];
+  untabulated: ({
+    /** The result file, relative to the folder exported. */
+    file: string;
+  } & TabulationRefusal)[];
 }
 
 /** Thrown for a results folder that is not there: nothing could be exported. */

@@ -6,11 +6,13 @@ import { MAX_CELL_CHARS } from './xlsx-cells.js';
 export const MAX_TABLE_COLUMNS = 16_384;
 
 /** The longest column name a sheet takes: a header is a cell like any other, and Excel refuses a longer one. */
-export const MAX_COLUMN_NAME_CHARS = MAX_CELL_CHARS;
+const MAX_COLUMN_NAME_CHARS = MAX_CELL_CHARS;
 
 /** Why a result's rows cannot be tabulated: a stable code and words naming the limit. */
 export interface TabulationRefusal {
+  /** `too_many_columns`: a table would pass 16,384 columns; `column_name_too_long`: a field name passes 32,767 characters. */
   code: 'too_many_columns' | 'column_name_too_long';
+  /** What the result would break, naming the table (without the file's name, which the caller gives). */
   message: string;
 }
 

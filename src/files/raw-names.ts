@@ -19,7 +19,7 @@ import { isAbsolute, sep } from 'node:path';
 const REPLACEMENT = '\uFFFD';
 
 /** A path, as Node decoded it, holds a name that may not be valid UTF-8 on disk. */
-export function mayNotBeUtf8(path: string): boolean {
+function mayNotBeUtf8(path: string): boolean {
   return path.includes(REPLACEMENT);
 }
 
