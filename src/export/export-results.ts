@@ -6,7 +6,8 @@ import { walkJsonFiles } from '../files/json-walk.js';
 import { dataRefusalOf } from '../batch/result-file.js';
 import { toExportedDocuments, type ExportedDocument, type ExportPlace } from './flatten.js';
 import { correctedData, readReview } from '../results/corrections.js';
-import { resultRows, tableColumns, type TableRow } from './table-rows.js';
+import { dataAsJsonRows, resultRows, tableColumns } from './table-rows.js';
+import { TableColumns, type TabulationRefusal } from './table-columns.js';
 import { CsvTableWriter } from './table-writer.js';
 import { replaceFileByStream } from '../store/file-replacement.js';
 
@@ -34,6 +35,8 @@ export interface ExportOptions {
   onSkipped(file: string): void;
   /** Told about each file that cannot be read or parsed. */
   onProblem(file: string, message: string): void;
+  /** Told about each result that cannot be tabulated, exported with its data as JSON text in one cell (see `ExportSummary.untabulated`). */
+  onUntabulated?(file: string, refusal: TabulationRefusal): void;
 }
 
 type ExportFormat = 'csv' | 'ndjson' | 'xlsx';
@@ -62,6 +65,17 @@ export interface ExportSummary {
   skipped: number;
   /** Files that could not be read or parsed (each told to onProblem). */
   problems: number;
+  /**
+   * Results whose rows a spreadsheet cannot hold (more than 16,384 columns
+   * in a table, a field name over 32,767 characters), in the order read: each
+   * has one row per document in its type's table with its whole data as JSON
+   * text in the `data` column, and no rows in the tables of its lists. Never
+   * for NDJSON, which has no columns.
+   */
+  untabulated: ({
+    /** The result file, relative to the folder exported. */
+    file: string;
+  } & TabulationRefusal)[];
 }
 
 /** Thrown for a results folder that is not there: nothing could be exported. */
@@ -84,26 +98,30 @@ export async function exportResults(options: ExportOptions): Promise<ExportSumma
 /**
  * CSV is streamed, yet a header comes before the first row: so two passes.
  * The first only collects column names per table (memory bounded by the
- * number of distinct columns, not of files); the second writes rows. Sorted
- * columns after fixed leading ones make the header independent of file order.
- * A column that appears only between the passes (a file written meanwhile)
- * has no place in the header and is left out of that row.
+ * number of distinct columns, not of files), and judges each result as the
+ * workbook does (table-columns.ts), so both formats hold the same rows; the
+ * second writes rows. Sorted columns after fixed leading ones make the
+ * header independent of file order. A column that appears only between the
+ * passes (a file written meanwhile) has no place in the header and is left
+ * out of that row.
  */
 async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
-  const columns = new Map<string, { kind: TableRow['kind']; names: Set<string> }>();
+  const columns = new TableColumns();
+  const refused = new Map<string, TabulationRefusal>();
   for await (const docs of readDocuments(options.resultsDir, undefined)) {
-    for (const row of resultRows(docs)) {
-      const table = columns.get(row.table) ?? { kind: row.kind, names: new Set<string>() };
-      columns.set(row.table, table);
-      for (const name of Object.keys(row.record)) table.names.add(name);
-    }
+    const refusal = columns.admit(resultRows(docs));
+    if (!refusal) continue;
+    refused.set(resultFileOf(docs), refusal);
+    for (const row of dataAsJsonRows(docs)) columns.addFallback(row);
   }
   const writers = new Map<string, CsvTableWriter>();
-  const summary: ExportSummary = { format: 'csv', documents: 0, tables: [], skipped: 0, problems: 0 };
+  const summary = emptySummary('csv');
   try {
     for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
       summary.documents += docs.length;
-      for (const row of resultRows(docs)) {
+      const refusal = refused.get(resultFileOf(docs));
+      if (refusal) untabulated(options, summary, resultFileOf(docs), refusal);
+      for (const row of refusal ? dataAsJsonRows(docs) : resultRows(docs)) {
         const known = columns.get(row.table);
         if (!known) continue; // a table born between the passes: its header was never seen
         let writer = writers.get(row.table);
@@ -129,12 +147,16 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
 async function exportXlsx(options: ExportOptions): Promise<ExportSummary> {
   // Loaded for xlsx only: exceljs is large, and CSV and NDJSON need none of it.
   const [{ TableSpool }, { writeWorkbook }] = await Promise.all([import('./table-spool.js'), import('./workbook-writer.js')]);
-  const summary: ExportSummary = { format: 'xlsx', documents: 0, tables: [], skipped: 0, problems: 0 };
+  const summary = emptySummary('xlsx');
+  const columns = new TableColumns();
   const spool = await TableSpool.open();
   try {
     for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
       summary.documents += docs.length;
-      for (const row of resultRows(docs)) await spool.add(row);
+      // Judged before any row is spooled: a result goes in whole, or as its data in one cell.
+      const refusal = columns.admit(resultRows(docs));
+      if (refusal) untabulated(options, summary, resultFileOf(docs), refusal);
+      for (const row of refusal ? dataAsJsonRows(docs) : resultRows(docs)) await spool.add(row);
     }
     const tables = await spool.finish();
     // Written beside the workbook and renamed over it when complete: a failed export leaves the previous one.
@@ -160,7 +182,7 @@ async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
   const file = toStdout ? undefined : replaceFileByStream(join(options.out, 'documents.ndjson'));
   const fileStream = file?.stream;
   const sink: TextSink = fileStream ?? options.stdout;
-  const summary: ExportSummary = { format: 'ndjson', documents: 0, tables: [], skipped: 0, problems: 0 };
+  const summary = emptySummary('ndjson');
   try {
     for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
       for (const doc of docs) {
@@ -179,6 +201,20 @@ async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
   }
   summary.tables = [{ file: toStdout ? '-' : 'documents.ndjson', rows: summary.documents }];
   return summary;
+}
+
+function emptySummary(format: ExportFormat): ExportSummary {
+  return { format, documents: 0, tables: [], skipped: 0, problems: 0, untabulated: [] };
+}
+
+/** The result file the documents come from (as the folder walk names it). */
+function resultFileOf(docs: readonly ExportedDocument[]): string {
+  return String(docs[0]?.provenance.result_file);
+}
+
+function untabulated(options: ExportOptions, summary: ExportSummary, file: string, refusal: TabulationRefusal): void {
+  summary.untabulated.push({ file, ...refusal });
+  options.onUntabulated?.(file, refusal);
 }
 
 /** Write, and wait for `drain` when the sink says it is full. */

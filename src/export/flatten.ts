@@ -37,6 +37,13 @@ export const ITEM_COLUMNS = ['source_file', 'row', 'parent', 'parent_row'] as co
  */
 export const ITEM_PROVENANCE_COLUMNS = ['source_page', 'result_file'] as const;
 
+/**
+ * The column of a document's row that holds its whole data as JSON text,
+ * when its rows cannot be tabulated (table-columns.ts). No field of the data
+ * is ever named so: a top-level field called `data` is `data.data`.
+ */
+export const DATA_AS_JSON_COLUMN = 'data';
+
 /** Names a data field may not take as they are in a document's row. */
 const DOCUMENT_RESERVED = new Set<string>([...DOCUMENT_COLUMNS, ...PROVENANCE_COLUMNS]);
 
@@ -58,6 +65,8 @@ export interface ExportedDocument {
   head: Record<(typeof DOCUMENT_COLUMNS)[number], unknown>;
   /** `data`, nested objects flattened to dotted names; arrays kept as they are. */
   fields: FlatRecord;
+  /** `data` as it is, for a result whose rows cannot be tabulated (written as JSON text in one cell). */
+  data: Record<string, unknown>;
   /** The trailing provenance columns. */
   provenance: Record<(typeof PROVENANCE_COLUMNS)[number], unknown>;
   /** The source's page of each page the service was sent (page i is `sourcePages[i - 1]`); undefined when the result names none. */
@@ -100,6 +109,7 @@ export function toExportedDocument(parsed: unknown, place: ExportPlace, row = 1)
       missing_pages: missing ?? null,
     },
     fields: flattenObject(data, DOCUMENT_RESERVED, 'data'),
+    data,
     provenance: {
       source_pages: sourcePages ? formatPages([...sourcePages]) : null,
       sha256: typeof source.sha256 === 'string' ? source.sha256 : null,

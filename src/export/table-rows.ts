@@ -1,5 +1,6 @@
 import { segmentsOf } from '../results/field-paths.js';
 import {
+  DATA_AS_JSON_COLUMN,
   DOCUMENT_COLUMNS,
   flattenItem,
   isItemList,
@@ -36,16 +37,19 @@ interface ParentRow {
  * `parent_row`); `row` counts from 1 per result file and table, so
  * `result_file` and `row` key every row of every table, and `result_file`
  * and `parent_row` find exactly one parent.
+ *
+ * Yielded one at a time, never gathered: a result of 130,000 items once made
+ * one call of 130,000 arguments (`push(...items)`), past the stack's limit,
+ * and the whole export failed. The recursion follows the data's nesting,
+ * which reading a result already bounds (result_too_deep).
  */
-export function resultRows(docs: readonly ExportedDocument[]): TableRow[] {
-  const rows: TableRow[] = [];
+export function* resultRows(docs: readonly ExportedDocument[]): Generator<TableRow> {
   const rowsSoFar = new Map<string, number>();
   for (const doc of docs) {
     const table = tableName(doc.type);
     const main = newRecord(doc.head);
-    const items: TableRow[] = [];
     const tableOf = (field: string): string => tableName(doc.type, segmentsOf(field) ?? [field]);
-    const addItems = (list: Record<string, unknown>[], into: string, parent: ParentRow): void => {
+    function* itemRows(list: Record<string, unknown>[], into: string, parent: ParentRow): Generator<TableRow> {
       for (const item of list) {
         const row = (rowsSoFar.get(into) ?? 0) + 1;
         rowsSoFar.set(into, row);
@@ -58,18 +62,34 @@ export function resultRows(docs: readonly ExportedDocument[]): TableRow[] {
         }
         if (sourcePage !== null) record.source_page = sourcePage;
         record.result_file = doc.provenance.result_file;
-        items.push({ table: into, kind: 'item', record });
-        for (const [name, value] of inner) addItems(value, tableOf(name), { table: into, row, sourcePage });
+        yield { table: into, kind: 'item', record };
+        for (const [name, value] of inner) yield* itemRows(value, tableOf(name), { table: into, row, sourcePage });
       }
-    };
+    }
+    const lists: [string, Record<string, unknown>[]][] = [];
     for (const [name, value] of Object.entries(doc.fields)) {
-      if (isItemList(value)) addItems(value, tableOf(name), { table, row: doc.head.row as number, sourcePage: null });
+      if (isItemList(value)) lists.push([name, value]);
       else main[name] = value;
     }
     Object.assign(main, doc.provenance);
-    rows.push({ table, kind: 'document', record: main }, ...items);
+    yield { table, kind: 'document', record: main };
+    for (const [name, value] of lists) yield* itemRows(value, tableOf(name), { table, row: doc.head.row as number, sourcePage: null });
   }
-  return rows;
+}
+
+/**
+ * The rows of a result that cannot be tabulated (table-columns.ts): each
+ * document's row with its fixed and provenance columns, and its whole data
+ * in one column (JSON text in the cell), its lists included, so no list gets
+ * a table of its own. Nothing of it is lost, and no limit can be met.
+ */
+export function dataAsJsonRows(docs: readonly ExportedDocument[]): TableRow[] {
+  return docs.map((doc) => {
+    const record = newRecord(doc.head);
+    record[DATA_AS_JSON_COLUMN] = doc.data;
+    Object.assign(record, doc.provenance);
+    return { table: tableName(doc.type), kind: 'document', record };
+  });
 }
 
 /** The source's page of the service's page `page` (1-based in what it was sent); null when the result cannot say. */

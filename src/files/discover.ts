@@ -8,13 +8,14 @@ import { FoundInputs, type DiscoveredInput } from './found-inputs.js';
 import { CommonFolder, comparePaths } from './paths.js';
 import { toDisplayPath } from '../util/display-path.js';
 import { TakenFiles } from './taken-files.js';
+import { notUtf8Message, notUtf8PathOf, shownAs } from './raw-names.js';
 
 export type { DiscoveredInput } from './found-inputs.js';
 
 interface DiscoveryProblem {
   /** The argument as given. */
   arg: string;
-  code: 'file_not_found' | 'no_match' | 'unreadable' | 'path_not_allowed';
+  code: 'file_not_found' | 'no_match' | 'unreadable' | 'path_not_allowed' | 'name_not_utf8';
   message: string;
 }
 
@@ -146,8 +147,10 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       await expandGlob(arg, cwd, findings);
       if (findings.reported === 0) problem('no_match', 'no file matches this pattern.');
     } else {
+      const raw = await notUtf8PathOf(path);
       // The outcome names the argument already: the message says only what is wrong with it.
-      problem('file_not_found', 'no such file or folder.');
+      if (raw) problem('name_not_utf8', notUtf8Message(shownAs(arg, raw), (await lstat(raw.bytes).catch(() => undefined))?.isDirectory() ? 'folder' : 'file'));
+      else problem('file_not_found', 'no such file or folder.');
     }
   };
   try {

@@ -1,7 +1,8 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileLook } from './settled-files.js';
+import { lstatAnyName, notUtf8PathOf } from './raw-names.js';
 
 /** Stats in flight at once during a pass: enough to hide latency, few enough to leave the disk to others. */
 const STATS_AT_ONCE = 64;
@@ -23,6 +24,8 @@ export async function passOverFolder(
   found: (path: string, look: FileLook) => void | Promise<void>,
   stopped: () => boolean = () => false,
   entering: (folder: string) => void = () => undefined,
+  /** A folder whose name is not valid UTF-8 (`shown` escaped): its files cannot be taken, and would pass unseen. */
+  notUtf8Folder: (folder: string, shown: string) => void = () => undefined,
 ): Promise<{ unreadFolders: number }> {
   const folders = [root];
   let unreadFolders = 0;
@@ -45,8 +48,9 @@ export async function passOverFolder(
     try {
       entries = await readdir(folder, { withFileTypes: true });
     } catch (error) {
-      // Gone since (its files are gone too), or unreadable (they may still be there).
+      // Gone since (its files are gone too), or unreadable (they may still be there), or a name that is not UTF-8.
       if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT') unreadFolders += 1;
+      else await notUtf8PathOf(folder).then((raw) => raw && notUtf8Folder(folder, raw.shown));
       continue;
     }
     for (const entry of entries) {
@@ -65,8 +69,9 @@ export async function passOverFolder(
 
 async function lookAt(path: string): Promise<FileLook | undefined> {
   try {
-    // A link is looked at as itself, never followed: it is handed on, and refused by name (file_is_link).
-    const stats = await lstat(path);
+    // A link is looked at as itself, never followed: it is handed on, and refused by name (file_is_link);
+    // so is a name that is not UTF-8 (name_not_utf8), found by its bytes.
+    const stats = await lstatAnyName(path);
     return stats.isFile() || stats.isSymbolicLink() ? { size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
   } catch {
     return undefined;

@@ -3,6 +3,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ACCEPTED_TYPES_TEXT } from './file-type.js';
 import { hasSupportedExtension, isHiddenName } from './paths.js';
+import { notUtf8Message, notUtf8PathOf } from './raw-names.js';
 
 /** Where a search (a folder or a glob) reports what it finds, as it finds it: a batch of any size is never listed whole. */
 export interface SearchFindings {
@@ -50,7 +51,7 @@ async function walk(folder: string, findings: SearchFindings, visitedFolders: Se
       try {
         await walk(path, findings, visitedFolders, excluded);
       } catch (error) {
-        findings.skip(path, `folder cannot be read (${errorCode(error)})`);
+        findings.skip(path, await unreadFolderReason(path, error));
       }
       continue;
     }
@@ -78,6 +79,12 @@ export async function entryKind(entry: Pick<Dirent, 'isFile' | 'isSymbolicLink'>
   } catch (error) {
     return errorCode(error) === 'ENOENT' ? 'broken symbolic link' : `symbolic link cannot be followed (${errorCode(error)})`;
   }
+}
+
+/** Why a folder found could not be read: a name that is not UTF-8 is said as such (its path, as decoded, names no folder). */
+async function unreadFolderReason(path: string, error: unknown): Promise<string> {
+  const raw = errorCode(error) === 'ENOENT' ? await notUtf8PathOf(path) : undefined;
+  return raw ? `${notUtf8Message(raw.shown, 'folder')} (name_not_utf8)` : `folder cannot be read (${errorCode(error)})`;
 }
 
 export function errorCode(error: unknown): string {

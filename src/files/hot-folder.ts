@@ -1,10 +1,10 @@
-import { lstat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import { passOverFolder } from './folder-pass.js';
 import { FolderWatches, watchWithFs, type WatchOneFolder } from './folder-watches.js';
 import { isHiddenName } from './paths.js';
+import { lstatAnyName, notUtf8Message } from './raw-names.js';
 import { isCandidateFile, isTemporaryOrHiddenName, SettledFiles } from './settled-files.js';
 
 export interface HotFolderOptions {
@@ -200,6 +200,8 @@ export class HotFolder {
       },
       () => this.closed,
       (entered) => this.watches?.add(entered),
+      // Said once per folder: each pass finds it again.
+      (unnamed, shown) => this.say(`name:${unnamed}`, `${notUtf8Message(shown, 'folder')} (name_not_utf8)`),
     );
   }
 
@@ -270,7 +272,8 @@ export class HotFolder {
    */
   private async lookAt(path: string, wholeFolder: boolean): Promise<void> {
     if (this.ignored(path, undefined)) return;
-    const stats = await lstat(path).catch(() => undefined);
+    // By its bytes when its name is not UTF-8: a name that looks gone is then a file to report (name_not_utf8).
+    const stats = await lstatAnyName(path).catch(() => undefined);
     await this.options.lookHeld?.(path);
     if (this.closed) return;
     if (!stats) {

@@ -7,6 +7,7 @@ import { SERVICE_LIMITS } from '../api/limits.js';
 import { hasPdfBody, MAX_PAGES } from './pdf-page-count.js';
 import { inspectPdfPages, tooComplexMessage } from './pdf-inspection.js';
 import type { InspectionLimits } from './pdf/inspection-budget.js';
+import { notUtf8Message, notUtf8PathOf, shownAs } from './raw-names.js';
 
 type PreflightCode =
   | 'file_too_large'
@@ -20,7 +21,9 @@ type PreflightCode =
   /** The caller aborted while the file was being checked: nothing is known about it. */
   | 'interrupted'
   /** A watched folder's file that is a link, or reached through one out of the folder. */
-  | 'file_is_link';
+  | 'file_is_link'
+  /** A name on the path is not valid UTF-8 (raw-names.ts): reported, never taken. */
+  | 'name_not_utf8';
 
 export interface PreflightOk {
   ok: true;
@@ -126,6 +129,9 @@ export async function preflightFile(path: string, options: PreflightOptions = {}
   } catch (error) {
     // O_NOFOLLOW met a link put there after the lstat.
     if (confinedTo !== undefined && (error as NodeJS.ErrnoException | undefined)?.code === 'ELOOP') return reject('file_is_link', linkMessage(name));
+    // A name Node could only decode with U+FFFD names no file: said as what it is, not as missing.
+    const raw = (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' ? await notUtf8PathOf(path) : undefined;
+    if (raw) return reject('name_not_utf8', notUtf8Message(shownAs(name, raw), 'file'));
     return fileSystemRejection(path, name, error);
   }
   const size = bytes.length;

@@ -1,9 +1,9 @@
-import { lstat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Clock } from '../util/clock.js';
 import { hash53 } from '../util/hash53.js';
 import { HashedRecords } from '../util/hashed-records.js';
 import { hasSupportedExtension, isHiddenName } from './paths.js';
+import { lstatAnyName } from './raw-names.js';
 
 /** What two looks at a file compare: unchanged size and mtime mean nobody wrote in between. */
 export interface FileLook {
@@ -19,7 +19,7 @@ export interface SettledFilesOptions {
   onSettled: (path: string, look: FileLook) => void;
   /** Called when the number of files settling changes. */
   onSettling?: (count: number) => void;
-  /** @default fs.promises.lstat (a link is looked at as itself) */
+  /** @default lstat (a link is looked at as itself; a name that is not UTF-8, by its bytes) */
   look?: (path: string) => Promise<FileLook | undefined>;
 }
 
@@ -250,8 +250,9 @@ function sameLook(a: FileLook, b: FileLook): boolean {
 
 async function lookAt(path: string): Promise<FileLook | undefined> {
   try {
-    // A link settles as itself (never followed, whatever it points at), to be refused by name (file_is_link).
-    const stats = await lstat(path);
+    // A link settles as itself (never followed, whatever it points at), to be refused by name (file_is_link),
+    // and a name that is not UTF-8 settles by its bytes, to be refused as such (name_not_utf8).
+    const stats = await lstatAnyName(path);
     return stats.isFile() || stats.isSymbolicLink() ? { size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
   } catch {
     return undefined; // gone (renamed away, deleted) or unreadable: nothing to take

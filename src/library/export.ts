@@ -1,2 +1,3 @@
 /** `docextract/export`: the results of a folder as tables, one per document type and per list. */
 export { exportResults, ExportInputError, type ExportOptions, type ExportSummary, type TextSink } from '../export/export-results.js';
+export type { TabulationRefusal } from '../export/table-columns.js';

@@ -15,7 +15,7 @@ export const registerExportCommand: CommandRegistration = (program, action) => {
     .option('--bom', 'start each CSV with a UTF-8 byte order mark, which Excel needs to show non-ASCII text', false)
     .addHelpText(
       'after',
-      "\nColumns: source_file, row, status, model, pages, missing_pages, then the data fields with dotted names\n(vendor.address.city), then source_pages, sha256, result_file, reviewed. Lists of objects go to\n<type>.<field>.csv, each row naming its parent (parent, parent_row; with result_file, the parent's key)\nand its source_page; other lists are JSON text in one cell. Exit 1 when a file could not be read; the\nrest is still exported.\n\nExamples:\n  docextract export ./docextract-out --out tables/\n  docextract export ./docextract-out --out tables/ --format xlsx\n  docextract export ./docextract-out --out - --format ndjson | jq .",
+      "\nColumns: source_file, row, status, model, pages, missing_pages, then the data fields with dotted names\n(vendor.address.city), then source_pages, sha256, result_file, reviewed. Lists of objects go to\n<type>.<field>.csv, each row naming its parent (parent, parent_row; with result_file, the parent's key)\nand its source_page; other lists are JSON text in one cell. Exit 1 when a file could not be read, or a result\nhad more columns or a longer field name than a spreadsheet holds (its data is then JSON text in a\ncolumn data); the rest is still exported.\n\nExamples:\n  docextract export ./docextract-out --out tables/\n  docextract export ./docextract-out --out tables/ --format xlsx\n  docextract export ./docextract-out --out - --format ndjson | jq .",
     )
     .action(action(() => import('../run/export.js').then((m) => m.runExport)));
 };

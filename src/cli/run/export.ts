@@ -31,6 +31,8 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
     stdout: ctx.io.stdout,
     onSkipped: (file) => ctx.ui.info(`skipped ${file}: not a docextract result`),
     onProblem: (file, why) => ctx.ui.error(`${file}: ${why}; left out of the tables`),
+    onUntabulated: (file, refusal) =>
+      ctx.ui.error(`${file}: ${refusal.message} (${refusal.code}); its data is exported as JSON text in one cell (column data), its lists in no table`),
   });
   const report = { out, ...summary };
   if (ctx.options.json) {
@@ -44,9 +46,11 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
     for (const table of summary.tables)
       ctx.ui.info(`  ${table.file}${table.sheet === undefined ? '' : `  sheet ${table.sheet}`}  ${plural(table.rows, 'row')}`);
   }
-  if (summary.problems > 0) {
-    ctx.ui.error(`${summary.problems} file(s) could not be read; see above.`);
-    return 'work-failed';
+  if (summary.problems > 0) ctx.ui.error(`${summary.problems} file(s) could not be read; see above.`);
+  // Named again after the tables: a partial export, as a file that could not be read makes one.
+  if (summary.untabulated.length > 0) {
+    ctx.ui.error(`${plural(summary.untabulated.length, 'result')} exported as JSON text in one cell, not as table rows:`);
+    for (const entry of summary.untabulated) ctx.ui.error(`  ${entry.file} (${entry.code})`);
   }
-  return 'success';
+  return summary.problems > 0 || summary.untabulated.length > 0 ? 'work-failed' : 'success';
 }

@@ -98,6 +98,7 @@ describe('docextract export', () => {
       ],
       skipped: 1,
       problems: 0,
+      untabulated: [],
     });
     expect(run.stderr).toContain('skipped notes.json: not a docextract result');
     // The data first; where each row comes from after it.

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { toExportedDocument, toExportedDocuments } from '../../../src/export/flatten.js';
 import { cellText, resultRows, tableColumns } from '../../../src/export/table-rows.js';
 
+/** Every row of `docs`, gathered (resultRows yields them one at a time). */
+const rowsOf = (docs: Parameters<typeof resultRows>[0]) => [...resultRows(docs)];
+
 const result = (overrides: Record<string, unknown>): Record<string, unknown> => ({
   status: 'complete',
   source: { path: 'in/a.pdf', sha256: 'x', size: 1, type: 'pdf', pages: 2 },
@@ -71,7 +74,7 @@ describe('resultRows', () => {
       }),
       { resultFile: 'a.pdf.json' },
     );
-    const rows = resultRows([doc as NonNullable<typeof doc>]);
+    const rows = rowsOf([doc as NonNullable<typeof doc>]);
     expect(rows.map((row) => row.table)).toEqual(['invoice', 'invoice.line_items', 'invoice.line_items', 'invoice.statement.transactions']);
     expect(rows[0]?.record).toMatchObject({ row: 1, tags: ['a', 'b'], empty: [], result_file: 'a.pdf.json' });
     expect(Object.keys(rows[0]?.record ?? {}).slice(-4)).toEqual(['source_pages', 'sha256', 'result_file', 'reviewed']);
@@ -95,7 +98,7 @@ describe('resultRows', () => {
       { page: 2, fingerprint: 'f2', line_items: [{ description: 'washer', amount: 3, notes: [{ text: 'bent' }] }] },
     ];
     const doc = toExportedDocument(result({ data: { total: 6, pages } }), { resultFile: 'a.pdf.json' });
-    const rows = resultRows([doc as NonNullable<typeof doc>]);
+    const rows = rowsOf([doc as NonNullable<typeof doc>]);
     expect(rows.map((row) => row.table)).toEqual([
       'invoice',
       'invoice.data.pages',
@@ -134,7 +137,7 @@ describe('resultRows', () => {
       { source_pages: [1, 2], status: 'complete', data: partData(10) },
       { source_pages: [151, 152], status: 'complete', data: partData(20) },
     ];
-    const rows = resultRows(toExportedDocuments(result({ source_pages: [1, 2, 151, 152], parts }), { resultFile: 'big.pdf.json' }));
+    const rows = rowsOf(toExportedDocuments(result({ source_pages: [1, 2, 151, 152], parts }), { resultFile: 'big.pdf.json' }));
     const documents = rows.filter((row) => row.kind === 'document').map((row) => row.record);
     expect(documents.map((doc) => [doc.row, doc.source_pages])).toEqual([
       [1, '1-2'],
@@ -163,7 +166,7 @@ describe('resultRows', () => {
         { page: 2, line_items: [{ amount: 2 }] },
       ],
     };
-    const rows = resultRows(toExportedDocuments(result({ source_pages: [1, 9], data }), { resultFile: 'a.pdf.p1,9.json' }));
+    const rows = rowsOf(toExportedDocuments(result({ source_pages: [1, 9], data }), { resultFile: 'a.pdf.p1,9.json' }));
     expect(rows[0]?.record).toMatchObject({ row: 1, source_pages: '1,9' });
     expect(rows.filter((row) => row.kind === 'item').map((row) => [row.table, row.record.source_page])).toEqual([
       ['invoice.data.pages', 1],
@@ -175,14 +178,14 @@ describe('resultRows', () => {
 
   it('makes a model name safe as a file name: a name it had to change keeps a readable prefix and a hash of the whole', () => {
     const doc = toExportedDocument(result({ model: '../etc/passwd' }), { resultFile: 'r.json' });
-    expect(resultRows([doc as NonNullable<typeof doc>])[0]?.table).toMatch(/^___etc_passwd~[0-9a-f]{16}$/);
+    expect(rowsOf([doc as NonNullable<typeof doc>])[0]?.table).toMatch(/^___etc_passwd~[0-9a-f]{16}$/);
     const other = toExportedDocument(result({ model: '.._etc_passwd' }), { resultFile: 'r.json' });
-    expect(resultRows([other as NonNullable<typeof other>])[0]?.table).not.toBe(resultRows([doc as NonNullable<typeof doc>])[0]?.table);
+    expect(rowsOf([other as NonNullable<typeof other>])[0]?.table).not.toBe(rowsOf([doc as NonNullable<typeof doc>])[0]?.table);
   });
 
   it('shortens a 300-character model name stably, and two long names that share a start never share a file', () => {
     const long = (end: string) =>
-      resultRows([
+      rowsOf([
         toExportedDocument(result({ model: `${'m'.repeat(299)}${end}`, data: { items: [{ a: 1 }] } }), { resultFile: 'r.json' }) as NonNullable<
           ReturnType<typeof toExportedDocument>
         >,
