@@ -5,6 +5,7 @@ import type { DocumentOutcome } from '../batch/batch-types.js';
 import { readResultFile, writeResult, type ResultDocument } from '../batch/result-file.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import { MoveUnsafeError } from './move-unsafe-error.js';
+import type { MoveRefusal, WatchEvents } from './watch-types.js';
 import { movesFolderProblem, refuseSwappable } from './move-folder-safety.js';
 
 export interface MoveTargets {
@@ -47,7 +48,8 @@ export class WatchMoves {
     private readonly targets: MoveTargets,
     /** The result folder (`--out`): a result is rewritten only below it, never through a link in it. */
     private readonly results: string,
-    private readonly notice: (message: string) => void,
+    /** Where a move that failed or was refused is said. */
+    private readonly events: Pick<WatchEvents, 'notice' | 'notMoved'>,
     /** Test-only: awaited between a move's checks and its rename, so a test can swap a folder at that exact point. @default none */
     private readonly beforeRename?: BeforeRename,
   ) {}
@@ -62,12 +64,23 @@ export class WatchMoves {
       try {
         target = await moveMirrored(source, this.targets.root, folder, this.beforeRename);
       } catch (error) {
-        if (error instanceof MoveUnsafeError) this.notice(`${outcome.file}: not moved to ${folder}: ${error.message}; it stays where it is`);
+        if (error instanceof MoveUnsafeError) this.refused(outcome.file, folder, error);
         else this.notice(`${outcome.file}: could not move it to ${folder} (${(error as NodeJS.ErrnoException).code ?? String(error)}); it stays where it is`);
         return;
       }
       if (outcome.output) await this.pointResultAt(outcome.output, source, target, outcome.file);
     });
+  }
+
+  private notice(message: string): void {
+    this.events.notice?.(message);
+  }
+
+  private refused(file: string, to: string, error: MoveUnsafeError): void {
+    const message = `${file}: not moved to ${to}: ${error.message}; it stays where it is`;
+    const refusal: MoveRefusal = { file, to, code: error.code, folder: error.folder, reason: error.reason, message };
+    if (this.events.notMoved) this.events.notMoved(refusal);
+    else this.notice(message);
   }
 
   /**

@@ -45,7 +45,7 @@ export async function runWatchBatch(
   await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
   const batch = await setUpBatch(deps, settings, options.outDir, options.reuse);
   const { planner } = batch;
-  const moves = new WatchMoves({ root: options.root, ...options.moves }, options.outDir, (message) => deps.events.notice?.(message));
+  const moves = new WatchMoves({ root: options.root, ...options.moves }, options.outDir, deps.events);
   const journal = new CompactEvery(
     () => deps.session.compact(),
     (message) => deps.events.notice?.(message),

@@ -38,7 +38,7 @@ export function watchThroughHost(
     let planning = false;
     let folder: HotFolder | undefined;
     const notice = (message: string): void => deps.events.notice?.(message);
-    const moves = new WatchMoves({ root: options.root, ...options.moves }, options.outDir, notice);
+    const moves = new WatchMoves({ root: options.root, ...options.moves }, options.outDir, deps.events);
     const tally = new WatchTally(deps.events, moves, { finished: () => undefined }, options.record ?? new WatchRecord(options.cwd));
     const report = (): WatchReport => tally.record.report({ outcomes: [], requests: 0, credits, interrupted: stop?.aborted === true, strayJobs: [] });
     const end = async (how: 'done' | { again: true } | { refused: string }): Promise<void> => {

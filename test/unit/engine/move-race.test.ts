@@ -17,6 +17,7 @@ import type { DocumentOutcome } from '../../../src/batch/batch-types.js';
 import { MoveUnsafeError } from '../../../src/engine/move-unsafe-error.js';
 import { refuseUnsafeMoveFolders } from '../../../src/engine/move-folder-safety.js';
 import { WatchMoves, type BeforeRename } from '../../../src/engine/watch-moves.js';
+import type { MoveRefusal } from '../../../src/engine/watch-types.js';
 
 /** Mallory: a user other than the one running the watch. */
 const MALLORY = 4242;
@@ -58,9 +59,17 @@ function swapForLink(folder: string, to: string): void {
   symlinkSync(to, folder);
 }
 
-async function moveOne(file: string, source: string, beforeRename?: BeforeRename): Promise<string[]> {
+/** The move of one finished file; what was said of it (a refusal said by its message). */
+async function moveOne(file: string, source: string, beforeRename?: BeforeRename, refusals: MoveRefusal[] = []): Promise<string[]> {
   const notices: string[] = [];
-  const moves = new WatchMoves({ root: inbox, done }, out, (message) => notices.push(message), beforeRename);
+  const events = {
+    notice: (message: string) => notices.push(message),
+    notMoved: (refusal: MoveRefusal) => {
+      refusals.push(refusal);
+      notices.push(refusal.message);
+    },
+  };
+  const moves = new WatchMoves({ root: inbox, done }, out, events, beforeRename);
   moves.finished(complete(file), source);
   await moves.drain();
   return notices;
@@ -73,10 +82,16 @@ describe('a move cannot be redirected by a folder swapped between the check and 
     chownSync(sub, MALLORY, MALLORY);
     chownSync(source, MALLORY, MALLORY);
     let swapped = false;
-    const notices = await moveOne('sub/p.png', source, async () => {
-      swapForLink(sub, privateFolder);
-      swapped = true;
-    });
+    const refusals: MoveRefusal[] = [];
+    const notices = await moveOne(
+      'sub/p.png',
+      source,
+      async () => {
+        swapForLink(sub, privateFolder);
+        swapped = true;
+      },
+      refusals,
+    );
 
     expect(readFileSync(join(privateFolder, 'p.png'), 'utf8')).toBe("alice's own");
     expect(existsSync(join(done, 'sub/p.png'))).toBe(false);
@@ -87,6 +102,16 @@ describe('a move cannot be redirected by a folder swapped between the check and 
       `sub/p.png: not moved to ${done}: ${sub}: it belongs to another user (uid ${MALLORY}), in ${inbox} which others may write to (mode 1777)`,
     );
     expect(notices[0]).toContain('(move_unsafe)');
+    expect(refusals).toEqual([
+      {
+        file: 'sub/p.png',
+        to: done,
+        code: 'move_unsafe',
+        folder: sub,
+        reason: `it belongs to another user (uid ${MALLORY}), in ${inbox} which others may write to (mode 1777)`,
+        message: notices[0],
+      },
+    ]);
   });
 
   it.runIf(isRoot)("a folder of mallory's in a shared --move-done swapped for a link to alice's folder: nothing lands in alice's folder", async () => {
@@ -159,7 +184,7 @@ describe('what follows the move', () => {
     symlinkSync(elsewhere, join(out, 'sub'));
     const before = readFileSync(planted, 'utf8');
     const notices: string[] = [];
-    const moves = new WatchMoves({ root: inbox, done }, out, (message) => notices.push(message));
+    const moves = new WatchMoves({ root: inbox, done }, out, { notice: (message) => notices.push(message) });
     moves.finished(complete('sub/scan.pdf', join(out, 'sub/scan.pdf.json')), source);
     await moves.drain();
 
@@ -181,7 +206,7 @@ describe('what follows the move', () => {
       const link = join(inbox, 'p.png');
       symlinkSync(join(privateFolder, 'p.png'), link);
       const notices: string[] = [];
-      const moves = new WatchMoves({ root: inbox, done: otherDone }, out, (message) => notices.push(message));
+      const moves = new WatchMoves({ root: inbox, done: otherDone }, out, { notice: (message) => notices.push(message) });
       moves.finished(complete('p.png'), link);
       await moves.drain();
 
