@@ -13,8 +13,8 @@
  * root, so what is checked is what a rename by path then reaches.
  */
 import type { Stats } from 'node:fs';
-import { lstat, mkdir, readlink } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { lstat, mkdir, readlink, stat } from 'node:fs/promises';
+import { dirname, join, parse, sep } from 'node:path';
 import { hasErrorCode } from './fs-errors.js';
 
 /** A folder on the way that someone else could swap, and why. */
@@ -46,8 +46,15 @@ const STICKY = 0o1000;
  * Where the platform has no owners (Windows), nothing is judged.
  */
 export async function walkFolderChain(path: string, options: { make?: boolean } = {}): Promise<{ swappable: SwappableFolder } | ChainEnd> {
+  const uid = process.getuid?.();
+  if (uid === undefined) {
+    // No owners to judge by (Windows, where a path starts at a drive, not at `/`): folders are made as mkdir -p makes them.
+    if (options.make === true) await mkdir(path, { recursive: true });
+    const stats = await stat(path).catch(() => undefined);
+    return stats ? { path, stats, missing: false } : { path, stats: await stat(parse(path).root), missing: true };
+  }
   const start = { path: sep, stats: await lstat(sep) };
-  return walk(start, path.split(sep), { links: 0, make: options.make === true, uid: process.getuid?.() });
+  return walk(start, path.split(sep), { links: 0, make: options.make === true, uid });
 }
 
 /**
@@ -67,7 +74,7 @@ export function openFolderReason(stats: Stats): string | undefined {
 interface Walk {
   links: number;
   make: boolean;
-  uid: number | undefined;
+  uid: number;
 }
 
 async function walk(start: { path: string; stats: Stats }, names: string[], how: Walk): Promise<{ swappable: SwappableFolder } | ChainEnd> {
@@ -114,8 +121,7 @@ async function entryAt(path: string, make: boolean): Promise<Stats | undefined> 
 }
 
 /** Why someone else could unbind `entry` from `parent`, if they could. */
-function stepReason(parent: { path: string; stats: Stats }, path: string, entry: Stats, uid: number | undefined): SwappableFolder | undefined {
-  if (uid === undefined) return undefined;
+function stepReason(parent: { path: string; stats: Stats }, path: string, entry: Stats, uid: number): SwappableFolder | undefined {
   if (!trusted(parent.stats.uid, uid)) return { folder: parent.path, reason: `it belongs to another user (uid ${parent.stats.uid})` };
   if ((parent.stats.mode & 0o022) === 0) return undefined;
   if ((parent.stats.mode & STICKY) === 0) {
