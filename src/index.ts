@@ -31,6 +31,6 @@ export { RUN_DEFAULTS } from './batch/run-settings.js';
 export type { RateWindow } from './config/grammar/rate-limit.js';
 export { ModelRules } from './engine/model-rules.js';
 export { UnknownModelError } from './engine/check-models.js';
-export type { FolderState, WatchEvents } from './engine/watch-types.js';
+export type { FolderState, MoveRefusal, WatchEvents } from './engine/watch-types.js';
 export { AllowedFolders, argumentReachesPast, isInsideFolder, realPathOf, searchedFrom } from './files/allowed-folders.js';
 export * from './api/index.js';

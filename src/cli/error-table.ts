@@ -99,6 +99,10 @@ export const ERROR_TABLE = {
     exit: ExitCode.Usage,
     hint: 'The state folder keeps the paths of your documents and what each run did: docextract uses it only when it is yours alone (mode 0700, no links in it). Do what the message says, or point DOCEXTRACT_STATE_DIR at a folder of your own.',
   },
+  move_unsafe: {
+    exit: ExitCode.Usage,
+    hint: 'watch moves files by path, and Node cannot rename race-free inside a folder someone else controls: --move-done and --move-failed need the watched folder and the move folders (and the folders on the way to them) to be writable only by you and root, or shared with the sticky bit (chmod 1777). Fix the folder the message names, or watch without the move flags.',
+  },
   state_locked: {
     exit: ExitCode.Usage,
     hint: 'Another docextract run is using this state folder. Wait for it to finish, or give this run its own DOCEXTRACT_STATE_DIR.',

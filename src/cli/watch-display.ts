@@ -2,7 +2,7 @@ import { wordedForCli } from './outcome-words.js';
 import { DisplayWarnings } from './display-warnings.js';
 import type { Ora } from 'ora';
 import type { DocumentOutcome } from '../index.js';
-import type { FolderState, WatchEvents } from '../index.js';
+import type { FolderState, MoveRefusal, WatchEvents } from '../index.js';
 import type { Clock } from '../util/clock.js';
 import { formatDuration } from '../util/duration.js';
 import type { CliContext } from './context.js';
@@ -63,6 +63,10 @@ export class WatchDisplay extends DisplayWarnings implements WatchEvents {
     if (this.announced) return;
     this.announced = true;
     if (!this.spinner) this.ctx.ui.info(`watching ${this.folder} (Ctrl-C to stop)`);
+  }
+
+  notMoved(refusal: MoveRefusal): void {
+    this.notice(refusal.message);
   }
 
   folderState(state: FolderState): void {

@@ -1,8 +1,12 @@
 import { constants } from 'node:fs';
-import { copyFile, lstat, mkdir, rename, unlink } from 'node:fs/promises';
+import { lstat, open, rename, unlink } from 'node:fs/promises';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import type { DocumentOutcome } from '../batch/batch-types.js';
 import { readResultFile, writeResult, type ResultDocument } from '../batch/result-file.js';
+import { writeFileAtomically } from '../store/atomic-write.js';
+import { MoveUnsafeError } from './move-unsafe-error.js';
+import type { MoveRefusal, WatchEvents } from './watch-types.js';
+import { movesFolderProblem, refuseSwappable } from './move-folder-safety.js';
 
 export interface MoveTargets {
   /** The watched folder: sources keep their path below it. */
@@ -42,7 +46,12 @@ export class WatchMoves {
 
   constructor(
     private readonly targets: MoveTargets,
-    private readonly notice: (message: string) => void,
+    /** The result folder (`--out`): a result is rewritten only below it, never through a link in it. */
+    private readonly results: string,
+    /** Where a move that failed or was refused is said. */
+    private readonly events: Pick<WatchEvents, 'notice' | 'notMoved'>,
+    /** Test-only: awaited between a move's checks and its rename, so a test can swap a folder at that exact point. @default none */
+    private readonly beforeRename?: BeforeRename,
   ) {}
 
   /** Queue the move of `source` for this outcome, when one applies. */
@@ -53,13 +62,25 @@ export class WatchMoves {
     this.chain = this.chain.then(async () => {
       let target: string;
       try {
-        target = await moveMirrored(source, this.targets.root, folder);
+        target = await moveMirrored(source, this.targets.root, folder, this.beforeRename);
       } catch (error) {
-        this.notice(`${outcome.file}: could not move it to ${folder} (${(error as NodeJS.ErrnoException).code ?? String(error)}); it stays where it is`);
+        if (error instanceof MoveUnsafeError) this.refused(outcome.file, folder, error);
+        else this.notice(`${outcome.file}: could not move it to ${folder} (${(error as NodeJS.ErrnoException).code ?? String(error)}); it stays where it is`);
         return;
       }
       if (outcome.output) await this.pointResultAt(outcome.output, source, target, outcome.file);
     });
+  }
+
+  private notice(message: string): void {
+    this.events.notice?.(message);
+  }
+
+  private refused(file: string, to: string, error: MoveUnsafeError): void {
+    const message = `${file}: not moved to ${to}: ${error.message}; it stays where it is`;
+    const refusal: MoveRefusal = { file, to, code: error.code, folder: error.folder, reason: error.reason, message };
+    if (this.events.notMoved) this.events.notMoved(refusal);
+    else this.notice(message);
   }
 
   /**
@@ -72,7 +93,7 @@ export class WatchMoves {
     try {
       const result = await readResultFile(output);
       if (!result?.source || resolve(result.source.path) !== resolve(from)) return;
-      await writeResult(output, { ...(result as ResultDocument), source: { ...result.source, path: resolve(to) } });
+      await writeResult(output, { ...(result as ResultDocument), source: { ...result.source, path: resolve(to) } }, writeFileAtomically, this.results);
     } catch (error) {
       this.notice(
         `${file}: moved to ${to}, but its result ${output} could not be updated to say so (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
@@ -86,19 +107,57 @@ export class WatchMoves {
   }
 }
 
-/** Moves `source` to the same relative path below `folder`, never over an existing file; returns where it went. */
-export async function moveMirrored(source: string, root: string, folder: string): Promise<string> {
-  const target = await freeName(join(folder, relative(root, source)));
-  await mkdir(dirname(target), { recursive: true });
+/** Test-only: a step between a move's checks and its rename. */
+export type BeforeRename = (source: string, target: string) => Promise<void>;
+
+/**
+ * Moves `source` to the same relative path below `folder`, never over an
+ * existing file; returns where it went. A rename by path goes wherever the
+ * folders on its way lead when it runs, so both ways (to the source's folder,
+ * to the target's, made here one at a time) are first checked to be
+ * unswappable by anyone but this user and root (store/folder-chain.ts): then
+ * nobody else can change them between the check and the rename. One that
+ * could be swapped throws {@link MoveUnsafeError} and nothing moves.
+ */
+export async function moveMirrored(source: string, root: string, folder: string, beforeRename?: BeforeRename): Promise<string> {
+  const mirrored = join(folder, relative(root, source));
+  refuseSwappable(await movesFolderProblem(dirname(source)), source);
+  refuseSwappable(await movesFolderProblem(dirname(mirrored), true), mirrored);
+  const target = await freeName(mirrored);
+  await beforeRename?.(source, target);
   try {
     await rename(source, target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
     // Another file system: rename cannot cross it. Copy (refusing to overwrite), then remove.
-    await copyFile(source, target, constants.COPYFILE_EXCL);
+    await copyNotFollowing(source, target);
     await unlink(source);
   }
   return target;
+}
+
+/** Copies `source` to a new `target`, reading `source` only when it is a regular file (a link swapped in is not followed), keeping its permission bits. */
+async function copyNotFollowing(source: string, target: string): Promise<void> {
+  const input = await open(source, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  try {
+    const stats = await input.stat();
+    if (!stats.isFile()) throw Object.assign(new Error(`${source} is not a regular file`), { code: 'EINVAL' });
+    const output = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), stats.mode & 0o777);
+    try {
+      const buffer = Buffer.allocUnsafe(1 << 16);
+      for (let read = await input.read(buffer, 0, buffer.length, null); read.bytesRead > 0; read = await input.read(buffer, 0, buffer.length, null)) {
+        await output.write(buffer, 0, read.bytesRead);
+      }
+      await output.sync();
+    } catch (error) {
+      await unlink(target).catch(() => undefined); // no half copy left beside a source that stays
+      throw error;
+    } finally {
+      await output.close();
+    }
+  } finally {
+    await input.close();
+  }
 }
 
 /** `path`, or `name (2).ext`, `name (3).ext`... : the first that does not exist. */

@@ -16,6 +16,24 @@ export interface WatchEvents extends BatchEvents {
   watching?(): void;
   /** The folder's counts changed (a file seen, settled, taken, finished or vanished): for a status line. */
   folderState?(state: FolderState): void;
+  /** A finished file's source was not moved, since someone else could redirect the move; it stays where it is. @default said as a `notice` */
+  notMoved?(refusal: MoveRefusal): void;
+}
+
+/** Why a source was not moved to `--move-done` / `--move-failed`: a folder on the way that someone other than the user (or root) could swap for a link. */
+export interface MoveRefusal {
+  /** The document, as the user would recognise it. */
+  file: string;
+  /** The folder it was to be moved to. */
+  to: string;
+  /** Always `move_unsafe`. */
+  code: 'move_unsafe';
+  /** The folder someone else could swap (or that lets them swap what is in it). */
+  folder: string;
+  /** Why, in words: whose it is, or the mode that lets others write. */
+  reason: string;
+  /** The whole of it, in one line naming the file. */
+  message: string;
 }
 
 /** What a watch did, when it stops. */

@@ -48,7 +48,7 @@ export async function runWatchBatch(
   const batch = await setUpBatch(deps, settings, options.outDir, options.reuse);
   const { planner } = batch;
   const notice = (message: string): void => deps.events.notice?.(message);
-  const moves = new WatchMoves({ root: options.root, ...options.moves }, notice);
+  const moves = new WatchMoves({ root: options.root, ...options.moves }, options.outDir, deps.events);
   const journal = new CompactEvery(() => deps.session.compact(), notice);
   const parts = new PartResults([], settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), notice, false);
   const tally = new WatchTally(deps.events, moves, journal, options.record ?? new WatchRecord(options.cwd), parts);

@@ -44,12 +44,16 @@ export interface WatchFolderRun {
  */
 export async function watchFolderRun(options: WatchFolderOptions): Promise<WatchFolderRun> {
   // Loaded for a watch only, after the command has tuned the heap: no other run loads the hot folder.
-  const [{ runWatchBatch, WatchRecord }, { watchThroughHost }, { checkModelNamesBeforeSending, modelsOfRules }] = await Promise.all([
-    import('../engine/watch.js'),
-    import('../engine/host/watch-client.js'),
-    import('../engine/check-models.js'),
-  ]);
+  const [{ runWatchBatch, WatchRecord }, { watchThroughHost }, { checkModelNamesBeforeSending, modelsOfRules }, { refuseUnsafeMoveFolders }] =
+    await Promise.all([
+      import('../engine/watch.js'),
+      import('../engine/host/watch-client.js'),
+      import('../engine/check-models.js'),
+      import('../engine/move-folder-safety.js'),
+    ]);
   const { run, checkTypesWith, clock, ...watch } = options;
+  // Moves out of a folder someone else could swap under them are refused before anything is watched.
+  await refuseUnsafeMoveFolders({ root: watch.root, ...watch.moves });
   // One for the command: a handover between hosting and riding along starts another run, not another command.
   const watching: WatchOptions = { ...watch, record: new WatchRecord(watch.cwd) };
   return {

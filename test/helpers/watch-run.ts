@@ -17,6 +17,8 @@ export interface WatchRun {
   ended(): CliRun | undefined;
   /** The NDJSON lines printed so far. */
   lines(): Record<string, unknown>[];
+  /** What it wrote to stderr so far (its warnings). */
+  stderr(): string;
   /** Let it start, until it watches the folder (the files already there found). */
   watching(): Promise<void>;
 }
@@ -98,6 +100,7 @@ export function startWatchOnFakeClock(
     },
     ended: () => result,
     lines: () => [...linesSoFar()],
+    stderr: () => output.stderr,
     watching: () => withDeadline('the folder to be watched', async () => output.stderr.includes('watching ') || (await driver.step(), false)),
   };
 }

@@ -45,7 +45,7 @@ export function watchThroughHost(
     let planning = false;
     let folder: HotFolder | undefined;
     const notice = (message: string): void => deps.events.notice?.(message);
-    const moves = new WatchMoves({ root: options.root, ...options.moves }, notice);
+    const moves = new WatchMoves({ root: options.root, ...options.moves }, options.outDir, deps.events);
     // This command's PDFs past the service's limits are sent as parts; it writes each source's one result itself, as an extract riding along does.
     const parts = new PartResults([], deps.storeDb, writeFileAtomically, () => deps.clock.now(), notice, false);
     const tally = new WatchTally(deps.events, moves, { finished: () => undefined }, options.record ?? new WatchRecord(options.cwd), parts);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusBytes, distinctJpeg, watchSuite, writeFile } from '../../helpers/watch-folder.js';
@@ -71,6 +71,38 @@ describe('docextract watch --move-done / --move-failed', () => {
     for (const name of ['a.pdf', 'sub/b.jpg', 'sub/long.pdf']) expect(existsSync(join(w.inbox, name)), name).toBe(false);
     expectCompleteResult(join(w.out, 'sub/long.pdf.json'), join(done, 'sub/long.pdf'), 4);
   });
+
+  // Another user is a folder's owner set with chown: as root only (here and in CI).
+  it.runIf(process.getuid?.() === 0)(
+    "in a shared 1777 inbox, a file below another user's folder is extracted but not moved: a warning names it, the folder and why (move_unsafe); the user's own file moves (issue 51)",
+    async () => {
+      const w = await watchSetup();
+      chmodSync(w.inbox, 0o1777);
+      const done = join(w.dir, 'done');
+      const run = w.watch(['--move-done', done]);
+      await run.watching();
+      const theirs = join(w.inbox, 'sub');
+      mkdirSync(theirs);
+      chownSync(theirs, 4242, 4242);
+      writeFile(join(theirs, 'p.jpg'), distinctJpeg('p'));
+      writeFile(join(w.inbox, 'mine.jpg'), distinctJpeg('m'));
+      await run.runUntil(
+        () => run.lines().length === 2 && existsSync(join(done, 'mine.jpg')) && run.stderr().includes('move_unsafe'),
+        'two lines, one move and one refusal',
+      );
+      const stopped = await run.stop();
+
+      expect(stopped.code).toBe(130);
+      expect(existsSync(join(theirs, 'p.jpg'))).toBe(true);
+      expect(existsSync(join(done, 'sub'))).toBe(false);
+      expect(w.resultExists('sub/p.jpg')).toBe(true);
+      expect(stopped.stderr).toMatch(
+        new RegExp(
+          `warning: \\S*sub/p\\.jpg: not moved to ${done}: ${theirs}: it belongs to another user \\(uid 4242\\), in ${w.inbox} which others may write to \\(mode 1777\\)`,
+        ),
+      );
+    },
+  );
 
   it('without the flags, sources stay where they are', async () => {
     const w = await watchSetup();

@@ -7,7 +7,7 @@
  * reason, before anything is watched. The others, and the watch that is
  * fine, run in this process (issue 40: a spawn costs ~0.8 CPU-s to start).
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChildCli } from '../../helpers/child-run.js';
@@ -36,6 +36,19 @@ describe('docextract watch: where results and moved files go', () => {
     expect(done.code).toBe(2);
     expect(done.stderr).toContain(flag);
     expect(done.stderr).toMatch(/(is|holds) the watched folder/);
+    expect(done.stderr).not.toContain('watching ');
+  });
+
+  it('--move-done out of a folder others may write to without the sticky bit: exit 2 with move_unsafe, naming it, before watching anything (issue 51)', async () => {
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    chmodSync(ws.inputs, 0o777);
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: 'https://docextract.invalid', DOCEXTRACT_API_KEY: KEY });
+    const done = await runCli(['--json', 'watch', ws.inputs, '--move-done', join(ws.dir, 'done')], { env });
+    expect(done.code).toBe(2);
+    const { error } = JSON.parse(done.stderr.trim().split('\n').at(-1) ?? '') as { error: { code: string; message: string } };
+    expect(error.code).toBe('move_unsafe');
+    expect(error.message).toContain(`${ws.inputs}: others may write to it (mode 0777) and it has no sticky bit`);
     expect(done.stderr).not.toContain('watching ');
   });
 

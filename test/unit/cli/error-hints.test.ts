@@ -9,6 +9,7 @@ import {
   TimeoutError,
 } from '../../../src/api/errors.js';
 import { UnknownModelError } from '../../../src/engine/check-models.js';
+import { MoveUnsafeError } from '../../../src/engine/move-unsafe-error.js';
 import { ConfigError } from '../../../src/cli/cli-errors.js';
 import { describeError } from '../../../src/cli/error-report.js';
 import { ERROR_TABLE } from '../../../src/cli/error-table.js';
@@ -106,6 +107,11 @@ const LOCAL_HINTS: [code: string, error: Error, hint: string][] = [
     'state_dir_unsafe',
     new StateDirUnsafeError('/state', 'The state folder /state is not private'),
     'The state folder keeps the paths of your documents and what each run did: docextract uses it only when it is yours alone (mode 0700, no links in it). Do what the message says, or point DOCEXTRACT_STATE_DIR at a folder of your own.',
+  ],
+  [
+    'move_unsafe',
+    new MoveUnsafeError('/srv/inbox/sub', 'it belongs to another user (uid 4242)', 'cannot move files out of or into the watched folder /srv/inbox'),
+    'watch moves files by path, and Node cannot rename race-free inside a folder someone else controls: --move-done and --move-failed need the watched folder and the move folders (and the folders on the way to them) to be writable only by you and root, or shared with the sticky bit (chmod 1777). Fix the folder the message names, or watch without the move flags.',
   ],
   [
     'state_locked',

@@ -32,3 +32,26 @@ describe('the watch status line', () => {
     expect((await tty.screen(drawn))[0]).toMatch(/watching inbox\\x1b\]0;pwned\\x07\\u202exodni/);
   });
 });
+
+describe('a source not moved (issue 51)', () => {
+  it('is said on stderr with its name escaped: a name with a newline and an override forges no line of ours', async () => {
+    const written: string[] = [];
+    const stream = { write: (text: string) => written.push(text), isTTY: false } as unknown as CliIO['stderr'];
+    const io: CliIO = { stdout: stream, stderr: stream, stdin: Readable.from([]) as CliIO['stdin'], env: {}, cwd: '/work' };
+    const ctx = new CliContext({ io, clock: new FakeClock(0), args: [] }, { json: false, quiet: false, color: false, debug: false, insecure: false });
+    const display = await WatchDisplay.create(ctx, 'inbox');
+    const file = 'sub/p.png\ncomplete: alice.png\u202e';
+    display.notMoved({
+      file,
+      to: '/srv/done',
+      code: 'move_unsafe',
+      folder: '/srv/inbox/sub',
+      reason: 'it belongs to another user (uid 4242)',
+      message: `${file}: not moved to /srv/done: /srv/inbox/sub: it belongs to another user (uid 4242) (move_unsafe); it stays where it is`,
+    });
+    display.stop();
+    expect(written.join('')).toBe(
+      'warning: sub/p.png\\ncomplete: alice.png\\u202e: not moved to /srv/done: /srv/inbox/sub: it belongs to another user (uid 4242) (move_unsafe); it stays where it is\n',
+    );
+  });
+});

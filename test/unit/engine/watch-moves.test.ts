@@ -97,7 +97,7 @@ describe('WatchMoves: which outcomes move their source, and where', () => {
   /** Each outcome for its own source; the moves drained: where each source ended up. */
   async function placeAfter(outcomes: Record<string, DocumentOutcome>): Promise<Record<string, 'inbox' | 'done' | 'failed'>> {
     const notices: string[] = [];
-    const moves = new WatchMoves({ root: inbox, done, failed }, (message) => notices.push(message));
+    const moves = new WatchMoves({ root: inbox, done, failed }, join(dir, 'out'), { notice: (message) => notices.push(message) });
     for (const [name, finished] of Object.entries(outcomes)) moves.finished({ ...finished, file: name }, put(join(inbox, name), name));
     await moves.drain();
     expect(notices).toEqual([]);
@@ -167,7 +167,7 @@ describe('WatchMoves: which outcomes move their source, and where', () => {
   });
 
   it('without the flags nothing moves, whatever the outcome', async () => {
-    const moves = new WatchMoves({ root: inbox }, () => undefined);
+    const moves = new WatchMoves({ root: inbox }, join(dir, 'out'), {});
     const source = put(join(inbox, 'a.pdf'), 'a');
     moves.finished(outcome('complete'), source);
     moves.finished(outcome('failed', 'invalid_file_type'), source);
@@ -190,7 +190,7 @@ describe('WatchMoves: what the moved source leaves behind', () => {
     );
     const foreignBefore = readFileSync(foreign, 'utf8');
     const notices: string[] = [];
-    const moves = new WatchMoves({ root: inbox, done, failed }, (message) => notices.push(message));
+    const moves = new WatchMoves({ root: inbox, done, failed }, join(dir, 'out'), { notice: (message) => notices.push(message) });
 
     moves.finished({ ...outcome('complete'), file: 'sub/scan.pdf', output }, source);
     moves.finished({ ...outcome('complete'), file: 'other.pdf', output: foreign }, other);
@@ -206,7 +206,7 @@ describe('WatchMoves: what the moved source leaves behind', () => {
 
   it('a result that is not on disk (yet) is not written: the move stands without a notice', async () => {
     const notices: string[] = [];
-    const moves = new WatchMoves({ root: inbox, done, failed }, (message) => notices.push(message));
+    const moves = new WatchMoves({ root: inbox, done, failed }, join(dir, 'out'), { notice: (message) => notices.push(message) });
     const output = join(dir, 'out/missing.pdf.json');
     moves.finished({ ...outcome('complete'), file: 'missing.pdf', output }, put(join(inbox, 'missing.pdf'), 'missing'));
     await moves.drain();
@@ -218,7 +218,7 @@ describe('WatchMoves: what the moved source leaves behind', () => {
 
   it('a source that cannot be moved stays, with a notice naming it, the folder and the reason; the moves after it still happen', async () => {
     const notices: string[] = [];
-    const moves = new WatchMoves({ root: inbox, done, failed }, (message) => notices.push(message));
+    const moves = new WatchMoves({ root: inbox, done, failed }, join(dir, 'out'), { notice: (message) => notices.push(message) });
     moves.finished({ ...outcome('failed', 'invalid_file'), file: 'gone.pdf' }, join(inbox, 'gone.pdf'));
     moves.finished({ ...outcome('complete'), file: 'next.pdf' }, put(join(inbox, 'next.pdf'), 'next'));
     await moves.drain();
