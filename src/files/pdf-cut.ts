@@ -13,6 +13,7 @@
  * other files and signals through between them.
  */
 import { inspectPdf, tooComplexMessage } from './pdf-inspection.js';
+import { InspectionBudgetExceeded } from './pdf/inspection-budget.js';
 
 type CutCode = 'pdf_encrypted' | 'pdf_unrewritable' | 'pdf_too_complex';
 
@@ -73,12 +74,15 @@ export async function readPdf(
     return { ok: false, code: 'pdf_too_complex', message: tooComplexMessage(name, 'structure', checked.budget, undefined, checked.problem) };
   // Refused before pdf-lib reads it: the check decodes nothing of an encrypted file (its streams are ciphertext), so nothing of it is bounded.
   if (checked.kind === 'encrypted') return encrypted(name);
-  const { PDFDocument } = await loadPdfLib();
+  // Imported with pdf-lib, which it imports: commands that cut nothing load neither.
+  const [{ PDFDocument }, { withParseBudget }] = await Promise.all([loadPdfLib(), import('./pdf-lib-parse-budget.js')]);
   try {
     // Loaded with ignoreEncryption only to tell an encrypted file from a damaged one.
-    const document = await PDFDocument.load(source, { updateMetadata: false, ignoreEncryption: true, parseSpeed: OBJECTS_PER_TICK });
+    // Its decoding is bounded too, behind the check: a stream the check did not see is still within a budget.
+    const document = await withParseBudget(() => PDFDocument.load(source, { updateMetadata: false, ignoreEncryption: true, parseSpeed: OBJECTS_PER_TICK }));
     return document.isEncrypted ? encrypted(name) : { ok: true, document, PDFDocument };
   } catch (error) {
+    if (error instanceof InspectionBudgetExceeded) return { ok: false, code: 'pdf_too_complex', message: tooComplexMessage(name, 'structure', error.kind) };
     return unrewritable(name, error);
   }
 }
