@@ -30,6 +30,8 @@ export interface BatchFlags {
   busyPause?: string;
   slotWait?: string;
   conflictDelay?: string;
+  /** `extract --dry-run`: it plans under the windows declared, but keeps nothing in the state folder. */
+  dryRun?: boolean;
 }
 
 export interface BatchSettings {
@@ -52,7 +54,7 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
     throw new UsageError('--rate-limit is empty; give windows such as 10/min,100/h, or none.');
   const rate = await keyRateLimit(ctx, flags.rateLimit);
   const windows = settingFrom('rate-limit', rate.spec);
-  rate.keep();
+  if (!flags.dryRun) rate.keep();
   if (flags.rateLimit !== undefined) ctx.repeatInSuggestions('--rate-limit', flags.rateLimit);
   const ttlSpec = await value('job-ttl', flags.jobTtl);
   const models = await resolveModelRules(ctx, flags.model);

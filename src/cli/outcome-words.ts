@@ -81,7 +81,7 @@ export interface SuggestedFlags {
   command: readonly string[];
 }
 
-export const NO_FLAGS: SuggestedFlags = { global: [], command: [] };
+const NO_FLAGS: SuggestedFlags = { global: [], command: [] };
 
 /** The command that finishes a job, quoted to paste: an id is the service's, so it is pasted as one word of data. */
 export function collectCommand(jobId: string, flags: SuggestedFlags = NO_FLAGS): string {

@@ -10,7 +10,7 @@ import { preparePrivateStateDirSync } from './private-state-dir.js';
  * so a later command on the key (`docextract collect <id>` pasted alone, a
  * `usage`) counts with them unless it is told otherwise.
  */
-export function declaredWindowsPath(stateDir: string, account: string): string {
+function declaredWindowsPath(stateDir: string, account: string): string {
   return join(stateDir, `windows-${account}.json`);
 }
 

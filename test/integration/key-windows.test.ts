@@ -39,6 +39,10 @@ describe('the windows a key was given, every command on it knows', () => {
     expect(extract.code, extract.stderr).toBe(0);
     expect(readdirSync(stateDir).filter((name) => name.startsWith('windows-'))).toHaveLength(1);
     expect(await usageWindows(env)).toEqual(['40/min']);
+    // A dry run plans under the windows it is given, and keeps nothing.
+    const dry = await runCli(['extract', ws.inputs, '--out', ws.out, '--dry-run', '--rate-limit', '5/min'], { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(await usageWindows(env)).toEqual(['40/min']);
 
     // Told otherwise, by the environment or a flag: that is what counts, and the environment is now the key's.
     expect(await usageWindows({ ...env, DOCEXTRACT_RATE_LIMIT: '5/min,50/h' })).toEqual(['5/min', '50/h']);
