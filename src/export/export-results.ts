@@ -45,8 +45,10 @@ const WORKBOOK_FILE = 'tables.xlsx';
 export interface ExportSummary {
   /** The format written, as asked. */
   format: ExportFormat;
-  /** Documents exported. */
+  /** Documents exported: source files (result files), a PDF in parts counted once. */
   documents: number;
+  /** Of those, documents in parts (a PDF past the service's limits): each has a row per part, so the tables hold more rows than documents. */
+  documents_in_parts: number;
   /** Each file written (`-` for stdout) and its rows; for xlsx, each sheet of the workbook and the table it holds (the header row not counted). */
   tables: {
     /** The file's name in the `out` folder (`invoices.csv`, `tables.xlsx`, `documents.ndjson`), or `-` for stdout. */
@@ -99,10 +101,10 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
     }
   }
   const writers = new Map<string, CsvTableWriter>();
-  const summary: ExportSummary = { format: 'csv', documents: 0, tables: [], skipped: 0, problems: 0 };
+  const summary: ExportSummary = { format: 'csv', documents: 0, documents_in_parts: 0, tables: [], skipped: 0, problems: 0 };
   try {
     for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
-      summary.documents += docs.length;
+      countDocument(summary, docs);
       for (const row of resultRows(docs)) {
         const known = columns.get(row.table);
         if (!known) continue; // a table born between the passes: its header was never seen
@@ -129,11 +131,11 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
 async function exportXlsx(options: ExportOptions): Promise<ExportSummary> {
   // Loaded for xlsx only: exceljs is large, and CSV and NDJSON need none of it.
   const [{ TableSpool }, { writeWorkbook }] = await Promise.all([import('./table-spool.js'), import('./workbook-writer.js')]);
-  const summary: ExportSummary = { format: 'xlsx', documents: 0, tables: [], skipped: 0, problems: 0 };
+  const summary: ExportSummary = { format: 'xlsx', documents: 0, documents_in_parts: 0, tables: [], skipped: 0, problems: 0 };
   const spool = await TableSpool.open();
   try {
     for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
-      summary.documents += docs.length;
+      countDocument(summary, docs);
       for (const row of resultRows(docs)) await spool.add(row);
     }
     const tables = await spool.finish();
@@ -154,17 +156,19 @@ async function exportXlsx(options: ExportOptions): Promise<ExportSummary> {
   return summary;
 }
 
-/** One flat object per document: the fixed fields, the data with dotted names (lists stay JSON lists), then the provenance. */
+/** One flat object per document (per part, for a document in parts): the fixed fields, the data with dotted names (lists stay JSON lists), then the provenance. */
 async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
   const toStdout = options.out === '-';
   const file = toStdout ? undefined : replaceFileByStream(join(options.out, 'documents.ndjson'));
   const fileStream = file?.stream;
   const sink: TextSink = fileStream ?? options.stdout;
-  const summary: ExportSummary = { format: 'ndjson', documents: 0, tables: [], skipped: 0, problems: 0 };
+  const summary: ExportSummary = { format: 'ndjson', documents: 0, documents_in_parts: 0, tables: [], skipped: 0, problems: 0 };
+  let lines = 0;
   try {
     for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
+      countDocument(summary, docs);
       for (const doc of docs) {
-        summary.documents += 1;
+        lines += 1;
         await writeLine(sink, `${JSON.stringify({ ...doc.head, ...doc.fields, ...doc.provenance })}\n`);
       }
     }
@@ -177,8 +181,14 @@ async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
     await file?.discard();
     throw error;
   }
-  summary.tables = [{ file: toStdout ? '-' : 'documents.ndjson', rows: summary.documents }];
+  summary.tables = [{ file: toStdout ? '-' : 'documents.ndjson', rows: lines }];
   return summary;
+}
+
+/** One result file is one document, whatever its parts (a row each). */
+function countDocument(summary: ExportSummary, docs: readonly ExportedDocument[]): void {
+  summary.documents += 1;
+  if (docs.length > 1) summary.documents_in_parts += 1;
 }
 
 /** Write, and wait for `drain` when the sink says it is full. */

@@ -39,7 +39,7 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
   } else {
     // A line each: a table is named after a document type, which the service's results name.
     ctx.ui.info(
-      `exported ${plural(summary.documents, 'document')} to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${plural(summary.skipped, 'other JSON file')} skipped)` : ''}:`,
+      `exported ${plural(summary.documents, 'document')}${inParts(summary.documents_in_parts)} to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${plural(summary.skipped, 'other JSON file')} skipped)` : ''}:`,
     );
     for (const table of summary.tables)
       ctx.ui.info(`  ${table.file}${table.sheet === undefined ? '' : `  sheet ${table.sheet}`}  ${plural(table.rows, 'row')}`);
@@ -49,4 +49,9 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
     return 'work-failed';
   }
   return 'success';
+}
+
+/** Rows are per part for a document in parts: said, so the rows below are not read as documents. */
+function inParts(documents: number): string {
+  return documents === 0 ? '' : ` (${documents} in parts: a row per part)`;
 }
