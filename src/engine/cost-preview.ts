@@ -29,8 +29,15 @@ export interface FileCost {
   credits: number;
   /** Requests it would send. */
   requests: number;
-  /** Set when this line is one part of a source sent in parts (a PDF past the service's limits): the source, and which part of how many (1-based). */
-  part?: { of: string; index: number; count: number };
+  /** Set when this line is one part of a source sent in parts (a PDF past the service's limits). */
+  part?: {
+    /** The source, as the run names it. */
+    of: string;
+    /** Which part this is, 1-based. */
+    index: number;
+    /** How many parts the source is sent in. */
+    count: number;
+  };
 }
 
 export interface CostPreviewOptions extends Omit<ArrivalOptions, 'preview'> {

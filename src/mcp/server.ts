@@ -22,7 +22,7 @@ import { SerialRuns } from './serial-runs.js';
 import { answer, failedWith } from './tool-answers.js';
 
 /** What the server tells an agent at `initialize`: how the tools go together. */
-export const SERVER_INSTRUCTIONS = [
+const SERVER_INSTRUCTIONS = [
   'docextract extracts structured JSON from PDFs and images (invoices, ID documents, payslips, statements) with the Document Extraction Service, and writes one result file per document.',
   'To extract: call models once to learn the document types this key may use, then extract with the paths (files, folders or globs inside your roots) and, when you know it, the model. Each call costs credits (1 per page sent); content already extracted with the same model costs nothing again, so calling extract again on the same files is safe.',
   "Read the answer's documents: data is given up to a budget; for each document marked data_left_out, or not listed, call result with its output (or its source file). A document with in_parts (a PDF past the service's limits) has as data a list of its parts, each with its source pages: read them as parts, do not merge them. Large data comes in slices: call result again with offset = next_offset.",
