@@ -43,7 +43,7 @@ export async function printDryRun(ctx: CliContext, batch: DryRunBatch, settings:
   }
   const lines = rejected.map((r) => `   rejected  ${r.file}: ${r.error?.message ?? ''} (${r.error?.code ?? ''})`);
   lines.push(
-    `total: ${plural(total.files, 'file')} (${total.reused} answered already), ${plural(total.pages, 'page')} to extract, ${plural(total.credits, 'credit')}, ${plural(total.requests, 'request')}; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(settings.windows)}`,
+    `total: ${plural(total.files, 'file')} (${total.reused} answered already${total.in_parts > 0 ? `; ${total.in_parts} of them in parts, a line per part: ${plural(total.parts, 'part')}` : ''}), ${plural(total.pages, 'page')} to extract, ${plural(total.credits, 'credit')}, ${plural(total.requests, 'request')}; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(settings.windows)}`,
   );
   out.write(`${renderLines(lines)}\n`);
   return refused.length;

@@ -27,7 +27,14 @@ export async function runBatchCommand(
   ride?: RideAlong<ExtractionReport, BatchEvents>,
 ): Promise<CommandOutcome> {
   // Counts, usage and the files that did not complete, taken from what the display shows: 100,000 outcomes are not kept to the end.
-  const records = new RunRecords({ stateDir: ctx.stateDir(), cwd: ctx.io.cwd, clock: ctx.clock, command: ctx.commandName, profile: ctx.profile.name });
+  const records = new RunRecords({
+    stateDir: ctx.stateDir(),
+    cwd: ctx.io.cwd,
+    clock: ctx.clock,
+    command: ctx.commandName,
+    profile: ctx.profile.name,
+    commandLine: commandLine(ctx.deps.args),
+  });
   const { tally } = records;
   // The display is kept apart for its own methods (finish); the engine is told through the tally, which counts what the display shows.
   let shown: Promise<BatchDisplay> | undefined;

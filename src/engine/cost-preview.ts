@@ -29,6 +29,15 @@ export interface FileCost {
   credits: number;
   /** Requests it would send. */
   requests: number;
+  /** Set when this line is one part of a source sent in parts (a PDF past the service's limits). */
+  part?: {
+    /** The source, as the run names it. */
+    of: string;
+    /** Which part this is, 1-based. */
+    index: number;
+    /** How many parts the source is sent in. */
+    count: number;
+  };
 }
 
 export interface CostPreviewOptions extends Omit<ArrivalOptions, 'preview'> {
@@ -109,7 +118,13 @@ export class CostPreview {
   private costOf(doc: PlannedDocument, plan: ArrivalPlan, leaders: ReadonlyMap<string, DocumentTask>, reused: ReadonlyMap<string, DocumentOutcome>): FileCost {
     const options = this.options;
     const asked = questionOf(doc.sha256, doc.model, options.storeDb, doc.sourcePages);
-    const base = { file: doc.displayPath, model: asked.model, pages: doc.pages ?? null, mode: modeOf(doc.pages) } as const;
+    const base = {
+      file: doc.displayPath,
+      model: asked.model,
+      pages: doc.pages ?? null,
+      mode: modeOf(doc.pages),
+      ...(doc.part ? { part: { of: doc.part.displayPath, index: doc.part.index + 1, count: doc.part.count } } : {}),
+    } as const;
     const answer = reused.get(doc.displayPath);
     if (answer) return { ...base, action: plan.copied.has(doc.displayPath) ? 'copy' : 'reuse', why: answer.reused ?? '', credits: 0, requests: 0 };
     const why = plan.why.get(doc.displayPath) ?? '';

@@ -1,6 +1,6 @@
 import type { DocumentOutcome } from '../batch/batch-types.js';
 import { OutcomeCounts } from '../batch/outcome-counts.js';
-import { writeLastRunReport, type LastRunReport } from '../store/last-run-report.js';
+import { writeLastRunReport, type EarlierRunFiles, type LastRunReport } from '../store/last-run-report.js';
 
 /** One finished run, as its report records it. */
 export interface FinishedRun {
@@ -11,10 +11,14 @@ export interface FinishedRun {
   counts?: Readonly<Record<string, number>>;
   startedAtMs: number;
   finishedAtMs: number;
+  /** The command line that ran it, quoted to paste, and the folder it ran in (absent for a program's run). */
+  command?: { line: string; cwd: string };
+  /** What earlier runs left undone that this one did not finish (EarlierUndone.carried). */
+  earlier?: EarlierRunFiles[];
 }
 
 /** The report of one run: counts per status, and every file that did not complete with why. */
-export function lastRunReportFrom({ outDir, outcomes, counts: counted, startedAtMs, finishedAtMs }: FinishedRun): LastRunReport {
+export function lastRunReportFrom({ outDir, outcomes, counts: counted, startedAtMs, finishedAtMs, command, earlier }: FinishedRun): LastRunReport {
   const tally = new OutcomeCounts();
   const files: LastRunReport['files'] = [];
   for (const outcome of outcomes) {
@@ -35,8 +39,10 @@ export function lastRunReportFrom({ outDir, outcomes, counts: counted, startedAt
     started_at: new Date(startedAtMs).toISOString(),
     finished_at: new Date(finishedAtMs).toISOString(),
     out_dir: outDir,
+    ...(command === undefined ? {} : { command: command.line, cwd: command.cwd }),
     counts: counted ? { ...counted } : { ...tally.byStatus },
     files,
+    ...(earlier?.length ? { earlier } : {}),
   };
 }
 

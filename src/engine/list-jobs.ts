@@ -4,6 +4,7 @@ import { readJournalSnapshot } from '../store/journal-reader.js';
 import { refuseUnsafeStateDir } from '../store/private-state-dir.js';
 import { readLastRunReports, type LastRunFile } from '../store/last-run-report.js';
 import { suggestedCommand } from '../util/shell-quote.js';
+import { runsOf } from './earlier-undone.js';
 
 /** A multi-page job the journal knows is not finalized. */
 export interface JobListing {
@@ -52,11 +53,16 @@ interface UnansweredUploadListing {
   possibly_open_until: string;
 }
 
-/** A file the account's last run did not complete. */
+/** A file the account's last run did not complete, or an earlier run's that no run since has finished. */
 interface FailedFileListing extends LastRunFile {
   kind: 'failed-file';
   account: string;
+  /** When the run that left it ended: the last run's `finished_at`, or an earlier run's. */
   run_finished_at: string;
+  /** The command that takes it up: the command line of the run that left it, run again in `resume_in` (absent for a program's run). */
+  resume?: string;
+  /** The folder to run `resume` in: its paths may be relative to it. */
+  resume_in?: string;
 }
 
 /** Work left in the state folder, as `docextract jobs` shows it. */
@@ -65,7 +71,7 @@ export interface JobsOverview {
   jobs: JobListing[];
   /** Uploads sent without an answer whose job may still be open (within `ttlMs` of sending). */
   unanswered: UnansweredUploadListing[];
-  /** Files each account's last run did not complete, with why. */
+  /** Files each account's last run did not complete, with why, then those earlier runs left that no run since finished. */
   failedFiles: FailedFileListing[];
   /** Each account's last run: one entry per account that has a last-run report. */
   lastRuns: {
@@ -114,7 +120,16 @@ export async function listJobs(options: ListJobsOptions): Promise<JobsOverview> 
     }));
   const reports = await readLastRunReports(options.stateDir, options.account);
   const failedFiles = reports.flatMap((report) =>
-    report.files.map((file): FailedFileListing => ({ kind: 'failed-file', account: report.account, run_finished_at: report.finished_at, ...file })),
+    runsOf(report).flatMap((run) =>
+      run.files.map((file): FailedFileListing => ({
+        kind: 'failed-file',
+        account: report.account,
+        run_finished_at: run.finished_at,
+        ...file,
+        ...(run.command === undefined ? {} : { resume: run.command }),
+        ...(run.cwd === undefined ? {} : { resume_in: run.cwd }),
+      })),
+    ),
   );
   const lastRuns = reports.map((report) => ({ account: report.account, finished_at: report.finished_at, counts: report.counts }));
   return { jobs, unanswered, failedFiles, lastRuns };

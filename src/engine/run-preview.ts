@@ -33,10 +33,14 @@ export interface RunPreviewOptions extends CostPreviewOptions {
 
 /** A previewed run's totals. */
 export interface RunPreviewTotal {
-  /** Files that would be sent or answered (the refused ones are not counted). */
+  /** Files (documents) that would be sent or answered, a source sent in parts counted once (the refused ones are not counted). */
   files: number;
-  /** Files answered already: by their own result on disk or by another file's. */
+  /** Files answered already: by their own result on disk or by another file's (a source in parts: every part). */
   reused: number;
+  /** Of `files`, those sent in parts (PDFs past the service's limits): each is a line per part. */
+  in_parts: number;
+  /** The parts of those. */
+  parts: number;
   /** Pages that would be extracted: every page of a file sent, the pages an open job has left. */
   pages: number;
   /** Credits the run would be charged. */
@@ -69,7 +73,8 @@ export async function previewRun(
 ): Promise<RunPreview> {
   const { windows, ...costOptions } = options;
   const preview = new CostPreview(costOptions);
-  const total: RunPreviewTotal = { files: 0, reused: 0, pages: 0, credits: 0, requests: 0 };
+  const total: RunPreviewTotal = { files: 0, reused: 0, in_parts: 0, parts: 0, pages: 0, credits: 0, requests: 0 };
+  const sources = new SourcesInParts();
   const refused = [...run.rejected];
   try {
     for await (const slice of run.slices) {
@@ -78,18 +83,54 @@ export async function previewRun(
       // What the run's own checks of an upload refuse (an encrypted PDF whose pages must be cut): refused here too.
       refused.push(...previewed.refused);
       for (const cost of previewed.costs) {
-        total.files += 1;
-        total.reused += cost.action === 'reuse' || cost.action === 'copy' ? 1 : 0;
+        const answered = cost.action === 'reuse' || cost.action === 'copy';
+        const document = sources.add(cost, answered);
+        if (document) {
+          total.files += 1;
+          total.reused += document.answered ? 1 : 0;
+        }
+        if (cost.part) total.parts += 1;
+        if (cost.part?.index === 1) total.in_parts += 1;
         total.pages += pagesToExtract(cost);
         total.credits += cost.credits;
         total.requests += cost.requests;
       }
       if (previewed.costs.length > 0) await eachSlice(previewed.costs);
     }
+    total.files += sources.unfinished;
   } finally {
     preview.close();
   }
   return { total, shortestMs: minimumMakespanMs(total.requests, windows), refused };
+}
+
+/**
+ * A document is a source file, whatever its parts: a part line counts its
+ * source once, when its last part is seen, answered already when every part
+ * is. Only the sources whose parts are still coming are held (a source's
+ * parts are planned together).
+ */
+class SourcesInParts {
+  private readonly open = new Map<string, { seen: number; answered: boolean }>();
+
+  /** The document `cost` completes, if any: itself, or its source once its last part is seen. */
+  add(cost: FileCost, answered: boolean): { answered: boolean } | undefined {
+    if (!cost.part) return { answered };
+    const source = this.open.get(cost.part.of) ?? { seen: 0, answered: true };
+    source.seen += 1;
+    source.answered &&= answered;
+    if (source.seen < cost.part.count) {
+      this.open.set(cost.part.of, source);
+      return undefined;
+    }
+    this.open.delete(cost.part.of);
+    return { answered: source.answered };
+  }
+
+  /** Sources some of whose parts were refused (never seen): documents all the same, not answered. */
+  get unfinished(): number {
+    return this.open.size;
+  }
 }
 
 /** Pages a file sends for extraction: all of them, the pages a resumed job has left, or none when answered already. */

@@ -1,7 +1,8 @@
 import type { BatchEvents, DocumentOutcome } from '../batch/batch-types.js';
-import { BATCH_EVENTS, composeEvents } from '../batch/event-sink.js';
+import { BATCH_EVENTS, composeEvents, type EventLayer } from '../batch/event-sink.js';
 import { compactUsageIfLarge } from '../store/usage-log.js';
 import type { Clock } from '../util/clock.js';
+import { EarlierUndone } from './earlier-undone.js';
 import { recordLastRun } from './last-run.js';
 import { RunTally } from './run-tally.js';
 import { recordUsageNow } from './usage-recorder.js';
@@ -18,6 +19,8 @@ export interface RunRecordsOptions {
   command: string;
   /** The configuration profile the run used. @default "default" */
   profile?: string;
+  /** The command line that ran it, quoted to paste: `docextract jobs` offers it to finish what the run left. @default none (a program's run) */
+  commandLine?: string;
 }
 
 /**
@@ -33,10 +36,12 @@ export class RunRecords {
   readonly tally: RunTally;
   private readonly startedAt: number;
   private usageRecorded = false;
+  private readonly earlierUndone: EarlierUndone;
 
   constructor(private readonly run: RunRecordsOptions) {
     this.tally = new RunTally(run.cwd);
     this.startedAt = run.clock.now();
+    this.earlierUndone = new EarlierUndone(run.stateDir);
   }
 
   /** When the run started (Unix ms, the run's clock). */
@@ -46,7 +51,13 @@ export class RunRecords {
 
   /** The events a run is told through: its tally counts each finished document, charge and request, then `events` (its display) is told. */
   counting(events: BatchEvents): BatchEvents {
-    return composeEvents(BATCH_EVENTS, events, [this.tally.counting]);
+    const completing: EventLayer = {
+      documentFinished: (next, outcome, doc) => {
+        if (outcome.status === 'complete') this.earlierUndone.complete(doc?.path ?? outcome.source);
+        next(outcome, doc);
+      },
+    };
+    return composeEvents(BATCH_EVENTS, events, [this.tally.counting, completing]);
   }
 
   /**
@@ -78,14 +89,21 @@ export class RunRecords {
     this.recordUsage(account, requests);
   }
 
-  /** The last-run report; `word` rewords each outcome that did not complete (the CLI's words). */
+  /**
+   * The last-run report; `word` rewords each outcome that did not complete
+   * (the CLI's words). It carries what earlier runs left undone and this one
+   * did not finish: it replaces the account's last report.
+   */
   async recordLastRun(account: string, outDir: string, word: (outcome: DocumentOutcome) => DocumentOutcome = (outcome) => outcome): Promise<void> {
+    const earlier = await this.earlierUndone.carried(account, this.tally.notComplete).catch(() => []);
     await recordLastRun(this.run.stateDir, account, {
       outDir,
       outcomes: this.tally.notComplete.map(word),
       counts: this.tally.counts,
       startedAtMs: this.startedAt,
       finishedAtMs: this.run.clock.now(),
+      ...(this.run.commandLine === undefined ? {} : { command: { line: this.run.commandLine, cwd: this.run.cwd } }),
+      earlier,
     });
   }
 }

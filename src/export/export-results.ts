@@ -48,8 +48,10 @@ const WORKBOOK_FILE = 'tables.xlsx';
 export interface ExportSummary {
   /** The format written, as asked. */
   format: ExportFormat;
-  /** Documents exported. */
+  /** Documents exported: source files (result files), a PDF in parts counted once. */
   documents: number;
+  /** Of those, documents in parts (a PDF past the service's limits): each has a row per part, so the tables hold more rows than documents. */
+  documents_in_parts: number;
   /** Each file written (`-` for stdout) and its rows; for xlsx, each sheet of the workbook and the table it holds (the header row not counted). */
   tables: {
     /** The file's name in the `out` folder (`invoices.csv`, `tables.xlsx`, `documents.ndjson`), or `-` for stdout. */
@@ -118,7 +120,7 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
   const summary = emptySummary('csv');
   try {
     for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
-      summary.documents += docs.length;
+      countDocument(summary, docs);
       const refusal = refused.get(resultFileOf(docs));
       if (refusal) untabulated(options, summary, resultFileOf(docs), refusal);
       for (const row of refusal ? dataAsJsonRows(docs) : resultRows(docs)) {
@@ -152,7 +154,7 @@ async function exportXlsx(options: ExportOptions): Promise<ExportSummary> {
   const spool = await TableSpool.open();
   try {
     for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
-      summary.documents += docs.length;
+      countDocument(summary, docs);
       // Judged before any row is spooled: a result goes in whole, or as its data in one cell.
       const refusal = columns.admit(resultRows(docs));
       if (refusal) untabulated(options, summary, resultFileOf(docs), refusal);
@@ -176,17 +178,19 @@ async function exportXlsx(options: ExportOptions): Promise<ExportSummary> {
   return summary;
 }
 
-/** One flat object per document: the fixed fields, the data with dotted names (lists stay JSON lists), then the provenance. */
+/** One flat object per document (per part, for a document in parts): the fixed fields, the data with dotted names (lists stay JSON lists), then the provenance. */
 async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
   const toStdout = options.out === '-';
   const file = toStdout ? undefined : replaceFileByStream(join(options.out, 'documents.ndjson'));
   const fileStream = file?.stream;
   const sink: TextSink = fileStream ?? options.stdout;
   const summary = emptySummary('ndjson');
+  let lines = 0;
   try {
     for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
+      countDocument(summary, docs);
       for (const doc of docs) {
-        summary.documents += 1;
+        lines += 1;
         await writeLine(sink, `${JSON.stringify({ ...doc.head, ...doc.fields, ...doc.provenance })}\n`);
       }
     }
@@ -199,12 +203,12 @@ async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
     await file?.discard();
     throw error;
   }
-  summary.tables = [{ file: toStdout ? '-' : 'documents.ndjson', rows: summary.documents }];
+  summary.tables = [{ file: toStdout ? '-' : 'documents.ndjson', rows: lines }];
   return summary;
 }
 
 function emptySummary(format: ExportFormat): ExportSummary {
-  return { format, documents: 0, tables: [], skipped: 0, problems: 0, untabulated: [] };
+  return { format, documents: 0, documents_in_parts: 0, tables: [], skipped: 0, problems: 0, untabulated: [] };
 }
 
 /** The result file the documents come from (as the folder walk names it). */
@@ -215,6 +219,12 @@ function resultFileOf(docs: readonly ExportedDocument[]): string {
 function untabulated(options: ExportOptions, summary: ExportSummary, file: string, refusal: TabulationRefusal): void {
   summary.untabulated.push({ file, ...refusal });
   options.onUntabulated?.(file, refusal);
+}
+
+/** One result file is one document, whatever its parts (a row each). */
+function countDocument(summary: ExportSummary, docs: readonly ExportedDocument[]): void {
+  summary.documents += 1;
+  if (docs.length > 1) summary.documents_in_parts += 1;
 }
 
 /** Write, and wait for `drain` when the sink says it is full. */

@@ -4,6 +4,7 @@ import type { DocumentOutcome, ResultChecker } from '../index.js';
 import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../library/models.js';
 import { OutcomeCounts } from '../library/outcomes.js';
 import { plural } from '../util/plural.js';
+import type { PartData } from './part-data.js';
 import { answer, shortChecks, toolError } from './tool-answers.js';
 
 /**
@@ -27,6 +28,7 @@ const documentLine = z.looseObject({
   output: z.string().nullable(),
   error: toolError.optional(),
   data: z.unknown().optional(),
+  in_parts: z.boolean().optional(),
   data_left_out: z.boolean().optional(),
 });
 
@@ -67,10 +69,16 @@ export class ExtractAnswer {
     private readonly budgets = { data: EXTRACT_DATA_BUDGET, list: EXTRACT_LIST_BUDGET },
   ) {}
 
-  add(outcome: DocumentOutcome): void {
+  /**
+   * One finished document; `parts`: the parts of a document sent in parts
+   * (partsDataOfOutcome), whose list is its data, each part with its own
+   * verdict, never merged into one.
+   */
+  add(outcome: DocumentOutcome, parts?: readonly PartData[]): void {
     this.counted.add(outcome);
     const hasResult = outcome.status === 'complete' || outcome.status === 'partial';
-    const checks = hasResult ? this.checker?.check(normaliseModel(outcome.model ?? SERVICE_DEFAULT_MODEL), outcome.data) : undefined;
+    const checks = hasResult && !parts ? this.checker?.check(normaliseModel(outcome.model ?? SERVICE_DEFAULT_MODEL), outcome.data) : undefined;
+    const data = parts ?? outcome.data;
     const line: Record<string, unknown> = {
       file: outcome.file,
       status: outcome.status,
@@ -81,11 +89,12 @@ export class ExtractAnswer {
       ...(outcome.reused ? { reused: true } : {}),
       ...(outcome.reviewed ? { reviewed: true } : {}),
       ...(checks ? { checks: shortChecks(checks) } : {}),
+      ...(parts ? { in_parts: true } : {}),
     };
-    if (hasResult && outcome.data !== undefined) {
-      const size = JSON.stringify(outcome.data).length;
+    if (hasResult && data !== undefined) {
+      const size = JSON.stringify(data).length;
       if (this.dataChars + size <= this.budgets.data) {
-        line.data = outcome.data;
+        line.data = data;
         this.dataChars += size;
       } else {
         line.data_left_out = true;

@@ -8,7 +8,9 @@ import { findSetting } from '../config/settings.js';
 import { SchemaRules } from '../library/check.js';
 import { extractDocuments, type ExtractDocumentsOptions } from '../index.js';
 import type { AgentFolders } from './agent-folders.js';
+import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../library/models.js';
 import { ExtractAnswer } from './extract-answer.js';
+import { partsDataOfOutcome } from './part-data.js';
 import { RunProgress } from './run-progress.js';
 import { failed, failedWith } from './tool-answers.js';
 
@@ -85,7 +87,8 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
     });
     ctx.outs.add(out);
     for await (const outcome of run) {
-      answer.add(outcome);
+      // A document sent in parts is reported without data: its data is its parts', read back from its one result file.
+      answer.add(outcome, await partsDataOfOutcome(outcome, checker, normaliseModel(outcome.model ?? SERVICE_DEFAULT_MODEL)));
       progress.documentFinished(outcome);
     }
     const report = await run.done;

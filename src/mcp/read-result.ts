@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ResultChecker } from '../index.js';
 import { dataToCheck, documentTypeOf, isResultDocument, readResultFile, type ResultDocument } from '../library/check.js';
+import { partsDataOf } from './part-data.js';
 import { answer, failed, shortChecks, toolError } from './tool-answers.js';
 
 /** Characters of a result's data (as JSON) one result answer carries at most; a larger one comes in slices (`offset`, `next_offset`). */
@@ -18,6 +19,7 @@ export const resultOutput = {
   model: z.string().nullable().optional(),
   pages: z.unknown().optional(),
   data: z.unknown().optional(),
+  in_parts: z.boolean().optional(),
   data_json: z.string().optional(),
   data_chars: z.number().optional(),
   offset: z.number().optional(),
@@ -44,8 +46,10 @@ export async function readOneResult(
   if (output === undefined)
     return failed('result_not_found', `no result for ${path}: name a result file, or a source extracted into ${folders.outs.join(', ')}`);
   const result = (await readResultFile(output)) as ResultDocument;
-  const { data, review } = await dataToCheck(output, result);
-  const checks = folders.checker?.check(documentTypeOf(result), data);
+  // A document in parts: its data is the list of its parts, each with its source pages and own data (a review of it is read only: none applies).
+  const parts = partsDataOf(result, folders.checker, documentTypeOf(result));
+  const { data, review } = parts ? { data: parts, review: undefined } : await dataToCheck(output, result);
+  const checks = parts ? undefined : folders.checker?.check(documentTypeOf(result), data);
   const text = JSON.stringify(data) ?? 'null';
   const whole = offset === 0 && text.length <= RESULT_DATA_BUDGET;
   const next = offset + RESULT_DATA_BUDGET;
@@ -56,6 +60,7 @@ export async function readOneResult(
     model: result.model,
     pages: result.pages,
     ...(review ? { reviewed: true } : {}),
+    ...(parts ? { in_parts: true } : {}),
     ...(checks ? { checks: shortChecks(checks) } : {}),
     ...(whole ? { data } : { data_json: text.slice(offset, next), data_chars: text.length, offset, next_offset: next < text.length ? next : null }),
     ...(others.length > 0 ? { other_results: others } : {}),

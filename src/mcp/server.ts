@@ -21,6 +21,14 @@ import { readOneResult, RESULT_DATA_BUDGET, resultOutput } from './read-result.j
 import { SerialRuns } from './serial-runs.js';
 import { answer, failedWith } from './tool-answers.js';
 
+/** What the server tells an agent at `initialize`: how the tools go together. */
+const SERVER_INSTRUCTIONS = [
+  'docextract extracts structured JSON from PDFs and images (invoices, ID documents, payslips, statements) with the Document Extraction Service, and writes one result file per document.',
+  'To extract: call models once to learn the document types this key may use, then extract with the paths (files, folders or globs inside your roots) and, when you know it, the model. Each call costs credits (1 per page sent); content already extracted with the same model costs nothing again, so calling extract again on the same files is safe.',
+  "Read the answer's documents: data is given up to a budget; for each document marked data_left_out, or not listed, call result with its output (or its source file). A document with in_parts (a PDF past the service's limits) has as data a list of its parts, each with its source pages: read them as parts, do not merge them. Large data comes in slices: call result again with offset = next_offset.",
+  'After a cancelled or interrupted extraction, call extract again with the same paths: open jobs are resumed and nothing done is paid twice. jobs lists the open jobs and the files that did not complete; it sends nothing.',
+].join('\n');
+
 export interface McpServerOptions {
   /** What every extraction runs with (key, service, limits, state folder, output folder); a tool call may name its own model, pages, out and budget. */
   extract: ExtractDocumentsOptions & { baseUrl: string; stateDir: string; cwd: string; out: string };
@@ -34,7 +42,7 @@ export interface McpServerOptions {
 
 /** The MCP server with docextract's tools; connect it to a transport (stdio for `docextract mcp`). */
 export function createMcpServer(options: McpServerOptions): McpServer {
-  const server = new McpServer({ name: 'docextract', version: VERSION });
+  const server = new McpServer({ name: 'docextract', version: VERSION }, { instructions: SERVER_INSTRUCTIONS });
   const runs = new SerialRuns();
   const { cwd, out } = options.extract;
   const folders = new AgentFolders(server.server, { folders: options.allow ?? [cwd, out], cwd, out });
@@ -45,9 +53,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     'extract',
     {
       title: 'Extract documents',
-      description: `Extract structured JSON from PDFs and images (invoices, ID documents, payslips, statements) inside the allowed folders (the client's roots). Each result is written to a JSON file. The answer gives per document its status, result file and error code, and the data of the documents up to ${EXTRACT_DATA_BUDGET} characters in all; the data of the others is left out (listed in data_left_out): read each with the result tool. Content already extracted with the same model costs nothing; open jobs of interrupted runs are resumed. Reports progress (documents, and chunks within them) and can be cancelled (work done is kept). isError when no document could be extracted, with error.code.`,
+      description: `Extract structured JSON from PDFs and images (invoices, ID documents, payslips, statements) inside the allowed folders (the client's roots). Each result is written to a JSON file. The answer gives per document its status, result file and error code, and the data of the documents up to ${EXTRACT_DATA_BUDGET} characters in all; the data of the others is left out (listed in data_left_out): read each with the result tool. A PDF past the service's limits is sent in parts: its line has in_parts, and its data is a list of its parts, each with its source_pages and its own data (never merged). Content already extracted with the same model costs nothing; open jobs of interrupted runs are resumed. Reports progress (documents, and chunks within them) and can be cancelled (work done is kept). isError when no document could be extracted, with error.code.`,
       inputSchema: extractInput,
       outputSchema: extractOutput,
+      // It writes result files and never deletes or overwrites anything but its own results; it calls the service.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     async (args, extra) =>
       runs.next(
@@ -67,12 +77,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     'result',
     {
       title: 'Read one result',
-      description: `One document's result: its status, pages, checks and data, by its result file (an extract answer's output) or by its source file, inside the allowed folders or the output folder. Data past ${RESULT_DATA_BUDGET} characters comes as a slice of its JSON text: call again with offset = next_offset for the rest.`,
+      description: `One document's result: its status, pages, checks and data, by its result file (an extract answer's output) or by its source file, inside the allowed folders or the output folder. A document extracted in parts (a PDF past the service's limits) has in_parts, and its data is a list of its parts, each with its source_pages, status, result_file and data. Data past ${RESULT_DATA_BUDGET} characters comes as a slice of its JSON text: call again with offset = next_offset for the rest.`,
       inputSchema: {
         path: z.string().min(1).describe('The result file (output of an extract answer), or the source document it was extracted from'),
         offset: z.number().int().min(0).optional().describe('Where the slice of a large result’s data JSON starts (next_offset of the last answer). Default 0'),
       },
       outputSchema: resultOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ path, offset }) => {
       try {
@@ -91,6 +102,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       description: 'The document types (models) this key may use: the names the extract tool accepts as model.',
       inputSchema: {},
       outputSchema: modelsOutput,
+      annotations: { readOnlyHint: true, openWorldHint: true },
     },
     async () => {
       try {
@@ -110,6 +122,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         'Multi-page jobs left open on the service by interrupted runs (each costs a job slot until it is finished or expires), and files of the last run that did not complete: only those whose source lies inside the allowed folders (the client’s roots). Sends nothing.',
       inputSchema: {},
       outputSchema: jobsOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async () => {
       try {

@@ -30,7 +30,8 @@ export function isFailedId(id: string): boolean {
 
 /**
  * The files the last run of each account (read from the state folder, as
- * `docextract jobs` reads it) wrote no result for, when that run wrote to
+ * `docextract jobs` reads it), or an earlier run its report carries, wrote
+ * no result for, when that run wrote to
  * `resultsDir`; a file with a result there now (`hasResult`, by its absolute
  * path) is left out. The same file reported by two accounts' runs is listed
  * once, as the later run left it.
@@ -38,7 +39,8 @@ export function isFailedId(id: string): boolean {
 export async function failedDocuments(stateDir: string, resultsDir: string, hasResult: (source: string) => boolean): Promise<FailedDocument[]> {
   const folder = await canonical(resultsDir);
   const byId = new Map<string, FailedDocument>();
-  for (const report of await readLastRunReports(stateDir)) {
+  const runs = (await readLastRunReports(stateDir)).flatMap((report) => [report, ...(Array.isArray(report.earlier) ? report.earlier : [])]);
+  for (const report of runs) {
     if (typeof report.out_dir !== 'string' || (await canonical(report.out_dir)) !== folder) continue;
     for (const entry of report.files) {
       if (!FAILED.has(entry.status)) continue;

@@ -25,15 +25,38 @@ export interface LastRunFile {
   expires_at?: string;
 }
 
+/** The files an earlier run left undone that no run since has finished, as that run left them. */
+export interface EarlierRunFiles {
+  finished_at: string;
+  /** The folder that run wrote its results to, absolute. */
+  out_dir?: string;
+  /** The command line that ran it, quoted to paste: run again in `cwd`, it takes up what it left (absent for a program's run). */
+  command?: string;
+  /** The folder that command ran in (its paths may be relative to it). */
+  cwd?: string;
+  /** Its files still undone, each a source that still exists. */
+  files: LastRunFile[];
+}
+
 export interface LastRunReport {
   started_at: string;
   finished_at: string;
   /** The folder the run wrote its results to, absolute (absent in reports written before it was recorded). */
   out_dir?: string;
+  /** The command line that ran it, quoted to paste: run again in `cwd`, it takes up what it left (absent for a program's run). */
+  command?: string;
+  /** The folder that command ran in (its paths may be relative to it). */
+  cwd?: string;
   /** Files per status, `complete` included. */
   counts: Record<string, number>;
   /** Every file not complete, in the order they finished. */
   files: LastRunFile[];
+  /**
+   * What earlier runs left undone and this run did not finish, the latest
+   * run first: a `collect` of one job does not make the files a Ctrl-C left
+   * unstarted vanish from `jobs`. Each file is listed once in a report.
+   */
+  earlier?: EarlierRunFiles[];
 }
 
 export interface StoredLastRunReport extends LastRunReport {

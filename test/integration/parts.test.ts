@@ -132,8 +132,14 @@ describe('PDFs past the limits are extracted in parts', () => {
     const ws = workspace();
     const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--dry-run', '--json'], { env: emulatorEnv(emulator) });
     expect(run.code).toBe(0);
-    const preview = JSON.parse(run.stdout) as { files: { file: string; pages: number; credits: number }[]; total: { credits: number } };
+    const preview = JSON.parse(run.stdout) as { files: { file: string; pages: number; credits: number }[]; total: Record<string, number> };
     expect(preview.total.credits).toBe(320 + 18);
+    // Two documents, each a line per part: counted as two files, and the parts said (issue 52: each part counted as a file).
+    expect(preview.total).toMatchObject({ files: 2, reused: 0, in_parts: 2, parts: preview.files.length });
+    const text = await runCli(['extract', ws.inputs, '--out', ws.out, '--dry-run'], { env: emulatorEnv(emulator) });
+    expect(text.stdout).toContain(
+      `total: 2 files (0 answered already; 2 of them in parts, a line per part: ${preview.files.length} parts), 338 pages to extract`,
+    );
     expect(preview.files.filter((file) => file.file.includes('statement.pdf')).map((file) => file.pages)).toEqual([150, 150, 20]);
     expect(preview.files.length).toBeGreaterThanOrEqual(5);
     expect(Math.max(...preview.files.map((file) => file.pages))).toBeLessThanOrEqual(150);

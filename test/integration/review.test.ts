@@ -310,7 +310,7 @@ describe('documents that got no result', () => {
     expect((await fetch(`${url}source?id=${encodeURIComponent(failed.id)}`)).status).toBe(404);
   });
 
-  it('lists no failed file that has a result now, nor one of a run that wrote elsewhere', async () => {
+  it('lists no failed file that has a result now; a failed file of an earlier run stays listed until it is done or gone', async () => {
     const { ws, env, url, documents } = await withFailures();
     expect(documents.filter((doc) => doc.error)).toHaveLength(2);
     // A result for fails.pdf appears (another key's run, say): that file is no longer failed here.
@@ -320,9 +320,14 @@ describe('documents that got no result', () => {
     const listed = async () =>
       ((await (await fetch(`${url}api/documents`)).json()) as { documents: Listed[] }).documents.filter((doc) => doc.error).map((doc) => doc.source);
     expect(await listed()).toEqual([join(ws.inputs, 'bad/empty.pdf')]);
-    // The key's next run writes to another folder and replaces its last-run report: nothing here is failed now.
+    // The key's next run writes to another folder and leaves empty.pdf alone: its report carries what the earlier run left undone (issue 52), still listed here, in that run's folder.
     const elsewhere = await runCli(['extract', join(ws.inputs, 'invoices/a.pdf'), '--out', join(ws.dir, 'other'), ...UNTHROTTLED_FLAGS], { env });
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(await listed()).toEqual([join(ws.inputs, 'bad/empty.pdf')]);
+    // Gone from the disk, it can never be finished: no longer listed once the next run ends.
+    rmSync(join(ws.inputs, 'bad/empty.pdf'));
+    const again = await runCli(['extract', join(ws.inputs, 'invoices/a.pdf'), '--out', join(ws.dir, 'other'), ...UNTHROTTLED_FLAGS], { env });
+    expect(again.code, again.stderr).toBe(0);
     expect(await listed()).toEqual([]);
   });
 });

@@ -41,7 +41,7 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
   } else {
     // A line each: a table is named after a document type, which the service's results name.
     ctx.ui.info(
-      `exported ${plural(summary.documents, 'document')} to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${plural(summary.skipped, 'other JSON file')} skipped)` : ''}:`,
+      `exported ${plural(summary.documents, 'document')}${inParts(summary.documents_in_parts)} to ${out === '-' ? 'stdout' : out}${summary.skipped ? ` (${plural(summary.skipped, 'other JSON file')} skipped)` : ''}:`,
     );
     for (const table of summary.tables)
       ctx.ui.info(`  ${table.file}${table.sheet === undefined ? '' : `  sheet ${table.sheet}`}  ${plural(table.rows, 'row')}`);
@@ -53,4 +53,9 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
     for (const entry of summary.untabulated) ctx.ui.error(`  ${entry.file} (${entry.code})`);
   }
   return summary.problems > 0 || summary.untabulated.length > 0 ? 'work-failed' : 'success';
+}
+
+/** Rows are per part for a document in parts: said, so the rows below are not read as documents. */
+function inParts(documents: number): string {
+  return documents === 0 ? '' : ` (${documents} in parts: a row per part)`;
 }

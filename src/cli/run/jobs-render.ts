@@ -34,7 +34,8 @@ export function renderCommands(commands: readonly RunningCommand[], lockHolder?:
 export function renderJobs(
   overview: JobsOverview,
   views: ReadonlyMap<string, ServerJobView>,
-  options: { allAccounts: boolean; running?: boolean; verbose?: boolean },
+  /** `cwd`: where `jobs` runs; a command that ran elsewhere is said with its folder. */
+  options: { allAccounts: boolean; running?: boolean; verbose?: boolean; cwd?: string },
 ): string {
   const lines: string[] = [];
   const who = (account: string): string => (options.allAccounts ? `  [account ${account}]` : '');
@@ -64,24 +65,55 @@ export function renderJobs(
       .join(', ');
     lines.push('', `Last run that ended (finished ${localInstant(Date.parse(run.finished_at))}): ${counts || 'no files'}${who(run.account)}`);
     const files = overview.failedFiles.filter((f) => f.account === run.account);
-    // Files a Ctrl-C ended before anything of them was sent: one line with their count (--verbose and --json list each).
-    const notStarted = files.filter(neverStarted);
-    for (const file of files) {
-      if (neverStarted(file)) continue;
-      const why = file.code ? `${file.code}: ${file.message ?? ''}` : (file.message ?? '');
-      const missing = file.missing_pages?.length ? ` (missing pages ${pageRanges(file.missing_pages)})` : '';
-      lines.push(`  ${file.file}  ${file.status}${missing}${why ? `  ${why}` : ''}`);
-    }
-    if (notStarted.length > 0) {
-      const count = notStarted.length;
+    lines.push(
+      ...runFiles(
+        files.filter((f) => f.run_finished_at === run.finished_at),
+        options,
+      ),
+    );
+    // What earlier runs left that no run since finished (a `collect` of one job after a Ctrl-C): listed until done.
+    const earlier = files.filter((f) => f.run_finished_at !== run.finished_at);
+    for (const finishedAt of new Set(earlier.map((f) => f.run_finished_at))) {
+      lines.push(`  Left undone by an earlier run (finished ${localInstant(Date.parse(finishedAt))}):`);
       lines.push(
-        `  ${count} ${count === 1 ? 'file' : 'files'} not started (interrupted): nothing of ${count === 1 ? 'it' : 'them'} was sent${options.verbose ? '' : '; `docextract jobs --verbose` (or --json) lists each'}`,
+        ...runFiles(
+          earlier.filter((f) => f.run_finished_at === finishedAt),
+          options,
+        ).map((line) => `  ${line}`),
       );
-      if (options.verbose) for (const file of notStarted) lines.push(`    ${file.file}`);
     }
   }
   if (overview.lastRuns.length === 0 && options.running) lines.push('', 'No run has ended yet.');
   return `${renderLines(lines)}\n`;
+}
+
+type FailedFile = JobsOverview['failedFiles'][number];
+
+/** The files one run left undone, each with why; those a Ctrl-C left unstarted in one line with their count; then the command that takes them up. */
+function runFiles(files: readonly FailedFile[], options: { verbose?: boolean; cwd?: string }): string[] {
+  const lines: string[] = [];
+  // Files a Ctrl-C ended before anything of them was sent: one line with their count (--verbose and --json list each).
+  const notStarted = files.filter(neverStarted);
+  for (const file of files) {
+    if (neverStarted(file)) continue;
+    const why = file.code ? `${file.code}: ${file.message ?? ''}` : (file.message ?? '');
+    const missing = file.missing_pages?.length ? ` (missing pages ${pageRanges(file.missing_pages)})` : '';
+    lines.push(`  ${file.file}  ${file.status}${missing}${why ? `  ${why}` : ''}`);
+  }
+  if (notStarted.length > 0) {
+    const count = notStarted.length;
+    lines.push(
+      `  ${count} ${count === 1 ? 'file' : 'files'} not started (interrupted): nothing of ${count === 1 ? 'it' : 'them'} was sent${options.verbose ? '' : '; `docextract jobs --verbose` (or --json) lists each'}`,
+    );
+    if (options.verbose) for (const file of notStarted) lines.push(`    ${file.file}`);
+  }
+  // The run's own command, run again, takes up what it left (a result already there is reused, not paid for again).
+  const resume = files.find((file) => file.resume !== undefined);
+  if (resume?.resume !== undefined) {
+    const where = resume.resume_in !== undefined && resume.resume_in !== options.cwd ? `  (in ${resume.resume_in})` : '';
+    lines.push(`  finish: ${resume.resume}${where}`);
+  }
+  return lines;
 }
 
 function progress(job: JobListing): string {

@@ -49,7 +49,12 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
   } else {
     ctx.io.stdout.write(
       renderCommands(commands, running) +
-        renderJobs(overview, views, { allAccounts: account === undefined, running: running !== undefined, verbose: ctx.options.verbose === true }),
+        renderJobs(overview, views, {
+          allAccounts: account === undefined,
+          running: running !== undefined,
+          verbose: ctx.options.verbose === true,
+          cwd: ctx.io.cwd,
+        }),
     );
   }
   return 'success';

@@ -91,6 +91,7 @@ describe('docextract export', () => {
       out: ws.tables,
       format: 'csv',
       documents: 3,
+      documents_in_parts: 0,
       tables: [
         { file: 'invoice.csv', rows: 2 },
         { file: 'invoice.line_items.csv', rows: 2 },
@@ -404,6 +405,12 @@ describe('docextract export of whole files, page selections and parts in one fol
     expect(selected.code, selected.stderr).toBe(0);
     const run = await runCli(['export', ws.results, '--out', ws.tables], { env });
     expect(run.code, run.stderr).toBe(0);
+    // Three results (long.pdf one of them, in two parts): documents are counted by result, and the rows per part are said to be.
+    expect(run.stderr).toContain('exported 3 documents (1 in parts: a row per part) to ');
+    const lines = await runCli(['export', ws.results, '--out', '-', '--format', 'ndjson', '--json'], { env });
+    expect(lines.code, lines.stderr).toBe(0);
+    expect(parseNdjson(lines.stdout)).toHaveLength(4);
+    expect(JSON.parse(lines.stderr)).toMatchObject({ documents: 3, documents_in_parts: 1, tables: [{ file: '-', rows: 4 }] });
 
     const tables: Record<string, Record<string, string>[]> = {};
     for (const name of ['invoice', 'invoice.data.pages', 'invoice.line_items']) tables[name] = readCsv(join(ws.tables, `${name}.csv`));

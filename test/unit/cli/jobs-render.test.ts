@@ -117,3 +117,34 @@ describe('docextract jobs, after a run stopped by Ctrl-C', () => {
     expect(lines.slice(at + 1, at + 3)).toEqual(['    a.png', '    b\\x1b[2K.png']);
   });
 });
+
+describe('docextract jobs, after a Ctrl-C and then a collect of one job', () => {
+  it('lists what the earlier run left under its own heading, with the command that takes it up (and its folder when elsewhere)', () => {
+    const file = (name: string): JobsOverview['failedFiles'][number] => ({
+      kind: 'failed-file',
+      account: 'a',
+      run_finished_at: '2026-11-26T13:00:00.000Z',
+      file: name,
+      source: `/work/${name}`,
+      status: 'interrupted',
+      code: 'interrupted',
+      message: 'not started',
+      resume: 'docextract extract in --out results',
+      resume_in: '/work',
+    });
+    const overview: JobsOverview = {
+      ...ended,
+      lastRuns: [{ account: 'a', finished_at: '2026-11-26T14:00:00.000Z', counts: { complete: 1 } }],
+      failedFiles: [file('in/a.png'), file('in/b.png')],
+    };
+    const lines = renderJobs(overview, new Map(), { allAccounts: false, cwd: '/elsewhere' }).split('\n');
+    const at = lines.findIndex((line) => line.startsWith('  Left undone by an earlier run (finished '));
+    expect(at, lines.join('\n')).toBeGreaterThan(-1);
+    expect(lines.slice(at + 1)).toEqual([
+      '    2 files not started (interrupted): nothing of them was sent; `docextract jobs --verbose` (or --json) lists each',
+      '    finish: docextract extract in --out results  (in /work)',
+      '',
+    ]);
+    expect(renderJobs(overview, new Map(), { allAccounts: false, cwd: '/work' })).toContain('\n    finish: docextract extract in --out results\n');
+  });
+});

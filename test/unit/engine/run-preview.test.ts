@@ -59,7 +59,7 @@ describe('previewRun: what a run would cost, a slice at a time', () => {
       ],
       [['copy/a.png', 'copy']],
     ]);
-    expect(preview.total).toEqual({ files: 3, reused: 1, pages: 2, credits: 2, requests: 2 });
+    expect(preview.total).toEqual({ files: 3, reused: 1, in_parts: 0, parts: 0, pages: 2, credits: 2, requests: 2 });
     expect(preview.shortestMs).toBe(minimumMakespanMs(2, windows));
     expect(preview.shortestMs).toBeGreaterThan(0);
     expect(preview.refused.map((outcome) => outcome.file)).toEqual(['missing.png', 'bad1.png', 'bad2.png']);
