@@ -85,6 +85,17 @@ describe.runIf(asRoot)('only the user’s own files speak for the user (issue 51
     expect(readTables(tables)).not.toContain('MALLORY-IBAN');
   });
 
+  it('check names a planted result with result_untrusted, and neither checks nor rewrites it', async () => {
+    const { env, ws, result } = await extractedOnce();
+    plantForgedResult(result);
+    const planted = readFileSync(result, 'utf8');
+    const checked = await runCli(['check', ws.out, '--json'], { env });
+    expect(parseNdjson(checked.stdout)).toContainEqual(
+      expect.objectContaining({ error: { code: 'result_untrusted', message: `a.png.json: not checked: it belongs to another user (uid ${MALLORY})` } }),
+    );
+    expect(readFileSync(result, 'utf8')).toBe(planted);
+  });
+
   it('a review planted beside the user’s own result is not exported, reused or checked as theirs, and export names it', async () => {
     const { emu, env, ws, result } = await extractedOnce();
     plantReview(result);
