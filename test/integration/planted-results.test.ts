@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { rewritingFetch } from '../helpers/hostile-service.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 
@@ -139,5 +140,22 @@ describe('an export is no more readable than its most private source (issue 51)'
       expect((await runCli(['export', ws.out, '--out', tables, '--format', format], { env })).code).toBe(0);
       for (const name of readdirSync(tables)) expect([format, name, (statSync(join(tables, name)).mode & 0o777).toString(8)]).toEqual([format, name, '600']);
     }
+  });
+});
+
+describe('a "__proto__" key in the service’s data is kept (issue 51)', () => {
+  it('lands in the result file, and in the --json line, as a key like any other', async () => {
+    emulator = await startEmulator({ keys: [KEY], rateLimits: [] });
+    const env = isolatedEnv({ DOCEXTRACT_BASE_URL: emulator.url, DOCEXTRACT_API_KEY: KEY });
+    const ws = makeWorkspace({ 'a.png': 'images/id-card.png' });
+    // JSON.parse makes "__proto__" an own key, as a service's answer would carry it.
+    const fetch = rewritingFetch((endpoint, body) =>
+      endpoint === 'documents' && body.success === true ? { ...body, data: JSON.parse('{"__proto__":{"iban":"DE89"},"total":2}') as unknown } : body,
+    );
+    const run = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', ...UNTHROTTLED_FLAGS], { env, fetch });
+    expect(run.code).toBe(0);
+    const written = JSON.parse(readFileSync(join(ws.out, 'a.png.json'), 'utf8')) as { data: object };
+    expect([Object.keys(written.data), (written.data as Record<string, unknown>)['__proto__']]).toEqual([['__proto__', 'total'], { iban: 'DE89' }]);
+    expect(run.stdout).toContain('"__proto__":{"iban":"DE89"}');
   });
 });

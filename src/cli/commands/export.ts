@@ -6,7 +6,7 @@ export const registerExportCommand: CommandRegistration = (program, action) => {
     .description('turn a folder of result files into tables: one CSV (or xlsx sheet) per document type, one per list of line items; sends nothing')
     .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json)')
     // Checked in the command, not by commander: a mistyped option must be named as such, not reported as a missing --out.
-    .option('--out <tables-dir>', 'folder for the tables (created; required); with --format ndjson, - writes to stdout')
+    .option('-o, --out <tables-dir>', 'folder for the tables (created; required); with --format ndjson, - writes to stdout')
     .option(
       '--format <format>',
       'csv (one file per table), xlsx (tables.xlsx: a sheet per table, typed cells) or ndjson (documents.ndjson: one flat object per document)',
