@@ -142,10 +142,10 @@ export async function readResultFile(path: string): Promise<Partial<ResultDocume
 }
 
 /** A result file this user owns, parsed, with its mode; or why it is not theirs; undefined when missing or not JSON. */
-export type OwnedResult = { kind: 'own'; result: Partial<ResultDocument>; mode: number } | { kind: 'untrusted'; reason: string };
+type OwnedResult = { kind: 'own'; result: Partial<ResultDocument>; mode: number } | { kind: 'untrusted'; reason: string };
 
 /** {@link readResultFile} that says why a result that is there is not the user's own. */
-export async function readOwnedResult(path: string): Promise<OwnedResult | undefined> {
+async function readOwnedResult(path: string): Promise<OwnedResult | undefined> {
   const read = await readOwnedFile(path);
   if (read?.kind !== 'own') return read;
   try {
