@@ -33,7 +33,15 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 /** Fails to compile unless T is `true`. */
 type Assert<T extends true> = T;
 
-const openMap = z.record(z.string(), z.unknown());
+/**
+ * A JSON object, any keys, checked and kept as JSON.parse made it: z.record
+ * builds a new object by assignment, and `obj["__proto__"] = v` sets the
+ * prototype instead of a key, so a top-level `"__proto__"` key in a paid
+ * result's data was silently dropped. JSON.parse makes it an own key; kept.
+ */
+const openMap = z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), {
+  message: 'expected an object',
+});
 
 const extractionSuccess = z.looseObject({
   success: z.literal(true),

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import { makeResultFolders } from '../store/result-path.js';
@@ -6,6 +5,7 @@ import { besideResultWriteOptions, resultWriteOptions } from './result-modes.js'
 import { reviewPathFor } from '../store/result-names.js';
 import { questionOf, type Question } from './question.js';
 import { MAX_DATA_DEPTH, nestsDeeperThan, RESULT_TOO_DEEP } from '../util/json-depth.js';
+import { readOwnedFile } from '../store/owned-files.js';
 
 /** `complete`: every page was extracted; `partial`: some are missing (`pages.missing`). */
 export type ResultStatus = 'complete' | 'partial';
@@ -124,10 +124,32 @@ export async function readExistingResult(path: string): Promise<ExistingResult |
   return parsed && existingResultOf(parsed);
 }
 
-/** A result file as written, or undefined when it is missing or not JSON (a result is never trusted blindly: check its fields). */
+/** {@link readExistingResult}, or why the result at `path` is not the user's own (it is then not read as an answer). */
+export async function readExistingOrDistrust(path: string): Promise<ExistingResult | { untrusted: string } | undefined> {
+  const read = await readOwnedResult(path);
+  if (read?.kind === 'untrusted') return { untrusted: read.reason };
+  return read && existingResultOf(read.result);
+}
+
+/**
+ * A result file as written, or undefined when it is missing, not JSON, or
+ * not this user's own (another user's, or one others may write: see
+ * store/owned-files.ts). A result is never trusted blindly: check its fields.
+ */
 export async function readResultFile(path: string): Promise<Partial<ResultDocument> | undefined> {
+  const read = await readOwnedResult(path);
+  return read?.kind === 'own' ? read.result : undefined;
+}
+
+/** A result file this user owns, parsed, with its mode; or why it is not theirs; undefined when missing or not JSON. */
+type OwnedResult = { kind: 'own'; result: Partial<ResultDocument>; mode: number } | { kind: 'untrusted'; reason: string };
+
+/** {@link readResultFile} that says why a result that is there is not the user's own. */
+async function readOwnedResult(path: string): Promise<OwnedResult | undefined> {
+  const read = await readOwnedFile(path);
+  if (read?.kind !== 'own') return read;
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as Partial<ResultDocument>;
+    return { kind: 'own', result: JSON.parse(read.text) as Partial<ResultDocument>, mode: read.stats.mode };
   } catch {
     return undefined;
   }
@@ -200,8 +222,9 @@ export async function copyResult(
 /** A person's review goes with the answer it corrects (a copy keeps the fingerprint it names); one that cannot be copied is left where it is. */
 async function copyReview(from: string, to: string): Promise<void> {
   if (resolve(from) === resolve(to)) return;
-  const review = await readFile(reviewPathFor(from)).catch(() => undefined);
-  if (review) await writeFileAtomically(reviewPathFor(to), review, besideResultWriteOptions(to)).catch(() => undefined);
+  // Only the user's own review goes with it: one planted beside `from` is no correction of theirs.
+  const review = await readOwnedFile(reviewPathFor(from));
+  if (review?.kind === 'own') await writeFileAtomically(reviewPathFor(to), review.text, besideResultWriteOptions(to)).catch(() => undefined);
 }
 
 export function serializeResult(result: ResultDocument): string {

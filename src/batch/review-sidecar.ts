@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { distrustOf } from '../store/owned-files.js';
 import type { ResultDocument } from './result-file.js';
 import { reviewPathFor } from '../store/result-names.js';
 
@@ -38,6 +39,8 @@ export function reviewedFingerprint(resultPath: string): ResultFingerprint | und
   const path = reviewPathFor(resultPath);
   if (!existsSync(path)) return undefined;
   try {
+    // A review planted by someone else is no review of the user's (store/owned-files.ts).
+    if (distrustOf(statSync(path)) !== undefined) return undefined;
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as { result?: ResultFingerprint };
     return typeof parsed.result === 'object' && parsed.result !== null ? parsed.result : undefined;
   } catch {

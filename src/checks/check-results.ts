@@ -91,7 +91,7 @@ export async function checkResults(
         status: null,
         model: null,
         verdict: 'error',
-        error: { code: 'result_unreadable', message: `${file.relativePath}: ${rechecked.message}` },
+        error: { code: rechecked.code ?? 'result_unreadable', message: `${file.relativePath}: ${rechecked.message}` },
       });
       continue;
     }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { NotARegularFileError, readRegularFile } from '../store/owned-files.js';
 import { resolve } from 'node:path';
 import { DocextractError } from '../util/docextract-error.js';
 import type { Options, ValidateFunction } from 'ajv';
@@ -29,7 +29,7 @@ export class SchemaFileError extends DocextractError {
  * loaded here, and only here, so a run without schemas never loads it.
  * Each file gets its own ajv instance: two files may use the same `$id`.
  */
-export async function loadSchemaChecker(rules: SchemaRules, cwd: string): Promise<SchemaChecker> {
+export async function loadSchemaChecker(rules: SchemaRules, cwd: string, options: SchemaReadOptions = {}): Promise<SchemaChecker> {
   const newAjv = await ajvFactory();
   const byFile = new Map<string, ValidateFunction>();
   const byType = new Map<string, CompiledSchema>();
@@ -37,7 +37,7 @@ export async function loadSchemaChecker(rules: SchemaRules, cwd: string): Promis
     const schema = resolve(cwd, rule.file);
     let validate = byFile.get(schema);
     if (!validate) {
-      validate = compile(newAjv, await readSchema(schema, rule.file), rule.file);
+      validate = compile(newAjv, await readSchemaFile(schema, rule.file, options), rule.file);
       byFile.set(schema, validate);
     }
     byType.set(rule.type, { schema, validate });
@@ -61,12 +61,31 @@ async function ajvFactory(): Promise<AjvFactory> {
   };
 }
 
-async function readSchema(path: string, named: string): Promise<unknown> {
+/** The most a schema file may hold: real ones are a few KB; a larger one is refused before it is read (`/dev/zero` once read 637 MB). */
+export const SCHEMA_MAX_BYTES = 4 * 1024 * 1024;
+
+export interface SchemaReadOptions {
+  /**
+   * The path comes from a result file (`checks.schema`), not from the user:
+   * a symbolic link there is not followed. @default false
+   */
+  recorded?: boolean;
+}
+
+/**
+ * A schema file's JSON. Only a regular file is read (opened O_NONBLOCK and
+ * judged by fstat: a FIFO never hangs `check`), within SCHEMA_MAX_BYTES.
+ * Throws SchemaFileError naming the file as it was named.
+ */
+export async function readSchemaFile(path: string, named: string, options: SchemaReadOptions = {}): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    ({ text } = await readRegularFile(path, { noFollow: options.recorded === true, maxBytes: SCHEMA_MAX_BYTES }));
   } catch (error) {
+    if (error instanceof NotARegularFileError) throw new SchemaFileError(named, error.reason);
     const code = (error as NodeJS.ErrnoException).code;
+    if (options.recorded === true && (code === 'ELOOP' || code === 'EMLINK'))
+      throw new SchemaFileError(named, 'is a symbolic link; a schema a result names is not followed through a link');
     throw new SchemaFileError(named, code === 'ENOENT' ? 'no such file' : `cannot be read (${code ?? String(error)})`);
   }
   try {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readOwnedFileOrThrow, RESULT_UNTRUSTED } from '../store/owned-files.js';
 import type { DocumentOutcome, ResultChecker } from '../batch/batch-types.js';
 import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { dataRefusalOf, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
@@ -9,7 +9,8 @@ import { RecordedSchemas } from './recorded-schemas.js';
 /** A result file checked again: what it is, and its verdict (none when no schema applies to its type). */
 export type Rechecked =
   | { kind: 'not-a-result' }
-  | { kind: 'unreadable'; message: string }
+  /** `code`: `result_untrusted` for a file that is not the user's own (store/owned-files.ts); absent for one that cannot be read or parsed. */
+  | { kind: 'unreadable'; message: string; code?: string }
   /** Checked with the schema it records, which is gone or broken since. */
   | { kind: 'schema-unusable'; result: ResultDocument; documentType: string; message: string }
   /** Its data is not read as data (nested past the cap, `result_too_deep`): not checked. */
@@ -38,7 +39,10 @@ export type Rechecked =
 export async function recheckResultFile(path: string, checkWith: ResultChecker | RecordedSchemas): Promise<Rechecked> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(path, 'utf8'));
+    const read = await readOwnedFileOrThrow(path);
+    // Not the user's own (planted in a shared folder, or writable by others): neither checked nor rewritten as theirs.
+    if (read.kind === 'untrusted') return { kind: 'unreadable', code: RESULT_UNTRUSTED, message: `not checked: ${read.reason}` };
+    parsed = JSON.parse(read.text);
   } catch (error) {
     const why =
       error instanceof SyntaxError ? `not valid JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;

@@ -7,6 +7,8 @@ import { SchemaRules } from './schema-rules.js';
  * for `docextract check` without `--schema`: each file is read and compiled
  * once per document type, however many results name it. One that is gone or
  * broken since is a SchemaFileError, for the results that name it only.
+ * A path read from a result is opened only as a regular file, not through
+ * a link, and within a size cap (readSchemaFile).
  */
 export class RecordedSchemas {
   private readonly loaded = new Map<string, Promise<ResultChecker | SchemaFileError>>();
@@ -18,7 +20,7 @@ export class RecordedSchemas {
     const key = `${documentType}\0${schema}`;
     let checker = this.loaded.get(key);
     if (!checker) {
-      checker = loadSchemaChecker(SchemaRules.parse([`${documentType}=${schema}`]), this.cwd).catch((error: unknown) => {
+      checker = loadSchemaChecker(SchemaRules.parse([`${documentType}=${schema}`]), this.cwd, { recorded: true }).catch((error: unknown) => {
         if (error instanceof SchemaFileError) return error;
         throw error;
       });

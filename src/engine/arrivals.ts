@@ -50,6 +50,7 @@ export async function* plannedArrivals(source: AsyncIterable<readonly string[]>,
       for (const rejected of planned.rejected) options.rejected(rejected);
       options.planned?.(planned.documents);
       const arrival = await options.planner.plan(planned.documents);
+      for (const refused of arrival.refused) options.rejected(refused);
       const reused = options.checker ? await recheckReused(arrival.reused, options.checker) : arrival.reused;
       for (const outcome of reused) options.reused(outcome);
       options.planner.forgetFinished(options.knownAnswers);

@@ -106,6 +106,7 @@ export class CostPreview {
     const leaders = new Map<string, DocumentTask>(plan.tasks.map((task) => [task.doc.displayPath, task]));
     const reused = new Map(plan.reused.map((outcome) => [outcome.file, outcome]));
     const refused = await refusedUploads(plan.tasks);
+    for (const outcome of plan.refused) refused.set(outcome.file, outcome);
     const costs: FileCost[] = [];
     for (const doc of documents) {
       if (refused.has(doc.displayPath)) continue;

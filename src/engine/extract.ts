@@ -109,6 +109,7 @@ export async function runExtractBatch(
       await running.roomFor(slice.documents.length, stop);
       if (stop?.aborted) return;
       const arrival = await planner.plan(slice.documents);
+      for (const outcome of arrival.refused) finishedBeforeSending(outcome);
       // A schema may have changed since a reused result was made: it gets today's verdict.
       for (const outcome of deps.checker ? await recheckReused(arrival.reused, deps.checker) : arrival.reused) finishedBeforeSending(outcome);
       // Of the slices planned so far, only where each finished question's answer is stays: the latest

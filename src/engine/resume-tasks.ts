@@ -1,10 +1,11 @@
-import { outcomeOfResult as resultOutcome } from '../batch/outcomes.js';
+import { failedOutcome, outcomeOfResult as resultOutcome } from '../batch/outcomes.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
 import { isResumable, type JournaledJob, type JournalState } from '../batch/journal-records.js';
 import type { Phantom } from '../batch/open-job-ledger.js';
 import { questionKey, questionOf, samePages, type Question } from '../batch/question.js';
-import { copyResult, readExistingResult, readResultFile, type ResultDocument } from '../batch/result-file.js';
+import { copyResult, readExistingOrDistrust, readResultFile, type ResultDocument } from '../batch/result-file.js';
+import { RESULT_UNTRUSTED } from '../store/owned-files.js';
 import type { KnownResults } from './known-results.js';
 import { dataToCheck } from '../results/corrections.js';
 import { reviewedChecks } from '../checks/recheck.js';
@@ -28,6 +29,8 @@ export interface ArrivalPlan {
   why: Map<string, string>;
   /** Display paths of `reused` answered by another file's result (copied), not by their own. */
   copied: Set<string>;
+  /** Documents not sent: the result in their place is not the user's own (`result_untrusted`), so it can neither answer them nor be replaced. */
+  refused: DocumentOutcome[];
 }
 
 /**
@@ -92,6 +95,7 @@ export class ArrivalPlanner {
     const reused: DocumentOutcome[] = [];
     const why = new Map<string, string>();
     const copied = new Set<string>();
+    const refused: DocumentOutcome[] = [];
     const rest: { doc: PlannedDocument; key: string; asked: Question; reason: string }[] = [];
     // Reviewed results reused here are checked with the schemas they record, each compiled once per arrival.
     const schemas = recordedSchemas();
@@ -107,7 +111,12 @@ export class ArrivalPlanner {
         this.lead(key, task, tasks);
         continue;
       }
-      const onDisk = judgeResultOnDisk(await readExistingResult(doc.output), asked, options);
+      const existing = await readExistingOrDistrust(doc.output);
+      if (existing && 'untrusted' in existing) {
+        refused.push(untrustedResultOutcome(doc, existing.untrusted));
+        continue;
+      }
+      const onDisk = judgeResultOnDisk(existing, asked, options);
       const outcome = onDisk.reuse ? await outcomeFromFile(doc.output, doc.displayPath, schemas) : undefined;
       if (!outcome) {
         rest.push({ doc, key, asked, reason: onDisk.reason });
@@ -138,7 +147,7 @@ export class ArrivalPlanner {
         why.set(doc.displayPath, reason);
       }
     }
-    return { tasks, reused, why, copied };
+    return { tasks, reused, why, copied, refused };
   }
 
   /** A document finished: a complete result now answers its question for later runs. */
@@ -240,6 +249,18 @@ export class ArrivalPlanner {
     if (job) this.matched.add(job.parentJobId);
     return job;
   }
+}
+
+/**
+ * A document whose result path holds a file that is not the user's own (in
+ * a shared `--out`, one another user planted): it is not reused (it could
+ * answer with anyone's data), and nothing is sent, since the answer could
+ * not be written in its place (a sticky folder keeps it) or would replace a
+ * file the user cannot vouch for.
+ */
+function untrustedResultOutcome(doc: PlannedDocument, reason: string): DocumentOutcome {
+  const message = `${doc.output} is not your own result: ${reason}; it was not reused and nothing was sent for ${doc.displayPath}. Check what it is, remove it, and run again`;
+  return failedOutcome(doc.displayPath, { code: RESULT_UNTRUSTED, message }, { source: doc.path, pages: doc.pages ?? null });
 }
 
 /** The options without the resumed forced run: what another command's documents are planned with. */

@@ -1,7 +1,10 @@
 import { DocextractError } from '../util/docextract-error.js';
 import { once } from 'node:events';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { reviewPathFor } from '../store/result-names.js';
+import { readOwnedFileOrThrow, RESULT_UNTRUSTED } from '../store/owned-files.js';
+import { MostPrivateMode } from './export-mode.js';
 import { walkJsonFiles } from '../files/json-walk.js';
 import { dataRefusalOf } from '../batch/result-file.js';
 import { toExportedDocuments, type ExportedDocument, type ExportPlace } from './flatten.js';
@@ -88,6 +91,13 @@ export class ExportInputError extends DocextractError {
   readonly code = 'results_not_found';
 }
 
+/** Where readDocuments tells what it left out, and what the files it read allow. */
+interface ExportReport {
+  options: ExportOptions;
+  summary: ExportSummary;
+  modes: MostPrivateMode;
+}
+
 /** Turn a folder of result files into tables; sends nothing, needs no key. */
 export async function exportResults(options: ExportOptions): Promise<ExportSummary> {
   const info = await stat(options.resultsDir).catch(() => undefined);
@@ -118,8 +128,10 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
   }
   const writers = new Map<string, CsvTableWriter>();
   const summary = emptySummary('csv');
+  const modes = new MostPrivateMode();
+  let written = false;
   try {
-    for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
+    for await (const docs of readDocuments(options.resultsDir, { options, summary, modes })) {
       countDocument(summary, docs);
       const refusal = refused.get(resultFileOf(docs));
       if (refusal) untabulated(options, summary, resultFileOf(docs), refusal);
@@ -134,8 +146,10 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
         await writer.write(row.record);
       }
     }
+    written = true;
   } finally {
-    await Promise.all([...writers.values()].map((writer) => writer.close()));
+    // A failed read leaves tables that are not complete: none is made more readable than the owner's.
+    await Promise.all([...writers.values()].map((writer) => writer.close(written ? modes.mode : 0o600)));
   }
   summary.tables = [...writers.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([table, writer]) => ({ file: `${table}.csv`, rows: writer.rows }));
   return summary;
@@ -152,8 +166,9 @@ async function exportXlsx(options: ExportOptions): Promise<ExportSummary> {
   const summary = emptySummary('xlsx');
   const columns = new TableColumns();
   const spool = await TableSpool.open();
+  const modes = new MostPrivateMode();
   try {
-    for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
+    for await (const docs of readDocuments(options.resultsDir, { options, summary, modes })) {
       countDocument(summary, docs);
       // Judged before any row is spooled: a result goes in whole, or as its data in one cell.
       const refusal = columns.admit(resultRows(docs));
@@ -170,7 +185,7 @@ async function exportXlsx(options: ExportOptions): Promise<ExportSummary> {
       await file.discard();
       throw error;
     }
-    await file.commit();
+    await file.commit(modes.mode);
     summary.tables = sheets.map((sheet) => ({ file: WORKBOOK_FILE, sheet: sheet.sheet, table: sheet.table, rows: sheet.rows }));
   } finally {
     await spool.remove();
@@ -186,8 +201,9 @@ async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
   const sink: TextSink = fileStream ?? options.stdout;
   const summary = emptySummary('ndjson');
   let lines = 0;
+  const modes = new MostPrivateMode();
   try {
-    for await (const docs of readDocuments(options.resultsDir, { options, summary })) {
+    for await (const docs of readDocuments(options.resultsDir, { options, summary, modes })) {
       countDocument(summary, docs);
       for (const doc of docs) {
         lines += 1;
@@ -197,7 +213,7 @@ async function exportNdjson(options: ExportOptions): Promise<ExportSummary> {
     if (file) {
       file.stream.end();
       await once(file.stream, 'finish');
-      await file.commit();
+      await file.commit(modes.mode);
     }
   } catch (error) {
     await file?.discard();
@@ -238,11 +254,18 @@ async function writeLine(sink: TextSink, line: string): Promise<void> {
  * non-result file and each broken one is told and counted; without (the
  * column pass), they are passed over silently so each is told once.
  */
-async function* readDocuments(dir: string, report: { options: ExportOptions; summary: ExportSummary } | undefined): AsyncGenerator<ExportedDocument[]> {
+async function* readDocuments(dir: string, report: ExportReport | undefined): AsyncGenerator<ExportedDocument[]> {
   for await (const file of walkJsonFiles(dir)) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(await readFile(file.path, 'utf8'));
+      const read = await readOwnedFileOrThrow(file.path);
+      if (read.kind === 'untrusted') {
+        // Not the user's own (planted in a shared folder, or writable by others): never exported as theirs.
+        if (report) tell(report, file.relativePath, `not exported: ${read.reason} (${RESULT_UNTRUSTED})`);
+        continue;
+      }
+      parsed = JSON.parse(read.text);
+      report?.modes.read(read.stats.mode);
     } catch (error) {
       if (report) {
         report.summary.problems += 1;
@@ -261,7 +284,7 @@ async function* readDocuments(dir: string, report: { options: ExportOptions; sum
       }
       continue;
     }
-    const docs = await withReview(parsed, file.path, { resultFile: file.relativePath, exportedFolder: dir });
+    const docs = await withReview(parsed, file.path, { resultFile: file.relativePath, exportedFolder: dir }, report);
     if (docs.length === 0) {
       if (report) {
         report.summary.skipped += 1;
@@ -273,10 +296,18 @@ async function* readDocuments(dir: string, report: { options: ExportOptions; sum
   }
 }
 
-/** The document's rows as a person left them: their corrections applied when a review of this very extraction is beside it. */
-async function withReview(parsed: unknown, path: string, place: ExportPlace): Promise<ExportedDocument[]> {
+/** The document's rows as a person left them: their corrections applied when a review of this very extraction is beside it, and it is theirs. */
+async function withReview(parsed: unknown, path: string, place: ExportPlace, report: ExportReport | undefined): Promise<ExportedDocument[]> {
   const result = parsed as { data?: unknown };
   const review = await readReview(path, result);
+  if (review.kind === 'untrusted' && report) {
+    tell(report, reviewPathFor(place.resultFile), `its corrections are not exported: ${review.reason} (${review.code})`);
+  }
   if (review.kind !== 'current') return toExportedDocuments(parsed, place);
   return toExportedDocuments({ ...result, data: correctedData(result.data, review.review) }, { ...place, reviewed: true });
+}
+
+function tell(report: ExportReport, file: string, why: string): void {
+  report.summary.problems += 1;
+  report.options.onProblem(file, why);
 }

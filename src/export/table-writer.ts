@@ -52,7 +52,8 @@ export class CsvTableWriter {
     if (!this.stringifier.write(row)) await Promise.race([once(this.stringifier, 'drain'), this.finished]);
   }
 
-  async close(): Promise<void> {
+  /** Finish the file and put it in place, no more readable than `mode` allows (see export-mode.ts). */
+  async close(mode?: number): Promise<void> {
     this.stringifier.end();
     try {
       await this.finished;
@@ -60,6 +61,6 @@ export class CsvTableWriter {
       await this.file.discard();
       throw error;
     }
-    await this.file.commit();
+    await this.file.commit(mode);
   }
 }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readOwnedFile, REVIEW_UNTRUSTED } from '../store/owned-files.js';
 import type { ResultChecks, ResultDocument } from '../batch/result-file.js';
 import { fingerprintOf, sameFingerprint, type ResultFingerprint } from '../batch/review-sidecar.js';
 import { reviewPathFor } from '../store/result-names.js';
@@ -37,13 +37,30 @@ export type ReviewState =
       kind: 'stale';
       /** The review as saved beside the result. */
       review: ReviewRecord;
+    }
+  | {
+      /** The review file is not the user's own (another user's, or others may write to it): it is not read, and its corrections are not applied. */
+      kind: 'untrusted';
+      /** The review file's path. */
+      file: string;
+      /** Always `review_untrusted`. */
+      code: typeof REVIEW_UNTRUSTED;
+      /** Why, in words, e.g. `it belongs to another user (uid 12345)`. */
+      reason: string;
     };
 
-/** The review beside `resultPath`, judged against the result as it is now. An unreadable review file counts as none. */
+/**
+ * The review beside `resultPath`, judged against the result as it is now.
+ * An unreadable review file counts as none; one that is not the user's own
+ * is `untrusted`, never applied (see store/owned-files.ts).
+ */
 export async function readReview(resultPath: string, result: Partial<ResultDocument>): Promise<ReviewState> {
+  const file = reviewPathFor(resultPath);
+  const read = await readOwnedFile(file);
+  if (read?.kind === 'untrusted') return { kind: 'untrusted', file, code: REVIEW_UNTRUSTED, reason: read.reason };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(reviewPathFor(resultPath), 'utf8'));
+    parsed = read && JSON.parse(read.text);
   } catch {
     return { kind: 'none' };
   }

@@ -10,6 +10,7 @@
  * (`bank\.iban`), and an empty key is written `\0`. Every key has exactly one
  * spelling, and every path names at most one value.
  */
+import { MAX_DATA_DEPTH, nestsDeeperThan } from '../util/json-depth.js';
 
 /** One key as a path segment: `bank.iban` -> `bank\.iban`. */
 export function escapeSegment(key: string): string {
@@ -70,31 +71,42 @@ export function valueAt(root: unknown, path: string): unknown {
   return value;
 }
 
-/** A copy of `root` with `value` at `path`; objects and lists on the way are created as needed, nothing else is touched. A text that is no path changes nothing. */
+/**
+ * A copy of `root` with `value` at `path`; objects on the way are created as
+ * needed (a field a person adds where a schema names it), nothing else is
+ * touched. A correction comes from a file beside the result, so it is held
+ * to the result's own shape: a list index past the list's length (or into
+ * no list) changes nothing, where it once padded a list to any length
+ * (`list.200000000.amount`: 2.4 GB), and neither does a path or value that
+ * would nest past MAX_DATA_DEPTH. A text that is no path changes nothing.
+ */
 export function withValueAt(root: unknown, path: string, value: unknown): unknown {
   const segments = segmentsOf(path);
   if (segments === undefined) return root;
   if (segments.length === 0) return value;
-  return setIn(root, segments, value);
+  // Checked before any walk: a 50,000-segment path once ran setIn out of stack.
+  if (segments.length > MAX_DATA_DEPTH || nestsDeeperThan(value, MAX_DATA_DEPTH - segments.length)) return root;
+  return setIn(root, segments, value) ?? root;
 }
 
+/** `node` with `value` at the path `[head, ...rest]`, or undefined when the path leaves the node's lists. */
 function setIn(node: unknown, [head, ...rest]: string[], value: unknown): unknown {
   const key = head as string;
-  const index = /^\d+$/.test(key) ? Number(key) : undefined;
-  if (index !== undefined && (Array.isArray(node) || node === undefined || node === null)) {
-    const list = Array.isArray(node) ? [...(node as unknown[])] : [];
-    while (list.length < index) list.push(null);
-    list[index] = rest.length === 0 ? value : setIn(list[index], rest, value);
+  if (Array.isArray(node)) {
+    const index = /^\d+$/.test(key) ? Number(key) : undefined;
+    if (index === undefined || index >= node.length) return undefined;
+    const inner = rest.length === 0 ? value : setIn(node[index], rest, value);
+    if (inner === undefined) return undefined;
+    const list = [...(node as unknown[])];
+    list[index] = inner;
     return list;
   }
+  if (/^\d+$/.test(key) && (node === undefined || node === null)) return undefined; // no list to index: none is made up
   const object: Record<string, unknown> = isObject(node) ? { ...node } : {};
+  const inner = rest.length === 0 ? value : setIn(Object.hasOwn(object, key) ? object[key] : undefined, rest, value);
+  if (inner === undefined) return undefined;
   // defineProperty: a key named `__proto__` is a key like any other, never the object's prototype.
-  Object.defineProperty(object, key, {
-    value: rest.length === 0 ? value : setIn(object[key], rest, value),
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
+  Object.defineProperty(object, key, { value: inner, enumerable: true, writable: true, configurable: true });
   return object;
 }
 

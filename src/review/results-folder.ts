@@ -1,6 +1,6 @@
-import { realpath, readFile, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { ResultDocument } from '../batch/result-file.js';
+import { readResultFile, type ResultDocument } from '../batch/result-file.js';
 import { isResultDocument } from '../checks/recheck.js';
 import { isReviewSidecar } from '../store/result-names.js';
 
@@ -41,17 +41,13 @@ export class ResultsFolder {
     return info?.isFile() ? real : undefined;
   }
 
-  /** The result file at `id`, read; undefined for anything else (a review file is not a result). */
+  /** The result file at `id`, read; undefined for anything else (a review file is not a result, nor is a file that is not the user's own). */
   async resultAt(id: string): Promise<FoundResult | undefined> {
     if (!id.endsWith('.json') || isReviewSidecar(id)) return undefined;
     const path = await this.fileAt(id);
     if (!path) return undefined;
-    try {
-      const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
-      return isResultDocument(parsed) ? { path, id, result: parsed } : undefined;
-    } catch {
-      return undefined;
-    }
+    const parsed: unknown = await readResultFile(path);
+    return isResultDocument(parsed) ? { path, id, result: parsed } : undefined;
   }
 
   /** The folder as a person names it: relative to where docextract runs when inside it. */

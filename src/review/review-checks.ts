@@ -1,8 +1,7 @@
-import { access, readFile } from 'node:fs/promises';
 import type { ResultChecker } from '../batch/batch-types.js';
 import type { ResultChecks, ResultDocument } from '../batch/result-file.js';
 import { documentTypeOf } from '../checks/recheck.js';
-import { loadSchemaChecker } from '../checks/load-schemas.js';
+import { loadSchemaChecker, readSchemaFile } from '../checks/load-schemas.js';
 import { SchemaRules } from '../checks/schema-rules.js';
 import { isObject, segmentsOf } from '../results/field-paths.js';
 
@@ -46,9 +45,8 @@ export class ReviewChecks {
     if (!loaded) {
       loaded = (async () => {
         try {
-          await access(file);
-          const schema = JSON.parse(await readFile(file, 'utf8')) as unknown;
-          return { checker: await loadSchemaChecker(SchemaRules.parse([`${type}=${file}`]), this.cwd), schema };
+          const schema = await readSchemaFile(file, file, { recorded: true });
+          return { checker: await loadSchemaChecker(SchemaRules.parse([`${type}=${file}`]), this.cwd, { recorded: true }), schema };
         } catch {
           return undefined; // gone or broken since: the result is shown with the verdict it has
         }

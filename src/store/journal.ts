@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { syncFolder, writeFileAtomically } from './atomic-write.js';
 import { hasErrorCode } from './fs-errors.js';
 import { openPrivateFile, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, readPrivateFile } from './private-files.js';
+import { refuseUnlessPrivateNow } from './state-dir-check.js';
 
 /** A line in the middle of the journal is not a record: the file was damaged by something other than a crash mid-append. */
 export class JournalCorruptError extends DocextractError {
@@ -112,6 +113,8 @@ export class Journal<T extends { type: string }> {
    */
   compactWith(select: (records: readonly T[]) => T[]): Promise<void> {
     return this.serialize(async () => {
+      // The rewrite goes by path: a folder swapped since the run began is refused, not written into.
+      refuseUnlessPrivateNow(dirname(this.path));
       const keep = select(this.items);
       const text = keep.map(toLine).join('');
       const old = this.openHandle();

@@ -5,7 +5,9 @@
  */
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readFileSync, writeSync, type Stats } from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { hasErrorCode } from './fs-errors.js';
+import { refuseUnlessPrivateNow } from './state-dir-check.js';
 import { StateDirUnsafeError } from './state-dir-unsafe-error.js';
 
 /** The state folder's mode: its owner's alone. */
@@ -41,9 +43,12 @@ function linkRefused(path: string): StateDirUnsafeError {
 /**
  * Open a state file without following a link (O_NOFOLLOW), created 0600;
  * an older file of ours still readable by others is tightened. A link is
- * refused with {@link StateDirUnsafeError} naming it.
+ * refused with {@link StateDirUnsafeError} naming it, and so is a write
+ * into a folder that is no longer this user's alone (checked again before
+ * each write: state-dir-check.ts).
  */
 export async function openPrivateFile(path: string, how: PrivateOpenMode): Promise<FileHandle> {
+  if (how !== 'r') refuseUnlessPrivateNow(dirname(path));
   let handle: FileHandle;
   try {
     handle = await open(path, FLAGS[how] | NO_FOLLOW, PRIVATE_FILE_MODE);
@@ -59,6 +64,7 @@ export async function openPrivateFile(path: string, how: PrivateOpenMode): Promi
 
 /** Synchronous twin of {@link openPrivateFile}; returns the descriptor. */
 export function openPrivateFileSync(path: string, how: PrivateOpenMode): number {
+  if (how !== 'r') refuseUnlessPrivateNow(dirname(path));
   let fd: number;
   try {
     fd = openSync(path, FLAGS[how] | NO_FOLLOW, PRIVATE_FILE_MODE);

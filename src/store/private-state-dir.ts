@@ -10,7 +10,7 @@ import { chmod, lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hasErrorCode } from './fs-errors.js';
 import { isOursAndLoose, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
-import { StateDirUnsafeError } from './state-dir-unsafe-error.js';
+import { refuseUnlessPrivate } from './state-dir-check.js';
 
 /** Folders whose old files were tightened by this process already (once is enough: new ones are made 0600). */
 const swept = new Set<string>();
@@ -70,24 +70,4 @@ export async function refuseUnsafeStateDir(dir: string): Promise<void> {
     throw error;
   }
   refuseUnlessPrivate(dir, found);
-}
-
-/** Why `dir` is not private to this user, or undefined when it is (or when the platform has no owners and modes to judge by). */
-function unsafeStateDirReason(found: Stats): string | undefined {
-  const uid = process.getuid?.();
-  if (uid === undefined) return undefined; // Windows: ACLs, not modes
-  if (found.uid !== uid) return `it belongs to another user (uid ${found.uid})`;
-  if ((found.mode & 0o022) !== 0) return `others may write to it (mode ${(found.mode & 0o777).toString(8).padStart(4, '0')})`;
-  return undefined;
-}
-
-function refuseUnlessPrivate(dir: string, found: Stats): void {
-  if (!found.isDirectory()) return; // mkdir and the opens below fail with their own ENOTDIR
-  const reason = unsafeStateDirReason(found);
-  if (reason === undefined) return;
-  const fix = found.uid === process.getuid?.() ? `make it yours alone (chmod 700 ${dir})` : 'use a folder of your own';
-  throw new StateDirUnsafeError(
-    dir,
-    `The state folder ${dir} is not private: ${reason}, so someone else could plant files or links in it. Check what is in it, then ${fix}, or point DOCEXTRACT_STATE_DIR at a folder of your own.`,
-  );
 }

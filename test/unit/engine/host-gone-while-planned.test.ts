@@ -87,7 +87,7 @@ async function standIn(): Promise<StandIn> {
     planner: {
       plan: (documents: PlannedDocument[]) =>
         new Promise<ArrivalPlan>((resolve) =>
-          rig.planning.push({ documents, done: (plan) => resolve({ tasks: plan(documents), reused: [], why: new Map(), copied: new Set() }) }),
+          rig.planning.push({ documents, done: (plan) => resolve({ tasks: plan(documents), reused: [], why: new Map(), copied: new Set(), refused: [] }) }),
         ),
       finished: (outcome: DocumentOutcome, finishedDoc: PlannedDocument) => rig.finished.push({ file: finishedDoc.displayPath, outcome }),
       claimJob: () => undefined,

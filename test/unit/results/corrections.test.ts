@@ -58,6 +58,26 @@ describe('dotted paths into result data', () => {
   });
 });
 
+describe('a correction is held to the result’s own shape (issue 51)', () => {
+  it('never pads a list: an index past its length, or into no list, changes nothing', () => {
+    const data = { list: [{ amount: 1 }], total: 1 };
+    expect(withValueAt(data, 'list.200000000.amount', 9)).toBe(data);
+    expect(withValueAt(data, 'list.1', 9)).toBe(data);
+    expect(withValueAt(data, 'other.3.amount', 9)).toBe(data);
+    expect(applyCorrections(data, { 'list.200000000.amount': 9, 'list.0.amount': 2 })).toEqual({ list: [{ amount: 2 }], total: 1 });
+  });
+
+  it('ignores a path or a value that would nest past the data’s depth cap, without running out of stack', () => {
+    const data = { a: 1 };
+    expect(withValueAt(data, Array.from({ length: 50_000 }, () => 'a').join('.'), 1)).toBe(data);
+    expect(withValueAt(data, Array.from({ length: 65 }, () => 'a').join('.'), 1)).toBe(data);
+    let deep: unknown = 1;
+    for (let level = 0; level < 70; level++) deep = [deep];
+    expect(withValueAt(data, 'a', deep)).toBe(data);
+    expect(withValueAt(data, Array.from({ length: 64 }, () => 'b').join('.'), 1)).not.toBe(data);
+  });
+});
+
 describe('the correction store', () => {
   it('saves only the changed values beside the result, never over it, and applies them on reading', async () => {
     const doc = result();

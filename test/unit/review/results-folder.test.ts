@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,19 @@ function folderWithResults(): { dir: string; out: string } {
 }
 
 describe('the results folder as the review page sees it', () => {
+  it.runIf(process.getuid?.() === 0)('does not show a result another user planted, or one others may write, as the user’s own (issue 51)', async () => {
+    const { dir, out } = folderWithResults();
+    const folder = await ResultsFolder.open(out, dir);
+    const planted = join(out, 'sub', 'a.pdf.json');
+    chownSync(planted, 12345, 12345);
+    expect(await folder?.resultAt('sub/a.pdf.json')).toBeUndefined();
+    chownSync(planted, 0, 0);
+    chmodSync(planted, 0o666);
+    expect(await folder?.resultAt('sub/a.pdf.json')).toBeUndefined();
+    chmodSync(planted, 0o644);
+    expect((await folder?.resultAt('sub/a.pdf.json'))?.result.data).toEqual({ total: 1 });
+  });
+
   it('finds a result by its relative path, and nothing outside the folder or that is not a result', async () => {
     const { dir, out } = folderWithResults();
     const folder = await ResultsFolder.open(out, dir);
