@@ -5,4 +5,5 @@
  */
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'ndjson'] as const;
 
+/** One of EXPORT_FORMATS: `csv` (a file per table), `xlsx` (a workbook, a sheet per table) or `ndjson` (one flat object per document). */
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

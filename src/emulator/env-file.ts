@@ -7,7 +7,7 @@ import { basename, dirname, join } from 'node:path';
  * not imported from src/util/shell-quote.ts: the emulator shares no code with
  * the tool it tests (`emulator-stands-apart` in .dependency-cruiser.cjs).
  */
-export function shellWord(value: string): string {
+function shellWord(value: string): string {
   return /^[A-Za-z0-9_./:,=@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
