@@ -14,6 +14,8 @@ export interface EmulatorCliConfig {
   quiet: boolean;
   /** Set when no --key was given and one was made up. */
   generatedKey: string | null;
+  /** --write-env: where to write the client's variables once listening. */
+  envFile?: string;
 }
 
 /** Wraps a parser so commander reports its message as an invalid argument. */
@@ -93,48 +95,52 @@ function addKey(text: string, previous: string[] = []): string[] {
 }
 
 export function buildEmulatorProgram(): Command {
-  return new Command('docextract-emulator')
-    .description(
-      'Local emulator of the Document Extraction Service API v3.1 (synthetic, deterministic extraction).\nPrints the base URL on the first stdout line, and a generated key on the second when no --key is given.',
-    )
-    .addOption(new Option('--port <n>', 'port to listen on; 0 picks a free one').default(DEFAULT_CLI_PORT).argParser(argument(nonNegativeInteger)))
-    .option('--host <host>', 'interface to bind', '127.0.0.1')
-    .option('--key <sk_...>', 'accept this API key (repeatable); without one a demo key is generated', argument(addKey))
-    .option('--credits <n>', 'credits per key (default 1000000)', argument(nonNegativeInteger))
-    .option('--allowed-requests <n>', 'documents+process request cap per key (default unlimited)', argument(nonNegativeInteger))
-    .option('--rate-limit <spec>', 'rate windows, e.g. 10/min,100/h,1000/d,10000/mo (the default), 8/1s,60/12s, or none', argument(parseRateWindows))
-    .option('--ttl <duration>', 'job TTL from the split, e.g. 2h (default), 90s, 500ms', argument(parseDuration))
-    .option('--claim-timeout <duration>', 'age at which a chunk claim may be taken over (default 120s)', argument(parseDuration))
-    .option('--open-jobs <n>', 'open multi-page jobs per key (default 5)', argument(nonNegativeInteger))
-    .option(
-      '--latency <endpoint=ms,...>',
-      'added delay per endpoint (ms, a duration, or a range such as 1.5s..2.5s); endpoint may be *',
-      argument(parseLatency),
-    )
-    .option('--slow-ms <ms>', "extra delay of the 'slow' fault (default 2000)", argument(parseDuration))
-    .option('--fault <endpoint.kind=prob>', 'inject a fault with this probability (repeatable); endpoint may be *', argument(addFault))
-    .option('--seed <n>', 'seed of the fault PRNG (same seed + same request order = same faults)', argument(nonNegativeInteger))
-    .option('--oversize-bytes <n>', 'inflated body size of the oversized_body and gzip_bomb faults (default 1.5 GiB)', argument(nonNegativeInteger))
-    .option(
-      '--clock-skew <duration>',
-      "the server's clock runs this far ahead (e.g. 4s) or behind (-4s, or --clock-skew=-4s) in what it shows",
-      argument(parseSignedDuration),
-    )
-    .addOption(new Option('--reset-style <style>', 'how X-RateLimit-Reset is written (default epoch: Unix seconds)').choices(RESET_STYLES))
-    .option('--foreign-rate <n/period>', 'another client on each key spends the rate windows at this rate, e.g. 2/s, 1/500ms', argument(parseRequestRate))
-    .option(
-      '--foreign-jobs <n[@ttl]>',
-      'another client holds n open multi-page jobs on each key from start-up, e.g. 5 or 3@10m (default ttl: the job TTL)',
-      argument(parseForeignJobs),
-    )
-    .option(
-      '--credits-used-skew <n>',
-      'collected results report credits_used this many credits above (negative: below) what the job was charged; charges do not change (--credits-used-skew=-1)',
-      argument(signedInteger),
-    )
-    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); needs --tls-key', argument(pemFile))
-    .option('--tls-key <file>', 'the PEM private key for --tls-cert', argument(pemFile))
-    .option('-q, --quiet', 'no per-request log lines on stderr', false);
+  return (
+    new Command('docextract-emulator')
+      .description(
+        'Local emulator of the Document Extraction Service API v3.1 (synthetic, deterministic extraction).\nPrints the base URL on the first stdout line, and a generated key on the second when no --key is given.',
+      )
+      .addOption(new Option('--port <n>', 'port to listen on; 0 picks a free one').default(DEFAULT_CLI_PORT).argParser(argument(nonNegativeInteger)))
+      .option('--host <host>', 'interface to bind', '127.0.0.1')
+      .option('--key <sk_...>', 'accept this API key (repeatable); without one a demo key is generated', argument(addKey))
+      .option('--credits <n>', 'credits per key (default 1000000)', argument(nonNegativeInteger))
+      .option('--allowed-requests <n>', 'documents+process request cap per key (default unlimited)', argument(nonNegativeInteger))
+      .option('--rate-limit <spec>', 'rate windows, e.g. 10/min,100/h,1000/d,10000/mo (the default), 8/1s,60/12s, or none', argument(parseRateWindows))
+      .option('--ttl <duration>', 'job TTL from the split, e.g. 2h (default), 90s, 500ms', argument(parseDuration))
+      .option('--claim-timeout <duration>', 'age at which a chunk claim may be taken over (default 120s)', argument(parseDuration))
+      .option('--open-jobs <n>', 'open multi-page jobs per key (default 5)', argument(nonNegativeInteger))
+      .option(
+        '--latency <endpoint=ms,...>',
+        'added delay per endpoint (ms, a duration, or a range such as 1.5s..2.5s); endpoint may be *',
+        argument(parseLatency),
+      )
+      .option('--slow-ms <ms>', "extra delay of the 'slow' fault (default 2000)", argument(parseDuration))
+      .option('--fault <endpoint.kind=prob>', 'inject a fault with this probability (repeatable); endpoint may be *', argument(addFault))
+      .option('--seed <n>', 'seed of the fault PRNG (same seed + same request order = same faults)', argument(nonNegativeInteger))
+      .option('--oversize-bytes <n>', 'inflated body size of the oversized_body and gzip_bomb faults (default 1.5 GiB)', argument(nonNegativeInteger))
+      .option(
+        '--clock-skew <duration>',
+        "the server's clock runs this far ahead (e.g. 4s) or behind (-4s, or --clock-skew=-4s) in what it shows",
+        argument(parseSignedDuration),
+      )
+      .addOption(new Option('--reset-style <style>', 'how X-RateLimit-Reset is written (default epoch: Unix seconds)').choices(RESET_STYLES))
+      .option('--foreign-rate <n/period>', 'another client on each key spends the rate windows at this rate, e.g. 2/s, 1/500ms', argument(parseRequestRate))
+      .option(
+        '--foreign-jobs <n[@ttl]>',
+        'another client holds n open multi-page jobs on each key from start-up, e.g. 5 or 3@10m (default ttl: the job TTL)',
+        argument(parseForeignJobs),
+      )
+      .option(
+        '--credits-used-skew <n>',
+        'collected results report credits_used this many credits above (negative: below) what the job was charged; charges do not change (--credits-used-skew=-1)',
+        argument(signedInteger),
+      )
+      .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); needs --tls-key', argument(pemFile))
+      .option('--tls-key <file>', 'the PEM private key for --tls-cert', argument(pemFile))
+      .option('-q, --quiet', 'no per-request log lines on stderr', false)
+      // Not --env-file: node reads that flag itself even after the script's path (nodejs/node#54232), and exits 9.
+      .option('--write-env <path>', "once listening, write the client's variables there as `export NAME=value` lines (mode 0600) for `. ./emulator.env`")
+  );
 }
 
 interface ProgramValues {
@@ -160,6 +166,7 @@ interface ProgramValues {
   tlsCert?: Buffer;
   tlsKey?: Buffer;
   quiet: boolean;
+  writeEnv?: string;
 }
 
 function tlsFrom(values: ProgramValues): EmulatorOptions['tls'] {
@@ -197,7 +204,7 @@ export function cliConfigFrom(values: ProgramValues): EmulatorCliConfig {
     ...(values.creditsUsedSkew === undefined ? {} : { creditsUsedSkew: values.creditsUsedSkew }),
     ...(tls === undefined ? {} : { tls }),
   };
-  return { options, quiet: values.quiet, generatedKey };
+  return { options, quiet: values.quiet, generatedKey, ...(values.writeEnv === undefined ? {} : { envFile: values.writeEnv }) };
 }
 
 export function parsedValues(program: Command): ProgramValues {

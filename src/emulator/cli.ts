@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { buildEmulatorProgram, cliConfigFrom, parsedValues, type EmulatorCliConfig } from './cli-args.js';
 import { DEFAULT_RATE_LIMITS } from './defaults.js';
 import { clientRateLimit } from './durations.js';
+import { writeEnvFile } from './env-file.js';
 import { startEmulator } from './server.js';
 import type { EmulatorOptions, EmulatorRequestLog, RateWindowConfig, RunningEmulator } from './types.js';
 
@@ -56,6 +57,20 @@ export async function launchEmulatorCli(argv: string[], io: EmulatorCliIO): Prom
     ...config.options,
     ...(config.quiet ? {} : { onRequest: (entry: EmulatorRequestLog) => io.stderr.write(logLine(entry)) }),
   });
+  // The client assumes the real service's windows unless told: without DOCEXTRACT_RATE_LIMIT, its plans and waits are the real service's.
+  const clientEnv: [string, string][] = [
+    ['DOCEXTRACT_BASE_URL', emulator.url],
+    ['DOCEXTRACT_RATE_LIMIT', clientRateLimit(config.options.rateLimits ?? DEFAULT_RATE_LIMITS)],
+    ...(config.generatedKey === null ? [] : [['DOCEXTRACT_API_KEY', config.generatedKey] as [string, string]]),
+  ];
+  if (config.envFile !== undefined) {
+    try {
+      await writeEnvFile(config.envFile, clientEnv);
+    } catch (error) {
+      await emulator.close();
+      throw error;
+    }
+  }
   io.stdout.write(`${emulator.url}\n`);
   if (config.generatedKey !== null) io.stdout.write(`${config.generatedKey}\n`);
   io.stderr.write(
@@ -63,8 +78,7 @@ export async function launchEmulatorCli(argv: string[], io: EmulatorCliIO): Prom
       `docextract emulator (API v3.1, synthetic extraction) listening on ${emulator.url}`,
       `  keys: ${emulator.keys.length}${config.generatedKey === null ? '' : ' (generated, printed on stdout)'}`,
       `  rate limits: ${describeWindows(config.options.rateLimits)}`,
-      // The client assumes the real service's windows unless told: without this, its plans and waits are the real service's.
-      `  for the client: DOCEXTRACT_BASE_URL=${emulator.url} DOCEXTRACT_RATE_LIMIT=${clientRateLimit(config.options.rateLimits ?? DEFAULT_RATE_LIMITS)}${config.generatedKey === null ? '' : ` DOCEXTRACT_API_KEY=${config.generatedKey}`}`,
+      `  for the client: ${clientEnv.map(([name, value]) => `${name}=${value}`).join(' ')}${config.envFile === undefined ? '' : ` (written to ${config.envFile})`}`,
       `  faults: ${config.options.faults === undefined ? 'none' : JSON.stringify(config.options.faults)}`,
       `  world: ${describeWorld(config.options)}`,
       '  Ctrl-C to stop',

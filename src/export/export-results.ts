@@ -1,4 +1,5 @@
 import { DocextractError } from '../util/docextract-error.js';
+import type { ExportFormat } from '../config/export-formats.js';
 import { once } from 'node:events';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,8 +42,6 @@ export interface ExportOptions {
   /** Told about each result that cannot be tabulated, exported with its data as JSON text in one cell (see `ExportSummary.untabulated`). */
   onUntabulated?(file: string, refusal: TabulationRefusal): void;
 }
-
-type ExportFormat = 'csv' | 'ndjson' | 'xlsx';
 
 /** The workbook `--format xlsx` writes in the tables folder. */
 const WORKBOOK_FILE = 'tables.xlsx';

@@ -1,8 +1,13 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { addFault, buildEmulatorProgram, cliConfigFrom, parseLatency, parsedValues } from '../../src/emulator/cli-args.js';
 import { parseForeignJobs, parseRequestRate, parseSignedDuration } from '../../src/emulator/durations.js';
 import { launchEmulatorCli } from '../../src/emulator/cli.js';
+import { envFileText } from '../../src/emulator/env-file.js';
 import { DEFAULT_RATE_LIMITS } from '../../src/emulator/defaults.js';
 import { parseRateWindows as parseClientWindows } from '../../src/config/grammar/rate-limit.js';
 import { titledPdf } from '../helpers/make-pdf.js';
@@ -24,6 +29,38 @@ function capture(): { io: { stdout: { write(text: string): boolean }; stderr: { 
 const argv = (...args: string[]): string[] => ['node', 'docextract-emulator', ...args];
 
 describe('docextract-emulator CLI', () => {
+  it('--write-env writes export lines a shell sources (mode 0600): the base URL it gives answers /v3.1/health (issue 55)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'emulator-env-'));
+    const file = join(dir, "it's emulator.env");
+    const streams = capture();
+    const emulator = await launchEmulatorCli(argv('--port', '0', '--rate-limit', '8/1s,60/12s', '--write-env', file, '--quiet'), streams.io);
+    try {
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readdirSync(dir)).toEqual(["it's emulator.env"]); // the temp file was renamed, not left beside it
+      const sourced = execFileSync(
+        'bash',
+        ['-c', '. "$1"; printf "%s\\n" "$DOCEXTRACT_BASE_URL" "$DOCEXTRACT_RATE_LIMIT" "$DOCEXTRACT_API_KEY"', 'bash', file],
+        {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH },
+        },
+      );
+      const [url, rateLimit, key] = sourced.split('\n');
+      expect(url).toBe(emulator.url);
+      expect(rateLimit).toBe('8/s,60/12s');
+      expect(key).toBe(streams.out().split('\n')[1]);
+      const health = await fetch(`${url}/v3.1/health`);
+      expect(health.status).toBe(200);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it('--write-env quotes a value for the shell', () => {
+    expect(envFileText([['A', "x'; rm -rf ~ #"]])).toBe("export A='x'\\''; rm -rf ~ #'\n");
+    expect(envFileText([['B', 'http://127.0.0.1:8787']])).toBe('export B=http://127.0.0.1:8787\n');
+  });
+
   it('prints the base URL, then the generated key, on stdout; banner and request log on stderr', async () => {
     const streams = capture();
     const emulator = await launchEmulatorCli(argv('--port', '0'), streams.io);

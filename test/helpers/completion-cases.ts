@@ -72,6 +72,17 @@ export function shellCompletionSuite(shell: ShellName): void {
       expect(requests.length - before).toBe(0);
     });
 
+    it("offers a flag's choices, from the option itself: export --format, usage --by (issue 55)", async () => {
+      expect(await session.complete('docextract export ./out --format xl')).toBe('docextract export ./out --format xlsx ');
+      expect(await session.complete('docextract export ./out --format=nd')).toBe('docextract export ./out --format=ndjson ');
+      expect(await session.complete('docextract usage --by we')).toBe('docextract usage --by week ');
+      const from = session.printed;
+      expect(await session.complete('docextract usage --by mo', LISTING_TABS[shell])).toBe('docextract usage --by mo');
+      const listing = session.printedSince(from).replace(TERMINAL_ESCAPES, '');
+      expect(listing).toMatch(/\bmonth\b/);
+      expect(listing).toMatch(/\bmodel\b/);
+    });
+
     it('completes folders where a command takes a folder, and files where it takes files', async () => {
       expect(await session.complete('docextract extract --out sca')).toBe('docextract extract --out scans-in/');
       expect(await session.complete('docextract extract scans.')).toBe('docextract extract scans.pdf ');

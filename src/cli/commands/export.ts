@@ -1,3 +1,5 @@
+import { Option } from 'commander';
+import { EXPORT_FORMATS } from '../../config/export-formats.js';
 import type { CommandRegistration } from '../command.js';
 
 export const registerExportCommand: CommandRegistration = (program, action) => {
@@ -7,10 +9,14 @@ export const registerExportCommand: CommandRegistration = (program, action) => {
     .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json)')
     // Checked in the command, not by commander: a mistyped option must be named as such, not reported as a missing --out.
     .option('-o, --out <tables-dir>', 'folder for the tables (created; required); with --format ndjson, - writes to stdout')
-    .option(
-      '--format <format>',
-      'csv (one file per table), xlsx (tables.xlsx: a sheet per table, typed cells) or ndjson (documents.ndjson: one flat object per document)',
-      'csv',
+    // The choices are checked by commander and offered by completion.
+    .addOption(
+      new Option(
+        '--format <format>',
+        'csv (one file per table), xlsx (tables.xlsx: a sheet per table, typed cells) or ndjson (documents.ndjson: one flat object per document)',
+      )
+        .choices(EXPORT_FORMATS)
+        .default('csv'),
     )
     .option('--bom', 'start each CSV with a UTF-8 byte order mark, which Excel needs to show non-ASCII text', false)
     .addHelpText(

@@ -24,6 +24,8 @@ export async function runCheck(ctx: CliContext, resultsDir: string, flags: { sch
   // A folder that is not there is a CheckInputError: results_not_found, exit 2 (error-table.ts).
   const summary: CheckSummary = await checkResults(resolve(ctx.io.cwd, resultsDir), checkWith, (checked) => printChecked(ctx, checked));
   ctx.ui.info(summaryLine(summary, recorded));
+  // Always last under --json, even when the folder holds no result: the output is never empty, so "nothing" reads apart from "broken".
+  if (ctx.options.json) ctx.io.stdout.write(`${JSON.stringify({ kind: 'summary', ...summary })}\n`);
   if (summary.unusableSchemas > 0)
     throw new UsageError(
       `${plural(summary.unusableSchemas, 'result')} ${summary.unusableSchemas === 1 ? 'records' : 'record'} a schema that cannot be used now; restore it, or give one: ${GIVE_A_SCHEMA}.`,

@@ -4,18 +4,18 @@ import { refuseFileAsFolder } from '../folder-not-file.js';
 import { plural } from '../../util/plural.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
+import type { ExportFormat } from '../../library/export.js';
 
 interface ExportFlags {
   out?: string;
-  format: string;
+  /** One of EXPORT_FORMATS: commander refuses any other (the option's choices). */
+  format: ExportFormat;
   bom: boolean;
 }
 
 /** Reads result files and writes tables; never resolves the key nor touches the state folder, so it runs beside an active batch. */
 export async function runExport(ctx: CliContext, resultsDir: string, flags: ExportFlags): Promise<CommandOutcome> {
   if (flags.out === undefined) throw new UsageError('export needs --out <tables-dir> (or --out - with --format ndjson).');
-  if (flags.format !== 'csv' && flags.format !== 'ndjson' && flags.format !== 'xlsx')
-    throw new UsageError(`--format must be csv, xlsx or ndjson, not "${flags.format}".`);
   if (flags.out === '-' && flags.format !== 'ndjson')
     throw new UsageError(`--out - (stdout) needs --format ndjson: ${flags.format === 'xlsx' ? 'a workbook is a file' : 'CSV tables are several files'}.`);
   if (flags.bom && flags.format !== 'csv') throw new UsageError('--bom is for CSV files only.');

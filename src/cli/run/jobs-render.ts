@@ -25,6 +25,17 @@ export function renderCommands(commands: readonly RunningCommand[], lockHolder?:
   return `${renderLines(lines)}\n\n`;
 }
 
+/** The last line of `jobs --json`: how many lines of each kind came before it. */
+export function jobsSummary(commands: readonly RunningCommand[], overview: JobsOverview): Record<string, unknown> {
+  return {
+    kind: 'summary',
+    commands: commands.length,
+    jobs: overview.jobs.length,
+    unanswered_uploads: overview.unanswered.length,
+    failed_files: overview.failedFiles.length,
+  };
+}
+
 /**
  * The human listing of `docextract jobs` (stdout). "Last run that ended" is
  * the last report written: a run writes one when it ends, so a run still

@@ -10,7 +10,7 @@ import { ConfigError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { collectCommand } from '../outcome-words.js';
-import { renderCommands, renderJobs } from './jobs-render.js';
+import { jobsSummary, renderCommands, renderJobs } from './jobs-render.js';
 
 interface JobsFlags {
   refresh?: boolean;
@@ -46,6 +46,8 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
     for (const job of overview.jobs)
       ctx.io.stdout.write(`${JSON.stringify(views.has(job.parent_job_id) ? { ...job, server: views.get(job.parent_job_id) } : job)}\n`);
     for (const line of [...overview.unanswered, ...overview.failedFiles]) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
+    // Always last, even with nothing listed: a script tells "nothing open" from "no output" (a crash, a wrong command).
+    ctx.io.stdout.write(`${JSON.stringify(jobsSummary(commands, overview))}\n`);
   } else {
     ctx.io.stdout.write(
       renderCommands(commands, running) +

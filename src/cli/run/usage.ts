@@ -1,6 +1,6 @@
 import { DEFAULT_PROFILE } from '../../config/profiles.js';
 import { readUsage } from '../../library/usage.js';
-import { parseSince, USAGE_GROUPINGS, type UsageGrouping, type UsageReport } from '../../library/usage.js';
+import { parseSince, type UsageGrouping, type UsageReport } from '../../library/usage.js';
 import { accountId } from '../../config/account-id.js';
 import { keyRateLimit } from '../key-windows.js';
 import { parseDuration } from '../../config/grammar/duration.js';
@@ -13,14 +13,13 @@ import { renderUntrusted } from '../../util/untrusted-text.js';
 
 interface UsageFlags {
   since: string;
-  by: string;
+  /** One of USAGE_GROUPINGS: commander refuses any other (the option's choices). */
+  by: UsageGrouping;
   allAccounts: boolean;
 }
 
 /** Reads the state folder's usage records and send log; sends nothing, needs no service. */
 export async function runUsage(ctx: CliContext, flags: UsageFlags): Promise<void> {
-  if (!(USAGE_GROUPINGS as readonly string[]).includes(flags.by))
-    throw new UsageError(`--by ${flags.by} is not one of ${USAGE_GROUPINGS.join(', ')}.`, 'invalid_option');
   const nowMs = ctx.clock.now();
   let sinceMs: number;
   try {
@@ -31,7 +30,7 @@ export async function runUsage(ctx: CliContext, flags: UsageFlags): Promise<void
   const account = flags.allAccounts ? undefined : await currentAccount(ctx);
   // The key's windows: declared now, else as last declared for the key.
   const rateLimit = account === undefined ? ((await ctx.setting('rate-limit')).value ?? '') : (await keyRateLimit(ctx, undefined)).spec;
-  const report = await readUsage({ stateDir: ctx.stateDir(), account, rateLimit, sinceMs, nowMs, by: flags.by as UsageGrouping });
+  const report = await readUsage({ stateDir: ctx.stateDir(), account, rateLimit, sinceMs, nowMs, by: flags.by });
   printData(ctx, report, () => render(report, flags.by, account === undefined ? 'every key' : scopeOf(ctx)));
 }
 

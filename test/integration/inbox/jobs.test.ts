@@ -122,6 +122,6 @@ describe('docextract jobs', () => {
     expect(run.stdout).toMatch(/long\.pdf {2}failed \(missing pages 1-4\)/);
     // With another key, that job is not listed: jobs belong to a key.
     const other = await runCli(['jobs', '--json'], { env: { ...env, DOCEXTRACT_API_KEY: 'sk_00000000000000000000000000000000' } });
-    expect(parseNdjson(other.stdout)).toEqual([]);
+    expect(parseNdjson(other.stdout)).toEqual([{ kind: 'summary', commands: 0, jobs: 0, unanswered_uploads: 0, failed_files: 0 }]);
   });
 });
