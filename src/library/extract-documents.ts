@@ -124,6 +124,8 @@ export type { ExtractionReport } from '../engine/batch-report.js';
 export interface ExtractionRunReport extends ExtractionReport {
   /** How many of this run's documents finished with each status, whether their outcomes are kept or not. */
   counts: Readonly<Record<DocumentStatus, number>>;
+  /** How many of them failed the `checker`'s checks (a complete document may: its outcome is not kept by default). */
+  checksFailed: number;
 }
 
 /** A running extraction: iterate it for each document's outcome as it finishes; `done` gives the report. */
@@ -352,7 +354,7 @@ async function recorded(
 
 /** The report with the run's tally of every document it finished (the one count the CLI's summary reads too). */
 function counted(report: ExtractionReport, records: RunRecords): ExtractionRunReport {
-  return { ...report, counts: { ...records.tally.counts } };
+  return { ...report, counts: { ...records.tally.counts }, checksFailed: records.tally.checksFailed };
 }
 
 async function* groups(source: AsyncIterable<string | readonly string[]>, cwd: string): AsyncGenerator<readonly string[]> {

@@ -205,11 +205,14 @@ describe('extractDocuments: the engine as a library', () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace({ ...batchFiles(FILES.slice(0, 2)), 'notes.txt': 'pdf/pages-1.pdf' });
     writeFileSync(join(ws.inputs, 'notes.txt'), 'not a document');
-    const run = extractDocuments([ws.inputs, join(ws.inputs, 'notes.txt')], libraryOptions(emu, ws.out));
+    // Every result fails its check: a complete document whose outcome is not kept is still counted so.
+    const checker = { check: () => ({ schema: join(ws.dir, 'any.schema.json'), passed: false, problems: [] }) };
+    const run = extractDocuments([ws.inputs, join(ws.inputs, 'notes.txt')], { ...libraryOptions(emu, ws.out), checker });
     const outcomes = await collect(run);
     const report = await run.done;
     expect(outcomes.filter((outcome) => outcome.status === 'complete')).toHaveLength(2);
     expect(report.counts).toEqual(counts({ complete: 2, failed: 1 }));
+    expect(report.checksFailed).toBe(2);
     expect(report.outcomes.map((outcome) => [outcome.file.split('/').pop(), outcome.status])).toEqual([['notes.txt', 'failed']]);
   });
 
