@@ -11,7 +11,7 @@
  * @packageDocumentation
  */
 export { extractDocuments, InvalidOptionError } from './library/extract-documents.js';
-export type { ExtractDocumentsOptions, ExtractionReport, ExtractionRun } from './library/extract-documents.js';
+export type { ExtractDocumentsOptions, ExtractionReport, ExtractionRun, ExtractionRunReport } from './library/extract-documents.js';
 export type { ResultSink } from './library/extract-files-run.js';
 export type {
   BatchEvents,

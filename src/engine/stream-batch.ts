@@ -20,6 +20,8 @@ export interface StreamBatchOptions {
   outDir: string;
   plan: Omit<PlanOptions, 'cwd' | 'listed' | 'models'> & { models: ModelRules };
   reuse: Omit<ArrivalOptions, 'storeDb'>;
+  /** Keep every outcome for the report; off, the events see each and the report lists none (a long stream stays flat). @default true */
+  keepOutcomes?: boolean;
 }
 
 /**
@@ -48,12 +50,15 @@ export async function runStreamBatch(
   );
   const events = composeEvents(BATCH_EVENTS, deps.events, [parts.joining]);
   // Refused or answered already: the runner never sees these, the report and the events do.
+  const keepOutcomes = options.keepOutcomes ?? true;
   const finishedBefore: ExtractionReport['outcomes'] = [];
   const finishedBeforeSending = (outcome: ExtractionReport['outcomes'][number]): void => {
     const { data: _data, ...summary } = outcome;
-    finishedBefore.push(summary);
+    if (keepOutcomes) finishedBefore.push(summary);
     events.documentFinished(outcome);
   };
+  // Each part's open job, by the part's own outcome (kept whether the outcomes are or not).
+  const openJobs: ExtractionReport['openJobs'] = [];
   const arrivals = plannedArrivals(source, {
     cwd: options.cwd,
     root: options.root,
@@ -69,21 +74,24 @@ export async function runStreamBatch(
   });
   const runner = sessionRunner(deps, settings, {
     layers: [parts.joining],
-    onFinished: (outcome, doc) => planner.finished(outcome, doc),
+    keepOutcomes,
+    onFinished: (outcome, doc) => {
+      planner.finished(outcome, doc);
+      // This run's own documents: a rider's open job is its own run's to report.
+      if (!doc.origin && outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at)
+        openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
+    },
     // Nothing has arrived yet: every journaled job counts, until a file that arrives takes it up.
     phantomJobs: batch.phantomJobs(),
   });
   try {
     const report = await runner.run(arrivals, stop);
     await parts.settled();
-    // Each part's open job, by the part's own outcome; the report's outcomes have each source once.
-    const finished = [...finishedBefore, ...report.outcomes];
+    // The report's outcomes have each source once.
     return {
       ...report,
-      outcomes: parts.reported(finished),
-      openJobs: finished
-        .filter((outcome) => outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at)
-        .map((outcome) => ({ parentJobId: outcome.job_id as string, file: outcome.file, expiresAt: outcome.expires_at as string })),
+      outcomes: keepOutcomes ? parts.reported([...finishedBefore, ...report.outcomes]) : [],
+      openJobs,
       strayJobs: batch.strayJobs(),
     };
   } finally {

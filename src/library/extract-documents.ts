@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { ApiClient } from '../api/client.js';
 import { modelEntriesOf } from '../api/model-names.js';
 import type { ModelList } from '../api/answers.js';
-import type { BatchEvents, DocumentOutcome, ResultChecker, RunSettings } from '../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, DocumentStatus, ResultChecker, RunSettings } from '../batch/batch-types.js';
 import { parseRateWindows, type RateWindow } from '../config/grammar/rate-limit.js';
 import { InvalidSettingError, runSettings } from '../batch/run-settings.js';
 import { DocextractError } from '../util/docextract-error.js';
@@ -90,10 +90,11 @@ export interface ExtractDocumentsOptions {
   /** Called with each result written from an answer of the service, once it is durable and before its job is finalized; a failure leaves the job open and the document failed (resumable). */
   onResult?: ResultSink;
   /**
-   * Keep every outcome for the report. Off, `report.outcomes` lists only the
-   * files that did not complete: a program that reads each outcome from the
-   * iteration and keeps none extracts 100,000 files in the memory of a few.
-   * @default true
+   * Keep every outcome for the report (`report.outcomes`), complete ones
+   * included. Off, the report lists only the files that did not complete, and
+   * `report.counts` counts them all: a program that reads each outcome from
+   * the iteration extracts 100,000 files in the memory of a few.
+   * @default false
    */
   keepOutcomes?: boolean;
   /**
@@ -115,10 +116,22 @@ export interface ExtractDocumentsOptions {
 
 export type { ExtractionReport } from '../engine/batch-report.js';
 
+/**
+ * What a finished run of {@link extractDocuments} did: the engine's report,
+ * its `outcomes` the files that did not complete (every file's with
+ * `keepOutcomes`), and every document it finished counted by status.
+ */
+export interface ExtractionRunReport extends ExtractionReport {
+  /** How many of this run's documents finished with each status, whether their outcomes are kept or not. */
+  counts: Readonly<Record<DocumentStatus, number>>;
+  /** How many of them failed the `checker`'s checks (a complete document may: its outcome is not kept by default). */
+  checksFailed: number;
+}
+
 /** A running extraction: iterate it for each document's outcome as it finishes; `done` gives the report. */
 export interface ExtractionRun extends AsyncIterable<DocumentOutcome> {
   /** Resolves once every document is finished (or the run drained after `signal`); rejects on what stops a whole run (an unknown model, a busy state folder, a service that cannot be reached). */
-  readonly done: Promise<ExtractionReport>;
+  readonly done: Promise<ExtractionRunReport>;
 }
 
 /**
@@ -179,7 +192,7 @@ async function run(
   options: ExtractDocumentsOptions,
   resolved: ResolvedOptions,
   finished: (outcome: DocumentOutcome) => void,
-): Promise<ExtractionReport> {
+): Promise<ExtractionRunReport> {
   const { clock, cwd, outDir, stateDir, settings, windows, models, pages } = resolved;
   // The run's tally, usage (per charge) and last-run report, kept as the CLI keeps its own.
   const records = new RunRecords({ stateDir, cwd, clock, command: 'library' });
@@ -212,7 +225,7 @@ async function run(
   const terms = { storeDb: settings.storeDb, finalize: settings.finalize, windows: JSON.stringify(windows), maxCredits: settings.maxCredits ?? null };
   const withChecks = <D extends BatchDeps>(deps: D): D => (options.checker ? { ...deps, checker: options.checker } : deps);
   // What the run's report is saved as, for `docextract jobs` and `usage` (as the CLI saves its own).
-  const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes !== false };
+  const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes === true };
   const asked = {
     access,
     command,
@@ -223,7 +236,7 @@ async function run(
   };
   if (!isArray(inputs)) {
     // A stream of its own: it hosts, and fails at once on a state folder another command holds.
-    return runDocuments<ExtractionReport, BatchEvents>({
+    return runDocuments<ExtractionRunReport, BatchEvents>({
       ...asked,
       host: async (session) =>
         recorded(
@@ -231,7 +244,7 @@ async function run(
             withSink(withChecks(session), options.onResult),
             settings,
             groups(inputs, cwd),
-            { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse },
+            { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse, keepOutcomes: ended.keepOutcomes },
             options.signal,
           ),
           ended,
@@ -272,10 +285,10 @@ async function run(
   // Every file refused locally (the batch fits in one slice): the service has nothing to say about it.
   if (files.nothingToSend) {
     for (const outcome of files.first.rejected) events.documentFinished(outcome);
-    return { ...nothingSent, outcomes: [...files.rejected, ...files.first.rejected] };
+    return counted({ ...nothingSent, outcomes: [...files.rejected, ...files.first.rejected] }, records);
   }
   const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...files.rejected, ...refusedToRide, ...report.outcomes] });
-  return runDocuments<ExtractionReport, BatchEvents>({
+  return runDocuments<ExtractionRunReport, BatchEvents>({
     ...asked,
     host: async (session, client) => recorded(withRejected(await files.host(withChecks(session), options.signal, client)), ended),
     ride: { ...files.ride, finish: (report) => recorded(withRejected(report), ended) },
@@ -331,12 +344,17 @@ function checkedSettings(settings: Partial<RunSettings>): RunSettings {
 async function recorded(
   report: ExtractionReport,
   run: { records: RunRecords; outDir: string; account: string; keepOutcomes: boolean },
-): Promise<ExtractionReport> {
+): Promise<ExtractionRunReport> {
   // Every credit the service charged this run, files stopped halfway included: they are spent either way.
   await run.records.finishUsage(run.account, report.requests);
   await run.records.recordLastRun(run.account, run.outDir);
   if (report.fatal) throw report.fatal;
-  return run.keepOutcomes ? report : { ...report, outcomes: [...run.records.tally.notComplete] };
+  return counted(run.keepOutcomes ? report : { ...report, outcomes: [...run.records.tally.notComplete] }, run.records);
+}
+
+/** The report with the run's tally of every document it finished (the one count the CLI's summary reads too). */
+function counted(report: ExtractionReport, records: RunRecords): ExtractionRunReport {
+  return { ...report, counts: { ...records.tally.counts }, checksFailed: records.tally.checksFailed };
 }
 
 async function* groups(source: AsyncIterable<string | readonly string[]>, cwd: string): AsyncGenerator<readonly string[]> {

@@ -33,6 +33,11 @@ async function collect(run: AsyncIterable<DocumentOutcome>): Promise<DocumentOut
   return outcomes;
 }
 
+/** A report's counts by status: those given, every other status 0. */
+function counts(some: Partial<Record<DocumentOutcome['status'], number>>): Record<DocumentOutcome['status'], number> {
+  return { complete: 0, partial: 0, failed: 0, skipped: 0, interrupted: 0, ...some };
+}
+
 /** Options of a library run on the emulator, with the state folder of the CLI run with `env`. */
 function libraryOptions(emu: RunningEmulator, out: string, env: NodeJS.ProcessEnv = emulatorEnv(emu)) {
   const stateDir = env.DOCEXTRACT_STATE_DIR as string;
@@ -51,7 +56,9 @@ describe('extractDocuments: the engine as a library', () => {
     for (const file of FILES) expectCompleteResult(join(ws.out, `${file.target}.json`), join(ws.inputs, file.target), file.pages);
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
     expect(report.credits).toBe(totalPages(FILES));
-    expect(report.outcomes).toHaveLength(FILES.length);
+    // Flat by default: every outcome was read from the iteration, the report counts them and keeps none.
+    expect(report.counts).toEqual(counts({ complete: FILES.length }));
+    expect(report.outcomes).toEqual([]);
     expectEachUploadedOnce(emu, FILES, ws.inputs);
   });
 
@@ -83,7 +90,11 @@ describe('extractDocuments: the engine as a library', () => {
     expect(emu.counters.creditsCharged - creditsBefore).toBe(12 + 3);
     expect(emu.counters.uploadsBySha256[sha256Of(join(ws.inputs, 'long/twelve.pdf'))]).toBe(1);
     expectCompleteResult(join(ws.out, 'again/twelve-copy.pdf.json'), join(ws.inputs, 'again/twelve-copy.pdf'), 12);
-    expect((await run.done).credits).toBe(15);
+    const report = await run.done;
+    expect(report.credits).toBe(15);
+    // A stream keeps no outcome either: the report counts them.
+    expect(report.counts).toEqual(counts({ complete: 4 }));
+    expect(report.outcomes).toEqual([]);
   });
 
   it('a 151-page PDF in a stream of paths is cut into parts, as extract cuts it: one outcome, complete, its parts inside it', async () => {
@@ -94,7 +105,8 @@ describe('extractDocuments: the engine as a library', () => {
       yield join(ws.inputs, 'long.pdf');
       yield join(ws.inputs, 'one.png');
     }
-    const run = extractDocuments(arriving(), { ...libraryOptions(emu, ws.out), cwd: ws.inputs });
+    // Kept: the report has each source once, its parts inside it.
+    const run = extractDocuments(arriving(), { ...libraryOptions(emu, ws.out), cwd: ws.inputs, keepOutcomes: true });
     const outcomes = await collect(run);
     const report = await run.done;
     expect(outcomes.map((outcome) => [outcome.file, outcome.status]).sort()).toEqual([
@@ -107,6 +119,7 @@ describe('extractDocuments: the engine as a library', () => {
       ['complete', 1],
     ]);
     expect(report.outcomes.map((outcome) => outcome.file).sort()).toEqual(['long.pdf', 'one.png']);
+    expect(report.counts).toEqual(counts({ complete: 2 }));
     expect(JSON.parse(readFileSync(join(ws.out, 'long.pdf.json'), 'utf8'))).toMatchObject({ status: 'complete', source: { pages: 151 } });
     expect(emu.counters.creditsCharged).toBe(152);
   });
@@ -188,15 +201,33 @@ describe('extractDocuments: the engine as a library', () => {
     expect(total).toMatchObject({ credits: emu.counters.creditsCharged, runs: 2 });
   });
 
-  it('keepOutcomes: false: every outcome comes from the iteration, the report lists only the files that did not complete', async () => {
+  it('by default a run keeps no outcome: every one comes from the iteration, the report counts them all and lists only the files that did not complete', async () => {
     const emu = (emulator = await startTestEmulator());
     const ws = makeWorkspace({ ...batchFiles(FILES.slice(0, 2)), 'notes.txt': 'pdf/pages-1.pdf' });
     writeFileSync(join(ws.inputs, 'notes.txt'), 'not a document');
-    const run = extractDocuments([ws.inputs, join(ws.inputs, 'notes.txt')], { ...libraryOptions(emu, ws.out), keepOutcomes: false });
+    // Every result fails its check: a complete document whose outcome is not kept is still counted so.
+    const checker = { check: () => ({ schema: join(ws.dir, 'any.schema.json'), passed: false, problems: [] }) };
+    const run = extractDocuments([ws.inputs, join(ws.inputs, 'notes.txt')], { ...libraryOptions(emu, ws.out), checker });
     const outcomes = await collect(run);
     const report = await run.done;
     expect(outcomes.filter((outcome) => outcome.status === 'complete')).toHaveLength(2);
+    expect(report.counts).toEqual(counts({ complete: 2, failed: 1 }));
+    expect(report.checksFailed).toBe(2);
     expect(report.outcomes.map((outcome) => [outcome.file.split('/').pop(), outcome.status])).toEqual([['notes.txt', 'failed']]);
+  });
+
+  it('keepOutcomes: true: the report keeps every outcome, without its data, and counts them', async () => {
+    const emu = (emulator = await startTestEmulator());
+    const ws = makeWorkspace({ ...batchFiles(FILES.slice(0, 2)), 'notes.txt': 'pdf/pages-1.pdf' });
+    writeFileSync(join(ws.inputs, 'notes.txt'), 'not a document');
+    const run = extractDocuments([ws.inputs, join(ws.inputs, 'notes.txt')], { ...libraryOptions(emu, ws.out), keepOutcomes: true });
+    const outcomes = await collect(run);
+    const report = await run.done;
+    const summary = (list: readonly DocumentOutcome[]) => list.map((outcome) => [outcome.file, outcome.status]).sort();
+    expect(summary(report.outcomes)).toEqual(summary(outcomes));
+    expect(report.outcomes).toHaveLength(3);
+    expect(report.outcomes.map((outcome) => outcome.data)).toEqual([undefined, undefined, undefined]);
+    expect(report.counts).toEqual(counts({ complete: 2, failed: 1 }));
   });
 
   it('kill -9 of a process running the library mid-batch: the CLI finishes its work without a new upload, each page charged once', async () => {
@@ -263,7 +294,8 @@ describe('extractDocuments: the engine as a library', () => {
     const [done, report] = await Promise.all([cli, run.done]);
     expect(done.code, done.stderr).toBe(0);
     expect(parseNdjson(done.stdout).map((line) => line.status)).toEqual(FILES.map(() => 'complete'));
-    expect(report.outcomes.map((outcome) => outcome.status)).toEqual(FILES.map(() => 'complete'));
+    expect(report.counts).toEqual(counts({ complete: FILES.length }));
+    expect(report.outcomes).toEqual([]);
     for (const file of FILES) expectCompleteResult(join(otherOut, `${file.target}.json`), join(ws.inputs, file.target), file.pages);
     expectEachUploadedOnce(emu, FILES, ws.inputs);
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
@@ -285,7 +317,9 @@ describe('extractDocuments: the engine as a library', () => {
     held.release();
     const [done, report] = await Promise.all([cli, run.done]);
     expect(done.code, done.stderr).toBe(0);
-    expect(report.outcomes.map((outcome) => outcome.status)).toEqual(FILES.map(() => 'complete'));
+    // Riding along, the library run counts its own documents as a host would.
+    expect(report.counts).toEqual(counts({ complete: FILES.length }));
+    expect(report.outcomes).toEqual([]);
     for (const file of FILES) expectCompleteResult(join(otherOut, `${file.target}.json`), join(ws.inputs, file.target), file.pages);
     expectEachUploadedOnce(emu, FILES, ws.inputs);
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
@@ -321,7 +355,7 @@ describe('extractDocuments: the engine as a library', () => {
 
       endStream();
       const report = await run.done;
-      expect(report.outcomes.map((outcome) => outcome.status)).toEqual(['complete']);
+      expect(report.counts).toEqual(counts({ complete: 1 }));
     },
   );
 
