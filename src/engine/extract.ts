@@ -10,8 +10,7 @@ import { outputFolderProblem } from './writable-output-folder.js';
 import { recheckReused } from '../checks/recheck.js';
 import type { ArrivalOptions } from './resume-tasks.js';
 import { setUpBatch } from './batch-setup.js';
-import { PartResults } from './parts.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import { PartResults, partsOfRun } from './parts.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
@@ -75,15 +74,7 @@ export async function runExtractBatch(
   const batch = await setUpBatch(deps, settings, outDir, { ...reuse, ...(forced?.resumed ? { forcedSince: forced.since } : {}) });
   const { planner } = batch;
   // A source sent in parts is one document of this command: its parts are held, the source reported once.
-  const parts =
-    options.parts ??
-    new PartResults(
-      [],
-      settings.storeDb,
-      deps.writeResult ?? writeFileAtomically,
-      () => deps.clock.now(),
-      (message) => deps.events.notice?.(message),
-    );
+  const parts = options.parts ?? partsOfRun(deps, settings.storeDb);
   // This command's documents as the front door's events (tally, display) are told of them: a part held, its source told once written.
   const events = composeEvents(BATCH_EVENTS, deps.events, [parts.joining]);
   const keepOutcomes = options.keepOutcomes ?? true;

@@ -1,4 +1,4 @@
-import type { ResultWriter } from '../store/atomic-write.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import type { DocumentOutcome, DocumentStatus, PartOf, PartOutcome, PlannedDocument } from '../batch/batch-types.js';
 import type { EventLayer } from '../batch/event-sink.js';
 import { questionOf } from '../batch/question.js';
@@ -271,4 +271,23 @@ function sourceOutcome(source: Source, written: boolean): DocumentOutcome {
     ...(combineChecks(outcomes.map((outcome) => outcome.checks)) ? { checks: combineChecks(outcomes.map((outcome) => outcome.checks)) } : {}),
     parts,
   };
+}
+
+/**
+ * The parts of one run's sources (extract, a stream, a watch): written with the run's result writer, on
+ * its clock, a source result that cannot be written told as its notice. `keepJoined`: see PartResults.
+ */
+export function partsOfRun(
+  deps: { writeResult?: ResultWriter; clock: { now(): number }; events: { notice?(message: string): void } },
+  storeDb: boolean,
+  keepJoined = true,
+): PartResults {
+  return new PartResults(
+    [],
+    storeDb,
+    deps.writeResult ?? writeFileAtomically,
+    () => deps.clock.now(),
+    (message) => deps.events.notice?.(message),
+    keepJoined,
+  );
 }

@@ -8,9 +8,8 @@ import type { PlanOptions } from './plan-documents.js';
 import type { ArrivalOptions } from './resume-tasks.js';
 import { setUpBatch } from './batch-setup.js';
 import { KNOWN_ANSWERS } from './running-window.js';
-import { PartResults } from './parts.js';
+import { partsOfRun } from './parts.js';
 import { BATCH_EVENTS, composeEvents } from '../batch/event-sink.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
 
 export interface StreamBatchOptions {
   /** Folder display paths are relative to. */
@@ -41,13 +40,7 @@ export async function runStreamBatch(
   const batch = await setUpBatch(deps, settings, options.outDir, options.reuse);
   const { planner } = batch;
   // A source sent in parts is one document of the stream: its parts are held, the source reported once written.
-  const parts = new PartResults(
-    [],
-    settings.storeDb,
-    deps.writeResult ?? writeFileAtomically,
-    () => deps.clock.now(),
-    (message) => deps.events.notice?.(message),
-  );
+  const parts = partsOfRun(deps, settings.storeDb);
   const events = composeEvents(BATCH_EVENTS, deps.events, [parts.joining]);
   // Refused or answered already: the runner never sees these, the report and the events do.
   const keepOutcomes = options.keepOutcomes ?? true;

@@ -13,8 +13,7 @@ import { setUpBatch } from './batch-setup.js';
 import { WatchMoves } from './watch-moves.js';
 import { CompactEvery } from './compact-every.js';
 import { WatchRecord, WatchTally } from './watch-tally.js';
-import { PartResults } from './parts.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import { partsOfRun } from './parts.js';
 
 export { WatchRecord } from './watch-tally.js';
 import { collectTaskOf } from './collect.js';
@@ -50,7 +49,7 @@ export async function runWatchBatch(
   const notice = (message: string): void => deps.events.notice?.(message);
   const moves = new WatchMoves({ root: options.root, ...options.moves }, options.outDir, deps.events);
   const journal = new CompactEvery(() => deps.session.compact(), notice);
-  const parts = new PartResults([], settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now(), notice, false);
+  const parts = partsOfRun(deps, settings.storeDb, false);
   const tally = new WatchTally(deps.events, moves, journal, options.record ?? new WatchRecord(options.cwd), parts);
   const folder = await startWatchedFolder(options, deps.clock, {
     onError: notice,
