@@ -1,4 +1,4 @@
-/** The process exit codes, documented in the README. Only `main` turns outcomes into these. */
+/** The process exit codes; their comments are the generated reference's (docs/reference.md, npm run docs:reference). Only `main` turns outcomes into these. */
 export const ExitCode = {
   /** Every input complete, or the command did what it was asked. */
   Success: 0,

@@ -17,9 +17,12 @@ const pages = [
     .map((name) => join('docs', name)),
 ];
 
-/** The page's text outside fenced code blocks and code spans. */
+/** The page's text outside fenced code blocks, code spans and HTML comments (none of which a reader can follow). */
 function prose(markdown: string): string {
-  return markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+  return markdown
+    .replace(/^```[\s\S]*?^```/gm, '')
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/`[^`\n]*`/g, '');
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens; repeats get -1, -2. */
