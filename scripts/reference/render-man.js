@@ -47,7 +47,7 @@ export function renderManPage(facts) {
     ),
     '.PP',
     roffText(
-      'Each command and its flags follow; `docextract <command> --help` prints the same. The full documentation, with a guide task by task, is in the docs/ folder of the package (docs/reference.md: settings, error codes, the result file, the MCP tools).',
+      "Each command and its flags follow; `docextract <command> --help` prints the same. The full documentation is in the docs/ folder of docextract's source, beside its README: a guide task by task, and docs/reference.md (generated as this page is) with every setting, error code, field of the result file and MCP tool.",
     ),
     '.SH GLOBAL OPTIONS',
     ...tagged(cli.globalOptions),
