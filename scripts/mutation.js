@@ -2,8 +2,8 @@
 // `npm run mutation -- [--list] [src/module.ts ...]`: StrykerJS over each module given (every module of
 // stryker.config.mjs's `mutate` list when none is), one module per run, each against only the
 // unit tests that cover it: the files of test/unit that import it. A run of one module is then a
-// matter of minutes on a shared 2-core machine, and reproduces that module's row of the README
-// ("### Mutation testing"). Builds dist/ first (the permission cases of the unit tests run dist/ in
+// matter of minutes on a shared 2-core machine, and reproduces that module's row of CONTRIBUTING.md
+// ("## Mutation testing"). Builds dist/ first (the permission cases of the unit tests run dist/ in
 // a child). Exit 0 when every module scores at least the configuration's `thresholds.break`;
 // otherwise the status of the first failing run (Stryker exits non-zero below the threshold), after
 // running the rest. Runs under `nice` with the configuration's concurrency 1 and 15 s timeout.

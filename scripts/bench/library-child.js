@@ -1,5 +1,5 @@
 // The measured process of library-scale.js: a program that imports the package and extracts a folder
-// through extractDocuments as the README's example does: reading each outcome, with the default options (the run keeps
+// through extractDocuments as docs/library.md's example does: reading each outcome, with the default options (the run keeps
 // none). BENCH_KEEP_OUTCOMES=1 asks it to keep every outcome, for comparison. Prints the counts by status as JSON.
 // Usage: node scripts/bench/library-child.js <base-url> <input-folder> <work-folder>
 import { join } from 'node:path';

@@ -1,8 +1,8 @@
 /**
  * THE table of error codes as the CLI words them: for each stable code (the
  * API's own, spec §7, and those docextract's errors carry), the exit code and
- * what the user can do next. The error classes carry the codes; the README's
- * table of exit codes says the same (test/unit/cli/error-table.test.ts).
+ * what the user can do next. The error classes carry the codes; the generated
+ * reference (docs/reference.md, npm run docs:reference) lists each code from here.
  */
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 

@@ -67,6 +67,11 @@ export function helpRequests(deps: CliDeps): string[][] {
   return listHelpRequests(buildProgram(deps, {}));
 }
 
+/** The program as commander holds it, for the generated reference and manual page (scripts/build-reference.js): the help texts' own source. */
+export function programForReference(deps: CliDeps): Command {
+  return buildProgram(deps, {});
+}
+
 function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: CliContext }): Command {
   const program = new Command('docextract')
     .description('Batch document extraction with the Document Extraction Service API v3.1')

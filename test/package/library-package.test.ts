@@ -1,15 +1,15 @@
 /**
- * The library as a user gets it, set up as the README's "Use it from code"
+ * The library as a user gets it, set up as docs/library.md's "Use it from code"
  * says: its set-up commands run in a new folder, its tsconfig.json and example
- * written from the README's text, compiled as the README does (`npx tsc`) and
+ * written from docs/library.md's text, compiled as docs/library.md does (`npx tsc`) and
  * run against the emulator: a folder extracted (every document complete, each
  * page charged once), and a wrong key and a bad option each ending in one
  * `stopped:` line with its code, not a stack trace.
  *
  * Hermetic: no registry is asked (npm points at a refused port, offline). The
  * packed tarball stands for `docextract`, and the TypeScript and @types/node
- * our lockfile pins stand for the README's `npm install --save-dev` (see
- * test/helpers/readme-project.ts). The README's install with the registry's
+ * our lockfile pins stand for docs/library.md's `npm install --save-dev` (see
+ * test/helpers/readme-project.ts). docs/library.md's install with the registry's
  * newest TypeScript is `npm run test:latest-typescript`.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -51,7 +51,7 @@ function exampleEnv(dir: string, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: dir, DOCEXTRACT_STATE_DIR: stateDir, ...extra };
 }
 
-describe('the packed library in a new project, set up as the README says', () => {
+describe('the packed library in a new project, set up as docs/library.md says', () => {
   it('uses the set-up the README names: an ES module project, tsconfig with module nodenext and strict', () => {
     expect(setUp).toEqual(['mkdir extract-folder && cd extract-folder', 'npm init -y', 'npm pkg set type=module', INSTALL_DOCEXTRACT, INSTALL_TYPESCRIPT]);
     expect(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'))).toMatchObject({ type: 'module' });

@@ -175,7 +175,7 @@ describe('x-sum: totals that add up', () => {
   });
 });
 
-describe('the README example', () => {
+describe('the example of the guide (docs/guide/checks.md)', () => {
   /** An invoice as the emulator answers it (line items under `pages[]`), `pageCount` pages long. */
   const emulatorInvoice = (sha256: string, pageCount: number): Record<string, unknown> =>
     documentData(
@@ -190,8 +190,8 @@ describe('the README example', () => {
     );
 
   it("passes the emulator's invoices, and its sum is judged on their line items, not skipped", async () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const example = /### Checks[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+    const guide = readFileSync(new URL('../../../docs/guide/checks.md', import.meta.url), 'utf8');
+    const example = /```json\n([\s\S]*?)```/.exec(guide)?.[1];
     const { checker } = await invoiceChecker(JSON.parse(example ?? 'null'));
     for (const [seed, pages] of [
       ['a', 1],
