@@ -67,6 +67,11 @@ export function helpRequests(deps: CliDeps): string[][] {
   return listHelpRequests(buildProgram(deps, {}));
 }
 
+/** The Commander program with every command and flag, for what reads it whole (completion, the flag-consistency test). */
+export function cliProgram(deps: CliDeps): Command {
+  return buildProgram(deps, {});
+}
+
 function buildProgram(deps: CliDeps, state: { outcome?: CommandOutcome; ctx?: CliContext }): Command {
   const program = new Command('docextract')
     .description('Batch document extraction with the Document Extraction Service API v3.1')

@@ -67,6 +67,28 @@ _docextract_types() {
   done <"$file"
 }
 
+# The ids of the jobs the journal holds open (a manifest, not finalized, not closed, not expired), after $1, that start
+# with $2: what \`docextract jobs\` lists, of every key (a shell cannot tell the account without starting a process). The
+# journal is read with \`read\` and matched, never evaluated; an id is only ever a plain token (api/job-id.ts). In a JSON
+# string every quote is escaped, so \`"parentJobId":"\` can only be a record's own field, never part of a file name.
+_docextract_jobs() {
+  local prefix=$1 want=$2 file=\${DOCEXTRACT_STATE_DIR:-$_docextract_state_dir}/$_docextract_journal_file line id now
+  local id_field='"parentJobId":"([A-Za-z0-9_-]+)"' expiry_field='"expiresAt":([0-9]+)'
+  local -A open=()
+  [[ -f $file && -r $file ]] || return 0
+  printf -v now '%(%s)T' -1
+  while IFS= read -r line || [[ -n $line ]]; do
+    [[ $line =~ $id_field ]] || continue
+    id=\${BASH_REMATCH[1]}
+    case $line in
+      *'"type":"manifest"'*)
+        if [[ $line =~ $expiry_field ]] && (( \${BASH_REMATCH[1]:0:15} > now * 1000 )); then open[$id]=1; fi ;;
+      *'"type":"finalized"'* | *'"type":"job-closed"'*) unset "open[$id]" ;;
+    esac
+  done <"$file"
+  _docextract_offer "$prefix" "$want" "\${!open[@]}"
+}
+
 # A value of the kind $1 (see completion-table.ts): the word $2, after the prefix $3 (\`--out=\`).
 _docextract_value() {
   local kind=$1 word=$2 prefix=$3 rest
@@ -76,6 +98,7 @@ _docextract_value() {
       _docextract_offer "$prefix" "$word" \${kind#choices:} ;;
     files | dirs) _docextract_directive=$kind _docextract_prefix=$prefix ;;
     setting) _docextract_offer "$prefix" "$word" $_docextract_settings ;;
+    open-job) _docextract_jobs "$prefix" "$word" ;;
     document-type) _docextract_types "$prefix" "$word" '' ;;
     model-rule | model-rules)
       # GLOB=TYPE: the glob is the user's; what follows its \`=\` is a document type (after the last \`;\` of a list).

@@ -35,7 +35,10 @@ export function completeFor(program: Command): CommandHandler<[string, string[]]
     const which = knownShell(shell);
     const [line = '', wordBreaks = ''] = args;
     const words = which === 'bash' ? splitCommandLine(line).words : args;
-    const completion = await completeWords(program, words.slice(1), { documentTypes: (globals) => documentTypesFor(ctx, globals) });
+    const completion = await completeWords(program, words.slice(1), {
+      documentTypes: (globals) => documentTypesFor(ctx, globals),
+      openJobs: (globals) => openJobsFor(ctx, globals),
+    });
     ctx.io.stdout.write(which === 'bash' ? forBash(completion, words[words.length - 1] ?? '', readlineWord(line, wordBreaks)) : forZshOrFish(completion));
   };
 }
@@ -54,6 +57,19 @@ async function documentTypesFor(ctx: CliContext, globals: Readonly<Record<string
     );
   } catch {
     return []; // no key, no base URL: nothing kept to offer
+  }
+}
+
+/** The jobs `jobs` lists as open for the line's account (its own global flags first), from the journal: no request, no lock. */
+async function openJobsFor(ctx: CliContext, globals: Readonly<Record<string, string>>): Promise<string[]> {
+  const line = new CliContext(ctx.deps, { ...ctx.options, ...globals } as GlobalOptions);
+  try {
+    const { listJobs } = await import('../../library/jobs.js');
+    const account = accountId(await line.baseUrl(), (await line.apiKey()).key);
+    const { jobs } = await listJobs({ stateDir: line.stateDir(), account, nowMs: ctx.clock.now(), ttlMs: 0 });
+    return jobs.filter((job) => job.state !== 'expired').map((job) => job.parent_job_id);
+  } catch {
+    return []; // no key, an unsafe state folder: nothing to offer, and completion never fails
   }
 }
 
