@@ -3,7 +3,7 @@ import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
 
 /** What a listing command (`jobs`, `usage`) prints on stdout: `--json` is `--format json`. */
-export const OUTPUT_FORMATS = ['table', 'csv', 'json'] as const;
+const OUTPUT_FORMATS = ['table', 'csv', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The option, its choices declared once: commander checks them and completion offers them. */
