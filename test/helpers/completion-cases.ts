@@ -30,11 +30,13 @@ export function shellCompletionSuite(shell: ShellName): void {
     let folder: string;
     let typesFile: string;
     let stateDir: string;
+    let shellEnv: NodeJS.ProcessEnv;
 
     beforeAll(async () => {
       emulator = await startTestEmulator({ onRequest: (entry) => requests.push(entry) });
       const env = emulatorEnv(emulator);
       stateDir = env.DOCEXTRACT_STATE_DIR as string;
+      shellEnv = env;
       const models = await runCli(['models'], { env });
       expect(models.code, models.stderr).toBe(0);
       expect(requests.map((request) => request.endpoint)).toEqual(['models']);
@@ -97,6 +99,13 @@ export function shellCompletionSuite(shell: ShellName): void {
       for (const id of ['job_finalized', 'job_closed', 'job_planted']) expect(listing).not.toContain(id);
       if (shell !== 'fish') expect(listing).not.toContain('job_expired'); // fish has no clock without starting a process
       expect(requests.length - before).toBe(0);
+    });
+
+    it('offers the profiles of the config file after --profile, and default (issue 55)', async () => {
+      const set = await runCli(['--profile', 'work-eu', 'config', 'set', 'concurrency', '4'], { env: shellEnv });
+      expect(set.code, set.stderr).toBe(0);
+      expect(await session.complete('docextract --profile wor')).toBe('docextract --profile work-eu ');
+      expect(await session.complete('docextract extract --profile=de')).toBe('docextract extract --profile=default ');
     });
 
     it('offers every choice of export --format after the flag (issue 55)', async () => {

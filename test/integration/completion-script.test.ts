@@ -103,7 +103,7 @@ describe('the completion table', () => {
     program.command('extract').argument('<inputs...>').option('--spool <dir>', 'where to spool').option('--fast', 'no value');
     const extract = completionTable(program).commands.find((command) => command.path === 'docextract extract');
     expect(extract?.flags.map((flag) => flag.value)).toEqual(['--spool', '--fast', '--help', '--profile']);
-    expect(extract?.valueKinds).toEqual({ '--spool': 'dirs', '--profile': 'none' });
+    expect(extract?.valueKinds).toEqual({ '--spool': 'dirs', '--profile': 'profile' });
     expect(extract?.args).toEqual(['files']);
     expect(extract?.variadic).toBe(true);
   });

@@ -27,6 +27,8 @@ export interface CompletionSources {
   documentTypes(lineGlobals: Readonly<Record<string, string>>): Promise<readonly ModelEntry[]>;
   /** The ids of the jobs the journal holds open (not finalized, not expired), read from the state folder: never a request. */
   openJobs(lineGlobals: Readonly<Record<string, string>>): Promise<readonly string[]>;
+  /** The profiles of the config file, `default` first. */
+  profiles(): readonly string[];
 }
 
 /** How a value is completed. Found from the Commander program, so a flag added later is completed without an edit here. */
@@ -35,6 +37,7 @@ export type ValueKind =
   | 'files'
   | 'dirs'
   | 'open-job'
+  | 'profile'
   | 'document-type'
   | 'model-rule'
   | 'model-rules'
@@ -56,8 +59,8 @@ const KIND_BY_PLACEHOLDER: Record<string, ValueKind> = {
   key: 'setting',
 };
 
-/** `--model` takes a document type or GLOB=TYPE, whatever its value is called; `--api-key <key>` is a secret, not a setting's key. */
-const KIND_BY_OPTION: Record<string, ValueKind> = { '--model': 'model-rule', '--api-key': 'none' };
+/** `--model` takes a document type or GLOB=TYPE, whatever its value is called; `--api-key <key>` is a secret, not a setting's key; `--profile` a profile's name. */
+const KIND_BY_OPTION: Record<string, ValueKind> = { '--model': 'model-rule', '--api-key': 'none', '--profile': 'profile' };
 
 /** The value of `config set <key> <value>`, by key. */
 export const KIND_BY_SETTING: Record<string, ValueKind> = { model: 'document-type', models: 'model-rules', out: 'dirs', schemas: 'types=files' };
@@ -73,7 +76,11 @@ export async function completeWords(program: Command, words: readonly string[], 
   const current = words[words.length - 1] ?? '';
   const line = readLine(program, words.slice(0, -1));
   const values = (kind: ValueKind, word: string, prefix = ''): Promise<Completion> =>
-    completeValue(kind, word, prefix, { documentTypes: () => sources.documentTypes(line.globals), openJobs: () => sources.openJobs(line.globals) });
+    completeValue(kind, word, prefix, {
+      documentTypes: () => sources.documentTypes(line.globals),
+      openJobs: () => sources.openJobs(line.globals),
+      profiles: () => sources.profiles(),
+    });
   if (line.pendingOption) return values(optionKind(line.pendingOption), current);
   if (!line.afterDashes && current.startsWith('-')) {
     const equals = current.indexOf('=');
@@ -189,7 +196,11 @@ async function completeValue(
   kind: ValueKind,
   word: string,
   prefix: string,
-  { documentTypes, openJobs }: { documentTypes: () => Promise<readonly ModelEntry[]>; openJobs: () => Promise<readonly string[]> },
+  {
+    documentTypes,
+    openJobs,
+    profiles,
+  }: { documentTypes: () => Promise<readonly ModelEntry[]>; openJobs: () => Promise<readonly string[]>; profiles: () => readonly string[] },
 ): Promise<Completion> {
   const offer = (candidates: Candidate[], directive: Directive = 'none'): Completion => ({
     candidates: candidates.filter((c) => c.value.startsWith(prefix + word)),
@@ -208,6 +219,8 @@ async function completeValue(
       return { candidates: [], directive: kind, prefix };
     case 'open-job':
       return offer((await openJobs()).map((id) => ({ value: prefix + id })));
+    case 'profile':
+      return offer(profiles().map((name) => ({ value: prefix + name })));
     case 'setting':
       return offer(STORED_SETTINGS.map((setting) => ({ value: prefix + setting.key, description: setting.help })));
     case 'document-type':

@@ -61,6 +61,29 @@ function __docextract_jobs -a prefix want
     __docextract_offer "$prefix" "$want" '' $open
 end
 
+# The profiles of config.json, after $prefix, that start with $want: \`default\`, then each key of its \`"profiles"\` object, read
+# as the CLI writes the file (a key a line, tab-indented: config-store.ts pins it); a file laid out otherwise offers only
+# \`default\`. Read with \`read\`, never evaluated; a name is only a plain word (profiles.ts).
+function __docextract_profiles -a prefix want
+    set -l dir "$DOCEXTRACT_CONFIG_DIR"
+    test -n "$dir"; or set dir $__docextract_config_dir
+    set -l file "$dir/config.json"
+    set -l names default
+    if test -f "$file" -a -r "$file"
+        set -l inside ''
+        while read -l line
+            if test "$line" = \\t'"profiles": {'
+                set inside 1
+            else if test -n "$inside"; and string match -q -- \\t'}*' "$line"
+                set inside ''
+            else if test -n "$inside"
+                set -l name (string match -r -g -- '^\\t\\t"([A-Za-z0-9][A-Za-z0-9_-]*)": [{]' "$line"); and set -a names $name
+            end
+        end <"$file"
+    end
+    __docextract_offer "$prefix" "$want" '' $names
+end
+
 # The files or folders (by $kind) whose path starts with $path, after $prefix (\`--out=\`, \`invoice=\`).
 function __docextract_paths -a kind prefix path
     if test "$kind" = dirs
@@ -94,6 +117,8 @@ function __docextract_value -a kind word prefix
             __docextract_offer "$prefix" "$word" __docextract_setting_descriptions $__docextract_settings
         case open-job
             __docextract_jobs "$prefix" "$word"
+        case profile
+            __docextract_profiles "$prefix" "$word"
         case document-type
             __docextract_types "$prefix" "$word" ''
         case model-rule model-rules

@@ -20,6 +20,8 @@ export type Shell = (typeof SHELLS)[number];
 /** What the scripts need besides the program: the state folder the CLI would use when DOCEXTRACT_STATE_DIR is not set. */
 export interface ScriptSettings {
   defaultStateDir: string;
+  /** The config folder the CLI would use when DOCEXTRACT_CONFIG_DIR is not set: `--profile` offers the profiles of its config.json. */
+  defaultConfigDir: string;
 }
 
 export function completionScript(shell: Shell, table: CompletionTable, settings: ScriptSettings): string {
@@ -65,6 +67,7 @@ const SCRIPTS: Record<Shell, (table: CompletionTable, settings: ScriptSettings) 
 function posixScalars(table: CompletionTable, settings: ScriptSettings): [string, string][] {
   return [
     ['_docextract_state_dir', settings.defaultStateDir],
+    ['_docextract_config_dir', settings.defaultConfigDir],
     ['_docextract_types_file', COMPLETION_TYPES_FILE],
     ['_docextract_journal_file', JOURNAL_FILE],
     ['_docextract_settings', table.settings.map((setting) => setting.value).join(' ')],
@@ -109,6 +112,7 @@ function fishScript(table: CompletionTable, settings: ScriptSettings): string {
     '# Load it now:      docextract completion fish | source',
     '# Or for good:      docextract completion fish > ~/.config/fish/completions/docextract.fish   (then again after an upgrade)',
     set('__docextract_state_dir', [settings.defaultStateDir]),
+    set('__docextract_config_dir', [settings.defaultConfigDir]),
     set('__docextract_types_file', [COMPLETION_TYPES_FILE]),
     set('__docextract_journal_file', [JOURNAL_FILE]),
     set(

@@ -55,6 +55,25 @@ _docextract_jobs() {
   _docextract_offer "$prefix" "$want" \${(k)open}
 }
 
+# The profiles of config.json, after $1, that start with $2: \`default\`, then each key of its \`"profiles"\` object, read
+# as the CLI writes the file (a key a line, tab-indented: config-store.ts pins it); a file laid out otherwise offers only
+# \`default\`. Read with \`read\`, never evaluated; a name is only a plain word (profiles.ts).
+_docextract_profiles() {
+  local prefix=$1 want=$2 file=\${DOCEXTRACT_CONFIG_DIR:-$_docextract_config_dir}/config.json line inside=''
+  local name_line=$'^\t\t"([A-Za-z0-9][A-Za-z0-9_-]*)": [{]'
+  local -a names match mbegin mend
+  names=(default)
+  if [[ -f $file && -r $file ]]; then
+    while IFS= read -r line || [[ -n $line ]]; do
+      if [[ $line == $'\t"profiles": {' ]]; then inside=1
+      elif [[ -n $inside && $line == $'\t}'* ]]; then inside=''
+      elif [[ -n $inside && $line =~ $name_line ]]; then names+=("$match[1]")
+      fi
+    done <"$file"
+  fi
+  _docextract_offer "$prefix" "$want" "\${names[@]}"
+}
+
 # A value of the kind $1 (see completion-table.ts): the word $2, after the prefix $3 (\`--out=\`).
 _docextract_value() {
   local kind=$1 word=$2 prefix=$3 rest
@@ -63,6 +82,7 @@ _docextract_value() {
     (files|dirs) directive=$kind path_prefix=$prefix ;;
     (setting) local command=setting; _docextract_offer "$prefix" "$word" \${=_docextract_settings} ;;
     (open-job) _docextract_jobs "$prefix" "$word" ;;
+    (profile) _docextract_profiles "$prefix" "$word" ;;
     (document-type) _docextract_types "$prefix" "$word" '' ;;
     (model-rule|model-rules)
       # GLOB=TYPE: the glob is the user's; what follows its \`=\` is a document type (after the last \`;\` of a list).

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { accountId } from '../../config/account-id.js';
+import { configDirectory, readStoredConfig } from '../../config/config-store.js';
+import { profileNames } from '../../config/profiles.js';
 import { defaultStateDir } from '../../config/state-dir.js';
 import { readModelNames } from '../../library/models.js';
 import { UsageError } from '../cli-errors.js';
@@ -20,7 +22,8 @@ import { shellQuote } from '../../util/shell-quote.js';
 export function completionScriptFor(program: Command): CommandHandler<[string]> {
   return async (ctx, shell) => {
     const defaultDir = defaultStateDir({ ...ctx.io.env, DOCEXTRACT_STATE_DIR: undefined });
-    ctx.io.stdout.write(completionScript(knownShell(shell), completionTable(program), { defaultStateDir: defaultDir }));
+    const defaultConfigDir = configDirectory({ ...ctx.io.env, DOCEXTRACT_CONFIG_DIR: undefined });
+    ctx.io.stdout.write(completionScript(knownShell(shell), completionTable(program), { defaultStateDir: defaultDir, defaultConfigDir }));
   };
 }
 
@@ -38,6 +41,7 @@ export function completeFor(program: Command): CommandHandler<[string, string[]]
     const completion = await completeWords(program, words.slice(1), {
       documentTypes: (globals) => documentTypesFor(ctx, globals),
       openJobs: (globals) => openJobsFor(ctx, globals),
+      profiles: () => profilesFor(ctx),
     });
     ctx.io.stdout.write(which === 'bash' ? forBash(completion, words[words.length - 1] ?? '', readlineWord(line, wordBreaks)) : forZshOrFish(completion));
   };
@@ -57,6 +61,15 @@ async function documentTypesFor(ctx: CliContext, globals: Readonly<Record<string
     );
   } catch {
     return []; // no key, no base URL: nothing kept to offer
+  }
+}
+
+/** The profiles of the config file; none when it cannot be read (completion never fails). */
+function profilesFor(ctx: CliContext): string[] {
+  try {
+    return profileNames(readStoredConfig(ctx.io.env));
+  } catch {
+    return [];
   }
 }
 
