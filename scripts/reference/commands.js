@@ -21,7 +21,7 @@ function quietDeps(systemClock) {
 
 /** The global options, then every visible command and subcommand, depth first in help order. */
 export function describeCommands(dist) {
-  const program = dist.main.programForReference(quietDeps(dist.clock.systemClock));
+  const program = dist.main.cliProgram(quietDeps(dist.clock.systemClock));
   const help = program.createHelp();
   const items = (list, term, description) => list.map((entry) => ({ term: term(entry), description: description(entry) }));
   const visible = (command) => help.visibleCommands(command).filter((sub) => command.commands.includes(sub));

@@ -8,17 +8,17 @@ import type { Ui } from './ui.js';
  * replaces Node's default exit, hence the explicit exit here: the one place
  * outside main that ends the process, because main cannot run while the
  * event loop is draining. `injected`, when aborted, counts as a first SIGTERM.
- * `lastWords` runs (synchronously) before that exit: what must be on disk
- * before the process goes, such as the credits it spent.
+ * `lastWords` runs (synchronously) before that exit and its message: what must be on disk
+ * before the process goes, such as the credits it spent, and the progress display cleared.
  */
 export function watchInterrupts(ui: Ui, injected?: AbortSignal, lastWords?: () => void): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
   const onSignal = (name: string): void => {
     if (controller.signal.aborted) {
-      ui.error('second interrupt: exiting now; run the same command again to resume.');
       try {
-        lastWords?.();
+        lastWords?.(); // first: it may clear a display that would otherwise hold this message back
       } finally {
+        ui.error('second interrupt: exiting now; run the same command again to resume.');
         process.exit(130);
       }
     }

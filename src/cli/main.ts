@@ -67,8 +67,8 @@ export function helpRequests(deps: CliDeps): string[][] {
   return listHelpRequests(buildProgram(deps, {}));
 }
 
-/** The program as commander holds it, for the generated reference and manual page (scripts/build-reference.js): the help texts' own source. */
-export function programForReference(deps: CliDeps): Command {
+/** The Commander program with every command and flag, for what reads it whole (the generated reference and manual page, the flag-consistency test). */
+export function cliProgram(deps: CliDeps): Command {
   return buildProgram(deps, {});
 }
 

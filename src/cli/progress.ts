@@ -50,7 +50,8 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
       display.multibar = new MultiBar(
         {
           stream: ctx.io.stderr as NodeJS.WritableStream,
-          clearOnComplete: false,
+          // The last frame goes before the summary, on every way out (finish, clear): it was left among the summary lines.
+          clearOnComplete: true,
           hideCursor: true,
           format: '{label} {bar} {value}/{total} {info}',
           autopadding: true,
@@ -165,13 +166,24 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
     for (const line of wrapToWidth(text, this.ctx.io.stderr.columns)) this.multibar?.log(`${ERASE_LINE}${line}\n`);
   }
 
-  /** The closing summary, on stderr. */
-  finish(report: { requests: number; credits: number; boundMs?: number }, startedAt: number): void {
-    // cli-progress prints logged lines on its next redraw; force one so the last results are not dropped.
+  /**
+   * Erase the bars, their last frame too, and give messages back to stderr: before the summary, and on a way out with
+   * none (an error, a second Ctrl-C). Results logged above the bars stay. Safe to call again.
+   */
+  clear(): void {
     if (this.ticker) clearInterval(this.ticker);
+    this.ticker = undefined;
+    // cli-progress prints logged lines on its next redraw; force one so the last results are not dropped.
     this.multibar?.update();
     this.multibar?.stop();
+    this.multibar = undefined;
+    this.overall = undefined;
     this.ctx.ui.drawingWith(undefined);
+  }
+
+  /** The closing summary, on stderr, once the bars are gone. */
+  finish(report: { requests: number; credits: number; boundMs?: number }, startedAt: number): void {
+    this.clear();
     if (!this.ctx.options.json)
       for (const line of notStartedLines(this.finished.notStartedFiles, this.ctx.ui.paint, this.ctx.options.verbose === true))
         this.ctx.io.stdout.write(`${line}\n`);

@@ -38,14 +38,21 @@ export async function runBatchCommand(
   const { tally } = records;
   // The display is kept apart for its own methods (finish); the engine is told through the tally, which counts what the display shows.
   let shown: Promise<BatchDisplay> | undefined;
-  const displayOnce = (): Promise<BatchDisplay> => (shown ??= BatchDisplay.create(ctx, total));
+  let drawn: BatchDisplay | undefined; // for the ways out that cannot wait: a second Ctrl-C exits synchronously
+  const displayOnce = (): Promise<BatchDisplay> => (shown ??= BatchDisplay.create(ctx, total).then((display) => (drawn = display)));
   const createEvents = async (): Promise<BatchEvents> => {
     const events = records.counting(await displayOnce());
     for (const outcome of preReported) events.documentFinished(outcome);
     return events;
   };
   // The run's usage (for `docextract usage`) is recorded once: at its end, or by a second Ctrl-C on its way out, with what was charged so far.
-  const { report, account } = await withBatchSession(ctx, settings, createEvents, work, ride, (exitingAccount) => records.recordUsage(exitingAccount));
+  const { report, account } = await withBatchSession(ctx, settings, createEvents, work, ride, (exitingAccount) => {
+    drawn?.clear();
+    records.recordUsage(exitingAccount);
+  }).catch((error: unknown) => {
+    drawn?.clear(); // the error is said below the results, not among the bars
+    throw error;
+  });
   (await displayOnce()).finish(report, records.startedAtMs);
   await records.finishUsage(account, report.requests);
   if (report.fatal) throw report.fatal;

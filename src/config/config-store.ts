@@ -5,7 +5,7 @@ import type Conf from 'conf';
 import { DEFAULT_PROFILE, PROFILES_KEY, storedConfigOf, type Settings, type StoredConfig } from './profiles.js';
 
 /** The folder holding config.json: DOCEXTRACT_CONFIG_DIR, else $XDG_CONFIG_HOME/docextract, else ~/.config/docextract. */
-function configDirectory(env: NodeJS.ProcessEnv): string {
+export function configDirectory(env: NodeJS.ProcessEnv): string {
   if (env.DOCEXTRACT_CONFIG_DIR) return env.DOCEXTRACT_CONFIG_DIR;
   const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
   return join(base, 'docextract');
@@ -53,6 +53,8 @@ export class ConfigStore {
       cwd: configDirectory(env),
       configName: 'config',
       configFileMode: 0o600,
+      // conf's own default, pinned: shell completion reads the profile names from this layout (a key a line, tab-indented).
+      serialize: (value) => JSON.stringify(value, undefined, '\t'),
     });
     return new ConfigStore(conf);
   }

@@ -13,3 +13,9 @@ export function defaultStateDir(env: NodeJS.ProcessEnv): string {
  * as the one plain word they are are written there (store/model-names-cache.ts), and the scripts check that again.
  */
 export const COMPLETION_TYPES_FILE = 'document-types.txt';
+
+/**
+ * The batch journal in the state folder (NDJSON, one record a line: batch/journal-records.ts). Shell completion reads it
+ * too, with the shell's own `read`, to offer the open job ids after `collect`: a Tab starts no process.
+ */
+export const JOURNAL_FILE = 'journal.ndjson';

@@ -27,6 +27,7 @@ import { hubRouting } from './host/hosted-run.js';
 import { HostHub } from './host/hub.js';
 import type { SharedRunTerms } from './host/protocol.js';
 import type { ServerJobView } from './server-job-view.js';
+import { JOURNAL_FILE } from '../config/state-dir.js';
 
 /** What a batch of a command runs with: its client, session, clock and events. */
 export interface BatchDeps {
@@ -92,7 +93,7 @@ export class BatchSession {
     await preparePrivateStateDir(options.stateDir);
     const lock = await acquireStateLock(options.stateDir, { clock: options.clock });
     try {
-      const journal = await Journal.open<JournalRecord>(join(options.stateDir, 'journal.ndjson'));
+      const journal = await Journal.open<JournalRecord>(join(options.stateDir, JOURNAL_FILE));
       const keepMs = Math.max(60_000, ...options.windows.map((window) => window.windowMs));
       // One send log per key and service: the windows are the key's.
       const sendLog = new FileSendLog(sendLogPath(options.stateDir, options.account), { keepMs, clock: options.clock });

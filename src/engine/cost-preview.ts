@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { KnownResults } from './known-results.js';
 import { ArrivalPlanner, type ArrivalOptions, type ArrivalPlan } from './resume-tasks.js';
 import { KNOWN_ANSWERS } from './running-window.js';
+import { JOURNAL_FILE } from '../config/state-dir.js';
 
 /** What one file of a planned run would cost, as the run itself decides it. */
 export interface FileCost {
@@ -166,7 +167,7 @@ async function refusedUploads(tasks: readonly DocumentTask[]): Promise<Map<strin
 
 /** The journal's state for one key, read without the lock (a run may be appending). */
 export async function journalStateOf(stateDir: string, account: string): Promise<JournalState> {
-  const records = await readJournalSnapshot<JournalRecord>(join(stateDir, 'journal.ndjson'));
+  const records = await readJournalSnapshot<JournalRecord>(join(stateDir, JOURNAL_FILE));
   return replayJournal(records.filter((record) => record.account === account));
 }
 

@@ -5,6 +5,7 @@ import { refuseUnsafeStateDir } from '../store/private-state-dir.js';
 import { readLastRunReports, type LastRunFile } from '../store/last-run-report.js';
 import { suggestedCommand } from '../util/shell-quote.js';
 import { runsOf } from './earlier-undone.js';
+import { JOURNAL_FILE } from '../config/state-dir.js';
 
 /** A multi-page job the journal knows is not finalized. */
 export interface JobListing {
@@ -102,7 +103,7 @@ export interface ListJobsOptions {
  */
 export async function listJobs(options: ListJobsOptions): Promise<JobsOverview> {
   await refuseUnsafeStateDir(options.stateDir);
-  const all = await readJournalSnapshot<JournalRecord>(join(options.stateDir, 'journal.ndjson'));
+  const all = await readJournalSnapshot<JournalRecord>(join(options.stateDir, JOURNAL_FILE));
   const records = options.account === undefined ? all : all.filter((record) => record.account === options.account);
   const state = replayJournal(records);
   const jobs = [...state.jobs.values()]

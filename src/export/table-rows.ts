@@ -11,7 +11,7 @@ import {
   type ExportedDocument,
   type FlatRecord,
 } from './flatten.js';
-import { neutralizeFormula } from './formula-guard.js';
+import { neutralizeFormula } from '../util/formula-guard.js';
 import { tableName } from './table-names.js';
 
 /** A row bound for one table: `<type>` (one row per document) or `<type>.<field>` (one row per item). */

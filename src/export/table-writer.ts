@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { stringify, type Stringifier } from 'csv-stringify';
-import { neutralizeFormula } from './formula-guard.js';
+import { neutralizeFormula } from '../util/formula-guard.js';
 import { cellText } from './table-rows.js';
 import { replaceFileByStream, type FileReplacement } from '../store/file-replacement.js';
 

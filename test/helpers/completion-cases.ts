@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COMPLETION_TYPES_FILE } from '../../src/config/state-dir.js';
 import type { EmulatorRequestLog, RunningEmulator } from '../../src/emulator/index.js';
 import { emulatorEnv, startTestEmulator } from './emulator-run.js';
+import { keepOpenJobsJournal } from './open-jobs-journal.js';
 import { runCli } from './run-cli.js';
 import { ShellSession, type ShellName } from './shell-driver.js';
 
@@ -28,10 +29,14 @@ export function shellCompletionSuite(shell: ShellName): void {
     const requests: EmulatorRequestLog[] = [];
     let folder: string;
     let typesFile: string;
+    let stateDir: string;
+    let shellEnv: NodeJS.ProcessEnv;
 
     beforeAll(async () => {
       emulator = await startTestEmulator({ onRequest: (entry) => requests.push(entry) });
       const env = emulatorEnv(emulator);
+      stateDir = env.DOCEXTRACT_STATE_DIR as string;
+      shellEnv = env;
       const models = await runCli(['models'], { env });
       expect(models.code, models.stderr).toBe(0);
       expect(requests.map((request) => request.endpoint)).toEqual(['models']);
@@ -83,8 +88,36 @@ export function shellCompletionSuite(shell: ShellName): void {
       expect(listing).toMatch(/\bmodel\b/);
     });
 
+    it('offers the open job ids of the journal after collect, and sends nothing (issue 55)', async () => {
+      keepOpenJobsJournal(stateDir, Date.now());
+      const before = requests.length;
+      expect(await session.complete('docextract collect job_n')).toBe('docextract collect job_named_badly ');
+      const from = session.printed;
+      expect(await session.complete('docextract collect job_', LISTING_TABS[shell])).toBe('docextract collect job_');
+      const listing = session.printedSince(from).replace(TERMINAL_ESCAPES, '');
+      for (const id of ['job_open_a', 'job_open_b', 'job_named_badly']) expect(listing).toContain(id);
+      for (const id of ['job_finalized', 'job_closed', 'job_planted']) expect(listing).not.toContain(id);
+      if (shell !== 'fish') expect(listing).not.toContain('job_expired'); // fish has no clock without starting a process
+      expect(requests.length - before).toBe(0);
+    });
+
+    it('offers the profiles of the config file after --profile, and default (issue 55)', async () => {
+      const set = await runCli(['--profile', 'work-eu', 'config', 'set', 'concurrency', '4'], { env: shellEnv });
+      expect(set.code, set.stderr).toBe(0);
+      expect(await session.complete('docextract --profile wor')).toBe('docextract --profile work-eu ');
+      expect(await session.complete('docextract extract --profile=de')).toBe('docextract extract --profile=default ');
+    });
+
+    it('offers every choice of export --format after the flag (issue 55)', async () => {
+      const from = session.printed;
+      expect(await session.complete('docextract export ./out --format ', LISTING_TABS[shell])).toBe('docextract export ./out --format ');
+      const listing = session.printedSince(from).replace(TERMINAL_ESCAPES, '');
+      for (const format of ['csv', 'xlsx', 'ndjson']) expect(listing).toMatch(new RegExp(`\\b${format}\\b`));
+    });
+
     it('completes folders where a command takes a folder, and files where it takes files', async () => {
       expect(await session.complete('docextract extract --out sca')).toBe('docextract extract --out scans-in/');
+      expect(await session.complete('docextract export ./out -o sca')).toBe('docextract export ./out -o scans-in/');
       expect(await session.complete('docextract extract scans.')).toBe('docextract extract scans.pdf ');
       expect(await session.complete('docextract extract --schema invoice=scans.')).toBe('docextract extract --schema invoice=scans.pdf ');
     });

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { completionTable } from '../../src/cli/completion/completion-table.js';
 import { COMPLETION_TYPES_FILE } from '../../src/config/state-dir.js';
+import { keepOpenJobsJournal, OPEN_JOB_IDS } from '../helpers/open-jobs-journal.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
 
 /** The bash script as `docextract completion bash` prints it with `env`. */
@@ -72,13 +73,37 @@ describe('the bash completion script', () => {
   });
 });
 
+describe('open job ids after collect (issue 55)', () => {
+  it('are the jobs `docextract jobs` lists as open, read from the journal by the script itself, and nothing a file name holds', async () => {
+    const env = isolatedEnv();
+    const stateDir = join(env.XDG_STATE_HOME as string, 'docextract');
+    keepOpenJobsJournal(stateDir, Date.now());
+    const listed = await runCli(['jobs', '--json'], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const open = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; parent_job_id?: string; state?: string })
+      .filter((line) => line.kind === 'job' && line.state !== 'expired')
+      .map((line) => line.parent_job_id);
+    expect(open.sort()).toEqual([...OPEN_JOB_IDS].sort());
+    const script = await bashScript(env);
+    const offered = (line: string): string[] => bashCandidates(script, line, { PATH: env.PATH, HOME: env.HOME, DOCEXTRACT_STATE_DIR: stateDir });
+    expect(offered('docextract collect ').sort()).toEqual([...OPEN_JOB_IDS].sort());
+    expect(offered('docextract collect job_open_')).toEqual(expect.arrayContaining(['job_open_a', 'job_open_b']));
+    expect(offered('docextract collect job_open_')).toHaveLength(2);
+    expect(offered('docextract --profile w collect --out x job_')).not.toContain('job_planted');
+    expect(offered('docextract --profile w collect --out x job_n')).toEqual(['job_named_badly']);
+  });
+});
+
 describe('the completion table', () => {
   it('is read from the Commander program: a flag added to a command is completed, by the name of its value', () => {
     const program = new Command('docextract').option('--profile <name>', 'a profile');
     program.command('extract').argument('<inputs...>').option('--spool <dir>', 'where to spool').option('--fast', 'no value');
     const extract = completionTable(program).commands.find((command) => command.path === 'docextract extract');
     expect(extract?.flags.map((flag) => flag.value)).toEqual(['--spool', '--fast', '--help', '--profile']);
-    expect(extract?.valueKinds).toEqual({ '--spool': 'dirs', '--profile': 'none' });
+    expect(extract?.valueKinds).toEqual({ '--spool': 'dirs', '--profile': 'profile' });
     expect(extract?.args).toEqual(['files']);
     expect(extract?.variadic).toBe(true);
   });

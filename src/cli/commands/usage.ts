@@ -1,6 +1,7 @@
 import { Option } from 'commander';
 import { USAGE_GROUPINGS } from '../../library/usage.js';
 import type { CommandRegistration } from '../command.js';
+import { formatOption } from '../output-format.js';
 
 export const registerUsageCommand: CommandRegistration = (program, action) => {
   program
@@ -12,5 +13,6 @@ export const registerUsageCommand: CommandRegistration = (program, action) => {
     // The choices are checked by commander and offered by completion.
     .addOption(new Option('--by <group>', 'rows per day, week, month, model, folder or command').choices(USAGE_GROUPINGS).default('day'))
     .option('--all-accounts', "every key's records in the state folder, not only the current profile's key", false)
+    .addOption(formatOption())
     .action(action(() => import('../run/usage.js').then((m) => m.runUsage)));
 };

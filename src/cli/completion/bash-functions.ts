@@ -67,6 +67,46 @@ _docextract_types() {
   done <"$file"
 }
 
+# The ids of the jobs the journal holds open (a manifest, not finalized, not closed, not expired), after $1, that start
+# with $2: what \`docextract jobs\` lists, of every key (a shell cannot tell the account without starting a process). The
+# journal is read with \`read\` and matched, never evaluated; an id is only ever a plain token (api/job-id.ts). In a JSON
+# string every quote is escaped, so \`"parentJobId":"\` can only be a record's own field, never part of a file name.
+_docextract_jobs() {
+  local prefix=$1 want=$2 file=\${DOCEXTRACT_STATE_DIR:-$_docextract_state_dir}/$_docextract_journal_file line id now
+  local id_field='"parentJobId":"([A-Za-z0-9_-]+)"' expiry_field='"expiresAt":([0-9]+)'
+  local -A open=()
+  [[ -f $file && -r $file ]] || return 0
+  printf -v now '%(%s)T' -1
+  while IFS= read -r line || [[ -n $line ]]; do
+    [[ $line =~ $id_field ]] || continue
+    id=\${BASH_REMATCH[1]}
+    case $line in
+      *'"type":"manifest"'*)
+        if [[ $line =~ $expiry_field ]] && (( \${BASH_REMATCH[1]:0:15} > now * 1000 )); then open[$id]=1; fi ;;
+      *'"type":"finalized"'* | *'"type":"job-closed"'*) unset "open[$id]" ;;
+    esac
+  done <"$file"
+  _docextract_offer "$prefix" "$want" "\${!open[@]}"
+}
+
+# The profiles of config.json, after $1, that start with $2: \`default\`, then each key of its \`"profiles"\` object, read
+# as the CLI writes the file (a key a line, tab-indented: config-store.ts pins it); a file laid out otherwise offers only
+# \`default\`. Read with \`read\`, never evaluated; a name is only a plain word (profiles.ts).
+_docextract_profiles() {
+  local prefix=$1 want=$2 file=\${DOCEXTRACT_CONFIG_DIR:-$_docextract_config_dir}/config.json line inside=''
+  local name_line=$'^\t\t"([A-Za-z0-9][A-Za-z0-9_-]*)": [{]'
+  local -a names=(default)
+  if [[ -f $file && -r $file ]]; then
+    while IFS= read -r line || [[ -n $line ]]; do
+      if [[ $line == $'\t"profiles": {' ]]; then inside=1
+      elif [[ -n $inside && $line == $'\t}'* ]]; then inside=''
+      elif [[ -n $inside && $line =~ $name_line ]]; then names+=("\${BASH_REMATCH[1]}")
+      fi
+    done <"$file"
+  fi
+  _docextract_offer "$prefix" "$want" "\${names[@]}"
+}
+
 # A value of the kind $1 (see completion-table.ts): the word $2, after the prefix $3 (\`--out=\`).
 _docextract_value() {
   local kind=$1 word=$2 prefix=$3 rest
@@ -76,6 +116,8 @@ _docextract_value() {
       _docextract_offer "$prefix" "$word" \${kind#choices:} ;;
     files | dirs) _docextract_directive=$kind _docextract_prefix=$prefix ;;
     setting) _docextract_offer "$prefix" "$word" $_docextract_settings ;;
+    open-job) _docextract_jobs "$prefix" "$word" ;;
+    profile) _docextract_profiles "$prefix" "$word" ;;
     document-type) _docextract_types "$prefix" "$word" '' ;;
     model-rule | model-rules)
       # GLOB=TYPE: the glob is the user's; what follows its \`=\` is a document type (after the last \`;\` of a list).

@@ -25,25 +25,42 @@ export interface Completion {
 /** What completion may read: the document types kept for the account that the line's own global flags select. */
 export interface CompletionSources {
   documentTypes(lineGlobals: Readonly<Record<string, string>>): Promise<readonly ModelEntry[]>;
+  /** The ids of the jobs the journal holds open (not finalized, not expired), read from the state folder: never a request. */
+  openJobs(lineGlobals: Readonly<Record<string, string>>): Promise<readonly string[]>;
+  /** The profiles of the config file, `default` first. */
+  profiles(): readonly string[];
 }
 
 /** How a value is completed. Found from the Commander program, so a flag added later is completed without an edit here. */
 export type ValueKind =
-  'none' | 'files' | 'dirs' | 'document-type' | 'model-rule' | 'model-rules' | 'type=file' | 'types=files' | 'setting' | { choices: readonly string[] };
+  | 'none'
+  | 'files'
+  | 'dirs'
+  | 'open-job'
+  | 'profile'
+  | 'document-type'
+  | 'model-rule'
+  | 'model-rules'
+  | 'type=file'
+  | 'types=files'
+  | 'setting'
+  | { choices: readonly string[] };
 
 /** By the name of an option's value or of an argument (`--out <dir>`, `<results-dir>`). */
 const KIND_BY_PLACEHOLDER: Record<string, ValueKind> = {
   dir: 'dirs',
   folder: 'dirs',
   'results-dir': 'dirs',
+  'tables-dir': 'dirs',
+  parent_job_id: 'open-job',
   file: 'files',
   inputs: 'files',
   'type=file': 'type=file',
   key: 'setting',
 };
 
-/** `--model` takes a document type or GLOB=TYPE, whatever its value is called. */
-const KIND_BY_OPTION: Record<string, ValueKind> = { '--model': 'model-rule' };
+/** `--model` takes a document type or GLOB=TYPE, whatever its value is called; `--api-key <key>` is a secret, not a setting's key; `--profile` a profile's name. */
+const KIND_BY_OPTION: Record<string, ValueKind> = { '--model': 'model-rule', '--api-key': 'none', '--profile': 'profile' };
 
 /** The value of `config set <key> <value>`, by key. */
 export const KIND_BY_SETTING: Record<string, ValueKind> = { model: 'document-type', models: 'model-rules', out: 'dirs', schemas: 'types=files' };
@@ -59,7 +76,11 @@ export async function completeWords(program: Command, words: readonly string[], 
   const current = words[words.length - 1] ?? '';
   const line = readLine(program, words.slice(0, -1));
   const values = (kind: ValueKind, word: string, prefix = ''): Promise<Completion> =>
-    completeValue(kind, word, prefix, () => sources.documentTypes(line.globals));
+    completeValue(kind, word, prefix, {
+      documentTypes: () => sources.documentTypes(line.globals),
+      openJobs: () => sources.openJobs(line.globals),
+      profiles: () => sources.profiles(),
+    });
   if (line.pendingOption) return values(optionKind(line.pendingOption), current);
   if (!line.afterDashes && current.startsWith('-')) {
     const equals = current.indexOf('=');
@@ -171,7 +192,16 @@ function placeholderOf(flags: string): string {
   return /[<[]([^>\]]+)[>\]]/.exec(flags)?.[1]?.replace(/\.\.\.$/, '') ?? '';
 }
 
-async function completeValue(kind: ValueKind, word: string, prefix: string, documentTypes: () => Promise<readonly ModelEntry[]>): Promise<Completion> {
+async function completeValue(
+  kind: ValueKind,
+  word: string,
+  prefix: string,
+  {
+    documentTypes,
+    openJobs,
+    profiles,
+  }: { documentTypes: () => Promise<readonly ModelEntry[]>; openJobs: () => Promise<readonly string[]>; profiles: () => readonly string[] },
+): Promise<Completion> {
   const offer = (candidates: Candidate[], directive: Directive = 'none'): Completion => ({
     candidates: candidates.filter((c) => c.value.startsWith(prefix + word)),
     directive,
@@ -187,6 +217,10 @@ async function completeValue(kind: ValueKind, word: string, prefix: string, docu
     case 'files':
     case 'dirs':
       return { candidates: [], directive: kind, prefix };
+    case 'open-job':
+      return offer((await openJobs()).map((id) => ({ value: prefix + id })));
+    case 'profile':
+      return offer(profiles().map((name) => ({ value: prefix + name })));
     case 'setting':
       return offer(STORED_SETTINGS.map((setting) => ({ value: prefix + setting.key, description: setting.help })));
     case 'document-type':

@@ -40,6 +40,50 @@ function __docextract_types -a head want tail
     end <"$file"
 end
 
+# The ids of the jobs the journal holds open (a manifest, not finalized, not closed), after $prefix, that start with $want:
+# what \`docextract jobs\` lists, of every key. Fish has no clock without a process: an expired job is offered too (collect
+# then says so). The journal is read with \`read\` and matched, never evaluated; an id is only ever a plain token. In a
+# JSON string every quote is escaped, so \`"parentJobId":"\` can only be a record's own field, never part of a file name.
+function __docextract_jobs -a prefix want
+    set -l dir "$DOCEXTRACT_STATE_DIR"
+    test -n "$dir"; or set dir $__docextract_state_dir
+    set -l file "$dir/$__docextract_journal_file"
+    test -f "$file" -a -r "$file"; or return 0
+    set -l open
+    while read -l line
+        set -l id (string match -r -g -- '"parentJobId":"([A-Za-z0-9_-]+)"' "$line"); or continue
+        if string match -q -- '*"type":"manifest"*' "$line"
+            contains -- "$id" $open; or set -a open "$id"
+        else if string match -q -r -- '"type":"(finalized|job-closed)"' "$line"
+            set -l at (contains -i -- "$id" $open); and set -e open[$at]
+        end
+    end <"$file"
+    __docextract_offer "$prefix" "$want" '' $open
+end
+
+# The profiles of config.json, after $prefix, that start with $want: \`default\`, then each key of its \`"profiles"\` object, read
+# as the CLI writes the file (a key a line, tab-indented: config-store.ts pins it); a file laid out otherwise offers only
+# \`default\`. Read with \`read\`, never evaluated; a name is only a plain word (profiles.ts).
+function __docextract_profiles -a prefix want
+    set -l dir "$DOCEXTRACT_CONFIG_DIR"
+    test -n "$dir"; or set dir $__docextract_config_dir
+    set -l file "$dir/config.json"
+    set -l names default
+    if test -f "$file" -a -r "$file"
+        set -l inside ''
+        while read -l line
+            if test "$line" = \\t'"profiles": {'
+                set inside 1
+            else if test -n "$inside"; and string match -q -- \\t'}*' "$line"
+                set inside ''
+            else if test -n "$inside"
+                set -l name (string match -r -g -- '^\\t\\t"([A-Za-z0-9][A-Za-z0-9_-]*)": [{]' "$line"); and set -a names $name
+            end
+        end <"$file"
+    end
+    __docextract_offer "$prefix" "$want" '' $names
+end
+
 # The files or folders (by $kind) whose path starts with $path, after $prefix (\`--out=\`, \`invoice=\`).
 function __docextract_paths -a kind prefix path
     if test "$kind" = dirs
@@ -71,6 +115,10 @@ function __docextract_value -a kind word prefix
             __docextract_paths $kind "$prefix" "$word"
         case setting
             __docextract_offer "$prefix" "$word" __docextract_setting_descriptions $__docextract_settings
+        case open-job
+            __docextract_jobs "$prefix" "$word"
+        case profile
+            __docextract_profiles "$prefix" "$word"
         case document-type
             __docextract_types "$prefix" "$word" ''
         case model-rule model-rules

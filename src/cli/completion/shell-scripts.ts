@@ -7,7 +7,7 @@
  * after an upgrade that adds a command or a flag, the script is printed again
  * (a `source <(docextract completion bash)` in ~/.bashrc does that itself).
  */
-import { COMPLETION_TYPES_FILE } from '../../config/state-dir.js';
+import { COMPLETION_TYPES_FILE, JOURNAL_FILE } from '../../config/state-dir.js';
 import { shellQuote } from '../../util/shell-quote.js';
 import { BASH_FUNCTIONS } from './bash-functions.js';
 import type { CommandRow, CompletionTable } from './completion-table.js';
@@ -20,6 +20,8 @@ export type Shell = (typeof SHELLS)[number];
 /** What the scripts need besides the program: the state folder the CLI would use when DOCEXTRACT_STATE_DIR is not set. */
 export interface ScriptSettings {
   defaultStateDir: string;
+  /** The config folder the CLI would use when DOCEXTRACT_CONFIG_DIR is not set: `--profile` offers the profiles of its config.json. */
+  defaultConfigDir: string;
 }
 
 export function completionScript(shell: Shell, table: CompletionTable, settings: ScriptSettings): string {
@@ -61,11 +63,13 @@ const SCRIPTS: Record<Shell, (table: CompletionTable, settings: ScriptSettings) 
   fish: fishScript,
 };
 
-/** The state folder's default, the document types file's name, and the setting names (one word each). */
+/** The state folder's default, the names of the document types file and of the journal, and the setting names (one word each). */
 function posixScalars(table: CompletionTable, settings: ScriptSettings): [string, string][] {
   return [
     ['_docextract_state_dir', settings.defaultStateDir],
+    ['_docextract_config_dir', settings.defaultConfigDir],
     ['_docextract_types_file', COMPLETION_TYPES_FILE],
+    ['_docextract_journal_file', JOURNAL_FILE],
     ['_docextract_settings', table.settings.map((setting) => setting.value).join(' ')],
   ];
 }
@@ -108,7 +112,9 @@ function fishScript(table: CompletionTable, settings: ScriptSettings): string {
     '# Load it now:      docextract completion fish | source',
     '# Or for good:      docextract completion fish > ~/.config/fish/completions/docextract.fish   (then again after an upgrade)',
     set('__docextract_state_dir', [settings.defaultStateDir]),
+    set('__docextract_config_dir', [settings.defaultConfigDir]),
     set('__docextract_types_file', [COMPLETION_TYPES_FILE]),
+    set('__docextract_journal_file', [JOURNAL_FILE]),
     set(
       '__docextract_settings',
       table.settings.map((s) => s.value),

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { accountId } from '../../config/account-id.js';
+import { configDirectory, readStoredConfig } from '../../config/config-store.js';
+import { profileNames } from '../../config/profiles.js';
 import { defaultStateDir } from '../../config/state-dir.js';
 import { readModelNames } from '../../library/models.js';
 import { UsageError } from '../cli-errors.js';
@@ -20,7 +22,8 @@ import { shellQuote } from '../../util/shell-quote.js';
 export function completionScriptFor(program: Command): CommandHandler<[string]> {
   return async (ctx, shell) => {
     const defaultDir = defaultStateDir({ ...ctx.io.env, DOCEXTRACT_STATE_DIR: undefined });
-    ctx.io.stdout.write(completionScript(knownShell(shell), completionTable(program), { defaultStateDir: defaultDir }));
+    const defaultConfigDir = configDirectory({ ...ctx.io.env, DOCEXTRACT_CONFIG_DIR: undefined });
+    ctx.io.stdout.write(completionScript(knownShell(shell), completionTable(program), { defaultStateDir: defaultDir, defaultConfigDir }));
   };
 }
 
@@ -35,7 +38,11 @@ export function completeFor(program: Command): CommandHandler<[string, string[]]
     const which = knownShell(shell);
     const [line = '', wordBreaks = ''] = args;
     const words = which === 'bash' ? splitCommandLine(line).words : args;
-    const completion = await completeWords(program, words.slice(1), { documentTypes: (globals) => documentTypesFor(ctx, globals) });
+    const completion = await completeWords(program, words.slice(1), {
+      documentTypes: (globals) => documentTypesFor(ctx, globals),
+      openJobs: (globals) => openJobsFor(ctx, globals),
+      profiles: () => profilesFor(ctx),
+    });
     ctx.io.stdout.write(which === 'bash' ? forBash(completion, words[words.length - 1] ?? '', readlineWord(line, wordBreaks)) : forZshOrFish(completion));
   };
 }
@@ -54,6 +61,28 @@ async function documentTypesFor(ctx: CliContext, globals: Readonly<Record<string
     );
   } catch {
     return []; // no key, no base URL: nothing kept to offer
+  }
+}
+
+/** The profiles of the config file; none when it cannot be read (completion never fails). */
+function profilesFor(ctx: CliContext): string[] {
+  try {
+    return profileNames(readStoredConfig(ctx.io.env));
+  } catch {
+    return [];
+  }
+}
+
+/** The jobs `jobs` lists as open for the line's account (its own global flags first), from the journal: no request, no lock. */
+async function openJobsFor(ctx: CliContext, globals: Readonly<Record<string, string>>): Promise<string[]> {
+  const line = new CliContext(ctx.deps, { ...ctx.options, ...globals } as GlobalOptions);
+  try {
+    const { listJobs } = await import('../../library/jobs.js');
+    const account = accountId(await line.baseUrl(), (await line.apiKey()).key);
+    const { jobs } = await listJobs({ stateDir: line.stateDir(), account, nowMs: ctx.clock.now(), ttlMs: 0 });
+    return jobs.filter((job) => job.state !== 'expired').map((job) => job.parent_job_id);
+  } catch {
+    return []; // no key, an unsafe state folder: nothing to offer, and completion never fails
   }
 }
 

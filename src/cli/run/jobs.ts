@@ -11,10 +11,13 @@ import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { collectCommand } from '../outcome-words.js';
 import { jobsSummary, renderCommands, renderJobs } from './jobs-render.js';
+import { jobsCsv } from '../listing-csv.js';
+import { outputFormat, type OutputFormat } from '../output-format.js';
 
 interface JobsFlags {
   refresh?: boolean;
   rateLimit?: string;
+  format?: OutputFormat;
 }
 
 /**
@@ -23,6 +26,7 @@ interface JobsFlags {
  * like any run.
  */
 export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<CommandOutcome> {
+  const format = outputFormat(ctx, flags.format);
   const account = flags.refresh ? await requiredAccount(ctx) : await configuredAccount(ctx);
   if (account === undefined) ctx.ui.info('no API key is configured: showing the jobs of every key and service in the state folder');
   const { listJobs } = await import('../../library/jobs.js');
@@ -41,13 +45,15 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
     ctx.ui.info(
       `a run is active (process ${running.pid}, since ${localInstant(running.startedAt)}): it finishes the jobs below it has taken up, and other commands (collect included) ride along with it. "Running now" lists what runs; "Last run that ended" is the last one that finished.`,
     );
-  if (ctx.options.json) {
+  if (format === 'json') {
     for (const command of commands) ctx.io.stdout.write(`${JSON.stringify({ kind: 'command', ...command })}\n`);
     for (const job of overview.jobs)
       ctx.io.stdout.write(`${JSON.stringify(views.has(job.parent_job_id) ? { ...job, server: views.get(job.parent_job_id) } : job)}\n`);
     for (const line of [...overview.unanswered, ...overview.failedFiles]) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
     // Always last, even with nothing listed: a script tells "nothing open" from "no output" (a crash, a wrong command).
     ctx.io.stdout.write(`${JSON.stringify(jobsSummary(commands, overview))}\n`);
+  } else if (format === 'csv') {
+    ctx.io.stdout.write(jobsCsv(overview, ctx.io.stdout.isTTY === true));
   } else {
     ctx.io.stdout.write(
       renderCommands(commands, running) +

@@ -9,6 +9,8 @@ import { plural } from '../../util/plural.js';
 import { UsageError } from '../cli-errors.js';
 import type { CliContext } from '../context.js';
 import { printData, renderLines } from '../output.js';
+import { usageCsv } from '../listing-csv.js';
+import { outputFormat, type OutputFormat } from '../output-format.js';
 import { renderUntrusted } from '../../util/untrusted-text.js';
 
 interface UsageFlags {
@@ -16,10 +18,12 @@ interface UsageFlags {
   /** One of USAGE_GROUPINGS: commander refuses any other (the option's choices). */
   by: UsageGrouping;
   allAccounts: boolean;
+  format?: OutputFormat;
 }
 
 /** Reads the state folder's usage records and send log; sends nothing, needs no service. */
 export async function runUsage(ctx: CliContext, flags: UsageFlags): Promise<void> {
+  const format = outputFormat(ctx, flags.format);
   const nowMs = ctx.clock.now();
   let sinceMs: number;
   try {
@@ -31,7 +35,9 @@ export async function runUsage(ctx: CliContext, flags: UsageFlags): Promise<void
   // The key's windows: declared now, else as last declared for the key.
   const rateLimit = account === undefined ? ((await ctx.setting('rate-limit')).value ?? '') : (await keyRateLimit(ctx, undefined)).spec;
   const report = await readUsage({ stateDir: ctx.stateDir(), account, rateLimit, sinceMs, nowMs, by: flags.by });
-  printData(ctx, report, () => render(report, flags.by, account === undefined ? 'every key' : scopeOf(ctx)));
+  if (format === 'csv') ctx.io.stdout.write(usageCsv(report, flags.by, ctx.io.stdout.isTTY === true));
+  else if (format === 'json') ctx.io.stdout.write(`${JSON.stringify(report)}\n`);
+  else printData(ctx, report, () => render(report, flags.by, account === undefined ? 'every key' : scopeOf(ctx)));
 }
 
 /** The account of the profile's key and service, worked out locally; none without a key (then every account's records). */

@@ -114,7 +114,7 @@ describe('completion reads the Commander program', () => {
     const program = new Command('docextract').option('--json');
     program.command('whoami').option('--verbose');
     program.option('--profile <name>', 'settings profile');
-    const sources = { documentTypes: async () => [] };
+    const sources = { documentTypes: async () => [], openJobs: async () => [], profiles: () => [] };
     expect((await completeWords(program, ['whoami', '--pro'], sources)).candidates.map((c) => c.value)).toEqual(['--profile']);
     // Its value is not taken for a command name.
     expect((await completeWords(program, ['--profile', 'b', 'who'], sources)).candidates.map((c) => c.value)).toEqual(['whoami']);
@@ -126,6 +126,8 @@ describe('completion reads the Commander program', () => {
     const seen: Record<string, string>[] = [];
     await completeWords(program, ['--base-url', 'https://b.example', 'extract', '--model', ''], {
       documentTypes: async (globals) => (seen.push({ ...globals }), []),
+      openJobs: async () => [],
+      profiles: () => [],
     });
     expect(seen).toEqual([{ baseUrl: 'https://b.example' }]);
   });

@@ -171,10 +171,12 @@ describe('the batch display on a terminal', () => {
     display.documentFinished(outcome('a.png', 'complete', { pages: 1, output: 'out/a.png.json', credits: 1 }));
     display.documentFinished(outcome('b.pdf', 'interrupted', { error: { code: 'interrupted', message: 'job job_b is open' } }));
     display.documentFinished(outcome('c.pdf', 'interrupted', { error: { code: 'interrupted', message: 'job job_c is open' } }));
+    vi.advanceTimersByTime(100);
+    const last = tty.mark();
     display.finish({ requests: 3, credits: 1 }, T0);
     expect(vi.getTimerCount()).toBe(0);
     vi.useRealTimers();
-    const files = (await tty.screen()).find((line) => line.startsWith('files'));
+    const files = (await tty.screen(last)).find((line) => line.startsWith('files'));
     expect(files).toMatch(/ 1\/3 /);
   });
 
@@ -216,8 +218,8 @@ describe('the batch display on a terminal', () => {
       'complete  invoices/big.pdf -> out/big.json (9 pages)',
       'failed    c.pdf: not a PDF (invalid_file)',
     ]);
-    expect(after[3]).toMatch(new RegExp(`^files {5}${bar(BAR)} 3/3 `)); // the split file's bar is gone
-    expect(after.slice(4)).toEqual([SUMMARY]);
+    // The bars are gone, their last frame too (issue 55): the summary follows the results.
+    expect(after.slice(3)).toEqual([SUMMARY]);
     // The cursor is hidden while the bars draw, and given back.
     expect(tty.raw.startsWith(`${ESC}[?25l`)).toBe(true);
     expect(tty.raw).toContain(`${ESC}[?25h`);
@@ -253,6 +255,73 @@ describe('the batch display on a terminal', () => {
     expect((await tty.screen(held))[0]).toContain('· 2 job slots held by others; next try in 1m 00s');
   });
 });
+
+// Issue 55: the bars' last frame stayed on screen among the summary lines after an interruption.
+describe('the last frame of the bars is cleared on every way out', () => {
+  const barLines = (screen: string[]): string[] => screen.filter((line) => /[█░]/.test(line));
+
+  async function drawnRun(): Promise<{ tty: FakeTty; ctx: CliContext; display: BatchDisplay; clock: FakeClock }> {
+    vi.useFakeTimers(DRAWING_TIMERS);
+    const clock = new FakeClock(T0);
+    const tty = new FakeTty(120);
+    const ctx = context({ stdout: tty, stderr: tty }, clock);
+    const display = await BatchDisplay.create(ctx, 3);
+    display.documentStarted(doc('invoices/big.pdf', 9), 3);
+    display.documentFinished(outcome('a.png', 'complete', { pages: 1, output: 'out/a.png.json', credits: 1 }));
+    vi.advanceTimersByTime(100);
+    return { tty, ctx, display, clock };
+  }
+
+  it('done: the summary follows the results, no bar above or below it', async () => {
+    const { tty, display } = await drawnRun();
+    display.documentFinished(outcome('invoices/big.pdf', 'complete', { pages: 9, output: 'out/big.json', credits: 9 }));
+    display.documentFinished(outcome('c.pdf', 'complete', { pages: 1, output: 'out/c.json', credits: 1 }));
+    display.finish({ requests: 3, credits: 11 }, T0);
+    vi.useRealTimers();
+    const screen = await tty.screen();
+    expect(barLines(screen)).toEqual([]);
+    expect(screen.at(-1)).toMatch(/^3 complete, /);
+  });
+
+  it('Ctrl-C: the notice and the interrupted files stay, the bars go before the summary', async () => {
+    const { tty, ctx, display } = await drawnRun();
+    ctx.ui.error('SIGINT: finishing the requests in flight and saving; press Ctrl-C again to exit at once.');
+    display.documentFinished(outcome('invoices/big.pdf', 'interrupted', { error: { code: 'interrupted', message: 'job job_b is open' } }));
+    display.documentFinished(outcome('c.pdf', 'interrupted', { error: { code: 'interrupted', message: 'never started' } }));
+    vi.advanceTimersByTime(100);
+    expect(barLines(await screenNow(tty))).not.toEqual([]);
+    display.finish({ requests: 1, credits: 1 }, T0);
+    vi.useRealTimers();
+    const screen = await tty.screen();
+    expect(barLines(screen)).toEqual([]);
+    expect(screen.join('\n')).toContain('SIGINT: finishing');
+    expect(screen.at(-1)).toMatch(/^1 complete, .*interrupted/);
+  });
+
+  it('an error or a second Ctrl-C (no summary): the bars are cleared before the words that end the run', async () => {
+    for (const last of ['error: the service refused the key (unauthorized)', 'second interrupt: exiting now; run the same command again to resume.']) {
+      const { tty, ctx, display } = await drawnRun();
+      display.clear();
+      // Said as main and watchInterrupts say them, once the display has let go of stderr.
+      if (last.startsWith('error')) ctx.io.stderr.write(`${last}\n`);
+      else ctx.ui.error(last);
+      expect(vi.getTimerCount()).toBe(0); // nothing left to redraw a bar over them
+      vi.useRealTimers();
+      const screen = await tty.screen();
+      expect(barLines(screen)).toEqual([]);
+      expect(screen).toEqual(['complete  a.png -> out/a.png.json (1 page)', last]);
+    }
+  });
+});
+
+/** The screen as it is now, read with real timers (xterm parses on them), fake ones given back after. */
+async function screenNow(tty: FakeTty): Promise<string[]> {
+  const mark = tty.mark();
+  vi.useRealTimers();
+  const screen = await tty.screen(mark);
+  vi.useFakeTimers(DRAWING_TIMERS);
+  return screen;
+}
 
 describe('the batch display off a terminal', () => {
   it('prints one line per finished file on stdout, and the split, the wait and the summary as plain lines on stderr', async () => {
