@@ -7,9 +7,11 @@ import { copyFileSync, cpSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
+const require = createRequire(import.meta.url);
+
 /** @param {string} to the folder to fill, laid out as pdfjs-dist is (legacy/build/, standard_fonts/...) */
 export function copyPdfjsFiles(to) {
-  const pdfjs = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+  const pdfjs = dirname(require.resolve('pdfjs-dist/package.json'));
   mkdirSync(join(to, 'legacy', 'build'), { recursive: true });
   for (const name of ['pdf.min.mjs', 'pdf.worker.min.mjs']) copyFileSync(join(pdfjs, 'legacy', 'build', name), join(to, 'legacy', 'build', name));
   for (const folder of ['standard_fonts', 'cmaps', 'wasm']) cpSync(join(pdfjs, folder), join(to, folder), { recursive: true });

@@ -72,7 +72,7 @@ const NOT_XML = /(?![\t\n\r])[\p{Cc}\uFFFE\uFFFF]/gu;
 const LOOKS_ESCAPED = /_(?=x[0-9A-Fa-f]{4}_)/g;
 
 /** `text` as XML character data or an attribute value. */
-export function xmlText(text: string): string {
+function xmlText(text: string): string {
   return text.replace(NOT_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 

@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { isSea } from 'node:sea';
-import { PAGE_FOLDER } from './page-files.js';
+import { fileURLToPath } from 'node:url';
 
 /** A file the page loads from the package itself (nothing from the network): its path on disk and its type. */
 export interface PackageAsset {
@@ -57,13 +57,15 @@ export class PdfjsAssets {
  */
 async function pdfjsFolder(): Promise<string> {
   if (isSea()) return join(dirname(process.execPath), 'docextract-assets', 'pdfjs-dist');
-  const copied = join(PAGE_FOLDER, 'pdfjs-dist');
-  if (
-    await stat(copied).then(
-      (found) => found.isDirectory(),
-      () => false,
-    )
-  )
-    return copied;
-  return dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+  // Beside the page's files (page-files.ts's PAGE_FOLDER, not imported: it imports this module's types).
+  const copied = fileURLToPath(new URL('../review-page/pdfjs-dist/', import.meta.url));
+  return (await isFolder(copied)) ? copied : dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
