@@ -11,12 +11,20 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
+let packed: string[] | undefined;
+
+/** The files npm packs, asked once (about 10 s). */
+function packedFiles(): string[] {
+  // --ignore-scripts: the test run has built dist already (test/global-setup.ts).
+  const out = () =>
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  packed ??= (JSON.parse(out()) as { files: { path: string }[] }[])[0]?.files.map((file) => file.path) ?? [];
+  return packed;
+}
 
 describe('the package as npm packs it', () => {
   it('carries bin and the built dist, no sources, tests or source maps, and builds nothing at install', () => {
-    // --ignore-scripts: the test run has built dist already (test/global-setup.ts).
-    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    const files = (JSON.parse(out) as { files: { path: string }[] }[])[0]?.files.map((file) => file.path) ?? [];
+    const files = packedFiles();
     expect(files).toContain('bin/docextract.cjs');
     expect(files).toContain('bin/help-answers.cjs');
     expect(files).toContain('dist/cli/help-texts.json');
@@ -29,9 +37,8 @@ describe('the package as npm packs it', () => {
     expect(scripts.prepack).toBe('npm run build');
   });
 
-  it('carries the pdf.js files the review page loads, and installs no pdf.js (issue 53)', async () => {
-    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    const files = (JSON.parse(out) as { files: { path: string }[] }[])[0]?.files.map((file) => file.path) ?? [];
+  it('carries the pdf.js files the review page loads, and installs neither pdf.js nor exceljs (issue 53)', async () => {
+    const files = packedFiles();
     for (const name of [
       'legacy/build/pdf.min.mjs',
       'legacy/build/pdf.worker.min.mjs',
@@ -43,6 +50,8 @@ describe('the package as npm packs it', () => {
     }
     const manifest = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(Object.keys(manifest.dependencies)).not.toContain('pdfjs-dist');
+    // export --format xlsx writes the workbook itself (src/export/zip-writer.ts).
+    expect(Object.keys(manifest.dependencies)).not.toContain('exceljs');
     // The built server serves the package's copy, not a pdfjs-dist that an install does not have.
     const { PdfjsAssets } = (await import(
       pathToFileURL(resolve(root, 'dist/review/package-assets.js')).href
