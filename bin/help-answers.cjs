@@ -5,8 +5,7 @@
 // Whenever it cannot be sure that it prints byte for byte what the CLI would, it answers nothing
 // and the CLI runs: an argv it does not know, a terminal of another width, texts rendered from
 // another build of the CLI.
-const { createHash } = require('node:crypto');
-const { readdirSync, readFileSync } = require('node:fs');
+const { existsSync, readdirSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 /**
@@ -40,8 +39,15 @@ function readHelpTexts(dist) {
   }
 }
 
-/** Whether the texts were rendered from the build in `dist`, not another (tsc ran again since). */
+/**
+ * Whether the texts were rendered from the build in `dist`, not another (tsc ran again since).
+ * Only a checkout can re-emit dist/ without the build's last step (a `tsc` alone, `tsc --watch`):
+ * there tsc has its project, tsconfig.build.json, beside dist/. The package has none: its dist/
+ * was written once, by prepack's whole build, texts included, and reading all 4 MB of it to
+ * print the help cost a third of the start-up (issue 53).
+ */
 function renderedFrom(dist, helpTexts) {
+  if (!existsSync(join(dist, '..', 'tsconfig.build.json'))) return true;
   try {
     // Keyed by content, never by file times: `tsc --watch` rewrites only the files it changed, and
     // npm pack gives every file one and the same time.
@@ -54,12 +60,13 @@ function renderedFrom(dist, helpTexts) {
 /**
  * The content of the built CLI as one key: the path and bytes of every .js file in `dist`, which
  * is all the help is rendered from besides commander. Recorded by the build beside the texts
- * (scripts/build-help-texts.js), computed again before each answer.
+ * (scripts/build-help-texts.js), computed again before each answer in a checkout.
  * @param {string} dist
  * @returns {string}
  */
 function builtKey(dist) {
-  const hash = createHash('sha256');
+  // Required here, not at the top: the package never computes the key, and loading crypto costs a start.
+  const hash = require('node:crypto').createHash('sha256');
   const files = readdirSync(dist, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.js'))
     .map((file) => file.split('\\').join('/'))

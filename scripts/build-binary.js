@@ -4,12 +4,11 @@
 // copy of this Node binary). The review page's pdf.js files ship beside it in dist-bin/docextract-assets/.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { injectSeaBlob } from './inject-sea-blob.js';
+import { copyPdfjsFiles } from './pdfjs-files.js';
 
-const require = createRequire(import.meta.url);
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'dist-bin');
 const work = join(out, '.build');
@@ -80,12 +79,7 @@ chmodSync(binary, 0o755);
 await injectSeaBlob(binary, blob);
 
 // 4. pdf.js for the review page (served to the browser, never run by Node): the files PdfjsAssets serves.
-const pdfjs = dirname(require.resolve('pdfjs-dist/package.json'));
-const assets = join(out, 'docextract-assets', 'pdfjs-dist');
-mkdirSync(join(assets, 'legacy', 'build'), { recursive: true });
-for (const name of ['pdf.min.mjs', 'pdf.worker.min.mjs']) copyFileSync(join(pdfjs, 'legacy', 'build', name), join(assets, 'legacy', 'build', name));
-for (const folder of ['standard_fonts', 'cmaps', 'wasm']) cpSync(join(pdfjs, folder), join(assets, folder), { recursive: true });
-for (const name of ['LICENSE', 'package.json']) copyFileSync(join(pdfjs, name), join(assets, name));
+copyPdfjsFiles(join(out, 'docextract-assets', 'pdfjs-dist'));
 // The review page's own files (src/review-page/, read from disk as page-files.ts finds them).
 cpSync(join(root, 'src', 'review-page'), join(out, 'docextract-assets', 'review-page'), { recursive: true });
 rmSync(work, { recursive: true, force: true });

@@ -21,6 +21,8 @@ function buildInputs(root) {
     'tsconfig.build.json',
     'scripts/build-help-texts.js',
     'scripts/copy-review-page.js',
+    'scripts/pdfjs-files.js',
+    'node_modules/pdfjs-dist/package.json',
     'node_modules/typescript/package.json',
   ];
   const walk = (dir) => {

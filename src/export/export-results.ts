@@ -160,7 +160,7 @@ async function exportCsv(options: ExportOptions): Promise<ExportSummary> {
  * while the columns are gathered, then each sheet is written from it in turn.
  */
 async function exportXlsx(options: ExportOptions): Promise<ExportSummary> {
-  // Loaded for xlsx only: exceljs is large, and CSV and NDJSON need none of it.
+  // Loaded for xlsx only: CSV and NDJSON need none of it.
   const [{ TableSpool }, { writeWorkbook }] = await Promise.all([import('./table-spool.js'), import('./workbook-writer.js')]);
   const summary = emptySummary('xlsx');
   const columns = new TableColumns();

@@ -1,4 +1,5 @@
-import type { CellValue } from 'exceljs';
+/** What a cell holds: text, a number, true/false, a calendar date, or nothing. */
+export type XlsxCell = string | number | boolean | Date | null;
 
 /** Excel holds at most this many characters in a cell; a longer text makes it refuse the whole workbook. */
 export const MAX_CELL_CHARS = 32_767;
@@ -16,7 +17,7 @@ const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
  * is a real calendar date (`2024-03-31`), which is a date. Lists and objects
  * are JSON text, nothing is an empty cell.
  */
-export function xlsxCell(value: unknown): CellValue {
+export function xlsxCell(value: unknown): XlsxCell {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (typeof value === 'boolean') return value;

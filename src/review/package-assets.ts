@@ -1,7 +1,8 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { isSea } from 'node:sea';
+import { fileURLToPath } from 'node:url';
 
 /** A file the page loads from the package itself (nothing from the network): its path on disk and its type. */
 export interface PackageAsset {
@@ -18,10 +19,11 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * pdf.js as installed with docextract (pdfjs-dist, its legacy build: it
- * runs in older browsers too): the library, its worker, and the data it
- * asks for by name (the standard fonts, the character maps, the image
- * decoders). Only names listed in those folders are served.
+ * pdf.js as the build copies it into the package (dist/review-page/pdfjs-dist/,
+ * scripts/pdfjs-files.js: pdfjs-dist is a devDependency, never installed with
+ * docextract), its legacy build (it runs in older browsers too): the library,
+ * its worker, and the data it asks for by name (the standard fonts, the
+ * character maps, the image decoders). Only names listed in those folders are served.
  */
 export class PdfjsAssets {
   private constructor(
@@ -30,10 +32,7 @@ export class PdfjsAssets {
   ) {}
 
   static async locate(): Promise<PdfjsAssets> {
-    // The single executable (npm run build:binary) has no node_modules: pdf.js ships beside it, in docextract-assets/.
-    const root = isSea()
-      ? join(dirname(process.execPath), 'docextract-assets', 'pdfjs-dist')
-      : dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+    const root = await pdfjsFolder();
     const names = new Map<string, Set<string>>([['build', new Set(['pdf.min.mjs', 'pdf.worker.min.mjs'])]]);
     for (const folder of ['standard_fonts', 'cmaps', 'wasm']) {
       names.set(folder, new Set(await readdir(join(root, folder)).catch(() => [])));
@@ -48,5 +47,25 @@ export class PdfjsAssets {
     const onDisk = folder === 'build' ? join(this.root, 'legacy', 'build', name) : join(this.root, folder, name);
     const extension = /\.[a-z0-9]+$/.exec(name)?.[0] ?? '';
     return { path: onDisk, type: TYPES[extension] ?? 'application/octet-stream' };
+  }
+}
+
+/**
+ * The single executable (npm run build:binary) has no node_modules: pdf.js ships beside it, in
+ * docextract-assets/. The package has the build's copy beside the page's files. Run from the
+ * sources (tests, a clone before its build), there is no copy: the devDependency is installed.
+ */
+async function pdfjsFolder(): Promise<string> {
+  if (isSea()) return join(dirname(process.execPath), 'docextract-assets', 'pdfjs-dist');
+  // Beside the page's files (page-files.ts's PAGE_FOLDER, not imported: it imports this module's types).
+  const copied = fileURLToPath(new URL('../review-page/pdfjs-dist/', import.meta.url));
+  return (await isFolder(copied)) ? copied : dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -117,6 +117,38 @@ describe('help answered from the texts the build rendered', () => {
   });
 });
 
+describe('help in the package as npm installs it (bin/, dist/, package.json: no tsc project)', () => {
+  it('answers from the texts without reading the build: prepack built dist/ once, texts included (issue 53)', () => {
+    const installed = mkdtempSync(join(tmpdir(), 'docextract-installed-'));
+    try {
+      cpSync(join(root, 'bin'), join(installed, 'bin'), { recursive: true });
+      cpSync(join(root, 'package.json'), join(installed, 'package.json'));
+      cpSync(dist, join(installed, 'dist'), { recursive: true });
+      // A fresh copy of bin/help-answers.cjs, bound to spied node:fs functions (it takes them as it loads).
+      const load = createRequire(import.meta.url);
+      const fs = load('node:fs') as typeof import('node:fs');
+      const path = load.resolve(join(installed, 'bin/help-answers.cjs'));
+      const listed = vi.spyOn(fs, 'readdirSync');
+      const read = vi.spyOn(fs, 'readFileSync');
+      try {
+        const fresh = (load(path) as { answerHelp: AnswerHelp }).answerHelp;
+        read.mockClear(); // loading the module read its own file
+        const streams = { stdout: stream(), stderr: stream() };
+        expect(fresh(['extract', '--help'], streams, join(installed, 'dist'))).toBe(0);
+        expect(streams.stdout.written).toContain('Usage: docextract extract');
+        expect(listed).not.toHaveBeenCalled();
+        expect(read.mock.calls.map(([file]) => String(file))).toEqual([join(installed, 'dist/cli/help-texts.json')]);
+      } finally {
+        listed.mockRestore();
+        read.mockRestore();
+        delete load.cache[path];
+      }
+    } finally {
+      rmSync(installed, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('bin/docextract.cjs', () => {
   const checkouts: string[] = [];
   /** bin/ and package.json with the built help texts and the built start, and `mainJs` in place of the CLI (dist/cli/main.js). */
@@ -125,6 +157,8 @@ describe('bin/docextract.cjs', () => {
     checkouts.push(checkout);
     cpSync(join(root, 'bin'), join(checkout, 'bin'), { recursive: true });
     cpSync(join(root, 'package.json'), join(checkout, 'package.json'));
+    // A checkout: tsc's project is there, so dist/ may be re-emitted without the texts (the package has none).
+    cpSync(join(root, 'tsconfig.build.json'), join(checkout, 'tsconfig.build.json'));
     mkdirSync(join(checkout, 'dist/cli'), { recursive: true });
     writeFileSync(join(checkout, 'dist/cli/main.js'), mainJs);
     // The one start of the CLI (src/cli/start.ts), as built: bin/ runs main through it.
