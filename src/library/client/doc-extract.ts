@@ -83,6 +83,11 @@ export class DocExtract {
     this.settings = clientSettings(options);
   }
 
+  /** The folder relative paths (inputs, output folders) are resolved against. */
+  get cwd(): string {
+    return this.settings.cwd;
+  }
+
   /** The account this client's key and service are: what the state folder keeps its journal, usage and results index by. */
   get account(): string {
     return accountOf(this.settings);

@@ -112,8 +112,8 @@ export async function extractRun(
     ...(allowed ? { allowed } : {}),
     run: settings,
     reuse,
-    // The same run again (its folder, inputs and output folder; the CLI's: its command line) resumes an interrupted forced one.
-    forceCommand: forceIdentity(cwd, client.origin.commandLine ?? `${client.origin.command} ${JSON.stringify({ inputs, out: outDir })}`),
+    // The same run again resumes an interrupted forced one.
+    forceCommand: forceIdentity(client, inputs, outDir),
     signal: stop,
     // One outcome per file found (a source sent in parts is one), and one per argument that named none.
     onFound: (found, rejected) => {

@@ -45,7 +45,12 @@ export function sharedTerms(client: ClientSettings, run: ClientSettings['run']) 
   return { storeDb: run.storeDb, finalize: run.finalize, windows: JSON.stringify(client.windows), maxCredits: run.maxCredits ?? null };
 }
 
-/** What identifies a forced run, so that running the same again resumes it: its folder and its command line (a program's: its inputs and output folder). */
-export function forceIdentity(cwd: string, commandLine: string): string {
-  return `${cwd}: ${commandLine}`;
+/**
+ * What identifies a forced run, so that running the same again resumes it:
+ * its folder, who ran it (the CLI: its command line, `--dry-run` aside, which
+ * shows what the same run would do), its inputs and its output folder.
+ */
+export function forceIdentity(client: Pick<ClientSettings, 'cwd' | 'origin'>, inputs: readonly string[], outDir: string): string {
+  const who = (client.origin.commandLine ?? client.origin.command).replace(/ --dry-run(?= |$)/g, '');
+  return `${client.cwd}: ${who} ${JSON.stringify({ inputs, out: outDir })}`;
 }
