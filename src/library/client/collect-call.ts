@@ -10,12 +10,16 @@ import { accountOf, runDocuments } from '../engine.js';
 import { collectJobRun } from '../collect-job.js';
 import type { ClientSettings } from './client-options.js';
 import type { ExtractionOptions } from './extract-options.js';
-import { askingCommand, plannedExtraction, recorded, runRecordsOf, type ExtractionRunReport } from './extract-run.js';
+import { askingCommand, plannedExtraction, recorded, runEventsOf, runRecordsOf, wordsOf, type ExtractionRunReport } from './extract-run.js';
+import type { RunHooks } from './run-handle.js';
 import { InvalidOptionError } from './invalid-option-error.js';
 import { runAccess, sharedTerms } from './run-access.js';
 
 /** Options of one {@link DocExtract.collect}. */
-export type CollectOptions = Pick<ExtractionOptions, 'out' | 'storeDb' | 'maxCredits' | 'signal' | 'events' | 'checker' | 'keepOutcomes'>;
+export type CollectOptions = Pick<
+  ExtractionOptions,
+  'out' | 'storeDb' | 'maxCredits' | 'signal' | 'events' | 'display' | 'checker' | 'keepOutcomes' | 'lastRunWords'
+>;
 
 /** The job id, checked before anything is opened. */
 export function checkedJobId(jobId: string): string {
@@ -30,20 +34,22 @@ export async function collectRun(
   options: CollectOptions,
   stop: AbortSignal,
   finished: (outcome: DocumentOutcome) => void,
+  hooks: RunHooks = {},
 ): Promise<ExtractionRunReport> {
   const { outDir, run } = plannedExtraction(client, options);
   const notice = options.events?.notice ?? client.notice;
   const records = runRecordsOf(client);
-  const events: BatchEvents = records.counting({ ...options.events, ...(notice ? { notice } : {}), documentFinished: finished });
+  const shown = runEventsOf(records, options, notice, finished);
   const access = runAccess(client, run.ttlMs, notice);
-  const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes === true };
+  const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes === true, ...wordsOf(options) };
+  hooks.usageNow = () => records.recordUsage(ended.account);
   const collect = collectJobRun({ jobId, run, outDir });
   const checker = options.checker ? { checker: options.checker } : {};
   return runDocuments<ExtractionRunReport, BatchEvents>({
     access,
     command: askingCommand(client),
     terms: sharedTerms(client, run),
-    events: () => events,
+    events: () => shown.events(),
     signal: stop,
     host: async (deps) => recorded(await collect.host({ ...deps, ...checker }, stop), ended),
     ride: { ...collect.ride, finish: (report) => recorded(report, ended) },

@@ -103,7 +103,7 @@ export class DocExtract {
   extract(inputs: ExtractInputs, options: ExtractionOptions = {}): ExtractionRun {
     const planned = plannedExtraction(this.settings, options);
     if (options.tuneHeap !== false) tuneHeapForLongRuns();
-    return startRun(options.signal, (emit, stop) => extractRun(this.settings, inputs, options, planned, stop, emit));
+    return startRun(options.signal, (emit, stop, hooks) => extractRun(this.settings, inputs, options, planned, stop, emit, hooks));
   }
 
   /** Watches `folder` until cancelled: each file that settles in it is extracted as `extract` extracts its inputs. */
@@ -111,7 +111,7 @@ export class DocExtract {
     plannedExtraction(this.settings, options);
     if (options.tuneHeap !== false) tuneHeapForLongRuns();
     return startRun(options.signal, (emit, stop) =>
-      watchRun(this.settings, folder, options, stop, async () => ({ ...options.events, documentFinished: emit })),
+      watchRun(this.settings, folder, options, stop, async () => (options.display ? options.display() : { ...options.events, documentFinished: emit })),
     );
   }
 
@@ -119,7 +119,7 @@ export class DocExtract {
   collect(jobId: string, options: CollectOptions = {}): ExtractionRun {
     checkedJobId(jobId);
     plannedExtraction(this.settings, options);
-    return startRun(options.signal, (emit, stop) => collectRun(this.settings, jobId, options, stop, emit));
+    return startRun(options.signal, (emit, stop, hooks) => collectRun(this.settings, jobId, options, stop, emit, hooks));
   }
 
   /** The open jobs, unanswered uploads and last runs the state folder knows of this client's account; nothing is sent. */

@@ -1,4 +1,4 @@
-import type { BatchEvents, ResultChecker } from '../../batch/batch-types.js';
+import type { BatchEvents, DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
 import type { ModelRules } from '../../engine/model-rules.js';
 import type { PageRules } from '../../engine/page-rules.js';
 import type { ResultSink } from '../extract-files-run.js';
@@ -41,6 +41,14 @@ export interface ExtractionOptions {
   signal?: AbortSignal;
   /** Progress as work moves (uploads, chunks, waits); outcomes come from the run itself. */
   events?: Partial<Omit<BatchEvents, 'documentFinished'>>;
+  /**
+   * A display of the run, made once there is something to show: told of every
+   * event as it happens, each outcome included (the inputs refused while they
+   * were found first). Given, the run's iteration yields no outcome (nothing
+   * is kept for it) and `events` is not told.
+   * @default none: outcomes come from the iteration, progress from `events`
+   */
+  display?: () => BatchEvents | Promise<BatchEvents>;
   /** Called once a list of paths is planned, before anything is sent, with the number of outcomes the run will yield (for a progress total). */
   onPlanned?: (outcomes: number) => void;
   /** Called with each result written from an answer of the service, once it is durable and before its job is finalized; a failure leaves the job open and the document failed (resumable). */
@@ -62,6 +70,10 @@ export interface ExtractionOptions {
    * @default true
    */
   tuneHeap?: boolean;
+  /** @internal How the state folder's records word an outcome that did not complete (the CLI's words, which `docextract jobs` shows again). @default the outcome's own */
+  lastRunWords?: (outcome: DocumentOutcome) => DocumentOutcome;
+  /** @internal Resolves once the reader of the run's lines has room: each slice of inputs is checked only then. @default no wait */
+  outputRoom?: () => Promise<void>;
   /** Checks each result's data as it arrives (and reused results again), e.g. against a JSON Schema per document type. @default none */
   checker?: ResultChecker;
 }

@@ -19,6 +19,8 @@ import { extractFilesRun, withSink } from '../extract-files-run.js';
 import { checkedRunSettings, settingDefault, type ClientSettings } from './client-options.js';
 import type { ExtractionOptions } from './extract-options.js';
 import { parsedOption } from './invalid-option-error.js';
+import { RunEvents } from './run-events.js';
+import type { RunHooks } from './run-handle.js';
 import { forceIdentity, runAccess, serviceClient, sharedTerms } from './run-access.js';
 
 /** What a program gives `extract`: files, folders and globs; or an async iterable of file paths (or groups of them) taken while the run runs. */
@@ -61,24 +63,36 @@ export async function extractRun(
   planned: PlannedExtraction,
   stop: AbortSignal,
   finished: (outcome: DocumentOutcome) => void,
+  hooks: RunHooks = {},
 ): Promise<ExtractionRunReport> {
   const { clock, cwd, stateDir, windows } = client;
   const { outDir, models, pages, run: settings } = planned;
   const notice = options.events?.notice ?? client.notice;
   // The run's tally, usage (per charge) and last-run report: the one set of records of every door.
   const records = runRecordsOf(client);
-  const events: BatchEvents = records.counting({ ...options.events, ...(notice ? { notice } : {}), documentFinished: finished });
-  const plan = { cwd, outDir, windows, ttlMs: settings.ttlMs, marginMs: settings.marginMs, models, pages, exclude: [stateDir] };
+  const shown = runEventsOf(records, options, notice, finished);
+  const plan = {
+    cwd,
+    outDir,
+    windows,
+    ttlMs: settings.ttlMs,
+    marginMs: settings.marginMs,
+    models,
+    pages,
+    exclude: [stateDir],
+    ...(client.debug ? { debug: client.debug } : {}),
+  };
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
   const access = runAccess(client, settings.ttlMs, notice);
   const withChecks = <D extends BatchDeps>(deps: D): D => (options.checker ? { ...deps, checker: options.checker } : deps);
   // What the run's report is saved as, for `docextract jobs` and `usage`.
-  const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes === true };
+  const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes === true, ...wordsOf(options) };
+  hooks.usageNow = () => records.recordUsage(ended.account);
   const asked = {
     access,
     command: askingCommand(client),
     terms: sharedTerms(client, settings),
-    events: () => events,
+    events: () => shown.events(),
     signal: stop,
     waiting: (message: string) => notice?.(message),
   };
@@ -118,21 +132,23 @@ export async function extractRun(
     // One outcome per file found (a source sent in parts is one), and one per argument that named none.
     onFound: (found, rejected) => {
       options.onPlanned?.(found + rejected.length);
-      for (const outcome of rejected) events.documentFinished(outcome);
+      for (const outcome of rejected) shown.finished(outcome);
     },
     onRefused: (outcome) => {
       refusedToRide.push(outcome);
-      events.documentFinished(outcome);
+      shown.finished(outcome);
     },
     keepOutcomes: ended.keepOutcomes,
     ...(options.onResult ? { onResult: options.onResult } : {}),
-    checkTypesWith: async () => ({ api: await serviceClient(client), notice: (message) => events.notice?.(message) }),
+    ...(options.outputRoom ? { outputRoom: options.outputRoom } : {}),
+    checkTypesWith: async () => ({ api: await serviceClient(client), notice: (message) => notice?.(message) }),
     clock,
     ...(notice ? { notice } : {}),
   });
   // Every file refused locally (the batch fits in one slice): the service has nothing to say about it.
   if (files.nothingToSend) {
-    for (const outcome of files.first.rejected) events.documentFinished(outcome);
+    for (const outcome of files.first.rejected) shown.finished(outcome);
+    await shown.events();
     const nothingSent = { requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
     return counted({ ...nothingSent, outcomes: [...files.rejected, ...files.first.rejected] }, records);
   }
@@ -147,13 +163,30 @@ export async function extractRun(
 /** The run's report, its usage and last run also saved for `docextract usage`, `jobs` and `review`. */
 export async function recorded(
   report: ExtractionReport,
-  run: { records: RunRecords; outDir: string; account: string; keepOutcomes: boolean },
+  run: { records: RunRecords; outDir: string; account: string; keepOutcomes: boolean; lastRunWords?: (outcome: DocumentOutcome) => DocumentOutcome },
 ): Promise<ExtractionRunReport> {
   // Every credit the service charged this run, files stopped halfway included: they are spent either way.
   await run.records.finishUsage(run.account, report.requests);
-  await run.records.recordLastRun(run.account, run.outDir);
+  await run.records.recordLastRun(run.account, run.outDir, run.lastRunWords);
   if (report.fatal) throw report.fatal;
   return counted(run.keepOutcomes ? report : { ...report, outcomes: [...run.records.tally.notComplete] }, run.records);
+}
+
+/** The run's events, told through its records (tally, usage, last run): its display's, else `events` with each outcome to `finished`. */
+export function runEventsOf(
+  records: RunRecords,
+  options: Pick<ExtractionOptions, 'display' | 'events'>,
+  notice: ((message: string) => void) | undefined,
+  finished: (outcome: DocumentOutcome) => void,
+): RunEvents<BatchEvents> {
+  return new RunEvents(async () =>
+    records.counting(options.display ? await options.display() : { ...options.events, ...(notice ? { notice } : {}), documentFinished: finished }),
+  );
+}
+
+/** The words the records keep, when the run was given its own. */
+export function wordsOf(options: Pick<ExtractionOptions, 'lastRunWords'>): { lastRunWords?: (outcome: DocumentOutcome) => DocumentOutcome } {
+  return options.lastRunWords ? { lastRunWords: options.lastRunWords } : {};
 }
 
 /** The records a run of `client` leaves in its state folder: its tally, usage and last run. */

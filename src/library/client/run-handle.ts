@@ -11,6 +11,14 @@ export interface Run<Outcome, Report> extends AsyncIterable<Outcome> {
   readonly done: Promise<Report>;
   /** Drains the run: nothing new is sent, work under way is saved, open jobs stay resumable; `done` then resolves with what it did. */
   cancel(): void;
+  /** Writes the run's usage record now, synchronously, with what was charged so far: for a process about to exit without waiting for `done` (a second Ctrl-C). It is written once either way. */
+  saveUsageNow(): void;
+}
+
+/** What a run's work may leave for its handle to call. */
+export interface RunHooks {
+  /** Writes the usage record at once (RunRecords.recordUsage). */
+  usageNow?: () => void;
 }
 
 /**
@@ -19,12 +27,13 @@ export interface Run<Outcome, Report> extends AsyncIterable<Outcome> {
  */
 export function startRun<Outcome, Report>(
   signal: AbortSignal | undefined,
-  work: (emit: (outcome: Outcome) => void, stop: AbortSignal) => Promise<Report>,
+  work: (emit: (outcome: Outcome) => void, stop: AbortSignal, hooks: RunHooks) => Promise<Report>,
 ): Run<Outcome, Report> {
   const cancelled = new AbortController();
   const stop = signal ? AbortSignal.any([signal, cancelled.signal]) : cancelled.signal;
   const queue = new OutcomeQueue<Outcome>();
-  const done = work((outcome) => queue.push(outcome), stop).then(
+  const hooks: RunHooks = {};
+  const done = work((outcome) => queue.push(outcome), stop, hooks).then(
     (report) => {
       queue.end();
       return report;
@@ -36,5 +45,5 @@ export function startRun<Outcome, Report>(
   );
   // A caller that only iterates learns of a failure from the iteration; `done` must not also crash the process.
   done.catch(() => undefined);
-  return { done, cancel: () => cancelled.abort(), [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator]() };
+  return { done, cancel: () => cancelled.abort(), saveUsageNow: () => hooks.usageNow?.(), [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator]() };
 }

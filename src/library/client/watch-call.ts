@@ -21,7 +21,7 @@ import { runAccess, serviceClient, sharedTerms } from './run-access.js';
 export const DEFAULT_SETTLE_MS = 2000;
 
 /** Options of one {@link DocExtract.watch}: an extraction's, and the folder's own. */
-export interface WatchOptions extends Omit<ExtractionOptions, 'allowedFolders' | 'onPlanned' | 'onResult' | 'keepOutcomes' | 'events'> {
+export interface WatchOptions extends Omit<ExtractionOptions, 'allowedFolders' | 'onPlanned' | 'onResult' | 'keepOutcomes' | 'events' | 'display'> {
   /** How long a file must stay unchanged (size and time) before it is taken, in ms. @default 2000 */
   settleMs?: number;
   /** How often the whole folder is listed again, besides the file system's notices, in ms. @default 30000 */
@@ -34,13 +34,17 @@ export interface WatchOptions extends Omit<ExtractionOptions, 'allowedFolders' |
   moveFailed?: string;
   /** Progress as work moves and the folder's counts change; outcomes come from the run itself. */
   events?: Partial<Omit<WatchEvents, 'documentFinished'>>;
+  /** A display of the watch, made once there is something to show, told of every event (outcomes included); given, the iteration yields none and `events` is not told. */
+  display?: () => WatchEvents | Promise<WatchEvents>;
+  /** @internal Resolves once the reader of the watch's lines has room: no file is taken until then. */
+  outputRoom?: () => Promise<void>;
 }
 
 /** Watches `folder` until `stop`; each finished document's outcome goes to `finished`. */
 export async function watchRun(
   client: ClientSettings,
   folder: string,
-  options: WatchOptions & { outputRoom?: () => Promise<void> },
+  options: WatchOptions,
   stop: AbortSignal,
   events: () => Promise<WatchEvents>,
 ): Promise<WatchReport> {
@@ -64,7 +68,7 @@ export async function watchRun(
     ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
     moves,
     exclude: [client.stateDir],
-    plan: { outDir, windows: client.windows, ttlMs: run.ttlMs, marginMs: run.marginMs, models, pages },
+    plan: { outDir, windows: client.windows, ttlMs: run.ttlMs, marginMs: run.marginMs, models, pages, ...(client.debug ? { debug: client.debug } : {}) },
     reuse: { force: options.force === true, dedupe: options.dedupe !== false },
     ...(options.outputRoom ? { outputRoom: options.outputRoom } : {}),
     run,
