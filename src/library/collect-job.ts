@@ -1,6 +1,6 @@
 /**
  * `collect <parent_job_id>` as the engine's one entry takes a run
- * (library/engine.ts): the job finished in this command's runner when it
+ * (library/one-client-run.ts): the job finished in this command's runner when it
  * hosts, or submitted to the command that holds the state folder when it
  * rides along. A front door hands both to its run shell and words the report.
  */

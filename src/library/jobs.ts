@@ -11,7 +11,7 @@ import type { BatchEvents } from '../batch/batch-types.js';
 import { refreshJobs } from '../engine/refresh-jobs.js';
 import type { ServerJobView } from '../engine/server-job-view.js';
 import { refreshThroughHost } from '../engine/host/refresh-client.js';
-import { runDocuments, type EngineAccess } from './engine.js';
+import { runDocuments, type EngineAccess } from './one-client-run.js';
 
 export { listJobs, type JobListing, type JobsOverview, type ListJobsOptions } from '../engine/list-jobs.js';
 export { readRunningCommands, type RunningCommand } from '../engine/host/commands-file.js';

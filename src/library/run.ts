@@ -9,7 +9,7 @@
  * (`docextract extract`) and a folder watched (`docextract watch`), with
  * the checks before them.
  */
-export type { EngineAccess } from './engine.js';
+export type { EngineAccess } from './one-client-run.js';
 export { RunRecords, type RunRecordsOptions } from '../engine/run-records.js';
 export { RunTally } from '../engine/run-tally.js';
 export { previewRun, type PreviewSlice, type RunPreview, type RunPreviewOptions, type RunPreviewTotal, type RunToPreview } from '../engine/run-preview.js';

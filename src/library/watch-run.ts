@@ -1,5 +1,5 @@
 /**
- * `docextract watch <folder>` as a run of the engine (library/engine.ts):
+ * `docextract watch <folder>` as a run of the engine (library/one-client-run.ts):
  * the folder watched in this command's runner when it hosts, or its
  * arrivals submitted as they settle to the command that holds the state
  * folder when it rides along. A front door hands both to its run shell and

@@ -6,7 +6,7 @@
  */
 import type { BatchEvents, DocumentOutcome } from '../../batch/batch-types.js';
 import { isJobId } from '../../api/job-id.js';
-import { accountOf, runDocuments } from '../engine.js';
+import { accountOf, runDocuments } from '../one-client-run.js';
 import { collectJobRun } from '../collect-job.js';
 import type { ClientSettings } from './client-options.js';
 import type { ExtractionOptions } from './extract-options.js';

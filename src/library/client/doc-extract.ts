@@ -15,7 +15,7 @@ import type { JobsOverview } from '../../engine/list-jobs.js';
 import type { ReviewServer } from '../../review/server.js';
 import type { UsageGrouping, UsageReport } from '../../usage/usage-report.js';
 import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
-import { accountOf } from '../engine.js';
+import { accountOf } from '../one-client-run.js';
 import { clientSettings, type ClientSettings, type DocExtractOptions } from './client-options.js';
 import { checkedJobId, collectRun, type CollectOptions } from './collect-call.js';
 import type { ExtractionOptions } from './extract-options.js';

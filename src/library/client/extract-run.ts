@@ -14,7 +14,7 @@ import { PageRules } from '../../engine/page-rules.js';
 import { RunRecords } from '../../engine/run-records.js';
 import { runStreamBatch } from '../../engine/stream-batch.js';
 import { AllowedFolders } from '../../files/allowed-folders.js';
-import { accountOf, runDocuments } from '../engine.js';
+import { accountOf, runDocuments } from '../one-client-run.js';
 import { extractFilesRun, withSink } from '../extract-files-run.js';
 import { checkedRunSettings, settingDefault, type ClientSettings } from './client-options.js';
 import type { ExtractionOptions } from './extract-options.js';

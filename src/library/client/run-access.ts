@@ -4,7 +4,7 @@ import type { ModelList } from '../../api/answers.js';
 import { accountId } from '../../config/account-id.js';
 import { rememberModelNames } from '../../store/model-names-cache.js';
 import { USER_AGENT } from '../../util/version.js';
-import type { EngineAccess } from '../engine.js';
+import type { EngineAccess } from '../one-client-run.js';
 import type { ClientSettings } from './client-options.js';
 
 /** Where and as whom the client's runs talk to the service: its key, service, windows, state folder, and the service client. */

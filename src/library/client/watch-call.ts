@@ -9,7 +9,7 @@ import type { WatchEvents, WatchReport } from '../../engine/watch-types.js';
 import { stateFolderUsage } from '../../engine/usage-recorder.js';
 import { outputFolderProblem } from '../../engine/writable-output-folder.js';
 import { DEFAULT_PASS_MS } from '../../files/hot-folder.js';
-import { accountOf, runDocuments } from '../engine.js';
+import { accountOf, runDocuments } from '../one-client-run.js';
 import { watchFolderRun } from '../watch-run.js';
 import type { ClientSettings } from './client-options.js';
 import type { ExtractionOptions } from './extract-options.js';
