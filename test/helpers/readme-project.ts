@@ -1,5 +1,5 @@
 /**
- * The README's "Use it from code" section as a project: its code blocks read
+ * The library's page (docs/library.md), its "Use it from code" section, as a project: its code blocks read
  * as written, the package packed as a user gets it, and the set-up run in a
  * new folder. Two ways to install: `offline` (npm test) never asks a registry;
  * `registry` (npm run test:latest-typescript) runs the README's commands as
@@ -14,9 +14,9 @@ import { promisify } from 'node:util';
 export const root = resolve(import.meta.dirname, '../..');
 export const run = promisify(execFile);
 
-/** The code blocks of the README's "Use it from code" section, in order, as written. */
+/** The code blocks of docs/library.md's "Use it from code" section (the client first), in order, as written. */
 function readmeBlocks(): { lang: string; text: string }[] {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const readme = readFileSync(join(root, 'docs/library.md'), 'utf8');
   const from = readme.indexOf('## Use it from code');
   const section = readme.slice(from, readme.indexOf('\n## ', from + 1));
   return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((match) => ({ lang: match[1] as string, text: match[2] as string }));
@@ -35,7 +35,7 @@ const [setUpBlock, buildBlock] = blocks.filter((block) => block.lang === 'sh').m
 const tsconfigBlock = blocks.find((block) => block.lang === 'json')?.text;
 const exampleBlock = blocks.find((block) => block.lang === 'ts')?.text;
 if (!setUpBlock || !buildBlock || !tsconfigBlock || !exampleBlock) {
-  throw new Error('README "Use it from code" must hold a set-up sh block, a tsconfig.json json block, a ts example and a build-and-run sh block');
+  throw new Error('docs/library.md "Use it from code" must hold a set-up sh block, a tsconfig.json json block, a ts example and a build-and-run sh block');
 }
 export const setUp: string[] = setUpBlock;
 export const build: string[] = buildBlock;
