@@ -108,7 +108,7 @@ export async function runBatchCommand(
  * and, in the caller, its words and exit code. The display is made once
  * there is something to show.
  */
-export async function withBatchSession<R, E extends BatchEvents>(
+async function withBatchSession<R, E extends BatchEvents>(
   ctx: CliContext,
   settings: BatchSettings,
   createEvents: () => Promise<E>,

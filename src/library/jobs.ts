@@ -18,7 +18,6 @@ export { readRunningCommands, type RunningCommand } from '../engine/host/command
 export { stateLockHolder } from '../store/lock.js';
 export type { ServerJobView } from '../engine/server-job-view.js';
 export { processChunkOnEngine } from './process-chunk.js';
-export { collectJobRun, type CollectJobOptions, type CollectJobRun } from './collect-job.js';
 
 /**
  * Ask the server about `jobIds` with `result` without finalize, each a

@@ -12,8 +12,6 @@ import type { WatchEvents, WatchReport } from '../engine/watch-types.js';
 import type { Clock } from '../util/clock.js';
 import type { HostedSession, RideAlong } from './run-shell.js';
 
-export type { WatchReport } from '../engine/watch-types.js';
-
 /** Options of {@link watchFolderRun}: the watch's own (the folder, settling, rescans, moves, planning, reuse) and the run's. */
 export type WatchFolderOptions = Omit<WatchOptions, 'record'> & {
   /** The run's settings, as `runSettings` of `docextract/settings` checks them. */
