@@ -1,18 +1,55 @@
 /**
- * docextract as a library: the engine of the `docextract` CLI (one gate for
- * every rate window, job slots admitted against the TTL, a crash-safe
- * journal, each question paid for once, results on disk before any job is
- * finalized), and a typed client for the six endpoints of the Document
- * Extraction Service API v3.1.
+ * docextract as a library. It begins with the client: `new DocExtract({ apiKey })`,
+ * whose runs (`extract`, `watch`, `collect`) are the engine of the
+ * `docextract` CLI (one gate for every rate window, job slots admitted
+ * against the TTL, a crash-safe journal, each question paid for once,
+ * results on disk before any job is finalized, PDFs past the page limit in
+ * parts), and whose other methods read what the state folder and the
+ * service hold. Every error it throws is a `DocextractError` with a stable
+ * `code`. The typed client of the six endpoints of the Document Extraction
+ * Service API v3.1 is `ApiClient`.
  *
  * The emulator of the service, for testing a pipeline in-process, is
  * `docextract/emulator`.
  *
  * @packageDocumentation
  */
-export { extractDocuments, InvalidOptionError } from './library/extract-documents.js';
-export type { ExtractDocumentsOptions, ExtractionReport, ExtractionRun, ExtractionRunReport } from './library/extract-documents.js';
+export {
+  DocExtract,
+  InvalidOptionError,
+  type CheckOptions,
+  type CollectOptions,
+  type DocExtractOptions,
+  type ExportResultsOptions,
+  type ExtractInputs,
+  type ExtractionOptions,
+  type ExtractionRun,
+  type ExtractionRunReport,
+  type ReviewPageOptions,
+  type Run,
+  type RunOrigin,
+  type UsageOptions,
+  type WatchOptions,
+  type WatchRun,
+} from './library/client/index.js';
+export { extractDocuments, type ExtractDocumentsOptions } from './library/extract-documents.js';
+export type { ExtractionReport } from './engine/batch-report.js';
 export type { ResultSink } from './library/extract-files-run.js';
+export type { JobsOverview, JobListing } from './engine/list-jobs.js';
+export type { UsageReport, UsageRow, UsageGrouping, WindowUse } from './usage/usage-report.js';
+export type { ExportSummary, ExportFormat } from './library/export.js';
+export type { CheckedResult, CheckSummary } from './checks/check-results.js';
+export type { ReviewServer } from './review/server.js';
+export { LockedError } from './store/lock.js';
+export { StateDirError } from './store/state-dir-error.js';
+export { StateDirUnsafeError } from './store/state-dir-unsafe-error.js';
+export { JournalCorruptError } from './store/journal.js';
+export { InvalidSettingError } from './batch/run-settings.js';
+export { CheckInputError } from './checks/check-results.js';
+export { SchemaFileError } from './checks/load-schemas.js';
+export { MoveUnsafeError } from './engine/move-unsafe-error.js';
+export { ReviewInputError } from './review/start-review.js';
+export { ExportInputError } from './export/export-results.js';
 export type {
   BatchEvents,
   ChunkFailure,
@@ -31,6 +68,6 @@ export { RUN_DEFAULTS } from './batch/run-settings.js';
 export type { RateWindow } from './config/grammar/rate-limit.js';
 export { ModelRules } from './engine/model-rules.js';
 export { UnknownModelError } from './engine/check-models.js';
-export type { FolderState, MoveRefusal, WatchEvents } from './engine/watch-types.js';
+export type { FolderState, MoveRefusal, WatchEvents, WatchReport } from './engine/watch-types.js';
 export { AllowedFolders, argumentReachesPast, isInsideFolder, realPathOf, searchedFrom } from './files/allowed-folders.js';
 export * from './api/index.js';

@@ -239,7 +239,7 @@ export type OutcomeDetails =
       file: string;
     };
 
-export type { RunSettings } from '../config/run-settings.js';
+export type { RunSettings } from '../config/run-tuning.js';
 
 /** What the runner tells the display as work moves. */
 export interface BatchEvents {

@@ -190,6 +190,11 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
     this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
   }
 
+  /** The end of a run that stopped without its report: the summary of what was shown. */
+  finishShown(startedAt: number): void {
+    this.finish({ requests: this.requests, credits: this.credits }, startedAt);
+  }
+
   private refresh(): void {
     if (!this.overall) return;
     const now = this.clock.now();

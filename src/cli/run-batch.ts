@@ -1,20 +1,61 @@
 import { cliStopMessage, collectCommand, wordedForCli } from './outcome-words.js';
 import { localInstant } from '../util/local-time.js';
+import type { BatchEvents, DocumentOutcome, ExtractionReport, ExtractionRun } from '../index.js';
 import { commandLine, engineAccess } from './engine-access.js';
-import type { BatchEvents, DocumentOutcome } from '../index.js';
-import { RunRecords, runOnEngine, type ExtractionReport, type HostedSession, type RiddenSoFar, type RideAlong } from '../library/run.js';
+import { RunRecords, runOnEngine, type HostedSession, type RiddenSoFar, type RideAlong } from '../library/run.js';
 import { accountId } from '../config/account-id.js';
+import type { BatchSettings } from './batch-settings.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import { shellQuote } from '../util/shell-quote.js';
-import type { BatchSettings } from './batch-settings.js';
 import type { CommandOutcome } from './command.js';
 import type { CliContext } from './context.js';
 import { watchInterrupts } from './interrupts.js';
 import { BatchDisplay } from './progress.js';
 
 /**
- * The shared shell of `extract` and `collect`: open the durable session,
+ * The shell of `extract` and `collect` around their one call on the client:
+ * the display (made once there is something to show), Ctrl-C / SIGTERM
+ * (drain; a second one exits at once, the run's usage saved first), and
+ * the report turned into words and an exit code.
+ */
+export async function runShown(
+  ctx: CliContext,
+  total: number,
+  start: (shown: { display: () => Promise<BatchEvents>; signal: AbortSignal; lastRunWords: (outcome: DocumentOutcome) => DocumentOutcome }) => ExtractionRun,
+): Promise<CommandOutcome> {
+  const startedAt = ctx.clock.now();
+  let shown: Promise<BatchDisplay> | undefined;
+  const displayOnce = (): Promise<BatchDisplay> => (shown ??= BatchDisplay.create(ctx, total));
+  let run: ExtractionRun | undefined;
+  const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop, () => run?.saveUsageNow());
+  try {
+    run = start({
+      display: displayOnce,
+      signal: interrupts.signal,
+      // The records keep the CLI's words: `docextract jobs` shows them again.
+      lastRunWords: (outcome) => wordedForCli(outcome, ctx.suggestedFlags()),
+    });
+    const report = await run.done.catch(async (error: unknown) => {
+      // What stopped the whole run (an unknown model, a key refused): the display ends with what it showed.
+      if (shown) (await shown).finishShown(startedAt);
+      throw error;
+    });
+    (await displayOnce()).finish(report, startedAt);
+    return batchOutcome(
+      ctx,
+      report,
+      () => Object.entries(report.counts).every(([status, count]) => status === 'complete' || count === 0),
+      () => report.checksFailed > 0,
+    );
+  } finally {
+    interrupts.dispose();
+  }
+}
+
+/**
+ * The shell of `extract` (not yet a call on the client: its planning, spinner,
+ * dry run and refusals without a key come first, issue 53): open the durable session,
  * wire the client's rate headers into the gate, show progress, handle
  * Ctrl-C, and turn the report into a command outcome.
  */
@@ -74,7 +115,7 @@ export async function runBatchCommand(
  * and, in the caller, its words and exit code. The display is made once
  * there is something to show.
  */
-export async function withBatchSession<R, E extends BatchEvents>(
+async function withBatchSession<R, E extends BatchEvents>(
   ctx: CliContext,
   settings: BatchSettings,
   createEvents: () => Promise<E>,

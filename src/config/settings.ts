@@ -6,7 +6,7 @@
  * first: command-line flag, environment, stored config, default (clig.dev).
  */
 import { SERVICE_LIMITS } from '../api/limits.js';
-import type { RunSettings } from './run-settings.js';
+import type { RunSettings } from './run-tuning.js';
 import { parseDuration } from './grammar/duration.js';
 import { parseRateWindows, type RateWindow } from './grammar/rate-limit.js';
 import { ruleList } from './grammar/rule-list.js';

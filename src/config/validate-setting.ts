@@ -1,6 +1,6 @@
 import { checkApiKeyShape } from './api-key.js';
 import { parseBaseUrl } from './base-url.js';
-import type { RunSettings } from './run-settings.js';
+import type { RunSettings } from './run-tuning.js';
 import { findSetting, type SettingKey } from './settings.js';
 
 export type ValueCheck = { ok: true; value: string } | { ok: false; message: string };

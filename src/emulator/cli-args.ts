@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { parseDuration, parseForeignJobs, parseRateWindows, parseRequestRate, parseSignedDuration } from './durations.js';
+import { parseDuration, parseForeignJobs, parseRateWindowConfigs, parseRequestRate, parseSignedDuration } from './durations.js';
 import { ENDPOINTS, FAULT_KINDS } from './fault-injector.js';
 import { generateDemoKey, isWellFormedKey } from './key-registry.js';
 import { RESET_STYLES } from './server-clock.js';
@@ -105,7 +105,7 @@ export function buildEmulatorProgram(): Command {
       .option('--key <sk_...>', 'accept this API key (repeatable); without one a demo key is generated', argument(addKey))
       .option('--credits <n>', 'credits per key (default 1000000)', argument(nonNegativeInteger))
       .option('--allowed-requests <n>', 'documents+process request cap per key (default unlimited)', argument(nonNegativeInteger))
-      .option('--rate-limit <spec>', 'rate windows, e.g. 10/min,100/h,1000/d,10000/mo (the default), 8/1s,60/12s, or none', argument(parseRateWindows))
+      .option('--rate-limit <spec>', 'rate windows, e.g. 10/min,100/h,1000/d,10000/mo (the default), 8/1s,60/12s, or none', argument(parseRateWindowConfigs))
       .option('--ttl <duration>', 'job TTL from the split, e.g. 2h (default), 90s, 500ms', argument(parseDuration))
       .option('--claim-timeout <duration>', 'age at which a chunk claim may be taken over (default 120s)', argument(parseDuration))
       .option('--open-jobs <n>', 'open multi-page jobs per key (default 5)', argument(nonNegativeInteger))

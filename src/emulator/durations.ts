@@ -90,7 +90,7 @@ export function clientRateLimit(windows: readonly RateWindowConfig[]): string {
  * `"8/1s,60/12s"`. The number before the unit is optional (`/min` = `/1min`).
  * `"none"` or an empty string means no windows at all (unlimited).
  */
-export function parseRateWindows(spec: string): RateWindowConfig[] {
+export function parseRateWindowConfigs(spec: string): RateWindowConfig[] {
   const trimmed = spec.trim();
   if (trimmed === '' || trimmed.toLowerCase() === 'none') return [];
   return trimmed.split(',').map((part) => {

@@ -6,7 +6,7 @@
  */
 export { startEmulator } from './server.js';
 export { pageFingerprint } from './synthetic/seeded.js';
-export { parseRateWindows, parseDuration } from './durations.js';
+export { parseRateWindowConfigs, parseDuration } from './durations.js';
 export type {
   EmulatorCounters,
   EmulatorEndpoint,

@@ -1,3 +1,20 @@
+/**
+ * The engine's words, one thing each (issue 53):
+ *
+ * - A **run** is one front door's request of the engine: the documents of one
+ *   `extract`, `collect` or `watch` (of the CLI, of a program's `DocExtract`,
+ *   of an MCP call), with its records (tally, usage, last run). The client
+ *   (library/client/) makes runs; `runDocuments` (library/one-client-run.ts)
+ *   is the one entry every run goes through.
+ * - The **session** is what a process opens on the state folder once it holds
+ *   its lock: the journal, the send log, the results index and the gate of
+ *   every rate window (`BatchSession`, opened by `withEngineSession` here).
+ * - The **host** is the process whose session is open: it runs its own run
+ *   and the runs other processes submit to it, in one runner behind one gate.
+ *   A run that finds the folder held **rides along**: it submits its
+ *   documents to the host over its socket, and hosts what is left if the host
+ *   hands over or dies. Together they are **one client** of the service.
+ */
 import { accountId } from '../config/account-id.js';
 import type { ResultWriter } from '../store/atomic-write.js';
 import { join } from 'node:path';

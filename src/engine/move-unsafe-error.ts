@@ -8,6 +8,7 @@ import { DocextractError } from '../util/docextract-error.js';
  * themselves; for one file, at its move (it stays where it is).
  */
 export class MoveUnsafeError extends DocextractError {
+  /** Always `'MoveUnsafeError'`. */
   override readonly name = 'MoveUnsafeError';
   /** Always `move_unsafe`. */
   readonly code = 'move_unsafe';

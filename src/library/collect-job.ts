@@ -1,6 +1,6 @@
 /**
  * `collect <parent_job_id>` as the engine's one entry takes a run
- * (library/engine.ts): the job finished in this command's runner when it
+ * (library/one-client-run.ts): the job finished in this command's runner when it
  * hosts, or submitted to the command that holds the state folder when it
  * rides along. A front door hands both to its run shell and words the report.
  */
@@ -25,7 +25,7 @@ export interface CollectJobRun {
   /** Finishes the job in this command's runner (which other commands may submit to), until `stop` drains it. */
   host(deps: HostedSession<BatchEvents>, stop?: AbortSignal): Promise<ExtractionReport>;
   /** Submitted to the command that holds the state folder; the report that comes back is the run's. Opaque: the engine's to take. */
-  ride: RideAlong<ExtractionReport, BatchEvents>;
+  ride: Extract<RideAlong<ExtractionReport, BatchEvents>, { work: unknown }>;
 }
 
 /**

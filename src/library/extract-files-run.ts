@@ -1,5 +1,5 @@
 /**
- * `docextract extract <inputs>` as a run of the engine (library/engine.ts):
+ * `docextract extract <inputs>` as a run of the engine (library/one-client-run.ts):
  * the inputs found and their first slice checked before anything is sent;
  * then the files sent in this command's runner when it hosts, or the whole
  * list submitted to the command that holds the state folder when it rides

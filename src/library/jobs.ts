@@ -11,14 +11,13 @@ import type { BatchEvents } from '../batch/batch-types.js';
 import { refreshJobs } from '../engine/refresh-jobs.js';
 import type { ServerJobView } from '../engine/server-job-view.js';
 import { refreshThroughHost } from '../engine/host/refresh-client.js';
-import { runDocuments, type EngineAccess } from './engine.js';
+import { runDocuments, type EngineAccess } from './one-client-run.js';
 
 export { listJobs, type JobListing, type JobsOverview, type ListJobsOptions } from '../engine/list-jobs.js';
 export { readRunningCommands, type RunningCommand } from '../engine/host/commands-file.js';
 export { stateLockHolder } from '../store/lock.js';
 export type { ServerJobView } from '../engine/server-job-view.js';
 export { processChunkOnEngine } from './process-chunk.js';
-export { collectJobRun, type CollectJobOptions, type CollectJobRun } from './collect-job.js';
 
 /**
  * Ask the server about `jobIds` with `result` without finalize, each a

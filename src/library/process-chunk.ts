@@ -10,7 +10,7 @@ import { HostConnection, type ClientIdentity } from '../engine/host/host-connect
 import type { SubmissionEnd } from '../engine/host/one-client.js';
 import { DocextractError } from '../util/docextract-error.js';
 import { processThroughGate } from '../engine/batch-session.js';
-import { runDocuments, type EngineAccess } from './engine.js';
+import { runDocuments, type EngineAccess } from './one-client-run.js';
 
 /** The running command could not process the chunk for this one, with the service's code (or `chunk_in_progress`: the running command is finishing that job). */
 class HostedRequestError extends DocextractError {

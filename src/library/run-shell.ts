@@ -1,13 +1,13 @@
 /**
  * A front door's run shell hands the engine one run and gets its report
- * back: the engine decides whether it hosts or rides along (library/engine.ts).
+ * back: the engine decides whether it hosts or rides along (library/one-client-run.ts).
  * What the run does when it hosts, and what it rides along with, stay the
  * engine's types; a front door passes them on without naming their parts.
  */
 import type { BatchEvents } from '../batch/batch-types.js';
-import type { EngineRun } from './engine.js';
+import type { EngineRun } from './one-client-run.js';
 
-export type { EngineRun, RideAlong } from './engine.js';
+export type { EngineRun, RideAlong } from './one-client-run.js';
 export type { ExtractionReport } from '../engine/batch-report.js';
 
 /** What a run's own work is given when it hosts: the session (gate, journal, send log) with the run's events. */
@@ -24,6 +24,6 @@ export type RiddenSoFar = Parameters<EngineRun<unknown, BatchEvents>['host']>[1]
 export async function runOnEngine<R, E extends BatchEvents>(run: EngineRun<R, E>): Promise<R> {
   // Loaded at the run, not with the entry: a CLI command imports this entry before it tunes the heap for a long run,
   // and loading the engine first costs peak RSS (bench section 4).
-  const { runDocuments } = await import('./engine.js');
+  const { runDocuments } = await import('./one-client-run.js');
   return runDocuments(run);
 }

@@ -1,5 +1,5 @@
 /**
- * `docextract watch <folder>` as a run of the engine (library/engine.ts):
+ * `docextract watch <folder>` as a run of the engine (library/one-client-run.ts):
  * the folder watched in this command's runner when it hosts, or its
  * arrivals submitted as they settle to the command that holds the state
  * folder when it rides along. A front door hands both to its run shell and
@@ -11,8 +11,6 @@ import type { WatchOptions } from '../engine/watch.js';
 import type { WatchEvents, WatchReport } from '../engine/watch-types.js';
 import type { Clock } from '../util/clock.js';
 import type { HostedSession, RideAlong } from './run-shell.js';
-
-export type { WatchReport } from '../engine/watch-types.js';
 
 /** Options of {@link watchFolderRun}: the watch's own (the folder, settling, rescans, moves, planning, reuse) and the run's. */
 export type WatchFolderOptions = Omit<WatchOptions, 'record'> & {

@@ -1,7 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { DocumentOutcome, ResultChecker } from '../index.js';
-import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../library/models.js';
+import type { DocumentOutcome } from '../index.js';
 import { OutcomeCounts } from '../library/outcomes.js';
 import { plural } from '../util/plural.js';
 import type { PartData } from './part-data.js';
@@ -64,7 +63,8 @@ export class ExtractAnswer {
   private dataChars = 0;
 
   constructor(
-    private readonly checker: ResultChecker | undefined,
+    /** Whether the run checked results with a schema of this server or call: only then is a verdict shown (an older run's is not). */
+    private readonly checked: boolean,
     private readonly out: string,
     private readonly budgets = { data: EXTRACT_DATA_BUDGET, list: EXTRACT_LIST_BUDGET },
   ) {}
@@ -77,7 +77,8 @@ export class ExtractAnswer {
   add(outcome: DocumentOutcome, parts?: readonly PartData[]): void {
     this.counted.add(outcome);
     const hasResult = outcome.status === 'complete' || outcome.status === 'partial';
-    const checks = hasResult && !parts ? this.checker?.check(normaliseModel(outcome.model ?? SERVICE_DEFAULT_MODEL), outcome.data) : undefined;
+    // The run's own verdict: the engine checked the data with this call's checker as it arrived (and a reused result again).
+    const checks = this.checked && hasResult && !parts ? outcome.checks : undefined;
     const data = parts ?? outcome.data;
     const line: Record<string, unknown> = {
       file: outcome.file,

@@ -6,9 +6,8 @@ import type { ResultChecker } from '../index.js';
 import { ruleList } from '../config/grammar/rule-list.js';
 import { findSetting } from '../config/settings.js';
 import { SchemaRules } from '../library/check.js';
-import { extractDocuments, type ExtractDocumentsOptions } from '../index.js';
+import type { DocExtract, ExtractionOptions } from '../index.js';
 import type { AgentFolders } from './agent-folders.js';
-import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../library/models.js';
 import { ExtractAnswer } from './extract-answer.js';
 import { partsDataOfOutcome } from './part-data.js';
 import { RunProgress } from './run-progress.js';
@@ -50,8 +49,10 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What every extract call of one server shares. */
 export interface ExtractCallContext {
+  /** The client the extraction is one call on. */
+  client: DocExtract;
   /** What every extraction runs with; a call may name its own model, pages, out and budget. */
-  base: ExtractDocumentsOptions & { cwd: string; out: string };
+  base: ExtractionOptions & { out: string };
   folders: AgentFolders;
   /** Credits the server may still spend (`--max-credits` less what was spent); undefined: no limit. */
   creditsLeft: () => number | undefined;
@@ -67,12 +68,12 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
   const left = Math.min(serverLeft ?? Infinity, args.max_credits ?? Infinity);
   try {
     const scope = await ctx.folders.checkInputs(args.paths);
-    const out = resolve(ctx.base.cwd, args.out ?? ctx.base.out);
+    const out = resolve(ctx.client.cwd, args.out ?? ctx.base.out);
     await ctx.folders.checkResultPath(out);
     const checker = args.schemas ? await callChecker(ruleList(args.schemas), ctx) : ctx.base.checker;
     const progress = new RunProgress(extra);
-    const answer = new ExtractAnswer(checker, out);
-    const run = extractDocuments(args.paths, {
+    const answer = new ExtractAnswer(checker !== undefined, out);
+    const run = ctx.client.extract(args.paths, {
       ...ctx.base,
       out,
       allowedFolders: scope.allowed.folders,
@@ -88,7 +89,7 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
     ctx.outs.add(out);
     for await (const outcome of run) {
       // A document sent in parts is reported without data: its data is its parts', read back from its one result file.
-      answer.add(outcome, await partsDataOfOutcome(outcome, checker, normaliseModel(outcome.model ?? SERVICE_DEFAULT_MODEL)));
+      answer.add(outcome, await partsDataOfOutcome(outcome));
       progress.documentFinished(outcome);
     }
     const report = await run.done;
@@ -104,7 +105,7 @@ async function callChecker(specs: readonly string[], ctx: ExtractCallContext): P
   const rules = parsed(() => SchemaRules.parse(specs));
   await ctx.folders.checkInputs(rules.rules.map((rule) => rule.file));
   const { loadSchemaChecker } = await import('../library/check.js');
-  const own = await loadSchemaChecker(rules, ctx.base.cwd);
+  const own = await loadSchemaChecker(rules, ctx.client.cwd);
   const server = ctx.base.checker;
   return { check: (type, data) => own.check(type, data) ?? server?.check(type, data) };
 }

@@ -1,4 +1,4 @@
-import type { DocumentOutcome, ResultChecker } from '../index.js';
+import type { DocumentOutcome, ResultChecker, ResultChecks } from '../index.js';
 import { readResultFile } from '../library/check.js';
 import { shortChecks } from './tool-answers.js';
 
@@ -28,7 +28,8 @@ export function partsDataOf(result: unknown, checker?: ResultChecker, documentTy
   if (!Array.isArray(parts)) return undefined;
   return parts.map((entry: unknown): PartData => {
     const part = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
-    const checks = documentType === undefined ? undefined : checker?.check(documentType, part.data);
+    // The verdict the run wrote with the part; a result read back without one is checked here (the result tool).
+    const checks = (part.checks as ResultChecks | undefined) ?? (documentType === undefined ? undefined : checker?.check(documentType, part.data));
     return {
       source_pages: Array.isArray(part.source_pages) ? (part.source_pages as number[]) : [],
       status: typeof part.status === 'string' ? part.status : 'unknown',
@@ -43,9 +44,10 @@ export function partsDataOf(result: unknown, checker?: ResultChecker, documentTy
 /**
  * The parts of a finished document sent in parts, read from its one result
  * file (the run reports such a source without data: the data is its parts');
- * undefined for any other outcome, or when that file cannot be read.
+ * undefined for any other outcome, or when that file cannot be read. Each
+ * part's verdict is the one the run wrote: the engine checked it already.
  */
-export async function partsDataOfOutcome(outcome: DocumentOutcome, checker?: ResultChecker, documentType?: string): Promise<PartData[] | undefined> {
+export async function partsDataOfOutcome(outcome: DocumentOutcome): Promise<PartData[] | undefined> {
   if (!outcome.parts || outcome.output === null || (outcome.status !== 'complete' && outcome.status !== 'partial')) return undefined;
-  return partsDataOf(await readResultFile(outcome.output), checker, documentType);
+  return partsDataOf(await readResultFile(outcome.output));
 }

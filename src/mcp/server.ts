@@ -7,11 +7,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { ApiClient } from '../api/index.js';
-import { accountId } from '../config/account-id.js';
-import { listJobs } from '../library/jobs.js';
-import { RUN_DEFAULTS } from '../library/settings.js';
-import type { ExtractDocumentsOptions } from '../index.js';
+import type { DocExtract, ExtractionOptions } from '../index.js';
 import { VERSION } from '../util/version.js';
 import { AgentFolders } from './agent-folders.js';
 import { extractCall, extractInput } from './extract-call.js';
@@ -30,21 +26,22 @@ const SERVER_INSTRUCTIONS = [
 ].join('\n');
 
 export interface McpServerOptions {
-  /** What every extraction runs with (key, service, limits, state folder, output folder); a tool call may name its own model, pages, out and budget. */
-  extract: ExtractDocumentsOptions & { baseUrl: string; stateDir: string; cwd: string; out: string };
+  /** The client every tool calls: the key, service, windows, state folder and run settings of every extraction. */
+  client: DocExtract;
+  /** What every extraction runs with (output folder, models, pages, schemas); a tool call may name its own model, pages, out and budget. */
+  extract: ExtractionOptions & { out: string };
   /** Credits the whole session may spend (`--max-credits`): each extraction gets what is left. @default no limit */
   maxCredits?: number;
   /** Folders an agent may read and write in when its client declares no roots (`--allow`). @default the working folder and the output folder */
   allow?: readonly string[];
-  /** The client for `models`. */
-  client: () => Promise<ApiClient>;
 }
 
 /** The MCP server with docextract's tools; connect it to a transport (stdio for `docextract mcp`). */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const server = new McpServer({ name: 'docextract', version: VERSION }, { instructions: SERVER_INSTRUCTIONS });
   const runs = new SerialRuns();
-  const { cwd, out } = options.extract;
+  const { cwd } = options.client;
+  const { out } = options.extract;
   const folders = new AgentFolders(server.server, { folders: options.allow ?? [cwd, out], cwd, out });
   const outs = new Set([resolve(cwd, out)]);
   let spent = 0;
@@ -63,6 +60,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       runs.next(
         () =>
           extractCall(args, extra, {
+            client: options.client,
             base: options.extract,
             folders,
             outs,
@@ -106,7 +104,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
     async () => {
       try {
-        const list = await (await options.client()).models();
+        const list = await options.client.models();
         return answer({ models: list.data.models });
       } catch (error) {
         return failedWith(error);
@@ -135,12 +133,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   return server;
 
   async function jobsOverview(): Promise<JobsAnswer> {
-    const overview = await listJobs({
-      stateDir: options.extract.stateDir,
-      account: accountId(options.extract.baseUrl, options.extract.apiKey),
-      nowMs: Date.now(),
-      ttlMs: options.extract.settings?.ttlMs ?? RUN_DEFAULTS.ttlMs,
-    });
+    const overview = await options.client.jobs();
     // The state folder is the user's, shared by every run: an agent sees only what its roots hold.
     const inside = async <T>(entries: readonly T[], source: (entry: T) => string | undefined): Promise<T[]> => {
       const kept = await Promise.all(

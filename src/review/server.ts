@@ -22,10 +22,13 @@ export interface ReviewServerOptions {
   token?: string;
 }
 
+/** The review page's server, listening on loopback until closed. */
 export interface ReviewServer {
   /** The page, token included: http://127.0.0.1:<port>/<token>/ */
   url: string;
+  /** The port it listens on. */
   port: number;
+  /** Stops serving. */
   close(): Promise<void>;
 }
 

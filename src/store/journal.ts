@@ -13,10 +13,12 @@ import { refuseUnlessPrivateNow } from './state-dir-check.js';
 
 /** A line in the middle of the journal is not a record: the file was damaged by something other than a crash mid-append. */
 export class JournalCorruptError extends DocextractError {
+  /** Always `'JournalCorruptError'`. */
   override readonly name = 'JournalCorruptError';
   /** Always `journal_corrupt`. */
   readonly code = 'journal_corrupt';
   constructor(
+    /** The journal file. */
     readonly path: string,
     /** 1-based. */
     readonly line: number,

@@ -38,12 +38,16 @@ interface LockContent {
 }
 
 export class LockedError extends DocextractError {
+  /** Always `'LockedError'`. */
   override readonly name = 'LockedError';
   /** Always `state_locked`. */
   readonly code = 'state_locked';
   constructor(
+    /** The process that holds the state folder. */
     readonly holderPid: number,
+    /** The lock file. */
     readonly lockPath: string,
+    /** The host it runs on, when not this one. */
     readonly holderHost?: string,
   ) {
     super(

@@ -7,6 +7,7 @@ import { DocextractError } from '../util/docextract-error.js';
  * next append follows, or a lock that blocks every run.
  */
 export class StateDirUnsafeError extends DocextractError {
+  /** Always `'StateDirUnsafeError'`. */
   override readonly name = 'StateDirUnsafeError';
   /** Always `state_dir_unsafe`. */
   readonly code = 'state_dir_unsafe';

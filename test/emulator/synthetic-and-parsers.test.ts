@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pageFingerprint, parseDuration, parseRateWindows } from '../../src/emulator/index.js';
+import { pageFingerprint, parseDuration, parseRateWindowConfigs } from '../../src/emulator/index.js';
 import { titledPdf } from '../helpers/make-pdf.js';
 import { chunkIds, collect, json, processChunk, startTestEmulator, upload, type TestEmulator } from './helpers.js';
 
@@ -16,23 +16,23 @@ describe('pageFingerprint', () => {
   });
 });
 
-describe('parseRateWindows', () => {
+describe('parseRateWindowConfigs', () => {
   it('parses the spec default and short windows', () => {
-    expect(parseRateWindows('10/min,100/h,1000/d,10000/mo')).toEqual([
+    expect(parseRateWindowConfigs('10/min,100/h,1000/d,10000/mo')).toEqual([
       { limit: 10, windowMs: 60_000 },
       { limit: 100, windowMs: 3_600_000 },
       { limit: 1000, windowMs: 86_400_000 },
       { limit: 10000, windowMs: 30 * 86_400_000 },
     ]);
-    expect(parseRateWindows('8/1s, 60/12s')).toEqual([
+    expect(parseRateWindowConfigs('8/1s, 60/12s')).toEqual([
       { limit: 8, windowMs: 1_000 },
       { limit: 60, windowMs: 12_000 },
     ]);
-    expect(parseRateWindows('none')).toEqual([]);
+    expect(parseRateWindowConfigs('none')).toEqual([]);
   });
 
   it('rejects what it cannot read', () => {
-    for (const bad of ['10', '10/fortnight', 'x/min', '0/min', '10/m']) expect(() => parseRateWindows(bad)).toThrow(RangeError);
+    for (const bad of ['10', '10/fortnight', 'x/min', '0/min', '10/m']) expect(() => parseRateWindowConfigs(bad)).toThrow(RangeError);
   });
 });
 

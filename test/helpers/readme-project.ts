@@ -1,8 +1,8 @@
 /**
- * docs/library.md ("Use it from code") as a project: its code blocks read
+ * The library's page (docs/library.md), its "Use it from code" section, as a project: its code blocks read
  * as written, the package packed as a user gets it, and the set-up run in a
  * new folder. Two ways to install: `offline` (npm test) never asks a registry;
- * `registry` (npm run test:latest-typescript) runs docs/library.md's commands as
+ * `registry` (npm run test:latest-typescript) runs the README's commands as
  * they are, so npm fetches the newest TypeScript.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -14,9 +14,11 @@ import { promisify } from 'node:util';
 export const root = resolve(import.meta.dirname, '../..');
 export const run = promisify(execFile);
 
-/** The code blocks of "Use it from code" (docs/library.md), in order, as written. */
+/** The code blocks of docs/library.md's "Use it from code" section (the client first), in order, as written. */
 function readmeBlocks(): { lang: string; text: string }[] {
-  const section = readFileSync(join(root, 'docs/library.md'), 'utf8');
+  const readme = readFileSync(join(root, 'docs/library.md'), 'utf8');
+  const from = readme.indexOf('## Use it from code');
+  const section = readme.slice(from, readme.indexOf('\n## ', from + 1));
   return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((match) => ({ lang: match[1] as string, text: match[2] as string }));
 }
 
@@ -33,14 +35,14 @@ const [setUpBlock, buildBlock] = blocks.filter((block) => block.lang === 'sh').m
 const tsconfigBlock = blocks.find((block) => block.lang === 'json')?.text;
 const exampleBlock = blocks.find((block) => block.lang === 'ts')?.text;
 if (!setUpBlock || !buildBlock || !tsconfigBlock || !exampleBlock) {
-  throw new Error('docs/library.md ("Use it from code") must hold a set-up sh block, a tsconfig.json json block, a ts example and a build-and-run sh block');
+  throw new Error('docs/library.md "Use it from code" must hold a set-up sh block, a tsconfig.json json block, a ts example and a build-and-run sh block');
 }
 export const setUp: string[] = setUpBlock;
 export const build: string[] = buildBlock;
 export const tsconfig: string = tsconfigBlock;
 export const example: string = exampleBlock;
 
-/** docs/library.md's install lines, which the offline set-up stands in for. */
+/** The README's install lines, which the offline set-up stands in for. */
 export const INSTALL_DOCEXTRACT = 'npm install docextract';
 export const INSTALL_TYPESCRIPT = 'npm install --save-dev typescript @types/node@20';
 
@@ -81,7 +83,7 @@ function linkInstalled(project: string, name: string): void {
 }
 
 /**
- * docs/library.md's set-up with no registry: its commands run as written, except the two installs,
+ * The README's set-up with no registry: its commands run as written, except the two installs,
  * which `npm install` cannot do offline (npm's cache keeps tarballs, not the package lists a
  * version range needs). For them: the packed tarball unpacked as node_modules/docextract with its
  * declared dependencies linked from our node_modules, and the TypeScript and @types/node our
@@ -102,14 +104,14 @@ async function setUpOffline(parent: string, tarball: string): Promise<string> {
   return project;
 }
 
-/** docs/library.md's set-up as written, the packed file standing for `docextract` (it is not published from here): needs the registry. */
+/** The README's set-up as written, the packed file standing for `docextract` (it is not published from here): needs the registry. */
 async function setUpFromRegistry(parent: string, tarball: string): Promise<string> {
   const script = setUp.map((line) => (line === INSTALL_DOCEXTRACT ? `npm install ${tarball}` : line)).join('\n');
   try {
     await run('bash', ['-e', '-c', script], { cwd: parent, env: { ...process.env, ...QUIET_NPM } });
   } catch (error) {
     const { stderr } = error as { stderr?: string };
-    throw new Error(`docs/library.md's set-up failed; it installs the latest TypeScript, which needs the registry:\n${script}\n${stderr ?? String(error)}`);
+    throw new Error(`The README's set-up failed; it installs the latest TypeScript, which needs the registry:\n${script}\n${stderr ?? String(error)}`);
   }
   return projectFolder(parent);
 }
@@ -118,7 +120,7 @@ function projectFolder(parent: string): string {
   return join(parent, /^mkdir (\S+)/.exec(setUp[0] ?? '')?.[1] ?? '.');
 }
 
-/** A new folder set up as docs/library.md says, its tsconfig.json and example written from docs/library.md's text, plus a check of the emulator entry point. */
+/** A new folder set up as the README says, its tsconfig.json and example written from the README's text, plus a check of the emulator entry point. */
 export async function readmeProject(install: 'offline' | 'registry'): Promise<string> {
   const parent = mkdtempSync(join(tmpdir(), 'docextract-user-'));
   const tarball = pack(parent);
@@ -138,7 +140,7 @@ export function installedVersion(project: string, name: string): string {
   return (JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** Compile the project as docs/library.md does (`npx tsc`); '' when tsc said nothing (no error). */
+/** Compile the project as the README does (`npx tsc`); '' when tsc said nothing (no error). */
 export async function compile(project: string, extra: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const compiled = await run('npx', ['tsc', ...extra], { cwd: project, env }).catch((error: { stdout: string; stderr: string }) => ({
     stdout: `${error.stdout}${error.stderr}`,

@@ -3,6 +3,7 @@ import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { refuseFileAsFolder } from '../folder-not-file.js';
 import { mcpServing } from './mcp-serving.js';
+import { cliClient } from '../engine-access.js';
 
 /**
  * Serves until the client closes stdin (or SIGINT / SIGTERM; see mcp-serving.ts
@@ -12,29 +13,21 @@ import { mcpServing } from './mcp-serving.js';
 export async function runMcp(ctx: CliContext, flags: BatchFlags & { allow?: string[] }): Promise<CommandOutcome> {
   const settings = await resolveBatchSettings(ctx, flags);
   await refuseFileAsFolder('--out', settings.outDir);
-  const { key } = await ctx.apiKey();
-  const baseUrl = await ctx.baseUrl();
-  await ctx.client(true); // refuses a key in clear text to a host that is not this machine (unless --insecure)
+  // The server's budget is its own (--max-credits): each call runs with what is left of it.
+  const { maxCredits, ...run } = settings.run;
+  const client = await cliClient(ctx, { windows: settings.windows, run }, false);
   const [{ createMcpServer }, serving] = await Promise.all([import('../../mcp/server.js'), mcpServing(ctx)]);
   try {
-    const { maxCredits, ...run } = settings.run;
     const server = createMcpServer({
+      client,
       extract: {
-        apiKey: key,
-        baseUrl,
-        allowInsecure: true,
-        stateDir: ctx.stateDir(),
-        cwd: ctx.io.cwd,
         out: settings.outDir,
-        rateLimit: settings.windows,
         model: settings.models,
         pages: settings.pages,
-        settings: run,
         ...(settings.checker ? { checker: settings.checker } : {}),
       },
       ...(maxCredits !== undefined ? { maxCredits } : {}),
       ...(flags.allow ? { allow: flags.allow } : {}),
-      client: () => ctx.client(true),
     });
     const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
     await server.connect(serving.transport);

@@ -1,15 +1,16 @@
 import { stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
-import { DEFAULT_PASS_MS } from '../../library/settings.js';
+import { DEFAULT_PASS_MS, DEFAULT_SETTLE_MS } from '../../library/settings.js';
 import { toDisplayPath } from '../../util/display-path.js';
 import { durationFlag, resolveBatchSettings, type BatchFlags } from '../batch-settings.js';
 import { UsageError } from '../cli-errors.js';
 import { refuseFileAsFolder } from '../folder-not-file.js';
-import { planOptionsOf } from '../plan-options.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
-import { batchOutcome, withBatchSession } from '../run-batch.js';
+import { batchOutcome } from '../run-batch.js';
+import { cliClient } from '../engine-access.js';
+import { watchInterrupts } from '../interrupts.js';
 import { WatchDisplay } from '../watch-display.js';
 import { roomIn } from '../io.js';
 
@@ -28,7 +29,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
   if (!(await isFolder(root))) throw new UsageError(`${folder} is not a folder; docextract watch takes the folder files are dropped into.`);
   tuneHeapForLongRuns(); // watch may run for days over any number of files
   const settings = await resolveBatchSettings(ctx, flags);
-  const settleMs = durationFlag('--settle', flags.settle, 2000);
+  const settleMs = durationFlag('--settle', flags.settle, DEFAULT_SETTLE_MS);
   const pollMs = flags.poll === undefined ? undefined : durationFlag('--poll', flags.poll, 0);
   if (pollMs === 0) throw new UsageError('--poll must be longer than 0, e.g. 5s.');
   const passMs = durationFlag('--rescan', flags.rescan, DEFAULT_PASS_MS);
@@ -49,53 +50,32 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     ['--move-done', moves.done],
     ['--move-failed', moves.failed],
   ]);
-  const { outputFolderProblem, stateFolderUsage, watchFolderRun } = await import('../../library/run.js');
-  const blocked = await outputFolderProblem(settings.outDir);
-  // A result is paid for before it is written: watch nothing whose results could not be saved.
-  if (blocked) throw new UsageError(`cannot write results to ${settings.outDir} (${blocked}); fix the output folder, or choose another with --out.`);
+  const dx = await cliClient(ctx, settings);
   const startedAt = ctx.clock.now();
-  // Each arrival is planned as `extract` plans its inputs; the folders never taken from are the watch's own.
-  const { cwd, exclude, ...plan } = planOptionsOf(ctx, settings);
-  const watch = await watchFolderRun({
-    root,
-    cwd,
-    outDir: settings.outDir,
-    settleMs,
-    passMs,
-    pollMs,
-    moves,
-    exclude,
-    plan: { ...plan, ttlMs: settings.run.ttlMs, marginMs: settings.run.marginMs },
-    reuse: { force: Boolean(flags.force), dedupe: flags.dedupe !== false },
-    // A stalled reader of the lines holds the watch back: no file is taken until it has read them.
-    outputRoom: () => roomIn(ctx.io.stdout),
-    run: settings.run,
-    // Another command hosts the state folder: the document types are checked (free) before arrivals are submitted to it.
-    checkTypesWith: async () => ({ api: await ctx.client(true), notice: (message) => ctx.ui.warn(message) }),
-    clock: ctx.clock,
-  });
   let display: WatchDisplay | undefined;
+  const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
   try {
-    const { report, account } = await withBatchSession(
-      ctx,
-      settings,
-      async () => (display = await WatchDisplay.create(ctx, toDisplayPath(root, ctx.io.cwd))),
-      watch.host,
-      watch.ride,
-    );
+    const run = dx.watch(root, {
+      out: settings.outDir,
+      model: settings.models,
+      pages: settings.pages,
+      force: Boolean(flags.force),
+      dedupe: flags.dedupe !== false,
+      settleMs,
+      rescanMs: passMs,
+      ...(pollMs !== undefined ? { pollMs } : {}),
+      ...(moves.done !== undefined ? { moveDone: moves.done } : {}),
+      ...(moves.failed !== undefined ? { moveFailed: moves.failed } : {}),
+      ...(settings.checker ? { checker: settings.checker } : {}),
+      // A stalled reader of the lines holds the watch back: no file is taken until it has read them.
+      outputRoom: () => roomIn(ctx.io.stdout),
+      display: async () => (display = await WatchDisplay.create(ctx, toDisplayPath(root, ctx.io.cwd))),
+      signal: interrupts.signal,
+      tuneHeap: false, // tuned above, before the settings were read
+    });
+    const report = await run.done;
     display?.finish(report, startedAt);
     display = undefined;
-    const run = {
-      account,
-      profile: ctx.profile.name,
-      command: ctx.commandName,
-      startedAtMs: startedAt,
-      finishedAtMs: ctx.clock.now(),
-      requests: report.requests,
-      cwd: ctx.io.cwd,
-    };
-    await stateFolderUsage(ctx.stateDir()).record(report.usage.record(run)); // for `docextract usage`
-    if (report.fatal) throw report.fatal;
     const total = Object.values(report.counts).reduce((sum, count) => sum + count, 0);
     return batchOutcome(
       ctx,
@@ -105,6 +85,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     );
   } finally {
     display?.stop(); // the status line must not outlive a failed start
+    interrupts.dispose();
   }
 }
 

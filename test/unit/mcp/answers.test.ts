@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DocumentOutcome, PlannedDocument, ResultChecker } from '../../../src/batch/batch-types.js';
+import type { DocumentOutcome, PlannedDocument } from '../../../src/batch/batch-types.js';
 import { ExtractAnswer } from '../../../src/mcp/extract-answer.js';
 import { RunProgress } from '../../../src/mcp/run-progress.js';
 import { FAKE_LINE_NAME, FAKE_LINE_NAME_SHOWN, OSC_NAME, OSC_NAME_SHOWN } from '../../helpers/hostile-text.js';
@@ -36,30 +36,30 @@ describe('the errors an agent sees', () => {
   });
 
   it('a run where no document could be done is an error, with the code the documents share, else nothing_extracted', () => {
-    const missing = new ExtractAnswer(undefined, '/out');
+    const missing = new ExtractAnswer(false, '/out');
     missing.add(outcome('a.pdf', 'failed', { error: { code: 'file_not_found', message: 'no such file or folder.' } }));
     const answer = missing.finish({ credits: 0, requests: 0, interrupted: false });
     expect(answer.isError).toBe(true);
     expect(content(answer).error?.code).toBe('file_not_found');
     expect(content(answer).documents).toHaveLength(1);
 
-    const mixed = new ExtractAnswer(undefined, '/out');
+    const mixed = new ExtractAnswer(false, '/out');
     mixed.add(outcome('a.pdf', 'failed', { error: { code: 'file_not_found', message: 'no such file' } }));
     mixed.add(outcome('b.pdf', 'failed', { error: { code: 'file_too_large', message: 'too large' } }));
     expect(content(mixed.finish({ credits: 0, requests: 0, interrupted: false })).error?.code).toBe('nothing_extracted');
 
-    const some = new ExtractAnswer(undefined, '/out');
+    const some = new ExtractAnswer(false, '/out');
     some.add(outcome('a.pdf', 'failed', { error: { code: 'file_not_found', message: 'no such file' } }));
     some.add(outcome('b.pdf', 'complete', { data: {} }));
     expect(some.finish({ credits: 1, requests: 1, interrupted: false }).isError).toBeFalsy();
 
-    expect(content(new ExtractAnswer(undefined, '/out').finish({ credits: 0, requests: 0, interrupted: false })).error?.code).toBe('no_documents');
+    expect(content(new ExtractAnswer(false, '/out').finish({ credits: 0, requests: 0, interrupted: false })).error?.code).toBe('no_documents');
   });
 });
 
 describe('a bounded extract answer', () => {
   it('carries data up to its budget, marks and names the documents past it', () => {
-    const answer = new ExtractAnswer(undefined, '/out', { data: 100, list: 30_000 });
+    const answer = new ExtractAnswer(false, '/out', { data: 100, list: 30_000 });
     const data = { text: 'x'.repeat(40) }; // 52 characters as JSON
     for (const file of ['a.pdf', 'b.pdf', 'c.pdf']) answer.add(outcome(file, 'complete', { data }));
     const result = content(answer.finish({ credits: 3, requests: 3, interrupted: false }));
@@ -75,7 +75,7 @@ describe('a bounded extract answer', () => {
   });
 
   it('lists documents that did not complete first, then complete ones while the list budget lasts; counts the rest', () => {
-    const answer = new ExtractAnswer(undefined, '/out', { data: 0, list: 300 });
+    const answer = new ExtractAnswer(false, '/out', { data: 0, list: 300 });
     for (let i = 0; i < 20; i++) answer.add(outcome(`doc-${i}.pdf`, 'complete'));
     answer.add(outcome('bad.pdf', 'failed', { error: { code: 'file_too_large', message: 'too large' } }));
     const result = content(answer.finish({ credits: 20, requests: 20, interrupted: false }));
@@ -87,20 +87,16 @@ describe('a bounded extract answer', () => {
     expect(result.summary).toContain(`${21 - listed.length} more documents not listed`);
   });
 
-  it('a verdict only from the checker it was given, never the outcome’s own (an older run’s)', () => {
+  it('a verdict only when the run checked with this server’s or call’s schemas, and then the run’s own, never checked again', () => {
     const old = { schema: '/old/schema.json', passed: false, problems: [{ path: 'total', message: 'must be number' }] };
-    const none = new ExtractAnswer(undefined, '/out');
+    const none = new ExtractAnswer(false, '/out');
     none.add(outcome('a.pdf', 'complete', { data: { total: 'x' }, checks: old, reused: 'same content' }));
     expect((content(none.finish({ credits: 0, requests: 0, interrupted: false })).documents as { checks?: unknown }[])[0]?.checks).toBeUndefined();
 
-    const checker: ResultChecker = { check: (type) => (type === 'invoice' ? { schema: '/mine.json', passed: true, problems: [] } : undefined) };
-    const mine = new ExtractAnswer(checker, '/out');
-    mine.add(outcome('a.pdf', 'complete', { data: { total: 'x' }, checks: old }));
-    expect((content(mine.finish({ credits: 0, requests: 0, interrupted: false })).documents as { checks?: unknown }[])[0]?.checks).toEqual({
-      schema: '/mine.json',
-      passed: true,
-      problems: [],
-    });
+    const mine = { schema: '/mine.json', passed: true, problems: [] };
+    const checked = new ExtractAnswer(true, '/out');
+    checked.add(outcome('a.pdf', 'complete', { data: { total: 'x' }, checks: mine }));
+    expect((content(checked.finish({ credits: 0, requests: 0, interrupted: false })).documents as { checks?: unknown }[])[0]?.checks).toEqual(mine);
   });
 });
 

@@ -1,0 +1,193 @@
+/**
+ * The one client of docextract: what a program, `docextract mcp` and every
+ * command of the CLI use to meet the engine. Its options are checked once,
+ * here; each run (`extract`, `watch`, `collect`) is the same orchestration
+ * whichever door asks, and the rest are the resources the state folder and
+ * the service hold.
+ */
+import type { Authorised, Health, ModelList } from '../../api/answers.js';
+import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
+import type { WatchReport } from '../../engine/watch-types.js';
+import type { CheckedResult, CheckSummary } from '../../checks/check-results.js';
+import type { RecordedSchemas } from '../../checks/recorded-schemas.js';
+import type { ExportOptions, ExportSummary } from '../../export/export-results.js';
+import type { JobsOverview } from '../../engine/list-jobs.js';
+import type { ReviewServer } from '../../review/server.js';
+import type { UsageGrouping, UsageReport } from '../../usage/usage-report.js';
+import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
+import { accountOf } from '../one-client-run.js';
+import { clientSettings, type ClientSettings, type DocExtractOptions } from './client-options.js';
+import { checkedJobId, collectRun, type CollectOptions } from './collect-call.js';
+import type { ExtractionOptions } from './extract-options.js';
+import { extractRun, plannedExtraction, type ExtractInputs, type ExtractionRunReport } from './extract-run.js';
+import { startRun, type Run } from './run-handle.js';
+import { serviceClient } from './run-access.js';
+import { watchRun, type WatchOptions } from './watch-call.js';
+import { resolve } from 'node:path';
+import { formatRateWindows } from '../../config/grammar/rate-limit.js';
+
+/** How far back `usage` counts by default, as `docextract usage` does (`--since 30d`). */
+const THIRTY_DAYS_MS = 30 * 86_400_000;
+
+/** A running extraction (or collect): its outcomes as documents finish, its report, and `cancel()`. */
+export type ExtractionRun = Run<DocumentOutcome, ExtractionRunReport>;
+
+/** A running watch: its outcomes as files finish, its report once cancelled, and `cancel()`. */
+export type WatchRun = Run<DocumentOutcome, WatchReport>;
+
+/** Options of {@link DocExtract.usage}. */
+export interface UsageOptions {
+  /** Count runs that finished at or after this instant (Unix ms). @default 30 days ago */
+  sinceMs?: number;
+  /** How rows are grouped: by period (`day`, `week`, `month`), or by `model`, `folder` or `command`. @default "month" */
+  by?: UsageGrouping;
+}
+
+/** Options of {@link DocExtract.export}: where and how, and what to be told. */
+export type ExportResultsOptions = Omit<ExportOptions, 'resultsDir' | 'stdout' | 'onSkipped' | 'onProblem'> &
+  Partial<Pick<ExportOptions, 'stdout' | 'onSkipped' | 'onProblem'>>;
+
+/** Options of {@link DocExtract.check}. */
+export interface CheckOptions {
+  /** The checks to run; without them, each result is checked against the schema it recorded. @default the recorded schemas */
+  checker?: ResultChecker | RecordedSchemas;
+  /** Each result as it is checked. */
+  onResult?: (checked: CheckedResult) => void;
+}
+
+/** Options of {@link DocExtract.review}. */
+export interface ReviewPageOptions {
+  /** Checks for each document type; without one, a result is checked with the schema it names. */
+  checker?: ResultChecker;
+  /** @default 0: a free port */
+  port?: number;
+}
+
+/**
+ * The client: `new DocExtract({ apiKey })`, then `extract`, `watch` and
+ * `collect` (runs: iterate their outcomes, await `done`, `cancel()`), and
+ * `jobs`, `usage`, `export`, `check`, `review`, `models`, `health` and
+ * `whoami`. Every error it throws is a {@link DocextractError} with a stable `code`.
+ *
+ * @example
+ * const dx = new DocExtract({ apiKey: process.env.DOCEXTRACT_API_KEY ?? '' });
+ * const run = dx.extract(['./invoices'], { out: './results' });
+ * for await (const outcome of run) console.log(outcome.status, outcome.file);
+ * console.log((await run.done).counts);
+ */
+export class DocExtract {
+  private readonly settings: ClientSettings;
+
+  /** Checks every option once; a bad one throws an {@link InvalidOptionError} before anything is opened or sent. */
+  constructor(options: DocExtractOptions) {
+    this.settings = clientSettings(options);
+  }
+
+  /** The folder relative paths (inputs, output folders) are resolved against. */
+  get cwd(): string {
+    return this.settings.cwd;
+  }
+
+  /** The account this client's key and service are: what the state folder keeps its journal, usage and results index by. */
+  get account(): string {
+    return accountOf(this.settings);
+  }
+
+  /**
+   * Extracts `inputs` (files, folders searched recursively, globs; or an
+   * async iterable of paths taken while the run runs): PDFs past the
+   * service's page limit in parts, results on disk reused, a forced run
+   * resumed when run again, riding along on a command that holds the state
+   * folder. A bad option throws here, synchronously.
+   */
+  extract(inputs: ExtractInputs, options: ExtractionOptions = {}): ExtractionRun {
+    const planned = plannedExtraction(this.settings, options);
+    if (options.tuneHeap !== false) tuneHeapForLongRuns();
+    return startRun(options.signal, (emit, stop, hooks) => extractRun(this.settings, inputs, options, planned, stop, emit, hooks));
+  }
+
+  /** Watches `folder` until cancelled: each file that settles in it is extracted as `extract` extracts its inputs. */
+  watch(folder: string, options: WatchOptions = {}): WatchRun {
+    plannedExtraction(this.settings, options);
+    if (options.tuneHeap !== false) tuneHeapForLongRuns();
+    return startRun(options.signal, (emit, stop) =>
+      watchRun(this.settings, folder, options, stop, async () => (options.display ? options.display() : { ...options.events, documentFinished: emit })),
+    );
+  }
+
+  /** Finishes one job (its parent id, or one of its chunks'): its chunks processed, its result collected and written, the job finalized. */
+  collect(jobId: string, options: CollectOptions = {}): ExtractionRun {
+    checkedJobId(jobId);
+    plannedExtraction(this.settings, options);
+    return startRun(options.signal, (emit, stop, hooks) => collectRun(this.settings, jobId, options, stop, emit, hooks));
+  }
+
+  /** The open jobs, unanswered uploads and last runs the state folder knows of this client's account; nothing is sent. */
+  async jobs(): Promise<JobsOverview> {
+    const { listJobs } = await import('../../engine/list-jobs.js');
+    return listJobs({ stateDir: this.settings.stateDir, account: this.account, nowMs: this.settings.clock.now(), ttlMs: this.settings.run.ttlMs });
+  }
+
+  /** Credits spent and requests sent by this client's account, from the state folder's records; nothing is sent. */
+  async usage(options: UsageOptions = {}): Promise<UsageReport> {
+    const { readUsage } = await import('../../usage/read-usage.js');
+    const nowMs = this.settings.clock.now();
+    return readUsage({
+      stateDir: this.settings.stateDir,
+      account: this.account,
+      rateLimit: formatRateWindows(this.settings.windows),
+      sinceMs: options.sinceMs ?? nowMs - THIRTY_DAYS_MS,
+      nowMs,
+      by: options.by ?? 'month',
+    });
+  }
+
+  /** The results below `folder` as tables (CSV, NDJSON or a workbook); nothing is sent. */
+  async export(folder: string, options: ExportResultsOptions): Promise<ExportSummary> {
+    const { exportResults } = await import('../../export/export-results.js');
+    return exportResults({
+      stdout: process.stdout,
+      onSkipped: () => undefined,
+      onProblem: () => undefined,
+      ...options,
+      resultsDir: resolve(this.settings.cwd, folder),
+      out: options.out === '-' ? '-' : resolve(this.settings.cwd, options.out),
+    });
+  }
+
+  /** Checks the results below `folder` again (against `checker`, else the schemas they recorded); nothing is sent. */
+  async check(folder: string, options: CheckOptions = {}): Promise<CheckSummary> {
+    const [{ checkResults }, { RecordedSchemas }] = await Promise.all([import('../../checks/check-results.js'), import('../../checks/recorded-schemas.js')]);
+    return checkResults(resolve(this.settings.cwd, folder), options.checker ?? new RecordedSchemas(this.settings.cwd), (checked) =>
+      options.onResult?.(checked),
+    );
+  }
+
+  /** Starts the review page of the results below `folder` on loopback; close it when done. */
+  async review(folder: string, options: ReviewPageOptions = {}): Promise<ReviewServer> {
+    const { startReview } = await import('../../review/start-review.js');
+    return startReview({
+      resultsDir: resolve(this.settings.cwd, folder),
+      cwd: this.settings.cwd,
+      stateDir: this.settings.stateDir,
+      now: () => new Date(this.settings.clock.now()),
+      ...(options.checker ? { checker: options.checker } : {}),
+      ...(options.port !== undefined ? { port: options.port } : {}),
+    });
+  }
+
+  /** The document types this key may use (free). */
+  async models(signal?: AbortSignal): Promise<ModelList> {
+    return (await serviceClient(this.settings)).models(signal);
+  }
+
+  /** Whether the service is up (free; no key needed). */
+  async health(signal?: AbortSignal): Promise<Health> {
+    return (await serviceClient(this.settings)).health(signal);
+  }
+
+  /** Who the key is: its account, plan and limits (free). */
+  async whoami(signal?: AbortSignal): Promise<Authorised> {
+    return (await serviceClient(this.settings)).authorised(signal);
+  }
+}
