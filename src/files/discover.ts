@@ -9,7 +9,7 @@ import { CommonFolder, comparePaths } from './paths.js';
 import { toDisplayPath } from '../util/display-path.js';
 import { TakenFiles } from './taken-files.js';
 import { notUtf8Message, notUtf8PathOf, shownAs } from './raw-names.js';
-import { isObjectUri } from '../storage/object-uri.js';
+import { isObjectUri } from '../util/object-uri.js';
 import { objectAddressOf } from '../storage/spool-layout.js';
 import type { ObjectInputOptions, ObjectInputs } from '../storage/object-inputs.js';
 

@@ -13,7 +13,7 @@ import picomatch from 'picomatch';
 import { hasSupportedExtension, isHiddenName } from '../files/paths.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import { NAME_MAX_BYTES } from '../store/result-path.js';
-import { isFolderMarker, objectUriOf, parseObjectUri, type ObjectUri } from './object-uri.js';
+import { isFolderMarker, objectUriOf, parseObjectUri, type ObjectUri } from '../util/object-uri.js';
 import { readRecordPathOf, spoolPathOf, storeSpoolDir } from './spool-layout.js';
 import type { ObjectInfo, ObjectStore, ObjectStoreOptions } from './object-store.js';
 import { ObjectStoreError } from './object-store-error.js';

@@ -27,6 +27,15 @@ export function objectStoreError(where: string, error: unknown): ObjectStoreErro
     );
   if (status === 403) return new ObjectStoreError('object_store_denied', `${where}: access denied (${said}).`);
   if (status === 404) return new ObjectStoreError('object_not_found', `${where}: no such object or bucket.`);
-  if (status === 412) return new ObjectStoreError('object_changed', `${where}: the object changed while it was read (its ETag is not the one listed).`);
+  if (status === 412)
+    return new ObjectStoreError(
+      'object_changed',
+      `${where}: the object is not the version this run knew (another writer changed it; nothing was overwritten).`,
+    );
   return new ObjectStoreError('object_store_failed', `${where}: ${said}`);
+}
+
+/** An `s3://` output that cannot be used at all (no state folder to mirror it in). */
+export class ObjectOutputError extends DocextractError {
+  readonly code = 'invalid_option';
 }

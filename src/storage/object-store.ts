@@ -33,6 +33,13 @@ export interface ObjectStore {
   list(bucket: string, prefix: string): AsyncGenerator<ObjectInfo[]>;
   /** The object's bytes streamed to `path`, only while it is still the version `etag` names (412 otherwise). */
   download(bucket: string, key: string, etag: string, path: string): Promise<void>;
+  /**
+   * Writes `body` at `key` in one PutObject (atomic: a reader sees the old
+   * object or the new one), only if the key is still as the writer last
+   * knew it: absent (`If-None-Match: *`) or at the ETag it wrote (`If-Match`).
+   * Another writer's object is never silently replaced (412). Returns the new ETag.
+   */
+  put(bucket: string, key: string, body: string, expected: { absent: true } | { etag: string }): Promise<string>;
   /** Closes its connections. */
   close(): void;
 }

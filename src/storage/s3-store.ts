@@ -82,6 +82,20 @@ export async function openObjectStore(options: ObjectStoreOptions = {}): Promise
         throw error instanceof ObjectStoreError ? error : objectStoreError(`s3://${bucket}/${key}`, error);
       }
     },
+    async put(bucket, key, body, expected) {
+      const answer = await asked(`s3://${bucket}/${key}`, () =>
+        client.send(
+          new sdk.PutObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            Body: body,
+            ContentType: 'application/json',
+            ...('etag' in expected ? { IfMatch: expected.etag } : { IfNoneMatch: '*' }),
+          }),
+        ),
+      );
+      return answer.ETag ?? '';
+    },
     close: () => client.destroy(),
   };
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { join, sep } from 'node:path';
-import { objectUriOf } from './object-uri.js';
+import { objectUriOf } from '../util/object-uri.js';
 
 /** The folder of one store's objects (by its endpoint: two stores' `b/k` are not the same object). */
 export function storeSpoolDir(spoolDir: string, identity: string): string {
@@ -27,4 +27,14 @@ export function readRecordPathOf(storeDir: string, bucket: string, key: string):
 export function objectAddressOf(spoolDir: string, path: string): string | undefined {
   const inside = path.startsWith(`${spoolDir}${sep}`) ? path.slice(spoolDir.length + 1).split(sep) : [];
   return inside.length >= 4 && inside[1] === 'objects' ? objectUriOf(inside[2] as string, inside.slice(3).join('/')) : undefined;
+}
+
+/** The local mirror of an `s3://bucket/prefix/` output: the run writes and reads its results here, each also put at its key. */
+export function resultMirrorOf(storeDir: string, bucket: string, prefix: string): string {
+  return join(storeDir, 'results', bucket, ...prefix.split('/').filter((segment) => segment !== ''));
+}
+
+/** The ETag this machine last wrote at `bucket/key`: the condition of its next overwrite. */
+export function writeRecordPathOf(storeDir: string, bucket: string, key: string): string {
+  return join(storeDir, 'written', `${createHash('sha256').update(`${bucket}\0${key}`).digest('hex')}.json`);
 }

@@ -29,7 +29,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   const listed = await listedInputs(ctx, flags);
   if (inputs.length === 0 && flags.filesFrom === undefined) throw new UsageError('Name at least one file, folder or glob.');
   tuneHeapForLongRuns(); // before planning, which touches every file
-  const settings = await resolveBatchSettings(ctx, flags);
+  const settings = await resolveBatchSettings(ctx, flags, { objectOut: true });
   await refuseFileAsFolder('--out', settings.outDir);
   const { extractFilesRun } = await import('../../library/run.js');
   const reuse = { force: Boolean(flags.force), dedupe: flags.dedupe !== false };

@@ -2,7 +2,7 @@
  * `s3://bucket/key` as the tool reads it. Pure: naming an object costs no
  * import of the AWS SDK (about 400 ms), which only a listing or a read loads.
  */
-import { DocextractError } from '../util/docextract-error.js';
+import { DocextractError } from './docextract-error.js';
 
 const SCHEME = 's3://';
 
