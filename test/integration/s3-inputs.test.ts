@@ -4,7 +4,7 @@
  * as a local run reads the same tree, results at the keys' relative paths,
  * and a rerun that neither downloads nor pays.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -84,6 +84,18 @@ describe('extract reads s3:// inputs as it reads folders', () => {
     const run = await extract(['s3://one-object/p'], env, out);
     expect(run.code, run.stderr).toBe(0);
     expect(run.lines.map((line) => line.file)).toEqual(['s3://one-object/p']);
+  });
+
+  it('--files-from takes s3:// addresses as literal objects, never globs', async () => {
+    const bucket = await makeBucket(s3, 'listed');
+    await bucket.put('a[1].pdf', pdf('pdf/pages-2.pdf'));
+    await bucket.put('a1.pdf', pdf('pdf/pages-4.pdf'));
+    const { env, out } = setUp();
+    const list = join(mkdtempSync(join(tmpdir(), 'docextract-s3-list-')), 'list.txt');
+    writeFileSync(list, 's3://listed/a[1].pdf\n');
+    const run = await extract(['--files-from', list], env, out);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.lines.map((line) => [line.file, line.pages])).toEqual([['s3://listed/a[1].pdf', 2]]);
   });
 
   it('a glob lists the part before its first wildcard and matches keys as a local glob matches paths', async () => {
