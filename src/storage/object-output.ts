@@ -35,9 +35,8 @@ export async function openObjectOutput(
   const mirrorDir = resultMirrorOf(storeDir, bucket, prefix);
   return {
     mirrorDir,
-    writer:
-      (local = writeFileAtomically) =>
-      async (path, text, writeOptions) => {
+    writer: (local = writeFileAtomically) => {
+      const put: ResultWriter = async (path, text, writeOptions) => {
         const below = relative(mirrorDir, path);
         // Only the results under the mirror go to the bucket (a kept answer, say, stays local).
         if (below.startsWith('..') || below === '') return local(path, text, writeOptions);
@@ -47,7 +46,11 @@ export async function openObjectOutput(
         const etag = await store.put(bucket, objectKey, text, known === undefined ? { absent: true } : { etag: known });
         await writeFileAtomically(record, JSON.stringify({ bucket, key: objectKey, etag }), { mode: 0o600 });
         await local(path, text, writeOptions);
-      },
+      };
+      // The run keeps each answer in the state folder before this put (result-flow.ts): a kill during it pays nothing twice.
+      put.remote = true;
+      return put;
+    },
     close: () => store.close(),
   };
 }
