@@ -6,7 +6,7 @@
  * when required on custom endpoints (R2, B2, older MinIO refuse the rest).
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
@@ -76,6 +76,10 @@ export async function openObjectStore(options: ObjectStoreOptions = {}): Promise
       try {
         const answer = await asked(`s3://${bucket}/${key}`, () => client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, IfMatch: etag })));
         await asked(`s3://${bucket}/${key}`, () => pipeline(answer.Body as Readable, createWriteStream(partial, { mode: 0o600 })));
+        // A connection cut mid-body can end the stream without an error: only the whole length counts as the object.
+        const got = (await stat(partial)).size;
+        if (answer.ContentLength !== undefined && got !== answer.ContentLength)
+          throw new ObjectStoreError('object_store_failed', `s3://${bucket}/${key}: the body was cut short (${got} of ${answer.ContentLength} bytes).`);
         await rename(partial, path);
       } catch (error) {
         await rm(partial, { force: true });

@@ -1,8 +1,10 @@
 /**
  * A small stand-in in front of moto for what moto cannot do: it forwards
  * every request, except those a test chose to hold (never answered: the
- * exact point a test kills a run at) or to fail (a 503 SlowDown, a
- * connection reset in the middle of a body). Node's http, nothing else.
+ * exact point a test kills a run at) or to fail (a 503 SlowDown). Node's
+ * http, nothing else. (A connection reset in the middle of a body is not
+ * here yet: cut this way, the SDK's download still completed; see the report
+ * of issue 54.)
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,21 +21,18 @@ export interface S3StandIn {
   release(): void;
   /** Answers the next `times` matching requests 503 SlowDown. */
   slowDown(match: Match, times: number): void;
-  /** Cuts the next `times` matching answers after half their body. */
-  resetMidBody(match: Match, times: number): void;
   close(): Promise<void>;
 }
 
 export async function startS3StandIn(upstream: string): Promise<S3StandIn> {
   const held: string[] = [];
   const holds: Match[] = [];
-  const faults: { match: Match; left: number; kind: 'slow-down' | 'reset' }[] = [];
+  const faults: { match: Match; left: number }[] = [];
   const open = new Set<ServerResponse>();
-  const fault = (req: IncomingMessage): 'slow-down' | 'reset' | undefined => {
+  const slowedDown = (req: IncomingMessage): boolean => {
     const found = faults.find((entry) => entry.left > 0 && entry.match(req));
-    if (!found) return undefined;
-    found.left -= 1;
-    return found.kind;
+    if (found) found.left -= 1;
+    return found !== undefined;
   };
   const server = createServer((req, res) => {
     if (holds.some((match) => match(req))) {
@@ -42,8 +41,7 @@ export async function startS3StandIn(upstream: string): Promise<S3StandIn> {
       req.resume();
       return;
     }
-    const kind = fault(req);
-    if (kind === 'slow-down') {
+    if (slowedDown(req)) {
       req.resume();
       res.writeHead(503, { 'content-type': 'application/xml' });
       res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');
@@ -52,19 +50,7 @@ export async function startS3StandIn(upstream: string): Promise<S3StandIn> {
     const target = new URL(req.url ?? '/', upstream);
     const forwarded = request(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
-      if (kind !== 'reset') return void answer.pipe(res);
-      const length = Number(answer.headers['content-length'] ?? 0);
-      let sent = 0;
-      answer.on('data', (chunk: Buffer) => {
-        if (sent + chunk.length >= length / 2) {
-          res.write(chunk.subarray(0, Math.max(0, Math.floor(length / 2) - sent)));
-          res.socket?.destroy();
-          answer.destroy();
-          return;
-        }
-        sent += chunk.length;
-        res.write(chunk);
-      });
+      answer.pipe(res);
     });
     forwarded.on('error', () => res.destroy());
     req.pipe(forwarded);
@@ -76,8 +62,7 @@ export async function startS3StandIn(upstream: string): Promise<S3StandIn> {
     held,
     hold: (match) => void holds.push(match),
     release: () => void holds.splice(0),
-    slowDown: (match, times) => void faults.push({ match, left: times, kind: 'slow-down' }),
-    resetMidBody: (match, times) => void faults.push({ match, left: times, kind: 'reset' }),
+    slowDown: (match, times) => void faults.push({ match, left: times }),
     close: async () => {
       for (const res of open) res.socket?.destroy();
       server.closeAllConnections();
