@@ -4,7 +4,8 @@
 //   util            plain helpers, no knowledge of the service
 //   api             the typed client of the service, and its facts (limits, the job TTL)
 //   config          settings: one table, their grammars and defaults (the service's limits among them)
-//   files   store   what is read from disk (sources, PDFs); what the tool keeps (results, journal, lock)
+//   files   store   storage   what is read from disk (sources, PDFs); what the tool keeps (results, journal, lock);
+//                             object storage (s3://), whose objects become local files to the rest
 //   batch           the scheduler: gate, jobs, flows
 //   results         a result's data: its field paths and a person's corrections (`.review.json`)
 //   checks          the schema checks of results (the `check` use case; the engine re-checks with them)
@@ -64,8 +65,9 @@ module.exports = {
     {
       name: 'files-and-store-below-the-scheduler',
       severity: 'error',
-      comment: 'files/ and store/ read and keep what is on disk; the scheduler and everything above them use them, never the other way.',
-      from: { path: '^src/(files|store)/' },
+      comment:
+        'files/, store/ and storage/ read and keep what is on disk or in a bucket; the scheduler and everything above them use them, never the other way.',
+      from: { path: '^src/(files|store|storage)/' },
       to: { path: '^src/batch/|' + above(-1) },
     },
     {

@@ -209,12 +209,13 @@ export async function copyResult(
   from: string,
   to: { path: string; sha256: string; output: string; outputRoot?: string },
   preview = false,
+  write: ResultWriter = writeFileAtomically,
 ): Promise<{ copy: ResultDocument; original: ResultDocument } | undefined> {
   const original = (await readResultFile(from)) as ResultDocument | undefined;
   if (original?.source?.sha256 !== to.sha256) return undefined;
   const copy: ResultDocument = { ...original, source: { ...original.source, path: to.path }, credits: 0 };
   if (preview) return { copy, original };
-  await writeResult(to.output, copy, writeFileAtomically, to.outputRoot);
+  await writeResult(to.output, copy, write, to.outputRoot);
   await copyReview(from, to.output);
   return { copy, original };
 }

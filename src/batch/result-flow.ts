@@ -134,6 +134,9 @@ const OUTPUT_LOCATION_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES',
  */
 async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: ResultDocument): Promise<{ durable: boolean; effects: FlowEffect[] }> {
   const earlierReview = reviewedFingerprint(task.doc.output);
+  // A put to object storage can be cut by a kill -9 after the answer was paid for (a synchronous answer has no job
+  // to fetch it from again): the answer is kept first, and the next run finds it there for nothing.
+  if (ctx.writeResult.remote) await ctx.keepAnswer?.(document).catch(() => undefined);
   const failed = await writeOrFail(ctx, task, task.doc, document);
   if (failed) return { durable: false, effects: await keptOrNot(ctx, document, failed) };
   const effects: FlowEffect[] = [];

@@ -48,3 +48,10 @@ export function addBatchFlags(command: Command, options: { uploads: boolean } = 
   if (options.uploads) command.option(...settingFlag('slot-wait'));
   return command;
 }
+
+/** The flags of commands that read `s3://` inputs (the credentials are the AWS SDK's default chain: environment, profiles, roles). */
+export function addObjectStorageFlags(command: Command): Command {
+  return command
+    .option('--s3-endpoint <url>', 'the endpoint of an S3-compatible store (MinIO, R2, Ceph), addressed path-style (env: AWS_ENDPOINT_URL_S3)')
+    .option('--s3-page-size <n>', 'keys asked for per listing request of an s3:// input, 1 to 1000 (default 1000)');
+}

@@ -9,6 +9,7 @@ import { PageRules } from '../library/settings.js';
 import { UsageError } from './cli-errors.js';
 import type { CliContext } from './context.js';
 import { keyRateLimit } from './key-windows.js';
+import { isObjectUri } from '../util/object-uri.js';
 import { resolveResultChecker } from './schema-settings.js';
 
 /** Flags shared by extract and collect. */
@@ -47,7 +48,7 @@ export interface BatchSettings {
 }
 
 /** Resolve flags, environment, config and defaults into one run's settings; bad values are usage errors (exit 2). */
-export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): Promise<BatchSettings> {
+export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags, options: { objectOut?: boolean } = {}): Promise<BatchSettings> {
   const value = async (key: Parameters<CliContext['setting']>[0], flag: string | undefined): Promise<string> => (await ctx.setting(key, flag)).value ?? '';
   // An empty --rate-limit is a mistake (a shell variable that was not set), never "the default".
   if (flags.rateLimit !== undefined && flags.rateLimit.trim() === '')
@@ -73,7 +74,10 @@ export async function resolveBatchSettings(ctx: CliContext, flags: BatchFlags): 
     ...flagOnly('slotWaitMs', 'slot-wait', flags.slotWait),
     ...flagOnly('conflictDelayMs', 'conflict-delay', flags.conflictDelay),
   });
-  const outDir = resolve(ctx.io.cwd, await value('out', flags.out));
+  const out = await value('out', flags.out);
+  // An s3:// output is kept as named: the run mirrors it in the state folder and puts each result at its key.
+  if (isObjectUri(out) && !options.objectOut) throw new UsageError(`--out ${out}: this command writes results to a folder only; extract writes to s3:// too.`);
+  const outDir = isObjectUri(out) ? out : resolve(ctx.io.cwd, out);
   const checker = await resolveResultChecker(ctx, flags.schema);
   return { run, windows, outDir, models, pages, ...(checker ? { checker } : {}) };
 }

@@ -24,7 +24,7 @@ export interface BatchSetUp {
  * journal (`reuse.forcedSince`: the start of the `--force` run this one resumes).
  */
 export async function setUpBatch(
-  deps: Pick<BatchDeps, 'clock' | 'session'>,
+  deps: Pick<BatchDeps, 'clock' | 'session' | 'writeResult'>,
   settings: Pick<RunSettings, 'storeDb' | 'ttlMs'>,
   outDir: string,
   reuse: Omit<ArrivalOptions, 'storeDb'>,
@@ -33,7 +33,12 @@ export async function setUpBatch(
   const startedAt = deps.clock.now();
   const earlier = reuse.dedupe && !reuse.force ? deps.session.results : undefined;
   await earlier?.scan(outDir).catch(() => 0);
-  const planner = new ArrivalPlanner(deps.session.state, () => deps.clock.now(), { ...reuse, storeDb: settings.storeDb }, earlier);
+  const planner = new ArrivalPlanner(
+    deps.session.state,
+    () => deps.clock.now(),
+    { ...reuse, storeDb: settings.storeDb, ...(deps.writeResult ? { write: deps.writeResult } : {}) },
+    earlier,
+  );
   return {
     planner,
     reusesEarlierResults: earlier !== undefined,

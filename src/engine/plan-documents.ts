@@ -6,7 +6,7 @@ import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { outputPathFor, partOutput } from '../store/result-names.js';
 import type { AllowedFolders } from '../files/allowed-folders.js';
-import { discoverInputs, type DiscoveredInput, type DiscoveryResult } from '../files/discover.js';
+import { discoverInputs, type DiscoveredInput, type DiscoveryOptions, type DiscoveryResult } from '../files/discover.js';
 import { preflightFile, type PreflightResult } from '../files/preflight.js';
 import type { ModelRules } from './model-rules.js';
 import type { PageRules } from './page-rules.js';
@@ -40,6 +40,8 @@ export interface PlanOptions {
   allowed?: AllowedFolders;
   /** A folder others drop files into (watch): a file that is a link, or reached through one out of it, is refused (`file_is_link`). @default links followed */
   confinedTo?: string;
+  /** Where `s3://` arguments are read from and spooled; without it they are refused. @default none */
+  objects?: DiscoveryOptions['objects'];
   /** Files checked at once; reading is I/O bound. @default 8 */
   parallelism?: number;
   /** Ends the checks under way (a PDF's page count is stopped at once); their files are refused as `interrupted`. */
@@ -76,6 +78,7 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
     literal: options.listed,
     exclude: [options.outDir, ...(options.exclude ?? [])],
     ...(options.allowed ? { allowed: options.allowed } : {}),
+    ...(options.objects ? { objects: options.objects } : {}),
   });
   const found = discovery.inputs.length;
   async function* slices(): AsyncGenerator<PlannedSlice> {

@@ -1,3 +1,4 @@
+import type { ResultWriter } from '../store/atomic-write.js';
 import { failedOutcome, outcomeOfResult as resultOutcome } from '../batch/outcomes.js';
 import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { DocumentTask } from '../batch/document-task.js';
@@ -18,6 +19,8 @@ export interface ArrivalOptions extends ReuseOptions {
   dedupe: boolean;
   /** Decide only: write no copy and index nothing (what `--dry-run` shows is this very decision). @default false */
   preview?: boolean;
+  /** How a copied answer is written: the run's own writer (an s3:// output puts it at its key too). @default an atomic local write */
+  write?: ResultWriter;
 }
 
 export interface ArrivalPlan {
@@ -172,12 +175,12 @@ export class ArrivalPlanner {
   ): Promise<DocumentOutcome | undefined> {
     const preview = options.preview === true;
     const known = this.knownAnswer(key);
-    const copied = known ? await copiedAnswer(known.output, doc, preview, schemas) : undefined;
+    const copied = known ? await copiedAnswer(known.output, doc, preview, schemas, options.write) : undefined;
     if (copied) return { ...copied, reused: `identical to ${known?.file ?? 'another file'}, already extracted` };
     const elsewhere = await this.earlier?.answerFor(asked, options).catch(() => undefined);
     if (elsewhere === undefined) return undefined;
     const answeredSource = (await readResultFile(elsewhere))?.source?.path;
-    const moved = await copiedAnswer(elsewhere, doc, preview, schemas);
+    const moved = await copiedAnswer(elsewhere, doc, preview, schemas, options.write);
     return moved ? { ...moved, reused: answeredElsewhere(elsewhere, answeredSource, doc.path) } : undefined;
   }
 
@@ -370,9 +373,15 @@ function answeredElsewhere(resultPath: string, answeredSource: string | undefine
 }
 
 /** The result at `from` written again for `doc` (or, in preview, only decided), as its outcome; undefined when it cannot be read or written. */
-async function copiedAnswer(from: string, doc: PlannedDocument, preview: boolean, schemas: RecordedSchemas): Promise<DocumentOutcome | undefined> {
+async function copiedAnswer(
+  from: string,
+  doc: PlannedDocument,
+  preview: boolean,
+  schemas: RecordedSchemas,
+  write?: ResultWriter,
+): Promise<DocumentOutcome | undefined> {
   try {
-    const copied = await copyResult(from, doc, preview);
+    const copied = await copyResult(from, doc, preview, write);
     if (!copied) return undefined;
     // The review goes with the copy (copyResult); a preview copies nothing, so it is the original's.
     const outcome = await asReviewed(outcomeOfResult(copied.copy, doc.output, doc.displayPath), copied.copy, preview ? from : doc.output, schemas);

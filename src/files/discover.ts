@@ -9,6 +9,9 @@ import { CommonFolder, comparePaths } from './paths.js';
 import { toDisplayPath } from '../util/display-path.js';
 import { TakenFiles } from './taken-files.js';
 import { notUtf8Message, notUtf8PathOf, shownAs } from './raw-names.js';
+import { isObjectUri } from '../util/object-uri.js';
+import { objectAddressOf } from '../storage/spool-layout.js';
+import type { ObjectInputOptions, ObjectInputs } from '../storage/object-inputs.js';
 
 export type { DiscoveredInput } from './found-inputs.js';
 
@@ -63,6 +66,12 @@ export interface DiscoveryOptions {
    * @default anywhere
    */
   allowed?: AllowedFolders;
+  /**
+   * Where `s3://` arguments are read from and spooled (the AWS SDK is loaded
+   * only when one appears). Without it, such an argument is refused.
+   * @default none
+   */
+  objects?: ObjectInputOptions;
 }
 
 /**
@@ -76,7 +85,9 @@ export interface DiscoveryOptions {
  */
 export async function discoverInputs(args: string[], options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const inputs = new FoundInputs(cwd);
+  const spoolDir = options.objects?.spoolDir;
+  const inputs = new FoundInputs(cwd, undefined, spoolDir === undefined ? undefined : (path) => objectAddressOf(spoolDir, path));
+  let objects: ObjectInputs | undefined;
   const result: DiscoveryResult = { inputs, skipped: [], problems: [], commonBase: cwd };
   const taken = new TakenFiles(async (index) => realpath(inputs.at(index).path).catch(() => inputs.at(index).path));
   const common = new CommonFolder();
@@ -120,6 +131,17 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       problem('file_not_found', 'An empty argument names no file.');
       return;
     }
+    if (isObjectUri(arg)) {
+      // No s3:// root is allowed where folders are confined (MCP): nothing is listed or read.
+      if (options.allowed || !options.objects) problem('path_not_allowed', options.allowed ? NOT_ALLOWED : 's3:// inputs are not read here.');
+      else
+        await (objects ??= await objectInputs(options.objects)).visit(arg, mayGlob, {
+          file: (path, via) => take(path, via),
+          skip: (uri, reason) => void result.skipped.push({ path: uri, reason }),
+          problem,
+        });
+      return;
+    }
     const path = resolve(cwd, arg);
     // A glob whose braces or `..` may walk past its base is refused before any walk: its base proves nothing.
     const reaches = options.allowed && mayGlob ? argumentReachesPast(arg) : undefined;
@@ -159,10 +181,18 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
   } catch (error) {
     inputs.close();
     throw error;
+  } finally {
+    objects?.close();
   }
   result.skipped = uniqueByPath(result.skipped);
   result.commonBase = common.value(cwd);
   return result;
+}
+
+/** Loaded with the first s3:// argument: a run over local files loads nothing of object storage. */
+async function objectInputs(options: ObjectInputOptions): Promise<ObjectInputs> {
+  const { ObjectInputs } = await import('../storage/object-inputs.js');
+  return new ObjectInputs(options);
 }
 
 const NOT_ALLOWED = 'outside the folders this run may read (symbolic links followed); nothing of it was read.';

@@ -32,6 +32,8 @@ export class FoundInputs {
     /** Display paths are made from each path and this folder when read back. */
     private readonly cwd: string,
     inMemory = IN_MEMORY,
+    /** A path's display other than by its place on disk (an object's spool file shows as its `s3://` address). @default none */
+    private readonly shownAs?: (path: string) => string | undefined,
   ) {
     this.records = new SpilledList(inMemory);
   }
@@ -73,6 +75,6 @@ export class FoundInputs {
   private decode(record: string): DiscoveredInput {
     const via = VIA_OF[record[0] as string] as DiscoveredInput['via'];
     const path = record.slice(1);
-    return { path, displayPath: toDisplayPath(path, this.cwd), fromFolder: via !== 'file', via };
+    return { path, displayPath: this.shownAs?.(path) ?? toDisplayPath(path, this.cwd), fromFolder: via !== 'file', via };
   }
 }

@@ -17,6 +17,9 @@ import type { RunToPreview } from '../engine/run-preview.js';
 import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
 import { pacedBy } from '../util/paced.js';
+import { isObjectUri } from '../util/object-uri.js';
+import type { ObjectOutput } from '../storage/object-output.js';
+import { ObjectOutputError } from '../storage/object-store-error.js';
 import type { HostedSession, RiddenSoFar, RideAlong } from './run-shell.js';
 
 /** Where a result goes once it is durable on disk, before its job is finalized (a database, a queue). */
@@ -106,7 +109,12 @@ export interface ExtractFilesRun {
 export async function extractFilesRun(options: ExtractFilesOptions): Promise<ExtractFilesRun> {
   // Loaded at the call, not with the entry: a CLI command imports this entry before it tunes the heap for a long run (bench section 4).
   const [{ planDocumentStream }, { PartResults }] = await Promise.all([import('../engine/plan-documents.js'), import('../engine/parts.js')]);
-  const { inputs, run, reuse, signal, checkTypesWith, clock, notice, onResult, forceCommand, keepOutcomes, outputRoom, onFound, onRefused, ...plan } = options;
+  const { inputs, run, reuse, signal, checkTypesWith, clock, notice, onResult, forceCommand, keepOutcomes, outputRoom, onFound, onRefused, ...named } = options;
+  // --out s3://…: the run writes to its mirror in the state folder, each result put at its key first (storage/object-output.ts).
+  const output = await objectOutputOf(named.outDir, named.objects);
+  const plan = output ? { ...named, outDir: output.mirrorDir } : named;
+  const localWriter = sinkWriter(onResult);
+  const writer = output ? output.writer(localWriter) : localWriter;
   // The slices after the first are checked while the run goes, once its stop (Ctrl-C, SIGTERM, the library's signal) is known:
   // it is passed on here, so a PDF whose page count is under way cannot hold the stop back for the whole inspection budget.
   const planStop = new AbortController();
@@ -125,7 +133,7 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
   const slices = outputRoom ? pacedBy(whole, outputRoom) : whole;
   const typed = plan.models?.names() ?? [];
   // A source sent in parts is one input: one outcome, one result, whoever runs its parts (added as their slices are checked).
-  const parts = new PartResults([], run.storeDb, sinkWriter(onResult), () => clock.now(), notice);
+  const parts = new PartResults([], run.storeDb, writer, () => clock.now(), notice);
   // Riding along on another command sends it the whole list: the batch is checked in full only then.
   let every: Promise<PlannedDocument[]> | undefined;
   const everyDocument = (stop?: AbortSignal): Promise<PlannedDocument[]> =>
@@ -149,7 +157,9 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
     host: async (deps, stop, client) => {
       stopPlanningWith(stop);
       const { runExtractBatch } = await import('../engine/extract.js');
-      const report = await runExtractBatch(withSink(deps, onResult), client ? client.remaining() : slices, run, plan.outDir, reuse, stop, typed, {
+      const sunk = withSink(deps, onResult);
+      const hosted = output ? { ...sunk, writeResult: output.writer(sunk.writeResult ?? localWriter) } : sunk;
+      const report = await runExtractBatch(hosted, client ? client.remaining() : slices, run, plan.outDir, reuse, stop, typed, {
         parts,
         ...(keepOutcomes === undefined ? {} : { keepOutcomes }),
         ...(forceCommand === undefined ? {} : { forceCommand }),
@@ -184,6 +194,14 @@ function sinkWriter(sink: ResultSink | undefined): ResultWriter {
     await writeFileAtomically(path, text, options);
     await sink(JSON.parse(text) as ResultDocument, path);
   };
+}
+
+/** The output in object storage that `outDir` names (`s3://…`), opened; none for a folder. */
+async function objectOutputOf(outDir: string, objects: ExtractFilesOptions['objects']): Promise<ObjectOutput | undefined> {
+  if (!isObjectUri(outDir)) return undefined;
+  if (!objects) throw new ObjectOutputError(`${outDir}: s3:// results need a state folder to mirror them in; none was given.`);
+  const { openObjectOutput } = await import('../storage/object-output.js');
+  return openObjectOutput(outDir, objects);
 }
 
 /** The files of a slice that can be sent: a source sent in parts counted once. */

@@ -76,7 +76,14 @@ export interface AtomicWriteOptions {
 }
 
 /** What writes a result file durably: {@link writeFileAtomically}, or a caller's wrapper of it. */
-export type ResultWriter = (path: string, text: string, options?: AtomicWriteOptions) => Promise<void>;
+export type ResultWriter = ((path: string, text: string, options?: AtomicWriteOptions) => Promise<void>) & {
+  /**
+   * It writes over the network (an `s3://` output's put): a kill can cut it
+   * for long after the answer was paid for, so the run keeps the answer in
+   * the state folder first. @default false
+   */
+  remote?: boolean;
+};
 
 /**
  * Write a tmp file in the same folder (`.<base>.tmp-<pid>-<random>`), fsync it,

@@ -1,15 +1,20 @@
-import { addBatchFlags } from '../batch-flags.js';
+import { addBatchFlags, addObjectStorageFlags } from '../batch-flags.js';
 import type { CommandRegistration } from '../command.js';
 
 export const registerExtractCommand: CommandRegistration = (program, action) => {
-  addBatchFlags(
-    program
-      .command('extract')
-      .description('extract structured JSON from PDFs and images: files, folders (recursive) and globs')
-      .argument('[inputs...]', 'files, folders or globs (quote a glob to let docextract expand it)'),
+  addObjectStorageFlags(
+    addBatchFlags(
+      program
+        .command('extract')
+        .description('extract structured JSON from PDFs and images: files, folders (recursive) and globs')
+        .argument('[inputs...]', 'files, folders or globs (quote a glob to let docextract expand it), or s3://bucket/prefix/ and s3:// globs'),
+    ),
   )
     .option('--verbose', 'list each file that a summary line counts (the files a Ctrl-C left unstarted)')
-    .option('--files-from <file>', 'also extract the paths listed in this file (- for standard input), one a line; names are literal, never globs')
+    .option(
+      '--files-from <file>',
+      'also extract the paths listed in this file (- for standard input), one a line; names are literal, never globs; s3:// addresses too',
+    )
     .option('-0, --null', '--files-from is NUL-separated, as from `find ... -print0`')
     .option('--dry-run', 'list pages, credits and requests per file and the shortest possible time; send nothing')
     .option('--max-credits <n>', 'stop admitting files before this many credits would be spent')

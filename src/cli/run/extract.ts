@@ -11,7 +11,7 @@ import { runBatchCommand } from '../run-batch.js';
 import { commandLine } from '../engine-access.js';
 import { withSpinner } from '../spinner.js';
 import { refuseFileAsFolder } from '../folder-not-file.js';
-import { planOptionsOf } from '../plan-options.js';
+import { planOptionsOf, type ObjectStorageFlags } from '../plan-options.js';
 import { plural } from '../../util/plural.js';
 import { BatchDisplay } from '../progress.js';
 import type { DocumentOutcome } from '../../index.js';
@@ -19,7 +19,7 @@ import type { EarlierRuns } from '../../library/run.js';
 import { listedInputs, type FilesFromFlags } from './files-from.js';
 import { roomIn } from '../io.js';
 
-interface ExtractFlags extends BatchFlags, FilesFromFlags {
+interface ExtractFlags extends BatchFlags, FilesFromFlags, ObjectStorageFlags {
   dryRun?: boolean;
   force?: boolean;
   dedupe?: boolean;
@@ -29,7 +29,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
   const listed = await listedInputs(ctx, flags);
   if (inputs.length === 0 && flags.filesFrom === undefined) throw new UsageError('Name at least one file, folder or glob.');
   tuneHeapForLongRuns(); // before planning, which touches every file
-  const settings = await resolveBatchSettings(ctx, flags);
+  const settings = await resolveBatchSettings(ctx, flags, { objectOut: true });
   await refuseFileAsFolder('--out', settings.outDir);
   const { extractFilesRun } = await import('../../library/run.js');
   const reuse = { force: Boolean(flags.force), dedupe: flags.dedupe !== false };
@@ -44,7 +44,7 @@ export async function runExtract(ctx: CliContext, inputs: string[], flags: Extra
       extractFilesRun({
         inputs,
         listed,
-        ...planOptionsOf(ctx, settings),
+        ...planOptionsOf(ctx, settings, flags),
         run: settings.run,
         reuse,
         forceCommand: forceCommand(ctx),

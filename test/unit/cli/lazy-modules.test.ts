@@ -41,6 +41,7 @@ vi.mock('conf', async (load) => counted('conf', await load()));
 vi.mock('zod', async (load) => counted('zod', await load()));
 vi.mock('p-queue', async (load) => counted('p-queue', await load()));
 vi.mock('picomatch', async (load) => counted('picomatch', await load()));
+vi.mock('@aws-sdk/client-s3', async (load) => counted('@aws-sdk/client-s3', await load()));
 
 // Every dependency src/ imports at run time but commander (the CLI itself) and chalk (its colours).
 // ajv itself is reached only through ajv/dist/2020.js (its validators): counting that one counts it.
@@ -64,9 +65,11 @@ const HEAVY = [
   'zod',
   'p-queue',
   'picomatch',
+  '@aws-sdk/client-s3',
 ];
-/** What only some commands need: schemas (ajv), cutting PDFs (pdf-lib), serving agents (the MCP SDK). */
+/** What only some commands need: schemas (ajv), cutting PDFs (pdf-lib), serving agents (the MCP SDK), s3:// arguments (the AWS SDK, ~400 ms). */
 const ONLY_WHEN_NEEDED = [
+  '@aws-sdk/client-s3',
   'ajv/dist/2020.js',
   'ajv-formats',
   'pdf-lib',
@@ -98,7 +101,7 @@ describe('heavy dependencies are loaded only by the commands that use them', () 
     expect(loadedOf(HEAVY.filter((name) => name !== 'conf'))).toEqual([]);
   });
 
-  it('a dry run of images loads neither pdf-lib, ajv nor the MCP SDK', async () => {
+  it('a dry run of images loads neither pdf-lib, ajv, the MCP SDK nor the AWS SDK', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'docextract-lazy-'));
     writeFileSync(join(dir, 'a.png'), tinyPng('lazy a'));
     writeFileSync(join(dir, 'b.png'), tinyPng('lazy b'));

@@ -1,0 +1,101 @@
+/**
+ * A real S3-compatible server for the tests: moto 5's `moto_server`, on a
+ * free port, started by the test file that needs it and killed after it. It
+ * is on the development and CI machines; a test that needs it FAILS, saying
+ * so, when it is missing: it is never skipped. Its request log (werkzeug's
+ * lines on stderr) is the test's count of what a run asked the store.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { waitFor } from './wait-for.js';
+
+/** Credentials moto accepts (any): set in the child's environment, never the machine's. */
+export const MOTO_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1', AWS_EC2_METADATA_DISABLED: 'true' };
+
+export interface RunningMoto {
+  /** `http://127.0.0.1:PORT`: give it as --s3-endpoint or AWS_ENDPOINT_URL_S3. */
+  url: string;
+  /** Each request as logged: `GET /bucket/key?…` with its status. */
+  requests: { method: string; target: string; status: number }[];
+  /** The environment a CLI run needs to reach it. */
+  env: Record<string, string>;
+  /** Clears every bucket (POST /moto-api/reset) and the request log. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const REQUEST_LINE = /"([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;
+
+/** Starts `moto_server -p 0` (PATH, or MOTO_SERVER), waits for its port and its first HTTP answer. */
+export async function startMoto(): Promise<RunningMoto> {
+  const command = process.env.MOTO_SERVER ?? 'moto_server';
+  const child = spawn(command, ['-H', '127.0.0.1', '-p', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const requests: { method: string; target: string; status: number }[] = [];
+  let output = '';
+  let port: number | undefined;
+  let failed: Error | undefined;
+  child.on('error', (error: NodeJS.ErrnoException) => {
+    failed = new Error(
+      error.code === 'ENOENT'
+        ? `moto_server is not installed (not on PATH): the S3 tests need it (pip install 'moto[server]'), they are never skipped`
+        : `moto_server could not start: ${error.message}`,
+    );
+  });
+  let pending = '';
+  const read = (chunk: Buffer): void => {
+    pending += chunk.toString('utf8');
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      if (output.length < 4000) output += `${line}\n`;
+      port ??= Number(/Running on http:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1]) || undefined;
+      const logged = REQUEST_LINE.exec(line);
+      if (logged) requests.push({ method: logged[1] as string, target: logged[2] as string, status: Number(logged[3]) });
+    }
+  };
+  child.stdout?.on('data', read);
+  child.stderr?.on('data', read);
+  // Not events.once: it rejects on 'error' (a missing command), which is reported above instead.
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  await waitFor(
+    () => port !== undefined || failed !== undefined || child.exitCode !== null,
+    'moto_server to say its port',
+    60_000,
+    () => output,
+  );
+  if (failed) throw failed;
+  if (port === undefined) throw new Error(`moto_server exited before it listened:\n${output}`);
+  const url = `http://127.0.0.1:${port}`;
+  await post(`${url}/moto-api/reset`); // its first HTTP answer: the positive signal that it serves
+  requests.length = 0;
+  return {
+    url,
+    requests,
+    env: { ...MOTO_CREDENTIALS, AWS_ENDPOINT_URL_S3: url },
+    reset: async () => {
+      await post(`${url}/moto-api/reset`);
+      requests.length = 0;
+    },
+    close: async () => {
+      if (child.exitCode === null) {
+        stop(child);
+        await exited;
+      }
+    },
+  };
+}
+
+function stop(child: ChildProcess): void {
+  child.kill('SIGTERM');
+}
+
+function post(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST' }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${url}: HTTP ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * ObjectInputs against a real S3 server (moto, started here): a paged listing
+ * (300 keys: moto takes ~40 puts a second on a shared machine, so npm test stays short), and a key overwritten between its listing and its
+ * download, held at that exact point by a store that does the overwrite
+ * before it downloads.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ObjectInputs, type ObjectFindings } from '../../../src/storage/object-inputs.js';
+import { openObjectStore } from '../../../src/storage/s3-store.js';
+import type { ObjectStore } from '../../../src/storage/object-store.js';
+import { startMoto, type RunningMoto } from '../../helpers/moto.js';
+import { makeBucket, s3ClientFor } from '../../helpers/s3-objects.js';
+
+let moto: RunningMoto;
+let s3: S3Client;
+beforeAll(async () => {
+  moto = await startMoto();
+  s3 = s3ClientFor(moto);
+}, 60_000);
+afterAll(async () => {
+  s3?.destroy();
+  await moto?.close();
+});
+beforeEach(async () => moto.reset());
+
+interface Found {
+  files: string[];
+  skipped: string[];
+  problems: string[];
+}
+
+function collector(): ObjectFindings & Found {
+  const found: Found = { files: [], skipped: [], problems: [] };
+  return {
+    ...found,
+    file: async (path) => void found.files.push(path),
+    skip: (uri, reason) => void found.skipped.push(`${uri}: ${reason}`),
+    problem: (code, message) => void found.problems.push(`${code}: ${message}`),
+  };
+}
+
+const options = (extra: Partial<ConstructorParameters<typeof ObjectInputs>[0]> = {}) => ({
+  spoolDir: mkdtempSync(join(tmpdir(), 'docextract-spool-')),
+  endpoint: moto.url,
+  env: moto.env,
+  ...extra,
+});
+
+/** Runs `work` a few at a time: moto serves one request at a time well, thousands at once badly. */
+async function limited<T>(items: readonly T[], work: (item: T) => Promise<unknown>, concurrency = 16): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await work(items[next++] as T);
+    }),
+  );
+}
+
+describe('object inputs against moto', () => {
+  it('lists 300 keys a page at a time (12 a page: 26 requests) and takes only what the glob matches', async () => {
+    const bucket = await makeBucket(s3, 'many-keys');
+    const keys = Array.from({ length: 300 }, (_, index) => `keys/${String(index).padStart(5, '0')}.txt`);
+    await limited(keys, (key) => bucket.put(key, new Uint8Array()));
+    await bucket.put('keys/zz/last.pdf', '%PDF-1.4 not read here');
+    moto.requests.length = 0;
+    const inputs = new ObjectInputs(options({ pageSize: 12 }));
+    const found = collector();
+    await inputs.visit('s3://many-keys/keys/**/*.pdf', true, found);
+    inputs.close();
+    expect(found.problems).toEqual([]);
+    expect(found.files.map((path) => path.split('/objects/')[1])).toEqual(['many-keys/keys/zz/last.pdf']);
+    expect(moto.requests.filter((request) => request.target.includes('list-type=2'))).toHaveLength(26);
+  }, 60_000);
+
+  it('a key overwritten after it was listed is not read as the version listed: passed over, and the next run takes the new one', async () => {
+    const bucket = await makeBucket(s3, 'overwritten');
+    await bucket.put('in/a.pdf', 'version one');
+    const settings = options();
+    // The exact point: the listing has the first ETag, the download has not started.
+    const overwritingFirst = async (store: ObjectStore): Promise<ObjectStore> => ({
+      ...store,
+      identity: store.identity,
+      list: (b, p) => store.list(b, p),
+      head: (b, k) => store.head(b, k),
+      download: async (b, k, etag, path) => {
+        await bucket.put(k, 'version two, longer');
+        return store.download(b, k, etag, path);
+      },
+    });
+    const held = new ObjectInputs({ ...settings, open: async (o) => overwritingFirst(await openObjectStore(o)) });
+    const first = collector();
+    await held.visit('s3://overwritten/in/', true, first);
+    held.close();
+    expect(first.files).toEqual([]);
+    expect(first.skipped).toEqual([
+      expect.stringContaining('s3://overwritten/in/a.pdf: s3://overwritten/in/a.pdf: the object is not the version this run knew'),
+    ]);
+
+    const plain = new ObjectInputs(settings);
+    const second = collector();
+    await plain.visit('s3://overwritten/in/', true, second);
+    plain.close();
+    expect(second.files).toHaveLength(1);
+    expect(readFileSync(second.files[0] as string, 'utf8')).toBe('version two, longer');
+  });
+
+  it('a missing moto_server fails the test that needs it, saying so', async () => {
+    const saved = process.env.MOTO_SERVER;
+    process.env.MOTO_SERVER = '/nonexistent/moto_server';
+    try {
+      await expect(startMoto()).rejects.toThrow(/moto_server is not installed/);
+    } finally {
+      if (saved === undefined) delete process.env.MOTO_SERVER;
+      else process.env.MOTO_SERVER = saved;
+    }
+  });
+});
