@@ -3,13 +3,19 @@ import { chooseBase, modulesToScore } from '../../../scripts/mutation-gate.js';
 
 const CORE = ['src/checks/x-sum.ts', 'src/batch/admission.ts', 'src/api/retry-policy.ts'];
 
+/**
+ * An import line of `module` (src/…/x.ts), put together when the test runs: written out whole, it would
+ * make this file a test that covers the module, and a change to it would score the module again.
+ */
+const importOf = (module: string, up = '../../..'): string => `import { x } from '${[up, module.replace(/\.ts$/, '.js')].join('/')}';`;
+
 /** The text of each changed test, as the gate reads it (from the working tree, or the base when removed). */
 const texts: Record<string, string> = {
-  'test/unit/checks/x-sum.test.ts': "import { xSumKeyword } from '../../../src/checks/x-sum.js';",
-  'test/unit/batch/queue.test.ts': "import { admit } from '../../../src/batch/admission.js';\nimport { x } from '../../../src/batch/admission-extra.js';",
-  'test/unit/api/retry-policy.test.ts': "import { retryDelay } from '../../../src/api/index.js';",
-  'test/unit/api/other.test.ts': "import { retryDelay } from '../../../src/api/index.js';",
-  'test/integration/checks.test.ts': "import { xSumKeyword } from '../../src/checks/x-sum.js';",
+  'test/unit/checks/x-sum.test.ts': importOf('src/checks/x-sum.ts'),
+  'test/unit/batch/queue.test.ts': `${importOf('src/batch/admission.ts')}\n${importOf('src/batch/admission-extra.ts')}`,
+  'test/unit/api/retry-policy.test.ts': importOf('src/api/index.ts'),
+  'test/unit/api/other.test.ts': importOf('src/api/index.ts'),
+  'test/integration/checks.test.ts': importOf('src/checks/x-sum.ts', '../..'),
 };
 const select = (changed: string[]): string[] => modulesToScore({ changed, coreModules: CORE, testText: (path) => texts[path] ?? '' });
 
@@ -41,7 +47,7 @@ describe('the mutation gate: which core modules a change scores again', () => {
     const modules = modulesToScore({
       changed: ['test/unit/checks/gone.test.ts'],
       coreModules: CORE,
-      testText: (path) => (asked.push(path), "import { xSumKeyword } from '../../../src/checks/x-sum.js';"),
+      testText: (path) => (asked.push(path), importOf('src/checks/x-sum.ts')),
     });
     expect(modules).toEqual(['src/checks/x-sum.ts']);
     expect(asked).toEqual(['test/unit/checks/gone.test.ts']);
