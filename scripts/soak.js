@@ -36,7 +36,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
   });
 
 process.stderr.write(
-  `soak: ${options.files.join(' ')} until ${options.passes} passes in a row, beside ${options.loops} busy loops, seeds from ${options.seed}\n`,
+  `soak: ${options.files.join(' ')} until ${options.passes} passes in a row, beside ${options.loops} busy ${options.loops === 1 ? 'loop' : 'loops'}, seeds from ${options.seed}\n`,
 );
 let inARow = 0;
 for (let iteration = 1; inARow < options.passes; iteration += 1) {
