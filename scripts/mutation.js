@@ -10,8 +10,9 @@
 // `--list` prints each module with its covering tests and runs nothing.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { covers } from './mutation-covers.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -42,16 +43,10 @@ for (const { module, tests } of plan) {
 }
 process.exit(status);
 
-/**
- * The unit tests that import the module itself or are named after it (retry-policy.test.ts
- * reaches src/api/retry-policy.ts through src/api/index.ts). Not the tests that only reach it
- * through another module: they kill few of its mutants and would make each run slow.
- */
+/** The unit tests that cover the module (covers: they import it, or are named after it). */
 function coveringTests(module) {
-  const specifier = `/src/${module.replace(/^src\//, '').replace(/\.ts$/, '')}.js'`;
-  const namedAfter = `${basename(module, '.ts')}.test.ts`;
   return testFiles(join(root, 'test/unit'))
-    .filter((file) => basename(file) === namedAfter || readFileSync(file, 'utf8').includes(specifier))
+    .filter((file) => covers(module, file, readFileSync(file, 'utf8')))
     .map((file) => relative(root, file).replaceAll('\\', '/'))
     .sort();
 }

@@ -114,8 +114,9 @@ function field(value: unknown, name: string): unknown {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
 }
 
+/** Number.isFinite is false for anything but a number (a `typeof` check before it could never change the answer). */
 function isFiniteNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
+  return Number.isFinite(value);
 }
 
 /** 123.45 rather than 123.45000000000002. */

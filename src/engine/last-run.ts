@@ -31,7 +31,7 @@ export function lastRunReportFrom({ outDir, outcomes, counts: counted, startedAt
       code: outcome.error?.code ?? null,
       message: outcome.error?.message ?? null,
       ...(outcome.missing_pages?.length ? { missing_pages: outcome.missing_pages } : {}),
-      ...(outcome.job_id ? { job_id: outcome.job_id } : {}),
+      ...(jobOf(outcome) ? { job_id: jobOf(outcome) } : {}),
       ...(outcome.expires_at ? { expires_at: outcome.expires_at } : {}),
     });
   }
@@ -44,6 +44,16 @@ export function lastRunReportFrom({ outDir, outcomes, counts: counted, startedAt
     files,
     ...(earlier?.length ? { earlier } : {}),
   };
+}
+
+/**
+ * The job a file's outcome left open: its own, or, for a source in parts, the open job of a part (the
+ * source has no job of its own; its error names its part's). Without it `jobs` read such a source as
+ * never started, "nothing of it was sent", though its parts were paid for.
+ */
+function jobOf(outcome: DocumentOutcome): string | null {
+  const details = outcome.error?.details;
+  return outcome.job_id ?? (details?.kind === 'job_open' ? details.job_id : null);
 }
 
 /**

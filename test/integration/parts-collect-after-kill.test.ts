@@ -5,13 +5,19 @@
  * still lists part 1 interrupted. `collect` of part 2 then completes the source from the parts on
  * disk, and `collect` of part 1 (finalized already) writes it again and reports it, sending nothing.
  * Every step waits on a positive signal: the emulator's holds, the journal, the parts' result files.
+ * And issue 52's Done-when: Ctrl-C in the first part of a 151-page statement extracted with
+ * `--rate-limit 3/1s`; the commands `jobs` then gives, each run as printed by bash, complete it and pay
+ * for nothing twice.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEndpoint, EmulatorEvent } from '../../src/emulator/index.js';
-import { startChildCli } from '../helpers/child-run.js';
-import { emulatorEnv, expectNoStackTrace, readJournal, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { DOCEXTRACT_BIN, runChildCli, startChildCli } from '../helpers/child-run.js';
+import { emulatorEnv, expectNoContentUploadedTwice, expectNoStackTrace, readJournal, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { holdAnswersUntilReleased, holdDocumentsUntilReleased } from '../helpers/held-answers.js';
 import { labelledPdf } from '../helpers/make-pdf.js';
 import { commandRig, completeAt, waitFor } from '../helpers/one-client.js';
@@ -169,6 +175,67 @@ describe('a source in parts, a part finished by a run killed before it rewrote t
       expect(emu.counters.requestsByEndpoint.documents).toBe(uploads);
       expect(emu.counters.creditsCharged).toBe(charged);
       release();
+    },
+  );
+
+  it(
+    'Ctrl-C in the first part of a 151-page statement extracted with --rate-limit 3/1s: the command `jobs` gives, run as printed in bash, leaves statement.pdf.json complete, nothing paid twice',
+    { timeout: 240_000 },
+    async () => {
+      const processHeld = holdAnswersUntilReleased({ endpoints: ['process'] });
+      const emu = (rig.emulator = await startTestEmulator({ rateLimits: [{ limit: 3, windowMs: 1000 }], holdAnswer: processHeld.holdAnswer }));
+      const ws = makeWorkspace({});
+      writeFileSync(join(ws.dir, 'statement.pdf'), await labelledPdf('Statement', 151));
+      const env = emulatorEnv(emu);
+      const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+      const sourceResult = join(ws.out, 'statement.pdf.json');
+      const manifests = (): { part: { index: number } }[] =>
+        readJournal(stateDir).filter((record) => record.type === 'manifest') as unknown as { part: { index: number } }[];
+
+      const first = rig.track(startChildCli(['extract', join(ws.dir, 'statement.pdf'), '--out', ws.out, '--json', '--rate-limit', '3/1s'], env));
+      await waitFor(() => manifests().some((record) => record.part.index === 0), "the first part's job journaled");
+      first.child.kill('SIGINT');
+      await waitFor(() => first.stderrSoFar().includes('SIGINT: finishing the requests in flight'), 'the run to stop taking work');
+      processHeld.release();
+      const stopped = await first.done;
+      expectNoStackTrace(stopped.stderr);
+      expect(stopped.code, stopped.stderr).toBe(130);
+
+      // `jobs` gives the open part's collect first, then the run's own command (the source is undone); neither says nothing was sent.
+      const listed = await runChildCli(['jobs'], env);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).not.toContain('not started');
+      const finish = listed.stdout
+        .split('\n')
+        .filter((line) => line.trim().startsWith('finish: '))
+        .map((line) => line.trim().slice('finish: '.length));
+      expect(finish, listed.stdout).toEqual([expect.stringMatching(/^docextract collect job_/), expect.stringMatching(/^docextract extract /)]);
+
+      // Each run exactly as printed, by bash, with `docextract` on PATH the built CLI, in another folder than the run's.
+      const bin = mkdtempSync(join(tmpdir(), 'docextract-path-'));
+      writeFileSync(join(bin, 'docextract'), `#!/bin/sh\nexec '${process.execPath}' '${DOCEXTRACT_BIN}' "$@"\n`);
+      chmodSync(join(bin, 'docextract'), 0o755);
+      const asPrinted = (line: string): Promise<{ code: number; stdout: string; stderr: string }> =>
+        promisify(execFile)('bash', ['-c', line], { env: { ...env, PATH: `${bin}:${env.PATH ?? ''}` }, cwd: bin }).then(
+          (done) => ({ code: 0, ...done }),
+          (error: { code: number; stdout: string; stderr: string }) => error,
+        );
+      const collected = await asPrinted(finish[0] as string);
+      expectNoStackTrace(collected.stderr);
+      expect(collected.code, collected.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(sourceResult, 'utf8'))).toMatchObject({ status: 'complete', pages: { total: 151, processed: 151, missing: [] } });
+      // Within minutes: planned under the key's 3/1s, not the default 10 a minute (which bounds 52 requests at over 4 minutes).
+      expect(Number(/allowed no less than (\d+)s\)/.exec(collected.stderr)?.[1]), collected.stderr).toBeLessThan(60);
+      expect(emu.counters.creditsCharged).toBe(151);
+
+      // The run's own command, as printed, then reuses every part: nothing is sent, and nothing is left undone.
+      const sent = countedRequests(emu.counters);
+      const rerun = await asPrinted(finish[1] as string);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(countedRequests(emu.counters)).toBe(sent);
+      expect((await runChildCli(['jobs'], env)).stdout).not.toContain('finish: ');
+      expect(emu.counters.creditsCharged).toBe(151);
+      expectNoContentUploadedTwice(emu, 2);
     },
   );
 });

@@ -113,6 +113,16 @@ describe('dotted paths', () => {
     ]);
   });
 
+  it('a path that is not dotted as paths are (`a..b`, `total.`) names the one key written so, and an error points there', () => {
+    const odd = { items: 'a..b', field: 'n', equals: 'total.' };
+    expect(judge({ 'a..b': [{ n: 1 }, { n: 2 }], 'total.': 3 }, odd).valid).toBe(true);
+    expect(judge({ 'a..b': [{ n: 1 }, { n: 2 }], 'total.': 4 }, odd)).toEqual({
+      valid: false,
+      errors: [expect.objectContaining({ instancePath: '/total.', params: { sum: 3, tolerance: 0.01 } })],
+    });
+    expect(judge({ 'total.': 0 }, odd).errors).toEqual([expect.objectContaining({ instancePath: '/a..b', params: { absent: 'a..b' } })]);
+  });
+
   it('a page without line items adds nothing, and the others are still added up', () => {
     const rule = { items: 'pages.line_items', field: 'amount', equals: 'total' };
     expect(judge({ pages: [{ line_items: [{ amount: 2 }] }, { note: 'blank page' }], total: 2 }, rule).valid).toBe(true);
@@ -145,6 +155,23 @@ describe('x-sum rules ajv accepts', () => {
     return () => ajv.compile({ type: 'object', 'x-sum': sum });
   };
 
+  it("reports its own errors through ajv: the sum's message at the total", () => {
+    const ajv = new Ajv2020({ strictSchema: true, strictTypes: false, logger: false });
+    ajv.addKeyword(xSumKeyword);
+    const check = ajv.compile({ type: 'object', 'x-sum': RULE });
+    expect(check({ line_items: [{ amount: 2 }], total: 2 })).toBe(true);
+    expect(check({ line_items: [{ amount: 1 }], total: 2 })).toBe(false);
+    expect(check.errors).toMatchObject([{ keyword: 'x-sum', instancePath: '/total', message: 'must equal the sum of line_items[].amount (1), within 0.01' }]);
+  });
+
+  it('judges objects only: a value of another type is for `type` to judge, never an absent list', () => {
+    const ajv = new Ajv2020({ strictSchema: true, strictTypes: false, logger: false });
+    ajv.addKeyword(xSumKeyword);
+    const check = ajv.compile({ 'x-sum': RULE });
+    for (const value of [5, 'text', null, [{ amount: 1 }]]) expect(check(value), JSON.stringify(value)).toBe(true);
+    expect(check({ total: 1 })).toBe(false);
+  });
+
   it('accepts items, field and equals, with a tolerance of 0 or more', () => {
     expect(compile(RULE)).not.toThrow();
     expect(compile({ ...RULE, tolerance: 0 })).not.toThrow();
@@ -158,6 +185,9 @@ describe('x-sum rules ajv accepts', () => {
     ['a field that is not text', { ...RULE, field: ['amount'] }],
     ['an empty equals path', { ...RULE, equals: '' }],
     ['equals that is not text', { ...RULE, equals: 3 }],
+    ['a rule without items', { field: 'amount', equals: 'total' }],
+    ['a rule without a field', { items: 'line_items', equals: 'total' }],
+    ['a rule without equals', { items: 'line_items', field: 'amount' }],
     ['a negative tolerance', { ...RULE, tolerance: -0.01 }],
     ['a tolerance that is not a number', { ...RULE, tolerance: '0.01' }],
     ['an unknown property (a typo)', { ...RULE, tolerence: 0.01 }],
