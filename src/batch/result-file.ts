@@ -35,11 +35,7 @@ export interface ResultDocument {
   status: ResultStatus;
   /** The input file the result was extracted from. */
   source: {
-    /**
-     * On disk: relative to the result file's own folder (`../inbox/a.pdf`;
-     * older results name it absolutely). Read back through
-     * {@link readResultFile}: absolute. A copy of identical content names its own path.
-     */
+    /** Relative to the result file's own folder (`../inbox/a.pdf`; older results name it absolutely); read back by docextract, absolute. A copy of identical content names its own path. */
     path: string;
     /** sha256 of the file's bytes, hex. */
     sha256: string;
