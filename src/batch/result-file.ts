@@ -6,6 +6,7 @@ import { reviewPathFor } from '../store/result-names.js';
 import { questionOf, type Question } from './question.js';
 import { MAX_DATA_DEPTH, nestsDeeperThan, RESULT_TOO_DEEP } from '../util/json-depth.js';
 import { readOwnedFile } from '../store/owned-files.js';
+import { recordedSourcePath, sourcePathOf } from './source-path.js';
 
 /** `complete`: every page was extracted; `partial`: some are missing (`pages.missing`). */
 export type ResultStatus = 'complete' | 'partial';
@@ -34,7 +35,7 @@ export interface ResultDocument {
   status: ResultStatus;
   /** The input file the result was extracted from. */
   source: {
-    /** Absolute path (a copy of identical content names its own path). */
+    /** Relative to the result file's own folder (`../inbox/a.pdf`; older results name it absolutely); read back by docextract, absolute. A copy of identical content names its own path. */
     path: string;
     /** sha256 of the file's bytes, hex. */
     sha256: string;
@@ -134,7 +135,8 @@ export async function readExistingOrDistrust(path: string): Promise<ExistingResu
 /**
  * A result file as written, or undefined when it is missing, not JSON, or
  * not this user's own (another user's, or one others may write: see
- * store/owned-files.ts). A result is never trusted blindly: check its fields.
+ * store/owned-files.ts). Its `source.path` is made absolute (taken from the
+ * result's folder). A result is never trusted blindly: check its fields.
  */
 export async function readResultFile(path: string): Promise<Partial<ResultDocument> | undefined> {
   const read = await readOwnedResult(path);
@@ -149,10 +151,17 @@ async function readOwnedResult(path: string): Promise<OwnedResult | undefined> {
   const read = await readOwnedFile(path);
   if (read?.kind !== 'own') return read;
   try {
-    return { kind: 'own', result: JSON.parse(read.text) as Partial<ResultDocument>, mode: read.stats.mode };
+    return { kind: 'own', result: withSourceResolved(path, JSON.parse(read.text) as Partial<ResultDocument>), mode: read.stats.mode };
   } catch {
     return undefined;
   }
+}
+
+/** `result` (as read from `path`) with its source named absolutely, for the readers; anything not a path is left for them to refuse. */
+export function withSourceResolved<T>(path: string, result: T): T {
+  const source = (result as { source?: unknown } | null)?.source as { path?: unknown } | undefined;
+  if (typeof source !== 'object' || source === null || typeof source.path !== 'string') return result;
+  return { ...result, source: { ...source, path: sourcePathOf(path, source.path) } };
 }
 
 function existingResultOf(parsed: Partial<ResultDocument>): ExistingResult | undefined {
@@ -189,14 +198,17 @@ function pagesOf(value: unknown): number[] | undefined {
  * Write a result durably: atomically (never a torn file), through `write`,
  * the run's writer (a library sink may wrap it). Every result file, whole,
  * combined from parts or re-checked, is written here, no more readable than
- * its source. Below `root` (the output folder) no link is followed: the
+ * its source, which it names relative to the result's folder (the results
+ * and their inputs can then be moved together). Below `root` (the output folder) no link is followed: the
  * folders are made one by one, and the tmp file's rename replaces a link at
  * the result's name, never writes through it. A link or a file in the way
  * throws a ResultPathError.
  */
 export async function writeResult(path: string, result: ResultDocument, write: ResultWriter = writeFileAtomically, root?: string): Promise<void> {
   if (root !== undefined) await makeResultFolders(root, path);
-  return write(path, serializeResult(result), resultWriteOptions(path, result.source?.path));
+  const source = result.source?.path;
+  const recorded = typeof source === 'string' ? { ...result, source: { ...result.source, path: recordedSourcePath(path, source) } } : result;
+  return write(path, serializeResult(recorded), resultWriteOptions(path, typeof source === 'string' ? sourcePathOf(path, source) : undefined));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readOwnedFileOrThrow, RESULT_UNTRUSTED } from '../store/owned-files.js';
 import type { DocumentOutcome, ResultChecker } from '../batch/batch-types.js';
 import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../batch/question.js';
-import { dataRefusalOf, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
+import { dataRefusalOf, withSourceResolved, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
 import { dataToCheck, saveReviewChecks, type ReviewRecord } from '../results/corrections.js';
 import { SchemaFileError } from './load-schemas.js';
 import { RecordedSchemas } from './recorded-schemas.js';
@@ -42,7 +42,7 @@ export async function recheckResultFile(path: string, checkWith: ResultChecker |
     const read = await readOwnedFileOrThrow(path);
     // Not the user's own (planted in a shared folder, or writable by others): neither checked nor rewritten as theirs.
     if (read.kind === 'untrusted') return { kind: 'unreadable', code: RESULT_UNTRUSTED, message: `not checked: ${read.reason}` };
-    parsed = JSON.parse(read.text);
+    parsed = withSourceResolved(path, JSON.parse(read.text));
   } catch (error) {
     const why =
       error instanceof SyntaxError ? `not valid JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;

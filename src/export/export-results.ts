@@ -7,7 +7,7 @@ import { reviewPathFor } from '../store/result-names.js';
 import { readOwnedFileOrThrow, RESULT_UNTRUSTED } from '../store/owned-files.js';
 import { MostPrivateMode } from './export-mode.js';
 import { walkJsonFiles } from '../files/json-walk.js';
-import { dataRefusalOf } from '../batch/result-file.js';
+import { dataRefusalOf, withSourceResolved } from '../batch/result-file.js';
 import { toExportedDocuments, type ExportedDocument, type ExportPlace } from './flatten.js';
 import { correctedData, readReview } from '../results/corrections.js';
 import { dataAsJsonRows, resultRows, tableColumns } from './table-rows.js';
@@ -263,7 +263,8 @@ async function* readDocuments(dir: string, report: ExportReport | undefined): As
         if (report) tell(report, file.relativePath, `not exported: ${read.reason} (${RESULT_UNTRUSTED})`);
         continue;
       }
-      parsed = JSON.parse(read.text);
+      // Its source, recorded relative to the result's folder, is written relative to the folder exported.
+      parsed = withSourceResolved(file.path, JSON.parse(read.text));
       report?.modes.read(read.stats.mode);
     } catch (error) {
       if (report) {

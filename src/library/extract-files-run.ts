@@ -9,7 +9,7 @@
  */
 import type { ApiClient } from '../api/index.js';
 import type { BatchEvents, DocumentOutcome, PlannedDocument, RunSettings } from '../batch/batch-types.js';
-import type { ResultDocument } from '../batch/result-file.js';
+import { withSourceResolved, type ResultDocument } from '../batch/result-file.js';
 import type { BatchDeps } from '../engine/batch-session.js';
 import type { ExtractionReport } from '../engine/batch-report.js';
 import type { PlanOptions, PlannedSlice } from '../engine/plan-documents.js';
@@ -22,7 +22,7 @@ import type { ObjectOutput } from '../storage/object-output.js';
 import { ObjectOutputError } from '../storage/object-store-error.js';
 import type { HostedSession, RiddenSoFar, RideAlong } from './run-shell.js';
 
-/** Where a result goes once it is durable on disk, before its job is finalized (a database, a queue). */
+/** Where a result goes once it is durable on disk, before its job is finalized (a database, a queue); its `source.path` absolute, as the file's readers take it. */
 export type ResultSink = (result: ResultDocument, path: string) => void | Promise<void>;
 
 /** Options of {@link extractFilesRun}: how the inputs are planned (as `extract` plans them), and the run's own. */
@@ -192,7 +192,8 @@ function sinkWriter(sink: ResultSink | undefined): ResultWriter {
   if (!sink) return writeFileAtomically;
   return async (path, text, options) => {
     await writeFileAtomically(path, text, options);
-    await sink(JSON.parse(text) as ResultDocument, path);
+    // The file names its source relative to itself; the sink is handed it absolute, as the run knows it.
+    await sink(withSourceResolved(path, JSON.parse(text) as ResultDocument), path);
   };
 }
 

@@ -162,7 +162,7 @@ export async function saveDocumentReview(
   return viewOf(folder, found.id, found.result, saved, false, checks);
 }
 
-/** The source file a result names, when it is still a file (a relative path is taken from `cwd`). */
+/** The source file a result names, when it is still a file (readResultFile takes its path from the result's folder; a relative one left otherwise is taken from `cwd`). */
 export async function sourceFileOf(result: ResultDocument, cwd: string): Promise<string | undefined> {
   const path = isAbsolute(result.source.path) ? result.source.path : resolve(cwd, result.source.path);
   const info = await stat(path).catch(() => undefined);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { DocumentOutcome, PlannedDocument } from '../../src/batch/batch-types.js';
-import { writeResult, type ResultDocument } from '../../src/batch/result-file.js';
+import { withSourceResolved, writeResult, type ResultDocument } from '../../src/batch/result-file.js';
 import { PartResults, partsOf, type PartEntry } from '../../src/engine/parts.js';
 import { partOutput } from '../../src/store/result-names.js';
 import { writeFileAtomically } from '../../src/store/atomic-write.js';
@@ -107,5 +107,6 @@ export async function joined(
 }
 
 export function readSourceResult(source: PlannedDocument): SourceResult {
-  return JSON.parse(readFileSync(source.output, 'utf8')) as SourceResult;
+  // Its source as every reader takes it: from the result's folder.
+  return withSourceResolved(source.output, JSON.parse(readFileSync(source.output, 'utf8')) as SourceResult);
 }

@@ -7,9 +7,10 @@
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { extractDocuments, InvalidOptionError, UnknownModelError, type DocumentOutcome, type ResultDocument } from '../../src/index.js';
+import { withSourceResolved } from '../../src/batch/result-file.js';
 import type { EmulatorEvent, RunningEmulator } from '../../src/emulator/index.js';
 import { runChildCli } from '../helpers/child-run.js';
 import { TEST_KEY, batchFiles, emulatorEnv, expectEachUploadedOnce, startTestEmulator, totalPages, MIXED_FILES } from '../helpers/emulator-run.js';
@@ -134,18 +135,21 @@ describe('extractDocuments: the engine as a library', () => {
     const sunk: ResultDocument[] = [];
     // What was at the path when the sink was called (read there, judged after the run: a throw inside the sink would be the run's).
     const onDisk: (string | null)[] = [];
+    const sunkPaths: string[] = [];
     const run = extractDocuments([ws.inputs], {
       ...libraryOptions(emu, ws.out),
       onResult: (result, path) => {
         onDisk.push(existsSync(path) ? readFileSync(path, 'utf8') : null);
+        sunkPaths.push(path);
         sunk.push(result);
         if (result.job) order.push(`sink ${result.job.parent_job_id}`);
       },
     });
     await run.done;
     expect(sunk.map((result) => result.source.sha256).sort()).toEqual(FILES.map((file) => sha256Of(join(ws.inputs, file.target))).sort());
-    // The file at the path, when the sink ran, was the whole result it was given.
-    expect(onDisk.map((text) => (text === null ? null : (JSON.parse(text) as unknown)))).toEqual(sunk);
+    // The file at the path, when the sink ran, was the whole result it was given (its source, recorded from the result's folder, read back absolute).
+    expect(onDisk.map((text, i) => (text === null ? null : withSourceResolved(sunkPaths[i] as string, JSON.parse(text) as unknown)))).toEqual(sunk);
+    for (const result of sunk) expect(isAbsolute(result.source.path)).toBe(true);
     const jobs = sunk.flatMap((result) => (result.job ? [result.job.parent_job_id] : []));
     expect(jobs).toHaveLength(2);
     for (const job of jobs) expect(order.indexOf(`sink ${job}`)).toBeLessThan(order.indexOf(`finalize ${job}`));

@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { withSourceResolved } from '../../src/batch/result-file.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { isolatedEnv, runCli } from '../helpers/run-cli.js';
@@ -31,7 +32,8 @@ function resultOf(path: string): {
   extraction_id: string | null;
   credits: number;
 } {
-  return JSON.parse(readFileSync(path, 'utf8')) as ReturnType<typeof resultOf>;
+  // Its source as every reader takes it: from the result's folder.
+  return withSourceResolved(path, JSON.parse(readFileSync(path, 'utf8')) as ReturnType<typeof resultOf>);
 }
 
 const FOLDER = { 'a.pdf': 'pdf/pages-2.pdf', 'b.png': 'images/id-card.png', 'long.pdf': 'pdf/pages-4.pdf' };

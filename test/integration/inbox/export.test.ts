@@ -75,7 +75,8 @@ describe('docextract export', () => {
         },
       }),
       'sub/b.pdf.json': resultJson({
-        path: 'in/sub/b.pdf',
+        // Named from the result's own folder, as docextract names it.
+        path: '../in/sub/b.pdf',
         status: 'partial',
         pages: 7,
         missing: [5, 6, 7],

@@ -1,5 +1,5 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusBytes, distinctJpeg, watchSuite, writeFile } from '../../helpers/watch-folder.js';
 import { expectCompleteResult, parseNdjson } from '../../helpers/workspace.js';
@@ -28,9 +28,10 @@ describe('docextract watch --move-done / --move-failed', () => {
     expect(movedTooEarly).toEqual([]);
     expectCompleteResult(join(w.out, 'long/four.pdf.json'), join(done, 'long/four.pdf'), 4);
     expectCompleteResult(join(w.out, 'scans/r.jpg.json'), join(done, 'scans/r.jpg'), 1);
-    // Each result names where its source went, so that review and check find it there.
+    // Each result names where its source went (from its own folder), so that review and check find it there.
     for (const name of ['long/four.pdf', 'scans/r.jpg']) {
-      expect((JSON.parse(readFileSync(join(w.out, `${name}.json`), 'utf8')) as { source: { path: string } }).source.path, name).toBe(join(done, name));
+      const recorded = (JSON.parse(readFileSync(join(w.out, `${name}.json`), 'utf8')) as { source: { path: string } }).source.path;
+      expect(recorded, name).toBe(relative(dirname(join(w.out, name)), join(done, name)));
     }
     expect(existsSync(join(failed, 'not-really.pdf'))).toBe(true);
     for (const name of ['long/four.pdf', 'scans/r.jpg', 'not-really.pdf']) expect(existsSync(join(w.inbox, name)), name).toBe(false);

@@ -16,7 +16,7 @@ import { DocumentTask } from '../../../src/batch/document-task.js';
 import type { FlowContext } from '../../../src/batch/flow-context.js';
 import type { FlowEffect } from '../../../src/batch/flow-effects.js';
 import type { JournalRecord } from '../../../src/batch/journal-records.js';
-import type { ResultDocument } from '../../../src/batch/result-file.js';
+import { withSourceResolved, type ResultDocument } from '../../../src/batch/result-file.js';
 import { writeCollectedResult, writeSyncResult } from '../../../src/batch/result-flow.js';
 import { ResultPathError } from '../../../src/store/result-path.js';
 
@@ -87,7 +87,8 @@ function context(
     writeResult: async (path: string, text: string) => {
       const failure = options.failAt?.(path);
       if (failure) throw failure;
-      written.set(path, JSON.parse(text) as ResultDocument);
+      // Its source as every reader takes it: from the result's folder.
+      written.set(path, withSourceResolved(path, JSON.parse(text) as ResultDocument));
     },
   } as unknown as FlowContext;
   return { ctx, written, records };

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentOutcome, DocumentStatus } from '../../../src/batch/batch-types.js';
 import { moveMirrored, WatchMoves } from '../../../src/engine/watch-moves.js';
@@ -197,7 +197,8 @@ describe('WatchMoves: what the moved source leaves behind', () => {
     await moves.drain();
 
     const rewritten = JSON.parse(readFileSync(output, 'utf8')) as { source: { path: string; sha256: string }; data: unknown };
-    expect(rewritten.source).toMatchObject({ path: join(done, 'sub/scan.pdf'), sha256: 'a' });
+    // Named from the result's own folder, as every result names its source.
+    expect(rewritten.source).toMatchObject({ path: relative(dirname(output), join(done, 'sub/scan.pdf')), sha256: 'a' });
     expect(rewritten.data).toEqual({ total: 1 });
     expect(readFileSync(foreign, 'utf8')).toBe(foreignBefore);
     expect(readFileSync(join(done, 'other.pdf'), 'utf8')).toBe('other');
