@@ -16,7 +16,7 @@ import type { ReviewServer } from '../../review/server.js';
 import type { UsageGrouping, UsageReport } from '../../usage/usage-report.js';
 import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
 import { accountOf } from '../one-client-run.js';
-import { clientSettings, type ClientSettings, type DocExtractOptions } from './client-options.js';
+import { clientSettings, keyOf, type ClientSettings, type DocExtractOptions } from './client-options.js';
 import { checkedJobId, collectRun, type CollectOptions } from './collect-call.js';
 import type { ExtractionOptions } from './extract-options.js';
 import { extractRun, plannedExtraction, type ExtractInputs, type ExtractionRunReport } from './extract-run.js';
@@ -79,7 +79,7 @@ export class DocExtract {
   private readonly settings: ClientSettings;
 
   /** Checks every option once; a bad one throws an {@link InvalidOptionError} before anything is opened or sent. */
-  constructor(options: DocExtractOptions) {
+  constructor(options: DocExtractOptions = {}) {
     this.settings = clientSettings(options);
   }
 
@@ -88,9 +88,9 @@ export class DocExtract {
     return this.settings.cwd;
   }
 
-  /** The account this client's key and service are: what the state folder keeps its journal, usage and results index by. */
+  /** The account this client's key and service are: what the state folder keeps its journal, usage and results index by. Throws `missing_api_key` on a client given no key. */
   get account(): string {
-    return accountOf(this.settings);
+    return accountOf({ baseUrl: this.settings.baseUrl, apiKey: keyOf(this.settings) });
   }
 
   /**
@@ -183,7 +183,7 @@ export class DocExtract {
 
   /** Whether the service is up (free; no key needed). */
   async health(signal?: AbortSignal): Promise<Health> {
-    return (await serviceClient(this.settings)).health(signal);
+    return (await serviceClient(this.settings, undefined, true)).health(signal);
   }
 
   /** Who the key is: its account, plan and limits (free). */
