@@ -6,6 +6,7 @@
  * the service hold.
  */
 import type { Authorised, Health, ModelList } from '../../api/answers.js';
+import type { ChunkProcessed } from '../../api/index.js';
 import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
 import type { WatchReport } from '../../engine/watch-types.js';
 import type { CheckedResult, CheckSummary } from '../../checks/check-results.js';
@@ -19,9 +20,9 @@ import { accountOf } from '../one-client-run.js';
 import { clientSettings, keyOf, type ClientSettings, type DocExtractOptions } from './client-options.js';
 import { checkedJobId, collectRun, type CollectOptions } from './collect-call.js';
 import type { ExtractionOptions } from './extract-options.js';
-import { extractRun, plannedExtraction, type ExtractInputs, type ExtractionRunReport } from './extract-run.js';
+import { askingCommand, extractRun, plannedExtraction, type ExtractInputs, type ExtractionRunReport } from './extract-run.js';
 import { startRun, type Run } from './run-handle.js';
-import { serviceClient } from './run-access.js';
+import { runAccess, serviceClient } from './run-access.js';
 import { watchRun, type WatchOptions } from './watch-call.js';
 import { resolve } from 'node:path';
 import { formatRateWindows } from '../../config/grammar/rate-limit.js';
@@ -120,6 +121,16 @@ export class DocExtract {
     checkedJobId(jobId);
     plannedExtraction(this.settings, options);
     return startRun(options.signal, (emit, stop, hooks) => collectRun(this.settings, jobId, options, stop, emit, hooks));
+  }
+
+  /**
+   * Processes one chunk of a job (its `chunk_job_id`) through the state
+   * folder's one gate: the running command's when one hosts, else this
+   * client's own. A chunk processed already is answered free (`chunk_already_processed`).
+   */
+  async process(chunkJobId: string, options: { model?: string } = {}): Promise<ChunkProcessed> {
+    const { processChunkOnEngine } = await import('../process-chunk.js');
+    return processChunkOnEngine(runAccess(this.settings, this.settings.run.ttlMs), askingCommand(this.settings), chunkJobId, options.model);
   }
 
   /** The open jobs, unanswered uploads and last runs the state folder knows of this client's account; nothing is sent. */
