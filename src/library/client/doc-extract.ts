@@ -13,6 +13,7 @@ import type { CheckedResult, CheckSummary } from '../../checks/check-results.js'
 import type { RecordedSchemas } from '../../checks/recorded-schemas.js';
 import type { ExportOptions, ExportSummary } from '../../export/export-results.js';
 import type { JobsOverview } from '../../engine/list-jobs.js';
+import type { ServerJobView } from '../../engine/server-job-view.js';
 import type { ReviewServer } from '../../review/server.js';
 import type { UsageGrouping, UsageReport } from '../../usage/usage-report.js';
 import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
@@ -137,6 +138,18 @@ export class DocExtract {
   async jobs(): Promise<JobsOverview> {
     const { listJobs } = await import('../../engine/list-jobs.js');
     return listJobs({ stateDir: this.settings.stateDir, account: this.account, nowMs: this.settings.clock.now(), ttlMs: this.settings.run.ttlMs });
+  }
+
+  /**
+   * Asks the service about open jobs (their parent ids): one counted request
+   * each (`result` without finalize: nothing is finalized), through the state
+   * folder's one gate. `asking` is told before the first request, and whether
+   * it goes through the running command. A run that hosts no one holds the
+   * folder: `state_locked`, nothing sent.
+   */
+  async refreshJobs(parentJobIds: readonly string[], asking: (throughHost: boolean) => void = () => undefined): Promise<Map<string, ServerJobView>> {
+    const { refreshOpenJobs } = await import('../jobs.js');
+    return refreshOpenJobs(runAccess(this.settings, this.settings.run.ttlMs), askingCommand(this.settings), [...parentJobIds], asking);
   }
 
   /** Credits spent and requests sent by this client's account, from the state folder's records; nothing is sent. */
