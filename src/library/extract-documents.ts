@@ -9,7 +9,7 @@ import type { DocExtractOptions } from './client/client-options.js';
 import type { ExtractionOptions } from './client/extract-options.js';
 import type { ExtractInputs } from './client/extract-run.js';
 
-/** Options of {@link extractDocuments}: the client's and the run's, in one object. Only `apiKey` is required. */
+/** Options of {@link extractDocuments}: the client's and the run's, in one object; a run that sends needs `apiKey`. */
 export type ExtractDocumentsOptions = DocExtractOptions & ExtractionOptions;
 
 /**

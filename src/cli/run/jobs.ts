@@ -2,7 +2,7 @@ import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
 import type { JobsOverview } from '../../library/jobs.js';
 import type { ServerJobView } from '../../library/jobs.js';
-import { commandLine, engineAccess } from '../engine-access.js';
+import { cliClient } from '../engine-access.js';
 import { settingDefault, settingValue } from '../../config/settings.js';
 import { resolveBatchSettings } from '../batch-settings.js';
 import { accountId } from '../../config/account-id.js';
@@ -72,16 +72,13 @@ async function refresh(ctx: CliContext, flags: JobsFlags, overview: JobsOverview
   const live = overview.jobs.filter((job) => job.state !== 'expired');
   if (live.length === 0) return new Map();
   const settings = await resolveBatchSettings(ctx, { rateLimit: flags.rateLimit });
-  const { refreshOpenJobs } = await import('../../library/jobs.js');
-  const access = await engineAccess(ctx, settings);
+  const dx = await cliClient(ctx, settings);
   // The state folder's gate is the only one: the running command's when one hosts (it asks for us), else this command's own.
   const asking = (throughHost: boolean): void =>
     ctx.ui.info(
       `asking the server about ${plural(live.length, 'job')}${throughHost ? ` through the running command${hostPid !== undefined ? ` (process ${hostPid})` : ''}` : ''}: ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`,
     );
-  return refreshOpenJobs(
-    access,
-    commandLine(ctx.deps.args),
+  return dx.refreshJobs(
     live.map((job) => job.parent_job_id),
     asking,
   );

@@ -1,5 +1,5 @@
 import { resolveBatchSettings } from '../batch-settings.js';
-import { commandLine, engineAccess } from '../engine-access.js';
+import { cliClient } from '../engine-access.js';
 import type { CliContext } from '../context.js';
 import { jobIdArgument } from '../job-id-argument.js';
 import { formatPairs, printData } from '../output.js';
@@ -9,9 +9,8 @@ export async function runProcess(ctx: CliContext, askedJobId: string, flags: { m
   const chunkJobId = jobIdArgument(askedJobId, 'chunk_job_id');
   const model = (await ctx.setting('model', flags.model)).value;
   const settings = await resolveBatchSettings(ctx, {});
-  const { processChunkOnEngine } = await import('../../library/jobs.js');
-  const access = await engineAccess(ctx, settings);
-  const answer = await processChunkOnEngine(access, commandLine(ctx.deps.args), chunkJobId, model || undefined);
+  const dx = await cliClient(ctx, settings);
+  const answer = await dx.process(chunkJobId, model ? { model } : {});
   printData(ctx, answer, () =>
     formatPairs([
       ['chunk', answer.job_id],

@@ -16,10 +16,17 @@ import { defaultStateDir } from '../../config/state-dir.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { InvalidOptionError, parsedOption } from './invalid-option-error.js';
 
-/** Options of {@link DocExtract}. Only `apiKey` is required. */
+/** Options of {@link DocExtract}. All are optional; a call that sends needs `apiKey`. */
 export interface DocExtractOptions {
-  /** The service key: `sk_` and 32 hexadecimal characters. */
-  apiKey: string;
+  /**
+   * The service key: `sk_` and 32 hexadecimal characters. Checked when given;
+   * without one, work that sends nothing still runs (a run whose every input is
+   * refused before sending, `check`, `export`, `review`, `health`), and a call
+   * that must send, or name the key's account (`jobs`, `usage`), throws an
+   * {@link InvalidOptionError} with the code `missing_api_key`, nothing sent.
+   * @default none
+   */
+  apiKey?: string;
   /**
    * The service's root URL (without `/v3.1`). Plain `http://` is refused for
    * anything but loopback unless `allowInsecure`: the key would travel in clear.
@@ -72,7 +79,8 @@ export interface RunOrigin {
 
 /** A client's options, checked and with their defaults. */
 export interface ClientSettings {
-  apiKey: string;
+  /** None given: asked for by {@link keyOf} where a call must send. */
+  apiKey?: string;
   baseUrl: string;
   stateDir: string;
   windows: RateWindow[];
@@ -88,8 +96,10 @@ export interface ClientSettings {
 
 /** The client's settings from its options; a bad option throws an {@link InvalidOptionError}. */
 export function clientSettings(options: DocExtractOptions): ClientSettings {
-  const shape = checkApiKeyShape(options.apiKey ?? '');
-  if (!shape.ok) throw new InvalidOptionError('apiKey', shape.message, 'invalid_api_key');
+  if (options.apiKey !== undefined) {
+    const shape = checkApiKeyShape(options.apiKey);
+    if (!shape.ok) throw new InvalidOptionError('apiKey', shape.message, 'invalid_api_key');
+  }
   const base = parseBaseUrl(options.baseUrl ?? settingDefault('base-url'));
   if (!base.ok) throw new InvalidOptionError('baseUrl', base.message);
   const url = new URL(base.url);
@@ -101,7 +111,7 @@ export function clientSettings(options: DocExtractOptions): ClientSettings {
     );
   }
   return {
-    apiKey: options.apiKey,
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     baseUrl: base.url,
     stateDir: options.stateDir ?? defaultStateDir(process.env),
     windows: rateWindowsOf(options.rateLimit),
@@ -114,6 +124,12 @@ export function clientSettings(options: DocExtractOptions): ClientSettings {
     ...(options.connect ? { connect: options.connect } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
+}
+
+/** The client's key, for a call that must send (or name the key's account): none given throws, before anything is opened or sent. */
+export function keyOf(client: Pick<ClientSettings, 'apiKey'>): string {
+  if (client.apiKey !== undefined) return client.apiKey;
+  throw new InvalidOptionError('apiKey', 'no API key was given, and this call sends to the service (or reads the records of its account)', 'missing_api_key');
 }
 
 /** The engine's own check of a run's settings, its refusal naming the option that set the value (`settings.x`, or a call's own `storeDb` / `maxCredits`). */

@@ -6,22 +6,24 @@
  * the service hold.
  */
 import type { Authorised, Health, ModelList } from '../../api/answers.js';
+import type { ChunkProcessed } from '../../api/index.js';
 import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
 import type { WatchReport } from '../../engine/watch-types.js';
 import type { CheckedResult, CheckSummary } from '../../checks/check-results.js';
 import type { RecordedSchemas } from '../../checks/recorded-schemas.js';
 import type { ExportOptions, ExportSummary } from '../../export/export-results.js';
 import type { JobsOverview } from '../../engine/list-jobs.js';
+import type { ServerJobView } from '../../engine/server-job-view.js';
 import type { ReviewServer } from '../../review/server.js';
 import type { UsageGrouping, UsageReport } from '../../usage/usage-report.js';
 import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
 import { accountOf } from '../one-client-run.js';
-import { clientSettings, type ClientSettings, type DocExtractOptions } from './client-options.js';
+import { clientSettings, keyOf, type ClientSettings, type DocExtractOptions } from './client-options.js';
 import { checkedJobId, collectRun, type CollectOptions } from './collect-call.js';
 import type { ExtractionOptions } from './extract-options.js';
-import { extractRun, plannedExtraction, type ExtractInputs, type ExtractionRunReport } from './extract-run.js';
+import { askingCommand, extractRun, plannedExtraction, type ExtractInputs, type ExtractionRunReport } from './extract-run.js';
 import { startRun, type Run } from './run-handle.js';
-import { serviceClient } from './run-access.js';
+import { runAccess, serviceClient } from './run-access.js';
 import { watchRun, type WatchOptions } from './watch-call.js';
 import { resolve } from 'node:path';
 import { formatRateWindows } from '../../config/grammar/rate-limit.js';
@@ -79,7 +81,7 @@ export class DocExtract {
   private readonly settings: ClientSettings;
 
   /** Checks every option once; a bad one throws an {@link InvalidOptionError} before anything is opened or sent. */
-  constructor(options: DocExtractOptions) {
+  constructor(options: DocExtractOptions = {}) {
     this.settings = clientSettings(options);
   }
 
@@ -88,9 +90,9 @@ export class DocExtract {
     return this.settings.cwd;
   }
 
-  /** The account this client's key and service are: what the state folder keeps its journal, usage and results index by. */
+  /** The account this client's key and service are: what the state folder keeps its journal, usage and results index by. Throws `missing_api_key` on a client given no key. */
   get account(): string {
-    return accountOf(this.settings);
+    return accountOf({ baseUrl: this.settings.baseUrl, apiKey: keyOf(this.settings) });
   }
 
   /**
@@ -122,10 +124,32 @@ export class DocExtract {
     return startRun(options.signal, (emit, stop, hooks) => collectRun(this.settings, jobId, options, stop, emit, hooks));
   }
 
+  /**
+   * Processes one chunk of a job (its `chunk_job_id`) through the state
+   * folder's one gate: the running command's when one hosts, else this
+   * client's own. A chunk processed already is answered free (`chunk_already_processed`).
+   */
+  async process(chunkJobId: string, options: { model?: string } = {}): Promise<ChunkProcessed> {
+    const { processChunkOnEngine } = await import('../process-chunk.js');
+    return processChunkOnEngine(runAccess(this.settings, this.settings.run.ttlMs), askingCommand(this.settings), chunkJobId, options.model);
+  }
+
   /** The open jobs, unanswered uploads and last runs the state folder knows of this client's account; nothing is sent. */
   async jobs(): Promise<JobsOverview> {
     const { listJobs } = await import('../../engine/list-jobs.js');
     return listJobs({ stateDir: this.settings.stateDir, account: this.account, nowMs: this.settings.clock.now(), ttlMs: this.settings.run.ttlMs });
+  }
+
+  /**
+   * Asks the service about open jobs (their parent ids): one counted request
+   * each (`result` without finalize: nothing is finalized), through the state
+   * folder's one gate. `asking` is told before the first request, and whether
+   * it goes through the running command. A run that hosts no one holds the
+   * folder: `state_locked`, nothing sent.
+   */
+  async refreshJobs(parentJobIds: readonly string[], asking: (throughHost: boolean) => void = () => undefined): Promise<Map<string, ServerJobView>> {
+    const { refreshOpenJobs } = await import('../jobs.js');
+    return refreshOpenJobs(runAccess(this.settings, this.settings.run.ttlMs), askingCommand(this.settings), [...parentJobIds], asking);
   }
 
   /** Credits spent and requests sent by this client's account, from the state folder's records; nothing is sent. */
@@ -183,7 +207,7 @@ export class DocExtract {
 
   /** Whether the service is up (free; no key needed). */
   async health(signal?: AbortSignal): Promise<Health> {
-    return (await serviceClient(this.settings)).health(signal);
+    return (await serviceClient(this.settings, undefined, true)).health(signal);
   }
 
   /** Who the key is: its account, plan and limits (free). */

@@ -83,20 +83,26 @@ export async function extractRun(
     ...(client.debug ? { debug: client.debug } : {}),
   };
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
-  const access = runAccess(client, settings.ttlMs, notice);
   const withChecks = <D extends BatchDeps>(deps: D): D => (options.checker ? { ...deps, checker: options.checker } : deps);
-  // What the run's report is saved as, for `docextract jobs` and `usage`.
-  const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes === true, ...wordsOf(options) };
-  hooks.usageNow = () => records.recordUsage(ended.account);
-  const asked = {
-    access,
-    command: askingCommand(client),
-    terms: sharedTerms(client, settings),
-    events: () => shown.events(),
-    signal: stop,
-    waiting: (message: string) => notice?.(message),
+  const keepOutcomes = options.keepOutcomes === true;
+  // Asked for once the run must send: a run whose every input is refused locally needs no key (issue 53).
+  const sending = () => {
+    const access = runAccess(client, settings.ttlMs, notice);
+    // What the run's report is saved as, for `docextract jobs` and `usage`.
+    const ended = { records, outDir, account: accountOf(access), keepOutcomes, ...wordsOf(options) };
+    hooks.usageNow = () => records.recordUsage(ended.account);
+    const asked = {
+      access,
+      command: askingCommand(client),
+      terms: sharedTerms(client, settings),
+      events: () => shown.events(),
+      signal: stop,
+      waiting: (message: string) => notice?.(message),
+    };
+    return { ended, asked };
   };
   if (!isArray(inputs)) {
+    const { ended, asked } = sending();
     // A stream of its own: it hosts, and fails at once on a state folder another command holds.
     return runDocuments<ExtractionRunReport, BatchEvents>({
       ...asked,
@@ -106,7 +112,7 @@ export async function extractRun(
             withSink(withChecks(session), options.onResult),
             settings,
             groups(inputs, cwd),
-            { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse, keepOutcomes: ended.keepOutcomes },
+            { cwd, root: cwd, outDir, plan: { ...plan, models }, reuse, keepOutcomes },
             stop,
           ),
           ended,
@@ -138,7 +144,7 @@ export async function extractRun(
       refusedToRide.push(outcome);
       shown.finished(outcome);
     },
-    keepOutcomes: ended.keepOutcomes,
+    keepOutcomes,
     ...(options.onResult ? { onResult: options.onResult } : {}),
     ...(options.outputRoom ? { outputRoom: options.outputRoom } : {}),
     checkTypesWith: async () => ({ api: await serviceClient(client), notice: (message) => notice?.(message) }),
@@ -153,6 +159,7 @@ export async function extractRun(
     return counted({ ...nothingSent, outcomes: [...files.rejected, ...files.first.rejected] }, records);
   }
   const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...files.rejected, ...refusedToRide, ...report.outcomes] });
+  const { ended, asked } = sending();
   return runDocuments<ExtractionRunReport, BatchEvents>({
     ...asked,
     host: async (session, ridden) => recorded(withRejected(await files.host(withChecks(session), stop, ridden)), ended),

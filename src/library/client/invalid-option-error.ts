@@ -15,7 +15,7 @@ export class InvalidOptionError extends DocextractError {
     /** The option at fault, as named in {@link DocExtractOptions} or the call's options, e.g. `baseUrl`. */
     readonly option: string,
     message: string,
-    /** `invalid_option`, or a narrower code: `invalid_api_key`, `insecure_transport` (plain http:// to a host that is not loopback), `invalid_setting` (a run setting the engine cannot run with: an open-job cap past 5, a TTL of nothing). */
+    /** `invalid_option`, or a narrower code: `invalid_api_key`, `missing_api_key` (a call that must send, on a client given no key), `insecure_transport` (plain http:// to a host that is not loopback), `invalid_setting` (a run setting the engine cannot run with: an open-job cap past 5, a TTL of nothing). */
     readonly code: string = 'invalid_option',
   ) {
     super(`${option}: ${message}`);

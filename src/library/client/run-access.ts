@@ -5,7 +5,7 @@ import { accountId } from '../../config/account-id.js';
 import { rememberModelNames } from '../../store/model-names-cache.js';
 import { USER_AGENT } from '../../util/version.js';
 import type { EngineAccess } from '../one-client-run.js';
-import type { ClientSettings } from './client-options.js';
+import { keyOf, type ClientSettings } from './client-options.js';
 
 /** Where and as whom the client's runs talk to the service: its key, service, windows, state folder, and the service client. */
 export function runAccess(client: ClientSettings, ttlMs: number, notice?: (message: string) => void): EngineAccess {
@@ -13,7 +13,7 @@ export function runAccess(client: ClientSettings, ttlMs: number, notice?: (messa
   return {
     stateDir: client.stateDir,
     baseUrl: client.baseUrl,
-    apiKey: client.apiKey,
+    apiKey: keyOf(client),
     windows: client.windows,
     clock: client.clock,
     ttlMs,
@@ -23,9 +23,16 @@ export function runAccess(client: ClientSettings, ttlMs: number, notice?: (messa
   };
 }
 
-/** The service client of `client`: its own `connect`, else one of its URL and key, which keeps the model names it reads for shell completion. */
-export function serviceClient(client: ClientSettings, onResponse?: (event: ResponseEvent) => void): ApiClient | Promise<ApiClient> {
+/**
+ * The service client of `client`: its own `connect`, else one of its URL and
+ * key, which keeps the model names it reads for shell completion. Without
+ * `keyless`, a client given no key throws `missing_api_key` here.
+ */
+export function serviceClient(client: ClientSettings, onResponse?: (event: ResponseEvent) => void, keyless = false): ApiClient | Promise<ApiClient> {
+  if (!keyless) keyOf(client);
   if (client.connect) return client.connect(onResponse ?? (() => undefined));
+  if (client.apiKey === undefined)
+    return new ApiClient({ baseUrl: client.baseUrl, userAgent: USER_AGENT, now: () => client.clock.now(), ...(client.fetch ? { fetch: client.fetch } : {}) });
   const account = accountId(client.baseUrl, client.apiKey);
   // The names a run checks are kept for shell completion, as the CLI keeps them (store/model-names-cache.ts).
   const keepModelNames = (list: ModelList): void => rememberModelNames(client.stateDir, account, modelEntriesOf(list.data.models), client.clock.now());
