@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +107,55 @@ describe('Journal', () => {
     await journal.close();
     expect(readFileSync(path, 'utf8')).toBe('{"type":"intent","id":"open"}\n{"type":"outcome","id":"open","ok":false}\n');
     expect(readdirSync(join(dir, 'state'))).toEqual(['journal.ndjson']);
+  });
+
+  it('keeps the private mode through a compaction, whatever the umask', async () => {
+    const journal = await Journal.open<Rec>(path);
+    await journal.append({ type: 'intent', id: 'open' });
+    const umask = process.umask(0);
+    try {
+      await journal.compact([{ type: 'intent', id: 'open' }]);
+    } finally {
+      process.umask(umask);
+    }
+    await journal.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  describe('close({ removeIfEmpty })', () => {
+    it('removes a journal this open made and nothing was written to', async () => {
+      await (await Journal.open<Rec>(path)).close({ removeIfEmpty: true });
+      expect(existsSync(path)).toBe(false);
+    });
+
+    it('keeps one that was there before, empty as it is', async () => {
+      await (await Journal.open<Rec>(path)).close();
+      await (await Journal.open<Rec>(path)).close({ removeIfEmpty: true });
+      expect(existsSync(path)).toBe(true);
+    });
+
+    it('keeps one that holds a record', async () => {
+      const journal = await Journal.open<Rec>(path);
+      await journal.append({ type: 'intent', id: 'open' });
+      await journal.close({ removeIfEmpty: true });
+      expect(readFileSync(path, 'utf8')).toBe('{"type":"intent","id":"open"}\n');
+    });
+
+    it('removes one whose records were all compacted away', async () => {
+      const journal = await Journal.open<Rec>(path);
+      await journal.append({ type: 'intent', id: 'done' });
+      await journal.compact([]);
+      await journal.close({ removeIfEmpty: true });
+      expect(existsSync(path)).toBe(false);
+    });
+
+    it('keeps it unless asked, or when asked not to', async () => {
+      await (await Journal.open<Rec>(path)).close();
+      expect(existsSync(path)).toBe(true);
+      rmSync(path);
+      await (await Journal.open<Rec>(path)).close({ removeIfEmpty: false });
+      expect(existsSync(path)).toBe(true);
+    });
   });
 
   it('rejects appends after close', async () => {
