@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reserveTempPath, sweepTempFiles, syncFolder, writeFileAtomically, writeFileAtomicallySync } from '../../../src/store/atomic-write.js';
 
@@ -205,5 +206,33 @@ describe('a process that exits mid-write (a reader closed the pipe: process.exit
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the tmp name beside a long target', () => {
+  /** `.<stem>.tmp-<pid>-<12 hex>`: the stem, as reserveTempPath cut it. */
+  function stemOf(target: string): string {
+    const reserved = reserveTempPath(join('/state', target));
+    reserved.release();
+    const name = basename(reserved.path);
+    const suffix = name.lastIndexOf('.tmp-');
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+    return name.slice(1, suffix);
+  }
+  const hash16 = (name: string): string => createHash('sha256').update(name).digest('hex').slice(0, 16);
+
+  it('keeps a name that leaves room for the suffix (226 bytes), whole', () => {
+    const name = 'a'.repeat(226);
+    expect(stemOf(name)).toBe(name);
+  });
+
+  it("cuts one byte longer to 209 bytes, `~` and 16 hex of the whole name's sha256", () => {
+    const name = `${'b'.repeat(220)}${'c'.repeat(7)}`;
+    expect(stemOf(name)).toBe(`${'b'.repeat(209)}~${hash16(name)}`);
+  });
+
+  it('cuts at a character boundary, never inside a UTF-8 character', () => {
+    const name = 'é'.repeat(120); // 240 bytes: the cut at byte 209 would fall inside the 105th é
+    expect(stemOf(name)).toBe(`${'é'.repeat(104)}~${hash16(name)}`);
   });
 });
