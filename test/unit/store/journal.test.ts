@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,19 +107,6 @@ describe('Journal', () => {
     await journal.close();
     expect(readFileSync(path, 'utf8')).toBe('{"type":"intent","id":"open"}\n{"type":"outcome","id":"open","ok":false}\n');
     expect(readdirSync(join(dir, 'state'))).toEqual(['journal.ndjson']);
-  });
-
-  it('keeps the private mode through a compaction, whatever the umask', async () => {
-    const journal = await Journal.open<Rec>(path);
-    await journal.append({ type: 'intent', id: 'open' });
-    const umask = process.umask(0);
-    try {
-      await journal.compact([{ type: 'intent', id: 'open' }]);
-    } finally {
-      process.umask(umask);
-    }
-    await journal.close();
-    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   describe('close({ removeIfEmpty })', () => {
