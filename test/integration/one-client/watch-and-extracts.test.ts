@@ -73,6 +73,15 @@ describe('many commands, one client: watch + two extracts', () => {
     expect(parseNdjson(y.stdout)).toHaveLength(3);
     const watchDone = (): boolean => ['w1.pdf', 'w2.png', 'shared.pdf'].every((name) => completeAt(join(ws.dir, 'out-w', `${name}.json`)));
     await waitFor(watchDone, 'the watched files');
+    // A result is on disk before its job is finalized, and the outcome line comes after the finalize: a Ctrl-C
+    // between the two leaves that job to resume (reported interrupted), as a loaded machine showed. So the
+    // signal to stop on is the watch's own line for each file, not the file on disk.
+    const reported = (): number =>
+      watch
+        .stdoutSoFar()
+        .split('\n')
+        .filter((line) => line.includes('"status":"complete"')).length;
+    await waitFor(() => reported() === 3, 'the watch to report its three files');
     watch.child.kill('SIGINT');
     const stopped = await watch.done;
     expectNoStackTrace(stopped.stderr);
