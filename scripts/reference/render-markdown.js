@@ -56,11 +56,11 @@ function commandsPart({ cli }) {
 
 function settingsPart({ settings, cli }) {
   const options = [...cli.globalOptions, ...cli.commands.flatMap((command) => command.options)];
-  /** The flag that sets it, as the help shows it; none for a rule list only stored (`models`) or given by another flag (`schemas`: `--schema`). */
-  const flagOf = (key) => options.find((option) => option.term.split(/[ ,]+/).includes(`--${key}`))?.term;
+  /** The flag that sets it (a switch's `--no-` form too), as the help shows it; none for a rule list only stored (`models`) or given by another flag (`schemas`: `--schema`). */
+  const flagOf = (key) => options.find((option) => option.term.split(/[ ,]+/).some((word) => word === `--${key}` || word === `--no-${key}`))?.term;
   const rows = settings.map((setting) => {
     const flag = flagOf(setting.key);
-    const env = setting.env ? code(setting.env) : 'flag only';
+    const env = setting.env ? code(setting.env) : setting.programOnly ? `a program only: \`settings.${setting.runField}\`` : 'flag only';
     const fallback = setting.default === undefined ? '' : code(setting.default);
     return `| ${code(setting.key)} | ${flag ? code(flag) : ''} | ${env} | ${fallback} | ${cell(setting.help)} |`;
   });

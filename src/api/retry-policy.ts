@@ -69,7 +69,12 @@ export interface RetryContext {
   };
 }
 
-/** The tuning {@link decideRetry} uses for every field `RetryContext.tuning` leaves out. */
+/**
+ * The tuning {@link decideRetry} uses for every field `RetryContext.tuning` leaves out: for a
+ * program that calls it alone. A run always passes its own, from the settings table's rows
+ * (retry-base, retry-max, busy-pause, conflict-delay, max-attempts); api/ sits below config/ and
+ * cannot read the table, so these equal its defaults, and a test holds them equal.
+ */
 export const DEFAULT_RETRY_TUNING: Readonly<RetryTuning> = {
   baseDelayMs: 1_000,
   maxDelayMs: 60_000,

@@ -32,7 +32,7 @@ import { keptPool } from './kept-pool.js';
 import { proxyClient } from './proxy-client.js';
 import type { ApiTimeouts, Endpoint } from './types.js';
 
-/** The timeouts {@link ApiClient} uses for each one not given in `ApiClientOptions.timeouts`; each is explained on {@link ApiTimeouts}. */
+/** The timeouts {@link ApiClient} uses for each one not given in `ApiClientOptions.timeouts`; each is explained on {@link ApiTimeouts}. Not settings: no flag, environment variable or DocExtract option sets them (only a program's own ApiClient). */
 export const DEFAULT_TIMEOUTS: Readonly<Required<ApiTimeouts>> = {
   connectMs: 10_000,
   // Long on purpose: a sync extraction is an AI call, and a timeout on

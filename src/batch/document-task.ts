@@ -7,9 +7,6 @@ import type { DocumentOutcome, OutcomeDetails, PlannedDocument } from './batch-t
 import { normaliseModel } from './question.js';
 import type { JobPhase } from './job-phase.js';
 
-/** Tries at a chunk whose extraction keeps failing (422) before its pages are reported missing. */
-export const DEFAULT_CHUNK_TRIES = 3;
-
 type ChunkStatus = 'pending' | 'in-flight' | 'done' | 'failed';
 
 export interface ChunkState {

@@ -1,12 +1,13 @@
 import { AuthenticationError, GoneError, NotFoundError, PaymentRequiredError, UnprocessableEntityError, type CollectedResult } from '../api/index.js';
 import type { DocumentOutcome } from './batch-types.js';
-import { DEFAULT_CHUNK_TRIES, failure, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
+import { failure, type ChunkState, type DocumentTask, type OpenJob } from './document-task.js';
 import { errorMessage, planRetry, restampFailure, type FlowContext } from './flow-context.js';
 import { errorCodeOf } from '../util/docextract-error.js';
 import { chargeTask, finished, jobMoved, restamp, type FlowEffect } from './flow-effects.js';
 import { writeCollectedResult } from './result-flow.js';
 import type { JobMove } from './job-phase.js';
 import { pageRanges } from '../files/page-selection.js';
+import { settingDefault } from '../config/settings.js';
 
 /**
  * POST process for one chunk (its slot granted at `sentAt`). A replay
@@ -67,7 +68,7 @@ async function chunkNotDone(ctx: FlowContext, task: DocumentTask, job: OpenJob, 
  * is said, so a long retry is never silent.
  */
 function chunkExtractionFailed(ctx: FlowContext, task: DocumentTask, chunk: ChunkState, error: UnprocessableEntityError): FlowEffect[] {
-  const tries = ctx.settings.chunkTries ?? DEFAULT_CHUNK_TRIES;
+  const tries = ctx.settings.chunkTries ?? settingDefault('chunk-tries');
   chunk.failures += 1;
   chunk.triesLeft = tries - chunk.failures;
   const failed = { type: 'chunk-failed' as const, file: task.doc.displayPath, pages: chunk.pages, code: errorCodeOf(error), failures: chunk.failures, tries };
@@ -154,7 +155,7 @@ async function writeCollected(ctx: FlowContext, task: DocumentTask, job: OpenJob
   // A chunk that failed every try it had (extraction failures, or requests over every round) is not
   // sent again: each round would otherwise start its count afresh, and requests are the scarce resource.
   // Chunk ids unknown (collect without a journal entry): nothing to retry.
-  const tries = ctx.settings.chunkTries ?? DEFAULT_CHUNK_TRIES;
+  const tries = ctx.settings.chunkTries ?? settingDefault('chunk-tries');
   const retried = job.chunks.filter(
     (chunk) => chunk.failures < tries && chunk.attempts < ctx.settings.maxAttempts && chunk.pageNumbers.some((page) => missing.includes(page)),
   );

@@ -4,20 +4,21 @@ import { DocextractError } from '../util/docextract-error.js';
 import type { RunSettings } from './batch-types.js';
 
 /**
- * The engine's defaults for one run; each is documented on RunSettings. Those
- * a user can set are the settings table's defaults (config/settings.ts), so
- * the library and the CLI start from the same values; the rest are the
- * engine's own. The CLI's flags and config override them.
+ * The engine's defaults for one run, each the default of its row in the
+ * settings table (config/settings.ts), so the library, the CLI and MCP start
+ * from the same values and none is written here. The margin follows the TTL
+ * (runSettings) and credits have no limit: neither has a default to write.
  */
 export const RUN_DEFAULTS: Readonly<Omit<RunSettings, 'marginMs' | 'maxCredits'>> = {
   concurrency: settingDefault('concurrency'),
   openJobCap: settingDefault('open-jobs'),
   ttlMs: settingDefault('job-ttl'),
-  finalize: true,
-  storeDb: false,
-  retryFailed: false,
-  maxCollectRounds: 4,
-  maxAttempts: 8,
+  finalize: settingDefault('finalize'),
+  storeDb: settingDefault('store'),
+  retryFailed: settingDefault('retry-failed'),
+  maxCollectRounds: settingDefault('collect-rounds'),
+  maxAttempts: settingDefault('max-attempts'),
+  chunkTries: settingDefault('chunk-tries'),
   retryBaseMs: settingDefault('retry-base'),
   retryMaxMs: settingDefault('retry-max'),
   busyPauseMs: settingDefault('busy-pause'),

@@ -5,7 +5,7 @@ import { findSetting } from '../config/settings.js';
 const RUN_FLAGS = ['rate-limit', 'concurrency', 'open-jobs', 'job-ttl', 'retry-base', 'retry-max', 'busy-pause', 'conflict-delay'] as const;
 
 /** A setting's flag and help, both from the settings table: where it is stored, and its default. */
-function settingFlag(key: string): [flags: string, description: string] {
+export function settingFlag(key: string): [flags: string, description: string] {
   const setting = findSetting(key);
   if (!setting) throw new Error(`unknown setting ${key}`);
   const help = setting.help.charAt(0).toLowerCase() + setting.help.slice(1);
@@ -53,5 +53,5 @@ export function addBatchFlags(command: Command, options: { uploads: boolean } = 
 export function addObjectStorageFlags(command: Command): Command {
   return command
     .option('--s3-endpoint <url>', 'the endpoint of an S3-compatible store (MinIO, R2, Ceph), addressed path-style (env: AWS_ENDPOINT_URL_S3)')
-    .option('--s3-page-size <n>', 'keys asked for per listing request of an s3:// input, 1 to 1000 (default 1000)');
+    .option(...settingFlag('s3-page-size'));
 }

@@ -1,8 +1,10 @@
 /**
  * THE table of docextract's settings: each one's name, environment variable,
  * built-in default, help text and grammar. The config store, the CLI's flags
- * and help, the library's defaults (RUN_DEFAULTS) and MCP's input schema all
- * read it, so a default or a rule is written once. Precedence, highest
+ * and help, the library's defaults (RUN_DEFAULTS, watch's settle and rescan)
+ * and MCP's input schema all read it, so a default or a rule is written once:
+ * every default a user can change (a flag, the environment, a profile, a
+ * program's option) is here. Precedence, highest
  * first: command-line flag, environment, stored config, default (clig.dev).
  */
 import { SERVICE_LIMITS } from '../api/limits.js';
@@ -26,11 +28,17 @@ export interface SettingDefinition<T = unknown> {
   secret?: boolean;
   /** The value's grammar: text to its typed value; throws an Error saying what is wrong. */
   parse: (text: string) => T;
-  /** The field of RunSettings it sets: the engine checks it there (runSettings), and its default is RUN_DEFAULTS'. */
+  /** The field of RunSettings it sets: the engine checks it there (runSettings), and RUN_DEFAULTS takes its default from here. */
   runField?: keyof RunSettings;
+  /** Set by a program only (DocExtract's `settings`): no flag, no environment variable. */
+  programOnly?: true;
 }
 
 const text = (value: string): string => value;
+const yesNo = (value: string): boolean => {
+  if (value !== 'true' && value !== 'false') throw new Error(`${JSON.stringify(value)} is neither true nor false`);
+  return value === 'true';
+};
 const hours = (ms: number): string => `${ms / 3_600_000}h`;
 
 export const SETTINGS = [
@@ -108,6 +116,67 @@ export const SETTINGS = [
     parse: (value: string): number => (value.trim() === '0' ? 0 : parseDuration(value)),
     runField: 'slotWaitMs',
   },
+  // Switches: the flag names the other way from the default (--no-finalize, --store, --retry-failed).
+  { key: 'finalize', type: 'boolean', help: 'Finalize each job once its result is saved', default: 'true', parse: yesNo, runField: 'finalize' },
+  { key: 'store', type: 'boolean', help: 'Ask the service to store results (store_db)', default: 'false', parse: yesNo, runField: 'storeDb' },
+  {
+    key: 'retry-failed',
+    type: 'boolean',
+    help: 'Retry a synchronous extraction_failed (already charged)',
+    default: 'false',
+    parse: yesNo,
+    runField: 'retryFailed',
+  },
+  {
+    key: 'collect-rounds',
+    type: 'n',
+    help: 'Collect rounds before a job is reported partial',
+    default: '4',
+    parse: parsePositiveWhole,
+    runField: 'maxCollectRounds',
+    programOnly: true,
+  },
+  {
+    key: 'max-attempts',
+    type: 'n',
+    help: 'Attempts per request before giving up',
+    default: '8',
+    parse: parsePositiveWhole,
+    runField: 'maxAttempts',
+    programOnly: true,
+  },
+  {
+    key: 'chunk-tries',
+    type: 'n',
+    help: 'Tries at a chunk whose extraction keeps failing (422), over every collect round; its pages are then reported missing',
+    default: '3',
+    parse: parsePositiveWhole,
+    runField: 'chunkTries',
+    programOnly: true,
+  },
+  // watch's own: how it takes the files dropped into its folder.
+  {
+    key: 'settle',
+    type: 'duration',
+    help: 'Take a file once its size and modification time have not changed for this long',
+    default: '2s',
+    parse: parseDuration,
+  },
+  {
+    key: 'rescan',
+    type: 'duration',
+    help: 'Also walk the whole folder this often, for files that change events missed; a file waits at most this plus --settle',
+    default: '30s',
+    parse: parseDuration,
+  },
+  {
+    key: 's3-page-size',
+    type: 'n',
+    help: 'Keys asked for per listing request of an s3:// input, 1 to 1000',
+    // S3 answers at most 1,000 keys a page; fewer makes more (paid) requests.
+    default: '1000',
+    parse: parsePositiveWhole,
+  },
 ] as const satisfies readonly SettingDefinition[];
 
 type AnySetting = (typeof SETTINGS)[number];
@@ -115,7 +184,7 @@ type AnySetting = (typeof SETTINGS)[number];
 /** A stored setting's name (one with an environment variable and a config key). */
 export type SettingKey = Extract<AnySetting, { env: string }>['key'];
 
-/** A setting that is a flag only (a run's timing). */
+/** A setting that is a flag only (a run's timing, watch's settle), or a program's option only. */
 export type FlagSettingKey = Exclude<AnySetting['key'], SettingKey>;
 
 /** The settings stored in the config file, in the table's order. */

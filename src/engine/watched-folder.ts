@@ -8,7 +8,7 @@ export interface WatchedFolderOptions {
   /** The watched folder, absolute. */
   root: string;
   outDir: string;
-  /** @default 2000 */
+  /** @default setting `settle` */
   settleMs: number;
   /** Poll the folder every this many ms instead of waiting for change events. */
   pollMs?: number;

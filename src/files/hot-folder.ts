@@ -5,13 +5,14 @@ import { passOverFolder } from './folder-pass.js';
 import { FolderWatches, watchWithFs, type WatchOneFolder } from './folder-watches.js';
 import { isHiddenName } from './paths.js';
 import { lstatAnyName, notUtf8Message } from './raw-names.js';
-import { isCandidateFile, isTemporaryOrHiddenName, SettledFiles } from './settled-files.js';
+import { DEFAULT_SETTLE_MS, isCandidateFile, isTemporaryOrHiddenName, SettledFiles } from './settled-files.js';
+import { settingDefault } from '../config/settings.js';
 
 export interface HotFolderOptions {
   /** The folder to watch, absolute; its subfolders are watched too. */
   root: string;
   clock: Clock;
-  /** @default 2000 */
+  /** @default setting `settle` */
   settleMs?: number;
   /**
    * Walk the folder every this many ms instead of waiting for change events
@@ -41,8 +42,8 @@ export interface HotFolderOptions {
   lookHeld?: (path: string) => Promise<void> | undefined;
 }
 
-/** Default period of the pass over the whole folder. */
-export const DEFAULT_PASS_MS = 30_000;
+/** Default period of the pass over the whole folder: the settings table's `rescan` (watch --rescan). */
+export const DEFAULT_PASS_MS: number = settingDefault('rescan');
 /**
  * Files a pass holds at most, found but not yet handed on (settling, or
  * settled and not yet taken by the reader of `arrivals`): past it, the pass
@@ -302,7 +303,7 @@ export class HotFolder {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     const limit = code === undefined ? undefined : WATCH_LIMITS[code];
     if (limit) {
-      this.passMs = Math.min(this.passMs, Math.max(DEGRADED_PASS_FLOOR_MS, this.options.settleMs ?? 2000));
+      this.passMs = Math.min(this.passMs, Math.max(DEGRADED_PASS_FLOOR_MS, this.options.settleMs ?? DEFAULT_SETTLE_MS));
       this.say(
         `limit:${code}`,
         `watching ${this.options.root}: ${limit}. Until then files are found by a pass over the folder every ${formatDuration(this.passMs)}.`,

@@ -4,6 +4,10 @@ import { hash53 } from '../util/hash53.js';
 import { HashedRecords } from '../util/hashed-records.js';
 import { hasSupportedExtension, isHiddenName } from './paths.js';
 import { lstatAnyName } from './raw-names.js';
+import { settingDefault } from '../config/settings.js';
+
+/** How long a file must stay unchanged before it is taken: the settings table's `settle` (watch --settle). */
+export const DEFAULT_SETTLE_MS: number = settingDefault('settle');
 
 /** What two looks at a file compare: unchanged size and mtime mean nobody wrote in between. */
 export interface FileLook {
@@ -13,7 +17,7 @@ export interface FileLook {
 
 export interface SettledFilesOptions {
   clock: Clock;
-  /** How long a file's size and mtime must stay the same before it is taken. @default 2000 */
+  /** How long a file's size and mtime must stay the same before it is taken. @default setting `settle` */
   settleMs?: number;
   /** Called once for each file that has settled (and again if it is later rewritten and settles anew). */
   onSettled: (path: string, look: FileLook) => void;
@@ -91,7 +95,7 @@ export class SettledFiles {
 
   constructor(options: SettledFilesOptions) {
     this.clock = options.clock;
-    this.settleMs = options.settleMs ?? 2000;
+    this.settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
     this.onSettled = options.onSettled;
     this.onSettling = options.onSettling ?? (() => undefined);
     this.look = options.look ?? lookAt;

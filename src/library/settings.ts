@@ -10,6 +10,6 @@ export { minimumMakespanMs } from '../batch/admission.js';
 export { ModelRules, type ModelRule } from '../engine/model-rules.js';
 export { PageRules, type PageRule } from '../engine/page-rules.js';
 export { DEFAULT_PASS_MS } from '../files/hot-folder.js';
-export { DEFAULT_SETTLE_MS } from './client/watch-call.js';
+export { DEFAULT_SETTLE_MS } from '../files/settled-files.js';
 export { formatPages, pageRanges } from '../files/page-selection.js';
 export { readDeclaredRateLimit, rememberDeclaredRateLimit } from '../store/declared-windows.js';

@@ -16,7 +16,7 @@ export interface ObjectInfo {
 export interface ObjectStoreOptions {
   /** A custom endpoint (MinIO, R2, Ceph, moto): path-style addressing then. @default AWS's own, from the SDK's configuration */
   endpoint?: string;
-  /** Keys asked for per listing page (S3 answers at most 1,000). @default 1000 */
+  /** Keys asked for per listing page (S3 answers at most 1,000). @default setting `s3-page-size` */
   pageSize?: number;
   /** Each request's limit, so a stalled connection fails rather than hangs. @default 60000 */
   requestTimeoutMs?: number;

@@ -13,8 +13,9 @@ import type { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import type { ObjectInfo, ObjectStore, ObjectStoreOptions } from './object-store.js';
 import { ObjectStoreError, objectStoreError } from './object-store-error.js';
+import { settingDefault } from '../config/settings.js';
 
-const DEFAULT_PAGE_SIZE = 1000;
+const DEFAULT_PAGE_SIZE: number = settingDefault('s3-page-size');
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export async function openObjectStore(options: ObjectStoreOptions = {}): Promise<ObjectStore> {

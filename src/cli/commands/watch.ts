@@ -1,4 +1,4 @@
-import { addBatchFlags } from '../batch-flags.js';
+import { addBatchFlags, settingFlag } from '../batch-flags.js';
 import type { CommandRegistration } from '../command.js';
 
 export const registerWatchCommand: CommandRegistration = (program, action) => {
@@ -9,11 +9,8 @@ export const registerWatchCommand: CommandRegistration = (program, action) => {
       .argument('<folder>', 'the folder to watch; files already in it are taken first'),
   )
     .option('--verbose', 'list each file that a summary line counts (the files a Ctrl-C left unstarted)')
-    .option('--settle <duration>', 'take a file once its size and modification time have not changed for this long (default 2s)')
-    .option(
-      '--rescan <interval>',
-      'also walk the whole folder this often, for files that change events missed (default 30s; a file waits at most this plus --settle)',
-    )
+    .option(...settingFlag('settle'))
+    .option(...settingFlag('rescan'))
     .option('--poll <interval>', 'look for changes every <interval> instead of waiting for change events (network shares, container mounts)')
     .option('--move-done <dir>', 'move each source here, keeping its path below <folder>, once its complete result is saved')
     .option('--move-failed <dir>', 'move each source here once it failed for good (refused, unreadable by the service) or came back partial')

@@ -9,6 +9,7 @@ import type { WatchEvents, WatchReport } from '../../engine/watch-types.js';
 import { stateFolderUsage } from '../../engine/usage-recorder.js';
 import { outputFolderProblem } from '../../engine/writable-output-folder.js';
 import { DEFAULT_PASS_MS } from '../../files/hot-folder.js';
+import { DEFAULT_SETTLE_MS } from '../../files/settled-files.js';
 import { accountOf, runDocuments } from '../one-client-run.js';
 import { watchFolderRun } from '../watch-run.js';
 import type { ClientSettings } from './client-options.js';
@@ -17,14 +18,11 @@ import { askingCommand, plannedExtraction } from './extract-run.js';
 import { InvalidOptionError } from './invalid-option-error.js';
 import { runAccess, serviceClient, sharedTerms } from './run-access.js';
 
-/** How long a file must stay unchanged before it is taken. */
-export const DEFAULT_SETTLE_MS = 2000;
-
 /** Options of one {@link DocExtract.watch}: an extraction's, and the folder's own. */
 export interface WatchOptions extends Omit<ExtractionOptions, 'allowedFolders' | 'onPlanned' | 'onResult' | 'keepOutcomes' | 'events' | 'display'> {
-  /** How long a file must stay unchanged (size and time) before it is taken, in ms. @default 2000 */
+  /** How long a file must stay unchanged (size and time) before it is taken, in ms. @default {@link DEFAULT_SETTLE_MS} (setting `settle`) */
   settleMs?: number;
-  /** How often the whole folder is listed again, besides the file system's notices, in ms. @default 30000 */
+  /** How often the whole folder is listed again, besides the file system's notices, in ms. @default {@link DEFAULT_PASS_MS} (setting `rescan`) */
   rescanMs?: number;
   /** List the folder this often instead of relying on the file system's notices (network shares), in ms. @default none */
   pollMs?: number;
