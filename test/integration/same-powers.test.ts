@@ -3,26 +3,38 @@
  * `extract`, the CLI's `watch`, the client in-process (`new DocExtract(...).extract`) and MCP's
  * `extract`, each door in a workspace and state folder of its own, comparing what each produced:
  * the statuses, the result files (a 151-page PDF in two parts, its one result listing them) and
- * the credits charged; then the same inputs again, each answered from disk at no charge.
+ * the credits charged; then the same inputs again, each answered from disk at no charge. Then the
+ * same inputs while another command (a `watch`) holds the state folder: each door's run rides along
+ * on it (the host's record lists the door's run with its files, seen while the service's answers
+ * are held), and produces the same. And a result a person corrected (`<result>.review.json`),
+ * reused by each door into another folder: not extracted again, its review carried along, and its
+ * corrected data in the door's outcome.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocExtract } from '../../src/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, startTestEmulator, TEST_KEY } from '../helpers/emulator-run.js';
+import { holdAnswersUntilReleased, type HeldAnswers } from '../helpers/held-answers.js';
 import { labelledPdf } from '../helpers/make-pdf.js';
 import { startMcpInProcess } from '../helpers/mcp-run.js';
+import { commandRig, runningCommands, waitFor } from '../helpers/one-client.js';
 import { runCli } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
 
 let emu: RunningEmulator;
 let statementPdf: Buffer;
+/** The hold of the ride-along case: the emulator's answers wait while it holds. */
+let held: HeldAnswers | undefined;
 beforeAll(async () => {
-  emu = await startTestEmulator();
+  emu = await startTestEmulator({ holdAnswer: (endpoint) => held?.holdAnswer(endpoint) });
   statementPdf = await labelledPdf('Statement', 151);
 });
 afterAll(() => emu.close());
+// The host watch of the ride-along case: killed after a test that failed before stopping it.
+const rig = commandRig();
 
 interface Workspace {
   dir: string;
@@ -31,11 +43,19 @@ interface Workspace {
   env: NodeJS.ProcessEnv;
 }
 
-/** What a door reports of each file it finished: its name and status (and whether it was answered from disk). */
-type Finished = Record<string, { status: string; reused: boolean }>;
+/** What a door reports of each file it finished, by name: its status, whether it was answered from disk or reviewed, its data. */
+type Finished = Record<string, { status: string; reused: boolean; reviewed: boolean; data?: unknown }>;
 
 const finishedOf = (lines: readonly Record<string, unknown>[]): Finished =>
-  Object.fromEntries(lines.map((line) => [basename(String(line.file)), { status: String(line.status), reused: Boolean(line.reused) }]));
+  Object.fromEntries(lines.map((line) => [basename(String(line.file)), doneOf(line)]));
+
+function doneOf(outcome: { status?: unknown; reused?: unknown; reviewed?: unknown; data?: unknown }): Finished[string] {
+  return { status: String(outcome.status), reused: Boolean(outcome.reused), reviewed: outcome.reviewed === true, data: outcome.data };
+}
+
+/** Each file's status, and whether it was answered from disk. */
+const statuses = (finished: Finished): Record<string, { status: string; reused: boolean }> =>
+  Object.fromEntries(Object.entries(finished).map(([name, { status, reused }]) => [name, { status, reused }]));
 
 /** Every door, as a person or a program meets it: the inputs folder in, each file's outcome out. */
 const DOORS: Record<string, (ws: Workspace) => Promise<Finished>> = {
@@ -65,7 +85,7 @@ const DOORS: Record<string, (ws: Workspace) => Promise<Finished>> = {
     const dx = new DocExtract({ apiKey: TEST_KEY, baseUrl: emu.url, stateDir: ws.env.DOCEXTRACT_STATE_DIR as string, rateLimit: 'none', cwd: ws.dir });
     const run = dx.extract([ws.inputs], { out: ws.out, tuneHeap: false });
     const finished: Finished = {};
-    for await (const outcome of run) finished[basename(outcome.file)] = { status: outcome.status, reused: Boolean(outcome.reused) };
+    for await (const outcome of run) finished[basename(outcome.file)] = doneOf(outcome);
     expect((await run.done).counts.complete).toBe(2);
     return finished;
   },
@@ -86,31 +106,130 @@ interface PartsResult {
   parts: { source_pages: number[]; status: string }[];
 }
 
+/** A workspace of the table's inputs (a 151-page PDF and an image), with a state folder of its own. */
+function statementAndReceipt(): Workspace {
+  const made = makeWorkspace({ 'receipt.jpg': 'images/receipt.jpg' });
+  mkdirSync(made.inputs, { recursive: true });
+  writeFileSync(join(made.inputs, 'statement.pdf'), statementPdf);
+  return { ...made, env: emulatorEnv(emu) };
+}
+
+/** What every door leaves in its output folder: the PDF's one result, complete, listing its two parts. */
+function expectStatementInParts(out: string): void {
+  const statement = JSON.parse(readFileSync(join(out, 'statement.pdf.json'), 'utf8')) as PartsResult;
+  expect(statement.status).toBe('complete');
+  expect(statement.parts.map((part) => [part.status, part.source_pages.length])).toEqual([
+    ['complete', 150],
+    ['complete', 1],
+  ]);
+}
+
+const FRESH = { 'statement.pdf': { status: 'complete', reused: false }, 'receipt.jpg': { status: 'complete', reused: false } };
+
 describe('the same powers through every door', () => {
   it.each(Object.keys(DOORS))(
     '%s: a 151-page PDF in parts and an image, charged once; run again, each answered from disk at no charge',
     { timeout: 120_000 },
     async (door) => {
-      const made = makeWorkspace({ 'receipt.jpg': 'images/receipt.jpg' });
-      mkdirSync(made.inputs, { recursive: true });
-      writeFileSync(join(made.inputs, 'statement.pdf'), statementPdf);
-      const ws: Workspace = { ...made, env: emulatorEnv(emu) };
+      const ws = statementAndReceipt();
       const run = DOORS[door] as (ws: Workspace) => Promise<Finished>;
 
       const chargedBefore = emu.counters.creditsCharged;
-      expect(await run(ws)).toEqual({ 'statement.pdf': { status: 'complete', reused: false }, 'receipt.jpg': { status: 'complete', reused: false } });
+      expect(statuses(await run(ws))).toEqual(FRESH);
       // 151 pages in two parts and the image's one page: each charged once, whichever door.
       expect(emu.counters.creditsCharged - chargedBefore).toBe(152);
-      const statement = JSON.parse(readFileSync(join(ws.out, 'statement.pdf.json'), 'utf8')) as PartsResult;
-      expect(statement.status).toBe('complete');
-      expect(statement.parts.map((part) => [part.status, part.source_pages.length])).toEqual([
-        ['complete', 150],
-        ['complete', 1],
-      ]);
+      expectStatementInParts(ws.out);
 
       const chargedFirst = emu.counters.creditsCharged;
-      expect(await run(ws)).toEqual({ 'statement.pdf': { status: 'complete', reused: true }, 'receipt.jpg': { status: 'complete', reused: true } });
+      expect(statuses(await run(ws))).toEqual({ 'statement.pdf': { status: 'complete', reused: true }, 'receipt.jpg': { status: 'complete', reused: true } });
       expect(emu.counters.creditsCharged).toBe(chargedFirst);
+    },
+  );
+
+  it.each(Object.keys(DOORS))(
+    '%s: while a watch holds the state folder, the run rides along on it (the host lists it with its files) and produces the same',
+    { timeout: 120_000 },
+    async (door) => {
+      const ws = statementAndReceipt();
+      const stateDir = ws.env.DOCEXTRACT_STATE_DIR as string;
+      const idle = join(ws.dir, 'idle');
+      mkdirSync(idle);
+      const host = rig.track(startChildCli(['watch', idle, '--out', join(ws.dir, 'out-host'), '--json', '--rate-limit', 'none', '--settle', '100ms'], ws.env));
+      const hostPid = host.child.pid;
+      await waitFor(
+        () => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === hostPid),
+        'the watch to hold the state folder',
+      );
+
+      // Every answer but the free checks waits: the door cannot finish (nor run alone) before the host lists it riding along.
+      held = holdAnswersUntilReleased();
+      const chargedBefore = emu.counters.creditsCharged;
+      const produced = (DOORS[door] as (ws: Workspace) => Promise<Finished>)(ws);
+      try {
+        // The door runs in this process: the host's record lists it under this pid, with its files submitted (the PDF's two parts and the image).
+        await waitFor(
+          () => runningCommands(stateDir).some((command) => command.role === 'client' && command.pid === process.pid && command.queued === 3),
+          `the ${door} run to ride along on the watch with its files`,
+          100_000,
+          () => runningCommands(stateDir),
+        );
+        expect(runningCommands(stateDir).filter((command) => command.role === 'host')).toEqual([expect.objectContaining({ pid: hostPid })]);
+      } finally {
+        held.release();
+        held = undefined;
+      }
+      expect(statuses(await produced)).toEqual(FRESH);
+      expect(emu.counters.creditsCharged - chargedBefore).toBe(152);
+      expectStatementInParts(ws.out);
+
+      host.child.kill('SIGTERM');
+      const hostDone = await host.done;
+      expect(hostDone.code, hostDone.stderr).toBe(130);
+      // The host took nothing of its own: its folder was empty.
+      expect(parseNdjson(hostDone.stdout).filter((line) => line.file !== undefined)).toEqual([]);
+    },
+  );
+
+  it.each(Object.keys(DOORS))(
+    '%s: a result a person corrected is reused into another folder, not extracted again: its review goes along, its outcome carries the corrected data',
+    { timeout: 120_000 },
+    async (door) => {
+      const ws = statementAndReceipt();
+      const run = DOORS[door] as (ws: Workspace) => Promise<Finished>;
+      expect(statuses(await run(ws))).toEqual(FRESH);
+
+      // A person's correction, beside the receipt's result, made for this very extraction (as the review page saves it).
+      const result = join(ws.out, 'receipt.jpg.json');
+      const extracted = JSON.parse(readFileSync(result, 'utf8')) as {
+        source: { sha256: string };
+        question: { model: string };
+        completed_at: string;
+        data: Record<string, unknown>;
+      };
+      const corrected = { ...extracted.data, total: 'CORRECTED BY A PERSON' };
+      const review = {
+        result: { sha256: extracted.source.sha256, model: extracted.question.model, completed_at: extracted.completed_at },
+        reviewed_at: extracted.completed_at,
+        approved: true,
+        corrections: { total: 'CORRECTED BY A PERSON' },
+      };
+      writeFileSync(`${result}.review.json`, JSON.stringify(review), { mode: 0o600 });
+
+      const requestsBefore = { ...emu.counters.requestsByEndpoint };
+      const chargedBefore = emu.counters.creditsCharged;
+      const again = await run({ ...ws, out: join(ws.dir, 'out-again') });
+      expect(statuses(again)).toEqual({ 'statement.pdf': { status: 'complete', reused: true }, 'receipt.jpg': { status: 'complete', reused: true } });
+      expect(again['receipt.jpg']).toMatchObject({ reviewed: true, data: corrected });
+      expect(again['statement.pdf']?.reviewed).toBe(false);
+      // Nothing sent, nothing charged.
+      expect(emu.counters.creditsCharged).toBe(chargedBefore);
+      expect(emu.counters.requestsByEndpoint.documents).toBe(requestsBefore.documents);
+      // The review went along with the result, and still applies there; the original is as the person left it.
+      const carried = join(ws.dir, 'out-again', 'receipt.jpg.json.review.json');
+      expect(existsSync(carried)).toBe(true);
+      expect(JSON.parse(readFileSync(carried, 'utf8'))).toMatchObject({ corrections: review.corrections, approved: true });
+      expect(JSON.parse(readFileSync(`${result}.review.json`, 'utf8'))).toEqual(review);
+      expect((JSON.parse(readFileSync(join(ws.dir, 'out-again', 'receipt.jpg.json'), 'utf8')) as { data: unknown }).data).toEqual(extracted.data);
     },
   );
 });
