@@ -11,12 +11,15 @@
 //   9. cutting pages with pdf-lib: a 150-page 10 MB PDF, and 1,000 single-page cuts (time, peak memory),
 //  10. many commands, one client: three extracts at once on one state folder against one,
 //  11. flat at any size: peak RSS of extract, its rerun, --dry-run, watch and a resume after kill -9 over
-//      100,000 files (about an hour on a busy 2-core machine; not in a plain run: --only=huge).
+//      100,000 files (about an hour on a busy 2-core machine; not in a plain run: --only=huge),
+//  12. object storage: 10,000 objects of moto_server extracted to an s3:// output (peak RSS, efficiency
+//      against the key's windows, the listing's requests, store requests per object; about 6 minutes;
+//      needs moto_server; not in a plain run: --only=s3).
 // Prints a table on stdout (progress on stderr) and writes bench/results.json.
 // Not part of `npm test`: timings depend on the machine, and no test asserts one.
 //
-// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,reliability,watch,real-world,cut,many,huge
-// (writes bench/tmp/results-partial.json instead), --ttl=<ms> (schedule run's job TTL, default 24000),
+// Options: --no-build (bench the existing dist/), --only=schedule,overhead,startup,scale,pages,reliability,watch,real-world,cut,many,huge,s3
+// (writes bench/tmp/results-partial-<sections>.json instead), --ttl=<ms> (schedule run's job TTL, default 24000),
 // --page-counter=qpdf|pdfinfo|pdf-lib, --keep-tmp, --strict (exit 3 when a target is missed).
 // Environment: BENCH_NO_GNU_TIME=1 measures RSS by /proc polling alone; BENCH_DEBUG=1 prints stacks.
 // Exit codes: 0 ran (targets may be missed: see the table), 1 a run failed, 2 bad options or no build.
@@ -38,6 +41,7 @@ import { benchWatch } from './bench/watch.js';
 import { benchCut } from './bench/cut.js';
 import { benchMany } from './bench/many.js';
 import { benchHuge } from './bench/huge.js';
+import { benchS3 } from './bench/s3.js';
 
 const SECTIONS = [
   { name: 'schedule', title: '1 schedule', bench: benchSchedule },
@@ -51,6 +55,7 @@ const SECTIONS = [
   { name: 'cut', title: '9 cutting pages', bench: benchCut },
   { name: 'many', title: '10 many commands', bench: benchMany },
   { name: 'huge', title: '11 flat at any size', bench: benchHuge, onlyWhenAsked: true },
+  { name: 's3', title: '12 object storage', bench: benchS3, onlyWhenAsked: true },
 ];
 
 const options = parseOptions(process.argv.slice(2));
@@ -95,7 +100,8 @@ const failed = sections.filter((s) => s.problems.length > 0).map((s) => s.title)
 results.machine.loadAverageAtEnd = loadAverage();
 results.missedTargets = missed;
 results.failedSections = failed;
-const out = options.only ? join(tmpRoot, 'results-partial.json') : join(root, 'bench/results.json');
+// A partial run's file is named by its sections, so two partial runs at once keep both.
+const out = options.only ? join(tmpRoot, `results-partial-${options.only.join('-')}.json`) : join(root, 'bench/results.json');
 mkdirSync(join(out, '..'), { recursive: true });
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
 if (!options.keepTmp) for (const s of sections) rmSync(join(tmpRoot, s.name), { recursive: true, force: true });

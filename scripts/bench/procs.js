@@ -97,6 +97,22 @@ function killGroup(child, signal) {
   }
 }
 
+/** Starts a long-lived child (a server the section talks to) in its own process group, ended by cleanUp if the section does not end it. */
+export function spawnTracked(command, args, options = {}) {
+  const child = spawn(command, args, { ...options, detached: true });
+  children.add(child);
+  child.on('close', () => children.delete(child));
+  return child;
+}
+
+/** Ends a child started by spawnTracked (its whole group) and waits for it to close. */
+export function stopTracked(child, signal = 'SIGTERM') {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  killGroup(child, signal);
+  return closed;
+}
+
 /** Starts an emulator from dist/ and remembers it until stopEmulator. */
 export async function startTrackedEmulator(options) {
   const { startEmulator } = await fromDist('emulator/index.js');

@@ -65,7 +65,7 @@ async function latency(section, home, emulator) {
   const sorted = [...delays].sort((a, b) => a - b);
   const p95 = sorted[Math.ceil(0.95 * sorted.length) - 1];
   section.add(`last write -> result, median (settle ${SETTLE_S} s included)`, median(delays) / 1000, { unit: 's', digits: 2 });
-  section.add(`last write -> result, p95 (settle ${SETTLE_S} s included)`, p95 / 1000, { unit: 's', digits: 2, atMost: SETTLE_S + 1 });
+  section.add(`last write -> result, p95 (settle ${SETTLE_S} s included)`, p95 / 1000, { unit: 's', digits: 2, atMost: SETTLE_S + 0.5 }); // issue 53: within 2.5 s
   section.details.latencyMs = sorted.map(Math.round);
 }
 

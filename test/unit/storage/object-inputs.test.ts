@@ -5,8 +5,9 @@
  * before it downloads.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ObjectInputs, type ObjectFindings } from '../../../src/storage/object-inputs.js';
@@ -107,6 +108,43 @@ describe('object inputs against moto', () => {
     expect(second.files).toHaveLength(1);
     expect(readFileSync(second.files[0] as string, 'utf8')).toBe('version two, longer');
   });
+
+  it('downloads 8 objects of a listing at once, and reports them in listing order', async () => {
+    // A stand-in store: each download is held until 8 are in flight (the exact point), or for 2 s when they never are.
+    const keys = Array.from({ length: 20 }, (_, index) => `in/${String(index).padStart(2, '0')}.png`);
+    keys.splice(10, 0, 'in/notes.txt');
+    let inFlight = 0;
+    let most = 0;
+    let release: () => void = () => undefined;
+    const eightAtOnce = new Promise<void>((resolve) => (release = resolve));
+    const standIn: ObjectStore = {
+      identity: 'stand-in',
+      head: async () => undefined,
+      async *list() {
+        for (let at = 0; at < keys.length; at += 5) yield keys.slice(at, at + 5).map((key) => ({ key, etag: `"${key}"`, size: 3 }));
+      },
+      download: async (_bucket, key, _etag, path) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        if (inFlight >= 8) release();
+        const fallback = new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref());
+        await Promise.race([eightAtOnce, fallback]);
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, key.slice(-3));
+        inFlight -= 1;
+      },
+      put: async () => '',
+      close: () => undefined,
+    };
+    const inputs = new ObjectInputs(options({ open: async () => standIn }));
+    const found = collector();
+    await inputs.visit('s3://stand-in/in/', true, found);
+    inputs.close();
+    expect(most).toBe(8);
+    expect(found.files.map((path) => path.split('/stand-in/')[1])).toEqual(keys.filter((key) => key.endsWith('.png')));
+    expect(found.skipped).toEqual([expect.stringMatching(/^s3:\/\/stand-in\/in\/notes\.txt: not a PDF/)]);
+    expect(found.problems).toEqual([]);
+  }, 60_000);
 
   it('a missing moto_server fails the test that needs it, saying so', async () => {
     const saved = process.env.MOTO_SERVER;
