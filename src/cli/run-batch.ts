@@ -23,9 +23,14 @@ export async function runShown(
 ): Promise<CommandOutcome> {
   const startedAt = ctx.clock.now();
   let shown: Promise<BatchDisplay> | undefined;
-  const displayOnce = (): Promise<BatchDisplay> => (shown ??= BatchDisplay.create(ctx, typeof total === 'number' ? total : total()));
+  let drawn: BatchDisplay | undefined; // for a second Ctrl-C, which exits synchronously: its bars are erased first
+  const displayOnce = (): Promise<BatchDisplay> =>
+    (shown ??= BatchDisplay.create(ctx, typeof total === 'number' ? total : total()).then((display) => (drawn = display)));
   let run: ExtractionRun | undefined;
-  const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop, () => run?.saveUsageNow());
+  const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop, () => {
+    drawn?.clear();
+    run?.saveUsageNow();
+  });
   try {
     run = start({
       display: displayOnce,
