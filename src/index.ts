@@ -24,7 +24,12 @@ export {
   type ExtractInputs,
   type ExtractionOptions,
   type ExtractionRun,
+  type ExtractionPreview,
   type ExtractionRunReport,
+  type FoundInputs,
+  type ModelNamesCheck,
+  type ObjectStorageOptions,
+  type PreviewOptions,
   type ReviewPageOptions,
   type Run,
   type RunOrigin,
@@ -34,7 +39,9 @@ export {
 } from './library/client/index.js';
 export { extractDocuments, type ExtractDocumentsOptions } from './library/extract-documents.js';
 export type { ExtractionReport } from './engine/batch-report.js';
-export type { ResultSink } from './library/extract-files-run.js';
+export type { FirstSliceChecked, ResultSink } from './library/extract-files-run.js';
+export type { FileCost } from './engine/cost-preview.js';
+export type { RunPreview, RunPreviewTotal } from './engine/run-preview.js';
 export type { JobsOverview, JobListing } from './engine/list-jobs.js';
 export type { UsageReport, UsageRow, UsageGrouping, WindowUse } from './usage/usage-report.js';
 export type { ExportSummary, ExportFormat } from './library/export.js';

@@ -1,5 +1,5 @@
 import { formatRateWindows } from '../library/settings.js';
-import { previewRun, type FileCost, type RunPreviewOptions, type RunToPreview } from '../library/run.js';
+import type { FileCost, RunPreview } from '../index.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import type { BatchSettings } from './batch-settings.js';
@@ -9,44 +9,45 @@ import { writeInTurn } from './io.js';
 import { renderLines } from './output.js';
 import { renderUntrusted } from '../util/untrusted-text.js';
 
-export type DryRunOptions = Omit<RunPreviewOptions, 'storeDb' | 'finalize' | 'now' | 'windows'>;
-
-/** A batch to preview: the files refused before planning, then the rest a slice at a time. */
-export type DryRunBatch = RunToPreview;
-
 /**
- * What a run would cost, per file and in total, and the shortest time the
- * rate limits allow; for each file its document type and whether its answer
- * is already on disk. Reads result files; sends nothing. Each file's line is
- * printed as its slice is planned (the JSON too, one document written in
- * pieces). Returns how many files were refused.
+ * Prints a dry run (the client's `preview`) as it goes: each file's line as
+ * its slice is planned (the JSON too, one document written in pieces; begun
+ * only with the first line, so a preview refused first prints nothing), then
+ * the refused files and the totals. A slow reader holds the next slice back:
+ * what it has not taken is not queued here.
  */
-export async function printDryRun(ctx: CliContext, batch: DryRunBatch, settings: BatchSettings, options: DryRunOptions): Promise<number> {
+export function dryRunPrinter(ctx: CliContext): {
+  costs: (costs: readonly FileCost[]) => Promise<void>;
+  finish: (preview: RunPreview, windows: BatchSettings['windows']) => void;
+} {
   const json = ctx.options.json;
   const out = ctx.io.stdout;
   let printed = 0;
-  if (json) out.write('{"files":[');
-  const { total, shortestMs, refused } = await previewRun(
-    batch,
-    { ...options, storeDb: settings.run.storeDb, finalize: settings.run.finalize, now: () => ctx.clock.now(), windows: settings.windows },
-    // A slow reader holds the next slice back: what it has not taken is not queued here.
-    async (costs) => {
-      let text = '';
+  let begun = false;
+  const begin = (): string => {
+    if (!json || begun) return '';
+    begun = true;
+    return '{"files":[';
+  };
+  return {
+    costs: async (costs) => {
+      let text = begin();
       for (const f of costs) text += json ? `${printed++ > 0 ? ',' : ''}${JSON.stringify(f)}` : `${costLine(f)}\n`;
       await writeInTurn(out, text);
     },
-  );
-  const rejected = refused.map((outcome) => wordedForCli(outcome, ctx.suggestedFlags())).map((outcome) => ({ file: outcome.file, error: outcome.error }));
-  if (json) {
-    out.write(`],"rejected":${JSON.stringify(rejected)},"total":${JSON.stringify({ ...total, shortest_time_ms: shortestMs })}}\n`);
-    return refused.length;
-  }
-  const lines = rejected.map((r) => `   rejected  ${r.file}: ${r.error?.message ?? ''} (${r.error?.code ?? ''})`);
-  lines.push(
-    `total: ${plural(total.files, 'file')} (${total.reused} answered already${total.in_parts > 0 ? `; ${total.in_parts} of them in parts, a line per part: ${plural(total.parts, 'part')}` : ''}), ${plural(total.pages, 'page')} to extract, ${plural(total.credits, 'credit')}, ${plural(total.requests, 'request')}; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(settings.windows)}`,
-  );
-  out.write(`${renderLines(lines)}\n`);
-  return refused.length;
+    finish: ({ total, shortestMs, refused }, windows) => {
+      const rejected = refused.map((outcome) => wordedForCli(outcome, ctx.suggestedFlags())).map((outcome) => ({ file: outcome.file, error: outcome.error }));
+      if (json) {
+        out.write(`${begin()}],"rejected":${JSON.stringify(rejected)},"total":${JSON.stringify({ ...total, shortest_time_ms: shortestMs })}}\n`);
+        return;
+      }
+      const lines = rejected.map((r) => `   rejected  ${r.file}: ${r.error?.message ?? ''} (${r.error?.code ?? ''})`);
+      lines.push(
+        `total: ${plural(total.files, 'file')} (${total.reused} answered already${total.in_parts > 0 ? `; ${total.in_parts} of them in parts, a line per part: ${plural(total.parts, 'part')}` : ''}), ${plural(total.pages, 'page')} to extract, ${plural(total.credits, 'credit')}, ${plural(total.requests, 'request')}; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(windows)}`,
+      );
+      out.write(`${renderLines(lines)}\n`);
+    },
+  };
 }
 
 /** Rendered whole: it names the file and its document type. */

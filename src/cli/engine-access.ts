@@ -1,30 +1,18 @@
-import type { ResponseEvent } from '../api/index.js';
-import type { EngineAccess } from '../library/run.js';
-import type { DocExtract } from '../index.js';
+import type { DocExtract, ObjectStorageOptions } from '../index.js';
 import type { BatchSettings } from './batch-settings.js';
 import type { CliContext } from './context.js';
 import { suggestedCommand } from '../util/shell-quote.js';
 import { redactKeyArguments } from '../util/redact.js';
 
-/** Where and as whom the engine talks to the service for this command: its key, service, windows, state folder and client, with --debug and warnings on stderr. */
-export async function engineAccess(ctx: CliContext, settings: Pick<BatchSettings, 'windows' | 'run'>): Promise<EngineAccess> {
-  const { key } = await ctx.apiKey();
-  return {
-    stateDir: ctx.stateDir(),
-    baseUrl: await ctx.baseUrl(),
-    apiKey: key,
-    windows: settings.windows,
-    clock: ctx.clock,
-    ttlMs: settings.run.ttlMs,
-    debug: (line: string) => ctx.debug(line),
-    notice: (message: string) => ctx.ui.warn(message),
-    createClient: (onResponse: (event: ResponseEvent) => void) => ctx.client(true, onResponse),
-  };
-}
-
 /** The command line as `docextract jobs` lists it (and `commands.json` keeps it): quoted, so that a path or glob in it is pasted back as the one argument it was, and with the key of `--api-key` taken out. */
 export function commandLine(args: readonly string[]): string {
   return suggestedCommand(['docextract', ...redactKeyArguments(args)]);
+}
+
+/** What a command adds to its client: `keyless`, a client even when no key is configured (a run that must send stops with the CLI's own `missing_api_key`); `objectStorage`, its s3:// flags. */
+export interface CliClientOptions {
+  keyless?: boolean;
+  objectStorage?: ObjectStorageOptions;
 }
 
 /**
@@ -34,11 +22,17 @@ export function commandLine(args: readonly string[]): string {
  * name in the state folder's records (`rerun`: with its command line, which
  * `docextract jobs` offers to finish what it left).
  */
-export async function cliClient(ctx: CliContext, settings: Pick<BatchSettings, 'windows' | 'run'>, rerun = true): Promise<DocExtract> {
-  await ctx.client(true); // refuses a key in clear text to a host that is not this machine (unless --insecure)
-  const [{ key }, baseUrl, { DocExtract }] = await Promise.all([ctx.apiKey(), ctx.baseUrl(), import('../index.js')]);
+export async function cliClient(
+  ctx: CliContext,
+  settings: Pick<BatchSettings, 'windows' | 'run'>,
+  rerun = true,
+  options: CliClientOptions = {},
+): Promise<DocExtract> {
+  const key = await (options.keyless ? ctx.apiKey().catch(() => undefined) : ctx.apiKey());
+  if (key) await ctx.client(true); // refuses a key in clear text to a host that is not this machine (unless --insecure)
+  const [baseUrl, { DocExtract }] = await Promise.all([ctx.baseUrl(), import('../index.js')]);
   return new DocExtract({
-    apiKey: key,
+    ...(key ? { apiKey: key.key } : {}),
     baseUrl,
     allowInsecure: true,
     stateDir: ctx.stateDir(),
@@ -51,5 +45,6 @@ export async function cliClient(ctx: CliContext, settings: Pick<BatchSettings, '
     connect: (onResponse) => ctx.client(true, onResponse),
     debug: (line) => ctx.debug(line),
     clock: ctx.clock,
+    objectStorage: { env: ctx.io.env, ...options.objectStorage },
   });
 }

@@ -190,8 +190,9 @@ export class BatchDisplay extends DisplayWarnings implements BatchEvents {
     this.ctx.ui.info(this.finished.summary(report, this.clock.now() - startedAt));
   }
 
-  /** The end of a run that stopped without its report: the summary of what was shown. */
+  /** The end of a run that stopped without its report: the summary of what was shown; the bars only cleared when no document was (a run refused at its start: its error is all there is to say). */
   finishShown(startedAt: number): void {
+    if (this.finished.done === 0) return this.clear();
     this.finish({ requests: this.requests, credits: this.credits }, startedAt);
   }
 

@@ -1,19 +1,22 @@
 import type { CliContext } from './context.js';
 
+/** A spinner started: ended once, with its summary (a green tick, or a warning), or stopped without one. */
+export interface Spinner {
+  /** Ends it with `summary`: a green tick when `succeeded`, else a warning sign. */
+  done(summary: string, succeeded: boolean): void;
+  /** Ends it without a summary (an error came first). Safe after `done`. */
+  stop(): void;
+}
+
 /**
- * Run `work` under an ora spinner on stderr, only where the UI may animate
- * (a terminal, not CI, --quiet or --json); elsewhere just run it. ora is
- * loaded only then. stdin stays untouched: ora's raw-mode stdin would swallow
- * the Ctrl-C our own handler needs.
+ * Starts an ora spinner on stderr, only where the UI may animate (a
+ * terminal, not CI, --quiet or --json); elsewhere one that shows nothing.
+ * ora is loaded only then. Ended synchronously, so that a run's hook can end
+ * it before the run's display draws. stdin stays untouched: ora's raw-mode
+ * stdin would swallow the Ctrl-C our own handler needs.
  */
-export async function withSpinner<T>(
-  ctx: CliContext,
-  text: string,
-  work: () => Promise<T>,
-  summary: (result: T) => string,
-  succeeded: (result: T) => boolean = () => true,
-): Promise<T> {
-  if (!ctx.ui.interactive) return work();
+export async function startSpinner(ctx: CliContext, text: string): Promise<Spinner> {
+  if (!ctx.ui.interactive) return { done: () => undefined, stop: () => undefined };
   const { default: ora } = await import('ora');
   // isEnabled: the Ui has decided from the injected environment; left alone, ora would decide again from process.env.
   const spinner = ora({
@@ -23,14 +26,37 @@ export async function withSpinner<T>(
     discardStdin: false,
     color: ctx.ui.paint.level > 0 ? 'cyan' : false,
   }).start();
+  let ended = false;
+  return {
+    done: (summary, succeeded) => {
+      if (ended) return;
+      ended = true;
+      // A green tick only for what went well: "0 files ready" is a warning, not a success.
+      if (succeeded) spinner.succeed(summary);
+      else spinner.warn(summary);
+    },
+    stop: () => {
+      if (ended) return;
+      ended = true;
+      spinner.stop();
+    },
+  };
+}
+
+/** Runs `work` under a spinner (see {@link startSpinner}), ended with `summary` of its result. */
+export async function withSpinner<T>(
+  ctx: CliContext,
+  text: string,
+  work: () => Promise<T>,
+  summary: (result: T) => string,
+  succeeded: (result: T) => boolean = () => true,
+): Promise<T> {
+  const spinner = await startSpinner(ctx, text);
   try {
     const result = await work();
-    // A green tick only for what went well: "0 files ready" is a warning, not a success.
-    if (succeeded(result)) spinner.succeed(summary(result));
-    else spinner.warn(summary(result));
+    spinner.done(summary(result), succeeded(result));
     return result;
-  } catch (error) {
+  } finally {
     spinner.stop();
-    throw error;
   }
 }

@@ -49,7 +49,7 @@ export interface RunPreviewTotal {
   requests: number;
 }
 
-/** What {@link previewRun} found once every slice was previewed. */
+/** What a preview found once every slice was previewed (`DocExtract.preview` adds whether the document types were checked). */
 export interface RunPreview {
   /** The totals of every file previewed. */
   total: RunPreviewTotal;

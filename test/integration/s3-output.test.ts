@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { emulatorEnv, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
-import { startMoto, type RunningMoto } from '../helpers/moto.js';
+import { DocExtract } from '../../src/index.js';
+import { emulatorEnv, startTestEmulator, TEST_KEY, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { MOTO_CREDENTIALS, startMoto, type RunningMoto } from '../helpers/moto.js';
 import { makeBucket, s3ClientFor, type TestBucket } from '../helpers/s3-objects.js';
 import { runCli } from '../helpers/run-cli.js';
 import { CORPUS, parseNdjson } from '../helpers/workspace.js';
@@ -71,6 +72,26 @@ describe('extract writes results to an s3:// prefix', () => {
     expect(paidRequests()).toBe(paid);
     expect(puts()).toEqual([]);
     expect(moto.requests.filter((request) => request.target.includes('x-id=GetObject'))).toEqual([]);
+  });
+
+  it('a program does the same through the client: new DocExtract({ objectStorage }).extract([s3://…], { out: s3://… })', async () => {
+    await batch();
+    const results = await makeBucket(s3, 'results');
+    const home = env();
+    const dx = new DocExtract({
+      apiKey: TEST_KEY,
+      baseUrl: emu.url,
+      stateDir: home.DOCEXTRACT_STATE_DIR as string,
+      rateLimit: 'none',
+      cwd: mkdtempSync(join(tmpdir(), 'docextract-s3-cwd-')),
+      objectStorage: { endpoint: moto.url, env: { ...MOTO_CREDENTIALS }, pageSize: 1 },
+    });
+    const report = await dx.extract(['s3://inputs/batch/'], { out: 's3://results/out/', tuneHeap: false }).done;
+    expect(report.counts.complete).toBe(2);
+    expect((await results.keys()).sort()).toEqual(['out/a.pdf.json', 'out/sub/b.png.json']);
+    expect(JSON.parse(await objectText('results', 'out/sub/b.png.json'))).toMatchObject({ status: 'complete' });
+    // pageSize 1: the prefix of two keys is listed a page at a time.
+    expect(moto.requests.filter((request) => request.target.includes('list-type=2')).length).toBeGreaterThanOrEqual(2);
   });
 
   it('a put the store refuses keeps the paid answer: the next run writes it without paying', async () => {

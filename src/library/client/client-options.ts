@@ -4,7 +4,7 @@
  * engine's own rules for a run's settings: a bad one throws there, before
  * anything is opened or sent.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ApiClient, ResponseEvent } from '../../api/index.js';
 import type { RunSettings } from '../../batch/batch-types.js';
 import { InvalidSettingError, runSettings } from '../../batch/run-settings.js';
@@ -57,6 +57,8 @@ export interface DocExtractOptions {
    * @default `{ command: "library" }`
    */
   origin?: RunOrigin;
+  /** Where `s3://` inputs and an `s3://` output (`out`) are read and written: the store's endpoint, its listing page size and the variables its credentials come from. Objects read are spooled below `stateDir`. */
+  objectStorage?: ObjectStorageOptions;
   /** @internal The service client a run talks through (the CLI's: proxy, timeouts, --debug); every answer must reach `onResponse`. @default an ApiClient of `baseUrl` and `apiKey` */
   connect?: (onResponse: (event: ResponseEvent) => void) => ApiClient | Promise<ApiClient>;
   /** @internal Lines for --debug. */
@@ -65,6 +67,16 @@ export interface DocExtractOptions {
   clock?: Clock;
   /** @internal The fetch the service client calls (tests). @default globalThis.fetch */
   fetch?: typeof globalThis.fetch;
+}
+
+/** Options of object storage (`s3://` inputs and output), for {@link DocExtractOptions.objectStorage}. */
+export interface ObjectStorageOptions {
+  /** A custom endpoint (MinIO, R2, Ceph, moto): path-style addressing then. @default `env.AWS_ENDPOINT_URL_S3`, else AWS's own */
+  endpoint?: string;
+  /** Keys asked for per listing page, from 1 to 1000 (S3 answers at most 1,000; fewer makes more, paid, requests). @default 1000 */
+  pageSize?: number;
+  /** The variables the AWS SDK's credential chain and region are read from. @default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Who runs, as the state folder's records name it. */
@@ -91,6 +103,8 @@ export interface ClientSettings {
   notice?: (message: string) => void;
   debug?: (line: string) => void;
   connect?: DocExtractOptions['connect'];
+  /** Where `s3://` arguments are read and spooled, and `s3://` results written. */
+  objects: { spoolDir: string; env: NodeJS.ProcessEnv; endpoint?: string; pageSize?: number };
   fetch?: typeof globalThis.fetch;
 }
 
@@ -110,10 +124,11 @@ export function clientSettings(options: DocExtractOptions): ClientSettings {
       'insecure_transport',
     );
   }
+  const stateDir = options.stateDir ?? defaultStateDir(process.env);
   return {
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     baseUrl: base.url,
-    stateDir: options.stateDir ?? defaultStateDir(process.env),
+    stateDir,
     windows: rateWindowsOf(options.rateLimit),
     cwd: resolve(options.cwd ?? process.cwd()),
     run: checkedRunSettings(options.settings ?? {}),
@@ -122,6 +137,7 @@ export function clientSettings(options: DocExtractOptions): ClientSettings {
     ...(options.notice ? { notice: options.notice } : {}),
     ...(options.debug ? { debug: options.debug } : {}),
     ...(options.connect ? { connect: options.connect } : {}),
+    objects: objectsOf(options.objectStorage ?? {}, stateDir),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
 }
@@ -151,4 +167,14 @@ export function settingDefault(key: 'base-url' | 'out' | 'rate-limit'): string {
 function rateWindowsOf(rateLimit: string | readonly RateWindow[] | undefined): RateWindow[] {
   if (typeof rateLimit === 'object') return [...rateLimit];
   return parsedOption('rateLimit', () => parseRateWindows(rateLimit ?? settingDefault('rate-limit')));
+}
+
+/** Read (and the AWS SDK loaded) only if an s3:// input or output appears; spooled in the state folder, private as it is. */
+function objectsOf(storage: ObjectStorageOptions, stateDir: string): ClientSettings['objects'] {
+  const env = storage.env ?? process.env;
+  const endpoint = storage.endpoint ?? env.AWS_ENDPOINT_URL_S3;
+  const { pageSize } = storage;
+  if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 1000))
+    throw new InvalidOptionError('objectStorage.pageSize', `${pageSize}: give a whole number from 1 to 1000`);
+  return { spoolDir: join(stateDir, 'objects'), env, ...(endpoint ? { endpoint } : {}), ...(pageSize !== undefined ? { pageSize } : {}) };
 }

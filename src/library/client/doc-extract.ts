@@ -22,6 +22,7 @@ import { clientSettings, keyOf, type ClientSettings, type DocExtractOptions } fr
 import { checkedJobId, collectRun, type CollectOptions } from './collect-call.js';
 import type { ExtractionOptions } from './extract-options.js';
 import { askingCommand, extractRun, plannedExtraction, type ExtractInputs, type ExtractionRunReport } from './extract-run.js';
+import type { ExtractionPreview, PreviewOptions } from './preview-call.js';
 import { startRun, type Run } from './run-handle.js';
 import { runAccess, serviceClient } from './run-access.js';
 import { watchRun, type WatchOptions } from './watch-call.js';
@@ -66,8 +67,8 @@ export interface ReviewPageOptions {
 }
 
 /**
- * The client: `new DocExtract({ apiKey })`, then `extract`, `watch` and
- * `collect` (runs: iterate their outcomes, await `done`, `cancel()`), and
+ * The client: `new DocExtract({ apiKey })`, then `extract` (and its
+ * `preview`), `watch` and `collect` (runs: iterate their outcomes, await `done`, `cancel()`), and
  * `jobs`, `usage`, `export`, `check`, `review`, `models`, `health` and
  * `whoami`. Every error it throws is a {@link DocextractError} with a stable `code`.
  *
@@ -106,6 +107,19 @@ export class DocExtract {
     const planned = plannedExtraction(this.settings, options);
     if (options.tuneHeap !== false) tuneHeapForLongRuns();
     return startRun(options.signal, (emit, stop, hooks) => extractRun(this.settings, inputs, options, planned, stop, emit, hooks));
+  }
+
+  /**
+   * What `extract(inputs, options)` would do, before it runs: each file's
+   * cost (to `onCosts`, a slice at a time), the totals, the shortest time the
+   * rate limits allow, and the files it would refuse; the results and open
+   * jobs earlier runs left, and a forced run it would resume, taken into
+   * account when the client has a key. Nothing counted is sent, nothing written.
+   */
+  async preview(inputs: readonly string[], options: PreviewOptions = {}): Promise<ExtractionPreview> {
+    const planned = plannedExtraction(this.settings, options);
+    const { previewCall } = await import('./preview-call.js');
+    return previewCall(this.settings, inputs, options, planned);
   }
 
   /** Watches `folder` until cancelled: each file that settles in it is extracted as `extract` extracts its inputs. */

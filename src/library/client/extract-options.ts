@@ -1,7 +1,26 @@
 import type { BatchEvents, DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
 import type { ModelRules } from '../../engine/model-rules.js';
 import type { PageRules } from '../../engine/page-rules.js';
-import type { ResultSink } from '../extract-files-run.js';
+import type { FirstSliceChecked, ResultSink } from '../extract-files-run.js';
+
+/** What planning a list of inputs found, before anything is sent: told to {@link ExtractionOptions.onFound}. */
+export interface FoundInputs {
+  /** Files found; each is checked (type, size, pages) when its slice is planned. */
+  found: number;
+  /** Arguments that named no file (missing, not allowed): an outcome each, refused before any file was checked. */
+  rejected: readonly DocumentOutcome[];
+  /** Files found but left out, and why (the same file named twice, a file in the output folder). */
+  skipped: readonly {
+    /** The file left out. */
+    path: string;
+    /** Why, in words. */
+    reason: string;
+  }[];
+  /** The first slice of the files found, checked already. */
+  first: FirstSliceChecked;
+  /** No input named any file, and none was refused: the run has nothing to do (the CLI's usage error). */
+  nothingFound: boolean;
+}
 
 /** Options of one {@link DocExtract.extract} run. All are optional. */
 export interface ExtractionOptions {
@@ -51,6 +70,14 @@ export interface ExtractionOptions {
   display?: () => BatchEvents | Promise<BatchEvents>;
   /** Called once a list of paths is planned, before anything is sent, with the number of outcomes the run will yield (for a progress total). */
   onPlanned?: (outcomes: number) => void;
+  /**
+   * Called once a list of paths is found and its first slice checked, before
+   * anything is sent or any outcome reported: what was found, refused and
+   * skipped. A throw ends the run with that error, nothing sent.
+   */
+  onFound?: (found: FoundInputs) => void;
+  /** Literal paths (or `s3://` URIs) to extract besides `inputs`, as `--files-from` lists them: checked like inputs, never expanded as globs. @default none */
+  listed?: readonly string[];
   /** Called with each result written from an answer of the service, once it is durable and before its job is finalized; a failure leaves the job open and the document failed (resumable). */
   onResult?: ResultSink;
   /**
@@ -72,6 +99,8 @@ export interface ExtractionOptions {
   tuneHeap?: boolean;
   /** @internal How the state folder's records word an outcome that did not complete (the CLI's words, which `docextract jobs` shows again). @default the outcome's own */
   lastRunWords?: (outcome: DocumentOutcome) => DocumentOutcome;
+  /** @internal Said once when the run waits for another command that holds the state folder. @default `notice` */
+  waiting?: (message: string) => void;
   /** @internal Resolves once the reader of the run's lines has room: each slice of inputs is checked only then. @default no wait */
   outputRoom?: () => Promise<void>;
   /** Checks each result's data as it arrives (and reused results again), e.g. against a JSON Schema per document type. @default none */

@@ -15,9 +15,10 @@ import { RunRecords } from '../../engine/run-records.js';
 import { runStreamBatch } from '../../engine/stream-batch.js';
 import { AllowedFolders } from '../../files/allowed-folders.js';
 import { accountOf, runDocuments } from '../one-client-run.js';
-import { extractFilesRun, withSink } from '../extract-files-run.js';
+import { extractFilesRun, withSink, type ExtractFilesRun } from '../extract-files-run.js';
+import { isObjectUri } from '../../util/object-uri.js';
 import { checkedRunSettings, settingDefault, type ClientSettings } from './client-options.js';
-import type { ExtractionOptions } from './extract-options.js';
+import type { ExtractionOptions, FoundInputs } from './extract-options.js';
 import { parsedOption } from './invalid-option-error.js';
 import { RunEvents } from './run-events.js';
 import type { RunHooks } from './run-handle.js';
@@ -47,8 +48,10 @@ export function plannedExtraction(client: ClientSettings, options: ExtractionOpt
     ...(options.storeDb !== undefined ? { storeDb: options.storeDb } : {}),
     ...(options.maxCredits !== undefined ? { maxCredits: options.maxCredits } : {}),
   };
+  const out = options.out ?? settingDefault('out');
   return {
-    outDir: resolve(client.cwd, options.out ?? settingDefault('out')),
+    // An s3:// output is a prefix, not a path below cwd.
+    outDir: isObjectUri(out) ? out : resolve(client.cwd, out),
     models: modelRulesOf(options.model),
     pages: pageRulesOf(options.pages),
     run: Object.keys(own).length === 0 ? client.run : checkedRunSettings({ ...client.run, ...own }, Object.keys(own)),
@@ -80,6 +83,7 @@ export async function extractRun(
     models,
     pages,
     exclude: [stateDir],
+    objects: client.objects,
     ...(client.debug ? { debug: client.debug } : {}),
   };
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
@@ -97,7 +101,7 @@ export async function extractRun(
       terms: sharedTerms(client, settings),
       events: () => shown.events(),
       signal: stop,
-      waiting: (message: string) => notice?.(message),
+      waiting: (message: string) => (options.waiting ?? notice)?.(message),
     };
     return { ended, asked };
   };
@@ -128,18 +132,16 @@ export async function extractRun(
   const refusedToRide: DocumentOutcome[] = [];
   const files = await extractFilesRun({
     inputs,
+    ...(options.listed ? { listed: options.listed } : {}),
     ...plan,
     ...(allowed ? { allowed } : {}),
     run: settings,
     reuse,
     // The same run again resumes an interrupted forced one.
-    forceCommand: forceIdentity(client, inputs, outDir),
+    forceCommand: forceIdentity(client, inputs, outDir, options.listed),
     signal: stop,
     // One outcome per file found (a source sent in parts is one), and one per argument that named none.
-    onFound: (found, rejected) => {
-      options.onPlanned?.(found + rejected.length);
-      for (const outcome of rejected) shown.finished(outcome);
-    },
+    onFound: (found, rejected) => options.onPlanned?.(found + rejected.length),
     onRefused: (outcome) => {
       refusedToRide.push(outcome);
       shown.finished(outcome);
@@ -151,15 +153,18 @@ export async function extractRun(
     clock,
     ...(notice ? { notice } : {}),
   });
+  options.onFound?.(foundInputsOf(files));
   // Every file refused locally (the batch fits in one slice): the service has nothing to say about it.
   if (files.nothingToSend) {
-    for (const outcome of files.first.rejected) shown.finished(outcome);
+    for (const outcome of [...files.rejected, ...files.first.rejected]) shown.finished(outcome);
     await shown.events();
     const nothingSent = { requests: 0, credits: 0, interrupted: false, openJobs: [], strayJobs: [] };
     return counted({ ...nothingSent, outcomes: [...files.rejected, ...files.first.rejected] }, records);
   }
   const withRejected = (report: ExtractionReport): ExtractionReport => ({ ...report, outcomes: [...files.rejected, ...refusedToRide, ...report.outcomes] });
+  // The key is asked for before any outcome is shown: a run that must send without one stops before its display.
   const { ended, asked } = sending();
+  for (const outcome of files.rejected) shown.finished(outcome);
   return runDocuments<ExtractionRunReport, BatchEvents>({
     ...asked,
     host: async (session, ridden) => recorded(withRejected(await files.host(withChecks(session), stop, ridden)), ended),
@@ -204,6 +209,12 @@ export function runRecordsOf(client: ClientSettings): RunRecords {
 /** Who asks, as `docextract jobs` lists a running command. */
 export function askingCommand(client: ClientSettings): string {
   return client.origin.commandLine ?? `docextract ${client.origin.command} (pid ${process.pid})`;
+}
+
+/** What planning found, as {@link ExtractionOptions.onFound} is told it. */
+export function foundInputsOf(files: Pick<ExtractFilesRun, 'found' | 'rejected' | 'skipped' | 'first'>): FoundInputs {
+  const { found, rejected, skipped, first } = files;
+  return { found, rejected, skipped, first, nothingFound: found === 0 && rejected.length === 0 };
 }
 
 /** The report with the run's tally of every document it finished. */

@@ -11,8 +11,9 @@ export {
   type CheckOptions,
   type ReviewPageOptions,
 } from './doc-extract.js';
-export type { DocExtractOptions, RunOrigin } from './client-options.js';
-export type { ExtractionOptions } from './extract-options.js';
+export type { DocExtractOptions, ObjectStorageOptions, RunOrigin } from './client-options.js';
+export type { ExtractionOptions, FoundInputs } from './extract-options.js';
+export type { ExtractionPreview, ModelNamesCheck, PreviewOptions } from './preview-call.js';
 export type { ExtractInputs, ExtractionRunReport } from './extract-run.js';
 export type { CollectOptions } from './collect-call.js';
 export type { WatchOptions } from './watch-call.js';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ApiClient, type ResponseEvent } from '../../api/index.js';
 import { modelEntriesOf } from '../../api/model-names.js';
 import type { ModelList } from '../../api/answers.js';
@@ -57,7 +58,14 @@ export function sharedTerms(client: ClientSettings, run: ClientSettings['run']) 
  * its folder, who ran it (the CLI: its command line, `--dry-run` aside, which
  * shows what the same run would do), its inputs and its output folder.
  */
-export function forceIdentity(client: Pick<ClientSettings, 'cwd' | 'origin'>, inputs: readonly string[], outDir: string): string {
+export function forceIdentity(
+  client: Pick<ClientSettings, 'cwd' | 'origin'>,
+  inputs: readonly string[],
+  outDir: string,
+  listed: readonly string[] = [],
+): string {
   const who = (client.origin.commandLine ?? client.origin.command).replace(/ --dry-run(?= |$)/g, '');
-  return `${client.cwd}: ${who} ${JSON.stringify({ inputs, out: outDir })}`;
+  // A long --files-from list is named by its digest: the identity is kept in the journal.
+  const list = listed.length > 0 ? { listed: createHash('sha256').update(listed.join('\0')).digest('hex') } : {};
+  return `${client.cwd}: ${who} ${JSON.stringify({ inputs, out: outDir, ...list })}`;
 }

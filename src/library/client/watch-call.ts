@@ -19,7 +19,10 @@ import { InvalidOptionError } from './invalid-option-error.js';
 import { runAccess, serviceClient, sharedTerms } from './run-access.js';
 
 /** Options of one {@link DocExtract.watch}: an extraction's, and the folder's own. */
-export interface WatchOptions extends Omit<ExtractionOptions, 'allowedFolders' | 'onPlanned' | 'onResult' | 'keepOutcomes' | 'events' | 'display'> {
+export interface WatchOptions extends Omit<
+  ExtractionOptions,
+  'allowedFolders' | 'onPlanned' | 'onFound' | 'listed' | 'waiting' | 'onResult' | 'keepOutcomes' | 'events' | 'display'
+> {
   /** How long a file must stay unchanged (size and time) before it is taken, in ms. @default {@link DEFAULT_SETTLE_MS} (setting `settle`) */
   settleMs?: number;
   /** How often the whole folder is listed again, besides the file system's notices, in ms. @default {@link DEFAULT_PASS_MS} (setting `rescan`) */

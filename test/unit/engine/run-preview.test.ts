@@ -1,5 +1,5 @@
 /**
- * `previewRun` of `docextract/run`: the dry run's totals and refusals, a
+ * `previewRun` (under the client's preview): the dry run's totals and refusals, a
  * slice at a time, as the library's public entry gives them (the CLI only
  * words them).
  */
@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DocumentOutcome, PlannedDocument } from '../../../src/index.js';
-import { previewRun, type FileCost, type PreviewSlice } from '../../../src/library/run.js';
+import { previewRun, type PreviewSlice } from '../../../src/engine/run-preview.js';
+import type { FileCost } from '../../../src/engine/cost-preview.js';
 import { minimumMakespanMs, parseRateWindows } from '../../../src/library/settings.js';
 
 const NOW = Date.parse('2026-11-24T12:00:00Z');

@@ -1,5 +1,5 @@
 /**
- * `extractFilesRun` and `peekEarlierRuns` of `docextract/run`: what the
+ * `extractFilesRun` and `peekEarlierRuns` (under the client's extract and preview): what the
  * CLI's `extract` and `extractDocuments` plan a list of inputs with, and
  * what a dry run finds of earlier runs, as the library's public entry gives
  * them (plain values: the CLI only words them). Nothing here is sent.
@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DocumentOutcome, PlannedDocument } from '../../../src/index.js';
-import { extractFilesRun, peekEarlierRuns, previewRun, type ExtractFilesOptions, type FileCost } from '../../../src/library/run.js';
+import { extractFilesRun, type ExtractFilesOptions } from '../../../src/library/extract-files-run.js';
+import { peekEarlierRuns } from '../../../src/library/earlier-runs.js';
+import { previewRun } from '../../../src/engine/run-preview.js';
+import type { FileCost } from '../../../src/engine/cost-preview.js';
 import { parseRateWindows, runSettings } from '../../../src/library/settings.js';
 import { accountId } from '../../../src/config/account-id.js';
 import { Journal } from '../../../src/store/journal.js';
