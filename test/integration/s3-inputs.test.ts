@@ -61,7 +61,8 @@ describe('extract reads s3:// inputs as it reads folders', () => {
       ['s3://inputs/batch/a.pdf', 'complete'],
       ['s3://inputs/batch/sub/id', 'complete'],
     ]);
-    expect(JSON.parse(readFileSync(join(out, 'a.pdf.json'), 'utf8'))).toMatchObject({ pages: { total: 2 } });
+    // The result names its source by the object's address, not by its copy in the state folder's spool.
+    expect(JSON.parse(readFileSync(join(out, 'a.pdf.json'), 'utf8'))).toMatchObject({ pages: { total: 2 }, source: { path: 's3://inputs/batch/a.pdf' } });
     expect(JSON.parse(readFileSync(join(out, 'sub', 'id.json'), 'utf8'))).toMatchObject({ pages: { total: 1 } });
     expect(first.stderr).toContain('skipped s3://inputs/batch/notes.txt');
     expect(downloads().sort()).toEqual(['/inputs/batch/a.pdf', '/inputs/batch/sub/id']);
