@@ -12,6 +12,8 @@ import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { corpusFile, useMotoSuite } from '../helpers/moto-suite.js';
 import { makeBucket, type TestBucket } from '../helpers/s3-objects.js';
 import { runCli } from '../helpers/run-cli.js';
+import { parseNdjson } from '../helpers/workspace.js';
+import { INVOICE_SCHEMA, startReviewCli } from '../helpers/review-run.js';
 
 const suite = useMotoSuite();
 
@@ -100,5 +102,50 @@ describe('export reads results from an s3:// prefix', () => {
     const run = await runCli(['export', 's3://out/nothing/', '--out', scratch()], { env });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('results_not_found');
+  });
+});
+
+describe('check and review read results from an s3:// prefix', () => {
+  it('check s3://… checks each result there, naming it by its address', async () => {
+    const env = suite.env();
+    await resultsInBucket(env);
+    const schema = join(mkdtempSync(join(tmpdir(), 'docextract-s3-schema-')), 'invoice.json');
+    writeFileSync(schema, JSON.stringify(INVOICE_SCHEMA));
+    const run = await runCli(['check', 's3://out/results/', '--schema', `invoice=${schema}`, '--json'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = parseNdjson(run.stdout);
+    expect(
+      lines
+        .filter((line) => line.kind !== 'summary')
+        .map((line) => [line.output, line.file, line.status])
+        .sort(),
+    ).toEqual([
+      ['s3://out/results/a.pdf.json', 's3://inputs/batch/a.pdf', 'complete'],
+      ['s3://out/results/sub/b.png.json', 's3://inputs/batch/sub/b.png', 'complete'],
+    ]);
+    expect(lines.at(-1)).toMatchObject({ kind: 'summary', results: 2, passed: 2 });
+  });
+
+  it('review s3://… shows the results read-only: a correction is refused (409 read_only), nothing is written to the bucket', async () => {
+    const env = suite.env();
+    const bucket = await resultsInBucket(env);
+    const before = (await bucket.keys('results/')).sort();
+    const review = await startReviewCli(['s3://out/results/'], env);
+    try {
+      const listed = (await (await fetch(`${review.url}api/documents`)).json()) as { folder: string; documents: { id: string }[] };
+      expect(listed.folder).toBe('s3://out/results/');
+      expect(listed.documents.map((doc) => doc.id).sort()).toEqual(['a.pdf.json', 'sub/b.png.json']);
+      const saved = await fetch(`${review.url}api/document?id=a.pdf.json`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ values: { total: '1' }, approved: true }),
+      });
+      expect(saved.status).toBe(409);
+      expect(await saved.json()).toMatchObject({ error: 'read_only' });
+    } finally {
+      const stopped = await review.stop();
+      expect(stopped.stderr).toContain('read-only');
+    }
+    expect((await bucket.keys('results/')).sort()).toEqual(before);
   });
 });
