@@ -39,7 +39,7 @@ export interface FetchedResults {
 }
 
 /** `s3://b/p` and `s3://b/p/` both name the folder `p/` (as a results folder is named with or without its slash). */
-export function objectFolderOf(uri: string): { bucket: string; prefix: string } {
+function objectFolderOf(uri: string): { bucket: string; prefix: string } {
   const { bucket, key } = parseObjectUri(uri);
   return { bucket, prefix: key === '' || isFolderMarker(key) ? key : `${key}/` };
 }

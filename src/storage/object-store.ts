@@ -25,7 +25,7 @@ export interface ObjectStoreOptions {
 }
 
 /** A local file put as an object's body, streamed (a table of any size never sits in memory). */
-export interface LocalFileBody {
+interface LocalFileBody {
   path: string;
   size: number;
   contentType: string;
