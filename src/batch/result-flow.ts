@@ -11,6 +11,7 @@ import { jsonTextOfAnyDepth, MAX_DATA_DEPTH, nestsDeeperThan, RESULT_TOO_DEEP } 
 import { ResultPathError } from '../store/result-path.js';
 import { fingerprintOf, reviewedFingerprint, sameFingerprint } from './review-sidecar.js';
 import { reviewPathFor } from '../store/result-names.js';
+import { sourceAddressOf } from './source-path.js';
 
 /** A 200 from documents: the result exists only in this response, so it goes to disk before anything else. */
 export async function writeSyncResult(ctx: FlowContext, task: DocumentTask, result: ExtractionSuccess, pages: number): Promise<FlowEffect[]> {
@@ -86,7 +87,13 @@ function resultDocument(ctx: FlowContext, task: DocumentTask, parts: ResultParts
   const checks = tooDeep ? undefined : ctx.checker?.check(normaliseModel(model), parts.data);
   return {
     status: parts.status,
-    source: { path: doc.path, sha256: doc.sha256, size: doc.size, type: doc.type, pages: doc.sourcePageCount ?? doc.pages ?? parts.pages.total ?? null },
+    source: {
+      path: sourceAddressOf(doc),
+      sha256: doc.sha256,
+      size: doc.size,
+      type: doc.type,
+      pages: doc.sourcePageCount ?? doc.pages ?? parts.pages.total ?? null,
+    },
     question,
     source_pages: sourcePagesSent(doc, parts.pages.total),
     model,
@@ -142,7 +149,7 @@ async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: R
   const effects: FlowEffect[] = [];
   if (earlierReview && !sameFingerprint(earlierReview, fingerprintOf(document))) effects.push(reviewLeftBehind(task.doc));
   for (const copy of task.copies) {
-    const copyFailed = await writeOrFail(ctx, task, copy, { ...document, source: { ...document.source, path: copy.path }, credits: 0 });
+    const copyFailed = await writeOrFail(ctx, task, copy, { ...document, source: { ...document.source, path: sourceAddressOf(copy) }, credits: 0 });
     if (!copyFailed) continue;
     task.copyFailures.set(copy, copyFailed.outcome);
     effects.push(...copyFailed.effects.filter((effect) => effect.type !== 'finished'));

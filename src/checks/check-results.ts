@@ -5,12 +5,14 @@ import { walkJsonFiles } from '../files/json-walk.js';
 import { recheckResultFile } from './recheck.js';
 import type { RecordedSchemas } from './recorded-schemas.js';
 import { DocextractError } from '../util/docextract-error.js';
+import { isObjectUri } from '../util/object-uri.js';
+import { fetchObjectResults, type ObjectResultsOptions } from '../storage/object-results.js';
 
 /** One result file checked again, for `docextract check`. */
 export interface CheckedResult {
   /** The result file, relative to the results folder. */
   result: string;
-  /** The result file's absolute path. */
+  /** The result file's absolute path (its `s3://` address for a result in object storage). */
   output: string;
   /** The source it was extracted from, as the result names it. */
   file: string | null;
@@ -71,7 +73,21 @@ export async function checkResults(
   resultsDir: string,
   checkWith: ResultChecker | RecordedSchemas,
   onResult: (checked: CheckedResult) => void,
+  objects?: ObjectResultsOptions,
 ): Promise<CheckSummary> {
+  if (!isObjectUri(resultsDir)) return checkFolder(resultsDir, checkWith, onResult);
+  if (!objects) throw new CheckInputError(`${resultsDir}: an s3:// folder needs the objects option (where to reach it).`);
+  // A copy, read as a folder is; each verdict is reported, not saved back in the bucket (the results there stay as written).
+  const fetched = await fetchObjectResults(resultsDir, objects);
+  try {
+    if (fetched.listed === 0) throw new CheckInputError(`${resultsDir}: no object under this prefix, no folder of results.`);
+    return await checkFolder(fetched.dir, checkWith, (checked) => onResult({ ...checked, output: fetched.addressOf(checked.output) }));
+  } finally {
+    await fetched.close();
+  }
+}
+
+async function checkFolder(resultsDir: string, checkWith: ResultChecker | RecordedSchemas, onResult: (checked: CheckedResult) => void): Promise<CheckSummary> {
   const info = await stat(resultsDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new CheckInputError(`${resultsDir}: no such folder of results.`);
   const summary: CheckSummary = { results: 0, passed: 0, failed: 0, unchecked: 0, errors: 0, unusableSchemas: 0, skipped: 0 };

@@ -4,6 +4,7 @@ import type { EventLayer } from '../batch/event-sink.js';
 import { questionOf } from '../batch/question.js';
 import { readResultFile, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
 import { combineChecks } from '../checks/recheck.js';
+import { sourceAddressOf } from '../batch/source-path.js';
 import { isWholeDocument } from '../files/page-selection.js';
 import { partLabel } from '../files/pdf-parts.js';
 
@@ -186,7 +187,7 @@ export class PartResults {
     const checks = combineChecks(parts.map((part) => part.checks));
     const result = {
       status,
-      source: { path: first.path, sha256: first.sha256, size: first.size, type: first.type, pages: pageCount },
+      source: { path: sourceAddressOf(first), sha256: first.sha256, size: first.size, type: first.type, pages: pageCount },
       question,
       source_pages: source.part.pages,
       model: parts.find((part) => part.model)?.model ?? question.model,

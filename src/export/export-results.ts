@@ -14,6 +14,8 @@ import { dataAsJsonRows, resultRows, tableColumns } from './table-rows.js';
 import { TableColumns, type TabulationRefusal } from './table-columns.js';
 import { CsvTableWriter } from './table-writer.js';
 import { replaceFileByStream } from '../store/file-replacement.js';
+import type { ObjectResultsOptions } from '../storage/object-results.js';
+import { exportObjects, exportsObjects } from './export-objects.js';
 
 /** Something that takes text, with or without backpressure (a file stream, stdout, a test's buffer). */
 export interface TextSink {
@@ -25,10 +27,12 @@ export interface TextSink {
 
 /** What `exportResults` reads, where it writes, and how it reports. */
 export interface ExportOptions {
-  /** The folder of results to export, walked recursively; ExportInputError when it is not there. */
+  /** The folder of results to export, walked recursively, or an `s3://bucket/prefix/` (needs `objects`); ExportInputError when it is not there. */
   resultsDir: string;
-  /** A folder for the tables (created), or `-` for NDJSON on `stdout`. */
+  /** A folder for the tables (created), an `s3://bucket/prefix/` (needs `objects`: each table put there), or `-` for NDJSON on `stdout`. */
   out: string;
+  /** How an `s3://` results folder or `out` is reached, and the private folder (the state folder's spool) its copies are made in. */
+  objects?: ObjectResultsOptions;
   /** `csv`: a file per table; `ndjson`: documents.ndjson; `xlsx`: tables.xlsx, a sheet per table. */
   format: ExportFormat;
   /** Start each CSV with a UTF-8 BOM, for Excel. @default false */
@@ -99,6 +103,14 @@ interface ExportReport {
 
 /** Turn a folder of result files into tables; sends nothing, needs no key. */
 export async function exportResults(options: ExportOptions): Promise<ExportSummary> {
+  if (exportsObjects(options)) {
+    if (!options.objects) throw new ExportInputError(`${options.resultsDir} -> ${options.out}: an s3:// folder needs the objects option (where to reach it).`);
+    return exportObjects(options, options.objects, exportLocal, (message) => new ExportInputError(message));
+  }
+  return exportLocal(options);
+}
+
+async function exportLocal(options: ExportOptions): Promise<ExportSummary> {
   const info = await stat(options.resultsDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new ExportInputError(`${options.resultsDir}: no such folder of results.`);
   if (options.out !== '-') await mkdir(options.out, { recursive: true });

@@ -13,3 +13,5 @@ export { documentTypeOf, isResultDocument } from '../checks/recheck.js';
 export { readResultFile } from '../batch/result-file.js';
 export { dataToCheck, readReview, type ReviewRecord, type ReviewState } from '../results/corrections.js';
 export type { CheckProblem, ResultChecks, ResultDocument } from '../batch/result-file.js';
+export type { ObjectResultsOptions } from '../storage/object-results.js';
+export type { ObjectStoreOptions } from '../storage/object-store.js';

@@ -5,3 +5,5 @@
  */
 export { startReview, ReviewInputError, type ReviewOptions } from '../review/start-review.js';
 export { openInBrowser, type OpenedBrowser } from '../review/open-browser.js';
+export type { ObjectResultsOptions } from '../storage/object-results.js';
+export type { ObjectStoreOptions } from '../storage/object-store.js';

@@ -24,12 +24,14 @@ export class ResultsFolder {
     private readonly realRoot: string,
     /** Where a relative source path recorded in a result is taken from. */
     readonly cwd: string,
+    /** How the page names the folder when it is a copy of another (an `s3://` prefix). */
+    private readonly named?: string,
   ) {}
 
-  static async open(root: string, cwd: string): Promise<ResultsFolder | undefined> {
+  static async open(root: string, cwd: string, named?: string): Promise<ResultsFolder | undefined> {
     const info = await stat(root).catch(() => undefined);
     if (!info?.isDirectory()) return undefined;
-    return new ResultsFolder(root, await realpath(root), cwd);
+    return new ResultsFolder(root, await realpath(root), cwd, named);
   }
 
   /** The file below the folder at `id`, or undefined when it is outside, missing or not a file. */
@@ -52,6 +54,7 @@ export class ResultsFolder {
 
   /** The folder as a person names it: relative to where docextract runs when inside it. */
   get shownAs(): string {
+    if (this.named !== undefined) return this.named;
     const inside = relative(this.cwd, this.root);
     return inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? this.root : inside;
   }

@@ -20,6 +20,8 @@ export interface ReviewServerOptions {
   port?: number;
   /** The secret part of every URL. @default 32 random hex digits */
   token?: string;
+  /** Why corrections cannot be saved (the folder is a copy of an `s3://` prefix): each save is refused (409 read_only) with it. */
+  readOnly?: string;
 }
 
 /** The review page's server, listening on loopback until closed. */
@@ -118,6 +120,7 @@ async function sendSource(response: ServerResponse, ctx: Context, id: string): P
 }
 
 async function saveReview(request: IncomingMessage, response: ServerResponse, ctx: Context, id: string): Promise<void> {
+  if (ctx.readOnly !== undefined) return sendJson(response, 409, { error: 'read_only', message: ctx.readOnly });
   // JSON only: a form posted from another site cannot send it without the browser asking first.
   if (!(request.headers['content-type'] ?? '').startsWith('application/json')) return refuse(response, 415);
   const body = (await readJsonBody(request, BODY_LIMIT)) as { values?: unknown; approved?: unknown } | undefined;

@@ -187,7 +187,7 @@ function whyNotAFile(below: string): string | undefined {
 }
 
 /** A key that names no path below the spool folder (`..`, an empty segment, a name too long): never downloaded. */
-function unusableAsPath(key: string): string | undefined {
+export function unusableAsPath(key: string): string | undefined {
   const segments = key.split('/');
   if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('\0')))
     return 'key has an empty, "." or ".." segment: it names no local path';

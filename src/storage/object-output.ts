@@ -56,7 +56,7 @@ export async function openObjectOutput(
 }
 
 /** The ETag this machine wrote last at the key, if its record says so. */
-async function lastWritten(record: string, bucket: string, key: string): Promise<string | undefined> {
+export async function lastWritten(record: string, bucket: string, key: string): Promise<string | undefined> {
   try {
     const kept = JSON.parse(await readFile(record, 'utf8')) as { bucket?: string; key?: string; etag?: string };
     return kept.bucket === bucket && kept.key === key && typeof kept.etag === 'string' ? kept.etag : undefined;

@@ -23,7 +23,7 @@ export function objectStoreError(where: string, error: unknown): ObjectStoreErro
   if (name === 'CredentialsProviderError')
     return new ObjectStoreError(
       'object_store_credentials',
-      `${where}: no AWS credentials found (tried the environment's AWS_ACCESS_KEY_ID, the shared config and credentials files with AWS_PROFILE, SSO, web identity, the container's and the instance's roles).`,
+      `${where}: no AWS credentials found (tried the environment's AWS_ACCESS_KEY_ID, the shared config and credentials files with AWS_PROFILE, SSO, web identity, the container's role, and the instance's role from the instance metadata service; off EC2, AWS_EC2_METADATA_DISABLED=true skips that probe).`,
     );
   if (status === 403) return new ObjectStoreError('object_store_denied', `${where}: access denied (${said}).`);
   if (status === 404) return new ObjectStoreError('object_not_found', `${where}: no such object or bucket.`);

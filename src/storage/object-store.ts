@@ -24,6 +24,13 @@ export interface ObjectStoreOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** A local file put as an object's body, streamed (a table of any size never sits in memory). */
+interface LocalFileBody {
+  path: string;
+  size: number;
+  contentType: string;
+}
+
 export interface ObjectStore {
   /** Names the store in the local index of objects read: the endpoint, or `aws`. */
   readonly identity: string;
@@ -39,7 +46,7 @@ export interface ObjectStore {
    * knew it: absent (`If-None-Match: *`) or at the ETag it wrote (`If-Match`).
    * Another writer's object is never silently replaced (412). Returns the new ETag.
    */
-  put(bucket: string, key: string, body: string, expected: { absent: true } | { etag: string }): Promise<string>;
+  put(bucket: string, key: string, body: string | LocalFileBody, expected: { absent: true } | { etag: string }): Promise<string>;
   /** Closes its connections. */
   close(): void;
 }

@@ -5,7 +5,7 @@
  * request timeout (its own is none), path-style addressing and checksums only
  * when required on custom endpoints (R2, B2, older MinIO refuse the rest).
  */
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -93,8 +93,10 @@ export async function openObjectStore(options: ObjectStoreOptions = {}): Promise
           new sdk.PutObjectCommand({
             Bucket: bucket,
             Key: key,
-            Body: body,
-            ContentType: 'application/json',
+            // A file is streamed with its length (a PutObject needs it): one request, whatever its size.
+            ...(typeof body === 'string'
+              ? { Body: body, ContentType: 'application/json' }
+              : { Body: createReadStream(body.path), ContentLength: body.size, ContentType: body.contentType }),
             ...('etag' in expected ? { IfMatch: expected.etag } : { IfNoneMatch: '*' }),
           }),
         ),

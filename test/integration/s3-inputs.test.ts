@@ -4,36 +4,20 @@
  * as a local run reads the same tree, results at the keys' relative paths,
  * and a rerun that neither downloads nor pays.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, emulatorEnv, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { startMoto, type RunningMoto } from '../helpers/moto.js';
-import { makeBucket, s3ClientFor } from '../helpers/s3-objects.js';
-import { runCli } from '../helpers/run-cli.js';
-import { CORPUS, parseNdjson } from '../helpers/workspace.js';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { corpusFile as pdf, useMotoSuite } from '../helpers/moto-suite.js';
+import { makeBucket } from '../helpers/s3-objects.js';
+import { runCli } from '../helpers/run-cli.js';
+import { parseNdjson } from '../helpers/workspace.js';
 
-let moto: RunningMoto;
-let s3: S3Client;
-let emu: RunningEmulator;
-beforeAll(async () => {
-  [moto, emu] = await Promise.all([startMoto(), startTestEmulator()]);
-  s3 = s3ClientFor(moto);
-}, 60_000);
-afterAll(async () => {
-  s3?.destroy();
-  await Promise.all([moto?.close(), emu?.close()]);
-});
-beforeEach(async () => moto.reset());
-
-const pdf = (name: string): Buffer => readFileSync(join(CORPUS, name));
-const uploads = (): number => emu.counters.requestsByEndpoint.documents + emu.counters.requestsByEndpoint.process;
+const suite = useMotoSuite();
+const uploads = (): number => suite.paidRequests();
 const downloads = (): string[] =>
-  moto.requests.filter((request) => request.target.includes('x-id=GetObject')).map((request) => request.target.split('?')[0] as string);
+  suite.moto.requests.filter((request) => request.target.includes('x-id=GetObject')).map((request) => request.target.split('?')[0] as string);
 
 async function extract(args: string[], env: NodeJS.ProcessEnv, out: string) {
   const run = await runCli(['extract', ...args, '--out', out, '--json', ...UNTHROTTLED_FLAGS], { env });
@@ -42,12 +26,12 @@ async function extract(args: string[], env: NodeJS.ProcessEnv, out: string) {
 
 function setUp(): { env: NodeJS.ProcessEnv; out: string } {
   const dir = mkdtempSync(join(tmpdir(), 'docextract-s3-'));
-  return { env: emulatorEnv(emu, moto.env), out: join(dir, 'out') };
+  return { env: suite.env(), out: join(dir, 'out') };
 }
 
 describe('extract reads s3:// inputs as it reads folders', () => {
   it('a folder: every document under the prefix, results at the relative keys; a rerun downloads nothing and pays nothing', async () => {
-    const bucket = await makeBucket(s3, 'inputs');
+    const bucket = await makeBucket(suite.s3, 'inputs');
     await bucket.put('batch/a.pdf', pdf('pdf/pages-2.pdf'));
     await bucket.put('batch/sub/id', pdf('images/id-card.png')); // no extension: its bytes say PNG
     await bucket.put('batch/sub/', new Uint8Array()); // a folder marker, not a file
@@ -61,13 +45,14 @@ describe('extract reads s3:// inputs as it reads folders', () => {
       ['s3://inputs/batch/a.pdf', 'complete'],
       ['s3://inputs/batch/sub/id', 'complete'],
     ]);
-    expect(JSON.parse(readFileSync(join(out, 'a.pdf.json'), 'utf8'))).toMatchObject({ pages: { total: 2 } });
+    // The result names its source by the object's address, not by its copy in the state folder's spool.
+    expect(JSON.parse(readFileSync(join(out, 'a.pdf.json'), 'utf8'))).toMatchObject({ pages: { total: 2 }, source: { path: 's3://inputs/batch/a.pdf' } });
     expect(JSON.parse(readFileSync(join(out, 'sub', 'id.json'), 'utf8'))).toMatchObject({ pages: { total: 1 } });
     expect(first.stderr).toContain('skipped s3://inputs/batch/notes.txt');
     expect(downloads().sort()).toEqual(['/inputs/batch/a.pdf', '/inputs/batch/sub/id']);
 
     const paid = uploads();
-    moto.requests.length = 0;
+    suite.moto.requests.length = 0;
     const again = await extract(['s3://inputs/batch'], env, out); // no trailing slash: no such object, so the folder batch/
     expect(again.code, again.stderr).toBe(0);
     expect(again.lines.map((line) => line.status)).toEqual(['complete', 'complete']);
@@ -76,7 +61,7 @@ describe('extract reads s3:// inputs as it reads folders', () => {
   });
 
   it('s3://b/p is the object p when it exists, not the folder p/ nor the sibling p2', async () => {
-    const bucket = await makeBucket(s3, 'one-object');
+    const bucket = await makeBucket(suite.s3, 'one-object');
     await bucket.put('p', pdf('pdf/pages-2.pdf'));
     await bucket.put('p/inner.pdf', pdf('pdf/pages-4.pdf'));
     await bucket.put('p2.pdf', pdf('pdf/pages-4.pdf'));
@@ -87,7 +72,7 @@ describe('extract reads s3:// inputs as it reads folders', () => {
   });
 
   it('--files-from takes s3:// addresses as literal objects, never globs', async () => {
-    const bucket = await makeBucket(s3, 'listed');
+    const bucket = await makeBucket(suite.s3, 'listed');
     await bucket.put('a[1].pdf', pdf('pdf/pages-2.pdf'));
     await bucket.put('a1.pdf', pdf('pdf/pages-4.pdf'));
     const { env, out } = setUp();
@@ -99,7 +84,7 @@ describe('extract reads s3:// inputs as it reads folders', () => {
   });
 
   it('a glob lists the part before its first wildcard and matches keys as a local glob matches paths', async () => {
-    const bucket = await makeBucket(s3, 'scans');
+    const bucket = await makeBucket(suite.s3, 'scans');
     await bucket.put('scans/2024/a.pdf', pdf('pdf/pages-2.pdf'));
     await bucket.put('scans/2025/deep/b.pdf', pdf('pdf/pages-2.pdf'));
     await bucket.put('scans/2025/c.png', pdf('images/id-card.png'));
@@ -108,12 +93,12 @@ describe('extract reads s3:// inputs as it reads folders', () => {
     const run = await extract(['s3://scans/scans/**/*.pdf'], env, out);
     expect(run.code, run.stderr).toBe(0);
     expect(run.lines.map((line) => line.file).sort()).toEqual(['s3://scans/scans/2024/a.pdf', 's3://scans/scans/2025/deep/b.pdf']);
-    const listed = moto.requests.filter((request) => request.target.includes('list-type=2'));
-    expect(listed.map((request) => new URL(request.target, moto.url).searchParams.get('prefix'))).toEqual(['scans/']);
+    const listed = suite.moto.requests.filter((request) => request.target.includes('list-type=2'));
+    expect(listed.map((request) => new URL(request.target, suite.moto.url).searchParams.get('prefix'))).toEqual(['scans/']);
   });
 
   it('an address that names nothing is refused, naming it; a missing bucket too', async () => {
-    await makeBucket(s3, 'empty');
+    await makeBucket(suite.s3, 'empty');
     const { env, out } = setUp();
     const run = await extract(['s3://empty/nothing', 's3://no-such-bucket/x/'], env, out);
     expect(run.code).not.toBe(0);

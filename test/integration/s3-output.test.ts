@@ -4,60 +4,42 @@
  * finalized; a put the store refused keeps the paid answer, and the next run
  * writes it without paying; another writer's object is never overwritten.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { DocExtract } from '../../src/index.js';
-import { emulatorEnv, startTestEmulator, TEST_KEY, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
-import { MOTO_CREDENTIALS, startMoto, type RunningMoto } from '../helpers/moto.js';
-import { makeBucket, s3ClientFor, type TestBucket } from '../helpers/s3-objects.js';
+import { TEST_KEY, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { MOTO_CREDENTIALS } from '../helpers/moto.js';
+import { corpusFile as pdf, useMotoSuite } from '../helpers/moto-suite.js';
+import { makeBucket, type TestBucket } from '../helpers/s3-objects.js';
 import { runCli } from '../helpers/run-cli.js';
-import { CORPUS, parseNdjson } from '../helpers/workspace.js';
+import { parseNdjson } from '../helpers/workspace.js';
 
-let moto: RunningMoto;
-let s3: S3Client;
-let emu: RunningEmulator;
-beforeAll(async () => {
-  [moto, emu] = await Promise.all([startMoto(), startTestEmulator()]);
-  s3 = s3ClientFor(moto);
-}, 60_000);
-afterAll(async () => {
-  s3?.destroy();
-  await Promise.all([moto?.close(), emu?.close()]);
-});
-beforeEach(async () => moto.reset());
-
-const pdf = (name: string): Buffer => readFileSync(join(CORPUS, name));
-const paidRequests = (): number => emu.counters.requestsByEndpoint.documents + emu.counters.requestsByEndpoint.process;
+const suite = useMotoSuite();
+const paidRequests = (): number => suite.paidRequests();
+const objectText = (bucket: string, key: string): Promise<string> => suite.objectText(bucket, key);
 const puts = (): string[] =>
-  moto.requests.filter((request) => request.method === 'PUT' && request.target.includes('x-id=PutObject')).map((r) => r.target.split('?')[0] as string);
+  suite.moto.requests.filter((request) => request.method === 'PUT' && request.target.includes('x-id=PutObject')).map((r) => r.target.split('?')[0] as string);
 
 async function extract(args: string[], env: NodeJS.ProcessEnv) {
   const run = await runCli(['extract', ...args, '--json', ...UNTHROTTLED_FLAGS], { env });
   return { ...run, lines: parseNdjson(run.stdout) };
 }
 
-async function objectText(bucket: string, key: string): Promise<string> {
-  const answer = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  return (await answer.Body?.transformToString('utf8')) ?? '';
-}
-
 async function batch(): Promise<TestBucket> {
-  const bucket = await makeBucket(s3, 'inputs');
+  const bucket = await makeBucket(suite.s3, 'inputs');
   await bucket.put('batch/a.pdf', pdf('pdf/pages-2.pdf'));
   await bucket.put('batch/sub/b.png', pdf('images/id-card.png'));
   return bucket;
 }
 
-const env = (): NodeJS.ProcessEnv => emulatorEnv(emu, { ...moto.env, HOME: mkdtempSync(join(tmpdir(), 'docextract-s3-home-')) });
+const env = (): NodeJS.ProcessEnv => suite.env();
 
 describe('extract writes results to an s3:// prefix', () => {
   it('puts each result at the key a local run would name; a rerun pays, downloads and puts nothing', async () => {
     await batch();
-    const results = await makeBucket(s3, 'results');
+    const results = await makeBucket(suite.s3, 'results');
     const home = env();
     const first = await extract(['s3://inputs/batch/', '--out', 's3://results/out/'], home);
     expect(first.code, first.stderr).toBe(0);
@@ -65,33 +47,33 @@ describe('extract writes results to an s3:// prefix', () => {
     expect(JSON.parse(await objectText('results', 'out/a.pdf.json'))).toMatchObject({ status: 'complete', pages: { total: 2 } });
 
     const paid = paidRequests();
-    moto.requests.length = 0;
+    suite.moto.requests.length = 0;
     const again = await extract(['s3://inputs/batch/', '--out', 's3://results/out'], home);
     expect(again.code, again.stderr).toBe(0);
     expect(again.lines.map((line) => line.status)).toEqual(['complete', 'complete']);
     expect(paidRequests()).toBe(paid);
     expect(puts()).toEqual([]);
-    expect(moto.requests.filter((request) => request.target.includes('x-id=GetObject'))).toEqual([]);
+    expect(suite.moto.requests.filter((request) => request.target.includes('x-id=GetObject'))).toEqual([]);
   });
 
   it('a program does the same through the client: new DocExtract({ objectStorage }).extract([s3://…], { out: s3://… })', async () => {
     await batch();
-    const results = await makeBucket(s3, 'results');
+    const results = await makeBucket(suite.s3, 'results');
     const home = env();
     const dx = new DocExtract({
       apiKey: TEST_KEY,
-      baseUrl: emu.url,
+      baseUrl: suite.emu.url,
       stateDir: home.DOCEXTRACT_STATE_DIR as string,
       rateLimit: 'none',
       cwd: mkdtempSync(join(tmpdir(), 'docextract-s3-cwd-')),
-      objectStorage: { endpoint: moto.url, env: { ...MOTO_CREDENTIALS }, pageSize: 1 },
+      objectStorage: { endpoint: suite.moto.url, env: { ...MOTO_CREDENTIALS }, pageSize: 1 },
     });
     const report = await dx.extract(['s3://inputs/batch/'], { out: 's3://results/out/', tuneHeap: false }).done;
     expect(report.counts.complete).toBe(2);
     expect((await results.keys()).sort()).toEqual(['out/a.pdf.json', 'out/sub/b.png.json']);
     expect(JSON.parse(await objectText('results', 'out/sub/b.png.json'))).toMatchObject({ status: 'complete' });
     // pageSize 1: the prefix of two keys is listed a page at a time.
-    expect(moto.requests.filter((request) => request.target.includes('list-type=2')).length).toBeGreaterThanOrEqual(2);
+    expect(suite.moto.requests.filter((request) => request.target.includes('list-type=2')).length).toBeGreaterThanOrEqual(2);
   });
 
   it('a put the store refuses keeps the paid answer: the next run writes it without paying', async () => {
@@ -104,7 +86,7 @@ describe('extract writes results to an s3:// prefix', () => {
     expect(String((refused.lines[0]?.error as { message: string }).message)).toMatch(/\(object_not_found\).*nothing was finalized.*the answer is kept in/);
     const paid = paidRequests();
 
-    const results = await makeBucket(s3, 'late-bucket');
+    const results = await makeBucket(suite.s3, 'late-bucket');
     const rerun = await extract(['s3://inputs/batch/a.pdf', '--out', 's3://late-bucket/out/'], home);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(paidRequests()).toBe(paid);
@@ -113,7 +95,7 @@ describe('extract writes results to an s3:// prefix', () => {
 
   it("another writer's object at the key is never overwritten (If-None-Match: *), and the answer is kept", async () => {
     await batch();
-    const results = await makeBucket(s3, 'shared');
+    const results = await makeBucket(suite.s3, 'shared');
     await results.put('out/a.pdf.json', '{"someone":"else"}');
     const run = await extract(['s3://inputs/batch/a.pdf', '--out', 's3://shared/out/'], env());
     expect(run.code).not.toBe(0);

@@ -6,9 +6,12 @@ export const registerExportCommand: CommandRegistration = (program, action) => {
   program
     .command('export')
     .description('turn a folder of result files into tables: one CSV (or xlsx sheet) per document type, one per list of line items; sends nothing')
-    .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json)')
+    .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json), or an s3://bucket/prefix/')
     // Checked in the command, not by commander: a mistyped option must be named as such, not reported as a missing --out.
-    .option('-o, --out <tables-dir>', 'folder for the tables (created; required); with --format ndjson, - writes to stdout')
+    .option(
+      '-o, --out <tables-dir>',
+      'folder for the tables (created; required), or an s3://bucket/prefix/ to put them at; with --format ndjson, - writes to stdout',
+    )
     // The choices are checked by commander and offered by completion.
     .addOption(
       new Option(

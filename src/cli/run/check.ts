@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { CheckedResult, CheckSummary } from '../../library/check.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
@@ -6,6 +5,8 @@ import type { CliContext } from '../context.js';
 import { plural } from '../../util/plural.js';
 import { checkProblemsText } from '../outcome-lines.js';
 import { renderUntrusted } from '../../util/untrusted-text.js';
+import { isObjectUri } from '../../util/object-uri.js';
+import { folderOrObject, objectAccessOf } from '../object-access.js';
 import { loadChecker, resolveSchemaRules } from '../schema-settings.js';
 
 const GIVE_A_SCHEMA = '--schema TYPE=FILE (repeatable), or the schemas setting (docextract config set schemas invoice=schemas/invoice.json)';
@@ -22,7 +23,12 @@ export async function runCheck(ctx: CliContext, resultsDir: string, flags: { sch
   const recorded = checkWith instanceof RecordedSchemas;
   const { checkResults } = await import('../../library/check.js');
   // A folder that is not there is a CheckInputError: results_not_found, exit 2 (error-table.ts).
-  const summary: CheckSummary = await checkResults(resolve(ctx.io.cwd, resultsDir), checkWith, (checked) => printChecked(ctx, checked));
+  const summary: CheckSummary = await checkResults(
+    folderOrObject(ctx.io.cwd, resultsDir),
+    checkWith,
+    (checked) => printChecked(ctx, checked),
+    isObjectUri(resultsDir) ? objectAccessOf(ctx) : undefined,
+  );
   ctx.ui.info(summaryLine(summary, recorded));
   // Always last under --json, even when the folder holds no result: the output is never empty, so "nothing" reads apart from "broken".
   if (ctx.options.json) ctx.io.stdout.write(`${JSON.stringify({ kind: 'summary', ...summary })}\n`);

@@ -1,10 +1,11 @@
-import { resolve } from 'node:path';
 import { UsageError } from '../cli-errors.js';
 import { refuseFileAsFolder } from '../folder-not-file.js';
 import { plural } from '../../util/plural.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import type { ExportFormat } from '../../library/export.js';
+import { isObjectUri } from '../../util/object-uri.js';
+import { folderOrObject, objectAccessOf } from '../object-access.js';
 
 interface ExportFlags {
   out?: string;
@@ -20,11 +21,12 @@ export async function runExport(ctx: CliContext, resultsDir: string, flags: Expo
     throw new UsageError(`--out - (stdout) needs --format ndjson: ${flags.format === 'xlsx' ? 'a workbook is a file' : 'CSV tables are several files'}.`);
   if (flags.bom && flags.format !== 'csv') throw new UsageError('--bom is for CSV files only.');
   const { exportResults } = await import('../../library/export.js');
-  const out = flags.out === '-' ? '-' : resolve(ctx.io.cwd, flags.out);
-  if (out !== '-') await refuseFileAsFolder('--out', out);
+  const out = flags.out === '-' ? '-' : folderOrObject(ctx.io.cwd, flags.out);
+  if (out !== '-' && !isObjectUri(out)) await refuseFileAsFolder('--out', out);
   // A folder that is not there is an ExportInputError: results_not_found, exit 2 (error-table.ts).
   const summary = await exportResults({
-    resultsDir: resolve(ctx.io.cwd, resultsDir),
+    resultsDir: folderOrObject(ctx.io.cwd, resultsDir),
+    ...(isObjectUri(resultsDir) || isObjectUri(out) ? { objects: objectAccessOf(ctx) } : {}),
     out,
     format: flags.format,
     bom: flags.bom,

@@ -1,8 +1,9 @@
-import { resolve } from 'node:path';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { loadChecker, resolveSchemaRules } from '../schema-settings.js';
+import { isObjectUri } from '../../util/object-uri.js';
+import { folderOrObject, objectAccessOf } from '../object-access.js';
 
 interface ReviewFlags {
   schema?: string[];
@@ -21,7 +22,8 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
   let server;
   try {
     server = await startReview({
-      resultsDir: resolve(ctx.io.cwd, resultsDir),
+      resultsDir: folderOrObject(ctx.io.cwd, resultsDir),
+      ...(isObjectUri(resultsDir) ? { objects: objectAccessOf(ctx) } : {}),
       cwd: ctx.io.cwd,
       stateDir: ctx.stateDir(),
       ...(checker ? { checker } : {}),
@@ -35,6 +37,7 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
   }
   ctx.io.stdout.write(ctx.options.json ? `${JSON.stringify({ url: server.url })}\n` : `${server.url}\n`);
   ctx.ui.info('review page on 127.0.0.1 only (the token in the URL is its key); Ctrl-C to stop');
+  if (isObjectUri(resultsDir)) ctx.ui.warn(`${resultsDir} is reviewed read-only: corrections cannot be saved to object storage yet`);
   // The opener gets a private page that redirects to the URL, never the URL (its token) in its arguments.
   const browser = flags.open ? await (await import('../../library/review.js')).openInBrowser(server.url, ctx.io.env) : undefined;
   if (browser && !browser.opened) ctx.ui.warn('no browser opener (xdg-open) found: open the URL above yourself');

@@ -1,0 +1,124 @@
+/**
+ * Results kept under an `s3://` prefix, for the commands that read a folder
+ * of results (`export`, `check`, `review`) and `export --out s3://…`.
+ *
+ * They are copied, a listing page at a time and each object streamed, to a
+ * private folder made for the command in the state folder's spool, and the
+ * local code reads that folder as any other; the folder is removed when the
+ * command ends. A copy rather than a reader over the store: every reader of
+ * results (the walk, the ownership check, reviews beside results, a result's
+ * parts) stays the one it is for folders, and memory stays that of a folder
+ * walk. A fresh copy each time: a result deleted from the bucket is never
+ * read from an older copy.
+ */
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { isFolderMarker, objectUriOf, parseObjectUri } from '../util/object-uri.js';
+import type { ObjectStore, ObjectStoreOptions } from './object-store.js';
+import { lastWritten } from './object-output.js';
+import { unusableAsPath } from './object-inputs.js';
+import { storeSpoolDir, writeRecordPathOf } from './spool-layout.js';
+import { writeFileAtomically } from '../store/atomic-write.js';
+
+/** Where an `s3://` folder of results is found, and where it is copied to. */
+export interface ObjectResultsOptions extends ObjectStoreOptions {
+  /** The spool folder, in the state folder (private): the command's copy is made below it. */
+  spoolDir: string;
+}
+
+/** A local copy of the results under a prefix, for one command. */
+export interface FetchedResults {
+  /** The private folder holding the copy: the prefix's keys as paths below it. */
+  dir: string;
+  /** Keys listed under the prefix (0: the prefix names nothing, as a folder that is not there). */
+  listed: number;
+  /** The `s3://` address of a file below `dir`. */
+  addressOf(path: string): string;
+  /** Removes the copy and closes the store. */
+  close(): Promise<void>;
+}
+
+/** `s3://b/p` and `s3://b/p/` both name the folder `p/` (as a results folder is named with or without its slash). */
+function objectFolderOf(uri: string): { bucket: string; prefix: string } {
+  const { bucket, key } = parseObjectUri(uri);
+  return { bucket, prefix: key === '' || isFolderMarker(key) ? key : `${key}/` };
+}
+
+/** Copies every `.json` key under the folder `uri` (results, their parts, their reviews) to a private folder. */
+export async function fetchObjectResults(uri: string, options: ObjectResultsOptions): Promise<FetchedResults> {
+  const { bucket, prefix } = objectFolderOf(uri);
+  const store = await opened(options);
+  const dir = await privateFolder(options.spoolDir, 'fetched-');
+  const close = async (): Promise<void> => {
+    store.close();
+    await rm(dir, { recursive: true, force: true });
+  };
+  let listed = 0;
+  try {
+    for await (const page of store.list(bucket, prefix)) {
+      for (const object of page) {
+        listed += 1;
+        const below = object.key.slice(prefix.length);
+        // Only what a folder walk of results reads; a key that names no local path is no result the tool wrote.
+        if (isFolderMarker(object.key) || !below.endsWith('.json') || unusableAsPath(below)) continue;
+        await store.download(bucket, object.key, object.etag, join(dir, ...below.split('/')));
+      }
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { dir, listed, addressOf: (path) => objectUriOf(bucket, `${prefix}${relative(dir, path).split(sep).join('/')}`), close };
+}
+
+/** A private folder for `export --out s3://…` to write its tables in before they are put. */
+export function localTablesFolder(options: ObjectResultsOptions): Promise<string> {
+  return privateFolder(options.spoolDir, 'tables-');
+}
+
+/**
+ * Puts every file below `dir` at the same relative key under the folder
+ * `uri`, one PutObject each, streamed. As for results: a key this machine
+ * never wrote is created only if absent, one it wrote is replaced only at
+ * the ETag it wrote, so another writer's object is never overwritten
+ * (`object_changed`). Returns the addresses put, in order.
+ */
+export async function putObjectFolder(dir: string, uri: string, options: ObjectResultsOptions, contentTypeOf: (name: string) => string): Promise<string[]> {
+  const { bucket, prefix } = objectFolderOf(uri);
+  const store = await opened(options);
+  const storeDir = storeSpoolDir(options.spoolDir, store.identity);
+  const put: string[] = [];
+  try {
+    for (const path of await filesBelow(dir)) {
+      const key = `${prefix}${relative(dir, path).split(sep).join('/')}`;
+      const record = writeRecordPathOf(storeDir, bucket, key);
+      const known = await lastWritten(record, bucket, key);
+      const body = { path, size: (await stat(path)).size, contentType: contentTypeOf(path) };
+      const etag = await store.put(bucket, key, body, known === undefined ? { absent: true } : { etag: known });
+      await writeFileAtomically(record, JSON.stringify({ bucket, key, etag }), { mode: 0o600 });
+      put.push(objectUriOf(bucket, key));
+    }
+  } finally {
+    store.close();
+  }
+  return put;
+}
+
+/** The SDK is loaded here, only when an `s3://` folder is named. */
+async function opened(options: ObjectResultsOptions): Promise<ObjectStore> {
+  return (await import('./s3-store.js')).openObjectStore(options);
+}
+
+async function privateFolder(spoolDir: string, name: string): Promise<string> {
+  await mkdir(spoolDir, { recursive: true, mode: 0o700 });
+  return mkdtemp(join(spoolDir, name));
+}
+
+/** The tables of one export: a handful of files, sorted so they are put in a stable order. */
+async function filesBelow(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
