@@ -12,6 +12,7 @@ import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { corpusFile as pdf, useMotoSuite } from '../helpers/moto-suite.js';
 import { makeBucket } from '../helpers/s3-objects.js';
 import { runCli } from '../helpers/run-cli.js';
+import { startChildCli } from '../helpers/child-run.js';
 import { parseNdjson } from '../helpers/workspace.js';
 
 const suite = useMotoSuite();
@@ -106,5 +107,14 @@ describe('extract reads s3:// inputs as it reads folders', () => {
       ['s3://empty/nothing', 'failed', 'file_not_found'],
       ['s3://no-such-bucket/x/', 'failed', 'file_not_found'],
     ]);
+  });
+  it('the built CLI says nothing of the SDK’s own future releases: the pinned SDK supports Node 20 (no NodeVersionSupportWarning on stderr)', async () => {
+    const bucket = await makeBucket(suite.s3, 'quiet');
+    await bucket.put('in/a.pdf', pdf('pdf/pages-2.pdf'));
+    const { env, out } = setUp();
+    const run = await startChildCli(['extract', 's3://quiet/in/', '--out', out, '--json', ...UNTHROTTLED_FLAGS], env).done;
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseNdjson(run.stdout).map((line) => line.status)).toEqual(['complete']);
+    expect(run.stderr).not.toContain('NodeVersionSupportWarning');
   });
 });
