@@ -127,7 +127,14 @@ describe('a listing that fails', () => {
     const stop = new AbortController();
     const pages = inbox.arrivals(clock, 10_000, (message) => notices.push(message), stop.signal);
     const next = pages.next();
-    while (clock.pendingTimers() === 0) await new Promise((resolve) => setImmediate(resolve));
+    let ended = false;
+    void next.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    // The positive signal that the listing failed and was handled: the wait for the next poll, on the clock.
+    while (!ended && clock.pendingTimers() === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(false);
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatch(/^s3:\/\/moves-bucket\/inbox\/: .*\[object_store_failed\]; listing s3:\/\/moves-bucket\/inbox\/ again in 10 s$/);
     await clock.advance(10_000);
