@@ -18,6 +18,7 @@ import { startMoto, type RunningMoto } from '../../helpers/moto.js';
 import { makeBucket, s3ClientFor } from '../../helpers/s3-objects.js';
 import { corpusBytes, distinctJpeg } from '../../helpers/watch-folder.js';
 import { startWatchOnFakeClock } from '../../helpers/watch-run.js';
+import { runCli } from '../../helpers/run-cli.js';
 
 let moto: RunningMoto;
 let s3: S3Client;
@@ -109,6 +110,22 @@ describe('docextract watch s3://', () => {
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(second.lines()).toMatchObject([{ file: 's3://restart-bucket/inbox/a.pdf', status: 'complete', pages: 4 }]);
     expect(uploads()).toBeGreaterThan(paid);
+  });
+
+  it('refuses, before listing anything, move targets that are the inbox or hold it, and targets of the other kind (exit 2)', async () => {
+    const env = emulatorEnv(emu, moto.env);
+    const local = join(mkdtempSync(join(tmpdir(), 'docextract-s3watch-')), 'done');
+    for (const [args, said] of [
+      [['s3://in-bucket/inbox/', '--move-done', 's3://in-bucket/inbox'], 'moveDone: s3://in-bucket/inbox/ is the watched folder'],
+      [['s3://in-bucket/inbox/sub/', '--move-failed', 's3://in-bucket/inbox/'], 'moveFailed: s3://in-bucket/inbox/ holds the watched folder'],
+      [['s3://in-bucket/inbox/', '--out', 's3://in-bucket/'], 'out: s3://in-bucket/ holds the watched folder'],
+      [['s3://in-bucket/inbox/', '--move-done', local], 'give an s3:// folder'],
+    ] as const) {
+      const run = await runCli(['watch', ...args], { env });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain(said);
+    }
+    expect(moto.requests).toEqual([]);
   });
 
   it('says a bucket that does not exist, by its address and code, and keeps listing until it does', async () => {
