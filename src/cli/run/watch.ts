@@ -14,7 +14,7 @@ import { watchInterrupts } from '../interrupts.js';
 import { WatchDisplay } from '../watch-display.js';
 import { roomIn } from '../io.js';
 import { isObjectUri } from '../../util/object-uri.js';
-import { planOptionsOf, type ObjectStorageFlags } from '../plan-options.js';
+import { objectStorageOf, type ObjectStorageFlags } from '../object-storage-flags.js';
 
 interface WatchFlags extends BatchFlags, ObjectStorageFlags {
   settle?: string;
@@ -52,8 +52,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
     if (target !== undefined) await refuseFileAsFolder(flag, target);
   }
   if (!listed) refuseTargetsHoldingTheFolder(root, folder, targets);
-  const { objects } = planOptionsOf(ctx, settings, flags);
-  const dx = await cliClient(ctx, settings);
+  const dx = await cliClient(ctx, settings, true, { objectStorage: objectStorageOf(ctx, flags) });
   const startedAt = ctx.clock.now();
   let display: WatchDisplay | undefined;
   const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
@@ -67,11 +66,6 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
       settleMs,
       rescanMs: passMs,
       ...(pollMs !== undefined ? { pollMs } : {}),
-      s3: {
-        env: objects.env,
-        ...(objects.endpoint !== undefined ? { endpoint: objects.endpoint } : {}),
-        ...(objects.pageSize !== undefined ? { pageSize: objects.pageSize } : {}),
-      },
       ...(moves.done !== undefined ? { moveDone: moves.done } : {}),
       ...(moves.failed !== undefined ? { moveFailed: moves.failed } : {}),
       ...(settings.checker ? { checker: settings.checker } : {}),

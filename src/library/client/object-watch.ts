@@ -5,11 +5,9 @@
  * never taken from, but not be it or hold it), and opened. The SDK is loaded
  * only when one of them names `s3://`.
  */
-import { join } from 'node:path';
 import type { ObjectMoveTargets } from '../../engine/watch-object-moves.js';
 import type { ObjectInbox } from '../../storage/object-inbox.js';
 import type { ObjectOutput } from '../../storage/object-output.js';
-import type { ObjectStoreOptions } from '../../storage/object-store.js';
 import { isObjectUri, objectUriOf } from '../../util/object-uri.js';
 import { objectFolderOf, objectFolderWithin, type ObjectFolder } from '../../storage/object-folder.js';
 import type { ClientSettings } from './client-options.js';
@@ -17,16 +15,6 @@ import { InvalidOptionError } from './invalid-option-error.js';
 
 /** How often an `s3://` inbox is listed by default: each listing is a paid request per 1,000 keys. */
 export const DEFAULT_OBJECT_POLL_MS = 60_000;
-
-/** Where `s3://` folders, outputs and move targets are found, and how the store is asked. */
-export interface ObjectStorageOptions {
-  /** A custom endpoint (MinIO, R2, Ceph), addressed path-style. @default `AWS_ENDPOINT_URL_S3` (or `AWS_ENDPOINT_URL`) of `env`, else AWS */
-  endpoint?: string;
-  /** Keys asked for per listing page, 1 to 1000. @default 1000 */
-  pageSize?: number;
-  /** The variables the AWS SDK's credential chain and region read. @default process.env */
-  env?: NodeJS.ProcessEnv;
-}
 
 /** What a watch named in object storage, opened: close it once the watch is over. */
 export interface ObjectWatch {
@@ -42,7 +30,7 @@ export interface ObjectWatch {
 export async function objectWatchOf(
   client: ClientSettings,
   folder: string,
-  named: { out?: string; moveDone?: string; moveFailed?: string; s3?: ObjectStorageOptions },
+  named: { out?: string; moveDone?: string; moveFailed?: string },
 ): Promise<ObjectWatch | undefined> {
   const targets = { moveDone: named.moveDone, moveFailed: named.moveFailed };
   const watched = isObjectUri(folder);
@@ -79,12 +67,8 @@ export async function objectWatchOf(
     }
     if (objectFolderWithin(target, inboxFolder)) inside.push(target);
   }
-  const store: ObjectStoreOptions = {
-    env: named.s3?.env ?? process.env,
-    ...(named.s3?.endpoint !== undefined ? { endpoint: named.s3.endpoint } : {}),
-    ...(named.s3?.pageSize !== undefined ? { pageSize: named.s3.pageSize } : {}),
-  };
-  const spoolDir = join(client.stateDir, 'objects');
+  // The client's object storage (DocExtractOptions.objectStorage): its endpoint, page size, credentials' environment and spool folder.
+  const { spoolDir, ...store } = client.objects;
   const [inboxModule, outputModule] = await Promise.all([
     watched ? import('../../storage/object-inbox.js') : undefined,
     out !== undefined ? import('../../storage/object-output.js') : undefined,

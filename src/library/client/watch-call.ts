@@ -18,7 +18,7 @@ import { askingCommand, plannedExtraction } from './extract-run.js';
 import { InvalidOptionError } from './invalid-option-error.js';
 import { runAccess, serviceClient, sharedTerms } from './run-access.js';
 import { isObjectUri } from '../../util/object-uri.js';
-import { DEFAULT_OBJECT_POLL_MS, objectWatchOf, type ObjectStorageOptions, type ObjectWatch } from './object-watch.js';
+import { DEFAULT_OBJECT_POLL_MS, objectWatchOf, type ObjectWatch } from './object-watch.js';
 
 /** Options of one {@link DocExtract.watch}: an extraction's, and the folder's own. */
 export interface WatchOptions extends Omit<
@@ -35,8 +35,6 @@ export interface WatchOptions extends Omit<
   moveDone?: string;
   /** Move each source that failed here. @default left where it is */
   moveFailed?: string;
-  /** Where `s3://` folders, outputs and move targets are found. @default the AWS SDK's defaults from `process.env` */
-  s3?: ObjectStorageOptions;
   /** Progress as work moves and the folder's counts change; outcomes come from the run itself. */
   events?: Partial<Omit<WatchEvents, 'documentFinished'>>;
   /** A display of the watch, made once there is something to show, told of every event (outcomes included); given, the iteration yields none and `events` is not told. */
