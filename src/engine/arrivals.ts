@@ -9,6 +9,8 @@ import { PLAN_SLICE, type RunningWindow } from './running-window.js';
 export interface PlannedArrivalOptions {
   /** Folder display paths are relative to. */
   cwd: string;
+  /** How a path is shown, when not by its place on disk (an object's spool file: its `s3://` address). @default relative to `cwd` */
+  displayOf?: (path: string) => string | undefined;
   /** Results mirror each path below this folder. */
   root: string;
   plan: Omit<PlanOptions, 'cwd' | 'listed'>;
@@ -41,7 +43,9 @@ export async function* plannedArrivals(source: AsyncIterable<readonly string[]>,
   for await (const paths of source) {
     // The first look at a folder of 100,000 files is one arrival: it is planned a slice at a time, as extract plans.
     for (let start = 0; start < paths.length; start += PLAN_SLICE) {
-      const inputs = paths.slice(start, start + PLAN_SLICE).map((path) => ({ path, displayPath: toDisplayPath(path, options.cwd) }));
+      const inputs = paths
+        .slice(start, start + PLAN_SLICE)
+        .map((path) => ({ path, displayPath: options.displayOf?.(path) ?? toDisplayPath(path, options.cwd) }));
       await options.running?.roomFor(inputs.length, options.stop);
       if (options.stop?.aborted) return;
       for (const input of inputs) options.arrived?.(input.displayPath, input.path);

@@ -26,7 +26,7 @@ export interface MoveTargets {
 const FINAL_FAILURES = new Set(['invalid_file_type', 'invalid_file', 'file_too_large', 'page_limit_exceeded', 'extraction_failed']);
 
 /** Which folder a finished document's source belongs in, if any. */
-function moveKind(outcome: DocumentOutcome): 'done' | 'failed' | undefined {
+export function moveKind(outcome: DocumentOutcome): 'done' | 'failed' | undefined {
   if (outcome.status === 'complete') return 'done';
   if (outcome.status === 'partial') return 'failed';
   if (outcome.status === 'failed' && outcome.error && FINAL_FAILURES.has(outcome.error.code)) return 'failed';

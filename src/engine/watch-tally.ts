@@ -119,7 +119,7 @@ export class WatchTally {
   constructor(
     /** The watch's display: its folder state is told here directly. */
     private readonly shown: WatchEvents,
-    private readonly moves: WatchMoves,
+    private readonly moves: Pick<WatchMoves, 'finished'>,
     /** Told of every finished file: has the journal compacted now and then (none when riding along: the host's journal). */
     private readonly journal: Pick<CompactEvery, 'finished'>,
     readonly record: WatchRecord,

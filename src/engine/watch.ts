@@ -11,6 +11,9 @@ import { plannedArrivals } from './arrivals.js';
 import type { ArrivalOptions } from './resume-tasks.js';
 import { setUpBatch } from './batch-setup.js';
 import { WatchMoves } from './watch-moves.js';
+import { ObjectWatchMoves, type ObjectMoveTargets } from './watch-object-moves.js';
+import type { ObjectInbox } from '../storage/object-inbox.js';
+import { pacedBy } from '../util/paced.js';
 import { CompactEvery } from './compact-every.js';
 import { WatchRecord, WatchTally } from './watch-tally.js';
 import { partsOfRun } from './parts.js';
@@ -28,6 +31,8 @@ export interface WatchOptions extends WatchedFolderOptions {
   reuse: Omit<ArrivalOptions, 'storeDb'>;
   /** What the command finished over its runs (riding along, then hosting after a handover): one per command. @default one for this run */
   record?: WatchRecord;
+  /** `watch s3://…`: this inbox listed every `pollMs` instead of the folder `root` watched, and its objects moved to `moves`. @default a local folder */
+  objects?: { inbox: ObjectInbox; pollMs: number; moves: ObjectMoveTargets };
 }
 
 /**
@@ -47,19 +52,31 @@ export async function runWatchBatch(
   const batch = await setUpBatch(deps, settings, options.outDir, options.reuse);
   const { planner } = batch;
   const notice = (message: string): void => deps.events.notice?.(message);
-  const moves = new WatchMoves({ root: options.root, ...options.moves }, options.outDir, deps.events);
+  const { objects } = options;
+  const moves = objects
+    ? new ObjectWatchMoves(objects.inbox, objects.moves, deps.events)
+    : new WatchMoves({ root: options.root, ...options.moves }, options.outDir, deps.events);
   const journal = new CompactEvery(() => deps.session.compact(), notice);
   const parts = partsOfRun(deps, settings.storeDb, false);
   const tally = new WatchTally(deps.events, moves, journal, options.record ?? new WatchRecord(options.cwd), parts);
-  const folder = await startWatchedFolder(options, deps.clock, {
-    onError: notice,
-    onSettling: (count) => tally.settlingNow(count),
-  });
+  const folder = objects
+    ? undefined
+    : await startWatchedFolder(options, deps.clock, {
+        onError: notice,
+        onSettling: (count) => tally.settlingNow(count),
+      });
   deps.events.watching?.();
+  // An object appears whole (a PUT is atomic): listed, it is taken, with no settling.
+  const listed = (inbox: ObjectInbox, pollMs: number): AsyncIterable<string[]> => {
+    const pages = inbox.arrivals(deps.clock, pollMs, notice, stop);
+    return options.outputRoom ? pacedBy(pages, options.outputRoom) : pages;
+  };
+  const source = folder ? arrivalsOf(folder, options) : listed(objects!.inbox, objects!.pollMs);
 
   const running = new RunningWindow(RUNNING_AHEAD);
-  const arrivals = plannedArrivals(arrivalsOf(folder, options), {
+  const arrivals = plannedArrivals(source, {
     cwd: options.cwd,
+    ...(objects ? { displayOf: (path: string) => objects.inbox.addressOf(path) } : {}),
     root: options.root,
     // Anyone may drop files here: a link is refused, never followed to what its dropper cannot read.
     plan: { ...options.plan, confinedTo: options.root },
@@ -91,7 +108,7 @@ export async function runWatchBatch(
     const collectTask: HostedRun['collectTask'] = (jobId, otherOut, owner) => collectTaskOf(deps, jobId, settings, otherOut, owner);
     report = await runHosted(deps.host, runner, arrivals, stop, { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) }, false);
   } finally {
-    await folder.close();
+    await folder?.close();
     await tally.settled();
     await moves.drain();
     await journal.settled();

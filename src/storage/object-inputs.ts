@@ -177,7 +177,7 @@ function matchesOrWithin(key: string, matches: (path: string) => boolean): boole
 }
 
 /** As a folder's walk passes files over: hidden ones, and names of other types (a key without an extension is taken: its bytes say its type). */
-function whyNotAFile(below: string): string | undefined {
+export function whyNotAFile(below: string): string | undefined {
   const segments = below.split('/');
   const hidden = segments.findIndex((segment) => isHiddenName(segment));
   if (hidden >= 0) return hidden === segments.length - 1 ? 'hidden file' : 'hidden folder (not searched)';
@@ -196,7 +196,7 @@ export function unusableAsPath(key: string): string | undefined {
 }
 
 /** The spool file is this very version of the key (same ETag and size as recorded when it was downloaded). */
-async function unchangedSince(record: string, path: string, read: { bucket: string; key: string; etag: string; size: number }): Promise<boolean> {
+export async function unchangedSince(record: string, path: string, read: { bucket: string; key: string; etag: string; size: number }): Promise<boolean> {
   try {
     const kept = JSON.parse(await readFile(record, 'utf8')) as typeof read;
     if (kept.bucket !== read.bucket || kept.key !== read.key || kept.etag !== read.etag || kept.size !== read.size) return false;

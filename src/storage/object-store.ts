@@ -49,4 +49,12 @@ export interface ObjectStore {
   put(bucket: string, key: string, body: string | LocalFileBody, expected: { absent: true } | { etag: string }): Promise<string>;
   /** Closes its connections. */
   close(): void;
+  /**
+   * Copies `key`, only while it is still the version `etag` names
+   * (`CopySourceIfMatch`), to `toKey` in `toBucket` (same store), only where
+   * no object is (`If-None-Match: *`): 412 otherwise. Returns the copy's ETag.
+   */
+  copy(bucket: string, key: string, etag: string, to: { bucket: string; key: string }): Promise<string>;
+  /** Deletes `key` only while it is still the version `etag` names (DeleteObject `If-Match`): 412 otherwise, and a newer upload stays. */
+  remove(bucket: string, key: string, etag: string): Promise<void>;
 }

@@ -104,6 +104,23 @@ export async function openObjectStore(options: ObjectStoreOptions = {}): Promise
       return answer.ETag ?? '';
     },
     close: () => client.destroy(),
+    async copy(bucket, key, etag, to) {
+      const answer = await asked(`s3://${bucket}/${key}`, () =>
+        client.send(
+          new sdk.CopyObjectCommand({
+            Bucket: to.bucket,
+            Key: to.key,
+            CopySource: `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
+            CopySourceIfMatch: etag,
+            IfNoneMatch: '*',
+          }),
+        ),
+      );
+      return answer.CopyObjectResult?.ETag ?? '';
+    },
+    async remove(bucket, key, etag) {
+      await asked(`s3://${bucket}/${key}`, () => client.send(new sdk.DeleteObjectCommand({ Bucket: bucket, Key: key, IfMatch: etag })));
+    },
   };
 }
 

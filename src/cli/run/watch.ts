@@ -13,8 +13,10 @@ import { cliClient } from '../engine-access.js';
 import { watchInterrupts } from '../interrupts.js';
 import { WatchDisplay } from '../watch-display.js';
 import { roomIn } from '../io.js';
+import { isObjectUri } from '../../util/object-uri.js';
+import { objectStorageOf, type ObjectStorageFlags } from '../object-storage-flags.js';
 
-interface WatchFlags extends BatchFlags {
+interface WatchFlags extends BatchFlags, ObjectStorageFlags {
   settle?: string;
   rescan?: string;
   poll?: string;
@@ -25,32 +27,32 @@ interface WatchFlags extends BatchFlags {
 }
 
 export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlags): Promise<CommandOutcome> {
-  const root = resolve(ctx.io.cwd, folder);
-  if (!(await isFolder(root))) throw new UsageError(`${folder} is not a folder; docextract watch takes the folder files are dropped into.`);
+  // An s3:// folder is listed, not watched: the library checks it, its targets and its output against each other.
+  const listed = isObjectUri(folder);
+  const root = listed ? folder : resolve(ctx.io.cwd, folder);
+  if (!listed && !(await isFolder(root))) throw new UsageError(`${folder} is not a folder; docextract watch takes the folder files are dropped into.`);
   tuneHeapForLongRuns(); // watch may run for days over any number of files
-  const settings = await resolveBatchSettings(ctx, flags);
+  const settings = await resolveBatchSettings(ctx, flags, { objectOut: true });
+  const local = (target: string | undefined): string | undefined => (target === undefined || isObjectUri(target) ? undefined : target);
   const settleMs = durationFlag('--settle', flags.settle, DEFAULT_SETTLE_MS);
   const pollMs = flags.poll === undefined ? undefined : durationFlag('--poll', flags.poll, 0);
   if (pollMs === 0) throw new UsageError('--poll must be longer than 0, e.g. 5s.');
   const passMs = durationFlag('--rescan', flags.rescan, DEFAULT_PASS_MS);
   if (passMs < 1000) throw new UsageError('--rescan must be at least 1s (each pass lists the whole folder), e.g. 30s.');
   const moves = {
-    ...(flags.moveDone !== undefined ? { done: resolve(ctx.io.cwd, flags.moveDone) } : {}),
-    ...(flags.moveFailed !== undefined ? { failed: resolve(ctx.io.cwd, flags.moveFailed) } : {}),
+    ...(flags.moveDone !== undefined ? { done: isObjectUri(flags.moveDone) ? flags.moveDone : resolve(ctx.io.cwd, flags.moveDone) } : {}),
+    ...(flags.moveFailed !== undefined ? { failed: isObjectUri(flags.moveFailed) ? flags.moveFailed : resolve(ctx.io.cwd, flags.moveFailed) } : {}),
   };
-  for (const [flag, target] of [
-    ['--out', settings.outDir],
-    ['--move-done', moves.done],
-    ['--move-failed', moves.failed],
-  ] as const) {
+  const targets: [string, string | undefined][] = [
+    ['--out', local(settings.outDir)],
+    ['--move-done', local(moves.done)],
+    ['--move-failed', local(moves.failed)],
+  ];
+  for (const [flag, target] of targets) {
     if (target !== undefined) await refuseFileAsFolder(flag, target);
   }
-  refuseTargetsHoldingTheFolder(root, folder, [
-    ['--out', settings.outDir],
-    ['--move-done', moves.done],
-    ['--move-failed', moves.failed],
-  ]);
-  const dx = await cliClient(ctx, settings);
+  if (!listed) refuseTargetsHoldingTheFolder(root, folder, targets);
+  const dx = await cliClient(ctx, settings, true, { objectStorage: objectStorageOf(ctx, flags) });
   const startedAt = ctx.clock.now();
   let display: WatchDisplay | undefined;
   const interrupts = watchInterrupts(ctx.ui, ctx.deps.stop);
@@ -69,7 +71,7 @@ export async function runWatch(ctx: CliContext, folder: string, flags: WatchFlag
       ...(settings.checker ? { checker: settings.checker } : {}),
       // A stalled reader of the lines holds the watch back: no file is taken until it has read them.
       outputRoom: () => roomIn(ctx.io.stdout),
-      display: async () => (display = await WatchDisplay.create(ctx, toDisplayPath(root, ctx.io.cwd))),
+      display: async () => (display = await WatchDisplay.create(ctx, listed ? root : toDisplayPath(root, ctx.io.cwd))),
       signal: interrupts.signal,
       tuneHeap: false, // tuned above, before the settings were read
     });

@@ -17,6 +17,8 @@ import type { ExtractionOptions } from './extract-options.js';
 import { askingCommand, plannedExtraction } from './extract-run.js';
 import { InvalidOptionError } from './invalid-option-error.js';
 import { runAccess, serviceClient, sharedTerms } from './run-access.js';
+import { isObjectUri } from '../../util/object-uri.js';
+import { DEFAULT_OBJECT_POLL_MS, objectWatchOf, type ObjectWatch } from './object-watch.js';
 
 /** Options of one {@link DocExtract.watch}: an extraction's, and the folder's own. */
 export interface WatchOptions extends Omit<
@@ -27,9 +29,9 @@ export interface WatchOptions extends Omit<
   settleMs?: number;
   /** How often the whole folder is listed again, besides the file system's notices, in ms. @default {@link DEFAULT_PASS_MS} (setting `rescan`) */
   rescanMs?: number;
-  /** List the folder this often instead of relying on the file system's notices (network shares), in ms. @default none */
+  /** List the folder this often instead of relying on the file system's notices (network shares), in ms. An `s3://` folder is always listed. @default none; 60000 for `s3://` */
   pollMs?: number;
-  /** Move each source that completed here (below the folder, its path kept). @default left where it is */
+  /** Move each source that completed here (below the folder, its path kept); an `s3://` folder's objects to an `s3://` folder. @default left where it is */
   moveDone?: string;
   /** Move each source that failed here. @default left where it is */
   moveFailed?: string;
@@ -49,11 +51,30 @@ export async function watchRun(
   stop: AbortSignal,
   events: () => Promise<WatchEvents>,
 ): Promise<WatchReport> {
-  const root = resolve(client.cwd, folder);
-  const { outDir, models, pages, run } = plannedExtraction(client, options);
+  // `s3://…` as the folder, a move target or the output: checked and opened here, the SDK loaded only then.
+  const objects = await objectWatchOf(client, folder, options);
+  try {
+    return await watchOpened(client, folder, options, stop, events, objects);
+  } finally {
+    objects?.close();
+  }
+}
+
+async function watchOpened(
+  client: ClientSettings,
+  folder: string,
+  options: WatchOptions,
+  stop: AbortSignal,
+  events: () => Promise<WatchEvents>,
+  objects: ObjectWatch | undefined,
+): Promise<WatchReport> {
+  const { inbox, output } = objects ?? {};
+  const root = inbox ? inbox.root : resolve(client.cwd, folder);
+  const planned = plannedExtraction(client, output ? { ...options, out: output.mirrorDir } : options);
+  const { outDir, models, pages, run } = planned;
   const moves = {
-    ...(options.moveDone !== undefined ? { done: resolve(client.cwd, options.moveDone) } : {}),
-    ...(options.moveFailed !== undefined ? { failed: resolve(client.cwd, options.moveFailed) } : {}),
+    ...(options.moveDone !== undefined && !isObjectUri(options.moveDone) ? { done: resolve(client.cwd, options.moveDone) } : {}),
+    ...(options.moveFailed !== undefined && !isObjectUri(options.moveFailed) ? { failed: resolve(client.cwd, options.moveFailed) } : {}),
   };
   const blocked = await outputFolderProblem(outDir);
   // A result is paid for before it is written: watch nothing whose results could not be saved.
@@ -68,6 +89,7 @@ export async function watchRun(
     passMs: options.rescanMs ?? DEFAULT_PASS_MS,
     ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
     moves,
+    ...(inbox && objects ? { objects: { inbox, pollMs: options.pollMs ?? DEFAULT_OBJECT_POLL_MS, moves: objects.moves } } : {}),
     exclude: [client.stateDir],
     plan: { outDir, windows: client.windows, ttlMs: run.ttlMs, marginMs: run.marginMs, models, pages, ...(client.debug ? { debug: client.debug } : {}) },
     reuse: { force: options.force === true, dedupe: options.dedupe !== false },
@@ -85,8 +107,10 @@ export async function watchRun(
     terms: sharedTerms(client, run),
     events,
     signal: stop,
-    host: (deps) => watch.host({ ...deps, ...checker }, stop),
-    ride: watch.ride,
+    // An s3:// output is put by this command's writer: each result at its key, then in the mirror.
+    host: (deps) => watch.host({ ...deps, ...checker, ...(output ? { writeResult: output.writer(deps.writeResult) } : {}) }, stop),
+    // Objects are listed, and results put, by the command that hosts: an s3:// watch waits for the state folder rather than riding along.
+    ...(objects ? {} : { ride: watch.ride }),
     waiting: (message) => notice?.(message),
   });
   const { command, profile } = client.origin;

@@ -135,6 +135,8 @@ describe('object inputs against moto', () => {
       },
       put: async () => '',
       close: () => undefined,
+      copy: async () => '',
+      remove: async () => undefined,
     };
     const inputs = new ObjectInputs(options({ open: async () => standIn }));
     const found = collector();
