@@ -1,5 +1,5 @@
 /**
- * A folder in a bucket, as `watch` and its move targets name one. Pure: a
+ * A folder in a bucket, as `watch`, its move targets and the results of `export`, `check` and `review` name one. Pure: a
  * check of the options loads nothing of the SDK nor of the listing.
  */
 import { isFolderMarker, parseObjectUri } from '../util/object-uri.js';
@@ -11,7 +11,7 @@ export interface ObjectFolder {
   prefix: string;
 }
 
-/** `s3://b/p`, `s3://b/p/` and `s3://b` as folders. */
+/** `s3://b/p`, `s3://b/p/` and `s3://b` as folders (a results folder is named with or without its slash). */
 export function objectFolderOf(uri: string): ObjectFolder {
   const { bucket, key } = parseObjectUri(uri);
   return { bucket, prefix: key === '' || isFolderMarker(key) ? key : `${key}/` };

@@ -13,7 +13,8 @@
  */
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { isFolderMarker, objectUriOf, parseObjectUri } from '../util/object-uri.js';
+import { isFolderMarker, objectUriOf } from '../util/object-uri.js';
+import { objectFolderOf } from './object-folder.js';
 import type { ObjectStore, ObjectStoreOptions } from './object-store.js';
 import { lastWritten } from './object-output.js';
 import { unusableAsPath } from './object-inputs.js';
@@ -36,12 +37,6 @@ export interface FetchedResults {
   addressOf(path: string): string;
   /** Removes the copy and closes the store. */
   close(): Promise<void>;
-}
-
-/** `s3://b/p` and `s3://b/p/` both name the folder `p/` (as a results folder is named with or without its slash). */
-function objectFolderOf(uri: string): { bucket: string; prefix: string } {
-  const { bucket, key } = parseObjectUri(uri);
-  return { bucket, prefix: key === '' || isFolderMarker(key) ? key : `${key}/` };
 }
 
 /** Copies every `.json` key under the folder `uri` (results, their parts, their reviews) to a private folder. */
