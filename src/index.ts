@@ -39,7 +39,7 @@ export {
 } from './library/client/index.js';
 export { extractDocuments, type ExtractDocumentsOptions } from './library/extract-documents.js';
 export type { ExtractionReport } from './engine/batch-report.js';
-export type { FirstSliceChecked, ResultSink } from './library/extract-files-run.js';
+export type { FirstSliceChecked, FoundFiles, ResultSink } from './library/extract-files-run.js';
 export type { FileCost } from './engine/cost-preview.js';
 export type { RunPreview, RunPreviewTotal } from './engine/run-preview.js';
 export type { JobsOverview, JobListing } from './engine/list-jobs.js';

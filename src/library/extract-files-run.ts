@@ -75,11 +75,11 @@ export interface FirstSliceChecked {
   wholeBatch: boolean;
 }
 
-/** A list of inputs found and about to run: what was found, and the run itself for the engine. */
-export interface ExtractFilesRun {
-  /** Files found: each is checked when its slice is planned. */
+/** What finding a list of inputs gave, before anything is sent: the files found, the arguments refused, the files left out, and the first slice checked. */
+export interface FoundFiles {
+  /** Files found; each is checked (type, size, pages) when its slice is planned. */
   found: number;
-  /** Arguments that named no file (missing, not allowed), refused before any file was checked. */
+  /** Arguments that named no file (missing, not allowed): an outcome each, refused before any file was checked. */
   rejected: readonly DocumentOutcome[];
   /** Files found but left out, and why (the same file named twice, a file in the output folder). */
   skipped: readonly {
@@ -88,8 +88,12 @@ export interface ExtractFilesRun {
     /** Why, in words. */
     reason: string;
   }[];
-  /** The first slice, checked already. */
+  /** The first slice of the files found, checked already. */
   first: FirstSliceChecked;
+}
+
+/** A list of inputs found and about to run: what was found, and the run itself for the engine. */
+export interface ExtractFilesRun extends FoundFiles {
   /** Every file found was refused before sending (known once the first slice is checked): the service has nothing to say about any. */
   nothingToSend: boolean;
   /** The batch as planned, for `previewRun` (a dry run) instead of a run: each slice is checked as the preview asks for it. */

@@ -1,23 +1,10 @@
 import type { BatchEvents, DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
 import type { ModelRules } from '../../engine/model-rules.js';
 import type { PageRules } from '../../engine/page-rules.js';
-import type { FirstSliceChecked, ResultSink } from '../extract-files-run.js';
+import type { FoundFiles, ResultSink } from '../extract-files-run.js';
 
 /** What planning a list of inputs found, before anything is sent: told to {@link ExtractionOptions.onFound}. */
-export interface FoundInputs {
-  /** Files found; each is checked (type, size, pages) when its slice is planned. */
-  found: number;
-  /** Arguments that named no file (missing, not allowed): an outcome each, refused before any file was checked. */
-  rejected: readonly DocumentOutcome[];
-  /** Files found but left out, and why (the same file named twice, a file in the output folder). */
-  skipped: readonly {
-    /** The file left out. */
-    path: string;
-    /** Why, in words. */
-    reason: string;
-  }[];
-  /** The first slice of the files found, checked already. */
-  first: FirstSliceChecked;
+export interface FoundInputs extends FoundFiles {
   /** No input named any file, and none was refused: the run has nothing to do (the CLI's usage error). */
   nothingFound: boolean;
 }
