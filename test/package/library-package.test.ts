@@ -12,7 +12,7 @@
  * test/helpers/readme-project.ts). docs/library.md's install with the registry's
  * newest TypeScript is `npm run test:latest-typescript`.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -30,6 +30,7 @@ import {
   setUp,
   tsconfig,
 } from '../helpers/readme-project.js';
+import { labelledPdf } from '../helpers/make-pdf.js';
 import { expectCompleteResult, makeWorkspace } from '../helpers/workspace.js';
 
 const FILES = MIXED_FILES;
@@ -83,6 +84,29 @@ describe('the packed library in a new project, set up as docs/library.md says', 
     for (const file of FILES) expectCompleteResult(join(ws.out, `${file.target}.json`), join(ws.inputs, file.target), file.pages);
     expect(emu.counters.creditsCharged).toBe(totalPages(FILES));
     expectEachUploadedOnce(emu, FILES, ws.inputs);
+  }, 120_000);
+
+  it("extracts a 151-page PDF, past the service's 150-page limit, in two parts: one line, complete, each page charged once", async () => {
+    const emu = (emulator ??= await startTestEmulator());
+    const ws = makeWorkspace({});
+    mkdirSync(ws.inputs, { recursive: true });
+    writeFileSync(join(ws.inputs, 'statement.pdf'), await labelledPdf('Statement', 151));
+    const env = exampleEnv(ws.dir, { DOCEXTRACT_API_KEY: TEST_KEY, DOCEXTRACT_BASE_URL: emu.url, DOCEXTRACT_RATE_LIMIT: '60/1s' });
+    const chargedBefore = emu.counters.creditsCharged;
+    const { stdout } = await run(process.execPath, [join(project, 'dist/extract-folder.js'), ws.inputs, ws.out], { cwd: project, env });
+    const lines = stdout.trim().split('\n');
+    expect(lines.filter((line) => line.startsWith('complete '))).toEqual([expect.stringContaining('statement.pdf')]);
+    expect(lines.at(-1)).toMatch(/^1 documents?, 151 credits, \d+ requests$/);
+    const result = JSON.parse(readFileSync(join(ws.out, 'statement.pdf.json'), 'utf8')) as {
+      status: string;
+      parts: { status: string; source_pages: number[] }[];
+    };
+    expect(result.status).toBe('complete');
+    expect(result.parts.map((part) => [part.status, part.source_pages.length])).toEqual([
+      ['complete', 150],
+      ['complete', 1],
+    ]);
+    expect(emu.counters.creditsCharged - chargedBefore).toBe(151);
   }, 120_000);
 
   it.each([
