@@ -14,6 +14,7 @@ import { WatchMoves } from './watch-moves.js';
 import { CompactEvery } from './compact-every.js';
 import { WatchRecord, WatchTally } from './watch-tally.js';
 import { partsOfRun } from './parts.js';
+import { forcedReuse } from './force-run.js';
 
 export { WatchRecord } from './watch-tally.js';
 import { collectTaskOf } from './collect.js';
@@ -28,6 +29,12 @@ export interface WatchOptions extends WatchedFolderOptions {
   reuse: Omit<ArrivalOptions, 'storeDb'>;
   /** What the command finished over its runs (riding along, then hosting after a handover): one per command. @default one for this run */
   record?: WatchRecord;
+  /**
+   * What identifies the watch (its folder, arguments and output folder), for `--force`: a forced
+   * watch stopped with documents left undone resumes when watched again, keeping what it
+   * extracted; stopped with none, it has ended. @default none: every forced watch extracts every file
+   */
+  forceCommand?: string;
 }
 
 /**
@@ -44,7 +51,8 @@ export async function runWatchBatch(
   stop?: AbortSignal,
 ): Promise<WatchReport> {
   await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
-  const batch = await setUpBatch(deps, settings, options.outDir, options.reuse);
+  const forced = await forcedReuse(deps, options.reuse, options.forceCommand);
+  const batch = await setUpBatch(deps, settings, options.outDir, forced.reuse);
   const { planner } = batch;
   const notice = (message: string): void => deps.events.notice?.(message);
   const moves = new WatchMoves({ root: options.root, ...options.moves }, options.outDir, deps.events);
@@ -99,5 +107,8 @@ export async function runWatchBatch(
   }
   const strayJobs = batch.strayJobs();
   for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
-  return tally.record.report({ ...report, strayJobs });
+  const watched = tally.record.report({ ...report, strayJobs });
+  // A watch always ends by a stop: its forced run ends when the stop left none of its documents undone.
+  await forced.ended(watched.counts.interrupted > 0 || Boolean(report.budgetExhausted) || Boolean(report.fatal));
+  return watched;
 }
