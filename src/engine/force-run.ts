@@ -10,7 +10,7 @@ import type { BatchDeps } from './batch-session.js';
 const FORCE_RESUME_MS = 7 * 86_400_000;
 
 /** A `--force` run of one command, as the journal keeps it. */
-export interface ForceRun {
+interface ForceRun {
   /** Results written since this instant were extracted by this forced run (or the interrupted one it resumes). */
   since: number;
   /** It resumes an interrupted forced run of the same command. */
@@ -24,7 +24,7 @@ export interface ForceRun {
  * whose results it writes count as done for the command that resumes it,
  * and are not paid for twice.
  */
-export async function beginForceRun(journal: Journal<JournalRecord>, state: JournalState, account: string, command: string, now: number): Promise<ForceRun> {
+async function beginForceRun(journal: Journal<JournalRecord>, state: JournalState, account: string, command: string, now: number): Promise<ForceRun> {
   const resumedSince = resumableForceRun(state, account, command, now);
   const since = resumedSince ?? now;
   await journal.append({ type: 'force-run', account, at: now, command, since });
@@ -38,7 +38,7 @@ export function resumableForceRun(state: JournalState, account: string, command:
 }
 
 /** The forced run ended with nothing left undone by a stop: a later `--force` of the command extracts everything again. */
-export async function endForceRun(journal: Journal<JournalRecord>, account: string, command: string, now: number): Promise<void> {
+async function endForceRun(journal: Journal<JournalRecord>, account: string, command: string, now: number): Promise<void> {
   await journal.append({ type: 'force-run-ended', account, at: now, command });
 }
 
