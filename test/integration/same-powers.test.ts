@@ -14,7 +14,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocExtract } from '../../src/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -172,9 +171,9 @@ async function cancelledCall(session: InProcessMcp, args: Record<string, unknown
   const reported: Finished = {};
   const interrupt = interrupter(interruption, async () => {
     cancel.abort();
-    // The in-process server gets the notice as the client sends it (the in-memory transport), and its handler aborts the
-    // call's signal a microtask later: one turn of the event loop on, the run sends nothing new.
-    await nextTurn();
+    // The server handles messages in the order they came: once it has answered a ping sent after the cancellation,
+    // it has handled that too (the call's signal aborted, the run told to stop): the run sends nothing new.
+    await session.client.ping();
     // The run still holds the state folder (its answers are held): its record is gone once it has drained and ended.
     await waitFor(hosting, 'the MCP server to host the cancelled run');
   });
