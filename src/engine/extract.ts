@@ -17,7 +17,7 @@ import type { HostedRun } from './host/hub.js';
 import { KNOWN_ANSWERS, PLAN_SLICE, RUNNING_AHEAD, RunningWindow } from './running-window.js';
 import { CompactEvery } from './compact-every.js';
 import type { PlannedSlice } from './plan-documents.js';
-import { beginForceRun, endForceRun } from './force-run.js';
+import { forcedReuse } from './force-run.js';
 
 /** How a hosting run finishes a job a `collect` riding along asks for. */
 type HostedCollect = HostedRun['collectTask'];
@@ -62,16 +62,8 @@ export async function runExtractBatch(
   // Planning writes copies of known answers and the display prints reused files: a misspelled
   // name must stop the run before any of that, not after (it once printed 8 reused lines first).
   if (typedModels.length > 0) await checkModelNamesBeforeSending(deps, typedModels, true);
-  const now = deps.clock.now();
-  const forced =
-    reuse.force && options.forceCommand !== undefined
-      ? await beginForceRun(deps.session.journal, deps.session.state, deps.account, options.forceCommand, now)
-      : undefined;
-  if (forced?.resumed)
-    deps.events.notice?.(
-      `resuming the interrupted --force run of this command (started ${new Date(forced.since).toISOString()}): files it extracted are kept, the rest are extracted again`,
-    );
-  const batch = await setUpBatch(deps, settings, outDir, { ...reuse, ...(forced?.resumed ? { forcedSince: forced.since } : {}) });
+  const forced = await forcedReuse(deps, reuse, options.forceCommand);
+  const batch = await setUpBatch(deps, settings, outDir, forced.reuse);
   const { planner } = batch;
   // A source sent in parts is one document of this command: its parts are held, the source reported once.
   const parts = options.parts ?? partsOfRun(deps, settings.storeDb);
@@ -152,8 +144,7 @@ export async function runExtractBatch(
   await Promise.all([planner.indexed(), parts.settled(), journal.settled()]);
   // Open jobs of earlier runs that no file of this batch took up.
   for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
-  if (forced && options.forceCommand !== undefined && !report.interrupted && !report.budgetExhausted && !report.fatal)
-    await endForceRun(deps.session.journal, deps.account, options.forceCommand, deps.clock.now());
+  await forced.ended(report.interrupted || Boolean(report.budgetExhausted) || Boolean(report.fatal));
   return {
     ...report,
     ...(checked.blocked ? { requests: 0, credits: 0 } : {}),

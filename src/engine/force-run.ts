@@ -1,5 +1,6 @@
 import { forceEpochKey, type JournalState, type JournalRecord } from '../batch/journal-records.js';
 import type { Journal } from '../store/journal.js';
+import type { BatchDeps } from './batch-session.js';
 
 /**
  * How long an interrupted `--force` run stays resumable by running its
@@ -9,7 +10,7 @@ import type { Journal } from '../store/journal.js';
 const FORCE_RESUME_MS = 7 * 86_400_000;
 
 /** A `--force` run of one command, as the journal keeps it. */
-export interface ForceRun {
+interface ForceRun {
   /** Results written since this instant were extracted by this forced run (or the interrupted one it resumes). */
   since: number;
   /** It resumes an interrupted forced run of the same command. */
@@ -23,7 +24,7 @@ export interface ForceRun {
  * whose results it writes count as done for the command that resumes it,
  * and are not paid for twice.
  */
-export async function beginForceRun(journal: Journal<JournalRecord>, state: JournalState, account: string, command: string, now: number): Promise<ForceRun> {
+async function beginForceRun(journal: Journal<JournalRecord>, state: JournalState, account: string, command: string, now: number): Promise<ForceRun> {
   const resumedSince = resumableForceRun(state, account, command, now);
   const since = resumedSince ?? now;
   await journal.append({ type: 'force-run', account, at: now, command, since });
@@ -37,6 +38,39 @@ export function resumableForceRun(state: JournalState, account: string, command:
 }
 
 /** The forced run ended with nothing left undone by a stop: a later `--force` of the command extracts everything again. */
-export async function endForceRun(journal: Journal<JournalRecord>, account: string, command: string, now: number): Promise<void> {
+async function endForceRun(journal: Journal<JournalRecord>, account: string, command: string, now: number): Promise<void> {
   await journal.append({ type: 'force-run-ended', account, at: now, command });
+}
+
+/** A run's reuse options once its forced run (if any) has begun, and how it ends. */
+export interface ForcedReuse<R> {
+  /** `reuse`, with `forcedSince` when the run resumes an unfinished forced run of its command. */
+  reuse: R & { forcedSince?: number };
+  /** The run is over: `leftUndone` (a stop, a budget, a fatal error left documents unfinished) keeps the forced run resumable; else it ends. */
+  ended(leftUndone: boolean): Promise<void>;
+}
+
+/**
+ * What `extract` and `watch` do with `--force`: a forced run of `command`
+ * begins (or resumes the unfinished one, said in a notice), and ends once
+ * the run stops with nothing left undone. Without `force` or a command, the
+ * options are left as they are and nothing is journaled.
+ */
+export async function forcedReuse<R extends { force: boolean }>(
+  deps: Pick<BatchDeps, 'session' | 'account' | 'clock' | 'events'>,
+  reuse: R,
+  command: string | undefined,
+): Promise<ForcedReuse<R>> {
+  if (!reuse.force || command === undefined) return { reuse, ended: async () => undefined };
+  const forced = await beginForceRun(deps.session.journal, deps.session.state, deps.account, command, deps.clock.now());
+  if (forced.resumed)
+    deps.events.notice?.(
+      `resuming the interrupted --force run of this command (started ${new Date(forced.since).toISOString()}): files it extracted are kept, the rest are extracted again`,
+    );
+  return {
+    reuse: forced.resumed ? { ...reuse, forcedSince: forced.since } : reuse,
+    ended: async (leftUndone) => {
+      if (!leftUndone) await endForceRun(deps.session.journal, deps.account, command, deps.clock.now());
+    },
+  };
 }

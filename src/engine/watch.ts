@@ -17,6 +17,7 @@ import { pacedBy } from '../util/paced.js';
 import { CompactEvery } from './compact-every.js';
 import { WatchRecord, WatchTally } from './watch-tally.js';
 import { partsOfRun } from './parts.js';
+import { forcedReuse } from './force-run.js';
 
 export { WatchRecord } from './watch-tally.js';
 import { collectTaskOf } from './collect.js';
@@ -33,6 +34,12 @@ export interface WatchOptions extends WatchedFolderOptions {
   record?: WatchRecord;
   /** `watch s3://…`: this inbox listed every `pollMs` instead of the folder `root` watched, and its objects moved to `moves`. @default a local folder */
   objects?: { inbox: ObjectInbox; pollMs: number; moves: ObjectMoveTargets };
+  /**
+   * What identifies the watch (its folder, arguments and output folder), for `--force`: a forced
+   * watch stopped with documents left undone resumes when watched again, keeping what it
+   * extracted; stopped with none, it has ended. @default none: every forced watch extracts every file
+   */
+  forceCommand?: string;
 }
 
 /**
@@ -49,7 +56,8 @@ export async function runWatchBatch(
   stop?: AbortSignal,
 ): Promise<WatchReport> {
   await checkModelNamesBeforeSending(deps, ...modelsOfRules(options.plan.models));
-  const batch = await setUpBatch(deps, settings, options.outDir, options.reuse);
+  const forced = await forcedReuse(deps, options.reuse, options.forceCommand);
+  const batch = await setUpBatch(deps, settings, options.outDir, forced.reuse);
   const { planner } = batch;
   const notice = (message: string): void => deps.events.notice?.(message);
   const { objects } = options;
@@ -116,5 +124,8 @@ export async function runWatchBatch(
   }
   const strayJobs = batch.strayJobs();
   for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
-  return tally.record.report({ ...report, strayJobs });
+  const watched = tally.record.report({ ...report, strayJobs });
+  // A watch always ends by a stop: its forced run ends when the stop left none of its documents undone.
+  await forced.ended(watched.counts.interrupted > 0 || Boolean(report.budgetExhausted) || Boolean(report.fatal));
+  return watched;
 }

@@ -86,3 +86,31 @@ export function firstUpload(emu: RunningEmulator): Promise<void> {
     emu.events.on('event', onEvent);
   });
 }
+
+export interface HeldOthers {
+  /** For the emulator's options: the requests to one of the endpoints of every document but the spared ones wait, their work too. */
+  holdDocument: NonNullable<EmulatorOptions['holdDocument']>;
+  /** How many requests the hold has caught so far: "both parts are at the service" is a count the test waits for. */
+  held(): number;
+  /** Lets every held request go, and holds none from now on. */
+  release(): void;
+}
+
+/**
+ * Every document's requests held but those of `spared` (sha256s of their bytes): the parts of a PDF
+ * past the page limit (cut by the command, bytes the test never sees) held while a file beside it
+ * goes through.
+ */
+export function holdDocumentsBut(endpoints: readonly EmulatorEndpoint[], spared: readonly string[]): HeldOthers {
+  const gate = releasableHold(true);
+  let held = 0;
+  return {
+    holdDocument: (endpoint, sha256) => {
+      const hold = gate.when(!spared.includes(sha256) && endpoints.includes(endpoint));
+      if (hold) held += 1;
+      return hold;
+    },
+    held: () => held,
+    release: gate.release,
+  };
+}

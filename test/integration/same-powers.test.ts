@@ -8,7 +8,9 @@
  * on it (the host's record lists the door's run with its files, seen while the service's answers
  * are held), and produces the same. And a result a person corrected (`<result>.review.json`),
  * reused by each door into another folder: not extracted again, its review carried along, and its
- * corrected data in the door's outcome.
+ * corrected data in the door's outcome. And a forced run interrupted once the door has reported its
+ * first document (the other one's answers held at the service until then), run again: it resumes,
+ * keeping what the interrupted run extracted and paying for nothing twice.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -17,19 +19,24 @@ import { DocExtract } from '../../src/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, startTestEmulator, TEST_KEY } from '../helpers/emulator-run.js';
-import { holdAnswersUntilReleased, type HeldAnswers } from '../helpers/held-answers.js';
+import { holdAnswersUntilReleased, holdDocumentsBut, type HeldAnswers, type HeldOthers } from '../helpers/held-answers.js';
 import { labelledPdf } from '../helpers/make-pdf.js';
-import { startMcpInProcess } from '../helpers/mcp-run.js';
+import { startMcpInProcess, type InProcessMcp } from '../helpers/mcp-run.js';
 import { commandRig, runningCommands, waitFor } from '../helpers/one-client.js';
 import { runCli } from '../helpers/run-cli.js';
-import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
+import { makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
 let emu: RunningEmulator;
 let statementPdf: Buffer;
 /** The hold of the ride-along case: the emulator's answers wait while it holds. */
 let held: HeldAnswers | undefined;
+/** The hold of the forced case: the requests of every document but the one let through wait while it holds. */
+let heldOthers: HeldOthers | undefined;
 beforeAll(async () => {
-  emu = await startTestEmulator({ holdAnswer: (endpoint) => held?.holdAnswer(endpoint) });
+  emu = await startTestEmulator({
+    holdAnswer: (endpoint) => held?.holdAnswer(endpoint),
+    holdDocument: (endpoint, sha256) => heldOthers?.holdDocument(endpoint, sha256),
+  });
   statementPdf = await labelledPdf('Statement', 151);
 });
 afterAll(() => emu.close());
@@ -57,23 +64,67 @@ function doneOf(outcome: { status?: unknown; reused?: unknown; reviewed?: unknow
 const statuses = (finished: Finished): Record<string, { status: string; reused: boolean }> =>
   Object.fromEntries(Object.entries(finished).map(([name, { status, reused }]) => [name, { status, reused }]));
 
+/** A door's run interrupted at a point the test holds. */
+interface Interruption {
+  /** Told of what the door has reported so far: a promise when the door is to be interrupted (once it settles). */
+  at: (reported: Finished) => Promise<void> | undefined;
+  /** The door's run was told to stop and sends nothing new from now on: what the test held may go. */
+  stopped: () => void;
+}
+
+/** How a door runs: `force` (`--force`, `{ force: true }`, MCP's `force`), interrupted or not. */
+interface DoorRun {
+  force?: boolean;
+  interrupt?: Interruption;
+}
+
+/** Interrupts a door once, when `interruption` says: `stop` (resolving once the run was told), then `stopped`. */
+function interrupter(interruption: Interruption | undefined, stop: () => void | Promise<void>): (reported: Finished) => void {
+  let asked = false;
+  return (reported) => {
+    const at = asked ? undefined : interruption?.at(reported);
+    if (!at || !interruption) return;
+    asked = true;
+    // A failed wait still stops the door and lets the hold go: the door's end then says what went wrong.
+    void at.finally(async () => {
+      await stop();
+      interruption.stopped();
+    });
+  };
+}
+
 /** Every door, as a person or a program meets it: the inputs folder in, each file's outcome out. */
-const DOORS: Record<string, (ws: Workspace) => Promise<Finished>> = {
-  'CLI extract': async (ws) => {
-    const run = await runCli(['--json', 'extract', ws.inputs, '--out', ws.out, '--rate-limit', 'none'], { env: ws.env, cwd: ws.dir });
-    expect(run.code, run.stderr).toBe(0);
-    return finishedOf(parseNdjson(run.stdout).filter((line) => line.kind !== 'summary'));
+const DOORS: Record<string, (ws: Workspace, how?: DoorRun) => Promise<Finished>> = {
+  'CLI extract': async (ws, how = {}) => {
+    const stop = new AbortController();
+    let stdout = '';
+    const reported = (): Finished => finishedOf(parseNdjson(stdout).filter((line) => line.kind !== 'summary'));
+    const interrupt = interrupter(how.interrupt, () => stop.abort());
+    const run = await runCli(['--json', 'extract', ws.inputs, '--out', ws.out, '--rate-limit', 'none', ...(how.force ? ['--force'] : [])], {
+      env: ws.env,
+      cwd: ws.dir,
+      stop: stop.signal,
+      onOutput: (stream, chunk) => {
+        if (stream !== 'stdout') return;
+        stdout += chunk;
+        interrupt(reported());
+      },
+    });
+    expect(run.code, run.stderr).toBe(how.interrupt ? 130 : 0);
+    return reported();
   },
-  'CLI watch': async (ws) => {
+  'CLI watch': async (ws, how = {}) => {
     const stop = new AbortController();
     let stdout = '';
     const lines = (): Record<string, unknown>[] => parseNdjson(stdout).filter((line) => line.file !== undefined);
-    const ended = runCli(['--json', 'watch', ws.inputs, '--out', ws.out, '--rate-limit', 'none', '--settle', '100ms'], {
+    const interrupt = interrupter(how.interrupt, () => stop.abort());
+    const ended = runCli(['--json', 'watch', ws.inputs, '--out', ws.out, '--rate-limit', 'none', '--settle', '100ms', ...(how.force ? ['--force'] : [])], {
       env: ws.env,
       cwd: ws.dir,
       stop: stop.signal,
       onOutput: (stream, chunk) => {
         if (stream === 'stdout') stdout += chunk;
+        interrupt(finishedOf(lines()));
         if (lines().length === 2) stop.abort();
       },
     });
@@ -81,18 +132,26 @@ const DOORS: Record<string, (ws: Workspace) => Promise<Finished>> = {
     expect(run.code, run.stderr).toBe(130);
     return finishedOf(lines());
   },
-  'the client in-process': async (ws) => {
+  'the client in-process': async (ws, how = {}) => {
     const dx = new DocExtract({ apiKey: TEST_KEY, baseUrl: emu.url, stateDir: ws.env.DOCEXTRACT_STATE_DIR as string, rateLimit: 'none', cwd: ws.dir });
-    const run = dx.extract([ws.inputs], { out: ws.out, tuneHeap: false });
+    const run = dx.extract([ws.inputs], { out: ws.out, tuneHeap: false, ...(how.force ? { force: true } : {}) });
+    const interrupt = interrupter(how.interrupt, () => run.cancel());
     const finished: Finished = {};
-    for await (const outcome of run) finished[basename(outcome.file)] = doneOf(outcome);
-    expect((await run.done).counts.complete).toBe(2);
+    for await (const outcome of run) {
+      finished[basename(outcome.file)] = doneOf(outcome);
+      interrupt(finished);
+    }
+    const report = await run.done;
+    if (how.interrupt) expect(report.interrupted).toBe(true);
+    else expect(report.counts.complete).toBe(2);
     return finished;
   },
-  'MCP extract': async (ws) => {
+  'MCP extract': async (ws, how = {}) => {
     const session = await startMcpInProcess({ out: ws.out, env: ws.env, cwd: ws.dir });
     try {
-      const answer = await session.client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } });
+      const args = { paths: [ws.inputs], ...(how.force ? { force: true } : {}) };
+      if (how.interrupt) return await cancelledCall(session, args, ws, how.interrupt);
+      const answer = await session.client.callTool({ name: 'extract', arguments: args });
       expect(answer.isError, JSON.stringify(answer.structuredContent)).toBeFalsy();
       return finishedOf((answer.structuredContent as { documents: Record<string, unknown>[] }).documents);
     } finally {
@@ -100,6 +159,38 @@ const DOORS: Record<string, (ws: Workspace) => Promise<Finished>> = {
     }
   },
 };
+
+/**
+ * MCP's extract cancelled by its caller (the call's AbortSignal: the SDK sends `notifications/cancelled`).
+ * What it reported is its progress (`complete in/receipt.jpg (1 of 2)`): a cancelled call gets no answer.
+ */
+async function cancelledCall(session: InProcessMcp, args: Record<string, unknown>, ws: Workspace, interruption: Interruption): Promise<Finished> {
+  const stateDir = ws.env.DOCEXTRACT_STATE_DIR as string;
+  const hosting = (): boolean => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === process.pid);
+  const cancel = new AbortController();
+  const reported: Finished = {};
+  const interrupt = interrupter(interruption, async () => {
+    cancel.abort();
+    // The server handles messages in the order they came: once it has answered a ping sent after the cancellation,
+    // it has handled that too (the call's signal aborted, the run told to stop): the run sends nothing new.
+    await session.client.ping();
+    // The run still holds the state folder (its answers are held): its record is gone once it has drained and ended.
+    await waitFor(hosting, 'the MCP server to host the cancelled run');
+  });
+  const call = session.client.callTool({ name: 'extract', arguments: args }, undefined, {
+    signal: cancel.signal,
+    onprogress: ({ message }) => {
+      const step = /^(\w+) (.+) \(\d+ of \S+\)$/.exec(message ?? '');
+      if (!step) return;
+      reported[basename(step[2] as string)] = { status: step[1] as string, reused: false, reviewed: false };
+      interrupt(reported);
+    },
+  });
+  await expect(call).rejects.toThrow();
+  // The server drains a cancelled call after the caller stopped waiting: the next run must not begin before it ended.
+  await waitFor(() => !hosting(), 'the cancelled run to drain and end');
+  return reported;
+}
 
 interface PartsResult {
   status: string;
@@ -230,6 +321,53 @@ describe('the same powers through every door', () => {
       expect(JSON.parse(readFileSync(carried, 'utf8'))).toMatchObject({ corrections: review.corrections, approved: true });
       expect(JSON.parse(readFileSync(`${result}.review.json`, 'utf8'))).toEqual(review);
       expect((JSON.parse(readFileSync(join(ws.dir, 'out-again', 'receipt.jpg.json'), 'utf8')) as { data: unknown }).data).toEqual(extracted.data);
+    },
+  );
+
+  it.each(Object.keys(DOORS))(
+    '%s: a forced run interrupted after its first document resumes when run again: what it extracted is kept, nothing paid twice; then it has ended',
+    { timeout: 120_000 },
+    async (door) => {
+      const ws = statementAndReceipt();
+      const run = DOORS[door] as (ws: Workspace, how?: DoorRun) => Promise<Finished>;
+      expect(statuses(await run(ws))).toEqual(FRESH);
+
+      // The statement's two parts are held at the service (their uploads' answers) until the door has reported the
+      // receipt, extracted again, and has been interrupted: the interruption always lands between the two.
+      const parts = holdDocumentsBut(['documents'], [sha256Of(join(ws.inputs, 'receipt.jpg'))]);
+      heldOthers = parts;
+      const chargedBefore = emu.counters.creditsCharged;
+      let interrupted: Finished;
+      try {
+        interrupted = await run(ws, {
+          force: true,
+          interrupt: {
+            at: (reported) =>
+              reported['receipt.jpg'] === undefined ? undefined : waitFor(() => parts.held() === 2, "the statement's two parts at the service", 100_000),
+            stopped: () => parts.release(),
+          },
+        });
+      } finally {
+        parts.release();
+        heldOthers = undefined;
+      }
+      // Forced, the receipt was extracted again; the statement was not finished: its one-page part was (1 credit), its job of 150 pages left open.
+      expect(statuses(interrupted)['receipt.jpg']).toEqual({ status: 'complete', reused: false });
+      expect(interrupted['statement.pdf']?.status).not.toBe('complete');
+      expect(emu.counters.creditsCharged - chargedBefore).toBe(2);
+
+      // The same forced run again resumes it: the receipt is kept, the statement finished, every page of both paid for once.
+      expect(statuses(await run(ws, { force: true }))).toEqual({
+        'statement.pdf': { status: 'complete', reused: false },
+        'receipt.jpg': { status: 'complete', reused: true },
+      });
+      expect(emu.counters.creditsCharged - chargedBefore).toBe(152);
+      expectStatementInParts(ws.out);
+
+      // That forced run finished with nothing left undone: it has ended, and the same forced run extracts every file anew.
+      const chargedResumed = emu.counters.creditsCharged;
+      expect(statuses(await run(ws, { force: true }))).toEqual(FRESH);
+      expect(emu.counters.creditsCharged - chargedResumed).toBe(152);
     },
   );
 });

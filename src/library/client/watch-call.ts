@@ -16,7 +16,7 @@ import type { ClientSettings } from './client-options.js';
 import type { ExtractionOptions } from './extract-options.js';
 import { askingCommand, plannedExtraction } from './extract-run.js';
 import { InvalidOptionError } from './invalid-option-error.js';
-import { runAccess, serviceClient, sharedTerms } from './run-access.js';
+import { forceIdentity, runAccess, serviceClient, sharedTerms } from './run-access.js';
 import { isObjectUri } from '../../util/object-uri.js';
 import { DEFAULT_OBJECT_POLL_MS, objectWatchOf, type ObjectWatch } from './object-watch.js';
 
@@ -93,6 +93,8 @@ async function watchOpened(
     exclude: [client.stateDir],
     plan: { outDir, windows: client.windows, ttlMs: run.ttlMs, marginMs: run.marginMs, models, pages, ...(client.debug ? { debug: client.debug } : {}) },
     reuse: { force: options.force === true, dedupe: options.dedupe !== false },
+    // The same watch again resumes an interrupted forced one.
+    forceCommand: forceIdentity(client, [folder], outDir),
     ...(options.outputRoom ? { outputRoom: options.outputRoom } : {}),
     run,
     // Another command hosts the state folder: the document types are checked (free) before arrivals are submitted to it.
