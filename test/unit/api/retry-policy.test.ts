@@ -11,6 +11,8 @@ import {
   type Endpoint,
   type RetryDecision,
 } from '../../../src/api/index.js';
+import { DEFAULT_RETRY_TUNING } from '../../../src/api/retry-policy.js';
+import { RUN_DEFAULTS } from '../../../src/batch/run-settings.js';
 
 const NOW = 1_767_225_000_000; // Unix ms; a Reset of 1_767_225_060 s is 60 s later
 const headers = (h: Record<string, string> = {}): Headers => new Headers(h);
@@ -336,5 +338,19 @@ describe('decideRetry', () => {
     const error = apiError('process', 500, 'server_error');
     const ctx = { endpoint: 'process' as const, nowMs: NOW, random: () => 0.3 };
     expect(decideRetry(error, 3, ctx)).toEqual(decideRetry(error, 3, ctx));
+  });
+});
+
+// Here, not in unit/config/defaults-once (which imports the CLI's settings): every unit test that imports
+// this module runs for each of its mutants in the mutation gate.
+describe('the fallback tuning', () => {
+  it("the retry policy's fallback (api/ cannot read the table) equals the table's retry defaults", () => {
+    expect(DEFAULT_RETRY_TUNING).toEqual({
+      baseDelayMs: RUN_DEFAULTS.retryBaseMs,
+      maxDelayMs: RUN_DEFAULTS.retryMaxMs,
+      busyPauseMs: RUN_DEFAULTS.busyPauseMs,
+      conflictDelayMs: RUN_DEFAULTS.conflictDelayMs,
+      maxAttempts: RUN_DEFAULTS.maxAttempts,
+    });
   });
 });

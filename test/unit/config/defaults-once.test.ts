@@ -2,13 +2,12 @@
  * Every default in the settings table (issue 53): a default a user can change (a flag, the
  * environment, a profile, a program's option) is written once, in its row of the table, and every
  * door reads it there: the engine's RUN_DEFAULTS, the client's options, the CLI's and MCP's run
- * settings (both resolveBatchSettings), watch's settle and rescan, the retry policy's fallback,
+ * settings (both resolveBatchSettings), watch's settle and rescan,
  * and the flags' help. A default typed again anywhere fails here.
  */
 import { Readable } from 'node:stream';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_TUNING } from '../../../src/api/retry-policy.js';
 import { RUN_DEFAULTS, runSettings } from '../../../src/batch/run-settings.js';
 import { addObjectStorageFlags } from '../../../src/cli/batch-flags.js';
 import { resolveBatchSettings } from '../../../src/cli/batch-settings.js';
@@ -67,15 +66,5 @@ describe('every default a user can change is written once, in the settings table
       const option = command?.options.find((candidate) => candidate.long === `--${key}`);
       expect(option?.description, key).toContain(`(default ${row && 'default' in row ? row.default : '?'})`);
     }
-  });
-
-  it("the retry policy's fallback (api/ cannot read the table) equals the table's retry defaults", () => {
-    expect(DEFAULT_RETRY_TUNING).toEqual({
-      baseDelayMs: RUN_DEFAULTS.retryBaseMs,
-      maxDelayMs: RUN_DEFAULTS.retryMaxMs,
-      busyPauseMs: RUN_DEFAULTS.busyPauseMs,
-      conflictDelayMs: RUN_DEFAULTS.conflictDelayMs,
-      maxAttempts: RUN_DEFAULTS.maxAttempts,
-    });
   });
 });
