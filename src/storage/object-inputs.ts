@@ -48,14 +48,17 @@ export interface ObjectFindings {
 export interface ObjectFigures {
   /** Listing pages and HEAD requests sent. */
   requests: number;
-  /** Keys the listings (and HEADs) reported, taken or not, and their bytes. */
+  /** Keys the listings (and HEADs) reported, taken or not. */
   listed: number;
+  /** The bytes of those keys. */
   listed_bytes: number;
-  /** Objects downloaded (read from the store), and their bytes. */
+  /** Objects downloaded (read from the store). */
   downloaded: number;
+  /** The bytes downloaded. */
   downloaded_bytes: number;
   /** Objects found unchanged in the spool (same key, ETag and size): not downloaded again. */
   unchanged: number;
+  /** The bytes of those. */
   unchanged_bytes: number;
 }
 
