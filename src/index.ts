@@ -42,6 +42,7 @@ export type { ExtractionReport } from './engine/batch-report.js';
 export type { FirstSliceChecked, FoundFiles, ResultSink } from './library/extract-files-run.js';
 export type { FileCost } from './engine/cost-preview.js';
 export type { RunPreview, RunPreviewTotal } from './engine/run-preview.js';
+export type { ObjectFigures } from './storage/object-inputs.js';
 export type { JobsOverview, JobListing } from './engine/list-jobs.js';
 export type { UsageReport, UsageRow, UsageGrouping, WindowUse } from './usage/usage-report.js';
 export type { ExportSummary, ExportFormat } from './library/export.js';

@@ -1,5 +1,5 @@
 import { formatRateWindows } from '../library/settings.js';
-import type { FileCost, RunPreview } from '../index.js';
+import type { FileCost, ObjectFigures, RunPreview } from '../index.js';
 import { formatDuration } from '../util/duration.js';
 import { plural } from '../util/plural.js';
 import type { BatchSettings } from './batch-settings.js';
@@ -35,19 +35,26 @@ export function dryRunPrinter(ctx: CliContext): {
       for (const f of costs) text += json ? `${printed++ > 0 ? ',' : ''}${JSON.stringify(f)}` : `${costLine(f)}\n`;
       await writeInTurn(out, text);
     },
-    finish: ({ total, shortestMs, refused }, windows) => {
+    finish: ({ total, shortestMs, refused, objects }, windows) => {
       const rejected = refused.map((outcome) => wordedForCli(outcome, ctx.suggestedFlags())).map((outcome) => ({ file: outcome.file, error: outcome.error }));
       if (json) {
-        out.write(`${begin()}],"rejected":${JSON.stringify(rejected)},"total":${JSON.stringify({ ...total, shortest_time_ms: shortestMs })}}\n`);
+        const read = objects ? `,"objects":${JSON.stringify(objects)}` : '';
+        out.write(`${begin()}],"rejected":${JSON.stringify(rejected)},"total":${JSON.stringify({ ...total, shortest_time_ms: shortestMs })}${read}}\n`);
         return;
       }
       const lines = rejected.map((r) => `   rejected  ${r.file}: ${r.error?.message ?? ''} (${r.error?.code ?? ''})`);
       lines.push(
         `total: ${plural(total.files, 'file')} (${total.reused} answered already${total.in_parts > 0 ? `; ${total.in_parts} of them in parts, a line per part: ${plural(total.parts, 'part')}` : ''}), ${plural(total.pages, 'page')} to extract, ${plural(total.credits, 'credit')}, ${plural(total.requests, 'request')}; at least ${formatDuration(shortestMs)} under the rate limits ${formatRateWindows(windows)}`,
       );
+      if (objects) lines.push(objectsLine(objects));
       out.write(`${renderLines(lines)}\n`);
     },
   };
+}
+
+/** What reading `s3://` inputs cost: a dry run downloads what it has not read before, to count its pages, and a run after it downloads none of that again. */
+function objectsLine(o: ObjectFigures): string {
+  return `objects: ${plural(o.listed, 'object')} listed (${plural(o.listed_bytes, 'byte')}, ${plural(o.requests, 'listing request')}); read ${o.downloaded + o.unchanged} (${plural(o.downloaded_bytes + o.unchanged_bytes, 'byte')}): ${o.downloaded} downloaded (${plural(o.downloaded_bytes, 'byte')}), ${o.unchanged} unchanged since an earlier read (${plural(o.unchanged_bytes, 'byte')})`;
 }
 
 /** Rendered whole: it names the file and its document type. */

@@ -15,6 +15,7 @@ import { partsOf } from './parts.js';
 import { isWholeDocument } from '../files/page-selection.js';
 import { PLAN_SLICE } from './running-window.js';
 import { resultPathProblem, type ResultPathError } from '../store/result-path.js';
+import type { ListedVersion, ObjectFigures, ObjectUnread } from '../storage/object-inputs.js';
 
 export interface PlanResult {
   documents: PlannedDocument[];
@@ -65,7 +66,12 @@ export interface PlanStream {
   skipped: DiscoveryResult['skipped'];
   /** The files found, checked (type, size, pages) and planned a slice at a time; read once. */
   slices: AsyncGenerator<PlannedSlice>;
+  /** With `s3://` arguments: what was listed, and what was downloaded as the slices were planned (final once they all were). */
+  objects?: ObjectFigures;
 }
+
+/** Reads an object found by its listing into its spool path when its slice is planned; why not, when it cannot. */
+export type ReadObject = (path: string, listed: ListedVersion) => Promise<ObjectUnread | undefined>;
 
 /**
  * `planDocuments` a slice at a time: discovery finds every file (a path
@@ -81,29 +87,40 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
     ...(options.objects ? { objects: options.objects } : {}),
   });
   const found = discovery.inputs.length;
+  const { objects } = discovery;
+  const read: ReadObject | undefined = objects ? (path, listed) => objects.read(path, listed) : undefined;
   async function* slices(): AsyncGenerator<PlannedSlice> {
-    // Each slice is read from the list as it is planned, and let go of there.
-    for (const slice of discovery.inputs.slices(sliceSize)) yield await planFiles(slice, discovery.commonBase, options);
+    try {
+      // Each slice is read from the list as it is planned, and let go of there; its objects are downloaded then.
+      for (const slice of discovery.inputs.slices(sliceSize)) yield await planFiles(slice, discovery.commonBase, options, read);
+    } finally {
+      objects?.close();
+    }
   }
   return {
     found,
     rejected: discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message)),
     skipped: discovery.skipped,
     slices: slices(),
+    ...(objects ? { objects: objects.figures } : {}),
   };
 }
 
 /**
  * Preflight files already found (named, or arrived in a watched folder);
- * results mirror each path below `commonBase`.
+ * results mirror each path below `commonBase`. An object found by its
+ * listing is read first (`read`), just before its bytes are checked.
  */
 export async function planFiles(
-  inputs: readonly Pick<DiscoveredInput, 'path' | 'displayPath'>[],
+  inputs: readonly Pick<DiscoveredInput, 'path' | 'displayPath' | 'object'>[],
   commonBase: string,
   options: Omit<PlanOptions, 'cwd' | 'listed'>,
+  read?: ReadObject,
 ): Promise<Omit<PlanResult, 'skipped'>> {
   const rejected: DocumentOutcome[] = [];
-  const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult, SelectedPages | undefined]> => {
+  const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult | ObjectUnread, SelectedPages | undefined]> => {
+    const unread = input.object && read ? await read(input.path, input.object) : undefined;
+    if (unread) return [unread, undefined];
     const selection = options.pages?.selectionFor(relative(commonBase, input.path));
     const checked = await preflightFile(input.path, {
       // A PDF past the service's limits (more than 150 pages, over 10 MB) is cut into parts, each a document
@@ -117,9 +134,10 @@ export async function planFiles(
   });
   const planned: { input: Pick<DiscoveredInput, 'path' | 'displayPath'>; documents: PlannedDocument[] }[] = [];
   inputs.forEach((input, index) => {
-    const [checked, selected] = results[index] as [PreflightResult, SelectedPages | undefined];
+    const [checked, selected] = results[index] as [PreflightResult | ObjectUnread, SelectedPages | undefined];
     if (!checked.ok) {
-      const outcome: DocumentOutcome = { ...rejection(input.displayPath, checked.code, checked.message, input.path), pages: checked.pages ?? null };
+      const pages = 'pages' in checked ? (checked.pages ?? null) : null;
+      const outcome: DocumentOutcome = { ...rejection(input.displayPath, checked.code, checked.message, input.path), pages };
       // A check cut short by a stop is no verdict on the file: it was left undone, as a run's unstarted files are.
       rejected.push(
         checked.code === 'interrupted' && outcome.error

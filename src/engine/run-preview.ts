@@ -8,6 +8,7 @@ import type { DocumentOutcome, PlannedDocument } from '../batch/batch-types.js';
 import { minimumMakespanMs } from '../batch/admission.js';
 import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { CostPreview, type CostPreviewOptions, type FileCost } from './cost-preview.js';
+import type { ObjectFigures } from '../storage/object-inputs.js';
 
 /** One slice of a planned batch: the files to run, and those refused while planning them. */
 export interface PreviewSlice {
@@ -23,6 +24,8 @@ export interface RunToPreview {
   rejected: readonly DocumentOutcome[];
   /** The planned batch; each slice is asked for only once the one before it has been handed on. */
   slices: AsyncIterable<PreviewSlice>;
+  /** With `s3://` inputs: what was listed, and what planning the slices downloaded (filled as they are planned). @default none */
+  objects?: ObjectFigures;
 }
 
 /** Options of {@link previewRun}: the run's own, so that the preview and the run decide alike. */
@@ -57,6 +60,11 @@ export interface RunPreview {
   shortestMs: number;
   /** The files the run would refuse: before planning, while planning, or at its own checks of an upload (an encrypted PDF whose pages must be cut). */
   refused: DocumentOutcome[];
+  /**
+   * With `s3://` inputs: the objects and bytes listed, and those read to count their pages (downloaded, or found unchanged
+   * from an earlier run or dry run: a run after this one downloads none of them again). Absent without `s3://` inputs.
+   */
+  objects?: ObjectFigures;
 }
 
 /**
@@ -101,7 +109,7 @@ export async function previewRun(
   } finally {
     preview.close();
   }
-  return { total, shortestMs: minimumMakespanMs(total.requests, windows), refused };
+  return { total, shortestMs: minimumMakespanMs(total.requests, windows), refused, ...(run.objects ? { objects: { ...run.objects } } : {}) };
 }
 
 /**

@@ -11,7 +11,7 @@ import { TakenFiles } from './taken-files.js';
 import { notUtf8Message, notUtf8PathOf, shownAs } from './raw-names.js';
 import { isObjectUri } from '../util/object-uri.js';
 import { objectAddressOf } from '../storage/spool-layout.js';
-import type { ObjectInputOptions, ObjectInputs } from '../storage/object-inputs.js';
+import type { ListedVersion, ObjectInputOptions, ObjectInputs } from '../storage/object-inputs.js';
 
 export type { DiscoveredInput } from './found-inputs.js';
 
@@ -37,6 +37,8 @@ interface SkippedFile {
 export interface DiscoveryResult {
   /** In order; a large batch's paths are on disk until read (see FoundInputs). */
   inputs: FoundInputs;
+  /** The store `s3://` arguments were listed from, still open: the planner reads each object through it (`read`), then closes it. */
+  objects?: ObjectInputs;
   skipped: SkippedFile[];
   problems: DiscoveryProblem[];
   /** The deepest folder containing every input (cwd when there are none): outputs mirror paths below it, so `a/x.pdf` and `b/x.pdf` never collide. */
@@ -89,10 +91,14 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
   const inputs = new FoundInputs(cwd, undefined, spoolDir === undefined ? undefined : (path) => objectAddressOf(spoolDir, path));
   let objects: ObjectInputs | undefined;
   const result: DiscoveryResult = { inputs, skipped: [], problems: [], commonBase: cwd };
-  const taken = new TakenFiles(async (index) => realpath(inputs.at(index).path).catch(() => inputs.at(index).path));
+  // An object's spool path is its own: it may not be downloaded yet, and no link leads there.
+  const taken = new TakenFiles(async (index) => {
+    const input = inputs.at(index);
+    return input.object ? input.path : realpath(input.path).catch(() => input.path);
+  });
   const common = new CommonFolder();
 
-  const take = async (path: string, via: DiscoveredInput['via'], knownReal?: string): Promise<void> => {
+  const take = async (path: string, via: DiscoveredInput['via'], knownReal?: string, object?: ListedVersion): Promise<void> => {
     const real = knownReal ?? (await realpath(path).catch(() => path));
     if (options.allowed && !options.allowed.contains(real)) {
       result.problems.push({ arg: toDisplayPath(path, cwd), code: 'path_not_allowed', message: NOT_ALLOWED });
@@ -104,7 +110,7 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       if (firstShown !== toDisplayPath(path, cwd)) result.skipped.push({ path, reason: `same file as ${firstShown}` });
       return;
     }
-    taken.add(real, inputs.push({ path, via }));
+    taken.add(real, inputs.push({ path, via, ...(object ? { object } : {}) }));
     common.add(path);
   };
   const exclude = options.exclude ?? [];
@@ -136,7 +142,7 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       if (options.allowed || !options.objects) problem('path_not_allowed', options.allowed ? NOT_ALLOWED : 's3:// inputs are not read here.');
       else
         await (objects ??= await objectInputs(options.objects)).visit(arg, mayGlob, {
-          file: (path, via) => take(path, via),
+          file: (path, via, listed) => take(path, via, path, listed),
           skip: (uri, reason) => void result.skipped.push({ path: uri, reason }),
           problem,
         });
@@ -180,10 +186,10 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
     for (const path of options.literal ?? []) await visit(path, false);
   } catch (error) {
     inputs.close();
-    throw error;
-  } finally {
     objects?.close();
+    throw error;
   }
+  if (objects) result.objects = objects;
   result.skipped = uniqueByPath(result.skipped);
   result.commonBase = common.value(cwd);
   return result;

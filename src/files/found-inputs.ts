@@ -1,5 +1,6 @@
 import { toDisplayPath } from '../util/display-path.js';
 import { SpilledList } from './spilled-list.js';
+import type { ListedVersion } from '../storage/object-inputs.js';
 
 export interface DiscoveredInput {
   /** Absolute, as reached (symbolic links are not resolved, so outputs mirror what the user sees). */
@@ -10,6 +11,8 @@ export interface DiscoveredInput {
   fromFolder: boolean;
   /** How it was found: named as a file, inside a named folder, or matched by a glob. */
   via: 'file' | 'folder' | 'glob';
+  /** An object listed in a store: `path` is its spool copy, read (downloaded, or found unchanged) when its slice is planned. */
+  object?: ListedVersion;
 }
 
 /** Files kept in memory before the rest go to disk: a batch of this size costs a few MB. */
@@ -42,7 +45,10 @@ export class FoundInputs {
     return this.records.length;
   }
 
-  push(input: Pick<DiscoveredInput, 'path' | 'via'>): number {
+  push(input: Pick<DiscoveredInput, 'path' | 'via' | 'object'>): number {
+    const { object } = input;
+    // An object's record: `o`, how it was found, its ETag and size, then its path (an ETag or a spool path holds no NUL).
+    if (object) return this.records.push(`o${VIA_CODE[input.via]}${object.etag}\0${object.size}\0${input.path}`);
     return this.records.push(`${VIA_CODE[input.via]}${input.path}`);
   }
 
@@ -73,8 +79,15 @@ export class FoundInputs {
   }
 
   private decode(record: string): DiscoveredInput {
-    const via = VIA_OF[record[0] as string] as DiscoveredInput['via'];
-    const path = record.slice(1);
+    if (record.startsWith('o')) {
+      const [etag, size, path] = record.slice(2).split('\0') as [string, string, string];
+      return { ...this.found(path, record[1] as string), object: { etag, size: Number(size) } };
+    }
+    return this.found(record.slice(1), record[0] as string);
+  }
+
+  private found(path: string, viaCode: string): DiscoveredInput {
+    const via = VIA_OF[viaCode] as DiscoveredInput['via'];
     return { path, displayPath: this.shownAs?.(path) ?? toDisplayPath(path, this.cwd), fromFolder: via !== 'file', via };
   }
 }

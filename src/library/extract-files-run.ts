@@ -157,7 +157,7 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
     skipped: stream.skipped,
     first,
     nothingToSend: first.wholeBatch && first.ready === 0,
-    planned: { rejected: stream.rejected, slices },
+    planned: { rejected: stream.rejected, slices, ...(stream.objects ? { objects: stream.objects } : {}) },
     host: async (deps, stop, client) => {
       stopPlanningWith(stop);
       const { runExtractBatch } = await import('../engine/extract.js');

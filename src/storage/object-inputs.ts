@@ -1,8 +1,10 @@
 /**
  * `s3://` arguments of `extract` turned into local files the planner reads as
- * any other: each object listed (a page at a time) is downloaded, streamed, to
- * its place in the spool folder (state folder), which mirrors
- * `bucket/key`, so results mirror keys exactly as a local run mirrors paths.
+ * any other: each object listed (a page at a time) is found as its place in
+ * the spool folder (state folder), which mirrors `bucket/key`, so results
+ * mirror keys exactly as a local run mirrors paths. It is downloaded there,
+ * streamed, only when the planner's slice reaches it (`read`): the first
+ * documents go out while later objects are still in the bucket.
  * A spool file is kept with the (endpoint, bucket, key, ETag, size) it was
  * read as: a rerun whose object is unchanged downloads nothing, and the
  * planner's reuse (by sha256) pays nothing. An ETag is compared only with the
@@ -14,7 +16,7 @@ import { hasSupportedExtension, isHiddenName } from '../files/paths.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import { NAME_MAX_BYTES } from '../store/result-path.js';
 import { isFolderMarker, objectUriOf, parseObjectUri, type ObjectUri } from '../util/object-uri.js';
-import { readRecordPathOf, spoolPathOf, storeSpoolDir } from './spool-layout.js';
+import { objectAddressOf, readRecordPathOf, spoolPathOf, storeSpoolDir } from './spool-layout.js';
 import type { ObjectInfo, ObjectStore, ObjectStoreOptions } from './object-store.js';
 import { ObjectStoreError } from './object-store-error.js';
 
@@ -26,29 +28,64 @@ export interface ObjectInputOptions extends ObjectStoreOptions {
   open?: (options: ObjectStoreOptions) => Promise<ObjectStore>;
 }
 
+/** The version of an object its listing (or HEAD) reported: what its download asks for, and what its spool copy is checked against. */
+export interface ListedVersion {
+  etag: string;
+  size: number;
+}
+
 /** What the listing of one argument reports, as it goes. */
 export interface ObjectFindings {
-  /** An object downloaded (or unchanged since): its local copy, to take as a file found `via`. */
-  file(path: string, via: 'file' | 'folder' | 'glob'): Promise<void>;
+  /** An object listed: where its local copy is (or will be, once `read`), to take as a file found `via`. Nothing is downloaded yet. */
+  file(path: string, via: 'file' | 'folder' | 'glob', listed: ListedVersion): Promise<void>;
   /** A key passed over, and why. */
   skip(uri: string, reason: string): void;
   /** The argument named nothing, or could not be listed. */
   problem(code: 'file_not_found' | 'no_match' | 'unreadable', message: string): void;
 }
 
-/** Objects of a listing downloaded at once (S3 serves many; moto, one Python process, serves 8 well). */
+/** What reading objects cost so far: the listing's requests, the objects listed, and those downloaded or found unchanged in the spool. */
+export interface ObjectFigures {
+  /** Listing pages and HEAD requests sent. */
+  requests: number;
+  /** Keys the listings (and HEADs) reported, taken or not. */
+  listed: number;
+  /** The bytes of those keys. */
+  listed_bytes: number;
+  /** Objects downloaded (read from the store). */
+  downloaded: number;
+  /** The bytes downloaded. */
+  downloaded_bytes: number;
+  /** Objects found unchanged in the spool (same key, ETag and size): not downloaded again. */
+  unchanged: number;
+  /** The bytes of those. */
+  unchanged_bytes: number;
+}
+
+/** Why an object found by its listing could not be read when its turn came (changed, deleted, refused). */
+export interface ObjectUnread {
+  ok: false;
+  code: ObjectStoreError['code'];
+  message: string;
+}
+
+/** Objects downloaded at once (S3 serves many; moto, one Python process, serves 8 well). */
 const DOWNLOADS_AT_ONCE = 8;
 
-/** How a listed object is reported once its turn comes: taken as a file, or passed over. */
-type Report = () => Promise<void> | void;
-
-/** Object inputs of one discovery: one store opened for all its arguments, closed by `close`. */
+/**
+ * Object inputs of one discovery and of its planning: one store opened for
+ * all its arguments, closed by `close`. `visit` lists (nothing is downloaded);
+ * `read` downloads an object when the planner reaches it.
+ */
 export class ObjectInputs {
   private store?: Promise<ObjectStore>;
+  private readonly slots = new Slots(DOWNLOADS_AT_ONCE);
+  /** Filled as the listing and the reads go. */
+  readonly figures: ObjectFigures = { requests: 0, listed: 0, listed_bytes: 0, downloaded: 0, downloaded_bytes: 0, unchanged: 0, unchanged_bytes: 0 };
 
   constructor(private readonly options: ObjectInputOptions) {}
 
-  /** Lists `arg` (`s3://b/p/`, `s3://b/p`, `s3://b/scans/**\/*.pdf`) and downloads what it names. */
+  /** Lists `arg` (`s3://b/p/`, `s3://b/p`, `s3://b/scans/**\/*.pdf`) and reports what it names, in listing order. */
   async visit(arg: string, mayGlob: boolean, findings: ObjectFindings): Promise<void> {
     const named = namedBy(arg);
     if (!named) return findings.problem('file_not_found', 'names no bucket: write s3://BUCKET/KEY.');
@@ -66,8 +103,12 @@ export class ObjectInputs {
       }
       // `s3://b/p` is the object p if it exists, else the folder p/: never the bare prefix that also matches p2/ (aws-cli #1454).
       if (key !== '' && !isFolderMarker(key)) {
+        this.figures.requests += 1;
         const object = await store.head(bucket, key);
-        if (object) return void (await this.take(store, bucket, object, findings, 'file'));
+        if (object) {
+          this.count(object);
+          return void (await this.found(store, bucket, object, findings, 'file'));
+        }
       }
       const folder = key === '' || isFolderMarker(key) ? key : `${key}/`;
       const count = await this.listed(store, bucket, folder, findings, 'folder', () => true);
@@ -76,6 +117,37 @@ export class ObjectInputs {
       if (!(error instanceof ObjectStoreError)) throw error;
       findings.problem(error.code === 'object_not_found' ? 'file_not_found' : 'unreadable', error.message);
     }
+  }
+
+  /**
+   * Makes `path` (a spool path `visit` reported) hold the version listed: found there unchanged (the key index:
+   * same endpoint, bucket, key, ETag and size), or downloaded now with `If-Match` on the listed ETag, DOWNLOADS_AT_ONCE
+   * at most at a time. Undefined when it does; otherwise why not (changed or deleted since listed, refused).
+   */
+  async read(path: string, listed: ListedVersion): Promise<ObjectUnread | undefined> {
+    const store = await this.opened();
+    const storeDir = storeSpoolDir(this.options.spoolDir, store.identity);
+    const address = objectAddressOf(this.options.spoolDir, path);
+    if (address === undefined) throw new Error(`not a spool path: ${path}`);
+    const { bucket, key } = parseObjectUri(address);
+    const record = readRecordPathOf(storeDir, bucket, key);
+    const read = { bucket, key, etag: listed.etag, size: listed.size };
+    if (await unchangedSince(record, path, read)) {
+      this.figures.unchanged += 1;
+      this.figures.unchanged_bytes += listed.size;
+      return undefined;
+    }
+    try {
+      await this.slots.run(() => store.download(bucket, key, listed.etag, path));
+    } catch (error) {
+      if (!(error instanceof ObjectStoreError)) throw error;
+      // Overwritten or deleted since it was listed: the next run takes the version there then.
+      return { ok: false, code: error.code, message: `${error.message.replace(/\.$/, '')}; not read, the next run takes the version there then.` };
+    }
+    await writeFileAtomically(record, JSON.stringify(read), { mode: 0o600 });
+    this.figures.downloaded += 1;
+    this.figures.downloaded_bytes += listed.size;
+    return undefined;
   }
 
   close(): void {
@@ -87,11 +159,12 @@ export class ObjectInputs {
     return (this.store ??= open(this.options));
   }
 
-  /**
-   * Takes the keys under `prefix` that `wanted`, a page at a time, reported in listing order; returns how many were reported (taken or skipped).
-   * Up to DOWNLOADS_AT_ONCE objects are downloaded while the earlier ones are reported: one at a time, a run took no more
-   * objects a second than one round trip to the store allows (~7 a second on a busy 2-core machine, against keys of 40).
-   */
+  private count(object: ObjectInfo): void {
+    this.figures.listed += 1;
+    this.figures.listed_bytes += object.size;
+  }
+
+  /** Reports the keys under `prefix` that `wanted`, a page at a time, in listing order; returns how many were reported (taken or skipped). */
   private async listed(
     store: ObjectStore,
     bucket: string,
@@ -101,62 +174,49 @@ export class ObjectInputs {
     wanted: (key: string) => boolean,
   ): Promise<number> {
     let reported = 0;
-    // Each settled, never rejected: a failure is thrown when its turn comes, and none goes unhandled meanwhile.
-    const ahead: Promise<{ report: Report } | { error: unknown }>[] = [];
-    const reportNext = async (): Promise<void> => {
-      const next = await ahead.shift();
-      if (next === undefined) return;
-      if ('error' in next) throw next.error;
-      await next.report();
-    };
     for await (const page of store.list(bucket, prefix)) {
+      this.figures.requests += 1;
       for (const object of page) {
+        this.count(object);
         if (isFolderMarker(object.key) || !wanted(object.key)) continue;
         reported += 1;
-        const below = object.key.slice(prefix.length);
-        const why = whyNotAFile(below);
-        const report = why
-          ? Promise.resolve<Report>(() => findings.skip(objectUriOf(bucket, object.key), why))
-          : this.fetched(store, bucket, object, findings, via);
-        ahead.push(
-          report.then(
-            (done) => ({ report: done }),
-            (error: unknown) => ({ error }),
-          ),
-        );
-        if (ahead.length >= DOWNLOADS_AT_ONCE) await reportNext();
+        const why = whyNotAFile(object.key.slice(prefix.length));
+        if (why) findings.skip(objectUriOf(bucket, object.key), why);
+        else await this.found(store, bucket, object, findings, via);
       }
     }
-    while (ahead.length > 0) await reportNext();
     return reported;
   }
 
-  private async take(store: ObjectStore, bucket: string, object: ObjectInfo, findings: ObjectFindings, via: 'file' | 'folder' | 'glob'): Promise<void> {
-    await (
-      await this.fetched(store, bucket, object, findings, via)
-    )();
+  /** Reports the object as found at its spool path, or passes it over when its key names no path. */
+  private async found(store: ObjectStore, bucket: string, object: ObjectInfo, findings: ObjectFindings, via: 'file' | 'folder' | 'glob'): Promise<void> {
+    const unusable = unusableAsPath(object.key);
+    if (unusable) return findings.skip(objectUriOf(bucket, object.key), unusable);
+    const path = spoolPathOf(storeSpoolDir(this.options.spoolDir, store.identity), bucket, object.key);
+    await findings.file(path, via, { etag: object.etag, size: object.size });
+  }
+}
+
+/** A bound on work at once, shared by every caller: the planner checks files in parallel, the store is asked a few at a time. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
   }
 
-  /** Downloads the object unless its spool copy is this very version; resolves to its report (taken, or passed over with why). */
-  private async fetched(store: ObjectStore, bucket: string, object: ObjectInfo, findings: ObjectFindings, via: 'file' | 'folder' | 'glob'): Promise<Report> {
-    const uri = objectUriOf(bucket, object.key);
-    const unusable = unusableAsPath(object.key);
-    if (unusable) return () => findings.skip(uri, unusable);
-    const storeDir = storeSpoolDir(this.options.spoolDir, store.identity);
-    const path = spoolPathOf(storeDir, bucket, object.key);
-    const record = readRecordPathOf(storeDir, bucket, object.key);
-    const read = { bucket, key: object.key, etag: object.etag, size: object.size };
-    if (!(await unchangedSince(record, path, read))) {
-      try {
-        await store.download(bucket, object.key, object.etag, path);
-      } catch (error) {
-        if (!(error instanceof ObjectStoreError)) throw error;
-        // Overwritten or deleted since it was listed: the next run takes the new version.
-        return () => findings.skip(uri, error.message);
-      }
-      await writeFileAtomically(record, JSON.stringify(read), { mode: 0o600 });
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free -= 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      // The slot passes straight to the next waiter, if any.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free += 1;
     }
-    return () => findings.file(path, via);
   }
 }
 

@@ -19,6 +19,8 @@ export interface S3StandIn {
   hold(match: Match): void;
   /** Holds nothing more (the requests held so far stay unanswered). */
   release(): void;
+  /** Forwards every request that `match`es only once `opened` resolves (the exact point a test waits for). */
+  gate(match: Match, opened: Promise<unknown>): void;
   /** Answers the next `times` matching requests 503 SlowDown. */
   slowDown(match: Match, times: number): void;
   close(): Promise<void>;
@@ -28,6 +30,7 @@ export async function startS3StandIn(upstream: string): Promise<S3StandIn> {
   const held: string[] = [];
   const holds: Match[] = [];
   const faults: { match: Match; left: number }[] = [];
+  const gates: { match: Match; opened: Promise<unknown> }[] = [];
   const open = new Set<ServerResponse>();
   const slowedDown = (req: IncomingMessage): boolean => {
     const found = faults.find((entry) => entry.left > 0 && entry.match(req));
@@ -47,6 +50,11 @@ export async function startS3StandIn(upstream: string): Promise<S3StandIn> {
       res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');
       return;
     }
+    const gate = gates.find((entry) => entry.match(req));
+    if (gate) void gate.opened.then(() => forward(req, res));
+    else forward(req, res);
+  });
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
     const target = new URL(req.url ?? '/', upstream);
     const forwarded = request(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -54,7 +62,7 @@ export async function startS3StandIn(upstream: string): Promise<S3StandIn> {
     });
     forwarded.on('error', () => res.destroy());
     req.pipe(forwarded);
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -62,6 +70,7 @@ export async function startS3StandIn(upstream: string): Promise<S3StandIn> {
     held,
     hold: (match) => void holds.push(match),
     release: () => void holds.splice(0),
+    gate: (match, opened) => void gates.push({ match, opened }),
     slowDown: (match, times) => void faults.push({ match, left: times }),
     close: async () => {
       for (const res of open) res.socket?.destroy();

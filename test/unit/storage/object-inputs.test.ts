@@ -4,14 +4,13 @@
  * download, held at that exact point by a store that does the overwrite
  * before it downloads.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ObjectInputs, type ObjectFindings } from '../../../src/storage/object-inputs.js';
-import { openObjectStore } from '../../../src/storage/s3-store.js';
+import { ObjectInputs, type ListedVersion, type ObjectFindings } from '../../../src/storage/object-inputs.js';
 import type { ObjectStore } from '../../../src/storage/object-store.js';
 import { startMoto, type RunningMoto } from '../../helpers/moto.js';
 import { makeBucket, s3ClientFor } from '../../helpers/s3-objects.js';
@@ -30,15 +29,19 @@ beforeEach(async () => moto.reset());
 
 interface Found {
   files: string[];
+  listed: ListedVersion[];
   skipped: string[];
   problems: string[];
 }
 
 function collector(): ObjectFindings & Found {
-  const found: Found = { files: [], skipped: [], problems: [] };
+  const found: Found = { files: [], listed: [], skipped: [], problems: [] };
   return {
     ...found,
-    file: async (path) => void found.files.push(path),
+    file: async (path, _via, listed) => {
+      found.files.push(path);
+      found.listed.push(listed);
+    },
     skip: (uri, reason) => void found.skipped.push(`${uri}: ${reason}`),
     problem: (code, message) => void found.problems.push(`${code}: ${message}`),
   };
@@ -77,39 +80,37 @@ describe('object inputs against moto', () => {
     expect(moto.requests.filter((request) => request.target.includes('list-type=2'))).toHaveLength(26);
   }, 60_000);
 
-  it('a key overwritten after it was listed is not read as the version listed: passed over, and the next run takes the new one', async () => {
+  it('a key overwritten after it was listed is not read as the version listed: refused by its read (object_changed), and the next run takes the new one', async () => {
     const bucket = await makeBucket(s3, 'overwritten');
     await bucket.put('in/a.pdf', 'version one');
     const settings = options();
-    // The exact point: the listing has the first ETag, the download has not started.
-    const overwritingFirst = async (store: ObjectStore): Promise<ObjectStore> => ({
-      ...store,
-      identity: store.identity,
-      list: (b, p) => store.list(b, p),
-      head: (b, k) => store.head(b, k),
-      download: async (b, k, etag, path) => {
-        await bucket.put(k, 'version two, longer');
-        return store.download(b, k, etag, path);
-      },
+    const first = new ObjectInputs(settings);
+    const listed = collector();
+    await first.visit('s3://overwritten/in/', true, listed);
+    // The exact point: the listing has the first ETag, the download has not started (visit downloads nothing).
+    expect(existsSync(listed.files[0] as string)).toBe(false);
+    await bucket.put('in/a.pdf', 'version two, longer');
+    const unread = await first.read(listed.files[0] as string, listed.listed[0] as ListedVersion);
+    first.close();
+    expect(unread).toEqual({
+      ok: false,
+      code: 'object_changed',
+      message: expect.stringContaining('s3://overwritten/in/a.pdf: the object is not the version this run knew'),
     });
-    const held = new ObjectInputs({ ...settings, open: async (o) => overwritingFirst(await openObjectStore(o)) });
-    const first = collector();
-    await held.visit('s3://overwritten/in/', true, first);
-    held.close();
-    expect(first.files).toEqual([]);
-    expect(first.skipped).toEqual([
-      expect.stringContaining('s3://overwritten/in/a.pdf: s3://overwritten/in/a.pdf: the object is not the version this run knew'),
-    ]);
+    expect(first.figures).toMatchObject({ listed: 1, downloaded: 0, unchanged: 0 });
 
     const plain = new ObjectInputs(settings);
     const second = collector();
     await plain.visit('s3://overwritten/in/', true, second);
+    expect(await plain.read(second.files[0] as string, second.listed[0] as ListedVersion)).toBeUndefined();
+    // Read again as the same version: found unchanged in the spool, not downloaded twice.
+    expect(await plain.read(second.files[0] as string, second.listed[0] as ListedVersion)).toBeUndefined();
     plain.close();
-    expect(second.files).toHaveLength(1);
     expect(readFileSync(second.files[0] as string, 'utf8')).toBe('version two, longer');
+    expect(plain.figures).toMatchObject({ requests: 1, listed: 1, listed_bytes: 19, downloaded: 1, downloaded_bytes: 19, unchanged: 1, unchanged_bytes: 19 });
   });
 
-  it('downloads 8 objects of a listing at once, and reports them in listing order', async () => {
+  it('lists without downloading, in listing order; reads download 8 objects at once, never more', async () => {
     // A stand-in store: each download is held until 8 are in flight (the exact point), or for 2 s when they never are.
     const keys = Array.from({ length: 20 }, (_, index) => `in/${String(index).padStart(2, '0')}.png`);
     keys.splice(10, 0, 'in/notes.txt');
@@ -141,11 +142,16 @@ describe('object inputs against moto', () => {
     const inputs = new ObjectInputs(options({ open: async () => standIn }));
     const found = collector();
     await inputs.visit('s3://stand-in/in/', true, found);
-    inputs.close();
-    expect(most).toBe(8);
+    expect(most).toBe(0);
     expect(found.files.map((path) => path.split('/stand-in/')[1])).toEqual(keys.filter((key) => key.endsWith('.png')));
     expect(found.skipped).toEqual([expect.stringMatching(/^s3:\/\/stand-in\/in\/notes\.txt: not a PDF/)]);
     expect(found.problems).toEqual([]);
+    // As the planner asks: every file of a slice at once.
+    const unread = await Promise.all(found.files.map((path, index) => inputs.read(path, found.listed[index] as ListedVersion)));
+    inputs.close();
+    expect(unread.every((why) => why === undefined)).toBe(true);
+    expect(most).toBe(8);
+    expect(inputs.figures).toMatchObject({ requests: 5, listed: 21, downloaded: 20, downloaded_bytes: 60 });
   }, 60_000);
 
   it('a missing moto_server fails the test that needs it, saying so', async () => {
