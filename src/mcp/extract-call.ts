@@ -26,7 +26,7 @@ export const extractInput = {
     .array(z.string().min(1))
     .min(1)
     .describe(
-      'Files, folders (searched recursively) or glob patterns, inside the allowed folders (the client’s roots); relative paths are relative to the server’s working folder',
+      'Files, folders (searched recursively) or glob patterns, inside the allowed folders (the client’s roots); relative paths are relative to the server’s working folder. Objects too (s3://bucket/prefix/, s3://bucket/key, s3:// globs), only below the s3:// roots the user allowed when starting the server (--allow-s3); anything else in object storage is refused unread',
     ),
   model: rules
     .optional()
@@ -68,15 +68,15 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
   const left = Math.min(serverLeft ?? Infinity, args.max_credits ?? Infinity);
   try {
     const scope = await ctx.folders.checkInputs(args.paths);
+    await ctx.folders.checkResultPath(args.out ?? ctx.base.out);
     const out = resolve(ctx.client.cwd, args.out ?? ctx.base.out);
-    await ctx.folders.checkResultPath(out);
     const checker = args.schemas ? await callChecker(ruleList(args.schemas), ctx) : ctx.base.checker;
     const progress = new RunProgress(extra);
     const answer = new ExtractAnswer(checker !== undefined, out);
     const run = ctx.client.extract(args.paths, {
       ...ctx.base,
       out,
-      allowedFolders: scope.allowed.folders,
+      allowedFolders: [...scope.allowed.folders, ...scope.allowed.objectRoots],
       ...(args.model ? { model: ruleList(args.model) } : {}),
       ...(args.pages ? { pages: ruleList(args.pages) } : {}),
       ...(args.force ? { force: true } : {}),
