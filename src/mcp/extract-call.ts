@@ -7,7 +7,8 @@ import { ruleList } from '../config/grammar/rule-list.js';
 import { findSetting } from '../config/settings.js';
 import { SchemaRules } from '../library/check.js';
 import type { DocExtract, ExtractionOptions } from '../index.js';
-import type { AgentFolders } from './agent-folders.js';
+import { PathNotAllowedError, type AgentFolders } from './agent-folders.js';
+import { isObjectUri } from '../util/object-uri.js';
 import { ExtractAnswer } from './extract-answer.js';
 import { partsDataOfOutcome } from './part-data.js';
 import { RunProgress } from './run-progress.js';
@@ -103,7 +104,11 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
 /** The call's schemas (each file inside the allowed folders), before the server's own for types they do not name. */
 async function callChecker(specs: readonly string[], ctx: ExtractCallContext): Promise<ResultChecker> {
   const rules = parsed(() => SchemaRules.parse(specs));
-  await ctx.folders.checkInputs(rules.rules.map((rule) => rule.file));
+  const files = rules.rules.map((rule) => rule.file);
+  // A schema is a local file: an s3:// root allows documents, not schemas (the address would be read as a path below cwd).
+  const object = files.find(isObjectUri);
+  if (object !== undefined) throw new PathNotAllowedError(`${object}: a schema is read from a file inside the allowed folders, not from object storage`);
+  await ctx.folders.checkInputs(files);
   const { loadSchemaChecker } = await import('../library/check.js');
   const own = await loadSchemaChecker(rules, ctx.client.cwd);
   const server = ctx.base.checker;
