@@ -91,6 +91,18 @@ describe('docextract mcp --allow-s3', () => {
     expect(suite.paidRequests()).toBe(paid);
   });
 
+  it('refuses a schema named by an s3:// address, even below the root: a schema is a local file', async () => {
+    await buckets();
+    const mcp = await serve(['--allow-s3', 's3://docs/root/']);
+    suite.moto.requests.length = 0;
+    const called = await mcp.client.callTool({
+      name: 'extract',
+      arguments: { paths: ['s3://docs/root/a.pdf'], schemas: 'invoice=s3://docs/root/invoice.json' },
+    });
+    expect((called.structuredContent as Answer).error?.code).toBe('path_not_allowed');
+    expect(suite.moto.requests).toEqual([]);
+  });
+
   it('without --allow-s3 refuses every s3:// argument unread', async () => {
     await buckets();
     const mcp = await serve([]);
