@@ -9,9 +9,17 @@ export function commandLine(args: readonly string[]): string {
   return suggestedCommand(['docextract', ...redactKeyArguments(args)]);
 }
 
-/** What a command adds to its client: `keyless`, a client even when no key is configured (a run that must send stops with the CLI's own `missing_api_key`); `objectStorage`, its s3:// flags. */
+/**
+ * What a command adds to its client: `keyless`, a client even when no key is
+ * configured (a run that must send stops with the CLI's own
+ * `missing_api_key`); `sendsNothing`, a client of a command that never
+ * sends (export, check, review): no key, base URL or service client is
+ * looked up, so a bad one in the config cannot stop it; `objectStorage`,
+ * its s3:// flags.
+ */
 export interface CliClientOptions {
   keyless?: boolean;
+  sendsNothing?: boolean;
   objectStorage?: ObjectStorageOptions;
 }
 
@@ -24,10 +32,11 @@ export interface CliClientOptions {
  */
 export async function cliClient(
   ctx: CliContext,
-  settings: Pick<BatchSettings, 'windows' | 'run'>,
+  settings: Partial<Pick<BatchSettings, 'windows' | 'run'>>,
   rerun = true,
   options: CliClientOptions = {},
 ): Promise<DocExtract> {
+  if (options.sendsNothing) return localClient(ctx, options.objectStorage);
   const key = await (options.keyless ? ctx.apiKey().catch(() => undefined) : ctx.apiKey());
   if (key) await ctx.client(true); // refuses a key in clear text to a host that is not this machine (unless --insecure)
   const [baseUrl, { DocExtract }] = await Promise.all([ctx.baseUrl(), import('../index.js')]);
@@ -36,9 +45,9 @@ export async function cliClient(
     baseUrl,
     allowInsecure: true,
     stateDir: ctx.stateDir(),
-    rateLimit: settings.windows,
+    ...(settings.windows ? { rateLimit: settings.windows } : {}),
     cwd: ctx.io.cwd,
-    settings: settings.run,
+    ...(settings.run ? { settings: settings.run } : {}),
     notice: (message) => ctx.ui.warn(message),
     // A command run again finishes what it left; a server's (`mcp`) is not one to paste.
     origin: { command: ctx.commandName, profile: ctx.profile.name, ...(rerun ? { commandLine: commandLine(ctx.deps.args) } : {}) },
@@ -46,5 +55,17 @@ export async function cliClient(
     debug: (line) => ctx.debug(line),
     clock: ctx.clock,
     objectStorage: { env: ctx.io.env, ...options.objectStorage },
+  });
+}
+
+/** The client of a command that sends nothing: the state folder (its spool, its last-run reports), cwd, clock and object storage only. */
+async function localClient(ctx: CliContext, objectStorage: ObjectStorageOptions | undefined): Promise<DocExtract> {
+  const { DocExtract } = await import('../index.js');
+  return new DocExtract({
+    stateDir: ctx.stateDir(),
+    cwd: ctx.io.cwd,
+    origin: { command: ctx.commandName, profile: ctx.profile.name },
+    clock: ctx.clock,
+    objectStorage: { env: ctx.io.env, ...objectStorage },
   });
 }

@@ -2,6 +2,8 @@ import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { globLeavesItsBase } from './glob-reach.js';
+import { isObjectUri } from '../util/object-uri.js';
+import { objectInsideRoots, objectRootOf } from '../util/object-scope.js';
 
 /**
  * The real path of `path` (symbolic links resolved), also for a path that
@@ -47,16 +49,24 @@ export function argumentReachesPast(arg: string): string | undefined {
   return fg.isDynamicPattern(arg) ? globLeavesItsBase(arg) : undefined;
 }
 
-/** Folders a run may touch, by real path; `allows` answers for any path, existing or not. */
+/** Folders a run may touch, by real path, and `s3://` roots; `allows` answers for any path, existing or not. */
 export class AllowedFolders {
   private constructor(
     /** The allowed folders' real paths (absolute, links resolved), in the order given. */
     readonly folders: readonly string[],
+    /** The allowed `s3://` roots, each a folder (`s3://b/p/`); none: no object is listed or read. */
+    readonly objectRoots: readonly string[] = [],
   ) {}
 
-  /** `folders` as given (relative to `cwd`), each resolved to its real path. */
+  /** `folders` as given (relative to `cwd`), each resolved to its real path; an `s3://` address among them is an object root. */
   static async of(folders: readonly string[], cwd: string): Promise<AllowedFolders> {
-    return new AllowedFolders(await Promise.all(folders.map((folder) => realPathOf(resolve(cwd, folder)))));
+    const local = folders.filter((folder) => !isObjectUri(folder));
+    return new AllowedFolders(await Promise.all(local.map((folder) => realPathOf(resolve(cwd, folder)))), folders.filter(isObjectUri).map(objectRootOf));
+  }
+
+  /** Everything an `s3://` argument (object, folder or glob) can list or read lies under an allowed root. */
+  allowsObject(uri: string): boolean {
+    return objectInsideRoots(uri, this.objectRoots);
   }
 
   /** A real path (already resolved) inside one of the folders. */

@@ -104,6 +104,10 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       result.problems.push({ arg: toDisplayPath(path, cwd), code: 'path_not_allowed', message: NOT_ALLOWED });
       return;
     }
+    await admit(path, via, real, object);
+  };
+  /** A file taken once (by real path); an object's spool copy is admitted without the folders' check, its address was checked against the roots. */
+  const admit = async (path: string, via: DiscoveredInput['via'], real: string, object?: ListedVersion): Promise<void> => {
     const first = await taken.firstOf(real);
     if (first !== undefined) {
       const firstShown = inputs.at(first).displayPath;
@@ -138,11 +142,12 @@ export async function discoverInputs(args: string[], options: DiscoveryOptions =
       return;
     }
     if (isObjectUri(arg)) {
-      // No s3:// root is allowed where folders are confined (MCP): nothing is listed or read.
-      if (options.allowed || !options.objects) problem('path_not_allowed', options.allowed ? NOT_ALLOWED : 's3:// inputs are not read here.');
+      // Where folders are confined (MCP), only what lies under an allowed s3:// root is listed or read.
+      if (!options.objects) problem('path_not_allowed', 's3:// inputs are not read here.');
+      else if (options.allowed && !options.allowed.allowsObject(arg)) problem('path_not_allowed', NOT_ALLOWED);
       else
         await (objects ??= await objectInputs(options.objects)).visit(arg, mayGlob, {
-          file: (path, via, listed) => take(path, via, path, listed),
+          file: (path, via, listed) => admit(path, via, path, listed),
           skip: (uri, reason) => void result.skipped.push({ path: uri, reason }),
           problem,
         });

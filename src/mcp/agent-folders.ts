@@ -3,8 +3,9 @@ import { fileURLToPath } from 'node:url';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AllowedFolders, argumentReachesPast, isInsideFolder, realPathOf, searchedFrom } from '../index.js';
+import { isObjectUri } from '../util/object-uri.js';
 
-/** The folders a tool call may touch, and where that list came from (for the refusal's words). */
+/** The folders (and `s3://` roots) a tool call may touch, and where the folders came from (for the refusal's words). */
 export interface FolderScope {
   allowed: AllowedFolders;
   /** `roots`: the client's declared roots; `allow`: the folders named at start (`--allow`, else the working folder and `--out`). */
@@ -21,14 +22,15 @@ export class PathNotAllowedError extends Error {
  * when it declares any (asked with roots/list, asked again after
  * notifications/roots/list_changed), else the folders named at start. The
  * server's own output folder (`--out`, the user's choice) may always be
- * written to and read from.
+ * written to and read from. Objects are read only under the `s3://` roots
+ * the user named at start (`--allow-s3`): a client's roots never add one.
  */
 export class AgentFolders {
   private current: Promise<FolderScope> | undefined;
 
   constructor(
     private readonly server: Server,
-    private readonly start: { folders: readonly string[]; cwd: string; out: string },
+    private readonly start: { folders: readonly string[]; objectRoots: readonly string[]; cwd: string; out: string },
   ) {
     server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
       this.current = undefined; // the next call asks again; a call under way keeps the list it started with
@@ -57,6 +59,10 @@ export class AgentFolders {
   async checkInputs(paths: readonly string[]): Promise<FolderScope> {
     const scope = await this.scope();
     for (const path of paths) {
+      if (isObjectUri(path)) {
+        if (!scope.allowed.allowsObject(path)) throw this.refusal(path, scope);
+        continue;
+      }
       const reaches = argumentReachesPast(path);
       if (reaches !== undefined)
         throw new PathNotAllowedError(
@@ -69,12 +75,15 @@ export class AgentFolders {
 
   /** Whether `path` (a source listed by `jobs`) lies inside the scope, links followed. */
   async inside(path: string): Promise<boolean> {
-    return (await this.scope()).allowed.allows(resolve(this.start.cwd, path));
+    const { allowed } = await this.scope();
+    return isObjectUri(path) ? allowed.allowsObject(path) : allowed.allows(resolve(this.start.cwd, path));
   }
 
   /** Refuses a folder or file to write or read results at, unless it is in the scope or the server's output folder. */
   async checkResultPath(path: string): Promise<FolderScope> {
     const scope = await this.scope();
+    if (isObjectUri(path))
+      throw new PathNotAllowedError(`${path}: results are written to and read from folders here, not object storage; nothing of it was read`);
     const real = await realPathOf(resolve(this.start.cwd, path));
     if (!scope.allowed.contains(real) && !isInsideFolder(await realPathOf(this.start.out), real)) throw this.refusal(path, scope);
     return scope;
@@ -86,20 +95,21 @@ export class AgentFolders {
 
   /** A relative path with the absolute one it was resolved to: the agent may not know the server's working folder. */
   private shown(path: string): string {
-    return isAbsolute(path) ? path : `${path} (${resolve(this.start.cwd, path)})`;
+    return isAbsolute(path) || isObjectUri(path) ? path : `${path} (${resolve(this.start.cwd, path)})`;
   }
 
   private from(scope: FolderScope): string {
     const from = scope.from === 'roots' ? 'the roots your client declared' : 'the folders allowed at start (--allow)';
-    return `${from}: ${scope.allowed.folders.join(', ') || 'none'}`;
+    const roots = scope.allowed.objectRoots;
+    return `${from}: ${scope.allowed.folders.join(', ') || 'none'}; s3:// roots allowed at start (--allow-s3): ${roots.join(', ') || 'none'}`;
   }
 
   private async load(): Promise<FolderScope> {
     if (this.server.getClientCapabilities()?.roots) {
       const { roots } = await this.server.listRoots();
       const folders = roots.filter((root) => root.uri.startsWith('file://')).map((root) => fileURLToPath(root.uri));
-      if (folders.length > 0) return { allowed: await AllowedFolders.of(folders, this.start.cwd), from: 'roots' };
+      if (folders.length > 0) return { allowed: await AllowedFolders.of([...folders, ...this.start.objectRoots], this.start.cwd), from: 'roots' };
     }
-    return { allowed: await AllowedFolders.of(this.start.folders, this.start.cwd), from: 'allow' };
+    return { allowed: await AllowedFolders.of([...this.start.folders, ...this.start.objectRoots], this.start.cwd), from: 'allow' };
   }
 }

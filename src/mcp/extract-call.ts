@@ -7,7 +7,8 @@ import { ruleList } from '../config/grammar/rule-list.js';
 import { findSetting } from '../config/settings.js';
 import { SchemaRules } from '../library/check.js';
 import type { DocExtract, ExtractionOptions } from '../index.js';
-import type { AgentFolders } from './agent-folders.js';
+import { PathNotAllowedError, type AgentFolders } from './agent-folders.js';
+import { isObjectUri } from '../util/object-uri.js';
 import { ExtractAnswer } from './extract-answer.js';
 import { partsDataOfOutcome } from './part-data.js';
 import { RunProgress } from './run-progress.js';
@@ -26,7 +27,7 @@ export const extractInput = {
     .array(z.string().min(1))
     .min(1)
     .describe(
-      'Files, folders (searched recursively) or glob patterns, inside the allowed folders (the client’s roots); relative paths are relative to the server’s working folder',
+      'Files, folders (searched recursively) or glob patterns, inside the allowed folders (the client’s roots); relative paths are relative to the server’s working folder. Objects too (s3://bucket/prefix/, s3://bucket/key, s3:// globs), only below the s3:// roots the user allowed when starting the server (--allow-s3); anything else in object storage is refused unread',
     ),
   model: rules
     .optional()
@@ -68,15 +69,15 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
   const left = Math.min(serverLeft ?? Infinity, args.max_credits ?? Infinity);
   try {
     const scope = await ctx.folders.checkInputs(args.paths);
+    await ctx.folders.checkResultPath(args.out ?? ctx.base.out);
     const out = resolve(ctx.client.cwd, args.out ?? ctx.base.out);
-    await ctx.folders.checkResultPath(out);
     const checker = args.schemas ? await callChecker(ruleList(args.schemas), ctx) : ctx.base.checker;
     const progress = new RunProgress(extra);
     const answer = new ExtractAnswer(checker !== undefined, out);
     const run = ctx.client.extract(args.paths, {
       ...ctx.base,
       out,
-      allowedFolders: scope.allowed.folders,
+      allowedFolders: [...scope.allowed.folders, ...scope.allowed.objectRoots],
       ...(args.model ? { model: ruleList(args.model) } : {}),
       ...(args.pages ? { pages: ruleList(args.pages) } : {}),
       ...(args.force ? { force: true } : {}),
@@ -103,7 +104,11 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
 /** The call's schemas (each file inside the allowed folders), before the server's own for types they do not name. */
 async function callChecker(specs: readonly string[], ctx: ExtractCallContext): Promise<ResultChecker> {
   const rules = parsed(() => SchemaRules.parse(specs));
-  await ctx.folders.checkInputs(rules.rules.map((rule) => rule.file));
+  const files = rules.rules.map((rule) => rule.file);
+  // A schema is a local file: an s3:// root allows documents, not schemas (the address would be read as a path below cwd).
+  const object = files.find(isObjectUri);
+  if (object !== undefined) throw new PathNotAllowedError(`${object}: a schema is read from a file inside the allowed folders, not from object storage`);
+  await ctx.folders.checkInputs(files);
   const { loadSchemaChecker } = await import('../library/check.js');
   const own = await loadSchemaChecker(rules, ctx.client.cwd);
   const server = ctx.base.checker;

@@ -34,6 +34,8 @@ export interface McpServerOptions {
   maxCredits?: number;
   /** Folders an agent may read and write in when its client declares no roots (`--allow`). @default the working folder and the output folder */
   allow?: readonly string[];
+  /** The `s3://` roots an agent may extract objects from (`--allow-s3`), whatever roots its client declares; nothing outside them is listed or read. @default none */
+  allowObjects?: readonly string[];
 }
 
 /** The MCP server with docextract's tools; connect it to a transport (stdio for `docextract mcp`). */
@@ -42,7 +44,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const runs = new SerialRuns();
   const { cwd } = options.client;
   const { out } = options.extract;
-  const folders = new AgentFolders(server.server, { folders: options.allow ?? [cwd, out], cwd, out });
+  const folders = new AgentFolders(server.server, { folders: options.allow ?? [cwd, out], objectRoots: options.allowObjects ?? [], cwd, out });
   const outs = new Set([resolve(cwd, out)]);
   let spent = 0;
 
@@ -50,7 +52,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     'extract',
     {
       title: 'Extract documents',
-      description: `Extract structured JSON from PDFs and images (invoices, ID documents, payslips, statements) inside the allowed folders (the client's roots). Each result is written to a JSON file. The answer gives per document its status, result file and error code, and the data of the documents up to ${EXTRACT_DATA_BUDGET} characters in all; the data of the others is left out (listed in data_left_out): read each with the result tool. A PDF past the service's limits is sent in parts: its line has in_parts, and its data is a list of its parts, each with its source_pages and its own data (never merged). Content already extracted with the same model costs nothing; open jobs of interrupted runs are resumed. Reports progress (documents, and chunks within them) and can be cancelled (work done is kept). isError when no document could be extracted, with error.code.`,
+      description: `Extract structured JSON from PDFs and images (invoices, ID documents, payslips, statements) inside the allowed folders (the client's roots), or objects in object storage (s3://…) below the s3:// roots the user allowed when starting the server (--allow-s3; none by default): nothing outside them is listed or read. Each result is written to a JSON file. The answer gives per document its status, result file and error code, and the data of the documents up to ${EXTRACT_DATA_BUDGET} characters in all; the data of the others is left out (listed in data_left_out): read each with the result tool. A PDF past the service's limits is sent in parts: its line has in_parts, and its data is a list of its parts, each with its source_pages and its own data (never merged). Content already extracted with the same model costs nothing; open jobs of interrupted runs are resumed. Reports progress (documents, and chunks within them) and can be cancelled (work done is kept). isError when no document could be extracted, with error.code.`,
       inputSchema: extractInput,
       outputSchema: extractOutput,
       // It writes result files and never deletes or overwrites anything but its own results; it calls the service.

@@ -1,10 +1,13 @@
+import { addObjectStorageFlags } from '../batch-flags.js';
 import type { CommandRegistration } from '../command.js';
 
 export const registerCheckCommand: CommandRegistration = (program, action) => {
-  program
-    .command('check')
-    .description('check the results on disk again against the schemas of their document types, and save each verdict in its file; sends nothing')
-    .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json), or an s3://bucket/prefix/')
+  addObjectStorageFlags(
+    program
+      .command('check')
+      .description('check the results on disk again against the schemas of their document types, and save each verdict in its file; sends nothing')
+      .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json), or an s3://bucket/prefix/'),
+  )
     .option(
       '--schema <type=file>',
       'a JSON Schema (draft 2020-12) for a document type, e.g. invoice=schemas/invoice.json; repeatable (config: schemas)',

@@ -1,12 +1,15 @@
+import { addObjectStorageFlags } from '../batch-flags.js';
 import { Option } from 'commander';
 import { EXPORT_FORMATS } from '../../config/export-formats.js';
 import type { CommandRegistration } from '../command.js';
 
 export const registerExportCommand: CommandRegistration = (program, action) => {
-  program
-    .command('export')
-    .description('turn a folder of result files into tables: one CSV (or xlsx sheet) per document type, one per list of line items; sends nothing')
-    .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json), or an s3://bucket/prefix/')
+  addObjectStorageFlags(
+    program
+      .command('export')
+      .description('turn a folder of result files into tables: one CSV (or xlsx sheet) per document type, one per list of line items; sends nothing')
+      .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json), or an s3://bucket/prefix/'),
+  )
     // Checked in the command, not by commander: a mistyped option must be named as such, not reported as a missing --out.
     .option(
       '-o, --out <tables-dir>',

@@ -1,10 +1,13 @@
+import { addObjectStorageFlags } from '../batch-flags.js';
 import type { CommandRegistration } from '../command.js';
 
 export const registerReviewCommand: CommandRegistration = (program, action) => {
-  program
-    .command('review')
-    .description('a local page to look at each document beside its fields, correct them and approve; sends nothing')
-    .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json), or an s3://bucket/prefix/ (read-only)')
+  addObjectStorageFlags(
+    program
+      .command('review')
+      .description('a local page to look at each document beside its fields, correct them and approve; sends nothing')
+      .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json), or an s3://bucket/prefix/ (read-only)'),
+  )
     .option(
       '--schema <type=file>',
       'a JSON Schema (draft 2020-12) for a document type, e.g. invoice=schemas/invoice.json; repeatable (config: schemas); without one, a result is checked with the schema it was checked with',

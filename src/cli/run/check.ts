@@ -1,12 +1,12 @@
-import type { CheckedResult, CheckSummary } from '../../library/check.js';
+import type { CheckedResult, CheckSummary } from '../../index.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { plural } from '../../util/plural.js';
 import { checkProblemsText } from '../outcome-lines.js';
 import { renderUntrusted } from '../../util/untrusted-text.js';
-import { isObjectUri } from '../../util/object-uri.js';
-import { folderOrObject, objectAccessOf } from '../object-access.js';
+import { cliClient } from '../engine-access.js';
+import { objectStorageOf, type ObjectStorageFlags } from '../object-storage-flags.js';
 import { loadChecker, resolveSchemaRules } from '../schema-settings.js';
 
 const GIVE_A_SCHEMA = '--schema TYPE=FILE (repeatable), or the schemas setting (docextract config set schemas invoice=schemas/invoice.json)';
@@ -16,19 +16,14 @@ const GIVE_A_SCHEMA = '--schema TYPE=FILE (repeatable), or the schemas setting (
  * folder, so it runs beside an active batch. Without a schema given, each
  * result is checked with the schema it records (`checks.schema`).
  */
-export async function runCheck(ctx: CliContext, resultsDir: string, flags: { schema?: string[] }): Promise<CommandOutcome> {
+export async function runCheck(ctx: CliContext, resultsDir: string, flags: { schema?: string[] } & ObjectStorageFlags): Promise<CommandOutcome> {
   const rules = await resolveSchemaRules(ctx, flags.schema);
-  const { RecordedSchemas } = await import('../../library/check.js');
-  const checkWith = rules.isEmpty ? new RecordedSchemas(ctx.io.cwd) : await loadChecker(ctx, rules);
-  const recorded = checkWith instanceof RecordedSchemas;
-  const { checkResults } = await import('../../library/check.js');
+  // Without a schema given, the client checks each result with the one it records.
+  const recorded = rules.isEmpty;
+  const checker = recorded ? undefined : await loadChecker(ctx, rules);
+  const dx = await cliClient(ctx, {}, false, { sendsNothing: true, objectStorage: objectStorageOf(ctx, flags) });
   // A folder that is not there is a CheckInputError: results_not_found, exit 2 (error-table.ts).
-  const summary: CheckSummary = await checkResults(
-    folderOrObject(ctx.io.cwd, resultsDir),
-    checkWith,
-    (checked) => printChecked(ctx, checked),
-    isObjectUri(resultsDir) ? objectAccessOf(ctx) : undefined,
-  );
+  const summary: CheckSummary = await dx.check(resultsDir, { ...(checker ? { checker } : {}), onResult: (checked) => printChecked(ctx, checked) });
   ctx.ui.info(summaryLine(summary, recorded));
   // Always last under --json, even when the folder holds no result: the output is never empty, so "nothing" reads apart from "broken".
   if (ctx.options.json) ctx.io.stdout.write(`${JSON.stringify({ kind: 'summary', ...summary })}\n`);

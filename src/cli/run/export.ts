@@ -1,32 +1,32 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../cli-errors.js';
 import { refuseFileAsFolder } from '../folder-not-file.js';
 import { plural } from '../../util/plural.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
-import type { ExportFormat } from '../../library/export.js';
+import type { ExportFormat } from '../../index.js';
 import { isObjectUri } from '../../util/object-uri.js';
-import { folderOrObject, objectAccessOf } from '../object-access.js';
+import { cliClient } from '../engine-access.js';
+import { objectStorageOf, type ObjectStorageFlags } from '../object-storage-flags.js';
 
-interface ExportFlags {
+interface ExportFlags extends ObjectStorageFlags {
   out?: string;
   /** One of EXPORT_FORMATS: commander refuses any other (the option's choices). */
   format: ExportFormat;
   bom: boolean;
 }
 
-/** Reads result files and writes tables; never resolves the key nor touches the state folder, so it runs beside an active batch. */
+/** Reads result files and writes tables (one call on the client); never resolves the key nor locks the state folder, so it runs beside an active batch. */
 export async function runExport(ctx: CliContext, resultsDir: string, flags: ExportFlags): Promise<CommandOutcome> {
   if (flags.out === undefined) throw new UsageError('export needs --out <tables-dir> (or --out - with --format ndjson).');
   if (flags.out === '-' && flags.format !== 'ndjson')
     throw new UsageError(`--out - (stdout) needs --format ndjson: ${flags.format === 'xlsx' ? 'a workbook is a file' : 'CSV tables are several files'}.`);
   if (flags.bom && flags.format !== 'csv') throw new UsageError('--bom is for CSV files only.');
-  const { exportResults } = await import('../../library/export.js');
-  const out = flags.out === '-' ? '-' : folderOrObject(ctx.io.cwd, flags.out);
+  const out = flags.out === '-' || isObjectUri(flags.out) ? flags.out : resolve(ctx.io.cwd, flags.out);
   if (out !== '-' && !isObjectUri(out)) await refuseFileAsFolder('--out', out);
+  const dx = await cliClient(ctx, {}, false, { sendsNothing: true, objectStorage: objectStorageOf(ctx, flags) });
   // A folder that is not there is an ExportInputError: results_not_found, exit 2 (error-table.ts).
-  const summary = await exportResults({
-    resultsDir: folderOrObject(ctx.io.cwd, resultsDir),
-    ...(isObjectUri(resultsDir) || isObjectUri(out) ? { objects: objectAccessOf(ctx) } : {}),
+  const summary = await dx.export(resultsDir, {
     out,
     format: flags.format,
     bom: flags.bom,

@@ -4,18 +4,23 @@ import type { CliContext } from '../context.js';
 import { refuseFileAsFolder } from '../folder-not-file.js';
 import { mcpServing } from './mcp-serving.js';
 import { cliClient } from '../engine-access.js';
+import { UsageError } from '../cli-errors.js';
+import { objectStorageOf, type ObjectStorageFlags } from '../object-storage-flags.js';
+import { isObjectUri } from '../../util/object-uri.js';
 
 /**
  * Serves until the client closes stdin (or SIGINT / SIGTERM; see mcp-serving.ts
  * for a caller in the same process). stdout carries the protocol and nothing
  * else; what the server says goes to stderr.
  */
-export async function runMcp(ctx: CliContext, flags: BatchFlags & { allow?: string[] }): Promise<CommandOutcome> {
+export async function runMcp(ctx: CliContext, flags: BatchFlags & ObjectStorageFlags & { allow?: string[]; allowS3?: string[] }): Promise<CommandOutcome> {
+  for (const root of flags.allowS3 ?? [])
+    if (!isObjectUri(root) || root.length <= 's3://'.length) throw new UsageError(`--allow-s3 ${root}: give an s3://bucket/prefix/ address.`);
   const settings = await resolveBatchSettings(ctx, flags);
   await refuseFileAsFolder('--out', settings.outDir);
   // The server's budget is its own (--max-credits): each call runs with what is left of it.
   const { maxCredits, ...run } = settings.run;
-  const client = await cliClient(ctx, { windows: settings.windows, run }, false);
+  const client = await cliClient(ctx, { windows: settings.windows, run }, false, { objectStorage: objectStorageOf(ctx, flags) });
   const [{ createMcpServer }, serving] = await Promise.all([import('../../mcp/server.js'), mcpServing(ctx)]);
   try {
     const server = createMcpServer({
@@ -28,11 +33,15 @@ export async function runMcp(ctx: CliContext, flags: BatchFlags & { allow?: stri
       },
       ...(maxCredits !== undefined ? { maxCredits } : {}),
       ...(flags.allow ? { allow: flags.allow } : {}),
+      ...(flags.allowS3 ? { allowObjects: flags.allowS3 } : {}),
     });
     const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
     await server.connect(serving.transport);
     const allowed = flags.allow ?? [ctx.io.cwd, settings.outDir];
-    ctx.ui.info(`docextract mcp: serving on ${serving.where} (results in ${settings.outDir}; only inside the client's roots, else ${allowed.join(', ')})`);
+    const objects = flags.allowS3 ? `; objects only below ${flags.allowS3.join(', ')}` : '';
+    ctx.ui.info(
+      `docextract mcp: serving on ${serving.where} (results in ${settings.outDir}; only inside the client's roots, else ${allowed.join(', ')}${objects})`,
+    );
     await Promise.race([closed, serving.stopAsked]);
     await server.close(); // nothing to do when the client closed first
     await closed;

@@ -3,9 +3,10 @@ import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { loadChecker, resolveSchemaRules } from '../schema-settings.js';
 import { isObjectUri } from '../../util/object-uri.js';
-import { folderOrObject, objectAccessOf } from '../object-access.js';
+import { cliClient } from '../engine-access.js';
+import { objectStorageOf, type ObjectStorageFlags } from '../object-storage-flags.js';
 
-interface ReviewFlags {
+interface ReviewFlags extends ObjectStorageFlags {
   schema?: string[];
   open: boolean;
   port?: string;
@@ -18,18 +19,10 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
     throw new UsageError(`--port must be a port number (0-65535), not "${flags.port}".`);
   const rules = await resolveSchemaRules(ctx, flags.schema);
   const checker = rules.isEmpty ? undefined : await loadChecker(ctx, rules);
-  const { startReview } = await import('../../library/review.js');
+  const dx = await cliClient(ctx, {}, false, { sendsNothing: true, objectStorage: objectStorageOf(ctx, flags) });
   let server;
   try {
-    server = await startReview({
-      resultsDir: folderOrObject(ctx.io.cwd, resultsDir),
-      ...(isObjectUri(resultsDir) ? { objects: objectAccessOf(ctx) } : {}),
-      cwd: ctx.io.cwd,
-      stateDir: ctx.stateDir(),
-      ...(checker ? { checker } : {}),
-      ...(port !== undefined ? { port } : {}),
-      now: () => new Date(ctx.clock.now()),
-    });
+    server = await dx.review(resultsDir, { ...(checker ? { checker } : {}), ...(port !== undefined ? { port } : {}) });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
       throw new UsageError(`--port ${port}: that port is in use on 127.0.0.1; leave --port out for a free one.`);

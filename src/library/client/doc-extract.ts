@@ -26,7 +26,7 @@ import type { ExtractionPreview, PreviewOptions } from './preview-call.js';
 import { startRun, type Run } from './run-handle.js';
 import { runAccess, serviceClient } from './run-access.js';
 import { watchRun, type WatchOptions } from './watch-call.js';
-import { resolve } from 'node:path';
+import { folderOrObject } from './folder-or-object.js';
 import { formatRateWindows } from '../../config/grammar/rate-limit.js';
 
 /** How far back `usage` counts by default, as `docextract usage` does (`--since 30d`). */
@@ -47,7 +47,7 @@ export interface UsageOptions {
 }
 
 /** Options of {@link DocExtract.export}: where and how, and what to be told. */
-export type ExportResultsOptions = Omit<ExportOptions, 'resultsDir' | 'stdout' | 'onSkipped' | 'onProblem'> &
+export type ExportResultsOptions = Omit<ExportOptions, 'resultsDir' | 'objects' | 'stdout' | 'onSkipped' | 'onProblem'> &
   Partial<Pick<ExportOptions, 'stdout' | 'onSkipped' | 'onProblem'>>;
 
 /** Options of {@link DocExtract.check}. */
@@ -180,7 +180,12 @@ export class DocExtract {
     });
   }
 
-  /** The results below `folder` as tables (CSV, NDJSON or a workbook); nothing is sent. */
+  /**
+   * The results below `folder` (a local folder, or an `s3://bucket/prefix/`)
+   * as tables (CSV, NDJSON or a workbook) in `out` (a folder, an
+   * `s3://bucket/prefix/`, or `-`); object storage is reached as the client's
+   * `objectStorage` says. Nothing is sent to the service.
+   */
   async export(folder: string, options: ExportResultsOptions): Promise<ExportSummary> {
     const { exportResults } = await import('../../export/export-results.js');
     return exportResults({
@@ -188,24 +193,29 @@ export class DocExtract {
       onSkipped: () => undefined,
       onProblem: () => undefined,
       ...options,
-      resultsDir: resolve(this.settings.cwd, folder),
-      out: options.out === '-' ? '-' : resolve(this.settings.cwd, options.out),
+      resultsDir: folderOrObject(this.settings.cwd, folder),
+      out: options.out === '-' ? '-' : folderOrObject(this.settings.cwd, options.out),
+      objects: this.settings.objects,
     });
   }
 
-  /** Checks the results below `folder` again (against `checker`, else the schemas they recorded); nothing is sent. */
+  /** Checks the results below `folder` (or an `s3://` prefix) again, against `checker`, else the schemas they recorded; nothing is sent. */
   async check(folder: string, options: CheckOptions = {}): Promise<CheckSummary> {
     const [{ checkResults }, { RecordedSchemas }] = await Promise.all([import('../../checks/check-results.js'), import('../../checks/recorded-schemas.js')]);
-    return checkResults(resolve(this.settings.cwd, folder), options.checker ?? new RecordedSchemas(this.settings.cwd), (checked) =>
-      options.onResult?.(checked),
+    return checkResults(
+      folderOrObject(this.settings.cwd, folder),
+      options.checker ?? new RecordedSchemas(this.settings.cwd),
+      (checked) => options.onResult?.(checked),
+      this.settings.objects,
     );
   }
 
-  /** Starts the review page of the results below `folder` on loopback; close it when done. */
+  /** Starts the review page of the results below `folder` on loopback (an `s3://` prefix read-only); close it when done. */
   async review(folder: string, options: ReviewPageOptions = {}): Promise<ReviewServer> {
     const { startReview } = await import('../../review/start-review.js');
     return startReview({
-      resultsDir: resolve(this.settings.cwd, folder),
+      resultsDir: folderOrObject(this.settings.cwd, folder),
+      objects: this.settings.objects,
       cwd: this.settings.cwd,
       stateDir: this.settings.stateDir,
       now: () => new Date(this.settings.clock.now()),

@@ -17,6 +17,9 @@ export interface ExtractionOptions {
    * Only files inside these folders are read (compared by real path, so a
    * symbolic link out of them is outside): an input outside is refused,
    * unread, with the code `path_not_allowed`. Applies to a list of paths.
+   * An `s3://bucket/prefix/` among them is an object root: with this option,
+   * an `s3://` input is listed and read only below such a root (never a
+   * sibling such as `prefix2/`), else refused unread.
    * @default anywhere
    */
   allowedFolders?: readonly string[];

@@ -16,7 +16,7 @@ import { runStreamBatch } from '../../engine/stream-batch.js';
 import { AllowedFolders } from '../../files/allowed-folders.js';
 import { accountOf, runDocuments } from '../one-client-run.js';
 import { extractFilesRun, withSink, type ExtractFilesRun } from '../extract-files-run.js';
-import { isObjectUri } from '../../util/object-uri.js';
+import { folderOrObject } from './folder-or-object.js';
 import { checkedRunSettings, settingDefault, type ClientSettings } from './client-options.js';
 import type { ExtractionOptions, FoundInputs } from './extract-options.js';
 import { parsedOption } from './invalid-option-error.js';
@@ -50,8 +50,7 @@ export function plannedExtraction(client: ClientSettings, options: ExtractionOpt
   };
   const out = options.out ?? settingDefault('out');
   return {
-    // An s3:// output is a prefix, not a path below cwd.
-    outDir: isObjectUri(out) ? out : resolve(client.cwd, out),
+    outDir: folderOrObject(client.cwd, out),
     models: modelRulesOf(options.model),
     pages: pageRulesOf(options.pages),
     run: Object.keys(own).length === 0 ? client.run : checkedRunSettings({ ...client.run, ...own }, Object.keys(own)),
