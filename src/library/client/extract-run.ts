@@ -137,7 +137,7 @@ export async function extractRun(
     run: settings,
     reuse,
     // The same run again resumes an interrupted forced one.
-    forceCommand: forceIdentity(client, inputs, outDir, options.listed),
+    forceCommand: forceIdentity(client, 'extract', inputs, outDir, options.listed),
     signal: stop,
     // One outcome per file found (a source sent in parts is one), and one per argument that named none.
     onFound: (found, rejected) => options.onPlanned?.(found + rejected.length),

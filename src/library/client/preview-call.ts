@@ -56,7 +56,7 @@ export async function previewCall(
   const { outDir, models, pages, run } = planned;
   const reuse = { force: options.force === true, dedupe: options.dedupe !== false };
   const allowed = options.allowedFolders ? await AllowedFolders.of(options.allowedFolders, cwd) : undefined;
-  const identity = forceIdentity(client, inputs, outDir, options.listed);
+  const identity = forceIdentity(client, 'extract', inputs, outDir, options.listed);
   const files = await extractFilesRun({
     inputs,
     ...(options.listed ? { listed: options.listed } : {}),

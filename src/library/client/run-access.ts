@@ -56,10 +56,13 @@ export function sharedTerms(client: ClientSettings, run: ClientSettings['run']) 
 /**
  * What identifies a forced run, so that running the same again resumes it:
  * its folder, who ran it (the CLI: its command line, `--dry-run` aside, which
- * shows what the same run would do), its inputs and its output folder.
+ * shows what the same run would do), which run (a program's `extract` and
+ * `watch` of one folder share a command name, not a forced run), its inputs
+ * and its output folder.
  */
 export function forceIdentity(
   client: Pick<ClientSettings, 'cwd' | 'origin'>,
+  run: 'extract' | 'watch',
   inputs: readonly string[],
   outDir: string,
   listed: readonly string[] = [],
@@ -67,5 +70,5 @@ export function forceIdentity(
   const who = (client.origin.commandLine ?? client.origin.command).replace(/ --dry-run(?= |$)/g, '');
   // A long --files-from list is named by its digest: the identity is kept in the journal.
   const list = listed.length > 0 ? { listed: createHash('sha256').update(listed.join('\0')).digest('hex') } : {};
-  return `${client.cwd}: ${who} ${JSON.stringify({ inputs, out: outDir, ...list })}`;
+  return `${client.cwd}: ${who} ${JSON.stringify({ run, inputs, out: outDir, ...list })}`;
 }

@@ -94,7 +94,7 @@ async function watchOpened(
     plan: { outDir, windows: client.windows, ttlMs: run.ttlMs, marginMs: run.marginMs, models, pages, ...(client.debug ? { debug: client.debug } : {}) },
     reuse: { force: options.force === true, dedupe: options.dedupe !== false },
     // The same watch again resumes an interrupted forced one.
-    forceCommand: forceIdentity(client, [folder], outDir),
+    forceCommand: forceIdentity(client, 'watch', [folder], outDir),
     ...(options.outputRoom ? { outputRoom: options.outputRoom } : {}),
     run,
     // Another command hosts the state folder: the document types are checked (free) before arrivals are submitted to it.
