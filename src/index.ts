@@ -27,12 +27,15 @@ export {
   type ExtractionPreview,
   type ExtractionRunReport,
   type FoundInputs,
+  type JobsListing,
+  type JobsOptions,
   type ModelNamesCheck,
   type ObjectStorageOptions,
   type PreviewOptions,
   type ReviewPageOptions,
   type Run,
   type RunOrigin,
+  type StateHolder,
   type UsageOptions,
   type WatchOptions,
   type WatchRun,
@@ -44,6 +47,8 @@ export type { FileCost } from './engine/cost-preview.js';
 export type { RunPreview, RunPreviewTotal } from './engine/run-preview.js';
 export type { ObjectFigures } from './storage/object-inputs.js';
 export type { JobsOverview, JobListing } from './engine/list-jobs.js';
+export type { RunningCommand } from './engine/host/commands-file.js';
+export type { ServerJobView } from './engine/server-job-view.js';
 export type { UsageReport, UsageRow, UsageGrouping, WindowUse } from './usage/usage-report.js';
 export type { ExportSummary, ExportFormat } from './library/export.js';
 export type { CheckedResult, CheckSummary } from './checks/check-results.js';

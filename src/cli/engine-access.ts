@@ -1,6 +1,7 @@
 import type { DocExtract, ObjectStorageOptions } from '../index.js';
 import type { BatchSettings } from './batch-settings.js';
 import type { CliContext } from './context.js';
+import { ConfigError } from './cli-errors.js';
 import { suggestedCommand } from '../util/shell-quote.js';
 import { redactKeyArguments } from '../util/redact.js';
 
@@ -14,13 +15,36 @@ export function commandLine(args: readonly string[]): string {
  * configured (a run that must send stops with the CLI's own
  * `missing_api_key`); `sendsNothing`, a client of a command that never
  * sends (export, check, review): no key, base URL or service client is
- * looked up, so a bad one in the config cannot stop it; `objectStorage`,
- * its s3:// flags.
+ * looked up, so a bad one in the config cannot stop it; `sendsNoKey`, a
+ * client of a command that sends without the key (health): none is looked
+ * up or sent; `readsRecords`, a client of a command that reads the state
+ * folder's records of the key's account and sends nothing (jobs, usage): the
+ * configured key and service when both are good, else neither (the command
+ * then reads every account's), and nothing refused up front, as nothing is
+ * sent; `objectStorage`, its s3:// flags.
  */
 export interface CliClientOptions {
   keyless?: boolean;
   sendsNothing?: boolean;
+  sendsNoKey?: boolean;
+  readsRecords?: boolean;
   objectStorage?: ObjectStorageOptions;
+}
+
+/** What a command's client runs with: its windows, and its run settings (each one not given: the engine's default). */
+export interface ClientRunSettings {
+  windows?: BatchSettings['windows'];
+  run?: Partial<BatchSettings['run']>;
+}
+
+/** The configured key and service, when both are good; a missing or bad one is none (never prompts, sends nothing). */
+export async function configuredAccess(ctx: CliContext): Promise<{ key: string; baseUrl: string } | undefined> {
+  try {
+    return { key: (await ctx.apiKey()).key, baseUrl: await ctx.baseUrl() };
+  } catch (error) {
+    if (error instanceof ConfigError) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -30,14 +54,10 @@ export interface CliClientOptions {
  * name in the state folder's records (`rerun`: with its command line, which
  * `docextract jobs` offers to finish what it left).
  */
-export async function cliClient(
-  ctx: CliContext,
-  settings: Partial<Pick<BatchSettings, 'windows' | 'run'>>,
-  rerun = true,
-  options: CliClientOptions = {},
-): Promise<DocExtract> {
+export async function cliClient(ctx: CliContext, settings: ClientRunSettings, rerun = true, options: CliClientOptions = {}): Promise<DocExtract> {
   if (options.sendsNothing) return localClient(ctx, options.objectStorage);
-  const key = await (options.keyless ? ctx.apiKey().catch(() => undefined) : ctx.apiKey());
+  if (options.readsRecords) return recordsClient(ctx, settings);
+  const key = options.sendsNoKey ? undefined : await (options.keyless ? ctx.apiKey().catch(() => undefined) : ctx.apiKey());
   if (key) await ctx.client(true); // refuses a key in clear text to a host that is not this machine (unless --insecure)
   const [baseUrl, { DocExtract }] = await Promise.all([ctx.baseUrl(), import('../index.js')]);
   return new DocExtract({
@@ -51,7 +71,7 @@ export async function cliClient(
     notice: (message) => ctx.ui.warn(message),
     // A command run again finishes what it left; a server's (`mcp`) is not one to paste.
     origin: { command: ctx.commandName, profile: ctx.profile.name, ...(rerun ? { commandLine: commandLine(ctx.deps.args) } : {}) },
-    connect: (onResponse) => ctx.client(true, onResponse),
+    connect: (onResponse) => ctx.client(!options.sendsNoKey, onResponse),
     debug: (line) => ctx.debug(line),
     clock: ctx.clock,
     objectStorage: { env: ctx.io.env, ...options.objectStorage },
@@ -67,5 +87,20 @@ async function localClient(ctx: CliContext, objectStorage: ObjectStorageOptions 
     origin: { command: ctx.commandName, profile: ctx.profile.name },
     clock: ctx.clock,
     objectStorage: { env: ctx.io.env, ...objectStorage },
+  });
+}
+
+/** The client of a command that reads the records of the configured key's account (none: every account's) and sends nothing. */
+async function recordsClient(ctx: CliContext, settings: ClientRunSettings): Promise<DocExtract> {
+  const [access, { DocExtract }] = await Promise.all([configuredAccess(ctx), import('../index.js')]);
+  return new DocExtract({
+    ...(access ? { apiKey: access.key, baseUrl: access.baseUrl } : {}),
+    allowInsecure: true,
+    stateDir: ctx.stateDir(),
+    ...(settings.windows ? { rateLimit: settings.windows } : {}),
+    ...(settings.run ? { settings: settings.run } : {}),
+    cwd: ctx.io.cwd,
+    origin: { command: ctx.commandName, profile: ctx.profile.name },
+    clock: ctx.clock,
   });
 }

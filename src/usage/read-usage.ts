@@ -1,4 +1,4 @@
-import { parseRateWindows } from '../config/grammar/rate-limit.js';
+import { parseRateWindows, type RateWindow } from '../config/grammar/rate-limit.js';
 import { readSendTimes, sendLogPath } from '../batch/send-log.js';
 import { readUsageLines } from '../store/usage-log.js';
 import { refuseUnsafeStateDir } from '../store/private-state-dir.js';
@@ -11,8 +11,8 @@ export interface UsageQuery {
   stateDir: string;
   /** One account's records and windows; undefined: every account's records, and no windows (they are per account). */
   account: string | undefined;
-  /** The account's rate windows, as the `rate-limit` setting writes them. */
-  rateLimit: string;
+  /** The account's rate windows, as the `rate-limit` setting writes them, or the windows themselves (each said by its label). */
+  rateLimit: string | readonly RateWindow[];
   /** Count runs that finished at or after this instant (Unix ms). */
   sinceMs: number;
   /** The time the rate windows are judged at (Unix ms). */
@@ -25,7 +25,7 @@ export interface UsageQuery {
 export async function readUsage(query: UsageQuery): Promise<UsageReport> {
   await refuseUnsafeStateDir(query.stateDir);
   const records = await readUsageLines<UsageRecord>(query.stateDir, query.account);
-  const windows = query.account ? parseRateWindows(query.rateLimit) : [];
+  const windows = !query.account ? [] : typeof query.rateLimit === 'string' ? parseRateWindows(query.rateLimit) : [...query.rateLimit];
   const sends = query.account ? readSendTimes(sendLogPath(query.stateDir, query.account)) : [];
   return usageReport({ records, sends, windows, sinceMs: query.sinceMs, nowMs: query.nowMs, by: query.by });
 }

@@ -12,6 +12,7 @@ import { completionScript, SHELLS, type Shell } from '../completion/shell-script
 import { readlineWord } from '../completion/readline-word.js';
 import { splitCommandLine } from '../completion/split-line.js';
 import { CliContext, type GlobalOptions } from '../context.js';
+import { cliClient } from '../engine-access.js';
 import { renderUntrusted } from '../../util/untrusted-text.js';
 import { shellQuote } from '../../util/shell-quote.js';
 
@@ -77,9 +78,7 @@ function profilesFor(ctx: CliContext): string[] {
 async function openJobsFor(ctx: CliContext, globals: Readonly<Record<string, string>>): Promise<string[]> {
   const line = new CliContext(ctx.deps, { ...ctx.options, ...globals } as GlobalOptions);
   try {
-    const { listJobs } = await import('../../library/jobs.js');
-    const account = accountId(await line.baseUrl(), (await line.apiKey()).key);
-    const { jobs } = await listJobs({ stateDir: line.stateDir(), account, nowMs: ctx.clock.now(), ttlMs: 0 });
+    const { jobs } = await (await cliClient(line, {}, false, { readsRecords: true })).jobs();
     return jobs.filter((job) => job.state !== 'expired').map((job) => job.parent_job_id);
   } catch {
     return []; // no key, an unsafe state folder: nothing to offer, and completion never fails

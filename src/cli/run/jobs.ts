@@ -1,12 +1,10 @@
 import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
-import type { JobsOverview } from '../../library/jobs.js';
-import type { ServerJobView } from '../../library/jobs.js';
-import { cliClient } from '../engine-access.js';
+import type { DocExtract } from '../../index.js';
+import { cliClient, configuredAccess } from '../engine-access.js';
 import { settingDefault, settingValue } from '../../config/settings.js';
+import { runSettings } from '../../library/settings.js';
 import { resolveBatchSettings } from '../batch-settings.js';
-import { accountId } from '../../config/account-id.js';
-import { ConfigError } from '../cli-errors.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
 import { collectCommand } from '../outcome-words.js';
@@ -27,20 +25,15 @@ interface JobsFlags {
  */
 export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<CommandOutcome> {
   const format = outputFormat(ctx, flags.format);
-  const account = flags.refresh ? await requiredAccount(ctx) : await configuredAccount(ctx);
-  if (account === undefined) ctx.ui.info('no API key is configured: showing the jobs of every key and service in the state folder');
-  const { listJobs } = await import('../../library/jobs.js');
-  const stateDir = ctx.stateDir();
-  const { stateLockHolder, readRunningCommands } = await import('../../library/jobs.js');
-  const running = await stateLockHolder(stateDir, { clock: ctx.clock });
-  const commands = running ? await readRunningCommands(stateDir) : [];
-  const listed = await listJobs({ stateDir, account, nowMs: ctx.clock.now(), ttlMs: await jobTtlMs(ctx) });
-  const views = flags.refresh && account !== undefined ? await refresh(ctx, flags, listed, running?.pid) : new Map<string, ServerJobView>();
+  const allAccounts = !flags.refresh && (await configuredAccess(ctx)) === undefined;
+  if (allAccounts) ctx.ui.info('no API key is configured: showing the jobs of every key and service in the state folder');
+  const dx = flags.refresh ? await refreshingClient(ctx, flags) : await cliClient(ctx, { run: { ttlMs: await jobTtlMs(ctx) } }, false, { readsRecords: true });
+  const listed = await dx.jobs({ allAccounts, refresh: flags.refresh === true, onAsking: (asking) => saidAsking(ctx, asking) });
+  const { holder: running, running: commands, server: views } = listed;
   // The current key's jobs: each command to finish one repeats this command's --profile, --base-url and windows flags.
-  const overview =
-    account === undefined
-      ? listed
-      : { ...listed, jobs: listed.jobs.map((job) => (job.resume ? { ...job, resume: collectCommand(job.parent_job_id, ctx.suggestedFlags()) } : job)) };
+  const overview = allAccounts
+    ? listed
+    : { ...listed, jobs: listed.jobs.map((job) => (job.resume ? { ...job, resume: collectCommand(job.parent_job_id, ctx.suggestedFlags()) } : job)) };
   if (running)
     ctx.ui.info(
       `a run is active (process ${running.pid}, since ${localInstant(running.startedAt)}): it finishes the jobs below it has taken up, and other commands (collect included) ride along with it. "Running now" lists what runs; "Last run that ended" is the last one that finished.`,
@@ -58,7 +51,7 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
     ctx.io.stdout.write(
       renderCommands(commands, running) +
         renderJobs(overview, views, {
-          allAccounts: account === undefined,
+          allAccounts,
           running: running !== undefined,
           verbose: ctx.options.verbose === true,
           cwd: ctx.io.cwd,
@@ -68,42 +61,28 @@ export async function runJobs(ctx: CliContext, flags: JobsFlags): Promise<Comman
   return 'success';
 }
 
-async function refresh(ctx: CliContext, flags: JobsFlags, overview: JobsOverview, hostPid: number | undefined): Promise<Map<string, ServerJobView>> {
-  const live = overview.jobs.filter((job) => job.state !== 'expired');
-  if (live.length === 0) return new Map();
-  const settings = await resolveBatchSettings(ctx, { rateLimit: flags.rateLimit });
-  const dx = await cliClient(ctx, settings);
-  // The state folder's gate is the only one: the running command's when one hosts (it asks for us), else this command's own.
-  const asking = (throughHost: boolean): void =>
-    ctx.ui.info(
-      `asking the server about ${plural(live.length, 'job')}${throughHost ? ` through the running command${hostPid !== undefined ? ` (process ${hostPid})` : ''}` : ''}: ${plural(live.length, 'counted request')} (result without finalize; nothing is finalized)`,
-    );
-  return dx.refreshJobs(
-    live.map((job) => job.parent_job_id),
-    asking,
+/** The client of `jobs --refresh`, which sends: the key and service are needed before any setting is read; the windows are the key's. */
+async function refreshingClient(ctx: CliContext, flags: JobsFlags): Promise<DocExtract> {
+  await ctx.apiKey();
+  await ctx.baseUrl();
+  return cliClient(ctx, await resolveBatchSettings(ctx, { rateLimit: flags.rateLimit }));
+}
+
+/** The state folder's gate is the only one: the running command's when one hosts (it asks for us), else this command's own. */
+function saidAsking(ctx: CliContext, asking: { jobs: number; throughHost: boolean; holder?: { pid: number } }): void {
+  const through = asking.throughHost ? ` through the running command${asking.holder ? ` (process ${asking.holder.pid})` : ''}` : '';
+  ctx.ui.info(
+    `asking the server about ${plural(asking.jobs, 'job')}${through}: ${plural(asking.jobs, 'counted request')} (result without finalize; nothing is finalized)`,
   );
-}
-
-/** The account of the configured key and service, or undefined when no usable key is configured; never prompts. */
-async function configuredAccount(ctx: CliContext): Promise<string | undefined> {
-  try {
-    return await requiredAccount(ctx);
-  } catch (error) {
-    if (error instanceof ConfigError) return undefined;
-    throw error;
-  }
-}
-
-async function requiredAccount(ctx: CliContext): Promise<string> {
-  const { key } = await ctx.apiKey();
-  return accountId(await ctx.baseUrl(), key);
 }
 
 /** Only to say until when an unanswered upload may hold a job; a bad setting is not worth failing a listing. */
 async function jobTtlMs(ctx: CliContext): Promise<number> {
   try {
     const { value } = await ctx.setting('job-ttl');
-    return value ? settingValue('job-ttl', value) : settingDefault('job-ttl');
+    const ttlMs = value ? settingValue('job-ttl', value) : settingDefault('job-ttl');
+    runSettings({ ttlMs }); // one the engine refuses (past the service's 2 h) would refuse the client
+    return ttlMs;
   } catch {
     return settingDefault('job-ttl');
   }

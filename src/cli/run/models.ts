@@ -1,9 +1,10 @@
 import type { CliContext } from '../context.js';
+import { cliClient } from '../engine-access.js';
 import { printData, renderLines } from '../output.js';
 
 export async function runModels(ctx: CliContext): Promise<void> {
-  const client = await ctx.client();
-  const list = await client.models();
+  const dx = await cliClient(ctx, {}, false);
+  const list = await dx.models();
   const models = list.data.models;
   printData(ctx, list, () => {
     if (models.length === 0) return 'This key has no model access configured (the list is empty).';

@@ -1,9 +1,9 @@
 import { DEFAULT_PROFILE } from '../../config/profiles.js';
-import { readUsage } from '../../library/usage.js';
 import { parseSince, type UsageGrouping, type UsageReport } from '../../library/usage.js';
-import { accountId } from '../../config/account-id.js';
 import { keyRateLimit } from '../key-windows.js';
+import { cliClient, configuredAccess } from '../engine-access.js';
 import { parseDuration } from '../../config/grammar/duration.js';
+import { parseRateWindows } from '../../config/grammar/rate-limit.js';
 import { localInstant } from '../../util/local-time.js';
 import { plural } from '../../util/plural.js';
 import { UsageError } from '../cli-errors.js';
@@ -31,23 +31,22 @@ export async function runUsage(ctx: CliContext, flags: UsageFlags): Promise<void
   } catch (error) {
     throw new UsageError(`--since ${flags.since}: ${(error as Error).message} Or a date such as 2026-11-01.`, 'invalid_option');
   }
-  const account = flags.allAccounts ? undefined : await currentAccount(ctx);
-  // The key's windows: declared now, else as last declared for the key.
-  const rateLimit = account === undefined ? ((await ctx.setting('rate-limit')).value ?? '') : (await keyRateLimit(ctx, undefined)).spec;
-  const report = await readUsage({ stateDir: ctx.stateDir(), account, rateLimit, sinceMs, nowMs, by: flags.by });
+  const allAccounts = flags.allAccounts || !(await keyConfigured(ctx));
+  // The key's windows: declared now, else as last declared for the key; every account's records have none.
+  const dx = allAccounts
+    ? await cliClient(ctx, {}, false, { sendsNothing: true })
+    : await cliClient(ctx, { windows: parseRateWindows((await keyRateLimit(ctx, undefined)).spec) }, false, { readsRecords: true });
+  const report = await dx.usage({ sinceMs, by: flags.by, allAccounts });
   if (format === 'csv') ctx.io.stdout.write(usageCsv(report, flags.by, ctx.io.stdout.isTTY === true));
   else if (format === 'json') ctx.io.stdout.write(`${JSON.stringify(report)}\n`);
-  else printData(ctx, report, () => render(report, flags.by, account === undefined ? 'every key' : scopeOf(ctx)));
+  else printData(ctx, report, () => render(report, flags.by, allAccounts ? 'every key' : scopeOf(ctx)));
 }
 
-/** The account of the profile's key and service, worked out locally; none without a key (then every account's records). */
-async function currentAccount(ctx: CliContext): Promise<string | undefined> {
-  try {
-    return accountId(await ctx.baseUrl(), (await ctx.apiKey()).key);
-  } catch {
-    ctx.ui.warn('no API key configured: showing the records of every key in the state folder');
-    return undefined;
-  }
+/** Whether the profile's key and service are configured and good; none: every account's records. */
+async function keyConfigured(ctx: CliContext): Promise<boolean> {
+  if ((await configuredAccess(ctx)) !== undefined) return true;
+  ctx.ui.warn('no API key configured: showing the records of every key in the state folder');
+  return false;
 }
 
 function scopeOf(ctx: CliContext): string {

@@ -4,29 +4,30 @@ import { DEFAULT_PROFILE } from '../../config/profiles.js';
 import { describeSource } from '../../config/resolve.js';
 import { redactKey } from '../../util/redact.js';
 import type { CliContext } from '../context.js';
+import { cliClient } from '../engine-access.js';
 import { formatPairs, printData } from '../output.js';
 
 export async function runWhoami(ctx: CliContext): Promise<void> {
   const { key, source, profile: keyProfile } = await ctx.apiKey();
-  const client = await ctx.client();
+  const dx = await cliClient(ctx, {}, false);
   const profile = ctx.profile;
-  const identity = { profile: profile.name, key: redactKey(key), source, base_url: client.baseUrl };
+  const identity = { profile: profile.name, key: redactKey(key), source, base_url: dx.baseUrl };
   const named = profile.name !== DEFAULT_PROFILE;
   const keyFrom = describeSource(source, named ? keyProfile : undefined);
   try {
-    const answer = await client.authorised();
+    const answer = await dx.whoami();
     printData(ctx, { ok: true, ...identity, data: answer.data }, () =>
       formatPairs([
         ['profile', named ? `${profile.name} (from ${profile.source === 'flag' ? '--profile' : 'DOCEXTRACT_PROFILE'})` : DEFAULT_PROFILE],
         ['key', `${identity.key} (from ${keyFrom})`],
         ['status', 'active: the service accepted this key'],
-        ['service', client.baseUrl],
+        ['service', dx.baseUrl],
         // Not in the spec (its data is "not shown"): said when the service gives a count, as the emulator does; --json has all of data.
         ...creditsLeft(answer.data),
       ]),
     );
   } catch (error) {
-    ctx.ui.error(`key ${identity.key} from ${keyFrom}: ${whatWentWrong(error, client.baseUrl)}`);
+    ctx.ui.error(`key ${identity.key} from ${keyFrom}: ${whatWentWrong(error, dx.baseUrl)}`);
     throw error;
   }
 }

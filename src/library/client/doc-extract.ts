@@ -12,8 +12,7 @@ import type { WatchReport } from '../../engine/watch-types.js';
 import type { CheckedResult, CheckSummary } from '../../checks/check-results.js';
 import type { RecordedSchemas } from '../../checks/recorded-schemas.js';
 import type { ExportOptions, ExportSummary } from '../../export/export-results.js';
-import type { JobsOverview } from '../../engine/list-jobs.js';
-import type { ServerJobView } from '../../engine/server-job-view.js';
+import type { JobsListing, JobsOptions } from './jobs-call.js';
 import type { ReviewServer } from '../../review/server.js';
 import type { UsageGrouping, UsageReport } from '../../usage/usage-report.js';
 import { tuneHeapForLongRuns } from '../../util/heap-tuning.js';
@@ -27,7 +26,6 @@ import { startRun, type Run } from './run-handle.js';
 import { runAccess, serviceClient } from './run-access.js';
 import { watchRun, type WatchOptions } from './watch-call.js';
 import { folderOrObject } from './folder-or-object.js';
-import { formatRateWindows } from '../../config/grammar/rate-limit.js';
 
 /** How far back `usage` counts by default, as `docextract usage` does (`--since 30d`). */
 const THIRTY_DAYS_MS = 30 * 86_400_000;
@@ -44,6 +42,8 @@ export interface UsageOptions {
   sinceMs?: number;
   /** How rows are grouped: by period (`day`, `week`, `month`), or by `model`, `folder` or `command`. @default "month" */
   by?: UsageGrouping;
+  /** Count the records of every account (key and service) the state folder holds, not only this client's: then no rate windows (they are per account). A client without a key can count only these. @default false */
+  allAccounts?: boolean;
 }
 
 /** Options of {@link DocExtract.export}: where and how, and what to be told. */
@@ -89,6 +89,11 @@ export class DocExtract {
   /** The folder relative paths (inputs, output folders) are resolved against. */
   get cwd(): string {
     return this.settings.cwd;
+  }
+
+  /** The service's root URL this client sends to, as checked (without `/v3.1` and a trailing slash). */
+  get baseUrl(): string {
+    return this.settings.baseUrl;
   }
 
   /** The account this client's key and service are: what the state folder keeps its journal, usage and results index by. Throws `missing_api_key` on a client given no key. */
@@ -148,32 +153,25 @@ export class DocExtract {
     return processChunkOnEngine(runAccess(this.settings, this.settings.run.ttlMs), askingCommand(this.settings), chunkJobId, options.model);
   }
 
-  /** The open jobs, unanswered uploads and last runs the state folder knows of this client's account; nothing is sent. */
-  async jobs(): Promise<JobsOverview> {
-    const { listJobs } = await import('../../engine/list-jobs.js');
-    return listJobs({ stateDir: this.settings.stateDir, account: this.account, nowMs: this.settings.clock.now(), ttlMs: this.settings.run.ttlMs });
-  }
-
   /**
-   * Asks the service about open jobs (their parent ids): one counted request
-   * each (`result` without finalize: nothing is finalized), through the state
-   * folder's one gate. `asking` is told before the first request, and whether
-   * it goes through the running command. A run that hosts no one holds the
-   * folder: `state_locked`, nothing sent.
+   * The open jobs, unanswered uploads, failed files and last runs the state
+   * folder knows of this client's account (or of every account), who holds
+   * the folder now and what it runs; nothing is sent, unless `refresh` asks
+   * the service about each live job (counted requests, through the folder's one gate).
    */
-  async refreshJobs(parentJobIds: readonly string[], asking: (throughHost: boolean) => void = () => undefined): Promise<Map<string, ServerJobView>> {
-    const { refreshOpenJobs } = await import('../jobs.js');
-    return refreshOpenJobs(runAccess(this.settings, this.settings.run.ttlMs), askingCommand(this.settings), [...parentJobIds], asking);
+  async jobs(options: JobsOptions = {}): Promise<JobsListing> {
+    const { jobsCall } = await import('./jobs-call.js');
+    return jobsCall(this.settings, askingCommand(this.settings), options);
   }
 
-  /** Credits spent and requests sent by this client's account, from the state folder's records; nothing is sent. */
+  /** Credits spent and requests sent by this client's account (or every account), from the state folder's records; nothing is sent. */
   async usage(options: UsageOptions = {}): Promise<UsageReport> {
     const { readUsage } = await import('../../usage/read-usage.js');
     const nowMs = this.settings.clock.now();
     return readUsage({
       stateDir: this.settings.stateDir,
-      account: this.account,
-      rateLimit: formatRateWindows(this.settings.windows),
+      account: options.allAccounts ? undefined : this.account,
+      rateLimit: this.settings.windows,
       sinceMs: options.sinceMs ?? nowMs - THIRTY_DAYS_MS,
       nowMs,
       by: options.by ?? 'month',

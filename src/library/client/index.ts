@@ -16,6 +16,7 @@ export type { ExtractionOptions, FoundInputs } from './extract-options.js';
 export type { ExtractionPreview, ModelNamesCheck, PreviewOptions } from './preview-call.js';
 export type { ExtractInputs, ExtractionRunReport } from './extract-run.js';
 export type { CollectOptions } from './collect-call.js';
+export type { JobsListing, JobsOptions, StateHolder } from './jobs-call.js';
 export type { WatchOptions } from './watch-call.js';
 export type { Run } from './run-handle.js';
 export { InvalidOptionError } from './invalid-option-error.js';

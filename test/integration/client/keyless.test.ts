@@ -45,6 +45,19 @@ describe('a client given no key', () => {
     expect(sent.calls()).toBe(0);
   });
 
+  it("reads every account's jobs and usage when asked (allAccounts), and refuses its own account's with missing_api_key", async () => {
+    const ws = makeWorkspace({ 'one.pdf': 'pdf/pages-1.pdf' });
+    const sent = countingFetch();
+    const dx = keylessClient(ws.dir, sent.fetch);
+    const listing = await dx.jobs({ allAccounts: true });
+    expect(listing).toEqual({ jobs: [], unanswered: [], failedFiles: [], lastRuns: [], running: [], server: new Map() });
+    expect((await dx.usage({ allAccounts: true })).windows).toEqual([]);
+    await expect(dx.jobs()).rejects.toMatchObject({ code: 'missing_api_key' });
+    await expect(dx.usage()).rejects.toMatchObject({ code: 'missing_api_key' });
+    await expect(dx.jobs({ allAccounts: true, refresh: true })).resolves.toMatchObject({ server: new Map() });
+    expect(sent.calls()).toBe(0);
+  });
+
   it('still refuses a malformed key in the constructor', () => {
     expect(() => new DocExtract({ apiKey: 'sk_short' })).toThrow(expect.objectContaining({ code: 'invalid_api_key' }));
   });
