@@ -8,6 +8,7 @@ import { outputPathFor, partOutput } from '../store/result-names.js';
 import type { AllowedFolders } from '../files/allowed-folders.js';
 import { discoverInputs, type DiscoveredInput, type DiscoveryOptions, type DiscoveryResult } from '../files/discover.js';
 import { preflightFile, type PreflightResult } from '../files/preflight.js';
+import { endIdleInspectionWorkers } from '../files/pdf-inspection.js';
 import type { ModelRules } from './model-rules.js';
 import type { PageRules } from './page-rules.js';
 import { selectPages, type SelectedPages } from './select-pages.js';
@@ -91,8 +92,15 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
   const read: ReadObject | undefined = objects ? (path, listed) => objects.read(path, listed) : undefined;
   async function* slices(): AsyncGenerator<PlannedSlice> {
     try {
+      let checked = 0;
       // Each slice is read from the list as it is planned, and let go of there; its objects are downloaded then.
-      for (const slice of discovery.inputs.slices(sliceSize)) yield await planFiles(slice, discovery.commonBase, options, read);
+      for (const slice of discovery.inputs.slices(sliceSize)) {
+        const planned = await planFiles(slice, discovery.commonBase, options, read);
+        checked += slice.length;
+        // No file is left to count: the page counters go now, not at the process's exit after the last answer.
+        if (checked >= found) endIdleInspectionWorkers();
+        yield planned;
+      }
     } finally {
       objects?.close();
     }
