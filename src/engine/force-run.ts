@@ -27,7 +27,11 @@ interface ForceRun {
 async function beginForceRun(journal: Journal<JournalRecord>, state: JournalState, account: string, command: string, now: number): Promise<ForceRun> {
   const resumedSince = resumableForceRun(state, account, command, now);
   const since = resumedSince ?? now;
-  await journal.append({ type: 'force-run', account, at: now, command, since });
+  const record = { type: 'force-run', account, at: now, command, since } as const;
+  await journal.append(record);
+  // The session's picture follows what it journals: a host serves many runs, and a command riding along
+  // that is stopped and run again while the same host runs must find its forced run there.
+  state.forceEpochs.set(forceEpochKey(account, command), { command, since, record });
   return { since, resumed: resumedSince !== undefined };
 }
 
@@ -38,8 +42,9 @@ export function resumableForceRun(state: JournalState, account: string, command:
 }
 
 /** The forced run ended with nothing left undone by a stop: a later `--force` of the command extracts everything again. */
-async function endForceRun(journal: Journal<JournalRecord>, account: string, command: string, now: number): Promise<void> {
+async function endForceRun(journal: Journal<JournalRecord>, state: JournalState, account: string, command: string, now: number): Promise<void> {
   await journal.append({ type: 'force-run-ended', account, at: now, command });
+  state.forceEpochs.delete(forceEpochKey(account, command));
 }
 
 /** A run's reuse options once its forced run (if any) has begun, and how it ends. */
@@ -54,10 +59,11 @@ export interface ForcedReuse<R> {
  * What `extract` and `watch` do with `--force`: a forced run of `command`
  * begins (or resumes the unfinished one, said in a notice), and ends once
  * the run stops with nothing left undone. Without `force` or a command, the
- * options are left as they are and nothing is journaled.
+ * options are left as they are and nothing is journaled. A host does the
+ * same for the forced run of a command riding along on it (host/hub.ts).
  */
 export async function forcedReuse<R extends { force: boolean }>(
-  deps: Pick<BatchDeps, 'session' | 'account' | 'clock' | 'events'>,
+  deps: Pick<BatchDeps, 'session' | 'account' | 'clock'> & { events: Pick<BatchDeps['events'], 'notice'> },
   reuse: R,
   command: string | undefined,
 ): Promise<ForcedReuse<R>> {
@@ -70,7 +76,7 @@ export async function forcedReuse<R extends { force: boolean }>(
   return {
     reuse: forced.resumed ? { ...reuse, forcedSince: forced.since } : reuse,
     ended: async (leftUndone) => {
-      if (!leftUndone) await endForceRun(deps.session.journal, deps.account, command, deps.clock.now());
+      if (!leftUndone) await endForceRun(deps.session.journal, deps.session.state, deps.account, command, deps.clock.now());
     },
   };
 }
