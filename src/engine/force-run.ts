@@ -1,6 +1,14 @@
 import { forceEpochKey, type JournalState, type JournalRecord } from '../batch/journal-records.js';
 import type { Journal } from '../store/journal.js';
-import type { BatchDeps } from './batch-session.js';
+import type { Clock } from '../util/clock.js';
+
+/** What a forced run is journaled through: the session's journal and its state, as whom, when, and where its notice goes (not batch-session's types: the session's host imports this). */
+interface ForceRunDeps {
+  session: { journal: Journal<JournalRecord>; state: JournalState };
+  account: string;
+  clock: Pick<Clock, 'now'>;
+  events: { notice?: (message: string) => void };
+}
 
 /**
  * How long an interrupted `--force` run stays resumable by running its
@@ -62,11 +70,7 @@ export interface ForcedReuse<R> {
  * options are left as they are and nothing is journaled. A host does the
  * same for the forced run of a command riding along on it (host/hub.ts).
  */
-export async function forcedReuse<R extends { force: boolean }>(
-  deps: Pick<BatchDeps, 'session' | 'account' | 'clock'> & { events: Pick<BatchDeps['events'], 'notice'> },
-  reuse: R,
-  command: string | undefined,
-): Promise<ForcedReuse<R>> {
+export async function forcedReuse<R extends { force: boolean }>(deps: ForceRunDeps, reuse: R, command: string | undefined): Promise<ForcedReuse<R>> {
   if (!reuse.force || command === undefined) return { reuse, ended: async () => undefined };
   const forced = await beginForceRun(deps.session.journal, deps.session.state, deps.account, command, deps.clock.now());
   if (forced.resumed)
