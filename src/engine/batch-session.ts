@@ -42,6 +42,7 @@ import { preparePrivateStateDir } from '../store/private-state-dir.js';
 import type { Clock } from '../util/clock.js';
 import { hubRouting } from './host/hosted-run.js';
 import { HostHub } from './host/hub.js';
+import { forcedReuse, type ForcedReuse } from './force-run.js';
 import type { SharedRunTerms } from './host/protocol.js';
 import type { ServerJobView } from './server-job-view.js';
 import { JOURNAL_FILE } from '../config/state-dir.js';
@@ -222,7 +223,10 @@ export async function withEngineSession<R>(connection: EngineConnection, work: (
       (await import('./refresh-jobs.js')).refreshJobs(session, api, jobIds, connection.clock);
     const process = (chunkJobId: string, model: string | undefined): Promise<ChunkProcessed> =>
       processThroughGate(session, api, chunkJobId, model, connection.clock);
-    host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms, { refresh, process }) : undefined;
+    // The journal is this session's: a forced command riding along has its forced run kept here.
+    const forceRun = (command: string, notice: (message: string) => void): Promise<ForcedReuse<{ force: boolean }>> =>
+      forcedReuse({ session, account, clock: connection.clock, events: { notice } }, { force: true }, command);
+    host = hosting ? await HostHub.start(connection.stateDir, hosting.command, hosting.terms, { refresh, process, forceRun }) : undefined;
     return await work({ api, session, clock: connection.clock, account, warmUp: () => warmUp(api, connection.clock), ...(host ? { host } : {}) });
   } finally {
     // Commands still submitting take over once the lock is released.

@@ -1,6 +1,14 @@
 import { forceEpochKey, type JournalState, type JournalRecord } from '../batch/journal-records.js';
 import type { Journal } from '../store/journal.js';
-import type { BatchDeps } from './batch-session.js';
+import type { Clock } from '../util/clock.js';
+
+/** What a forced run is journaled through: the session's journal and its state, as whom, when, and where its notice goes (not batch-session's types: the session's host imports this). */
+interface ForceRunDeps {
+  session: { journal: Journal<JournalRecord>; state: JournalState };
+  account: string;
+  clock: Pick<Clock, 'now'>;
+  events: { notice?: (message: string) => void };
+}
 
 /**
  * How long an interrupted `--force` run stays resumable by running its
@@ -27,7 +35,11 @@ interface ForceRun {
 async function beginForceRun(journal: Journal<JournalRecord>, state: JournalState, account: string, command: string, now: number): Promise<ForceRun> {
   const resumedSince = resumableForceRun(state, account, command, now);
   const since = resumedSince ?? now;
-  await journal.append({ type: 'force-run', account, at: now, command, since });
+  const record = { type: 'force-run', account, at: now, command, since } as const;
+  await journal.append(record);
+  // The session's picture follows what it journals: a host serves many runs, and a command riding along
+  // that is stopped and run again while the same host runs must find its forced run there.
+  state.forceEpochs.set(forceEpochKey(account, command), { command, since, record });
   return { since, resumed: resumedSince !== undefined };
 }
 
@@ -38,8 +50,9 @@ export function resumableForceRun(state: JournalState, account: string, command:
 }
 
 /** The forced run ended with nothing left undone by a stop: a later `--force` of the command extracts everything again. */
-async function endForceRun(journal: Journal<JournalRecord>, account: string, command: string, now: number): Promise<void> {
+async function endForceRun(journal: Journal<JournalRecord>, state: JournalState, account: string, command: string, now: number): Promise<void> {
   await journal.append({ type: 'force-run-ended', account, at: now, command });
+  state.forceEpochs.delete(forceEpochKey(account, command));
 }
 
 /** A run's reuse options once its forced run (if any) has begun, and how it ends. */
@@ -54,13 +67,10 @@ export interface ForcedReuse<R> {
  * What `extract` and `watch` do with `--force`: a forced run of `command`
  * begins (or resumes the unfinished one, said in a notice), and ends once
  * the run stops with nothing left undone. Without `force` or a command, the
- * options are left as they are and nothing is journaled.
+ * options are left as they are and nothing is journaled. A host does the
+ * same for the forced run of a command riding along on it (host/hub.ts).
  */
-export async function forcedReuse<R extends { force: boolean }>(
-  deps: Pick<BatchDeps, 'session' | 'account' | 'clock' | 'events'>,
-  reuse: R,
-  command: string | undefined,
-): Promise<ForcedReuse<R>> {
+export async function forcedReuse<R extends { force: boolean }>(deps: ForceRunDeps, reuse: R, command: string | undefined): Promise<ForcedReuse<R>> {
   if (!reuse.force || command === undefined) return { reuse, ended: async () => undefined };
   const forced = await beginForceRun(deps.session.journal, deps.session.state, deps.account, command, deps.clock.now());
   if (forced.resumed)
@@ -70,7 +80,7 @@ export async function forcedReuse<R extends { force: boolean }>(
   return {
     reuse: forced.resumed ? { ...reuse, forcedSince: forced.since } : reuse,
     ended: async (leftUndone) => {
-      if (!leftUndone) await endForceRun(deps.session.journal, deps.account, command, deps.clock.now());
+      if (!leftUndone) await endForceRun(deps.session.journal, deps.session.state, deps.account, command, deps.clock.now());
     },
   };
 }

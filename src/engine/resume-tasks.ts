@@ -80,10 +80,12 @@ export class ArrivalPlanner {
    * the rest: a copy of a known answer, a copy riding on a document being
    * extracted, or an extraction of its own.
    */
-  plan(documents: readonly PlannedDocument[], reuse?: Pick<ArrivalOptions, 'force' | 'dedupe'>): Promise<ArrivalPlan> {
-    // Another command's documents (riding along) are not part of this command's interrupted forced run.
+  plan(documents: readonly PlannedDocument[], reuse?: Pick<ArrivalOptions, 'force' | 'dedupe' | 'forcedSince'>): Promise<ArrivalPlan> {
+    // Another command's documents (riding along) are not part of this command's interrupted forced run, but of their own (`reuse.forcedSince`).
     const options = reuse ? { ...withoutForcedSince(this.options), ...reuse } : this.options;
-    const planned = this.planning.then(() => this.planNow(documents, options));
+    // A forced submission is answered by no other command's extraction, however recent: alone, its run would know none.
+    const runAnswers = reuse?.force !== true;
+    const planned = this.planning.then(() => this.planNow(documents, options, runAnswers));
     this.planning = planned.catch(() => undefined);
     return planned;
   }
@@ -93,7 +95,7 @@ export class ArrivalPlanner {
     this.matched.add(parentJobId);
   }
 
-  private async planNow(documents: readonly PlannedDocument[], options: ArrivalOptions): Promise<ArrivalPlan> {
+  private async planNow(documents: readonly PlannedDocument[], options: ArrivalOptions, runAnswers: boolean): Promise<ArrivalPlan> {
     const tasks: DocumentTask[] = [];
     const reused: DocumentOutcome[] = [];
     const why = new Map<string, string>();
@@ -130,7 +132,7 @@ export class ArrivalPlanner {
       this.index(asked, doc.output);
     }
     for (const { doc, key, asked, reason } of rest) {
-      const answer = options.dedupe ? await this.copyKnownAnswer(key, asked, doc, options, schemas) : undefined;
+      const answer = options.dedupe ? await this.copyKnownAnswer(key, asked, doc, options, schemas, runAnswers) : undefined;
       if (answer) {
         reused.push(answer);
         copied.add(doc.displayPath);
@@ -172,9 +174,11 @@ export class ArrivalPlanner {
     doc: PlannedDocument,
     options: ArrivalOptions,
     schemas: RecordedSchemas,
+    /** This run's answers count (what it extracted or reused for any command). */
+    runAnswers: boolean,
   ): Promise<DocumentOutcome | undefined> {
     const preview = options.preview === true;
-    const known = this.knownAnswer(key);
+    const known = runAnswers ? this.knownAnswer(key) : undefined;
     const copied = known ? await copiedAnswer(known.output, doc, preview, schemas, options.write) : undefined;
     if (copied) return { ...copied, reused: `identical to ${known?.file ?? 'another file'}, already extracted` };
     const elsewhere = await this.earlier?.answerFor(asked, options).catch(() => undefined);

@@ -171,7 +171,8 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
       return client ? client.merged(report) : report;
     },
     ride: {
-      work: async (stop) => ({ documents: await everyDocument(stop), reuse }),
+      // A forced run names itself: the host begins or resumes it in the journal, as this command would alone.
+      work: async (stop) => ({ documents: await everyDocument(stop), reuse, ...(reuse.force && forceCommand !== undefined ? { forceCommand } : {}) }),
       parts,
       // Another command holds the state folder: the document types are checked (free) before the batch is submitted to it.
       prepare: async () => {

@@ -10,7 +10,9 @@
  * reused by each door into another folder: not extracted again, its review carried along, and its
  * corrected data in the door's outcome. And a forced run interrupted once the door has reported its
  * first document (the other one's answers held at the service until then), run again: it resumes,
- * keeping what the interrupted run extracted and paying for nothing twice.
+ * keeping what the interrupted run extracted and paying for nothing twice; and, with small inputs (a
+ * 4-page PDF and an image), the same forced run interrupted on its own and run again beside a watch
+ * that holds the state folder: it rides along, resumes, and then has ended.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -215,6 +217,24 @@ function expectStatementInParts(out: string): void {
   ]);
 }
 
+/** A workspace of small inputs (a 4-page PDF, sent as one job of two chunks, and an image), with a state folder of its own. */
+function fourPagesAndReceipt(): Workspace {
+  return { ...makeWorkspace({ 'receipt.jpg': 'images/receipt.jpg', 'four.pdf': 'pdf/pages-4.pdf' }), env: emulatorEnv(emu) };
+}
+
+/** A `watch` of an empty folder holding the workspace's state folder: every run beside it rides along on it. */
+async function hostingWatch(ws: Workspace): Promise<ReturnType<typeof startChildCli>> {
+  const idle = join(ws.dir, 'idle');
+  mkdirSync(idle);
+  const host = rig.track(startChildCli(['watch', idle, '--out', join(ws.dir, 'out-host'), '--json', '--rate-limit', 'none', '--settle', '100ms'], ws.env));
+  const stateDir = ws.env.DOCEXTRACT_STATE_DIR as string;
+  await waitFor(
+    () => runningCommands(stateDir).some((command) => command.role === 'host' && command.pid === host.child.pid),
+    'the watch to hold the state folder',
+  );
+  return host;
+}
+
 const FRESH = { 'statement.pdf': { status: 'complete', reused: false }, 'receipt.jpg': { status: 'complete', reused: false } };
 
 describe('the same powers through every door', () => {
@@ -368,6 +388,55 @@ describe('the same powers through every door', () => {
       const chargedResumed = emu.counters.creditsCharged;
       expect(statuses(await run(ws, { force: true }))).toEqual(FRESH);
       expect(emu.counters.creditsCharged - chargedResumed).toBe(152);
+    },
+  );
+
+  it.each(Object.keys(DOORS))(
+    '%s: a forced run interrupted on its own is resumed while riding along on a watch, paying for nothing twice; then it has ended',
+    { timeout: 120_000 },
+    async (door) => {
+      const ws = fourPagesAndReceipt();
+      const run = DOORS[door] as (ws: Workspace, how?: DoorRun) => Promise<Finished>;
+      const fresh = { 'four.pdf': { status: 'complete', reused: false }, 'receipt.jpg': { status: 'complete', reused: false } };
+      expect(statuses(await run(ws))).toEqual(fresh);
+
+      // The PDF's upload is held until the door has reported the receipt and been interrupted: its job is left open.
+      const pdf = holdDocumentsBut(['documents'], [sha256Of(join(ws.inputs, 'receipt.jpg'))]);
+      heldOthers = pdf;
+      const chargedBefore = emu.counters.creditsCharged;
+      try {
+        const interrupted = await run(ws, {
+          force: true,
+          interrupt: {
+            at: (reported) => (reported['receipt.jpg'] === undefined ? undefined : waitFor(() => pdf.held() === 1, "the PDF's upload at the service", 100_000)),
+            stopped: () => pdf.release(),
+          },
+        });
+        expect(statuses(interrupted)['receipt.jpg']).toEqual({ status: 'complete', reused: false });
+        expect(interrupted['four.pdf']?.status).not.toBe('complete');
+      } finally {
+        pdf.release();
+        heldOthers = undefined;
+      }
+      expect(emu.counters.creditsCharged - chargedBefore).toBe(1);
+
+      // The same forced run again, beside a watch that now holds the state folder: it rides along, and resumes.
+      const host = await hostingWatch(ws);
+      expect(statuses(await run(ws, { force: true }))).toEqual({
+        'four.pdf': { status: 'complete', reused: false },
+        'receipt.jpg': { status: 'complete', reused: true },
+      });
+      expect(emu.counters.creditsCharged - chargedBefore).toBe(5);
+
+      // Ended with nothing left undone, riding along too: the same forced run extracts every file anew.
+      expect(statuses(await run(ws, { force: true }))).toEqual(fresh);
+      expect(emu.counters.creditsCharged - chargedBefore).toBe(10);
+
+      host.child.kill('SIGTERM');
+      const hostDone = await host.done;
+      expect(hostDone.code, hostDone.stderr).toBe(130);
+      // Both forced runs rode along: the host took nothing of its own.
+      expect(parseNdjson(hostDone.stdout).filter((line) => line.file !== undefined)).toEqual([]);
     },
   );
 });

@@ -16,8 +16,9 @@ export type { ClientIdentity } from './host-connection.js';
  */
 export const SUBMIT_AT_ONCE = 500;
 
-/** What a command asks of the host: documents to extract, or one job to collect. */
-export type ClientWork = { documents: PlannedDocument[]; reuse: { force: boolean; dedupe: boolean } } | { collect: { jobId: string; outDir: string } };
+/** What a command asks of the host: documents to extract (`forceCommand`: a `--force` run, by its force identity), or one job to collect. */
+export type ClientWork =
+  { documents: PlannedDocument[]; reuse: { force: boolean; dedupe: boolean }; forceCommand?: string } | { collect: { jobId: string; outDir: string } };
 
 /**
  * A command's side of a shared run: what it asked for, what came back, and
@@ -65,10 +66,19 @@ export class ClientBatch {
         stop?.removeEventListener('abort', cancel);
         void this.report(stop).then((report) => resolve({ done: report }));
       };
+      // A forced run with nothing left undone ends once the host journaled so: until then, this command is not done with it.
+      let forceRunOpen = 'documents' in this.work && this.work.forceCommand !== undefined;
+      const finish = (): void => {
+        if (!forceRunOpen || this.leftUndone(stop)) return connection.close();
+        connection.send({ type: 'end-force-run' });
+      };
       const connection = new HostConnection(socket, who, {
         welcome: () => {
-          // Nothing left to ask (every file refused while checking): done, not waiting for news that never comes.
-          if (this.finished) return connection.close();
+          // Nothing left to ask (every file refused while checking, or answered by a host that then went): done, not
+          // waiting for news that never comes; a forced run still to end is named to this host, then ended.
+          if (this.finished && forceRunOpen && 'documents' in this.work && this.work.forceCommand !== undefined)
+            connection.send({ type: 'force-run', command: this.work.forceCommand });
+          if (this.finished) return finish();
           this.sendWork(connection);
           if (stop?.aborted) cancel();
           else stop?.addEventListener('abort', cancel, { once: true });
@@ -76,10 +86,15 @@ export class ClientBatch {
         notice: (message, id) => this.events.notice?.(message, id === undefined ? undefined : this.left.get(id)),
         news: (news) => {
           this.received(news);
-          if (this.finished) connection.close();
+          if (this.finished) finish();
+        },
+        forceRunEnded: () => {
+          forceRunOpen = false;
+          connection.close();
         },
         ended: (how) => {
-          if (this.finished) return done();
+          // The host went before it journaled the forced run's end: the next host (or this command hosting) ends it.
+          if (this.finished && (!forceRunOpen || this.leftUndone(stop))) return done();
           stop?.removeEventListener('abort', cancel);
           resolve('refused' in how ? how : { again: true });
         },
@@ -92,9 +107,16 @@ export class ClientBatch {
       connection.send({ type: 'collect', id: 0, ...this.work.collect });
       return;
     }
+    // The forced run first: the host plans the submissions with it.
+    if (this.work.forceCommand !== undefined) connection.send({ type: 'force-run', command: this.work.forceCommand });
     const documents = [...this.left].flatMap(([id, doc]) => (doc ? [{ ...doc, id }] : []));
     for (let at = 0; at < documents.length; at += SUBMIT_AT_ONCE)
       connection.send({ type: 'submit', documents: documents.slice(at, at + SUBMIT_AT_ONCE), reuse: this.work.reuse });
+  }
+
+  /** A stop, a budget or a slot wait left some of this command's documents undone: its forced run stays resumable. */
+  private leftUndone(stop: AbortSignal | undefined): boolean {
+    return stop?.aborted === true || this.outcomes.some((outcome) => outcome.status === 'interrupted' || outcome.status === 'skipped');
   }
 
   private received(news: DocumentNews): void {

@@ -25,6 +25,8 @@ export interface HostListener {
   processed?(answer: ChunkProcessed): void;
   /** A request the host made for this command failed, or was refused. */
   requestFailed?(failure: { code: string; message: string; status?: number }): void;
+  /** The host journaled the end of this command's forced run (`end-force-run`). */
+  forceRunEnded?(): void;
 }
 
 /**
@@ -74,6 +76,8 @@ export class HostConnection {
         return this.listener.refreshed?.(new Map(message.views));
       case 'processed':
         return this.listener.processed?.(message.answer);
+      case 'force-run-ended':
+        return this.listener.forceRunEnded?.();
       case 'request-failed': {
         const { type: _type, ...failure } = message;
         return this.listener.requestFailed?.(failure);

@@ -12,6 +12,7 @@ import type { SourceRejoin } from '../part-rejoin.js';
 import { CommandsFile, commandsFilePath, runningCommands, type Origin } from './commands-file.js';
 import { hostSocketPath, readMessages, send, type ClientMessage, type DocumentNews, type HostMessage, type SharedRunTerms } from './protocol.js';
 import type { TaskQueue } from './task-queue.js';
+import type { ForcedReuse } from '../force-run.js';
 import { PRIVATE_FILE_MODE } from '../../store/private-files.js';
 
 /** What the hub needs of the run it feeds, once that run starts. */
@@ -36,6 +37,8 @@ export interface HostServices {
   refresh(jobIds: string[]): Promise<Map<string, ServerJobView>>;
   /** Processes one chunk through this run's gate (`process` of another command). */
   process(chunkJobId: string, model: string | undefined): Promise<ChunkProcessed>;
+  /** Begins (or resumes, said in `notice`) the forced run of `command` in this session's journal (a `--force` command riding along). @default none: its documents are forced anew */
+  forceRun?(command: string, notice: (message: string) => void): Promise<ForcedReuse<{ force: boolean }>>;
 }
 
 /**
@@ -63,6 +66,9 @@ export class HostHub {
   private draining = false;
   private readonly commands: CommandsFile;
   private readonly startedAt = Date.now();
+  /** The forced run of each command riding along with `--force`, by origin: its documents are planned with it (undefined: it could not be journaled). */
+  private readonly forcedRuns = new Map<string, Promise<ForcedReuse<{ force: boolean }> | undefined>>();
+  private closed = false;
 
   private constructor(
     private readonly server: Server,
@@ -115,6 +121,7 @@ export class HostHub {
   /** Stop hosting: every command still connected is told to take over, and the socket goes. */
   async close(): Promise<void> {
     this.draining = true;
+    this.closed = true;
     for (const origin of this.origins.values()) {
       send(origin.socket, { type: 'handover' });
       origin.socket.end();
@@ -173,7 +180,9 @@ export class HostHub {
       }
       if (!origin) return;
       const from = origin;
-      if (message.type === 'cancel') this.withdraw(from);
+      if (message.type === 'force-run') this.forcedRuns.set(from.id, this.beginForceRun(from, message.command));
+      else if (message.type === 'end-force-run') void this.endForceRun(from);
+      else if (message.type === 'cancel') this.withdraw(from);
       else if (message.type === 'refresh') void this.refresh(from, message.jobIds);
       else if (message.type === 'process') void this.process(from, message.chunkJobId, message.model);
       else if (message.type === 'submit' || message.type === 'collect') this.whenRunning((run) => this.take(run, from, message));
@@ -183,8 +192,28 @@ export class HostHub {
       if (!origin) return;
       this.withdraw(origin);
       this.origins.delete(origin.id);
+      this.forcedRuns.delete(origin.id);
       this.commands.changed();
     });
+  }
+
+  /** A command riding along with `--force`: its forced run begins, or resumes (told to it), in this session's journal. */
+  private beginForceRun(origin: Origin, command: string): Promise<ForcedReuse<{ force: boolean }> | undefined> {
+    const notice = (message: string): void => send(origin.socket, { type: 'notice', message });
+    // Not journaled: its documents are forced anew (the safe side), and its run is not ended.
+    return this.services.forceRun?.(command, notice).catch(() => undefined) ?? Promise.resolve(undefined);
+  }
+
+  /** The command's forced run ended with nothing left undone: journaled, then answered (unanswered, the command ends it with the next host). */
+  private async endForceRun(origin: Origin): Promise<void> {
+    const forced = await this.forcedRuns.get(origin.id);
+    if (!forced || this.closed) return;
+    try {
+      await forced.ended(false);
+    } catch {
+      return;
+    }
+    send(origin.socket, { type: 'force-run-ended' });
   }
 
   private welcome(socket: Socket, hello: Extract<ClientMessage, { type: 'hello' }>): Origin | undefined {
@@ -260,7 +289,9 @@ export class HostHub {
         return { ...doc, origin: origin.id, askedAs: id };
       });
       this.commands.changed();
-      const arrival = await run.planner.plan(documents, message.reuse);
+      // Planned as the command would plan them alone: what its resumed forced run extracted is kept.
+      const forcedSince = (await this.forcedRuns.get(origin.id))?.reuse.forcedSince;
+      const arrival = await run.planner.plan(documents, forcedSince === undefined ? message.reuse : { ...message.reuse, forcedSince });
       const reused = run.checker ? await recheckReused(arrival.reused, run.checker) : arrival.reused;
       // Display paths are unique within one command's submission.
       const byFile = new Map(documents.map((doc) => [doc.displayPath, doc]));

@@ -36,6 +36,14 @@ export type ClientMessage =
   /** `terms`: what the command's work depends on (`jobs --refresh` names only the account). */
   | { type: 'hello'; pid: number; command: string; terms: Partial<SharedRunTerms> }
   | { type: 'submit'; documents: SubmittedDocument[]; reuse: { force: boolean; dedupe: boolean } }
+  /**
+   * Before its first `submit`: the command's documents are a `--force` run of
+   * `command` (its force identity). The host, whose journal it is, begins that
+   * forced run or resumes its unfinished one, as the command would alone.
+   */
+  | { type: 'force-run'; command: string }
+  /** Every document of the command's forced run has its outcome, none left undone: the run has ended (answered `force-run-ended`). */
+  | { type: 'end-force-run' }
   | { type: 'collect'; id: number; jobId: string; outDir: string }
   /** Ctrl-C: drop my documents that have not started; finish what is paid for. */
   | { type: 'cancel' }
@@ -64,6 +72,8 @@ export type HostMessage =
   | { type: 'processed'; answer: ChunkProcessed }
   /** A request the host made for the command failed (or was refused), with its code. */
   | { type: 'request-failed'; code: string; message: string; status?: number }
+  /** The command's forced run is journaled as ended. */
+  | { type: 'force-run-ended' }
   /** The host stops scheduling: take the lock (or connect to whoever did) and submit again what has not finished. */
   | { type: 'handover' };
 

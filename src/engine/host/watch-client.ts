@@ -50,10 +50,19 @@ export function watchThroughHost(
     const parts = new PartResults([], deps.storeDb, writeFileAtomically, () => deps.clock.now(), notice, false);
     const tally = new WatchTally(deps.events, moves, { finished: () => undefined }, options.record ?? new WatchRecord(options.cwd), parts);
     const report = (): WatchReport => tally.record.report({ outcomes: [], requests: 0, credits, interrupted: stop?.aborted === true, strayJobs: [] });
+    // A forced watch names its forced run to the host, which journals it (begun, resumed, ended) as a watch alone would.
+    const forceCommand = options.reuse.force ? options.forceCommand : undefined;
+    let forceRunAnswered: (() => void) | undefined;
     const end = async (how: 'done' | { again: true } | { refused: string }): Promise<void> => {
       if (ended) return;
       ended = true;
       stop?.removeEventListener('abort', onStop);
+      // Stopped with none of its documents left undone: its forced run has ended (unanswered when the host goes first: then it stays resumable).
+      if (how === 'done' && forceCommand !== undefined && !connection.ended && report().counts.interrupted === 0) {
+        const answered = new Promise<void>((resolve) => (forceRunAnswered = resolve));
+        connection.send({ type: 'end-force-run' });
+        await answered;
+      }
       connection.close();
       await folder?.close();
       await tally.settled();
@@ -105,6 +114,7 @@ export function watchThroughHost(
     };
     const connection = new HostConnection(socket, who, {
       welcome: () => {
+        if (forceCommand !== undefined) connection.send({ type: 'force-run', command: forceCommand });
         if (stop?.aborted) return void end('done');
         stop?.addEventListener('abort', onStop, { once: true });
         start().catch((error: unknown) => {
@@ -112,7 +122,11 @@ export function watchThroughHost(
           void end({ again: true });
         });
       },
-      ended: (how) => void end('refused' in how ? how : stopping ? 'done' : { again: true }),
+      ended: (how) => {
+        forceRunAnswered?.();
+        void end('refused' in how ? how : stopping ? 'done' : { again: true });
+      },
+      forceRunEnded: () => forceRunAnswered?.(),
       notice: (message) => notice(message),
       news: (news) => {
         if (news.type !== 'finished') return showNews(tally.display, waiting.get(news.id), news);
