@@ -4,9 +4,11 @@
  * sidecar a local review writes, at the same relative key, with a
  * conditional put, so a sidecar or a result another writer changed since it
  * was read is never overwritten (409, and the page then shows the bucket's
- * version); `export s3://…` reflects the correction.
+ * version); `export s3://…` reflects the correction. `check s3://…` saves
+ * each new verdict where a local check saves it (the result, or its review),
+ * put back only over the version it read.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,10 +16,14 @@ import { useMotoSuite } from '../helpers/moto-suite.js';
 import { makeBucket, type TestBucket } from '../helpers/s3-objects.js';
 import { resultDocument } from '../helpers/result-document.js';
 import { startReviewCli, type RunningReview } from '../helpers/review-run.js';
+import { startS3StandIn } from '../helpers/s3-stand-in.js';
 import { runCli } from '../helpers/run-cli.js';
 import { parseNdjson } from '../helpers/workspace.js';
 
 const suite = useMotoSuite();
+
+/** An invoice's total is a number. */
+const TOTAL_SCHEMA = { type: 'object', required: ['total'], properties: { total: { type: 'number' } } };
 
 /** Two results under s3://out/results/, as a run writes them (one below a sub-folder). */
 async function resultsInBucket(): Promise<TestBucket> {
@@ -98,6 +104,63 @@ describe('review s3://… saves corrections in the bucket', () => {
       expect(fresh.original.total).toBe(30);
     } finally {
       await review.stop();
+    }
+  });
+});
+
+describe('check s3://… saves its verdicts in the bucket', () => {
+  const schemaFile = (): string => {
+    const path = join(mkdtempSync(join(tmpdir(), 'docextract-s3-wb-schema-')), 'invoice.json');
+    writeFileSync(path, JSON.stringify(TOTAL_SCHEMA));
+    return path;
+  };
+  const checksOf = async (key: string): Promise<{ passed?: boolean } | undefined> =>
+    (JSON.parse(await suite.objectText('out', key)) as { checks?: { passed?: boolean } }).checks;
+
+  it('a verdict goes where a local check puts it: in the result, or in the review of a reviewed one', async () => {
+    const env = suite.env();
+    const bucket = await resultsInBucket();
+    const review = { result: fingerprint('cd'), approved: true, reviewed_at: '2026-01-02T00:00:00.000Z', corrections: { total: 'none' } };
+    await bucket.put('results/sub/b.pdf.json.review.json', JSON.stringify(review));
+    const reviewed = await suite.objectText('out', 'results/sub/b.pdf.json');
+    const schema = `invoice=${schemaFile()}`;
+    const run = await runCli(['check', 's3://out/results/', '--schema', schema, '--json'], { env });
+    expect(run.code, run.stderr).toBe(5); // the corrected total is no number: checks failed
+    expect(await checksOf('results/a.pdf.json')).toMatchObject({ passed: true });
+    // The reviewed result stays as the service wrote it; the verdict on its corrected data is in its review.
+    expect(await suite.objectText('out', 'results/sub/b.pdf.json')).toBe(reviewed);
+    expect(await checksOf('results/sub/b.pdf.json.review.json')).toMatchObject({ passed: false });
+    // Checked again with nothing changed: nothing to save, so nothing is put.
+    suite.moto.requests.length = 0;
+    expect((await runCli(['check', 's3://out/results/', '--schema', schema], { env })).code).toBe(5);
+    expect(suite.moto.requests.filter((request) => request.method === 'PUT')).toEqual([]);
+  });
+
+  it('a result another writer changed after check read it is never overwritten: that result’s verdict is an error (object_changed)', async () => {
+    const env = suite.env();
+    const bucket = await resultsInBucket();
+    const theirs = JSON.stringify(resultDocument('s3://in/a.pdf', { invoice_number: '00000001', total: 99 }, 'ef'.repeat(32)));
+    // The other writer's put lands exactly between check's read and its put: the put is held until it has.
+    const standIn = await startS3StandIn(suite.moto.url);
+    let overwritten: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (overwritten = resolve));
+    let met = false;
+    standIn.gate((request) => {
+      if (met || request.method !== 'PUT' || !request.url?.startsWith('/out/results/a.pdf.json?')) return false;
+      met = true;
+      void bucket.put('results/a.pdf.json', theirs).then(overwritten);
+      return true;
+    }, opened);
+    try {
+      const run = await runCli(['check', 's3://out/results/', '--schema', `invoice=${schemaFile()}`, '--json', '--s3-endpoint', standIn.url], { env });
+      expect(met).toBe(true);
+      expect(run.code).toBe(1);
+      const line = parseNdjson(run.stdout).find((entry) => entry.output === 's3://out/results/a.pdf.json');
+      expect(line).toMatchObject({ error: { code: 'output_write_failed', message: expect.stringContaining('object_changed') } });
+      expect(await suite.objectText('out', 'results/a.pdf.json')).toBe(theirs);
+      expect(await checksOf('results/sub/b.pdf.json')).toMatchObject({ passed: true });
+    } finally {
+      await standIn.close();
     }
   });
 });
