@@ -7,6 +7,7 @@ import type { RecordedSchemas } from './recorded-schemas.js';
 import { DocextractError } from '../util/docextract-error.js';
 import { isObjectUri } from '../util/object-uri.js';
 import { fetchObjectResults, type ObjectResultsOptions } from '../storage/object-results.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 
 /** One result file checked again, for `docextract check`. */
 export interface CheckedResult {
@@ -67,7 +68,10 @@ export class CheckInputError extends DocextractError {
  * Check every result below `resultsDir` again with `checkWith` (the given
  * schemas, or the schema each result records), one file at a time, saving
  * each new verdict in its file. Reads and writes files only: no key, no
- * request.
+ * request to the service. Results under an `s3://` prefix (with `objects`)
+ * are read from a copy, and each new verdict is put back at its key first,
+ * only over the version read: one changed in the bucket since is an error
+ * (`output_write_failed`, `object_changed`), never overwritten.
  */
 export async function checkResults(
   resultsDir: string,
@@ -77,22 +81,27 @@ export async function checkResults(
 ): Promise<CheckSummary> {
   if (!isObjectUri(resultsDir)) return checkFolder(resultsDir, checkWith, onResult);
   if (!objects) throw new CheckInputError(`${resultsDir}: an s3:// folder needs the objects option (where to reach it).`);
-  // A copy, read as a folder is; each verdict is reported, not saved back in the bucket (the results there stay as written).
+  // A copy, read as a folder is; each new verdict saved as a local check saves it, put back at its key first (storage/object-write-back.ts).
   const fetched = await fetchObjectResults(resultsDir, objects);
   try {
     if (fetched.listed === 0) throw new CheckInputError(`${resultsDir}: no object under this prefix, no folder of results.`);
-    return await checkFolder(fetched.dir, checkWith, (checked) => onResult({ ...checked, output: fetched.addressOf(checked.output) }));
+    return await checkFolder(fetched.dir, checkWith, (checked) => onResult({ ...checked, output: fetched.addressOf(checked.output) }), fetched.write);
   } finally {
     await fetched.close();
   }
 }
 
-async function checkFolder(resultsDir: string, checkWith: ResultChecker | RecordedSchemas, onResult: (checked: CheckedResult) => void): Promise<CheckSummary> {
+async function checkFolder(
+  resultsDir: string,
+  checkWith: ResultChecker | RecordedSchemas,
+  onResult: (checked: CheckedResult) => void,
+  write: ResultWriter = writeFileAtomically,
+): Promise<CheckSummary> {
   const info = await stat(resultsDir).catch(() => undefined);
   if (!info?.isDirectory()) throw new CheckInputError(`${resultsDir}: no such folder of results.`);
   const summary: CheckSummary = { results: 0, passed: 0, failed: 0, unchecked: 0, errors: 0, unusableSchemas: 0, skipped: 0 };
   for await (const file of walkJsonFiles(resultsDir)) {
-    const rechecked = await recheckResultFile(file.path, checkWith);
+    const rechecked = await recheckResultFile(file.path, checkWith, write);
     if (rechecked.kind === 'not-a-result') {
       summary.skipped += 1;
       continue;

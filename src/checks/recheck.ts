@@ -3,6 +3,7 @@ import type { DocumentOutcome, ResultChecker } from '../batch/batch-types.js';
 import { normaliseModel, SERVICE_DEFAULT_MODEL } from '../batch/question.js';
 import { dataRefusalOf, withSourceResolved, writeResult, type ResultChecks, type ResultDocument } from '../batch/result-file.js';
 import { dataToCheck, saveReviewChecks, type ReviewRecord } from '../results/corrections.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import { SchemaFileError } from './load-schemas.js';
 import { RecordedSchemas } from './recorded-schemas.js';
 
@@ -34,9 +35,14 @@ export type Rechecked =
  * and that verdict is saved in the review, not in the service's result.
  * `checkWith` RecordedSchemas: each result is checked with the schema its
  * last verdict names (the review's, else the result's); one that names none
- * is left as it is (`noRecordedSchema`).
+ * is left as it is (`noRecordedSchema`). `write`: how the results' folder is
+ * written (a copy of an `s3://` prefix puts each file back first).
  */
-export async function recheckResultFile(path: string, checkWith: ResultChecker | RecordedSchemas): Promise<Rechecked> {
+export async function recheckResultFile(
+  path: string,
+  checkWith: ResultChecker | RecordedSchemas,
+  write: ResultWriter = writeFileAtomically,
+): Promise<Rechecked> {
   let parsed: unknown;
   try {
     const read = await readOwnedFileOrThrow(path);
@@ -56,7 +62,7 @@ export async function recheckResultFile(path: string, checkWith: ResultChecker |
   const checker = await checkerOf(parsed, review, documentType, checkWith);
   if (checker === undefined) return { kind: 'checked', result: parsed, documentType, checks: undefined, written: false, noRecordedSchema: true };
   if (checker instanceof SchemaFileError) return { kind: 'schema-unusable', result: parsed, documentType, message: checker.message };
-  if (review) return recheckReviewed(path, parsed, documentType, data, review, checker);
+  if (review) return recheckReviewed(path, parsed, documentType, data, review, checker, write);
   const parts = (parsed as { parts?: unknown }).parts;
   // A PDF extracted in parts: each part's data is checked, never a merge of them.
   const checks = Array.isArray(parts)
@@ -65,7 +71,7 @@ export async function recheckResultFile(path: string, checkWith: ResultChecker |
   if (!checks || sameChecks(parsed.checks, checks)) return { kind: 'checked', result: parsed, documentType, checks, written: false };
   const updated = withChecks(parsed, checks);
   try {
-    await writeResult(path, updated);
+    await writeResult(path, updated, write);
     return { kind: 'checked', result: updated, documentType, checks, written: true };
   } catch (error) {
     return { kind: 'checked', result: parsed, documentType, checks, written: false, writeError: (error as NodeJS.ErrnoException).code ?? String(error) };
@@ -110,12 +116,13 @@ async function recheckReviewed(
   data: unknown,
   review: ReviewRecord,
   checker: ResultChecker,
+  write: ResultWriter,
 ): Promise<Rechecked> {
   const checks = checker.check(documentType, data);
   const base = { kind: 'checked' as const, result, documentType, checks, reviewed: true as const };
   if (!checks || sameChecks(review.checks, checks)) return { ...base, written: false };
   try {
-    await saveReviewChecks(path, review, checks);
+    await saveReviewChecks(path, review, checks, write);
     return { ...base, written: true };
   } catch (error) {
     return { ...base, written: false, writeError: (error as NodeJS.ErrnoException).code ?? String(error) };

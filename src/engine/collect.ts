@@ -25,7 +25,7 @@ export async function runCollectJob(deps: BatchDeps, askedJobId: string, setting
   }
   const parentJobId = found.task.job?.parentJobId ?? askedJobId;
   // A part's job: once it is finished, its source's result is written again, and the source is what this command reports.
-  const parts = found.rejoin?.parts ?? new PartResults([], settings.storeDb, writeFileAtomically, () => deps.clock.now());
+  const parts = found.rejoin?.parts ?? new PartResults([], settings.storeDb, deps.writeResult ?? writeFileAtomically, () => deps.clock.now());
   const runner = sessionRunner(deps, settings, { layers: [parts.joining] });
   const planner = new ArrivalPlanner(
     deps.session.state,

@@ -2,7 +2,7 @@ import { readOwnedFile, REVIEW_UNTRUSTED } from '../store/owned-files.js';
 import type { ResultChecks, ResultDocument } from '../batch/result-file.js';
 import { fingerprintOf, sameFingerprint, type ResultFingerprint } from '../batch/review-sidecar.js';
 import { reviewPathFor } from '../store/result-names.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import { besideResultWriteOptions } from '../batch/result-modes.js';
 import { sameJson, valueAt, withValueAt } from './field-paths.js';
 
@@ -119,9 +119,16 @@ export interface ReviewInput {
 /**
  * Save a review beside the result, atomically (a reader sees the old review
  * or the new one). Values equal to the service's are not stored, so the
- * review holds only what the person changed.
+ * review holds only what the person changed. `write`: how the results'
+ * folder is written (a copy of an `s3://` prefix puts each file back first).
  */
-export async function saveReview(resultPath: string, result: Partial<ResultDocument>, input: ReviewInput, now: Date): Promise<ReviewRecord> {
+export async function saveReview(
+  resultPath: string,
+  result: Partial<ResultDocument>,
+  input: ReviewInput,
+  now: Date,
+  write: ResultWriter = writeFileAtomically,
+): Promise<ReviewRecord> {
   const record: ReviewRecord = {
     result: fingerprintOf(result),
     reviewed_at: now.toISOString(),
@@ -129,13 +136,18 @@ export async function saveReview(resultPath: string, result: Partial<ResultDocum
     corrections: correctionsOf(result.data, input.values),
     ...(input.checks ? { checks: input.checks } : {}),
   };
-  await writeFileAtomically(reviewPathFor(resultPath), `${JSON.stringify(record, null, 2)}\n`, besideResultWriteOptions(resultPath));
+  await write(reviewPathFor(resultPath), `${JSON.stringify(record, null, 2)}\n`, besideResultWriteOptions(resultPath));
   return record;
 }
 
 /** Store a new verdict on the corrected data in an existing review (after `check` with a changed schema). */
-export async function saveReviewChecks(resultPath: string, review: ReviewRecord, checks: ResultChecks): Promise<void> {
-  await writeFileAtomically(reviewPathFor(resultPath), `${JSON.stringify({ ...review, checks }, null, 2)}\n`, besideResultWriteOptions(resultPath));
+export async function saveReviewChecks(
+  resultPath: string,
+  review: ReviewRecord,
+  checks: ResultChecks,
+  write: ResultWriter = writeFileAtomically,
+): Promise<void> {
+  await write(reviewPathFor(resultPath), `${JSON.stringify({ ...review, checks }, null, 2)}\n`, besideResultWriteOptions(resultPath));
 }
 
 function isReviewRecord(value: unknown): value is ReviewRecord {

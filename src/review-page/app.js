@@ -64,8 +64,21 @@ async function api(path, init) {
   const response = await fetch(path, init);
   if (response.status === 422) throw new RefusedError((await response.json()).refused);
   if (response.status === 404) throw new NotFoundError(`${path}: 404`);
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${(await response.text()).trim()}`);
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${messageOf((await response.text()).trim())}`);
   return response.json();
+}
+
+/**
+ * The words of a refusal the server explains (a result changed in the bucket since it was read), else its text.
+ * @param {string} text
+ */
+function messageOf(text) {
+  try {
+    const message = JSON.parse(text).message;
+    return typeof message === 'string' ? message : text;
+  } catch {
+    return text;
+  }
 }
 
 async function loadList() {

@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { readResultFile, type ResultDocument } from '../batch/result-file.js';
 import { isResultDocument } from '../checks/recheck.js';
 import { isReviewSidecar } from '../store/result-names.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 
 /** A result file found by the path a page asked for. */
 export interface FoundResult {
@@ -26,12 +27,14 @@ export class ResultsFolder {
     readonly cwd: string,
     /** How the page names the folder when it is a copy of another (an `s3://` prefix). */
     private readonly named?: string,
+    /** How a review is saved below it: a copy of an `s3://` prefix puts it in the bucket first. */
+    readonly write: ResultWriter = writeFileAtomically,
   ) {}
 
-  static async open(root: string, cwd: string, named?: string): Promise<ResultsFolder | undefined> {
+  static async open(root: string, cwd: string, copyOf?: { named: string; write: ResultWriter }): Promise<ResultsFolder | undefined> {
     const info = await stat(root).catch(() => undefined);
     if (!info?.isDirectory()) return undefined;
-    return new ResultsFolder(root, await realpath(root), cwd, named);
+    return new ResultsFolder(root, await realpath(root), cwd, copyOf?.named, copyOf?.write);
   }
 
   /** The file below the folder at `id`, or undefined when it is outside, missing or not a file. */

@@ -158,7 +158,7 @@ export async function saveDocumentReview(
   const earlier = await readReview(found.path, found.result);
   const values = { ...(earlier.kind === 'current' ? earlier.review.corrections : {}), ...typed.values };
   const verdict = await checks.check(found.result, applyCorrections(found.result.data, values));
-  const saved = await saveReview(found.path, found.result, { values, approved, ...(verdict ? { checks: verdict } : {}) }, now);
+  const saved = await saveReview(found.path, found.result, { values, approved, ...(verdict ? { checks: verdict } : {}) }, now, folder.write);
   return viewOf(folder, found.id, found.result, saved, false, checks);
 }
 

@@ -8,6 +8,7 @@ import type { ReviewChecks } from './review-checks.js';
 import { failedSourceFile } from './failed-documents.js';
 import { findFailedDocument, listDocuments, saveDocumentReview, sourceFileOf, viewDocument } from './review-model.js';
 import type { ResultsFolder } from './results-folder.js';
+import { ObjectStoreError } from '../storage/object-store-error.js';
 
 export interface ReviewServerOptions {
   folder: ResultsFolder;
@@ -20,8 +21,6 @@ export interface ReviewServerOptions {
   port?: number;
   /** The secret part of every URL. @default 32 random hex digits */
   token?: string;
-  /** Why corrections cannot be saved (the folder is a copy of an `s3://` prefix): each save is refused (409 read_only) with it. */
-  readOnly?: string;
 }
 
 /** The review page's server, listening on loopback until closed. */
@@ -120,14 +119,21 @@ async function sendSource(response: ServerResponse, ctx: Context, id: string): P
 }
 
 async function saveReview(request: IncomingMessage, response: ServerResponse, ctx: Context, id: string): Promise<void> {
-  if (ctx.readOnly !== undefined) return sendJson(response, 409, { error: 'read_only', message: ctx.readOnly });
   // JSON only: a form posted from another site cannot send it without the browser asking first.
   if (!(request.headers['content-type'] ?? '').startsWith('application/json')) return refuse(response, 415);
   const body = (await readJsonBody(request, BODY_LIMIT)) as { values?: unknown; approved?: unknown } | undefined;
   if (!body || typeof body.values !== 'object' || body.values === null || Array.isArray(body.values) || typeof body.approved !== 'boolean')
     return refuse(response, 400);
   const texts = Object.fromEntries(Object.entries(body.values).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  const view = await saveDocumentReview(ctx.folder, id, texts, body.approved, ctx.checks, ctx.now());
+  let view;
+  try {
+    view = await saveDocumentReview(ctx.folder, id, texts, body.approved, ctx.checks, ctx.now());
+  } catch (error) {
+    // Results in a bucket: changed there since they were read (409, the page reloads them), or the store refused the put.
+    if (!(error instanceof ObjectStoreError)) throw error;
+    const reload = error.code === 'object_changed' ? ' Reload the document: it now shows what the bucket holds.' : '';
+    return sendJson(response, error.code === 'object_changed' ? 409 : 502, { error: error.code, message: `${error.message}${reload}` });
+  }
   if (!view) return refuse(response, 404);
   // A value not of its field's type: nothing saved, and the page shows each message at its field.
   return 'refused' in view ? sendJson(response, 422, { error: 'refused_values', refused: view.refused }) : sendJson(response, 200, view);

@@ -10,7 +10,7 @@ import { isObjectUri } from '../util/object-uri.js';
 import { fetchObjectResults, type ObjectResultsOptions } from '../storage/object-results.js';
 
 export interface ReviewOptions {
-  /** The folder of results, absolute; or an `s3://bucket/prefix/` (needs `objects`), reviewed read-only. */
+  /** The folder of results, absolute; or an `s3://bucket/prefix/` (needs `objects`): corrections are then saved in the bucket. */
   resultsDir: string;
   /** How an `s3://` results folder is reached, and the private folder (the state folder's spool) its copy is made in. */
   objects?: ObjectResultsOptions;
@@ -40,11 +40,11 @@ export class ReviewInputError extends DocextractError {
 export async function startReview(options: ReviewOptions): Promise<ReviewServer> {
   if (!isObjectUri(options.resultsDir)) return serve(options, await ResultsFolder.open(options.resultsDir, options.cwd));
   if (!options.objects) throw new ReviewInputError(`${options.resultsDir}: an s3:// folder needs the objects option (where to reach it).`);
-  // A copy for the server's lifetime: read as a folder is, and read-only (corrections are not written back to the bucket yet).
+  // A copy for the server's lifetime, read as a folder is; a correction is put in the bucket first, conditionally (storage/object-write-back.ts).
   const fetched = await fetchObjectResults(options.resultsDir, options.objects);
   try {
     if (fetched.listed === 0) throw new ReviewInputError(`${options.resultsDir}: no object under this prefix, no folder of results.`);
-    const server = await serve({ ...options, readOnly: S3_READ_ONLY }, await ResultsFolder.open(fetched.dir, options.cwd, options.resultsDir));
+    const server = await serve(options, await ResultsFolder.open(fetched.dir, options.cwd, { named: options.resultsDir, write: fetched.write }));
     return { ...server, close: async () => (await server.close(), await fetched.close()) };
   } catch (error) {
     await fetched.close();
@@ -52,11 +52,7 @@ export async function startReview(options: ReviewOptions): Promise<ReviewServer>
   }
 }
 
-/** What the page says when a correction of an `s3://` result is saved. */
-const S3_READ_ONLY =
-  'These results are in object storage: the review page shows them, but saving corrections there is not supported yet. Copy them down (aws s3 sync), review the copy, and put the .review.json files back.';
-
-async function serve(options: ReviewOptions & { readOnly?: string }, folder: ResultsFolder | undefined): Promise<ReviewServer> {
+async function serve(options: ReviewOptions, folder: ResultsFolder | undefined): Promise<ReviewServer> {
   if (!folder) throw new ReviewInputError(`${options.resultsDir}: no such folder of results.`);
   const stateDir = options.stateDir ?? defaultStateDir(process.env);
   // Its last-run reports name files the page serves: only from a folder no one else could plant them in.
@@ -69,6 +65,5 @@ async function serve(options: ReviewOptions & { readOnly?: string }, folder: Res
     now: options.now,
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.token !== undefined ? { token: options.token } : {}),
-    ...(options.readOnly !== undefined ? { readOnly: options.readOnly } : {}),
   });
 }

@@ -9,7 +9,8 @@
  * results (the walk, the ownership check, reviews beside results, a result's
  * parts) stays the one it is for folders, and memory stays that of a folder
  * walk. A fresh copy each time: a result deleted from the bucket is never
- * read from an older copy.
+ * read from an older copy. `check` and `review` write back through the
+ * copy's `write` (object-write-back.ts): put at the key first, conditionally.
  */
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -19,7 +20,8 @@ import type { ObjectStore, ObjectStoreOptions } from './object-store.js';
 import { lastWritten } from './object-output.js';
 import { unusableAsPath } from './object-inputs.js';
 import { storeSpoolDir, writeRecordPathOf } from './spool-layout.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
+import { recordEtag, writeBackWriter, type ResultsCopy } from './object-write-back.js';
 
 /** Where an `s3://` folder of results is found, and where it is copied to. */
 export interface ObjectResultsOptions extends ObjectStoreOptions {
@@ -35,6 +37,13 @@ export interface FetchedResults {
   listed: number;
   /** The `s3://` address of a file below `dir`. */
   addressOf(path: string): string;
+  /**
+   * Writes a file below `dir` back: put at its key first, only if the key is
+   * still the version read (absent, for a key the prefix did not hold), then
+   * in the copy. A key changed since fails with `object_changed`, its copy
+   * then made the bucket's version. The store stays open until `close`.
+   */
+  write: ResultWriter;
   /** Removes the copy and closes the store. */
   close(): Promise<void>;
 }
@@ -43,27 +52,37 @@ export interface FetchedResults {
 export async function fetchObjectResults(uri: string, options: ObjectResultsOptions): Promise<FetchedResults> {
   const { bucket, prefix } = objectFolderOf(uri);
   const store = await opened(options);
-  const dir = await privateFolder(options.spoolDir, 'fetched-');
+  const root = await privateFolder(options.spoolDir, 'fetched-');
+  const copy: ResultsCopy = { bucket, prefix, dir: join(root, 'results'), etagsDir: join(root, 'etags') };
   const close = async (): Promise<void> => {
     store.close();
-    await rm(dir, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
   };
   let listed = 0;
   try {
+    await mkdir(copy.dir, { mode: 0o700 });
     for await (const page of store.list(bucket, prefix)) {
       for (const object of page) {
         listed += 1;
         const below = object.key.slice(prefix.length);
         // Only what a folder walk of results reads; a key that names no local path is no result the tool wrote.
         if (isFolderMarker(object.key) || !below.endsWith('.json') || unusableAsPath(below)) continue;
-        await store.download(bucket, object.key, object.etag, join(dir, ...below.split('/')));
+        await store.download(bucket, object.key, object.etag, join(copy.dir, ...below.split('/')));
+        // The version read: a write back replaces only it.
+        await recordEtag(copy, object.key, object.etag);
       }
     }
   } catch (error) {
     await close();
     throw error;
   }
-  return { dir, listed, addressOf: (path) => objectUriOf(bucket, `${prefix}${relative(dir, path).split(sep).join('/')}`), close };
+  return {
+    dir: copy.dir,
+    listed,
+    addressOf: (path) => objectUriOf(bucket, `${prefix}${relative(copy.dir, path).split(sep).join('/')}`),
+    write: writeBackWriter(store, copy, options.spoolDir),
+    close,
+  };
 }
 
 /** A private folder for `export --out s3://…` to write its tables in before they are put. */

@@ -36,6 +36,11 @@ export function reviewPathFor(resultPath: string): string {
   return `${resultPath}${REVIEW_SUFFIX}`;
 }
 
+/** The result a review sidecar's path (or key) is beside: `reviewPathFor`'s inverse. */
+export function reviewedResultOf(reviewPath: string): string {
+  return reviewPath.slice(0, -REVIEW_SUFFIX.length);
+}
+
 /** A review sidecar, not a result: `<result>.json.review.json`. */
 export function isReviewSidecar(name: string): boolean {
   return name.endsWith(`.json${REVIEW_SUFFIX}`);

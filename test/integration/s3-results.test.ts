@@ -1,5 +1,5 @@
 /**
- * `export`, `check` and `review` of results under an `s3://` prefix, and
+ * `export` and `check` of results under an `s3://` prefix (`review`: s3-write-back), and
  * `export --out s3://…`, against a real S3 server (moto, started here): the
  * tables are byte for byte those of a local copy of the same results.
  */
@@ -13,7 +13,7 @@ import { corpusFile, useMotoSuite } from '../helpers/moto-suite.js';
 import { makeBucket, type TestBucket } from '../helpers/s3-objects.js';
 import { runCli } from '../helpers/run-cli.js';
 import { parseNdjson } from '../helpers/workspace.js';
-import { INVOICE_SCHEMA, startReviewCli } from '../helpers/review-run.js';
+import { INVOICE_SCHEMA } from '../helpers/review-run.js';
 
 const suite = useMotoSuite();
 
@@ -105,7 +105,7 @@ describe('export reads results from an s3:// prefix', () => {
   });
 });
 
-describe('check and review read results from an s3:// prefix', () => {
+describe('check reads results from an s3:// prefix', () => {
   it('check s3://… checks each result there, naming it by its address', async () => {
     const env = suite.env();
     await resultsInBucket(env);
@@ -124,28 +124,5 @@ describe('check and review read results from an s3:// prefix', () => {
       ['s3://out/results/sub/b.png.json', 's3://inputs/batch/sub/b.png', 'complete'],
     ]);
     expect(lines.at(-1)).toMatchObject({ kind: 'summary', results: 2, passed: 2 });
-  });
-
-  it('review s3://… shows the results read-only: a correction is refused (409 read_only), nothing is written to the bucket', async () => {
-    const env = suite.env();
-    const bucket = await resultsInBucket(env);
-    const before = (await bucket.keys('results/')).sort();
-    const review = await startReviewCli(['s3://out/results/'], env);
-    try {
-      const listed = (await (await fetch(`${review.url}api/documents`)).json()) as { folder: string; documents: { id: string }[] };
-      expect(listed.folder).toBe('s3://out/results/');
-      expect(listed.documents.map((doc) => doc.id).sort()).toEqual(['a.pdf.json', 'sub/b.png.json']);
-      const saved = await fetch(`${review.url}api/document?id=a.pdf.json`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ values: { total: '1' }, approved: true }),
-      });
-      expect(saved.status).toBe(409);
-      expect(await saved.json()).toMatchObject({ error: 'read_only' });
-    } finally {
-      const stopped = await review.stop();
-      expect(stopped.stderr).toContain('read-only');
-    }
-    expect((await bucket.keys('results/')).sort()).toEqual(before);
   });
 });

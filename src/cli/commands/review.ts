@@ -6,7 +6,10 @@ export const registerReviewCommand: CommandRegistration = (program, action) => {
     program
       .command('review')
       .description('a local page to look at each document beside its fields, correct them and approve; sends nothing')
-      .argument('<results-dir>', 'the folder docextract wrote results to (searched recursively for *.json), or an s3://bucket/prefix/ (read-only)'),
+      .argument(
+        '<results-dir>',
+        'the folder docextract wrote results to (searched recursively for *.json), or an s3://bucket/prefix/ (corrections saved there)',
+      ),
   )
     .option(
       '--schema <type=file>',

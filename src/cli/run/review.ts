@@ -30,7 +30,7 @@ export async function runReview(ctx: CliContext, resultsDir: string, flags: Revi
   }
   ctx.io.stdout.write(ctx.options.json ? `${JSON.stringify({ url: server.url })}\n` : `${server.url}\n`);
   ctx.ui.info('review page on 127.0.0.1 only (the token in the URL is its key); Ctrl-C to stop');
-  if (isObjectUri(resultsDir)) ctx.ui.warn(`${resultsDir} is reviewed read-only: corrections cannot be saved to object storage yet`);
+  if (isObjectUri(resultsDir)) ctx.ui.info(`${resultsDir}: corrections are saved in the bucket, never over a result or review changed there since it was read`);
   // The opener gets a private page that redirects to the URL, never the URL (its token) in its arguments.
   const browser = flags.open ? await (await import('../../library/review.js')).openInBrowser(server.url, ctx.io.env) : undefined;
   if (browser && !browser.opened) ctx.ui.warn('no browser opener (xdg-open) found: open the URL above yourself');

@@ -5,6 +5,7 @@
  * every run leaves.
  */
 import type { BatchEvents, DocumentOutcome } from '../../batch/batch-types.js';
+import type { ExtractionReport } from '../../engine/batch-report.js';
 import { isJobId } from '../../api/job-id.js';
 import { accountOf, runDocuments } from '../one-client-run.js';
 import { collectJobRun } from '../collect-job.js';
@@ -43,7 +44,7 @@ export async function collectRun(
   const access = runAccess(client, run.ttlMs, notice);
   const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes === true, ...wordsOf(options) };
   hooks.usageNow = () => records.recordUsage(ended.account);
-  const collect = collectJobRun({ jobId, run, outDir });
+  const collect = collectJobRun({ jobId, run, outDir, objects: client.objects });
   const checker = options.checker ? { checker: options.checker } : {};
   return runDocuments<ExtractionRunReport, BatchEvents>({
     access,
@@ -52,7 +53,7 @@ export async function collectRun(
     events: () => shown.events(),
     signal: stop,
     host: async (deps) => recorded(await collect.host({ ...deps, ...checker }, stop), ended),
-    ride: { ...collect.ride, finish: (report) => recorded(report, ended) },
+    ...(collect.ride ? { ride: { ...collect.ride, finish: (report: ExtractionReport) => recorded(report, ended) } } : {}),
     waiting: (message) => notice?.(message),
   });
 }

@@ -1,0 +1,55 @@
+/**
+ * `collect <job> --out s3://…` (issue 54), against a real S3 server (moto,
+ * started here) behind the S3 stand-in: the collected result is put as one
+ * PutObject, and the job is finalized only once the put answered 200. A put
+ * the store refuses finalizes nothing and keeps the answer in the state
+ * folder; the next collect puts it.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
+import { useMotoSuite } from '../helpers/moto-suite.js';
+import { makeBucket } from '../helpers/s3-objects.js';
+import { startS3StandIn } from '../helpers/s3-stand-in.js';
+import { runCli } from '../helpers/run-cli.js';
+import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
+
+const suite = useMotoSuite();
+
+describe('collect --out s3://…', () => {
+  it('puts the result, then finalizes the job; a put refused finalizes nothing and keeps the answer for the next collect', async () => {
+    // A job left open on the service (not finalized), which this state folder's journal does not know.
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
+    const first = await runCli(['extract', ws.inputs, '--out', ws.out, '--json', '--no-finalize', ...UNTHROTTLED_FLAGS], { env: suite.env() });
+    expect(first.code, first.stderr).toBe(0);
+    const jobId = String(parseNdjson(first.stdout)[0]?.job_id);
+    const paid = suite.paidRequests();
+    const finalized = suite.emu.counters.finalizedJobs;
+    const bucket = await makeBucket(suite.s3, 'out');
+    const standIn = await startS3StandIn(suite.moto.url);
+    try {
+      const env: NodeJS.ProcessEnv = { ...suite.env(), AWS_ENDPOINT_URL_S3: standIn.url };
+      const args = ['collect', jobId, '--out', 's3://out/collected/', '--json', ...UNTHROTTLED_FLAGS];
+      // Every attempt of the SDK (4) answered 503: the store refused the put.
+      standIn.slowDown((request) => request.method === 'PUT', 4);
+      const refused = await runCli(args, { env });
+      expect(refused.code).not.toBe(0);
+      expect(parseNdjson(refused.stdout)[0]).toMatchObject({ status: 'failed', error: { code: 'output_write_failed' } });
+      expect(await bucket.keys()).toEqual([]);
+      expect(suite.emu.counters.finalizedJobs).toBe(finalized);
+      expect(readdirSync(join(String(env.DOCEXTRACT_STATE_DIR), 'kept-results'), { recursive: true }).length).toBeGreaterThan(0);
+
+      const again = await runCli(args, { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(parseNdjson(again.stdout)[0]).toMatchObject({ status: 'complete', job_id: jobId });
+      expect(await bucket.keys()).toEqual([`collected/${jobId}.json`]);
+      expect(JSON.parse(await suite.objectText('out', `collected/${jobId}.json`))).toMatchObject({ status: 'complete', job: { parent_job_id: jobId } });
+      expect(suite.emu.counters.finalizedJobs).toBe(finalized + 1);
+      // Collecting costs nothing: the pages were processed (and paid) by the extract that opened the job.
+      expect(suite.paidRequests()).toBe(paid);
+    } finally {
+      await standIn.close();
+    }
+  }, 120_000);
+});
