@@ -20,6 +20,7 @@ import { lastWritten } from './object-output.js';
 import { unusableAsPath } from './object-inputs.js';
 import { storeSpoolDir, writeRecordPathOf } from './spool-layout.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
+import { isProcessAlive } from '../store/process-alive.js';
 
 /** Where an `s3://` folder of results is found, and where it is copied to. */
 export interface ObjectResultsOptions extends ObjectStoreOptions {
@@ -104,9 +105,24 @@ async function opened(options: ObjectResultsOptions): Promise<ObjectStore> {
   return (await import('./s3-store.js')).openObjectStore(options);
 }
 
-async function privateFolder(spoolDir: string, name: string): Promise<string> {
+/**
+ * A folder of this process's own, named by its pid (`fetched-<pid>-…`): what a killed command (kill -9, a power cut)
+ * leaves is removed by the next one, which tells its leftovers from a running command's by that pid.
+ */
+async function privateFolder(spoolDir: string, name: 'fetched-' | 'tables-'): Promise<string> {
   await mkdir(spoolDir, { recursive: true, mode: 0o700 });
-  return mkdtemp(join(spoolDir, name));
+  await removeLeftovers(spoolDir);
+  return mkdtemp(join(spoolDir, `${name}${process.pid}-`));
+}
+
+const PRIVATE_COPY = /^(?:fetched|tables)-(\d+)-[^/]+$/;
+
+/** Removes the private folders of processes that are gone; a live one's (or this process's) are left alone. */
+async function removeLeftovers(spoolDir: string): Promise<void> {
+  for (const entry of await readdir(spoolDir)) {
+    const pid = Number(PRIVATE_COPY.exec(entry)?.[1] ?? 0);
+    if (pid > 0 && !isProcessAlive(pid)) await rm(join(spoolDir, entry), { recursive: true, force: true });
+  }
 }
 
 /** The tables of one export: a handful of files, sorted so they are put in a stable order. */
