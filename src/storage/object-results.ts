@@ -11,8 +11,8 @@
  * walk. A fresh copy each time: a result deleted from the bucket is never
  * read from an older copy.
  */
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { lstat, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { isFolderMarker, objectUriOf } from '../util/object-uri.js';
 import { objectFolderOf } from './object-folder.js';
 import type { ObjectStore, ObjectStoreOptions } from './object-store.js';
@@ -21,6 +21,10 @@ import { unusableAsPath } from './object-inputs.js';
 import { storeSpoolDir, writeRecordPathOf } from './spool-layout.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import { isProcessAlive } from '../store/process-alive.js';
+import { hasErrorCode } from '../store/fs-errors.js';
+import { linkRefused, PRIVATE_DIR_MODE } from '../store/private-files.js';
+import { preparePrivateStateDir } from '../store/private-state-dir.js';
+import { refuseUnlessPrivate } from '../store/state-dir-check.js';
 
 /** Where an `s3://` folder of results is found, and where it is copied to. */
 export interface ObjectResultsOptions extends ObjectStoreOptions {
@@ -110,7 +114,14 @@ async function opened(options: ObjectResultsOptions): Promise<ObjectStore> {
  * leaves is removed by the next one, which tells its leftovers from a running command's by that pid.
  */
 async function privateFolder(spoolDir: string, name: 'fetched-' | 'tables-'): Promise<string> {
-  await mkdir(spoolDir, { recursive: true, mode: 0o700 });
+  // The spool is the state folder's objects/ (client-options): held to the state folder's rules, and never a link out of it.
+  await preparePrivateStateDir(dirname(spoolDir));
+  await mkdir(spoolDir, { mode: PRIVATE_DIR_MODE }).catch((error: unknown) => {
+    if (!hasErrorCode(error, 'EEXIST')) throw error;
+  });
+  const found = await lstat(spoolDir);
+  if (found.isSymbolicLink()) throw linkRefused(spoolDir);
+  refuseUnlessPrivate(spoolDir, found);
   await removeLeftovers(spoolDir);
   return mkdtemp(join(spoolDir, `${name}${process.pid}-`));
 }

@@ -6,7 +6,7 @@
  * real: two child CLIs held at their first download by a stand-in in front of
  * moto (the exact point: their folder is made), one killed by SIGKILL.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -58,6 +58,7 @@ describe('private copies of results in a bucket', () => {
       const tables = `tables-${killed.child.child.pid}-x1y2z3`;
       mkdirSync(join(spool, tables, 'inner'), { recursive: true });
       expect(copies().sort()).toEqual([killed.folder, tables, running.folder].sort());
+      expect((statSync(join(spool, running.folder)).mode & 0o777).toString(8)).toBe('700'); // private, as the state folder
 
       const next = await runCli(['export', 's3://left/results/', '--out', mkdtempSync(join(tmpdir(), 'docextract-left-'))], { env });
       expect(copies(), next.stderr).toEqual([running.folder]);
@@ -67,4 +68,39 @@ describe('private copies of results in a bucket', () => {
       await standIn.close();
     }
   }, 120_000);
+});
+
+describe('the private copies folder is a state-folder path', () => {
+  /** A bucket with one result, and an environment whose state folder is made by the test. */
+  async function resultsAndState(name: string): Promise<{ env: NodeJS.ProcessEnv; stateDir: string; out: string }> {
+    const bucket = await makeBucket(suite.s3, name);
+    await bucket.put('results/a.pdf.json', JSON.stringify({ document_type: 'invoice' }));
+    const env = suite.env();
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    return { env, stateDir, out: mkdtempSync(join(tmpdir(), 'docextract-left-out-')) };
+  }
+
+  it('objects/ planted as a link out of the state folder is refused: nothing is copied through it', async () => {
+    const { env, stateDir, out } = await resultsAndState('linked');
+    const elsewhere = mkdtempSync(join(tmpdir(), 'docextract-elsewhere-'));
+    symlinkSync(elsewhere, join(stateDir, 'objects'));
+    suite.moto.requests.length = 0;
+    const run = await runCli(['export', 's3://linked/results/', '--out', out], { env });
+    expect(run.code).toBe(2); // state_dir_unsafe is a usage error (error-table)
+    expect(run.stderr).toContain(`${join(stateDir, 'objects')} is a symbolic link`);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(suite.moto.requests).toEqual([]); // refused before anything was listed, let alone copied through it
+  });
+
+  it('a state folder others may write to is refused, as for every command that keeps state', async () => {
+    const { env, stateDir } = await resultsAndState('open');
+    chmodSync(stateDir, 0o777);
+    suite.moto.requests.length = 0;
+    const run = await runCli(['check', 's3://open/results/'], { env });
+    expect(run.code).toBe(2); // state_dir_unsafe is a usage error (error-table)
+    expect(run.stderr).toContain(`The state folder ${stateDir} is not private`);
+    expect(existsSync(join(stateDir, 'objects'))).toBe(false);
+    expect(suite.moto.requests).toEqual([]);
+  });
 });
