@@ -13,6 +13,7 @@ import { parseDuration } from './grammar/duration.js';
 import { parseRateWindows, type RateWindow } from './grammar/rate-limit.js';
 import { ruleList } from './grammar/rule-list.js';
 import { parsePositiveWhole } from './grammar/whole-number.js';
+import { parseObjectRoots } from './grammar/object-roots.js';
 
 export interface SettingDefinition<T = unknown> {
   /** Its name: `docextract config set <key>` for a stored one, and the flag `--<key>`. */
@@ -176,6 +177,14 @@ export const SETTINGS = [
     // S3 answers at most 1,000 keys a page; fewer makes more (paid) requests.
     default: '1000',
     parse: parsePositiveWhole,
+  },
+  // mcp's own: what its agent may reach in object storage (none unless the user says so).
+  {
+    key: 'allow-s3',
+    env: 'DOCEXTRACT_ALLOW_S3',
+    type: 's3://bucket/prefix/',
+    help: "S3 folders (s3://bucket/prefix/) docextract mcp's agent may extract objects from, listed and read below them only (never a sibling such as prefix2/), several separated by ';'; none by default: every s3:// argument is refused",
+    parse: parseObjectRoots,
   },
 ] as const satisfies readonly SettingDefinition[];
 

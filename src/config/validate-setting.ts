@@ -2,6 +2,7 @@ import { checkApiKeyShape } from './api-key.js';
 import { parseBaseUrl } from './base-url.js';
 import type { RunSettings } from './run-tuning.js';
 import { findSetting, type SettingKey } from './settings.js';
+import { parseObjectRoots } from './grammar/object-roots.js';
 
 export type ValueCheck = { ok: true; value: string } | { ok: false; message: string };
 
@@ -56,6 +57,10 @@ export function validateSettingValue(
         return value ? { ok: true, value: parsers.schemaRules(value) } : { ok: false, message: 'schemas must not be empty (use config unset schemas).' };
       case 'out':
         return value ? { ok: true, value } : { ok: false, message: 'out must not be empty.' };
+      case 'allow-s3': {
+        const roots = parseObjectRoots(value);
+        return roots.length > 0 ? { ok: true, value: roots.join(';') } : { ok: false, message: 'allow-s3 must not be empty (use config unset allow-s3).' };
+      }
     }
   } catch (error) {
     return { ok: false, message: error instanceof Error ? error.message : String(error) };

@@ -101,7 +101,7 @@ export class AgentFolders {
   private from(scope: FolderScope): string {
     const from = scope.from === 'roots' ? 'the roots your client declared' : 'the folders allowed at start (--allow)';
     const roots = scope.allowed.objectRoots;
-    return `${from}: ${scope.allowed.folders.join(', ') || 'none'}; s3:// roots allowed at start (--allow-s3): ${roots.join(', ') || 'none'}`;
+    return `${from}: ${scope.allowed.folders.join(', ') || 'none'}; s3:// roots allowed at start (--allow-s3, or the allow-s3 setting): ${roots.join(', ') || 'none'}`;
   }
 
   private async load(): Promise<FolderScope> {

@@ -12,8 +12,8 @@
  * read from an older copy. `check` and `review` write back through the
  * copy's `write` (object-write-back.ts): put at the key first, conditionally.
  */
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { lstat, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { isFolderMarker, objectUriOf } from '../util/object-uri.js';
 import { objectFolderOf } from './object-folder.js';
 import type { ObjectStore, ObjectStoreOptions } from './object-store.js';
@@ -22,6 +22,11 @@ import { unusableAsPath } from './object-inputs.js';
 import { storeSpoolDir, writeRecordPathOf } from './spool-layout.js';
 import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import { recordEtag, writeBackWriter, type ResultsCopy } from './object-write-back.js';
+import { isProcessAlive } from '../store/process-alive.js';
+import { hasErrorCode } from '../store/fs-errors.js';
+import { linkRefused, PRIVATE_DIR_MODE } from '../store/private-files.js';
+import { preparePrivateStateDir } from '../store/private-state-dir.js';
+import { refuseUnlessPrivate } from '../store/state-dir-check.js';
 
 /** Where an `s3://` folder of results is found, and where it is copied to. */
 export interface ObjectResultsOptions extends ObjectStoreOptions {
@@ -123,9 +128,31 @@ async function opened(options: ObjectResultsOptions): Promise<ObjectStore> {
   return (await import('./s3-store.js')).openObjectStore(options);
 }
 
-async function privateFolder(spoolDir: string, name: string): Promise<string> {
-  await mkdir(spoolDir, { recursive: true, mode: 0o700 });
-  return mkdtemp(join(spoolDir, name));
+/**
+ * A folder of this process's own, named by its pid (`fetched-<pid>-…`): what a killed command (kill -9, a power cut)
+ * leaves is removed by the next one, which tells its leftovers from a running command's by that pid.
+ */
+async function privateFolder(spoolDir: string, name: 'fetched-' | 'tables-'): Promise<string> {
+  // The spool is the state folder's objects/ (client-options): held to the state folder's rules, and never a link out of it.
+  await preparePrivateStateDir(dirname(spoolDir));
+  await mkdir(spoolDir, { mode: PRIVATE_DIR_MODE }).catch((error: unknown) => {
+    if (!hasErrorCode(error, 'EEXIST')) throw error;
+  });
+  const found = await lstat(spoolDir);
+  if (found.isSymbolicLink()) throw linkRefused(spoolDir);
+  refuseUnlessPrivate(spoolDir, found);
+  await removeLeftovers(spoolDir);
+  return mkdtemp(join(spoolDir, `${name}${process.pid}-`));
+}
+
+const PRIVATE_COPY = /^(?:fetched|tables)-(\d+)-[^/]+$/;
+
+/** Removes the private folders of processes that are gone; a live one's (or this process's) are left alone. */
+async function removeLeftovers(spoolDir: string): Promise<void> {
+  for (const entry of await readdir(spoolDir)) {
+    const pid = Number(PRIVATE_COPY.exec(entry)?.[1] ?? 0);
+    if (pid > 0 && !isProcessAlive(pid)) await rm(join(spoolDir, entry), { recursive: true, force: true });
+  }
 }
 
 /** The tables of one export: a handful of files, sorted so they are put in a stable order. */

@@ -17,6 +17,8 @@ import { settingDefault } from '../config/settings.js';
 
 const DEFAULT_PAGE_SIZE: number = settingDefault('s3-page-size');
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** Downloads of one object whose body broke off before it fails: a reset is usually passing, a body that always breaks is not. */
+const BODY_ATTEMPTS = 3;
 
 export async function openObjectStore(options: ObjectStoreOptions = {}): Promise<ObjectStore> {
   const sdk = await import('@aws-sdk/client-s3');
@@ -49,6 +51,28 @@ export async function openObjectStore(options: ObjectStoreOptions = {}): Promise
       throw objectStoreError(what, error);
     }
   };
+  /** Streams the object to `path`; what cut its body short when it was (the request's own errors are thrown). */
+  const downloadOnce = async (bucket: string, key: string, etag: string, path: string): Promise<string | undefined> => {
+    // Written beside its place and renamed: a download cut off (kill -9, a reset) never looks like the object.
+    const partial = `${path}.part-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      const answer = await asked(`s3://${bucket}/${key}`, () => client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, IfMatch: etag })));
+      try {
+        await pipeline(answer.Body as Readable, createWriteStream(partial, { mode: 0o600 }));
+      } catch (error) {
+        return `the connection broke off in the middle of the body (${error instanceof Error ? error.message : String(error)})`;
+      }
+      // A connection cut mid-body can end the stream without an error: only the whole length counts as the object.
+      const got = (await stat(partial)).size;
+      if (answer.ContentLength !== undefined && got !== answer.ContentLength) return `the body was cut short (${got} of ${answer.ContentLength} bytes)`;
+      await rename(partial, path);
+      return undefined;
+    } catch (error) {
+      throw error instanceof ObjectStoreError ? error : objectStoreError(`s3://${bucket}/${key}`, error);
+    } finally {
+      await rm(partial, { force: true });
+    }
+  };
   return {
     identity: endpoint ?? 'aws',
     async head(bucket, key) {
@@ -72,19 +96,11 @@ export async function openObjectStore(options: ObjectStoreOptions = {}): Promise
     },
     async download(bucket, key, etag, path) {
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-      // Written beside its place and renamed: a download cut off (kill -9, a reset) never looks like the object.
-      const partial = `${path}.part-${process.pid}-${randomBytes(4).toString('hex')}`;
-      try {
-        const answer = await asked(`s3://${bucket}/${key}`, () => client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, IfMatch: etag })));
-        await asked(`s3://${bucket}/${key}`, () => pipeline(answer.Body as Readable, createWriteStream(partial, { mode: 0o600 })));
-        // A connection cut mid-body can end the stream without an error: only the whole length counts as the object.
-        const got = (await stat(partial)).size;
-        if (answer.ContentLength !== undefined && got !== answer.ContentLength)
-          throw new ObjectStoreError('object_store_failed', `s3://${bucket}/${key}: the body was cut short (${got} of ${answer.ContentLength} bytes).`);
-        await rename(partial, path);
-      } catch (error) {
-        await rm(partial, { force: true });
-        throw error instanceof ObjectStoreError ? error : objectStoreError(`s3://${bucket}/${key}`, error);
+      // The SDK retries a request, not its body: a connection reset mid-body is downloaded again here, a few times.
+      for (let attempt = 1; ; attempt++) {
+        const cut = await downloadOnce(bucket, key, etag, path);
+        if (cut === undefined) return;
+        if (attempt >= BODY_ATTEMPTS) throw new ObjectStoreError('object_store_failed', `s3://${bucket}/${key}: ${cut}, ${BODY_ATTEMPTS} downloads in a row.`);
       }
     },
     async put(bucket, key, body, expected) {

@@ -32,8 +32,8 @@ export function isOursAndLoose(entry: Stats): boolean {
   return (entry.isFile() || entry.isSocket()) && entry.uid === process.getuid?.() && (entry.mode & 0o077) !== 0;
 }
 
-/** The refusal of a link where a state file should be. */
-function linkRefused(path: string): StateDirUnsafeError {
+/** The refusal of a link where a state file (or folder) should be. */
+export function linkRefused(path: string): StateDirUnsafeError {
   return new StateDirUnsafeError(
     path,
     `${path} is a symbolic link; docextract does not follow links in its state folder. Remove it (rm ${path}), then run again.`,

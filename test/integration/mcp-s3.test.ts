@@ -15,6 +15,7 @@ import { corpusFile, useMotoSuite } from '../helpers/moto-suite.js';
 import { startMcpInProcess, type McpSession } from '../helpers/mcp-run.js';
 import { makeBucket } from '../helpers/s3-objects.js';
 import { TEST_KEY } from '../helpers/emulator-run.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const suite = useMotoSuite();
 
@@ -40,10 +41,10 @@ interface Answer {
   documents?: { file: string; status: string }[];
 }
 
-async function serve(args: string[]): Promise<McpSession> {
+async function serve(args: string[], env = suite.env()): Promise<McpSession> {
   const dir = mkdtempSync(join(tmpdir(), 'docextract-mcp-s3-'));
   mkdirSync(join(dir, 'out'));
-  session = await startMcpInProcess({ out: join(dir, 'out'), args, env: suite.env() });
+  session = await startMcpInProcess({ out: join(dir, 'out'), args, env });
   return session;
 }
 
@@ -109,6 +110,27 @@ describe('docextract mcp --allow-s3', () => {
     suite.moto.requests.length = 0;
     const { answer } = await extract(mcp, ['s3://docs/root/']);
     expect(answer.error?.code).toBe('path_not_allowed');
+    expect(suite.moto.requests).toEqual([]);
+  });
+
+  it('the allow-s3 setting (config set, or DOCEXTRACT_ALLOW_S3) names the roots; --allow-s3 replaces it', async () => {
+    await buckets();
+    const env = suite.env();
+    const bad = await runCli(['config', 'set', 'allow-s3', 'docs/root/'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('give an s3://bucket/prefix/ address');
+    const set = await runCli(['config', 'set', 'allow-s3', 's3://other/root/; s3://docs/root/'], { env });
+    expect(set.code, set.stderr).toBe(0);
+    const fromConfig = await extract(await serve([], env), ['s3://docs/root/a.pdf']);
+    expect(fromConfig.answer.documents?.map((doc) => [doc.file, doc.status])).toEqual([['s3://docs/root/a.pdf', 'complete']]);
+    await session?.close();
+    // The flag replaces the setting (as --model replaces models): s3://docs/root/ is no longer allowed.
+    suite.moto.requests.length = 0;
+    const flagged = await extract(await serve(['--allow-s3', 's3://other/root/'], env), ['s3://docs/root/a.pdf']);
+    expect(flagged.answer.error?.code).toBe('path_not_allowed');
+    await session?.close();
+    const fromEnvironment = await extract(await serve([], { ...env, DOCEXTRACT_ALLOW_S3: 's3://other/' }), ['s3://docs/root/a.pdf']);
+    expect(fromEnvironment.answer.error?.code).toBe('path_not_allowed');
     expect(suite.moto.requests).toEqual([]);
   });
 

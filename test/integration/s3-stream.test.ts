@@ -73,6 +73,38 @@ describe('s3:// objects are read as they are planned', () => {
     }
   }, 180_000);
 
+  it('an object whose body is reset every time fails alone, naming its address and code; nothing of it is sent', async () => {
+    const bucket = await makeBucket(suite.s3, 'reset');
+    await bucket.put('in/broken.jpg', corpusFile('images/receipt.jpg'));
+    await bucket.put('in/fine.png', corpusFile('images/id-card.png'));
+    await bucket.put('in/other.pdf', corpusFile('pdf/pages-2.pdf'));
+    const standIn = await startS3StandIn(suite.moto.url);
+    try {
+      standIn.cutMidBody((req) => req.method === 'GET' && (req.url ?? '').startsWith('/reset/in/broken.jpg'), 100);
+      const before = suite.emu.counters.requestsByEndpoint.documents;
+      const out = join(mkdtempSync(join(tmpdir(), 'docextract-s3-')), 'out');
+      const run = await runCli(['extract', 's3://reset/in/', '--out', out, '--json', ...UNTHROTTLED_FLAGS], {
+        env: { ...suite.env(), AWS_ENDPOINT_URL_S3: standIn.url },
+      });
+      const lines = parseNdjson(run.stdout) as { file: string; status: string; error?: { code: string; message: string } }[];
+      const broken = lines.find((line) => line.file === 's3://reset/in/broken.jpg');
+      expect(broken).toMatchObject({ status: 'failed', error: { code: 'object_store_failed' } });
+      expect(broken?.error?.message).toContain('s3://reset/in/broken.jpg');
+      expect(standIn.cut).toHaveLength(3);
+      expect(run.code).toBe(1);
+      expect(
+        lines
+          .filter((line) => line.status === 'complete')
+          .map((line) => line.file)
+          .sort(),
+      ).toEqual(['s3://reset/in/fine.png', 's3://reset/in/other.pdf']);
+      // fine.png and other.pdf: half of broken.jpg would have been a third upload.
+      expect(suite.emu.counters.requestsByEndpoint.documents - before).toBe(2);
+    } finally {
+      await standIn.close();
+    }
+  }, 60_000);
+
   it('--dry-run says how many objects and bytes it listed and read; a dry run after it downloads nothing', async () => {
     const bucket = await makeBucket(suite.s3, 'previewed');
     const pdf = corpusFile('pdf/pages-2.pdf');

@@ -1,5 +1,7 @@
-import { addBatchFlags, addObjectStorageFlags } from '../batch-flags.js';
+import { addBatchFlags, addObjectStorageFlags, settingFlag } from '../batch-flags.js';
 import type { CommandRegistration } from '../command.js';
+
+const [allowS3Flag, allowS3Help] = settingFlag('allow-s3');
 
 export const registerMcpCommand: CommandRegistration = (program, action) => {
   addObjectStorageFlags(
@@ -15,11 +17,10 @@ export const registerMcpCommand: CommandRegistration = (program, action) => {
       'a folder the agent may read documents from and write results to when its client declares no roots; repeatable (default: the current folder and --out)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
-    .option(
-      '--allow-s3 <s3://bucket/prefix/>',
-      'an s3:// folder the agent may extract objects from (listed and read below it only, never a sibling such as prefix2/); repeatable (default: none, every s3:// argument is refused)',
-      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
-    )
+    .option(allowS3Flag, `${allowS3Help}; repeatable, one folder each: the flags replace the setting`, (value: string, previous: string[] | undefined) => [
+      ...(previous ?? []),
+      value,
+    ])
     .addHelpText(
       'after',
       '\nThe agent extracts with your key, rate limits, state folder and output folder, and pays once per\nquestion like any other run. It reads and writes only inside the roots its client declares, else\ninside the --allow folders; objects only below the --allow-s3 roots. Register it with an MCP client, e.g. in its JSON config:\n  { "mcpServers": { "docextract": { "command": "docextract", "args": ["mcp", "--max-credits", "500"] } } }',

@@ -6,7 +6,7 @@ import { mcpServing } from './mcp-serving.js';
 import { cliClient } from '../engine-access.js';
 import { UsageError } from '../cli-errors.js';
 import { objectStorageOf, type ObjectStorageFlags } from '../object-storage-flags.js';
-import { isObjectUri } from '../../util/object-uri.js';
+import { parseObjectRoots } from '../../config/grammar/object-roots.js';
 
 /**
  * Serves until the client closes stdin (or SIGINT / SIGTERM; see mcp-serving.ts
@@ -14,8 +14,7 @@ import { isObjectUri } from '../../util/object-uri.js';
  * else; what the server says goes to stderr.
  */
 export async function runMcp(ctx: CliContext, flags: BatchFlags & ObjectStorageFlags & { allow?: string[]; allowS3?: string[] }): Promise<CommandOutcome> {
-  for (const root of flags.allowS3 ?? [])
-    if (!isObjectUri(root) || root.length <= 's3://'.length) throw new UsageError(`--allow-s3 ${root}: give an s3://bucket/prefix/ address.`);
+  const allowS3 = await objectRoots(ctx, flags.allowS3);
   const settings = await resolveBatchSettings(ctx, flags);
   await refuseFileAsFolder('--out', settings.outDir);
   // The server's budget is its own (--max-credits): each call runs with what is left of it.
@@ -33,12 +32,12 @@ export async function runMcp(ctx: CliContext, flags: BatchFlags & ObjectStorageF
       },
       ...(maxCredits !== undefined ? { maxCredits } : {}),
       ...(flags.allow ? { allow: flags.allow } : {}),
-      ...(flags.allowS3 ? { allowObjects: flags.allowS3 } : {}),
+      ...(allowS3 ? { allowObjects: allowS3 } : {}),
     });
     const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
     await server.connect(serving.transport);
     const allowed = flags.allow ?? [ctx.io.cwd, settings.outDir];
-    const objects = flags.allowS3 ? `; objects only below ${flags.allowS3.join(', ')}` : '';
+    const objects = allowS3 ? `; objects only below ${allowS3.join(', ')}` : '';
     ctx.ui.info(
       `docextract mcp: serving on ${serving.where} (results in ${settings.outDir}; only inside the client's roots, else ${allowed.join(', ')}${objects})`,
     );
@@ -49,4 +48,18 @@ export async function runMcp(ctx: CliContext, flags: BatchFlags & ObjectStorageF
     serving.dispose();
   }
   return 'success';
+}
+
+/** The `s3://` roots: `--allow-s3` (repeatable) replaces the `allow-s3` setting (environment, then config), as `--model` replaces `models`. */
+async function objectRoots(ctx: CliContext, flagValues: string[] | undefined): Promise<string[] | undefined> {
+  const given = flagValues && flagValues.length > 0;
+  const text = given ? flagValues : (await ctx.setting('allow-s3')).value;
+  if (!text) return undefined;
+  try {
+    // The setting's grammar; flags are taken one address each (a key may hold a ';').
+    return parseObjectRoots(text);
+  } catch (error) {
+    const from = given ? '--allow-s3' : 'allow-s3 (config or DOCEXTRACT_ALLOW_S3)';
+    throw new UsageError(`${from} ${error instanceof Error ? error.message : String(error)}.`, 'invalid_setting');
+  }
 }

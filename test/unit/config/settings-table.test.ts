@@ -44,8 +44,8 @@ describe('the settings table', () => {
   it("makes every batch flag of a setting: its placeholder, where it is stored and its default come from the table's row", () => {
     const command = addBatchFlags(new Command('extract'));
     // Not batch flags with a value: the global and rule-list ones, the switches (--store, --no-finalize), a program's
-    // own, and watch's and the s3 listing's (defaults-once.test.ts reads their help).
-    const ownFlags = ['api-key', 'base-url', 'model', 'models', 'pages', 'schemas', 'settle', 'rescan', 's3-page-size'];
+    // own, watch's and the s3 listing's (defaults-once.test.ts reads their help), and mcp's allow-s3.
+    const ownFlags = ['api-key', 'base-url', 'model', 'models', 'pages', 'schemas', 'settle', 'rescan', 's3-page-size', 'allow-s3'];
     for (const setting of SETTINGS.filter((row) => !ownFlags.includes(row.key) && row.type !== 'boolean' && !('programOnly' in row))) {
       const option = command.options.find((candidate) => candidate.long === `--${setting.key}`);
       expect(option, setting.key).toBeDefined();
@@ -58,7 +58,7 @@ describe('the settings table', () => {
   it("agrees with the guide's table of settings (docs/guide/settings.md): every stored setting, its environment variable and its default", () => {
     const guide = readFileSync(resolve(import.meta.dirname, '../../../docs/guide/settings.md'), 'utf8');
     const section = guide.slice(0, guide.indexOf('## Profiles'));
-    const rows = [...section.matchAll(/^\| `([a-z-]+)` \| `(DOCEXTRACT_\w+)` \|([^|]*)\|/gm)].map(([, key, env, fallback]) => ({
+    const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| `(DOCEXTRACT_\w+)` \|([^|]*)\|/gm)].map(([, key, env, fallback]) => ({
       key,
       env,
       fallback: fallback?.trim() ?? '',

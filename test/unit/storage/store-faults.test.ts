@@ -1,8 +1,10 @@
 /**
  * What moto cannot do, by the stand-in in front of it: a 503 SlowDown on a
- * listing page, retried by the SDK within its attempts.
+ * listing page, retried by the SDK within its attempts; a connection reset
+ * in the middle of an object's body, downloaded again a bounded number of
+ * times (the SDK retries requests, not bodies).
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -46,5 +48,42 @@ describe('object inputs through faults', () => {
     inputs.close();
     expect(found.problems).toEqual([]);
     expect(found.files).toHaveLength(1);
+  });
+
+  /** One object listed under `bucket`, its bytes, and where it is read to. */
+  async function oneObject(
+    bucket: string,
+  ): Promise<{ inputs: ObjectInputs; bytes: Buffer; path: string; listed: { etag: string; size: number }; spoolDir: string }> {
+    const bytes = Buffer.from(`%PDF-1.4\n${'x'.repeat(4000)}\n%%EOF\n`);
+    await (await makeBucket(s3, bucket)).put('in/a.pdf', bytes);
+    const spoolDir = mkdtempSync(join(tmpdir(), 'docextract-spool-'));
+    const inputs = new ObjectInputs({ spoolDir, endpoint: standIn.url, env: moto.env });
+    const found = visitor();
+    let listed = { etag: '', size: 0 };
+    await inputs.visit(`s3://${bucket}/in/`, true, { ...found, file: async (path, _via, version) => void (found.files.push(path), (listed = version)) });
+    return { inputs, bytes, path: found.files[0] as string, listed, spoolDir };
+  }
+  const getOf = (bucket: string) => (req: { method?: string; url?: string }) => req.method === 'GET' && (req.url ?? '').startsWith(`/${bucket}/in/a.pdf`);
+
+  it('a body reset halfway (Content-Length of the whole) is downloaded again, and the whole object is kept', async () => {
+    const { inputs, bytes, path, listed } = await oneObject('reset-once');
+    standIn.cutMidBody(getOf('reset-once'), 1);
+    expect(await inputs.read(path, listed)).toBeUndefined();
+    inputs.close();
+    expect(standIn.cut.filter((request) => request.includes('/reset-once/'))).toHaveLength(1);
+    expect(readFileSync(path)).toEqual(bytes);
+    expect(inputs.figures).toMatchObject({ downloaded: 1, downloaded_bytes: bytes.length });
+  });
+
+  it('a body reset every time is tried 3 times, then that object is not read: a code and its s3:// address, no partial copy left', async () => {
+    const { inputs, path, listed } = await oneObject('reset-always');
+    standIn.cutMidBody(getOf('reset-always'), 10);
+    const unread = await inputs.read(path, listed);
+    inputs.close();
+    expect(standIn.cut.filter((request) => request.includes('/reset-always/'))).toHaveLength(3);
+    expect(unread).toMatchObject({ ok: false, code: 'object_store_failed' });
+    expect(unread?.message).toContain('s3://reset-always/in/a.pdf');
+    expect(existsSync(path)).toBe(false);
+    expect(readdirSync(join(path, '..'))).toEqual([]);
   });
 });
