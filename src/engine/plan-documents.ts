@@ -84,15 +84,23 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
     literal: options.listed,
     exclude: [options.outDir, ...(options.exclude ?? [])],
     ...(options.allowed ? { allowed: options.allowed } : {}),
-    ...(options.objects ? { objects: options.objects } : {}),
+    // The first slice's objects download while later listing pages are asked for.
+    ...(options.objects ? { objects: { ...options.objects, readWhileListing: sliceSize } } : {}),
   });
   const found = discovery.inputs.length;
   const { objects } = discovery;
   const read: ReadObject | undefined = objects ? (path, listed) => objects.read(path, listed) : undefined;
   async function* slices(): AsyncGenerator<PlannedSlice> {
     try {
-      // Each slice is read from the list as it is planned, and let go of there; its objects are downloaded then.
-      for (const slice of discovery.inputs.slices(sliceSize)) yield await planFiles(slice, discovery.commonBase, options, read);
+      // Each slice is read from the list as it is planned, and let go of there; its objects are downloaded
+      // then, and the next slice's start downloading too: the sender never waits at a slice's boundary.
+      const all = discovery.inputs.slices(sliceSize);
+      for (let slice = all.next(); !slice.done;) {
+        const next = all.next();
+        if (!next.done) objects?.readAhead(next.value);
+        yield await planFiles(slice.value, discovery.commonBase, options, read);
+        slice = next;
+      }
     } finally {
       objects?.close();
     }
