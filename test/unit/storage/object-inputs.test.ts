@@ -236,6 +236,34 @@ describe('object inputs against moto', () => {
     expect(stream.objects).toMatchObject({ downloaded: 4, unchanged: 0 });
   });
 
+  it('the first documents planned from objects are the first 40, not a whole slice: sending starts once they are read', async () => {
+    const png = corpusFile('images/id-card.png');
+    const keys = Array.from({ length: 45 }, (_, index) => `in/${String(index).padStart(2, '0')}.png`);
+    const standIn = stubStore({
+      async *list() {
+        yield keys.map((key) => ({ key, etag: `"${key}"`, size: png.length }));
+      },
+      download: async (_bucket, _key, _etag, path) => {
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, png);
+      },
+    });
+    const cwd = mkdtempSync(join(tmpdir(), 'docextract-plan-'));
+    const { spoolDir } = options();
+    const stream = await planDocumentStream(['s3://stand-in/in/'], {
+      cwd,
+      outDir: join(cwd, 'out'),
+      windows: [],
+      ttlMs: 3_600_000,
+      marginMs: 60_000,
+      objects: { spoolDir, open: async () => standIn },
+    });
+    const sizes: number[] = [];
+    for await (const slice of stream.slices) sizes.push(slice.documents.length);
+    expect(sizes).toEqual([40, 5]);
+    expect(stream.objects).toMatchObject({ downloaded: 45 });
+  });
+
   it('a missing moto_server fails the test that needs it, saying so', async () => {
     const saved = process.env.MOTO_SERVER;
     process.env.MOTO_SERVER = '/nonexistent/moto_server';
