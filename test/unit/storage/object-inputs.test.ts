@@ -14,6 +14,8 @@ import { ObjectInputs, type ListedVersion, type ObjectFindings } from '../../../
 import type { ObjectStore } from '../../../src/storage/object-store.js';
 import { startMoto, type RunningMoto } from '../../helpers/moto.js';
 import { makeBucket, s3ClientFor } from '../../helpers/s3-objects.js';
+import { corpusFile } from '../../helpers/moto-suite.js';
+import { planDocumentStream } from '../../../src/engine/plan-documents.js';
 
 let moto: RunningMoto;
 let s3: S3Client;
@@ -53,6 +55,19 @@ const options = (extra: Partial<ConstructorParameters<typeof ObjectInputs>[0]> =
   env: moto.env,
   ...extra,
 });
+
+/** A store in this process: `list` and `download` as the test says, nothing else used. */
+function stubStore(parts: Pick<ObjectStore, 'list' | 'download'>): ObjectStore {
+  return {
+    identity: 'stand-in',
+    head: async () => undefined,
+    ...parts,
+    put: async () => '',
+    close: () => undefined,
+    copy: async () => '',
+    remove: async () => undefined,
+  };
+}
 
 /** Runs `work` a few at a time: moto serves one request at a time well, thousands at once badly. */
 async function limited<T>(items: readonly T[], work: (item: T) => Promise<unknown>, concurrency = 16): Promise<void> {
@@ -110,14 +125,14 @@ describe('object inputs against moto', () => {
     expect(plain.figures).toMatchObject({ requests: 1, listed: 1, listed_bytes: 19, downloaded: 1, downloaded_bytes: 19, unchanged: 1, unchanged_bytes: 19 });
   });
 
-  it('lists without downloading, in listing order; reads download 8 objects at once, never more', async () => {
-    // A stand-in store: each download is held until 8 are in flight (the exact point), or for 2 s when they never are.
+  it('lists without downloading, in listing order; reads download 16 objects at once, never more', async () => {
+    // A stand-in store: each download is held until 16 are in flight (the exact point), or for 2 s when they never are.
     const keys = Array.from({ length: 20 }, (_, index) => `in/${String(index).padStart(2, '0')}.png`);
     keys.splice(10, 0, 'in/notes.txt');
     let inFlight = 0;
     let most = 0;
     let release: () => void = () => undefined;
-    const eightAtOnce = new Promise<void>((resolve) => (release = resolve));
+    const sixteenAtOnce = new Promise<void>((resolve) => (release = resolve));
     const standIn: ObjectStore = {
       identity: 'stand-in',
       head: async () => undefined,
@@ -127,9 +142,9 @@ describe('object inputs against moto', () => {
       download: async (_bucket, key, _etag, path) => {
         inFlight += 1;
         most = Math.max(most, inFlight);
-        if (inFlight >= 8) release();
+        if (inFlight >= 16) release();
         const fallback = new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref());
-        await Promise.race([eightAtOnce, fallback]);
+        await Promise.race([sixteenAtOnce, fallback]);
         await mkdir(dirname(path), { recursive: true });
         await writeFile(path, key.slice(-3));
         inFlight -= 1;
@@ -150,9 +165,104 @@ describe('object inputs against moto', () => {
     const unread = await Promise.all(found.files.map((path, index) => inputs.read(path, found.listed[index] as ListedVersion)));
     inputs.close();
     expect(unread.every((why) => why === undefined)).toBe(true);
-    expect(most).toBe(8);
+    expect(most).toBe(16);
     expect(inputs.figures).toMatchObject({ requests: 5, listed: 21, downloaded: 20, downloaded_bytes: 60 });
   }, 60_000);
+
+  it('with readWhileListing, the first objects download while later pages are listed, and their reads download nothing again', async () => {
+    // The second page is listed only once the first object's download was asked for (the exact point), or after 2 s.
+    const events: string[] = [];
+    let asked: () => void = () => undefined;
+    const firstAsked = new Promise<void>((resolve) => (asked = resolve));
+    const standIn = stubStore({
+      async *list() {
+        yield ['in/a.png', 'in/b.png', 'in/c.png'].map((key) => ({ key, etag: `"${key}"`, size: 3 }));
+        await Promise.race([firstAsked, new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref())]);
+        events.push('page 2 listed');
+        yield [{ key: 'in/d.png', etag: '"in/d.png"', size: 3 }];
+      },
+      download: async (_bucket, key, _etag, path) => {
+        events.push(`download ${key}`);
+        asked();
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, 'png');
+      },
+    });
+    const inputs = new ObjectInputs(options({ open: async () => standIn, readWhileListing: 2 }));
+    const found = collector();
+    await inputs.visit('s3://stand-in/in/', true, found);
+    expect(events.indexOf('download in/a.png')).toBeGreaterThanOrEqual(0);
+    expect(events.indexOf('download in/a.png')).toBeLessThan(events.indexOf('page 2 listed'));
+    const unread = await Promise.all(found.files.map((path, index) => inputs.read(path, found.listed[index] as ListedVersion)));
+    inputs.close();
+    expect(unread).toEqual([undefined, undefined, undefined, undefined]);
+    // Only the first two were read while listing; each object was downloaded once.
+    expect(events.filter((event) => event.startsWith('download')).sort()).toEqual(['a', 'b', 'c', 'd'].map((name) => `download in/${name}.png`));
+    expect(inputs.figures).toMatchObject({ downloaded: 4, unchanged: 0 });
+  });
+
+  it("planning a slice starts downloading the next slice's objects: the sender never waits at a slice's boundary", async () => {
+    // b's download (the first slice's) is answered only once c's (the second slice's) was asked for, or after 2 s.
+    const png = corpusFile('images/id-card.png');
+    const events: string[] = [];
+    let asked: () => void = () => undefined;
+    const nextSliceAsked = new Promise<void>((resolve) => (asked = resolve));
+    const keys = ['in/a.png', 'in/b.png', 'in/c.png', 'in/d.png'];
+    const standIn = stubStore({
+      async *list() {
+        yield keys.map((key) => ({ key, etag: `"${key}"`, size: png.length }));
+      },
+      download: async (_bucket, key, _etag, path) => {
+        events.push(`asked ${key}`);
+        if (key === 'in/c.png') asked();
+        if (key === 'in/b.png') await Promise.race([nextSliceAsked, new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref())]);
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, png);
+        events.push(`done ${key}`);
+      },
+    });
+    const cwd = mkdtempSync(join(tmpdir(), 'docextract-plan-'));
+    const { spoolDir } = options();
+    const stream = await planDocumentStream(
+      ['s3://stand-in/in/'],
+      { cwd, outDir: join(cwd, 'out'), windows: [], ttlMs: 3_600_000, marginMs: 60_000, objects: { spoolDir, open: async () => standIn } },
+      2,
+    );
+    const planned: string[] = [];
+    for await (const slice of stream.slices) planned.push(...slice.documents.map((doc) => doc.path.split('/in/')[1] as string));
+    expect(planned).toEqual(['a.png', 'b.png', 'c.png', 'd.png']);
+    expect(events.indexOf('asked in/c.png')).toBeGreaterThanOrEqual(0);
+    expect(events.indexOf('asked in/c.png')).toBeLessThan(events.indexOf('done in/b.png'));
+    expect(stream.objects).toMatchObject({ downloaded: 4, unchanged: 0 });
+  });
+
+  it('the first documents planned from objects are the first 40, not a whole slice: sending starts once they are read', async () => {
+    const png = corpusFile('images/id-card.png');
+    const keys = Array.from({ length: 45 }, (_, index) => `in/${String(index).padStart(2, '0')}.png`);
+    const standIn = stubStore({
+      async *list() {
+        yield keys.map((key) => ({ key, etag: `"${key}"`, size: png.length }));
+      },
+      download: async (_bucket, _key, _etag, path) => {
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, png);
+      },
+    });
+    const cwd = mkdtempSync(join(tmpdir(), 'docextract-plan-'));
+    const { spoolDir } = options();
+    const stream = await planDocumentStream(['s3://stand-in/in/'], {
+      cwd,
+      outDir: join(cwd, 'out'),
+      windows: [],
+      ttlMs: 3_600_000,
+      marginMs: 60_000,
+      objects: { spoolDir, open: async () => standIn },
+    });
+    const sizes: number[] = [];
+    for await (const slice of stream.slices) sizes.push(slice.documents.length);
+    expect(sizes).toEqual([40, 5]);
+    expect(stream.objects).toMatchObject({ downloaded: 45 });
+  });
 
   it('a missing moto_server fails the test that needs it, saying so', async () => {
     const saved = process.env.MOTO_SERVER;
