@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import {
   applyCorrections,
   correctedData,
   correctionsOf,
+  dataToCheck,
   readReview,
   saveReview,
   saveReviewChecks,
@@ -182,6 +183,30 @@ describe('the correction store', () => {
     expect(JSON.parse(text)).toEqual({ ...saved, checks });
     expect(await readReview(path, doc)).toEqual({ kind: 'current', review: { ...saved, checks } });
     expect(readdirSync(join(path, '..')).sort()).toEqual(['a.pdf.json', 'a.pdf.json.review.json']);
+  });
+
+  it('checks the corrected data, with its review, only when a current review lies beside the result', async () => {
+    const doc = result();
+    const path = resultOnDisk(doc);
+    expect(await dataToCheck(path, doc)).toEqual({ data: DATA });
+    const saved = await saveReview(path, doc, { values: { total: 12 }, approved: true }, new Date('2026-02-02T00:00:00.000Z'));
+    expect(await dataToCheck(path, doc)).toEqual({ data: { ...DATA, total: 12 }, review: saved });
+    // A review of an earlier extraction is not applied.
+    expect(await dataToCheck(path, result({ completed_at: '2026-05-05T00:00:00.000Z' }))).toEqual({ data: DATA });
+  });
+
+  it('never applies a review others may write to: it is untrusted, named with its file and code', async () => {
+    const doc = result();
+    const path = resultOnDisk(doc);
+    await saveReview(path, doc, { values: { total: 12 }, approved: true }, new Date('2026-02-02T00:00:00.000Z'));
+    chmodSync(reviewPathFor(path), 0o666);
+    expect(await readReview(path, doc)).toEqual({
+      kind: 'untrusted',
+      file: reviewPathFor(path),
+      code: 'review_untrusted',
+      reason: 'others may write to it (mode 0666)',
+    });
+    expect(await dataToCheck(path, doc)).toEqual({ data: DATA });
   });
 
   it('applies corrections on a copy, and leaves the data as it is without a review', () => {
