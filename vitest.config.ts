@@ -17,6 +17,7 @@ const ISOLATED = [
   'test/unit/store/atomic-write.test.ts',
   'test/unit/store/journal.test.ts',
   'test/unit/engine/watch-moves-across.test.ts',
+  'test/integration/s3-stream.test.ts',
   // What they assert is which modules a command loads, or the heap flags of the process: a fresh process.
   'test/unit/cli/lazy-modules.test.ts',
   'test/unit/cli/lazy-pdf-lib.test.ts',

@@ -1,8 +1,11 @@
 /**
- * The set-up every S3 integration file shares: a moto_server and an emulator
- * started for the file (the file fails, saying so, without moto), a client of
+ * The set-up every S3 integration file shares: a moto_server (the file fails,
+ * saying so, without moto) and an emulator started for the file, a client of
  * the test's own on the server, every bucket cleared before each test, and a
- * fresh environment (its own HOME and state folder) reaching both.
+ * fresh environment (its own HOME and state folder) reaching both. The
+ * moto_server is one per test worker, started by the first such file the
+ * worker runs: a start is ~2 CPU-seconds of Python, and files in a worker run
+ * one at a time, each test on a store the reset before it emptied.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,8 +15,21 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { emulatorEnv, startTestEmulator } from './emulator-run.js';
 import { startMoto, type RunningMoto } from './moto.js';
+
 import { s3ClientFor } from './s3-objects.js';
 import { CORPUS } from './workspace.js';
+
+/** This worker's moto_server, once a file asked for it; it ends with the worker. On globalThis: one per process, whatever modules a file re-evaluates. */
+const WORKER_MOTO = Symbol.for('docextract.test.workerMoto');
+const held = globalThis as { [WORKER_MOTO]?: Promise<RunningMoto> };
+
+function sharedMoto(): Promise<RunningMoto> {
+  held[WORKER_MOTO] ??= startMoto({ tiedToThisProcess: true }).catch((error: unknown) => {
+    held[WORKER_MOTO] = undefined; // the next file tries again, and fails saying why
+    throw error;
+  });
+  return held[WORKER_MOTO];
+}
 
 export interface MotoSuite {
   moto: RunningMoto;
@@ -38,12 +54,12 @@ export function useMotoSuite(): MotoSuite {
     },
   } as MotoSuite;
   beforeAll(async () => {
-    [suite.moto, suite.emu] = await Promise.all([startMoto(), startTestEmulator()]);
+    [suite.moto, suite.emu] = await Promise.all([sharedMoto(), startTestEmulator()]);
     suite.s3 = s3ClientFor(suite.moto);
   }, 60_000);
   afterAll(async () => {
     suite.s3?.destroy();
-    await Promise.all([suite.moto?.close(), suite.emu?.close()]);
+    await suite.emu?.close();
   });
   beforeEach(async () => suite.moto.reset());
   return suite;

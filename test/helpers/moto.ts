@@ -24,22 +24,37 @@ export interface RunningMoto {
   close(): Promise<void>;
 }
 
+const NOT_INSTALLED = `moto_server is not installed (not on PATH): the S3 tests need it (pip install 'moto[server]'), they are never skipped`;
+
 const REQUEST_LINE = /"([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3})/;
 
+/**
+ * Run by sh in front of moto when moto outlives the test file (`tiedToThisProcess`): vitest ends a
+ * worker with SIGTERM, which runs no exit handler, so moto is killed when the pipe on sh's stdin
+ * (fd 3 to the watcher) reaches its end, however this process ended (kill -9 included); sh exits
+ * with moto (127: no moto_server).
+ */
+const TIED = ['exec 3<&0', '"$0" "$@" </dev/null 3<&- &', 'server=$!', '(cat <&3; kill "$server") >/dev/null 2>&1 &', 'exec 3<&-', 'wait "$server"'].join('\n');
+
+export interface MotoOptions {
+  /** Moto lives as long as this process (it may be left running, never left behind), and close() ends it. @default false */
+  tiedToThisProcess?: boolean;
+}
+
 /** Starts `moto_server -p 0` (PATH, or MOTO_SERVER), waits for its port and its first HTTP answer. */
-export async function startMoto(): Promise<RunningMoto> {
+export async function startMoto(options: MotoOptions = {}): Promise<RunningMoto> {
   const command = process.env.MOTO_SERVER ?? 'moto_server';
-  const child = spawn(command, ['-H', '127.0.0.1', '-p', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const serverArgs = ['-H', '127.0.0.1', '-p', '0'];
+  const tied = options.tiedToThisProcess === true;
+  const child = tied
+    ? spawn('sh', ['-c', TIED, command, ...serverArgs], { stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(command, serverArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   const requests: { method: string; target: string; status: number }[] = [];
   let output = '';
   let port: number | undefined;
   let failed: Error | undefined;
   child.on('error', (error: NodeJS.ErrnoException) => {
-    failed = new Error(
-      error.code === 'ENOENT'
-        ? `moto_server is not installed (not on PATH): the S3 tests need it (pip install 'moto[server]'), they are never skipped`
-        : `moto_server could not start: ${error.message}`,
-    );
+    failed = new Error(error.code === 'ENOENT' ? NOT_INSTALLED : `moto_server could not start: ${error.message}`);
   });
   let pending = '';
   const read = (chunk: Buffer): void => {
@@ -64,7 +79,9 @@ export async function startMoto(): Promise<RunningMoto> {
     () => output,
   );
   if (failed) throw failed;
-  if (port === undefined) throw new Error(`moto_server exited before it listened:\n${output}`);
+  if (port === undefined) throw new Error(tied && child.exitCode === 127 ? NOT_INSTALLED : `moto_server exited before it listened:\n${output}`);
+  // Left running, it must not keep this process alive.
+  if (tied) for (const handle of [child, child.stdin, child.stdout, child.stderr]) (handle as { unref?: () => void } | null)?.unref?.();
   const url = `http://127.0.0.1:${port}`;
   await post(`${url}/moto-api/reset`); // its first HTTP answer: the positive signal that it serves
   requests.length = 0;
@@ -78,7 +95,8 @@ export async function startMoto(): Promise<RunningMoto> {
     },
     close: async () => {
       if (child.exitCode === null) {
-        stop(child);
+        if (tied) child.stdin?.end();
+        else stop(child);
         await exited;
       }
     },

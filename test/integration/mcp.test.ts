@@ -80,9 +80,11 @@ async function connectOverStdio(emu: RunningEmulator, out: string): Promise<Conn
 }
 
 describe('docextract mcp over stdio (the built CLI, spawned)', () => {
-  it('lists its tools, each with a JSON schema for its input and one for its output', async () => {
+  // One server spawned for both (a process start is ~1.5 CPU-seconds): what it lists, then what it extracts.
+  it('lists its tools, each with a JSON schema for its input and one for its output; extracts a folder of mixed files: results on disk, data returned, progress reported, each page charged once', async () => {
     const emu = (emulator = await startTestEmulator());
-    const { client } = await connectOverStdio(emu, makeWorkspace({}).out);
+    const ws = makeWorkspace(batchFiles(FILES));
+    const { client, stderr, received } = await connectOverStdio(emu, ws.out);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['extract', 'jobs', 'models', 'result']);
     for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
@@ -103,12 +105,7 @@ describe('docextract mcp over stdio (the built CLI, spawned)', () => {
     const models = await client.callTool({ name: 'models', arguments: {} });
     expect(models.isError).toBeFalsy();
     expect(JSON.stringify(models.structuredContent)).toContain('invoice');
-  });
 
-  it('extracts a folder of mixed files: results on disk, data returned, progress reported, each page charged once', async () => {
-    const emu = (emulator = await startTestEmulator());
-    const ws = makeWorkspace(batchFiles(FILES));
-    const { client, stderr, received } = await connectOverStdio(emu, ws.out);
     const result = await client.callTool({ name: 'extract', arguments: { paths: [ws.inputs] } }, undefined, { onprogress: () => undefined });
     expect(result.isError, stderr()).toBeFalsy();
     // What the server sent, read off the wire: over stdio the last steps may share a chunk with the answer,

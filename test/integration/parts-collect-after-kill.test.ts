@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { EmulatorEndpoint, EmulatorEvent } from '../../src/emulator/index.js';
-import { DOCEXTRACT_BIN, runChildCli, startChildCli } from '../helpers/child-run.js';
+import { DOCEXTRACT_BIN, startChildCli } from '../helpers/child-run.js';
 import { emulatorEnv, expectNoContentUploadedTwice, expectNoStackTrace, readJournal, startTestEmulator, UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { holdAnswersUntilReleased, holdDocumentsUntilReleased } from '../helpers/held-answers.js';
 import { labelledPdf } from '../helpers/make-pdf.js';
@@ -202,7 +202,8 @@ describe('a source in parts, a part finished by a run killed before it rewrote t
       expect(stopped.code, stopped.stderr).toBe(130);
 
       // `jobs` gives the open part's collect first, then the run's own command (the source is undone); neither says nothing was sent.
-      const listed = await runChildCli(['jobs'], env);
+      // (`jobs` runs in this process: what is run as a user would, by bash, is the commands it prints.)
+      const listed = await runCli(['jobs'], { env });
       expect(listed.code, listed.stderr).toBe(0);
       expect(listed.stdout).not.toContain('not started');
       const finish = listed.stdout
@@ -233,7 +234,7 @@ describe('a source in parts, a part finished by a run killed before it rewrote t
       const rerun = await asPrinted(finish[1] as string);
       expect(rerun.code, rerun.stderr).toBe(0);
       expect(countedRequests(emu.counters)).toBe(sent);
-      expect((await runChildCli(['jobs'], env)).stdout).not.toContain('finish: ');
+      expect((await runCli(['jobs'], { env })).stdout).not.toContain('finish: ');
       expect(emu.counters.creditsCharged).toBe(151);
       expectNoContentUploadedTwice(emu, 2);
     },
