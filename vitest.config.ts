@@ -4,7 +4,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // zsh and fish are Debian packages: `npm run test:shells` (vitest.shells.config.ts), run by .ci/run.
 // The single executable is built by `npm run test:binary` (vitest.binary.config.ts), run by .ci/run.
 // The newest TypeScript from the registry: `npm run test:latest-typescript` (npm test asks no registry).
-const NOT_HERE = ['test/browser/**', 'test/shells/**', 'test/binary/**', 'test/latest-typescript/**'];
+// The packed library installed into a new project: `npm run test:package` (vitest.package.config.ts), run by .ci/run.
+const NOT_HERE = ['test/browser/**', 'test/shells/**', 'test/binary/**', 'test/latest-typescript/**', 'test/package/library-package.test.ts'];
 
 // Files that change what a later file in the same process would see, each run in a process of its own.
 // Every other file shares its worker's modules with the files before it: a process and a module graph
