@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { DocumentOutcome } from '../index.js';
 import { OutcomeCounts } from '../library/outcomes.js';
 import { plural } from '../util/plural.js';
-import type { PartData } from './part-data.js';
+import type { PartAnswer } from './part-data.js';
 import { answer, shortChecks, toolError } from './tool-answers.js';
 
 /**
@@ -71,10 +71,10 @@ export class ExtractAnswer {
 
   /**
    * One finished document; `parts`: the parts of a document sent in parts
-   * (partsDataOfOutcome), whose list is its data, each part with its own
+   * (partsOfOutcome), whose list is its data, each part with its own
    * verdict, never merged into one.
    */
-  add(outcome: DocumentOutcome, parts?: readonly PartData[]): void {
+  add(outcome: DocumentOutcome, parts?: readonly PartAnswer[]): void {
     this.counted.add(outcome);
     const hasResult = outcome.status === 'complete' || outcome.status === 'partial';
     // The run's own verdict: the engine checked the data with this call's checker as it arrived (and a reused result again).

@@ -10,7 +10,7 @@ import type { DocExtract, ExtractionOptions } from '../index.js';
 import { PathNotAllowedError, type AgentFolders } from './agent-folders.js';
 import { isObjectUri } from '../util/object-uri.js';
 import { ExtractAnswer } from './extract-answer.js';
-import { partsDataOfOutcome } from './part-data.js';
+import { partsOfOutcome } from './part-data.js';
 import { RunProgress } from './run-progress.js';
 import { failed, failedWith } from './tool-answers.js';
 
@@ -90,7 +90,7 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
     ctx.outs.add(out);
     for await (const outcome of run) {
       // A document sent in parts is reported without data: its data is its parts', read back from its one result file.
-      answer.add(outcome, await partsDataOfOutcome(outcome));
+      answer.add(outcome, await partsOfOutcome(ctx.client, outcome));
       progress.documentFinished(outcome);
     }
     const report = await run.done;

@@ -1,11 +1,7 @@
-import { realpath } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
-import fg from 'fast-glob';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ResultChecker } from '../index.js';
-import { dataToCheck, documentTypeOf, isResultDocument, readResultFile, type ResultDocument } from '../library/check.js';
-import { partsDataOf } from './part-data.js';
+import type { DocExtract, PartData, ResultChecker } from '../index.js';
+import { partAnswers } from './part-data.js';
 import { answer, failed, shortChecks, toolError } from './tool-answers.js';
 
 /** Characters of a result's data (as JSON) one result answer carries at most; a larger one comes in slices (`offset`, `next_offset`). */
@@ -35,21 +31,15 @@ export const resultOutput = {
  * the budget comes as a slice of its JSON text, from `offset`.
  */
 export async function readOneResult(
+  client: DocExtract,
   path: string,
   offset: number,
-  folders: { cwd: string; outs: readonly string[]; checker: ResultChecker | undefined },
+  folders: { outs: readonly string[]; checker: ResultChecker | undefined },
 ): Promise<CallToolResult> {
-  const absolute = resolve(folders.cwd, path);
-  const named = await readResultFile(absolute);
-  const found = named && isResultDocument(named) ? [absolute] : await resultsOfSource(absolute, folders.outs);
-  const [output, ...others] = found;
-  if (output === undefined)
-    return failed('result_not_found', `no result for ${path}: name a result file, or a source extracted into ${folders.outs.join(', ')}`);
-  const result = (await readResultFile(output)) as ResultDocument;
-  // A document in parts: its data is the list of its parts, each with its source pages and own data (a review of it is read only: none applies).
-  const parts = partsDataOf(result, folders.checker, documentTypeOf(result));
-  const { data, review } = parts ? { data: parts, review: undefined } : await dataToCheck(output, result);
-  const checks = parts ? undefined : folders.checker?.check(documentTypeOf(result), data);
+  const read = await client.result(path, { outs: folders.outs, ...(folders.checker ? { checker: folders.checker } : {}) });
+  if (read === undefined) return failed('result_not_found', `no result for ${path}: name a result file, or a source extracted into ${folders.outs.join(', ')}`);
+  const { output, result, reviewed, inParts, checks, others } = read;
+  const data = inParts ? partAnswers(read.data as PartData[]) : read.data;
   const text = JSON.stringify(data) ?? 'null';
   const whole = offset === 0 && text.length <= RESULT_DATA_BUDGET;
   const next = offset + RESULT_DATA_BUDGET;
@@ -59,25 +49,10 @@ export async function readOneResult(
     status: result.status,
     model: result.model,
     pages: result.pages,
-    ...(review ? { reviewed: true } : {}),
-    ...(parts ? { in_parts: true } : {}),
+    ...(reviewed ? { reviewed: true } : {}),
+    ...(inParts ? { in_parts: true } : {}),
     ...(checks ? { checks: shortChecks(checks) } : {}),
     ...(whole ? { data } : { data_json: text.slice(offset, next), data_chars: text.length, offset, next_offset: next < text.length ? next : null }),
     ...(others.length > 0 ? { other_results: others } : {}),
   });
-}
-
-/** Result files in `outs` that name `source` (whole first, then page selections `x.pdf.p1-3.json`). */
-async function resultsOfSource(source: string, outs: readonly string[]): Promise<string[]> {
-  const real = await realpath(source).catch(() => source);
-  const name = fg.escapePath(basename(source));
-  const found: string[] = [];
-  for (const out of new Set(outs)) {
-    const candidates = await fg([`**/${name}.json`, `**/${name}.p*.json`], { cwd: out, absolute: true, onlyFiles: true, suppressErrors: true });
-    for (const candidate of candidates.sort((a, b) => a.length - b.length)) {
-      const path = (await readResultFile(candidate))?.source?.path;
-      if (path === source || path === real) found.push(candidate);
-    }
-  }
-  return found;
 }

@@ -88,7 +88,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     async ({ path, offset }) => {
       try {
         await folders.checkResultPath(path);
-        return await readOneResult(path, offset ?? 0, { cwd, outs: [...outs], checker: options.extract.checker });
+        return await readOneResult(options.client, path, offset ?? 0, { outs: [...outs], checker: options.extract.checker });
       } catch (error) {
         return failedWith(error);
       }

@@ -5,6 +5,7 @@
  * whichever door asks, and the rest are the resources the state folder and
  * the service hold.
  */
+import { resolve } from 'node:path';
 import type { Authorised, Health, ModelList } from '../../api/answers.js';
 import type { ChunkProcessed } from '../../api/index.js';
 import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
@@ -26,6 +27,7 @@ import { startRun, type Run } from './run-handle.js';
 import { runAccess, serviceClient } from './run-access.js';
 import { watchRun, type WatchOptions } from './watch-call.js';
 import { folderOrObject } from './folder-or-object.js';
+import type { ResultOptions, ResultRead } from './result-call.js';
 
 /** How far back `usage` counts by default, as `docextract usage` does (`--since 30d`). */
 const THIRTY_DAYS_MS = 30 * 86_400_000;
@@ -219,6 +221,19 @@ export class DocExtract {
       now: () => new Date(this.settings.clock.now()),
       ...(options.checker ? { checker: options.checker } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
+    });
+  }
+
+  /**
+   * One document's result, read back: by its result file, or by its source
+   * looked up in `outs`; undefined when there is none. A person's
+   * corrections apply; a document in parts gives the list of its parts.
+   */
+  async result(path: string, options: ResultOptions = {}): Promise<ResultRead | undefined> {
+    const { readResult } = await import('./result-call.js');
+    return readResult(this.settings.cwd, path, {
+      ...options,
+      ...(options.outs ? { outs: options.outs.map((out) => resolve(this.settings.cwd, out)) } : {}),
     });
   }
 

@@ -18,5 +18,6 @@ export type { ExtractInputs, ExtractionRunReport } from './extract-run.js';
 export type { CollectOptions } from './collect-call.js';
 export type { JobsListing, JobsOptions, StateHolder } from './jobs-call.js';
 export type { WatchOptions } from './watch-call.js';
+export type { PartData, ResultOptions, ResultRead } from './result-call.js';
 export type { Run } from './run-handle.js';
 export { InvalidOptionError } from './invalid-option-error.js';

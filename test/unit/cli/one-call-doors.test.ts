@@ -19,7 +19,8 @@ const RUNNERS: Record<string, readonly string[]> = {
   'jobs.ts': ['listJobs', 'stateLockHolder', 'readRunningCommands', 'refreshOpenJobs', 'processChunkOnEngine'],
   'usage.ts': ['readUsage'],
   'export.ts': ['exportResults'],
-  'check.ts': ['checkResults'],
+  // A result read back (MCP's result tool) is `dx.result`: the corrections, the parts and the verdict in one place.
+  'check.ts': ['checkResults', 'readResultFile', 'dataToCheck', 'readReview'],
   'review.ts': ['startReview'],
   'collect-job.ts': ['collectJobRun'],
   'watch-run.ts': ['watchFolderRun'],
