@@ -297,9 +297,12 @@ export class BatchRunner {
         continue; // stopped while waiting for a slot
       }
       // The best item may have changed while we waited for the slot; rarely
-      // nothing is left to send, and the slot goes unused.
+      // nothing is left to send, and the slot goes back unused.
       const chosen = this.state.stopping ? undefined : this.choose(this.clock.now());
-      if (!chosen?.item || (chosen.item.kind === 'upload' && !chosen.item.task.prepared)) continue; // overtaken by another upload: prepare it first
+      if (!chosen?.item || (chosen.item.kind === 'upload' && !chosen.item.task.prepared)) {
+        this.gate.unsent(sentAt); // (or overtaken by another upload: prepare it first)
+        continue;
+      }
       this.send(chosen, sentAt);
     }
   }

@@ -256,7 +256,8 @@ export async function processThroughGate(
       session.gate.answered(sentAt, answer.processing_time_ms);
       return answer;
     } catch (error) {
-      if (!neverReached(error)) session.gate.answered(sentAt); // counted, if at all, by now
+      if (neverReached(error)) session.gate.unsent(sentAt);
+      else session.gate.answered(sentAt); // counted, if at all, by now
       if (!pausedForRateLimit(session, error, attempt, 'process', clock)) throw error;
     }
   }

@@ -72,14 +72,23 @@ export interface PlanStream {
 }
 
 /**
- * With `s3://` inputs, the documents planned before the first is sent: a
+ * With `s3://` inputs, the documents planned and handed on together: a
  * second's worth at the key's usual 40 a second. A whole first slice waited
- * for 500 downloads (17 s of a 10,000-object run on a loaded machine).
+ * for 500 downloads (17 s of a 10,000-object run on a loaded machine), and
+ * with downloads barely faster than sending, each later slice's last
+ * downloads held back its first documents.
  */
-const FIRST_OBJECTS_SENT = 40;
+const OBJECTS_PLANNED_TOGETHER = 40;
 
 /** Reads an object found by its listing into its spool path when its slice is planned; why not, when it cannot. */
 export type ReadObject = (path: string, listed: ListedVersion) => Promise<ObjectUnread | undefined>;
+
+/** `items` in consecutive runs of `size` (the last may be shorter). */
+function runsOf<T>(items: readonly T[], size: number): T[][] {
+  const parts: T[][] = [];
+  for (let start = 0; start < items.length; start += size) parts.push(items.slice(start, start + size));
+  return parts;
+}
 
 /**
  * `planDocuments` a slice at a time: discovery finds every file (a path
@@ -104,11 +113,11 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
       // Each slice is read from the list as it is planned, and let go of there; its objects are downloaded
       // then, and the next slice's start downloading too: the sender never waits at a slice's boundary.
       const all = discovery.inputs.slices(sliceSize);
-      for (let slice = all.next(), first = true; !slice.done; first = false) {
+      for (let slice = all.next(); !slice.done; ) {
         const next = all.next();
         if (!next.done) objects?.readAhead(next.value);
-        // Objects: sending starts once the first few are read, not the whole first slice (the rest downloads meanwhile).
-        const parts = objects && first ? [slice.value.slice(0, FIRST_OBJECTS_SENT), slice.value.slice(FIRST_OBJECTS_SENT)] : [slice.value];
+        // Objects: sending starts once the first few are read, not the whole slice (the rest downloads meanwhile).
+        const parts = objects ? runsOf(slice.value, OBJECTS_PLANNED_TOGETHER) : [slice.value];
         for (const part of parts) {
           if (part.length === 0) continue;
           const planned = await planFiles(part, discovery.commonBase, options, read);

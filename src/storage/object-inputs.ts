@@ -180,7 +180,8 @@ export class ObjectInputs {
       // Overwritten or deleted since it was listed: the next run takes the version there then.
       return { ok: false, code: error.code, message: `${error.message.replace(/\.$/, '')}; not read, the next run takes the version there then.` };
     }
-    await writeFileAtomically(record, JSON.stringify(read), { mode: 0o600 });
+    // A cache: lost, the object is downloaded again (unchangedSince checks it against the spooled file).
+    await writeFileAtomically(record, JSON.stringify(read), { mode: 0o600, durable: false });
     this.figures.downloaded += 1;
     this.figures.downloaded_bytes += listed.size;
     return undefined;
