@@ -31,7 +31,7 @@ import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { FileSendLog, sendLogPath } from '../batch/send-log.js';
 import { Journal, JournalCorruptError } from '../store/journal.js';
 import { ResultsIndex } from '../store/results-index.js';
-import { keepAnswer, keptAnswersDir } from '../store/kept-answers.js';
+import { dropKeptAnswer, keepAnswer, keptAnswersDir } from '../store/kept-answers.js';
 import { questionKey } from '../batch/question.js';
 import { serializeResult } from '../batch/result-file.js';
 import { KnownResults, resultsIndexPath } from './known-results.js';
@@ -191,6 +191,7 @@ export function sessionRunner(
       await deps.session.results.record(document.question, kept);
       return kept;
     },
+    dropKeptAnswer,
     ...(deps.checker ? { checker: deps.checker } : {}),
     ...runnerOptions,
     ...runnerEvents(deps, layers, onFinished),

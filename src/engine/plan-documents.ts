@@ -113,7 +113,7 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
       // Each slice is read from the list as it is planned, and let go of there; its objects are downloaded
       // then, and the next slice's start downloading too: the sender never waits at a slice's boundary.
       const all = discovery.inputs.slices(sliceSize);
-      for (let slice = all.next(); !slice.done; ) {
+      for (let slice = all.next(); !slice.done;) {
         const next = all.next();
         if (!next.done) objects?.readAhead(next.value);
         // Objects: sending starts once the first few are read, not the whole slice (the rest downloads meanwhile).

@@ -619,7 +619,14 @@ describe('a display that listens only for finished documents', () => {
   it('is told of them, and nothing else is asked of it', async () => {
     const clock = new FakeClock(T0);
     const finished: string[] = [];
-    const gate = { projectSlots: () => [], unsent: () => undefined, settle: () => undefined, pauseUntil: () => undefined, rejected: () => undefined, restamp: () => undefined };
+    const gate = {
+      projectSlots: () => [],
+      unsent: () => undefined,
+      settle: () => undefined,
+      pauseUntil: () => undefined,
+      rejected: () => undefined,
+      restamp: () => undefined,
+    };
     const batch = new BatchState({
       clock,
       events: { documentFinished: (outcome) => void finished.push(outcome.file) },

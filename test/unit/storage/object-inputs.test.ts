@@ -250,14 +250,18 @@ describe('object inputs against moto', () => {
     });
     const cwd = mkdtempSync(join(tmpdir(), 'docextract-plan-'));
     const { spoolDir } = options();
-    const stream = await planDocumentStream(['s3://stand-in/in/'], {
-      cwd,
-      outDir: join(cwd, 'out'),
-      windows: [],
-      ttlMs: 3_600_000,
-      marginMs: 60_000,
-      objects: { spoolDir, open: async () => standIn },
-    }, 100);
+    const stream = await planDocumentStream(
+      ['s3://stand-in/in/'],
+      {
+        cwd,
+        outDir: join(cwd, 'out'),
+        windows: [],
+        ttlMs: 3_600_000,
+        marginMs: 60_000,
+        objects: { spoolDir, open: async () => standIn },
+      },
+      100,
+    );
     const sizes: number[] = [];
     for await (const slice of stream.slices) sizes.push(slice.documents.length);
     // Slices of 100 (read ahead one at a time), each handed on in runs of 40.
