@@ -12,7 +12,6 @@ import { DocumentTask } from '../../../src/batch/document-task.js';
 import { parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
 import { findSetting } from '../../../src/config/settings.js';
 
-import { RequestGate } from '../../../src/batch/request-gate.js';
 import { AnsweredAtOnceGate } from '../../helpers/answered-gate.js';
 import { MemorySendLog } from '../../../src/batch/send-log.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
