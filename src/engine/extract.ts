@@ -37,6 +37,8 @@ export interface ExtractBatchOptions {
    * run, keeping what it already extracted. @default none: every --force run extracts every file
    */
   forceCommand?: string;
+  /** This command's unfinished tasks the runner may hold before the next slice is planned. @default RUNNING_AHEAD (OBJECTS_RUNNING_AHEAD suits s3:// inputs) */
+  runningAhead?: number;
 }
 
 /**
@@ -77,7 +79,7 @@ export async function runExtractBatch(
   };
   // Each part's open job, by the part's own outcome.
   const openJobs: ExtractionReport['openJobs'] = [];
-  const running = new RunningWindow(RUNNING_AHEAD);
+  const running = new RunningWindow(options.runningAhead ?? RUNNING_AHEAD);
   // The journal's records of finished files leave as the run goes (else they stay in memory to its end).
   const journal = new CompactEvery(
     () => deps.session.compact(),

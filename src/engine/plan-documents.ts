@@ -80,14 +80,41 @@ export interface PlanStream {
  */
 const OBJECTS_PLANNED_TOGETHER = 40;
 
+/**
+ * With `s3://` inputs, the runs of OBJECTS_PLANNED_TOGETHER whose downloads
+ * are under way beyond the one being planned. A whole next slice at once
+ * (500) let the downloads race ahead of the sender in bursts, and on two
+ * cores they took the CPU the sending needed (32 requests a second of 40).
+ */
+const OBJECT_RUNS_AHEAD = 3;
+
 /** Reads an object found by its listing into its spool path when its slice is planned; why not, when it cannot. */
 export type ReadObject = (path: string, listed: ListedVersion) => Promise<ObjectUnread | undefined>;
 
-/** `items` in consecutive runs of `size` (the last may be shorter). */
-function runsOf<T>(items: readonly T[], size: number): T[][] {
-  const parts: T[][] = [];
-  for (let start = 0; start < items.length; start += size) parts.push(items.slice(start, start + size));
-  return parts;
+/**
+ * The slices' files in runs of OBJECTS_PLANNED_TOGETHER, each run's
+ * downloads started (`readAhead`) OBJECT_RUNS_AHEAD runs before it is handed
+ * on. A slice is still read from the list only when its first run is near.
+ */
+function* readingAhead<T>(slices: Iterator<T[]>, readAhead: (run: T[]) => void): Generator<T[]> {
+  const started: T[][] = [];
+  const runs: T[][] = [];
+  const startNext = (): boolean => {
+    while (runs.length === 0) {
+      const slice = slices.next();
+      if (slice.done) return false;
+      for (let start = 0; start < slice.value.length; start += OBJECTS_PLANNED_TOGETHER) runs.push(slice.value.slice(start, start + OBJECTS_PLANNED_TOGETHER));
+    }
+    const run = runs.shift() as T[];
+    readAhead(run);
+    started.push(run);
+    return true;
+  };
+  while (started.length <= OBJECT_RUNS_AHEAD && startNext());
+  for (let run = started.shift(); run !== undefined; run = started.shift()) {
+    startNext();
+    yield run;
+  }
 }
 
 /**
@@ -113,20 +140,15 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
       // Each slice is read from the list as it is planned, and let go of there; its objects are downloaded
       // then, and the next slice's start downloading too: the sender never waits at a slice's boundary.
       const all = discovery.inputs.slices(sliceSize);
-      for (let slice = all.next(); !slice.done;) {
-        const next = all.next();
-        if (!next.done) objects?.readAhead(next.value);
-        // Objects: sending starts once the first few are read, not the whole slice (the rest downloads meanwhile).
-        const parts = objects ? runsOf(slice.value, OBJECTS_PLANNED_TOGETHER) : [slice.value];
-        for (const part of parts) {
-          if (part.length === 0) continue;
-          const planned = await planFiles(part, discovery.commonBase, options, read);
-          checked += part.length;
-          // No file is left to count: the page counters go now, not at the process's exit after the last answer.
-          if (checked >= found) endIdleInspectionWorkers();
-          yield planned;
-        }
-        slice = next;
+      // Objects: sending starts once the first few are read, not a whole slice, and the next few download meanwhile.
+      const parts = objects ? readingAhead(all, (part) => objects.readAhead(part)) : all;
+      for (const part of parts) {
+        if (part.length === 0) continue;
+        const planned = await planFiles(part, discovery.commonBase, options, read);
+        checked += part.length;
+        // No file is left to count: the page counters go now, not at the process's exit after the last answer.
+        if (checked >= found) endIdleInspectionWorkers();
+        yield planned;
       }
     } finally {
       objects?.close();

@@ -11,6 +11,14 @@ export const PLAN_SLICE = 500;
  */
 export const RUNNING_AHEAD = 2_000;
 
+/**
+ * RUNNING_AHEAD for `s3://` inputs, whose planning downloads each object:
+ * five seconds of sending at the key's usual 40 a second. With 2,000 the
+ * downloads ran up to 2,000 objects ahead of the sender, taking the CPU it
+ * needed, and the spool held them all.
+ */
+export const OBJECTS_RUNNING_AHEAD = 200;
+
 /** Finished questions whose result path is kept (with the results index in use), to answer later copies for free. */
 export const KNOWN_ANSWERS = 10_000;
 
