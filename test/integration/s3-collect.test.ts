@@ -52,4 +52,45 @@ describe('collect --out s3://…', () => {
       await standIn.close();
     }
   }, 120_000);
+
+  it('puts a job its extract writes to s3://out/results/ there, whatever prefix collect names; a put refused keeps the answer', async () => {
+    // The extract's put refused (every attempt of the SDK, 4): its job stays open in the journal, its answer kept.
+    const ws = makeWorkspace({ 'long.pdf': 'pdf/pages-7.pdf' });
+    const bucket = await makeBucket(suite.s3, 'out');
+    const standIn = await startS3StandIn(suite.moto.url);
+    try {
+      const env: NodeJS.ProcessEnv = { ...suite.env(), AWS_ENDPOINT_URL_S3: standIn.url };
+      const isPut = (request: { method?: string }) => request.method === 'PUT';
+      standIn.slowDown(isPut, 4);
+      const extract = await runCli(['extract', ws.inputs, '--out', 's3://out/results/', '--json', ...UNTHROTTLED_FLAGS], { env });
+      expect(parseNdjson(extract.stdout)[0], extract.stderr).toMatchObject({ status: 'failed', error: { code: 'output_write_failed' } });
+      const jobId = String(parseNdjson(extract.stdout)[0]?.job_id);
+      const paid = suite.paidRequests();
+      const finalized = suite.emu.counters.finalizedJobs;
+      const kept = () => readdirSync(join(String(env.DOCEXTRACT_STATE_DIR), 'kept-results'), { recursive: true }).length;
+      expect(kept()).toBeGreaterThan(0);
+
+      // collect names another prefix, and its put is refused too: nothing finalized, the answer still kept.
+      const args = ['collect', jobId, '--out', 's3://out/other/', '--json', ...UNTHROTTLED_FLAGS];
+      standIn.slowDown(isPut, 4);
+      const refused = await runCli(args, { env });
+      expect(parseNdjson(refused.stdout)[0], refused.stderr).toMatchObject({ status: 'failed', error: { code: 'output_write_failed' } });
+      expect(await bucket.keys()).toEqual([]);
+      expect(suite.emu.counters.finalizedJobs).toBe(finalized);
+      expect(kept()).toBeGreaterThan(0);
+
+      // Then it is put where the extract writes it (not only in the state folder's mirror), and the notice names both places.
+      const again = await runCli(args, { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(parseNdjson(again.stdout)[0]).toMatchObject({ status: 'complete', job_id: jobId });
+      expect(await bucket.keys()).toEqual(['results/long.pdf.json']);
+      expect(again.stderr).toContain(
+        `job ${jobId} is written where the extract that started it writes: s3://out/results/long.pdf.json (not under s3://out/other/)`,
+      );
+      expect(suite.emu.counters.finalizedJobs).toBe(finalized + 1);
+      expect(suite.paidRequests()).toBe(paid);
+    } finally {
+      await standIn.close();
+    }
+  }, 120_000);
 });
