@@ -3,7 +3,9 @@
  * mcp --allow-s3 s3://docs/root/` extracts the objects below that root
  * through the client, and refuses, unread, a sibling whose name starts with
  * the root's (`root2/`), the bare key `root`, another bucket, and globs that
- * would list outside: moto's request log shows no request for them.
+ * would list outside: moto's request log shows no request for them. Its
+ * extract puts results at an s3:// out below a root, and its result tool
+ * reads one back by address or by source; an out or result outside is refused.
  */
 import { mkdirSync } from 'node:fs';
 import { describe, expect, it, afterEach } from 'vitest';
