@@ -10,7 +10,10 @@ import type { BatchEvents } from '../batch/batch-types.js';
 import { journaledJobOf, runCollectJob } from '../engine/collect.js';
 import type { HostedSession, RideAlong } from './run-shell.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { replayJournal, type JournalRecord } from '../batch/journal-records.js';
+import { JOURNAL_FILE } from '../config/state-dir.js';
+import { readJournalSnapshot } from '../store/journal-reader.js';
 import { isObjectUri, objectUriOf } from '../util/object-uri.js';
 import type { ObjectStoreOptions } from '../storage/object-store.js';
 import { ObjectOutputError } from '../storage/object-store-error.js';
@@ -27,6 +30,8 @@ export interface CollectJobOptions {
   outDir: string;
   /** How an `s3://` out is reached, and the spool (in the state folder) its results are mirrored in. */
   objects?: ObjectStoreOptions & { spoolDir: string };
+  /** The job's run writes to a bucket (journalPutsJob): this command puts the result itself, so it never rides along. @default false */
+  putsItself?: boolean;
 }
 
 /** One job's collect, as a run of the engine: what it does when it hosts, and what it submits when it rides along. */
@@ -80,8 +85,8 @@ export function collectJobRun(options: CollectJobOptions): CollectJobRun {
       for (const output of outputs) output.close();
     }
   };
-  // An s3:// out is put by this command itself: it waits for the folder rather than riding along. A folder's collect rides along, and the host writes the job where its run writes.
-  if (isObjectUri(outDir)) return { host };
+  // An s3:// out is put by this command itself: it waits for the folder rather than riding along (the host would write its own mirror alone).
+  if (isObjectUri(outDir) || options.putsItself === true) return { host };
   return { host, ride: { work: { collect: { jobId, outDir } }, finish: (report) => report } };
 }
 
@@ -90,6 +95,17 @@ async function openOutput(uri: string, objects: CollectJobOptions['objects'], op
   const output = await (await import('../storage/object-output.js')).openObjectOutput(uri, objects);
   opened.push(output);
   return output;
+}
+
+/**
+ * Whether the journal, read as `jobs` reads it (without the lock: another
+ * command may hold the folder), says the job's run writes to a bucket: its
+ * collect, whatever its `--out`, then puts the result itself.
+ */
+export async function journalPutsJob(stateDir: string, spoolDir: string, jobId: string): Promise<boolean> {
+  const records = await readJournalSnapshot<JournalRecord>(join(stateDir, JOURNAL_FILE));
+  const journaled = journaledJobOf(replayJournal(records), jobId);
+  return journaled !== undefined && resultAddressOf(spoolDir, journaled.output) !== undefined;
 }
 
 function isBelow(dir: string, path: string): boolean {

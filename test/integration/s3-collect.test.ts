@@ -5,7 +5,7 @@
  * the store refuses finalizes nothing and keeps the answer in the state
  * folder; the next collect puts it.
  */
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
@@ -14,8 +14,11 @@ import { makeBucket } from '../helpers/s3-objects.js';
 import { startS3StandIn } from '../helpers/s3-stand-in.js';
 import { runCli } from '../helpers/run-cli.js';
 import { makeWorkspace, parseNdjson } from '../helpers/workspace.js';
+import { inProcessCommands } from '../helpers/in-process-command.js';
+import { runningCommands, waitFor } from '../helpers/one-client.js';
 
 const suite = useMotoSuite();
+const inProcess = inProcessCommands();
 
 describe('collect --out s3://…', () => {
   it('puts the result, then finalizes the job; a put refused finalizes nothing and keeps the answer for the next collect', async () => {
@@ -89,6 +92,35 @@ describe('collect --out s3://…', () => {
       );
       expect(suite.emu.counters.finalizedJobs).toBe(finalized + 1);
       expect(suite.paidRequests()).toBe(paid);
+    } finally {
+      await standIn.close();
+    }
+  }, 120_000);
+
+  it('puts a job its extract writes to a bucket when collect has a folder out and finds the state folder held: it waits, not riding along', async () => {
+    const ws = makeWorkspace({ 'seven.pdf': 'pdf/pages-7.pdf' });
+    const bucket = await makeBucket(suite.s3, 'out');
+    const standIn = await startS3StandIn(suite.moto.url);
+    try {
+      const env: NodeJS.ProcessEnv = { ...suite.env(), AWS_ENDPOINT_URL_S3: standIn.url };
+      standIn.slowDown((request) => request.method === 'PUT', 4);
+      const extract = await runCli(['extract', ws.inputs, '--out', 's3://out/results/', '--json', ...UNTHROTTLED_FLAGS], { env });
+      expect(parseNdjson(extract.stdout)[0], extract.stderr).toMatchObject({ status: 'failed', error: { code: 'output_write_failed' } });
+      const jobId = String(parseNdjson(extract.stdout)[0]?.job_id);
+
+      // A watch of a local folder holds the state folder: a collect riding along on it would be written by the watch's run, to the mirror alone.
+      mkdirSync(join(ws.dir, 'inbox'));
+      const watch = inProcess(['watch', join(ws.dir, 'inbox'), '--out', join(ws.dir, 'watched'), ...UNTHROTTLED_FLAGS], env);
+      const stateDir = String(env.DOCEXTRACT_STATE_DIR);
+      await waitFor(() => runningCommands(stateDir).some((command) => command.role === 'host'), 'the watch to host');
+      const collecting = inProcess(['collect', jobId, '--out', join(ws.dir, 'elsewhere'), '--json', ...UNTHROTTLED_FLAGS], env);
+      await waitFor(() => collecting.stderrSoFar().includes('waiting for process') || !collecting.running(), 'collect to wait for the folder, or end');
+      expect(collecting.stderrSoFar() + collecting.stdoutSoFar(), collecting.stdoutSoFar()).toContain('waiting for process');
+      await watch.interrupt();
+      const collected = await collecting.done;
+      expect(collected.code, collected.stderr).toBe(0);
+      expect(parseNdjson(collected.stdout)[0]).toMatchObject({ status: 'complete', job_id: jobId });
+      expect(await bucket.keys()).toEqual(['results/seven.pdf.json']);
     } finally {
       await standIn.close();
     }
