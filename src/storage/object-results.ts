@@ -53,8 +53,16 @@ export interface FetchedResults {
   close(): Promise<void>;
 }
 
-/** Copies every `.json` key under the folder `uri` (results, their parts, their reviews) to a private folder. */
-export async function fetchObjectResults(uri: string, options: ObjectResultsOptions): Promise<FetchedResults> {
+/** Which keys of a folder of results a reader needs: those listed from `listFrom` (below the folder) that `keep` names. */
+export interface ResultsPick {
+  /** The start of the keys below the folder to list (one result and its review: its own name). @default every key */
+  listFrom?: string;
+  /** Whether the key below the folder is copied. */
+  keep(below: string): boolean;
+}
+
+/** Copies every `.json` key under the folder `uri` (results, their parts, their reviews), or those `pick` names, to a private folder. */
+export async function fetchObjectResults(uri: string, options: ObjectResultsOptions, pick?: ResultsPick): Promise<FetchedResults> {
   const { bucket, prefix } = objectFolderOf(uri);
   const store = await opened(options);
   const root = await privateFolder(options.spoolDir, 'fetched-');
@@ -66,12 +74,12 @@ export async function fetchObjectResults(uri: string, options: ObjectResultsOpti
   let listed = 0;
   try {
     await mkdir(copy.dir, { mode: 0o700 });
-    for await (const page of store.list(bucket, prefix)) {
+    for await (const page of store.list(bucket, `${prefix}${pick?.listFrom ?? ''}`)) {
       for (const object of page) {
         listed += 1;
         const below = object.key.slice(prefix.length);
         // Only what a folder walk of results reads; a key that names no local path is no result the tool wrote.
-        if (isFolderMarker(object.key) || !below.endsWith('.json') || unusableAsPath(below)) continue;
+        if (isFolderMarker(object.key) || !below.endsWith('.json') || unusableAsPath(below) || (pick && !pick.keep(below))) continue;
         await store.download(bucket, object.key, object.etag, join(copy.dir, ...below.split('/')));
         // The version read: a write back replaces only it.
         await recordEtag(copy, object.key, object.etag);

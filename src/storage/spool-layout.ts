@@ -38,3 +38,11 @@ export function resultMirrorOf(storeDir: string, bucket: string, prefix: string)
 export function writeRecordPathOf(storeDir: string, bucket: string, key: string): string {
   return join(storeDir, 'written', `${createHash('sha256').update(`${bucket}\0${key}`).digest('hex')}.json`);
 }
+
+/** `bucket/key` of a file in a result mirror (`resultMirrorOf`), and the store's folder it is in; undefined for any other path. */
+export function resultAddressOf(spoolDir: string, path: string): { storeDir: string; bucket: string; key: string } | undefined {
+  const inside = path.startsWith(`${spoolDir}${sep}`) ? path.slice(spoolDir.length + 1).split(sep) : [];
+  return inside.length >= 4 && inside[1] === 'results'
+    ? { storeDir: join(spoolDir, inside[0] as string), bucket: inside[2] as string, key: inside.slice(3).join('/') }
+    : undefined;
+}
