@@ -3,7 +3,8 @@
  * run of `extract s3://…` ends with none of them in the state folder, while
  * the key index (its record) spares a rerun both the download and the
  * payment. A document that must be sent again (its result deleted) is the
- * only one downloaded again, and it too is let go of once written.
+ * only one downloaded again, and it too is let go of once written. `review`
+ * of results put in a bucket needs none of the inputs' bytes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { corpusFile, useMotoSuite } from '../helpers/moto-suite.js';
 import { makeBucket } from '../helpers/s3-objects.js';
+import { startReviewCli } from '../helpers/review-run.js';
 import { runCli } from '../helpers/run-cli.js';
 import { spooledObjects } from '../helpers/spool-files.js';
 import { parseNdjson } from '../helpers/workspace.js';
@@ -55,5 +57,24 @@ describe('the spool of s3:// inputs', () => {
     expect(downloads()).toEqual(['/spooled/in/b.png']);
     expect(suite.paidRequests()).toBe(paid + 1);
     expect(spooledObjects(stateDir)).toEqual([]);
+  });
+
+  it('review s3://… of a run’s results shows each document with the spool empty (an object’s source is not shown)', async () => {
+    const bucket = await makeBucket(suite.s3, 'reviewed');
+    await bucket.put('in/a.pdf', corpusFile('pdf/pages-2.pdf'));
+    await makeBucket(suite.s3, 'reviewed-out');
+    const env = suite.env();
+    const run = await runCli(['extract', 's3://reviewed/in/', '--out', 's3://reviewed-out/r/', ...UNTHROTTLED_FLAGS], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(spooledObjects(env.DOCEXTRACT_STATE_DIR as string)).toEqual([]);
+    const review = await startReviewCli(['s3://reviewed-out/r/'], env);
+    try {
+      const view = await fetch(`${review.url}api/document?id=a.pdf.json`);
+      expect(view.status, await view.clone().text()).toBe(200);
+      expect(await view.json()).toMatchObject({ source: 's3://reviewed/in/a.pdf' });
+      expect((await fetch(`${review.url}source?id=a.pdf.json`)).status).toBe(404);
+    } finally {
+      await review.stop();
+    }
   });
 });
