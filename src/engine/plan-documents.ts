@@ -98,8 +98,8 @@ const FIRST_OBJECTS_SENT = 40;
 export interface ObjectReader {
   /** Its bytes into its spool path (undefined), its recorded check (bytes not needed to plan it), or why it cannot be read. */
   read(path: string, listed: ListedVersion): Promise<ObjectRead>;
-  /** What its bytes were found to be, recorded for the next run. */
-  checked(path: string, result: PreflightOk): Promise<void>;
+  /** What the version listed was found to be, recorded for the next run. */
+  checked(path: string, listed: ListedVersion, result: PreflightOk): Promise<void>;
 }
 
 /**
@@ -178,7 +178,7 @@ export async function planFiles(
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.debug ? { debug: options.debug } : {}),
       }));
-    if (input.object && objects && !read && checked.ok) await objects.checked(input.path, checked);
+    if (input.object && objects && !read && checked.ok) await objects.checked(input.path, input.object, checked);
     return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath) : undefined];
   });
   const planned: { input: Pick<DiscoveredInput, 'path' | 'displayPath'>; documents: PlannedDocument[] }[] = [];

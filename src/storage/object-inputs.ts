@@ -19,7 +19,6 @@ import { stat } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import { hasSupportedExtension, isHiddenName } from '../files/paths.js';
 import type { PreflightOk } from '../files/preflight.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
 import { NAME_MAX_BYTES } from '../store/result-path.js';
 import { isFolderMarker, objectUriOf, parseObjectUri, type ObjectUri } from '../util/object-uri.js';
 import { objectAddressOf, readRecordPathOf, spooledObjectOf, spoolPathOf, storeSpoolDir } from './spool-layout.js';
@@ -173,9 +172,9 @@ export class ObjectInputs {
     }
   }
 
-  /** The spool file at `path` was checked: its record keeps what it is, so a rerun plans it without its bytes. */
-  checked(path: string, result: PreflightOk): Promise<void> {
-    return recordCheck(this.options.spoolDir, path, result);
+  /** The spool file at `path`, the version listed, was checked: its record keeps what it is, so a rerun plans it without its bytes. */
+  checked(path: string, listed: ListedVersion, result: PreflightOk): Promise<void> {
+    return recordCheck(this.options.spoolDir, path, listed, result);
   }
 
   /**
@@ -226,8 +225,7 @@ export class ObjectInputs {
       // Overwritten or deleted since it was listed: the next run takes the version there then.
       return { ok: false, code: error.code, message: `${error.message.replace(/\.$/, '')}; not read, the next run takes the version there then.` };
     }
-    // A version downloaded again keeps what it was found to be; a new one is checked afresh.
-    await writeFileAtomically(record, JSON.stringify(sameVersion(kept, read) ? kept : read), { mode: 0o600 });
+    // Recorded once checked (`checked`), one write an object: bytes a kill left unchecked are downloaded again.
     this.figures.downloaded += 1;
     this.figures.downloaded_bytes += listed.size;
     return undefined;

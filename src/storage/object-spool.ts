@@ -52,15 +52,13 @@ export function knownCheck(kept: ReadRecord, path: string): PreflightOk | undefi
   return { ok: true, path, size: kept.size, ...checked };
 }
 
-/** Adds what the spool file at `path` was found to be to its record (the version it was read as). */
-export async function recordCheck(spoolDir: string, path: string, checked: PreflightOk): Promise<void> {
+/** Records the version of the spool file at `path` (as listed) with what its bytes were found to be. */
+export async function recordCheck(spoolDir: string, path: string, listed: { etag: string; size: number }, checked: PreflightOk): Promise<void> {
   const at = spooledObjectOf(spoolDir, path);
-  if (!at) return;
-  const record = readRecordPathOf(at.storeDir, at.bucket, at.key);
-  const kept = await readRecordOf(record);
-  if (kept === undefined || kept.size !== checked.size) return;
+  if (!at || checked.size !== listed.size) return;
   const { sha256, type, contentType, pages, split } = checked;
-  await writeFileAtomically(record, JSON.stringify({ ...kept, checked: { sha256, type, contentType, pages, split } }), { mode: 0o600 });
+  const record: ReadRecord = { bucket: at.bucket, key: at.key, etag: listed.etag, size: listed.size, checked: { sha256, type, contentType, pages, split } };
+  await writeFileAtomically(readRecordPathOf(at.storeDir, at.bucket, at.key), JSON.stringify(record), { mode: 0o600 });
 }
 
 /**
