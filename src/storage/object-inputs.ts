@@ -22,7 +22,7 @@ import type { PreflightOk } from '../files/preflight.js';
 import { NAME_MAX_BYTES } from '../store/result-path.js';
 import { isFolderMarker, objectUriOf, parseObjectUri, type ObjectUri } from '../util/object-uri.js';
 import { objectAddressOf, readRecordPathOf, spooledObjectOf, spoolPathOf, storeSpoolDir } from './spool-layout.js';
-import { knownCheck, readRecordOf, recordCheck, sameVersion, SpoolHolds } from './object-spool.js';
+import { knownCheck, readRecordOf, recordCheck, sameVersion, SpoolHolds, writeReadRecord } from './object-spool.js';
 import type { ObjectInfo, ObjectStore, ObjectStoreOptions } from './object-store.js';
 import { ObjectStoreError } from './object-store-error.js';
 
@@ -225,7 +225,9 @@ export class ObjectInputs {
       // Overwritten or deleted since it was listed: the next run takes the version there then.
       return { ok: false, code: error.code, message: `${error.message.replace(/\.$/, '')}; not read, the next run takes the version there then.` };
     }
-    // Recorded once checked (`checked`), one write an object: bytes a kill left unchecked are downloaded again.
+    // A rerun after a kill takes bytes downloaded but not yet checked without downloading them again. No fsync: a record
+    // cut short is no record (downloaded again), and the check (`checked`) is written in full, atomically.
+    if (!sameVersion(kept, read)) await writeReadRecord(record, read);
     this.figures.downloaded += 1;
     this.figures.downloaded_bytes += listed.size;
     return undefined;

@@ -8,7 +8,8 @@
  * object from that record without downloading it, and downloads it again
  * only when it must be sent (its answer is not known).
  */
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { PreflightOk } from '../files/preflight.js';
 import { pastLimits } from '../files/pdf-parts.js';
 import { writeFileAtomically } from '../store/atomic-write.js';
@@ -50,6 +51,12 @@ export function knownCheck(kept: ReadRecord, path: string): PreflightOk | undefi
   if (!checked) return undefined;
   if (checked.type === 'pdf' && (checked.pages === undefined || pastLimits(checked.pages, kept.size) !== undefined)) return undefined;
   return { ok: true, path, size: kept.size, ...checked };
+}
+
+/** Records the version just downloaded (not yet checked). */
+export async function writeReadRecord(record: string, read: ReadRecord): Promise<void> {
+  await mkdir(dirname(record), { recursive: true, mode: 0o700 });
+  await writeFile(record, JSON.stringify(read), { mode: 0o600 });
 }
 
 /** Records the version of the spool file at `path` (as listed) with what its bytes were found to be. */
