@@ -214,8 +214,11 @@ export class ObjectInputs {
     // Settled by an earlier run (its bytes removed): planned from its record, unless its bytes are wanted.
     const known = same && !present && !bytes ? knownCheck(kept, path) : undefined;
     if (present || known) {
-      this.figures.unchanged += 1;
-      this.figures.unchanged_bytes += listed.size;
+      // A read counts once: making sure before sending (`ensure`) that its bytes are still there is no second read.
+      if (!bytes) {
+        this.figures.unchanged += 1;
+        this.figures.unchanged_bytes += listed.size;
+      }
       return known;
     }
     try {
