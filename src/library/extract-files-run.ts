@@ -145,6 +145,8 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
       stopPlanningWith(stop);
       const documents: PlannedDocument[] = [];
       for await (const slice of slices) {
+        // The command holding the state folder sends them: an object planned from its record (no bytes) is fetched first.
+        if (stream.spool) await Promise.all(slice.documents.map((doc) => stream.spool?.ensure(doc.path)));
         documents.push(...slice.documents);
         for (const outcome of slice.rejected) onRefused?.(outcome);
       }
@@ -167,6 +169,7 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
         parts,
         ...(keepOutcomes === undefined ? {} : { keepOutcomes }),
         ...(forceCommand === undefined ? {} : { forceCommand }),
+        ...(stream.spool ? { spool: stream.spool } : {}),
       });
       return client ? client.merged(report) : report;
     },

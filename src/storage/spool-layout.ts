@@ -29,6 +29,13 @@ export function objectAddressOf(spoolDir: string, path: string): string | undefi
   return inside.length >= 4 && inside[1] === 'objects' ? objectUriOf(inside[2] as string, inside.slice(3).join('/')) : undefined;
 }
 
+/** The store folder, bucket and key of a spool file (`<spool>/<store>/objects/<bucket>/<key…>`); undefined for any other path. */
+export function spooledObjectOf(spoolDir: string, path: string): { storeDir: string; bucket: string; key: string } | undefined {
+  const inside = path.startsWith(`${spoolDir}${sep}`) ? path.slice(spoolDir.length + 1).split(sep) : [];
+  if (inside.length < 4 || inside[1] !== 'objects') return undefined;
+  return { storeDir: join(spoolDir, inside[0] as string), bucket: inside[2] as string, key: inside.slice(3).join('/') };
+}
+
 /** The local mirror of an `s3://bucket/prefix/` output: the run writes and reads its results here, each also put at its key. */
 export function resultMirrorOf(storeDir: string, bucket: string, prefix: string): string {
   return join(storeDir, 'results', bucket, ...prefix.split('/').filter((segment) => segment !== ''));

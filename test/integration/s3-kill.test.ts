@@ -1,7 +1,7 @@
 /**
  * kill -9 between the service's answer and the PutObject of its result, then
- * the same command again: nothing is paid twice, and every result reaches
- * the bucket. The run is held at that exact point by a stand-in in front of
+ * the same command again: nothing is paid twice, every result reaches
+ * the bucket, and the objects the kill left in the spool are removed. The run is held at that exact point by a stand-in in front of
  * moto that never answers the PutObject; the test kills the CLI (a child
  * process) once the stand-in holds it.
  */
@@ -11,13 +11,14 @@ import { UNTHROTTLED_FLAGS } from '../helpers/emulator-run.js';
 import { corpusFile as pdf, useMotoSuite } from '../helpers/moto-suite.js';
 import { makeBucket } from '../helpers/s3-objects.js';
 import { runCli } from '../helpers/run-cli.js';
+import { spooledObjects } from '../helpers/spool-files.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { parseNdjson } from '../helpers/workspace.js';
 
 const suite = useMotoSuite({ standIn: true });
 
 describe('kill -9 before the result reaches the bucket', () => {
-  it('the rerun pays for nothing twice and puts every result', async () => {
+  it('the rerun pays for nothing twice, puts every result, and leaves nothing in the spool', async () => {
     const inputs = await makeBucket(suite.s3, 'killed-inputs');
     await inputs.put('batch/a.pdf', pdf('pdf/pages-2.pdf'));
     await inputs.put('batch/b.png', pdf('images/id-card.png'));
@@ -39,6 +40,9 @@ describe('kill -9 before the result reaches the bucket', () => {
     expect((await first.done).signal).toBe('SIGKILL');
     expect(suite.emu.counters.creditsCharged).toBeGreaterThan(0);
     expect(await results.keys()).toEqual([]);
+    // Nothing settled: the kill left what was read in the spool.
+    const stateDir = env.DOCEXTRACT_STATE_DIR as string;
+    expect(spooledObjects(stateDir).length).toBeGreaterThan(0);
 
     suite.standIn.release();
     const rerun = await runCli(args, { env });
@@ -48,5 +52,7 @@ describe('kill -9 before the result reaches the bucket', () => {
     // Each document uploaded once, and charged once: 2 pages + 1 image.
     expect(Object.values(suite.emu.counters.uploadsBySha256)).toEqual([1, 1]);
     expect(suite.emu.counters.creditsCharged).toBe(3);
+    // Settled by the rerun (put from the kept answers, or sent): their bytes are gone.
+    expect(spooledObjects(stateDir)).toEqual([]);
   }, 120_000);
 });

@@ -2,7 +2,8 @@
  * `watch s3://…` against a real S3 server (moto, the worker's; the test fails
  * when it is missing): objects uploaded while it runs are taken, a key
  * uploaded again with new bytes is a new document, `--move-done s3://…`
- * moves each once its result is put, and a restart takes no (key, ETag) twice.
+ * moves each once its result is put, a restart takes no (key, ETag) twice,
+ * and the spool holds only what is in flight (each object's bytes go once it is done).
  * Polling runs on the fake clock; the waits are on the run's outcome lines
  * and on the requests the store logged, never on sleeps.
  */
@@ -18,6 +19,7 @@ import { makeBucket } from '../../helpers/s3-objects.js';
 import { corpusBytes, distinctJpeg } from '../../helpers/watch-folder.js';
 import { startWatchOnFakeClock } from '../../helpers/watch-run.js';
 import { runCli } from '../../helpers/run-cli.js';
+import { spooledObjects } from '../../helpers/spool-files.js';
 
 const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
 const suite = useMotoSuite({ emulator: { now: () => clock.now() } });
@@ -42,18 +44,27 @@ describe('docextract watch s3://', () => {
     await inputs.put('inbox/first.pdf', corpusBytes('pdf/pages-2.pdf'));
     await inputs.put('inbox/notes.txt', 'not a document');
     const env = suite.env();
+    // Done objects leave the spool: it never holds more than what is being worked on.
+    const spoolEmpty = (): boolean => spooledObjects(env.DOCEXTRACT_STATE_DIR as string).length === 0;
     const run = watchS3(['s3://in-bucket/inbox/', '--out', 's3://out-bucket/w/', '--move-done', 's3://in-bucket/done/'], env);
     await run.watching();
-    await run.runUntil(() => run.lines().length === 1 && requested('DELETE', '/in-bucket/inbox/first.pdf'), 'the first object taken and moved');
+    await run.runUntil(
+      () => run.lines().length === 1 && requested('DELETE', '/in-bucket/inbox/first.pdf') && spoolEmpty(),
+      'the first object taken and moved, its copy gone from the spool',
+    );
 
     // Uploaded while the watch runs: the next listing takes it.
     const scan = distinctJpeg('scan');
     await inputs.put('inbox/sub/scan.jpg', scan);
-    await run.runUntil(() => run.lines().length === 2 && requested('DELETE', '/in-bucket/inbox/sub/scan.jpg'), 'the uploaded object taken and moved');
+    await run.runUntil(
+      () => run.lines().length === 2 && requested('DELETE', '/in-bucket/inbox/sub/scan.jpg') && spoolEmpty(),
+      'the uploaded object taken and moved, its copy gone from the spool',
+    );
     // The same key again, with new bytes: a new document, its move named beside the first.
     await inputs.put('inbox/first.pdf', corpusBytes('pdf/pages-4.pdf'));
     await run.runUntil(() => run.lines().length === 3, 'the key uploaded again taken');
     const stopped = await run.stop();
+    expect(spoolEmpty()).toBe(true);
 
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(run.lines().map((line) => [line.file, line.status])).toEqual([
