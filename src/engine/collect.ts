@@ -54,6 +54,24 @@ export async function runCollectJob(deps: BatchDeps, askedJobId: string, setting
   };
 }
 
+type JournalState = BatchDeps['session']['state'];
+
+/** The journaled job a chunk id belongs to: a chunk id names its parent in the journal, and that is the job to collect. */
+function chunkParentOf(state: JournalState, askedJobId: string) {
+  return [...state.jobs.values()].find((job) => job.chunks.some((chunk) => chunk.jobId === askedJobId));
+}
+
+/** The journal's entry for the job `collect` finishes (asked by its parent id or a chunk's), and the file its result is written to. */
+export function journaledJobOf(state: JournalState, askedJobId: string): { parentJobId: string; output: string } | undefined {
+  const job = state.jobs.get(chunkParentOf(state, askedJobId)?.parentJobId ?? askedJobId);
+  return job ? { parentJobId: job.parentJobId, output: resultOutputOf(job) } : undefined;
+}
+
+/** Where a journaled job's result goes: where it was written already, else where its run chose. */
+function resultOutputOf(job: { output: string; resultWritten?: { output: string } }): string {
+  return job.resultWritten?.output ?? job.output;
+}
+
 /**
  * The task that finishes a job, from its parent id (or a chunk's) alone; or
  * its outcome, when its result is on disk already. With a journal entry:
@@ -70,8 +88,7 @@ export async function collectTaskOf(
   owner: Pick<PlannedDocument, 'origin' | 'askedAs'> = {},
 ): Promise<{ task: DocumentTask; rejoin?: SourceRejoin } | { outcome: DocumentOutcome }> {
   const now = deps.clock.now();
-  // A chunk id names its parent in the journal: that is the job to collect.
-  const parentOfChunk = [...deps.session.state.jobs.values()].find((job) => job.chunks.some((chunk) => chunk.jobId === askedJobId));
+  const parentOfChunk = chunkParentOf(deps.session.state, askedJobId);
   if (parentOfChunk) deps.events.notice?.(`${askedJobId} is a chunk of job ${parentOfChunk.parentJobId} (${parentOfChunk.path}): collecting that job`);
   const parentJobId = parentOfChunk?.parentJobId ?? askedJobId;
   const journaled = deps.session.state.jobs.get(parentJobId);
@@ -88,7 +105,7 @@ export async function collectTaskOf(
       type: 'pdf',
       contentType: 'application/pdf',
       pages: journaled.pages,
-      output: journaled.resultWritten?.output ?? journaled.output,
+      output: resultOutputOf(journaled),
       // The question it answers: its pages and type, as the journal knows them (a part, a --pages cut).
       ...(journaled.model ? { model: journaled.model } : {}),
       ...(journaled.sourcePages ? { sourcePages: journaled.sourcePages } : {}),

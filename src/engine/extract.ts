@@ -16,7 +16,8 @@ import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
 import { KNOWN_ANSWERS, PLAN_SLICE, RUNNING_AHEAD, RunningWindow } from './running-window.js';
 import { CompactEvery } from './compact-every.js';
-import type { PlannedSlice } from './plan-documents.js';
+import type { PlannedSlice, SpooledSources } from './plan-documents.js';
+import { SpooledRun } from './spooled-run.js';
 import { forcedReuse } from './force-run.js';
 
 /** How a hosting run finishes a job a `collect` riding along asks for. */
@@ -39,6 +40,8 @@ export interface ExtractBatchOptions {
   forceCommand?: string;
   /** This command's unfinished tasks the runner may hold before the next slice is planned. @default RUNNING_AHEAD (OBJECTS_RUNNING_AHEAD suits s3:// inputs) */
   runningAhead?: number;
+  /** The spool files of `s3://` documents: fetched before sending when planned without them, removed once settled. @default none */
+  spool?: SpooledSources;
 }
 
 /**
@@ -86,10 +89,12 @@ export async function runExtractBatch(
     (message) => deps.events.notice?.(message),
   );
   const checked = { models: false, blocked: undefined as string | undefined };
+  const spooled = new SpooledRun(options.spool);
   /** Planned a slice at a time, and only while the runner has few of this command's tasks ahead. */
   async function* planned(): AsyncGenerator<DocumentTask[]> {
     for await (const slice of isList(documents) ? slicesOf(documents, PLAN_SLICE) : documents) {
       for (const outcome of slice.rejected) finishedBeforeSending(outcome);
+      spooled.planned(slice.documents, slice.rejected);
       parts.add(slice.documents);
       await running.roomFor(slice.documents.length, stop);
       if (stop?.aborted) return;
@@ -101,21 +106,32 @@ export async function runExtractBatch(
       // KNOWN_ANSWERS of them when the results index also knows them (a copy met later is answered
       // from it), every one without it (--force, --no-dedupe; about 580 bytes a file).
       planner.forgetFinished(batch.reusesEarlierResults ? KNOWN_ANSWERS : Number.POSITIVE_INFINITY);
-      if (arrival.tasks.length === 0) continue;
+      // What is not sent lets go of its object's bytes; what is sent has them (a rerun planned it from its record).
+      const ready = await spooled.ready(slice.documents, arrival.tasks);
+      for (const [outcome, doc] of ready.unread) {
+        planner.finished(outcome, doc);
+        finishedBeforeSending(outcome);
+      }
+      const { tasks } = ready;
+      if (tasks.length === 0) continue;
       if (!checked.models) {
         checked.blocked = await outputFolderProblem(outDir);
         // Named types were checked above; the service's default, when it is what uploads will send, is checked only when something will be sent.
-        if (!checked.blocked && typedModels.length === 0) await checkModelsBeforeSending(deps, arrival.tasks);
+        if (!checked.blocked && typedModels.length === 0) await checkModelsBeforeSending(deps, tasks);
         checked.models = true;
       }
       if (checked.blocked) {
         // A result is paid for before it is written: send nothing whose result could not be saved.
-        for (const task of arrival.tasks)
-          for (const doc of [task.doc, ...task.copies]) finishedBeforeSending(unwritableOutcome(doc, task.job?.parentJobId ?? null, outDir, checked.blocked));
+        for (const task of tasks)
+          for (const doc of [task.doc, ...task.copies]) {
+            const outcome = unwritableOutcome(doc, task.job?.parentJobId ?? null, outDir, checked.blocked);
+            finishedBeforeSending(outcome);
+            spooled.finished(outcome, doc);
+          }
         continue;
       }
-      running.took(arrival.tasks);
-      yield arrival.tasks;
+      running.took(tasks);
+      yield tasks;
     }
   }
   // The first slice is planned (and the document types checked) before the runner starts, as a batch planned whole was.
@@ -128,6 +144,7 @@ export async function runExtractBatch(
     keepOutcomes,
     onFinished: (outcome, doc) => {
       planner.finished(outcome, doc);
+      spooled.finished(outcome, doc);
       if (outcome.status === 'interrupted' && outcome.job_id && outcome.expires_at)
         openJobs.push({ parentJobId: outcome.job_id, file: outcome.file, expiresAt: outcome.expires_at });
       running.changed();
@@ -143,7 +160,7 @@ export async function runExtractBatch(
     { planner, collectTask, ...(deps.checker ? { checker: deps.checker } : {}) },
     true,
   );
-  await Promise.all([planner.indexed(), parts.settled(), journal.settled()]);
+  await Promise.all([planner.indexed(), parts.settled(), journal.settled(), spooled.settled()]);
   // Open jobs of earlier runs that no file of this batch took up.
   for (const job of planner.unclaimedJobs()) deps.events.strayJob?.(job);
   await forced.ended(report.interrupted || Boolean(report.budgetExhausted) || Boolean(report.fatal));

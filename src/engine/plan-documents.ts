@@ -7,7 +7,7 @@ import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { outputPathFor, partOutput } from '../store/result-names.js';
 import type { AllowedFolders } from '../files/allowed-folders.js';
 import { discoverInputs, type DiscoveredInput, type DiscoveryOptions, type DiscoveryResult } from '../files/discover.js';
-import { preflightFile, type PreflightResult } from '../files/preflight.js';
+import { preflightFile, type PreflightOk, type PreflightResult } from '../files/preflight.js';
 import { endIdleInspectionWorkers } from '../files/pdf-inspection.js';
 import type { ModelRules } from './model-rules.js';
 import type { PageRules } from './page-rules.js';
@@ -16,7 +16,7 @@ import { partsOf } from './parts.js';
 import { isWholeDocument } from '../files/page-selection.js';
 import { PLAN_SLICE } from './running-window.js';
 import { resultPathProblem, type ResultPathError } from '../store/result-path.js';
-import type { ListedVersion, ObjectFigures, ObjectUnread } from '../storage/object-inputs.js';
+import type { ListedVersion, ObjectFigures, ObjectRead, ObjectUnread } from '../storage/object-inputs.js';
 
 export interface PlanResult {
   documents: PlannedDocument[];
@@ -69,6 +69,22 @@ export interface PlanStream {
   slices: AsyncGenerator<PlannedSlice>;
   /** With `s3://` arguments: what was listed, and what was downloaded as the slices were planned (final once they all were). */
   objects?: ObjectFigures;
+  /** With `s3://` arguments: the spool files of the documents planned, whose bytes the run fetches before sending and lets go of once settled. */
+  spool?: SpooledSources;
+}
+
+/**
+ * The spool files of a run's `s3://` documents: a document planned from its
+ * record has no bytes until it must be sent (`ensure`), and each file is kept
+ * only until its documents settle (`hold`, `settled`).
+ */
+export interface SpooledSources {
+  /** The bytes of a document about to be sent are at its path, or why they cannot be (changed or deleted since listed). */
+  ensure(path: string): Promise<ObjectUnread | undefined>;
+  /** A document of `path` is planned. */
+  hold(path: string): void;
+  /** A document of `path` settled: its bytes go once none of its documents is worked on, unless `keep` (its job is left open). */
+  settled(path: string, keep: boolean): Promise<void>;
 }
 
 /**
@@ -88,8 +104,13 @@ const OBJECTS_PLANNED_TOGETHER = 40;
  */
 const OBJECT_RUNS_AHEAD = 3;
 
-/** Reads an object found by its listing into its spool path when its slice is planned; why not, when it cannot. */
-export type ReadObject = (path: string, listed: ListedVersion) => Promise<ObjectUnread | undefined>;
+/** Objects found by their listing, read when their slice is planned. */
+export interface ObjectReader {
+  /** Its bytes into its spool path (undefined), its recorded check (bytes not needed to plan it), or why it cannot be read. */
+  read(path: string, listed: ListedVersion): Promise<ObjectRead>;
+  /** What the version listed was found to be, recorded for the next run. */
+  checked(path: string, listed: ListedVersion, result: PreflightOk): Promise<void>;
+}
 
 /**
  * The slices' files in runs of OBJECTS_PLANNED_TOGETHER, each run's
@@ -133,18 +154,16 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
   });
   const found = discovery.inputs.length;
   const { objects } = discovery;
-  const read: ReadObject | undefined = objects ? (path, listed) => objects.read(path, listed) : undefined;
   async function* slices(): AsyncGenerator<PlannedSlice> {
     try {
       let checked = 0;
-      // Each slice is read from the list as it is planned, and let go of there; its objects are downloaded
-      // then, and the next slice's start downloading too: the sender never waits at a slice's boundary.
+      // Each slice is read from the list as it is planned, and let go of there.
       const all = discovery.inputs.slices(sliceSize);
       // Objects: sending starts once the first few are read, not a whole slice, and the next few download meanwhile.
       const parts = objects ? readingAhead(all, (part) => objects.readAhead(part)) : all;
       for (const part of parts) {
         if (part.length === 0) continue;
-        const planned = await planFiles(part, discovery.commonBase, options, read);
+        const planned = await planFiles(part, discovery.commonBase, options, objects);
         checked += part.length;
         // No file is left to count: the page counters go now, not at the process's exit after the last answer.
         if (checked >= found) endIdleInspectionWorkers();
@@ -159,7 +178,7 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
     rejected: discovery.problems.map((problem) => rejection(problem.arg, problem.code, problem.message)),
     skipped: discovery.skipped,
     slices: slices(),
-    ...(objects ? { objects: objects.figures } : {}),
+    ...(objects ? { objects: objects.figures, spool: objects } : {}),
   };
 }
 
@@ -172,21 +191,24 @@ export async function planFiles(
   inputs: readonly Pick<DiscoveredInput, 'path' | 'displayPath' | 'object'>[],
   commonBase: string,
   options: Omit<PlanOptions, 'cwd' | 'listed'>,
-  read?: ReadObject,
+  objects?: ObjectReader,
 ): Promise<Omit<PlanResult, 'skipped'>> {
   const rejected: DocumentOutcome[] = [];
   const results = await mapLimited(inputs, options.parallelism ?? 8, async (input): Promise<[PreflightResult | ObjectUnread, SelectedPages | undefined]> => {
-    const unread = input.object && read ? await read(input.path, input.object) : undefined;
-    if (unread) return [unread, undefined];
+    const read = input.object && objects ? await objects.read(input.path, input.object) : undefined;
+    if (read?.ok === false) return [read, undefined];
     const selection = options.pages?.selectionFor(relative(commonBase, input.path));
-    const checked = await preflightFile(input.path, {
-      // A PDF past the service's limits (more than 150 pages, over 10 MB) is cut into parts, each a document
-      // of its own whose source gets one result listing them: every run that plans holds its parts (PartResults).
-      pastLimits: true,
-      ...(options.confinedTo !== undefined ? { confinedTo: options.confinedTo } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.debug ? { debug: options.debug } : {}),
-    });
+    const checked =
+      read ??
+      (await preflightFile(input.path, {
+        // A PDF past the service's limits (more than 150 pages, over 10 MB) is cut into parts, each a document
+        // of its own whose source gets one result listing them: every run that plans holds its parts (PartResults).
+        pastLimits: true,
+        ...(options.confinedTo !== undefined ? { confinedTo: options.confinedTo } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.debug ? { debug: options.debug } : {}),
+      }));
+    if (input.object && objects && !read && checked.ok) await objects.checked(input.path, input.object, checked);
     return [checked, checked.ok ? await selectPages(checked, selection ?? { all: true }, input.displayPath) : undefined];
   });
   const planned: { input: Pick<DiscoveredInput, 'path' | 'displayPath'>; documents: PlannedDocument[] }[] = [];

@@ -146,6 +146,8 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
       stopPlanningWith(stop);
       const documents: PlannedDocument[] = [];
       for await (const slice of slices) {
+        // The command holding the state folder sends them: an object planned from its record (no bytes) is fetched first.
+        if (stream.spool) await Promise.all(slice.documents.map((doc) => stream.spool?.ensure(doc.path)));
         documents.push(...slice.documents);
         for (const outcome of slice.rejected) onRefused?.(outcome);
       }
@@ -170,6 +172,7 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
         ...(forceCommand === undefined ? {} : { forceCommand }),
         // Objects are downloaded as they are planned: planned far ahead, they take the CPU the sending needs.
         ...(stream.objects ? { runningAhead: OBJECTS_RUNNING_AHEAD } : {}),
+        ...(stream.spool ? { spool: stream.spool } : {}),
       });
       return client ? client.merged(report) : report;
     },

@@ -22,8 +22,9 @@ export class PathNotAllowedError extends Error {
  * when it declares any (asked with roots/list, asked again after
  * notifications/roots/list_changed), else the folders named at start. The
  * server's own output folder (`--out`, the user's choice) may always be
- * written to and read from. Objects are read only under the `s3://` roots
- * the user named at start (`--allow-s3`): a client's roots never add one.
+ * written to and read from. Objects are read (and results written and read
+ * back) only under the `s3://` roots the user named at start (`--allow-s3`):
+ * a client's roots never add one.
  */
 export class AgentFolders {
   private current: Promise<FolderScope> | undefined;
@@ -79,11 +80,14 @@ export class AgentFolders {
     return isObjectUri(path) ? allowed.allowsObject(path) : allowed.allows(resolve(this.start.cwd, path));
   }
 
-  /** Refuses a folder or file to write or read results at, unless it is in the scope or the server's output folder. */
+  /** Refuses a folder or file (or `s3://` address) to write or read results at, unless it is in the scope or the server's output folder. */
   async checkResultPath(path: string): Promise<FolderScope> {
     const scope = await this.scope();
-    if (isObjectUri(path))
-      throw new PathNotAllowedError(`${path}: results are written to and read from folders here, not object storage; nothing of it was read`);
+    if (isObjectUri(path)) {
+      // Below an s3:// root the user allowed at start, as inputs are; nothing outside one is listed or read.
+      if (!scope.allowed.allowsObject(path)) throw this.refusal(path, scope);
+      return scope;
+    }
     const real = await realPathOf(resolve(this.start.cwd, path));
     if (!scope.allowed.contains(real) && !isInsideFolder(await realPathOf(this.start.out), real)) throw this.refusal(path, scope);
     return scope;

@@ -71,7 +71,7 @@ export class ExtractAnswer {
 
   /**
    * One finished document; `parts`: the parts of a document sent in parts
-   * (partsOfOutcome), whose list is its data, each part with its own
+   * (partsOf), whose list is its data, each part with its own
    * verdict, never merged into one.
    */
   add(outcome: DocumentOutcome, parts?: readonly PartAnswer[]): void {

@@ -10,7 +10,7 @@ import type { DocExtract, ExtractionOptions } from '../index.js';
 import { PathNotAllowedError, type AgentFolders } from './agent-folders.js';
 import { isObjectUri } from '../util/object-uri.js';
 import { ExtractAnswer } from './extract-answer.js';
-import { partsOfOutcome } from './part-data.js';
+import { partsOf, resultOfOutcome } from './part-data.js';
 import { RunProgress } from './run-progress.js';
 import { failed, failedWith } from './tool-answers.js';
 
@@ -39,7 +39,9 @@ export const extractInput = {
     .string()
     .min(1)
     .optional()
-    .describe(`${tableHelp('out')}, inside the allowed folders. Default: the server’s output folder`),
+    .describe(
+      `${tableHelp('out')}, inside the allowed folders; or an s3://bucket/prefix/ below the s3:// roots the user allowed when starting the server (--allow-s3), where each result is put at its key. Default: the server’s output folder`,
+    ),
   force: z.boolean().optional().describe('Extract again even when a result on disk answers it (costs credits again)'),
   schemas: rules.optional().describe(`${tableHelp('schemas')}; files inside the allowed folders; a list, or one string. Besides the server’s own --schema`),
   max_credits: z.number().int().positive().optional().describe('Credits this call may spend at most (besides what is left of the server’s --max-credits)'),
@@ -70,7 +72,9 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
   try {
     const scope = await ctx.folders.checkInputs(args.paths);
     await ctx.folders.checkResultPath(args.out ?? ctx.base.out);
-    const out = resolve(ctx.client.cwd, args.out ?? ctx.base.out);
+    const asked = args.out ?? ctx.base.out;
+    // An s3:// out is an address, not a path below the working folder.
+    const out = isObjectUri(asked) ? asked : resolve(ctx.client.cwd, asked);
     const checker = args.schemas ? await callChecker(ruleList(args.schemas), ctx) : ctx.base.checker;
     const progress = new RunProgress(extra);
     const answer = new ExtractAnswer(checker !== undefined, out);
@@ -90,7 +94,9 @@ export async function extractCall(args: ExtractArgs, extra: Extra, ctx: ExtractC
     ctx.outs.add(out);
     for await (const outcome of run) {
       // A document sent in parts is reported without data: its data is its parts', read back from its one result file.
-      answer.add(outcome, await partsOfOutcome(ctx.client, outcome));
+      // A result put in object storage is named by its s3:// address (the run's own file is the state folder's copy).
+      const read = isObjectUri(out) || outcome.parts ? await resultOfOutcome(ctx.client, outcome) : undefined;
+      answer.add(read ? { ...outcome, output: read.output } : outcome, partsOf(read));
       progress.documentFinished(outcome);
     }
     const report = await run.done;

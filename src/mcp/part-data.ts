@@ -1,4 +1,4 @@
-import type { DocExtract, DocumentOutcome, PartData } from '../index.js';
+import type { DocExtract, DocumentOutcome, PartData, ResultRead } from '../index.js';
 import { shortChecks } from './tool-answers.js';
 
 /**
@@ -16,13 +16,16 @@ export function partAnswers(parts: readonly PartData[]): PartAnswer[] {
 }
 
 /**
- * The parts of a finished document sent in parts, read back from its one
- * result file (the run reports such a source without data: the data is its
- * parts'); undefined for any other outcome, or when that file cannot be read.
- * Each part's verdict is the one the run wrote: the engine checked it already.
+ * A finished document's result read back from its one result file (the run
+ * reports a source sent in parts without data: the data is its parts');
+ * undefined for an outcome without a result, or when that file cannot be read.
  */
-export async function partsOfOutcome(client: DocExtract, outcome: DocumentOutcome): Promise<PartAnswer[] | undefined> {
-  if (!outcome.parts || outcome.output === null || (outcome.status !== 'complete' && outcome.status !== 'partial')) return undefined;
-  const read = await client.result(outcome.output);
+export async function resultOfOutcome(client: DocExtract, outcome: DocumentOutcome): Promise<ResultRead | undefined> {
+  if (outcome.output === null || (outcome.status !== 'complete' && outcome.status !== 'partial')) return undefined;
+  return client.result(outcome.output);
+}
+
+/** The parts of a document sent in parts, from its result read back. Each part's verdict is the one the run wrote: the engine checked it already. */
+export function partsOf(read: ResultRead | undefined): PartAnswer[] | undefined {
   return read?.inParts ? partAnswers(read.data as PartData[]) : undefined;
 }

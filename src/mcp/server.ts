@@ -52,7 +52,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     'extract',
     {
       title: 'Extract documents',
-      description: `Extract structured JSON from PDFs and images (invoices, ID documents, payslips, statements) inside the allowed folders (the client's roots), or objects in object storage (s3://…) below the s3:// roots the user allowed when starting the server (--allow-s3; none by default): nothing outside them is listed or read. Each result is written to a JSON file. The answer gives per document its status, result file and error code, and the data of the documents up to ${EXTRACT_DATA_BUDGET} characters in all; the data of the others is left out (listed in data_left_out): read each with the result tool. A PDF past the service's limits is sent in parts: its line has in_parts, and its data is a list of its parts, each with its source_pages and its own data (never merged). Content already extracted with the same model costs nothing; open jobs of interrupted runs are resumed. Reports progress (documents, and chunks within them) and can be cancelled (work done is kept). isError when no document could be extracted, with error.code.`,
+      description: `Extract structured JSON from PDFs and images (invoices, ID documents, payslips, statements) inside the allowed folders (the client's roots), or objects in object storage (s3://…) below the s3:// roots the user allowed when starting the server (--allow-s3; none by default): nothing outside them is listed or read. Each result is written to a JSON file, in out: a folder inside the allowed folders, or an s3:// prefix below the allowed s3:// roots (each result put at its key, its output then that s3:// address). The answer gives per document its status, result file and error code, and the data of the documents up to ${EXTRACT_DATA_BUDGET} characters in all; the data of the others is left out (listed in data_left_out): read each with the result tool. A PDF past the service's limits is sent in parts: its line has in_parts, and its data is a list of its parts, each with its source_pages and its own data (never merged). Content already extracted with the same model costs nothing; open jobs of interrupted runs are resumed. Reports progress (documents, and chunks within them) and can be cancelled (work done is kept). isError when no document could be extracted, with error.code.`,
       inputSchema: extractInput,
       outputSchema: extractOutput,
       // It writes result files and never deletes or overwrites anything but its own results; it calls the service.
@@ -77,9 +77,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     'result',
     {
       title: 'Read one result',
-      description: `One document's result: its status, pages, checks and data, by its result file (an extract answer's output) or by its source file, inside the allowed folders or the output folder. A document extracted in parts (a PDF past the service's limits) has in_parts, and its data is a list of its parts, each with its source_pages, status, result_file and data. Data past ${RESULT_DATA_BUDGET} characters comes as a slice of its JSON text: call again with offset = next_offset for the rest.`,
+      description: `One document's result: its status, pages, checks and data, by its result file (an extract answer's output) or by its source file, inside the allowed folders or the output folder, or by an s3:// address (a result, or a source extracted to an s3:// out) below the s3:// roots the user allowed when starting the server (--allow-s3): nothing outside them is listed or read. A document extracted in parts (a PDF past the service's limits) has in_parts, and its data is a list of its parts, each with its source_pages, status, result_file and data. Data past ${RESULT_DATA_BUDGET} characters comes as a slice of its JSON text: call again with offset = next_offset for the rest.`,
       inputSchema: {
-        path: z.string().min(1).describe('The result file (output of an extract answer), or the source document it was extracted from'),
+        path: z
+          .string()
+          .min(1)
+          .describe('The result file (output of an extract answer: a path or an s3:// address), or the source document it was extracted from'),
         offset: z.number().int().min(0).optional().describe('Where the slice of a large result’s data JSON starts (next_offset of the last answer). Default 0'),
       },
       outputSchema: resultOutput,

@@ -7,9 +7,11 @@
  * taken once: once its outcome is final it is recorded in the state folder
  * (one small file per key, so a restart does not take it again and a
  * million keys never sit in memory); until then this run remembers it.
+ * Its spooled bytes go once its outcome is final: the spool holds what is in
+ * flight (and, until the next start, what failed for a reason that may pass).
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomically } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
@@ -135,7 +137,8 @@ export class ObjectInbox {
     const path = spoolPathOf(this.storeDir, bucket, object.key);
     // The same version once; a new one waits until the one in flight under the same key (and the same spool file) is done.
     if (this.tried.get(object.key) === object.etag || this.pending.has(path)) return undefined;
-    if (await this.finishedBefore(object)) return undefined;
+    // Done before: a copy a kill left between its record and its removal goes now.
+    if (await this.finishedBefore(object)) return void (await rm(path, { force: true }));
     const record = readRecordPathOf(this.storeDir, bucket, object.key);
     const read = { bucket, key: object.key, etag: object.etag, size: object.size };
     if (!(await unchangedSince(record, path, read))) {
@@ -166,6 +169,8 @@ export class ObjectInbox {
     if (!final) return;
     await writeFileAtomically(this.takenRecordOf(taken.key), JSON.stringify(taken), { mode: 0o600 });
     if (this.tried.get(taken.key) === taken.etag) this.tried.delete(taken.key);
+    // Recorded first: a kill in between leaves the copy for the next start to remove, never a version taken twice.
+    await rm(path, { force: true });
   }
 
   private async finishedBefore(object: ObjectInfo): Promise<boolean> {

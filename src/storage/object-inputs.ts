@@ -7,18 +7,22 @@
  * (`readAhead`; the first slice while the listing goes on): the first
  * documents go out while later objects are still in the bucket, and a slice
  * never waits for its own downloads.
- * A spool file is kept with the (endpoint, bucket, key, ETag, size) it was
- * read as: a rerun whose object is unchanged downloads nothing, and the
- * planner's reuse (by sha256) pays nothing. An ETag is compared only with the
- * same key's (it is no hash of the bytes: a multipart one is not even an MD5).
+ * Each key's read is recorded (endpoint, bucket, key, ETag, size, and once
+ * checked its sha256, type and pages: object-spool.ts), and its bytes are
+ * kept only until its document settles (`settled`): a rerun whose object is
+ * unchanged plans it from the record without downloading it, the planner's
+ * reuse (by sha256) pays nothing, and only a document that must be sent is
+ * downloaded again (`ensure`). An ETag is compared only with the same key's
+ * (it is no hash of the bytes: a multipart one is not even an MD5).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import { hasSupportedExtension, isHiddenName } from '../files/paths.js';
-import { writeFileAtomically } from '../store/atomic-write.js';
+import type { PreflightOk } from '../files/preflight.js';
 import { NAME_MAX_BYTES } from '../store/result-path.js';
 import { isFolderMarker, objectUriOf, parseObjectUri, type ObjectUri } from '../util/object-uri.js';
-import { objectAddressOf, readRecordPathOf, spoolPathOf, storeSpoolDir } from './spool-layout.js';
+import { objectAddressOf, readRecordPathOf, spooledObjectOf, spoolPathOf, storeSpoolDir } from './spool-layout.js';
+import { knownCheck, readRecordOf, recordCheck, sameVersion, SpoolHolds, writeReadRecord } from './object-spool.js';
 import type { ObjectInfo, ObjectStore, ObjectStoreOptions } from './object-store.js';
 import { ObjectStoreError } from './object-store-error.js';
 
@@ -66,6 +70,9 @@ export interface ObjectFigures {
   unchanged_bytes: number;
 }
 
+/** What `read` found: its bytes in the spool (undefined), its check as recorded (bytes not needed to plan it), or why it could not be read. */
+export type ObjectRead = ObjectUnread | PreflightOk | undefined;
+
 /** Why an object found by its listing could not be read when its turn came (changed, deleted, refused). */
 export interface ObjectUnread {
   ok: false;
@@ -90,7 +97,9 @@ export class ObjectInputs {
   private store?: Promise<ObjectStore>;
   private readonly slots = new Slots(DOWNLOADS_AT_ONCE);
   /** Reads started ahead of the planner (`readAhead`), by spool path, until `read` takes them up. */
-  private readonly ahead = new Map<string, { etag: string; reading: Promise<ObjectUnread | undefined> }>();
+  private readonly ahead = new Map<string, { etag: string; reading: Promise<ObjectRead> }>();
+  /** Which spool files a document of this run still works on: each is removed once all of its have settled. */
+  private readonly holds: SpoolHolds;
   /** Objects the listing may still start reading (`readWhileListing`). */
   private readableWhileListing: number;
   /** Filled as the listing and the reads go. */
@@ -98,6 +107,7 @@ export class ObjectInputs {
 
   constructor(private readonly options: ObjectInputOptions) {
     this.readableWhileListing = options.readWhileListing ?? 0;
+    this.holds = new SpoolHolds(options.spoolDir);
   }
 
   /** Lists `arg` (`s3://b/p/`, `s3://b/p`, `s3://b/scans/**\/*.pdf`) and reports what it names, in listing order. */
@@ -135,14 +145,16 @@ export class ObjectInputs {
   }
 
   /**
-   * Makes `path` (a spool path `visit` reported) hold the version listed: found there unchanged (the key index:
-   * same endpoint, bucket, key, ETag and size), or downloaded now with `If-Match` on the listed ETag, DOWNLOADS_AT_ONCE
-   * at most at a time. Undefined when it does; otherwise why not (changed or deleted since listed, refused).
+   * Makes `path` (a spool path `visit` reported) ready to plan as the version listed: found there unchanged (the key
+   * index: same endpoint, bucket, key, ETag and size), known from its record without its bytes (their check, when
+   * that is all planning needs: `ensure` fetches them if it must be sent), or downloaded now with `If-Match` on the
+   * listed ETag, DOWNLOADS_AT_ONCE at most at a time. Undefined when its bytes are there; its recorded check when
+   * they need not be; otherwise why not (changed or deleted since listed, refused).
    */
-  async read(path: string, listed: ListedVersion): Promise<ObjectUnread | undefined> {
+  async read(path: string, listed: ListedVersion): Promise<ObjectRead> {
     const ahead = this.ahead.get(path);
     this.ahead.delete(path);
-    return ahead?.etag === listed.etag ? ahead.reading : this.fetched(path, listed);
+    return ahead?.etag === listed.etag ? ahead.reading : this.fetched(path, listed, false);
   }
 
   /**
@@ -153,14 +165,42 @@ export class ObjectInputs {
   readAhead(inputs: readonly { path: string; object?: ListedVersion }[]): void {
     for (const { path, object } of inputs) {
       if (object === undefined || this.ahead.has(path)) continue;
-      const reading = this.fetched(path, object);
+      const reading = this.fetched(path, object, false);
       // Its failure is `read`'s to report; none goes unhandled meanwhile.
       reading.catch(() => undefined);
       this.ahead.set(path, { etag: object.etag, reading });
     }
   }
 
-  private async fetched(path: string, listed: ListedVersion): Promise<ObjectUnread | undefined> {
+  /** The spool file at `path`, the version listed, was checked: its record keeps what it is, so a rerun plans it without its bytes. */
+  checked(path: string, listed: ListedVersion, result: PreflightOk): Promise<void> {
+    return recordCheck(this.options.spoolDir, path, listed, result);
+  }
+
+  /**
+   * The bytes of a document about to be sent are at `path` (a document planned from its record has none):
+   * downloaded again as the version recorded, or why they cannot be (changed or deleted since).
+   */
+  async ensure(path: string): Promise<ObjectUnread | undefined> {
+    const at = spooledObjectOf(this.options.spoolDir, path);
+    if (!at) return undefined;
+    const kept = await readRecordOf(readRecordPathOf(at.storeDir, at.bucket, at.key));
+    if (!kept) return undefined;
+    const read = await this.fetched(path, kept, true);
+    return read?.ok === false ? read : undefined;
+  }
+
+  /** A document of the spool file `path` is planned: its bytes stay until it settles. */
+  hold(path: string): void {
+    this.holds.hold(path);
+  }
+
+  /** A document of `path` settled: its bytes are removed once none of its documents is worked on, unless `keep` (a job left open). */
+  settled(path: string, keep: boolean): Promise<void> {
+    return this.holds.settled(path, keep);
+  }
+
+  private async fetched(path: string, listed: ListedVersion, bytes: boolean): Promise<ObjectRead> {
     const store = await this.opened();
     const storeDir = storeSpoolDir(this.options.spoolDir, store.identity);
     const address = objectAddressOf(this.options.spoolDir, path);
@@ -168,10 +208,18 @@ export class ObjectInputs {
     const { bucket, key } = parseObjectUri(address);
     const record = readRecordPathOf(storeDir, bucket, key);
     const read = { bucket, key, etag: listed.etag, size: listed.size };
-    if (await unchangedSince(record, path, read)) {
-      this.figures.unchanged += 1;
-      this.figures.unchanged_bytes += listed.size;
-      return undefined;
+    const kept = await readRecordOf(record);
+    const same = sameVersion(kept, read);
+    const present = same && (await sizeOf(path)) === read.size;
+    // Settled by an earlier run (its bytes removed): planned from its record, unless its bytes are wanted.
+    const known = same && !present && !bytes ? knownCheck(kept, path) : undefined;
+    if (present || known) {
+      // A read counts once: making sure before sending (`ensure`) that its bytes are still there is no second read.
+      if (!bytes) {
+        this.figures.unchanged += 1;
+        this.figures.unchanged_bytes += listed.size;
+      }
+      return known;
     }
     try {
       await this.slots.run(() => store.download(bucket, key, listed.etag, path));
@@ -180,8 +228,9 @@ export class ObjectInputs {
       // Overwritten or deleted since it was listed: the next run takes the version there then.
       return { ok: false, code: error.code, message: `${error.message.replace(/\.$/, '')}; not read, the next run takes the version there then.` };
     }
-    // A cache: lost, the object is downloaded again (unchangedSince checks it against the spooled file).
-    await writeFileAtomically(record, JSON.stringify(read), { mode: 0o600, durable: false });
+    // A rerun after a kill takes bytes downloaded but not yet checked without downloading them again. No fsync: a record
+    // cut short is no record (downloaded again), and the check (`checked`) is written in full, atomically.
+    if (!sameVersion(kept, read)) await writeReadRecord(record, read);
     this.figures.downloaded += 1;
     this.figures.downloaded_bytes += listed.size;
     return undefined;
@@ -301,11 +350,10 @@ export function unusableAsPath(key: string): string | undefined {
 
 /** The spool file is this very version of the key (same ETag and size as recorded when it was downloaded). */
 export async function unchangedSince(record: string, path: string, read: { bucket: string; key: string; etag: string; size: number }): Promise<boolean> {
-  try {
-    const kept = JSON.parse(await readFile(record, 'utf8')) as typeof read;
-    if (kept.bucket !== read.bucket || kept.key !== read.key || kept.etag !== read.etag || kept.size !== read.size) return false;
-    return (await stat(path)).size === read.size;
-  } catch {
-    return false;
-  }
+  return sameVersion(await readRecordOf(record), read) && (await sizeOf(path)) === read.size;
+}
+
+/** The size of the file at `path`; undefined when it is not there (never read, or settled and removed). */
+async function sizeOf(path: string): Promise<number | undefined> {
+  return (await stat(path).catch(() => undefined))?.size;
 }

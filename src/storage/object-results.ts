@@ -13,6 +13,7 @@
  * copy's `write` (object-write-back.ts): put at the key first, conditionally.
  */
 import { lstat, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { uptime } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { isFolderMarker, objectUriOf } from '../util/object-uri.js';
 import { objectFolderOf } from './object-folder.js';
@@ -53,8 +54,16 @@ export interface FetchedResults {
   close(): Promise<void>;
 }
 
-/** Copies every `.json` key under the folder `uri` (results, their parts, their reviews) to a private folder. */
-export async function fetchObjectResults(uri: string, options: ObjectResultsOptions): Promise<FetchedResults> {
+/** Which keys of a folder of results a reader needs: those listed from `listFrom` (below the folder) that `keep` names. */
+export interface ResultsPick {
+  /** The start of the keys below the folder to list (one result and its review: its own name). @default every key */
+  listFrom?: string;
+  /** Whether the key below the folder is copied. */
+  keep(below: string): boolean;
+}
+
+/** Copies every `.json` key under the folder `uri` (results, their parts, their reviews), or those `pick` names, to a private folder. */
+export async function fetchObjectResults(uri: string, options: ObjectResultsOptions, pick?: ResultsPick): Promise<FetchedResults> {
   const { bucket, prefix } = objectFolderOf(uri);
   const store = await opened(options);
   const root = await privateFolder(options.spoolDir, 'fetched-');
@@ -66,12 +75,12 @@ export async function fetchObjectResults(uri: string, options: ObjectResultsOpti
   let listed = 0;
   try {
     await mkdir(copy.dir, { mode: 0o700 });
-    for await (const page of store.list(bucket, prefix)) {
+    for await (const page of store.list(bucket, `${prefix}${pick?.listFrom ?? ''}`)) {
       for (const object of page) {
         listed += 1;
         const below = object.key.slice(prefix.length);
         // Only what a folder walk of results reads; a key that names no local path is no result the tool wrote.
-        if (isFolderMarker(object.key) || !below.endsWith('.json') || unusableAsPath(below)) continue;
+        if (isFolderMarker(object.key) || !below.endsWith('.json') || unusableAsPath(below) || (pick && !pick.keep(below))) continue;
         await store.download(bucket, object.key, object.etag, join(copy.dir, ...below.split('/')));
         // The version read: a write back replaces only it.
         await recordEtag(copy, object.key, object.etag);
@@ -146,13 +155,33 @@ async function privateFolder(spoolDir: string, name: 'fetched-' | 'tables-'): Pr
 }
 
 const PRIVATE_COPY = /^(?:fetched|tables)-(\d+)-[^/]+$/;
+/** A private folder named before they carried their process's id (mkdtemp's six characters): whose it is, the name does not say. */
+const UNNAMED_COPY = /^(?:fetched|tables)-[A-Za-z0-9]{6}$/;
 
-/** Removes the private folders of processes that are gone; a live one's (or this process's) are left alone. */
-async function removeLeftovers(spoolDir: string): Promise<void> {
+/**
+ * Removes the private folders of processes that are gone; a live one's (or this process's) are left alone.
+ * One named without a pid is removed only when it was made before the machine last started (`bootedAt`):
+ * no process alive now made it, and none takes up another's. Only entries of `spoolDir` itself are removed,
+ * a symbolic link among them never followed.
+ */
+export async function removeLeftovers(spoolDir: string, bootedAt = machineStartedAt()): Promise<void> {
   for (const entry of await readdir(spoolDir)) {
+    const path = join(spoolDir, entry);
     const pid = Number(PRIVATE_COPY.exec(entry)?.[1] ?? 0);
-    if (pid > 0 && !isProcessAlive(pid)) await rm(join(spoolDir, entry), { recursive: true, force: true });
+    if (pid > 0 ? !isProcessAlive(pid) : UNNAMED_COPY.test(entry) && (await lastChangedBefore(path, bootedAt)))
+      await rm(path, { recursive: true, force: true });
   }
+}
+
+/** A folder (not a link) whose inode last changed before `instant`: it was made before then too (ctime is never older than the birth). */
+async function lastChangedBefore(path: string, instant: number): Promise<boolean> {
+  const found = await lstat(path).catch(() => undefined);
+  return found?.isDirectory() === true && found.ctimeMs < instant;
+}
+
+/** When this machine last started. The wall clock, not the run's: it is compared with the file system's own times. */
+function machineStartedAt(): number {
+  return Date.now() - uptime() * 1000;
 }
 
 /** The tables of one export: a handful of files, sorted so they are put in a stable order. */

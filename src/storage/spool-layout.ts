@@ -29,6 +29,13 @@ export function objectAddressOf(spoolDir: string, path: string): string | undefi
   return inside.length >= 4 && inside[1] === 'objects' ? objectUriOf(inside[2] as string, inside.slice(3).join('/')) : undefined;
 }
 
+/** The store folder, bucket and key of a spool file (`<spool>/<store>/objects/<bucket>/<key…>`); undefined for any other path. */
+export function spooledObjectOf(spoolDir: string, path: string): { storeDir: string; bucket: string; key: string } | undefined {
+  const inside = path.startsWith(`${spoolDir}${sep}`) ? path.slice(spoolDir.length + 1).split(sep) : [];
+  if (inside.length < 4 || inside[1] !== 'objects') return undefined;
+  return { storeDir: join(spoolDir, inside[0] as string), bucket: inside[2] as string, key: inside.slice(3).join('/') };
+}
+
 /** The local mirror of an `s3://bucket/prefix/` output: the run writes and reads its results here, each also put at its key. */
 export function resultMirrorOf(storeDir: string, bucket: string, prefix: string): string {
   return join(storeDir, 'results', bucket, ...prefix.split('/').filter((segment) => segment !== ''));
@@ -37,4 +44,12 @@ export function resultMirrorOf(storeDir: string, bucket: string, prefix: string)
 /** The ETag this machine last wrote at `bucket/key`: the condition of its next overwrite. */
 export function writeRecordPathOf(storeDir: string, bucket: string, key: string): string {
   return join(storeDir, 'written', `${createHash('sha256').update(`${bucket}\0${key}`).digest('hex')}.json`);
+}
+
+/** `bucket/key` of a file in a result mirror (`resultMirrorOf`), and the store's folder it is in; undefined for any other path. */
+export function resultAddressOf(spoolDir: string, path: string): { storeDir: string; bucket: string; key: string } | undefined {
+  const inside = path.startsWith(`${spoolDir}${sep}`) ? path.slice(spoolDir.length + 1).split(sep) : [];
+  return inside.length >= 4 && inside[1] === 'results'
+    ? { storeDir: join(spoolDir, inside[0] as string), bucket: inside[2] as string, key: inside.slice(3).join('/') }
+    : undefined;
 }

@@ -3,7 +3,9 @@
  * mcp --allow-s3 s3://docs/root/` extracts the objects below that root
  * through the client, and refuses, unread, a sibling whose name starts with
  * the root's (`root2/`), the bare key `root`, another bucket, and globs that
- * would list outside: moto's request log shows no request for them.
+ * would list outside: moto's request log shows no request for them. Its
+ * extract puts results at an s3:// out below a root, and its result tool
+ * reads one back by address or by source; an out or result outside is refused.
  */
 import { mkdirSync } from 'node:fs';
 import { describe, expect, it, afterEach } from 'vitest';
@@ -158,5 +160,46 @@ describe('docextract mcp --allow-s3', () => {
     const taken = dx.extract(['s3://docs/root/'], { out, allowedFolders: ['s3://docs/root'] });
     for await (const _outcome of taken);
     expect((await taken.done).counts).toMatchObject({ complete: 2 });
+  });
+
+  it('puts results at an s3:// out below an allowed root, and reads one back by its address (its key alone) and by its source', async () => {
+    await buckets();
+    const out = await makeBucket(suite.s3, 'out');
+    const mcp = await serve(['--allow-s3', 's3://docs/root/', '--allow-s3', 's3://out/mcp/']);
+    const called = await mcp.client.callTool({ name: 'extract', arguments: { paths: ['s3://docs/root/sub/b.png'], out: 's3://out/mcp/' } });
+    const extracted = called.structuredContent as Answer & { documents?: { output: string }[] };
+    expect(called.isError === true, JSON.stringify(extracted)).toBe(false);
+    expect(extracted.documents).toEqual([expect.objectContaining({ file: 's3://docs/root/sub/b.png', status: 'complete', output: 's3://out/mcp/b.png.json' })]);
+    expect(await out.keys()).toEqual(['mcp/b.png.json']);
+
+    suite.moto.requests.length = 0;
+    const byAddress = await mcp.client.callTool({ name: 'result', arguments: { path: 's3://out/mcp/b.png.json' } });
+    expect(byAddress.structuredContent).toMatchObject({ output: 's3://out/mcp/b.png.json', source: 's3://docs/root/sub/b.png', status: 'complete' });
+    expect((byAddress.structuredContent as { data?: unknown }).data).toBeDefined();
+    // Only the key and its review were listed and read, nothing else under mcp/.
+    for (const request of suite.moto.requests)
+      expect(request.target).toMatch(/^\/out\/(mcp\/b\.png\.json(\?x-id=GetObject)?$|\?.*prefix=mcp(\/|%2F)b\.png\.json(&|$))/);
+    expect(suite.moto.requests.map((request) => request.method).sort()).toEqual(['GET', 'GET']);
+
+    const bySource = await mcp.client.callTool({ name: 'result', arguments: { path: 's3://docs/root/sub/b.png' } });
+    expect(bySource.structuredContent).toMatchObject({ output: 's3://out/mcp/b.png.json', status: 'complete' });
+  });
+
+  it('refuses an s3:// out or result outside the allowed roots with path_not_allowed naming them, and sends moto no request', async () => {
+    await buckets();
+    await makeBucket(suite.s3, 'out');
+    const mcp = await serve(['--allow-s3', 's3://docs/root/']);
+    suite.moto.requests.length = 0;
+    const paid = suite.paidRequests();
+    const refusedOut = await mcp.client.callTool({ name: 'extract', arguments: { paths: ['s3://docs/root/a.pdf'], out: 's3://out/mcp/' } });
+    const refusedRead = await mcp.client.callTool({ name: 'result', arguments: { path: 's3://docs/root2/c.pdf.json' } });
+    for (const refused of [refusedOut, refusedRead]) {
+      const error = (refused.structuredContent as Answer).error;
+      expect(error?.code).toBe('path_not_allowed');
+      expect(error?.message).toContain('--allow-s3');
+      expect(error?.message).toContain('s3://docs/root/');
+    }
+    expect(suite.moto.requests).toEqual([]);
+    expect(suite.paidRequests()).toBe(paid);
   });
 });

@@ -14,6 +14,7 @@ import { makeBucket, type TestBucket } from '../helpers/s3-objects.js';
 import { runCli } from '../helpers/run-cli.js';
 import { parseNdjson } from '../helpers/workspace.js';
 import { INVOICE_SCHEMA } from '../helpers/review-run.js';
+import { spooledObjects } from '../helpers/spool-files.js';
 
 const suite = useMotoSuite();
 
@@ -25,6 +26,8 @@ async function resultsInBucket(env: NodeJS.ProcessEnv): Promise<TestBucket> {
   const out = await makeBucket(suite.s3, 'out');
   const run = await runCli(['extract', 's3://inputs/batch/', '--out', 's3://out/results/', ...UNTHROTTLED_FLAGS], { env });
   expect(run.code, run.stderr).toBe(0);
+  // What export and check read is the results alone: the inputs' bytes left the spool once their results were put.
+  expect(spooledObjects(env.DOCEXTRACT_STATE_DIR as string)).toEqual([]);
   return out;
 }
 

@@ -26,6 +26,7 @@ import { labelledPdf } from '../helpers/make-pdf.js';
 import { startMcpInProcess, type InProcessMcp } from '../helpers/mcp-run.js';
 import { commandRig, runningCommands, waitFor } from '../helpers/one-client.js';
 import { runCli } from '../helpers/run-cli.js';
+import { correctedByAPerson } from '../helpers/result-document.js';
 import { makeWorkspace, parseNdjson, sha256Of } from '../helpers/workspace.js';
 
 let emu: RunningEmulator;
@@ -235,6 +236,33 @@ async function hostingWatch(ws: Workspace): Promise<ReturnType<typeof startChild
   return host;
 }
 
+/**
+ * The door's forced run, interrupted once it has reported the receipt and `uploads` uploads of the other document are
+ * at the service: the answers to every upload but the receipt's are held until the run was told to stop, so the
+ * interruption always lands between the two.
+ */
+async function forcedRunInterruptedAfterReceipt(
+  ws: Workspace,
+  run: (ws: Workspace, how?: DoorRun) => Promise<Finished>,
+  uploads: number,
+  what: string,
+): Promise<Finished> {
+  const others = holdDocumentsBut(['documents'], [sha256Of(join(ws.inputs, 'receipt.jpg'))]);
+  heldOthers = others;
+  try {
+    return await run(ws, {
+      force: true,
+      interrupt: {
+        at: (reported) => (reported['receipt.jpg'] === undefined ? undefined : waitFor(() => others.held() === uploads, what, 100_000)),
+        stopped: () => others.release(),
+      },
+    });
+  } finally {
+    others.release();
+    heldOthers = undefined;
+  }
+}
+
 const FRESH = { 'statement.pdf': { status: 'complete', reused: false }, 'receipt.jpg': { status: 'complete', reused: false } };
 const FRESH_SMALL = { 'four.pdf': { status: 'complete', reused: false }, 'receipt.jpg': { status: 'complete', reused: false } };
 
@@ -307,20 +335,9 @@ describe('the same powers through every door', () => {
 
       // A person's correction, beside the receipt's result, made for this very extraction (as the review page saves it).
       const result = join(ws.out, 'receipt.jpg.json');
-      const extracted = JSON.parse(readFileSync(result, 'utf8')) as {
-        source: { sha256: string };
-        question: { model: string };
-        completed_at: string;
-        data: Record<string, unknown>;
-      };
+      const extracted = JSON.parse(readFileSync(result, 'utf8')) as { data: Record<string, unknown> };
       const corrected = { ...extracted.data, total: 'CORRECTED BY A PERSON' };
-      const review = {
-        result: { sha256: extracted.source.sha256, model: extracted.question.model, completed_at: extracted.completed_at },
-        reviewed_at: extracted.completed_at,
-        approved: true,
-        corrections: { total: 'CORRECTED BY A PERSON' },
-      };
-      writeFileSync(`${result}.review.json`, JSON.stringify(review), { mode: 0o600 });
+      const review = await correctedByAPerson(result, { total: 'CORRECTED BY A PERSON' });
 
       const requestsBefore = { ...emu.counters.requestsByEndpoint };
       const chargedBefore = emu.counters.creditsCharged;
@@ -350,23 +367,8 @@ describe('the same powers through every door', () => {
 
       // The statement's two parts are held at the service (their uploads' answers) until the door has reported the
       // receipt, extracted again, and has been interrupted: the interruption always lands between the two.
-      const parts = holdDocumentsBut(['documents'], [sha256Of(join(ws.inputs, 'receipt.jpg'))]);
-      heldOthers = parts;
       const chargedBefore = emu.counters.creditsCharged;
-      let interrupted: Finished;
-      try {
-        interrupted = await run(ws, {
-          force: true,
-          interrupt: {
-            at: (reported) =>
-              reported['receipt.jpg'] === undefined ? undefined : waitFor(() => parts.held() === 2, "the statement's two parts at the service", 100_000),
-            stopped: () => parts.release(),
-          },
-        });
-      } finally {
-        parts.release();
-        heldOthers = undefined;
-      }
+      const interrupted = await forcedRunInterruptedAfterReceipt(ws, run, 2, "the statement's two parts at the service");
       // Forced, the receipt was extracted again; the statement was not finished: its one-page part was (1 credit), its job of 150 pages left open.
       expect(statuses(interrupted)['receipt.jpg']).toEqual({ status: 'complete', reused: false });
       expect(interrupted['statement.pdf']?.status).not.toBe('complete');
@@ -396,23 +398,10 @@ describe('the same powers through every door', () => {
       expect(statuses(await run(ws))).toEqual(FRESH_SMALL);
 
       // The PDF's upload is held until the door has reported the receipt and been interrupted: its job is left open.
-      const pdf = holdDocumentsBut(['documents'], [sha256Of(join(ws.inputs, 'receipt.jpg'))]);
-      heldOthers = pdf;
       const chargedBefore = emu.counters.creditsCharged;
-      try {
-        const interrupted = await run(ws, {
-          force: true,
-          interrupt: {
-            at: (reported) => (reported['receipt.jpg'] === undefined ? undefined : waitFor(() => pdf.held() === 1, "the PDF's upload at the service", 100_000)),
-            stopped: () => pdf.release(),
-          },
-        });
-        expect(statuses(interrupted)['receipt.jpg']).toEqual({ status: 'complete', reused: false });
-        expect(interrupted['four.pdf']?.status).not.toBe('complete');
-      } finally {
-        pdf.release();
-        heldOthers = undefined;
-      }
+      const interrupted = await forcedRunInterruptedAfterReceipt(ws, run, 1, "the PDF's upload at the service");
+      expect(statuses(interrupted)['receipt.jpg']).toEqual({ status: 'complete', reused: false });
+      expect(interrupted['four.pdf']?.status).not.toBe('complete');
       expect(emu.counters.creditsCharged - chargedBefore).toBe(1);
 
       // The same forced run again, beside a watch that now holds the state folder: it rides along, and resumes.

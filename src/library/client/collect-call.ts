@@ -8,7 +8,8 @@ import type { BatchEvents, DocumentOutcome } from '../../batch/batch-types.js';
 import type { ExtractionReport } from '../../engine/batch-report.js';
 import { isJobId } from '../../api/job-id.js';
 import { accountOf, runDocuments } from '../one-client-run.js';
-import { collectJobRun } from '../collect-job.js';
+import { collectJobRun, journalPutsJob } from '../collect-job.js';
+import { isObjectUri } from '../../util/object-uri.js';
 import type { ClientSettings } from './client-options.js';
 import type { ExtractionOptions } from './extract-options.js';
 import { askingCommand, plannedExtraction, recorded, runEventsOf, runRecordsOf, wordsOf, type ExtractionRunReport } from './extract-run.js';
@@ -44,7 +45,9 @@ export async function collectRun(
   const access = runAccess(client, run.ttlMs, notice);
   const ended = { records, outDir, account: accountOf(access), keepOutcomes: options.keepOutcomes === true, ...wordsOf(options) };
   hooks.usageNow = () => records.recordUsage(ended.account);
-  const collect = collectJobRun({ jobId, run, outDir, objects: client.objects });
+  // A job whose run writes to a bucket is put by this command, even with a folder's out: it waits for a held folder rather than ride along.
+  const putsItself = !isObjectUri(outDir) && (await journalPutsJob(client.stateDir, client.objects.spoolDir, jobId));
+  const collect = collectJobRun({ jobId, run, outDir, objects: client.objects, putsItself });
   const checker = options.checker ? { checker: options.checker } : {};
   return runDocuments<ExtractionRunReport, BatchEvents>({
     access,

@@ -5,7 +5,6 @@
  * whichever door asks, and the rest are the resources the state folder and
  * the service hold.
  */
-import { resolve } from 'node:path';
 import type { Authorised, Health, ModelList } from '../../api/answers.js';
 import type { ChunkProcessed } from '../../api/index.js';
 import type { DocumentOutcome, ResultChecker } from '../../batch/batch-types.js';
@@ -228,13 +227,14 @@ export class DocExtract {
    * One document's result, read back: by its result file, or by its source
    * looked up in `outs`; undefined when there is none. A person's
    * corrections apply; a document in parts gives the list of its parts.
+   * A result file, source or out may be in object storage (`s3://…`): only
+   * the keys needed are read, and a result there (or in the state folder's
+   * copy of a run's `s3://` out) is named by its `s3://` address.
    */
   async result(path: string, options: ResultOptions = {}): Promise<ResultRead | undefined> {
     const { readResult } = await import('./result-call.js');
-    return readResult(this.settings.cwd, path, {
-      ...options,
-      ...(options.outs ? { outs: options.outs.map((out) => resolve(this.settings.cwd, out)) } : {}),
-    });
+    const outs = options.outs?.map((out) => folderOrObject(this.settings.cwd, out));
+    return readResult(this.settings.cwd, path, { ...options, ...(outs ? { outs } : {}) }, this.settings.objects);
   }
 
   /** The document types this key may use (free). */

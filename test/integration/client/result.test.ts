@@ -3,12 +3,12 @@
  * tool reads it. By its result file or by its source looked up in output folders; a person's
  * corrections applied; the verdict of the checker named; nothing sent, no key needed.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocExtract, type ResultChecker } from '../../../src/index.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { emulatorEnv, startTestEmulator, TEST_KEY } from '../../helpers/emulator-run.js';
+import { correctedByAPerson } from '../../helpers/result-document.js';
 import { makeWorkspace } from '../../helpers/workspace.js';
 
 let emu: RunningEmulator;
@@ -39,13 +39,7 @@ describe('a result read back through the client', () => {
 
     // A person's correction of this very extraction applies.
     const result = byFile!.result;
-    const review = {
-      result: { sha256: result.source.sha256, model: result.question.model, completed_at: result.completed_at },
-      reviewed_at: result.completed_at,
-      approved: true,
-      corrections: { total: 'CORRECTED' },
-    };
-    writeFileSync(`${output}.review.json`, JSON.stringify(review), { mode: 0o600 });
+    await correctedByAPerson(output, { total: 'CORRECTED' });
     const checked: unknown[] = [];
     const checker: ResultChecker = {
       check: (type, data) => {

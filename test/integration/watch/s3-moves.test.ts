@@ -1,6 +1,6 @@
 /**
  * The moves of `watch s3://… --move-done s3://…` against a real S3 server
- * (moto, started here; the test fails when it is missing), at the exact
+ * (moto, the worker's; the test fails when it is missing), at the exact
  * points a newer upload can land: after the listing (before the copy), and
  * between the copy and the delete (an injected step). A newer upload is
  * never deleted. And a listing answered 503 SlowDown past the SDK's retries
@@ -9,39 +9,20 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentOutcome } from '../../../src/batch/batch-types.js';
 import { ObjectWatchMoves } from '../../../src/engine/watch-object-moves.js';
 import { ObjectInbox } from '../../../src/storage/object-inbox.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
-import { MOTO_CREDENTIALS, startMoto, type RunningMoto } from '../../helpers/moto.js';
-import { makeBucket, s3ClientFor, type TestBucket } from '../../helpers/s3-objects.js';
-import { startS3StandIn, type S3StandIn } from '../../helpers/s3-stand-in.js';
+import { MOTO_CREDENTIALS } from '../../helpers/moto.js';
+import { useMotoStore } from '../../helpers/moto-suite.js';
+import { makeBucket, type TestBucket } from '../../helpers/s3-objects.js';
 
-let moto: RunningMoto;
-let s3: S3Client;
-let standIn: S3StandIn;
-beforeAll(async () => {
-  moto = await startMoto();
-  s3 = s3ClientFor(moto);
-  standIn = await startS3StandIn(moto.url);
-}, 60_000);
-afterAll(async () => {
-  s3?.destroy();
-  await standIn?.close();
-  await moto?.close();
-});
-beforeEach(async () => moto.reset());
+const store = useMotoStore({ standIn: true });
 
 const complete = (file: string): DocumentOutcome => ({ file, status: 'complete' }) as DocumentOutcome;
 
-async function text(bucket: string, key: string): Promise<string> {
-  const answer = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  return answer.Body!.transformToString();
-}
-
-async function openInbox(endpoint = moto.url): Promise<ObjectInbox> {
+async function openInbox(endpoint = store.moto.url): Promise<ObjectInbox> {
   return ObjectInbox.open('s3://moves-bucket/inbox/', {
     endpoint,
     env: MOTO_CREDENTIALS,
@@ -68,7 +49,7 @@ async function firstArrivals(inbox: ObjectInbox, notices: string[] = []): Promis
 describe('--move-done s3:// never deletes a newer upload', () => {
   let bucket: TestBucket;
   beforeEach(async () => {
-    bucket = await makeBucket(s3, 'moves-bucket');
+    bucket = await makeBucket(store.s3, 'moves-bucket');
   });
 
   it('moves the version processed: copied below the done folder (inside the inbox, never listed), then deleted', async () => {
@@ -79,7 +60,7 @@ describe('--move-done s3:// never deletes a newer upload', () => {
     moves.finished(complete('s3://moves-bucket/inbox/a.pdf'), path!);
     await moves.drain();
     expect(await bucket.keys()).toEqual(['inbox/done/a.pdf']);
-    expect(await text('moves-bucket', 'inbox/done/a.pdf')).toBe('version one');
+    expect(await store.objectText('moves-bucket', 'inbox/done/a.pdf')).toBe('version one');
     expect(await firstArrivals(inbox)).toEqual([]); // the done folder inside the inbox is never taken from
     inbox.close();
   });
@@ -94,7 +75,7 @@ describe('--move-done s3:// never deletes a newer upload', () => {
     moves.finished(complete('s3://moves-bucket/inbox/a.pdf'), path!);
     await moves.drain();
     expect(await bucket.keys()).toEqual(['inbox/a.pdf']);
-    expect(await text('moves-bucket', 'inbox/a.pdf')).toBe('version two');
+    expect(await store.objectText('moves-bucket', 'inbox/a.pdf')).toBe('version two');
     expect(notices.join('\n')).toContain('uploaded again');
     // The new version is a new document: the next listing takes it.
     expect(await firstArrivals(inbox)).toEqual([path]);
@@ -110,7 +91,7 @@ describe('--move-done s3:// never deletes a newer upload', () => {
     });
     moves.finished(complete('s3://moves-bucket/inbox/a.pdf'), path!);
     await moves.drain();
-    expect(await text('moves-bucket', 'inbox/a.pdf')).toBe('version two');
+    expect(await store.objectText('moves-bucket', 'inbox/a.pdf')).toBe('version two');
     expect(await bucket.keys('done/')).toEqual([]);
     inbox.close();
   });
@@ -118,10 +99,10 @@ describe('--move-done s3:// never deletes a newer upload', () => {
 
 describe('a listing that fails', () => {
   it('answered 503 SlowDown past the SDK retries: said with the address and code, listed again after the poll, on the clock', async () => {
-    const bucket = await makeBucket(s3, 'moves-bucket');
+    const bucket = await makeBucket(store.s3, 'moves-bucket');
     await bucket.put('inbox/a.pdf', 'one');
-    standIn.slowDown((req) => (req.url ?? '').includes('list-type=2'), 4);
-    const inbox = await openInbox(standIn.url);
+    store.standIn.slowDown((req) => (req.url ?? '').includes('list-type=2'), 4);
+    const inbox = await openInbox(store.standIn.url);
     const clock = new FakeClock();
     const notices: string[] = [];
     const stop = new AbortController();

@@ -1,45 +1,35 @@
 /**
- * `watch s3://…` against a real S3 server (moto, started here; the test fails
+ * `watch s3://…` against a real S3 server (moto, the worker's; the test fails
  * when it is missing): objects uploaded while it runs are taken, a key
  * uploaded again with new bytes is a new document, `--move-done s3://…`
- * moves each once its result is put, and a restart takes no (key, ETag) twice.
+ * moves each once its result is put, a restart takes no (key, ETag) twice,
+ * and the spool holds only what is in flight (each object's bytes go once it is done).
  * Polling runs on the fake clock; the waits are on the run's outcome lines
  * and on the requests the store logged, never on sleeps.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { FAST_FLAGS, emulatorEnv, startTestEmulator } from '../../helpers/emulator-run.js';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
+import { FAST_FLAGS } from '../../helpers/emulator-run.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
-import { startMoto, type RunningMoto } from '../../helpers/moto.js';
-import { makeBucket, s3ClientFor } from '../../helpers/s3-objects.js';
+import { useMotoSuite } from '../../helpers/moto-suite.js';
+import { makeBucket } from '../../helpers/s3-objects.js';
 import { corpusBytes, distinctJpeg } from '../../helpers/watch-folder.js';
 import { startWatchOnFakeClock } from '../../helpers/watch-run.js';
 import { runCli } from '../../helpers/run-cli.js';
+import { spooledObjects } from '../../helpers/spool-files.js';
 
-let moto: RunningMoto;
-let s3: S3Client;
-let emu: RunningEmulator;
 const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
-beforeAll(async () => {
-  [moto, emu] = await Promise.all([startMoto(), startTestEmulator({ now: () => clock.now() })]);
-  s3 = s3ClientFor(moto);
-}, 60_000);
-afterAll(async () => {
-  s3?.destroy();
-  await Promise.all([moto?.close(), emu?.close()]);
-});
-beforeEach(async () => moto.reset());
+const suite = useMotoSuite({ emulator: { now: () => clock.now() } });
 
-const uploads = (): number => emu.counters.requestsByEndpoint.documents + emu.counters.requestsByEndpoint.process;
-const requested = (method: string, target: string): boolean => moto.requests.some((request) => request.method === method && request.target.startsWith(target));
-const listings = (): number => moto.requests.filter((request) => request.method === 'GET' && request.target.includes('list-type=2')).length;
+const requested = (method: string, target: string): boolean =>
+  suite.moto.requests.some((request) => request.method === method && request.target.startsWith(target));
+const listings = (): number => suite.moto.requests.filter((request) => request.method === 'GET' && request.target.includes('list-type=2')).length;
 
 async function body(bucket: string, key: string): Promise<string> {
-  const answer = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const answer = await suite.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   return Buffer.from(await answer.Body!.transformToByteArray()).toString('base64');
 }
 
@@ -49,23 +39,32 @@ function watchS3(args: string[], env: NodeJS.ProcessEnv) {
 
 describe('docextract watch s3://', () => {
   it('takes an object uploaded while it runs, puts its result at --out s3://, moves it with --move-done s3://; a key uploaded again is taken again', async () => {
-    const inputs = await makeBucket(s3, 'in-bucket');
-    const outputs = await makeBucket(s3, 'out-bucket');
+    const inputs = await makeBucket(suite.s3, 'in-bucket');
+    const outputs = await makeBucket(suite.s3, 'out-bucket');
     await inputs.put('inbox/first.pdf', corpusBytes('pdf/pages-2.pdf'));
     await inputs.put('inbox/notes.txt', 'not a document');
-    const env = emulatorEnv(emu, moto.env);
+    const env = suite.env();
+    // Done objects leave the spool: it never holds more than what is being worked on.
+    const spoolEmpty = (): boolean => spooledObjects(env.DOCEXTRACT_STATE_DIR as string).length === 0;
     const run = watchS3(['s3://in-bucket/inbox/', '--out', 's3://out-bucket/w/', '--move-done', 's3://in-bucket/done/'], env);
     await run.watching();
-    await run.runUntil(() => run.lines().length === 1 && requested('DELETE', '/in-bucket/inbox/first.pdf'), 'the first object taken and moved');
+    await run.runUntil(
+      () => run.lines().length === 1 && requested('DELETE', '/in-bucket/inbox/first.pdf') && spoolEmpty(),
+      'the first object taken and moved, its copy gone from the spool',
+    );
 
     // Uploaded while the watch runs: the next listing takes it.
     const scan = distinctJpeg('scan');
     await inputs.put('inbox/sub/scan.jpg', scan);
-    await run.runUntil(() => run.lines().length === 2 && requested('DELETE', '/in-bucket/inbox/sub/scan.jpg'), 'the uploaded object taken and moved');
+    await run.runUntil(
+      () => run.lines().length === 2 && requested('DELETE', '/in-bucket/inbox/sub/scan.jpg') && spoolEmpty(),
+      'the uploaded object taken and moved, its copy gone from the spool',
+    );
     // The same key again, with new bytes: a new document, its move named beside the first.
     await inputs.put('inbox/first.pdf', corpusBytes('pdf/pages-4.pdf'));
     await run.runUntil(() => run.lines().length === 3, 'the key uploaded again taken');
     const stopped = await run.stop();
+    expect(spoolEmpty()).toBe(true);
 
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(run.lines().map((line) => [line.file, line.status])).toEqual([
@@ -85,16 +84,16 @@ describe('docextract watch s3://', () => {
   });
 
   it('a restart takes no (key, ETag) a run finished, downloads nothing, pays nothing; a new upload under the key is taken', async () => {
-    const inputs = await makeBucket(s3, 'restart-bucket');
+    const inputs = await makeBucket(suite.s3, 'restart-bucket');
     await inputs.put('inbox/a.pdf', corpusBytes('pdf/pages-2.pdf'));
-    const env = { ...emulatorEnv(emu, moto.env), DOCEXTRACT_STATE_DIR: join(mkdtempSync(join(tmpdir(), 'docextract-s3watch-')), 'state') };
+    const env = { ...suite.env(), DOCEXTRACT_STATE_DIR: join(mkdtempSync(join(tmpdir(), 'docextract-s3watch-')), 'state') };
     const out = join(mkdtempSync(join(tmpdir(), 'docextract-s3watch-')), 'out');
     const first = watchS3(['s3://restart-bucket/inbox/', '--out', out], env);
     await first.runUntil(() => first.lines().length === 1, 'the object taken');
     await first.stop();
-    const paid = uploads();
+    const paid = suite.paidRequests();
 
-    moto.requests.length = 0;
+    suite.moto.requests.length = 0;
     const second = watchS3(['s3://restart-bucket/inbox/', '--out', out], env);
     await second.watching();
     // Two whole listings (the second one a poll later): the first has looked at a.pdf and passed it over.
@@ -102,18 +101,18 @@ describe('docextract watch s3://', () => {
     await second.quiet();
     expect(second.lines()).toEqual([]);
     expect(requested('GET', '/restart-bucket/inbox/a.pdf')).toBe(false);
-    expect(uploads()).toBe(paid);
+    expect(suite.paidRequests()).toBe(paid);
 
     await inputs.put('inbox/a.pdf', corpusBytes('pdf/pages-4.pdf'));
     await second.runUntil(() => second.lines().length === 1, 'the new version taken');
     const stopped = await second.stop();
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(second.lines()).toMatchObject([{ file: 's3://restart-bucket/inbox/a.pdf', status: 'complete', pages: 4 }]);
-    expect(uploads()).toBeGreaterThan(paid);
+    expect(suite.paidRequests()).toBeGreaterThan(paid);
   });
 
   it('refuses, before listing anything, move targets that are the inbox or hold it, and targets of the other kind (exit 2)', async () => {
-    const env = emulatorEnv(emu, moto.env);
+    const env = suite.env();
     const local = join(mkdtempSync(join(tmpdir(), 'docextract-s3watch-')), 'done');
     for (const [args, said] of [
       [['s3://in-bucket/inbox/', '--move-done', 's3://in-bucket/inbox'], 'moveDone: s3://in-bucket/inbox/ is the watched folder'],
@@ -125,16 +124,16 @@ describe('docextract watch s3://', () => {
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toContain(said);
     }
-    expect(moto.requests).toEqual([]);
+    expect(suite.moto.requests).toEqual([]);
   });
 
   it('says a bucket that does not exist, by its address and code, and keeps listing until it does', async () => {
-    const env = emulatorEnv(emu, moto.env);
+    const env = suite.env();
     const run = watchS3(['s3://late-bucket/inbox/'], env);
     await run.watching();
     await run.runUntil(() => run.stderr().includes('[object_not_found]'), 'the missing bucket said');
     expect(run.stderr()).toContain('s3://late-bucket/inbox/');
-    const inputs = await makeBucket(s3, 'late-bucket');
+    const inputs = await makeBucket(suite.s3, 'late-bucket');
     await inputs.put('inbox/a.pdf', corpusBytes('pdf/pages-2.pdf'));
     await run.runUntil(() => run.lines().length === 1, 'the object taken once the bucket exists');
     const stopped = await run.stop();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExtractAnswer } from '../../../src/mcp/extract-answer.js';
 import { DocExtract } from '../../../src/index.js';
-import { partsOfOutcome } from '../../../src/mcp/part-data.js';
+import { partsOf, resultOfOutcome } from '../../../src/mcp/part-data.js';
 import { answered, joined, range, statement } from '../../helpers/part-statement.js';
 
 describe('the data of a document in parts, as an agent gets it', () => {
@@ -12,7 +12,7 @@ describe('the data of a document in parts, as an agent gets it', () => {
     expect(line.data).toBeUndefined(); // the run reports the source without data: its data is its parts'
 
     // Each part's verdict is the one the run wrote with it (none here): the answer checks nothing again.
-    const read = await partsOfOutcome(new DocExtract({ stateDir: '/nonexistent-state' }), line);
+    const read = partsOf(await resultOfOutcome(new DocExtract({ stateDir: '/nonexistent-state' }), line));
     expect(read).toEqual([
       {
         source_pages: range(1, 150),
