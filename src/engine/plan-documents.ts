@@ -149,8 +149,9 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
     literal: options.listed,
     exclude: [options.outDir, ...(options.exclude ?? [])],
     ...(options.allowed ? { allowed: options.allowed } : {}),
-    // The first slice's objects download while later listing pages are asked for.
-    ...(options.objects ? { objects: { ...options.objects, readWhileListing: sliceSize } } : {}),
+    // The first objects download while later listing pages are asked for: as many as are read ahead later
+    // (the first slice's 500 at once were the run's peak of memory, at 10,000 objects past 150 MB).
+    ...(options.objects ? { objects: { ...options.objects, readWhileListing: OBJECTS_PLANNED_TOGETHER * (OBJECT_RUNS_AHEAD + 1) } } : {}),
   });
   const found = discovery.inputs.length;
   const { objects } = discovery;
