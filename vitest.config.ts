@@ -1,11 +1,13 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { SCALE_TESTS } from './vitest.scale.config.js';
 
 // The browser tests need Chromium: they are `npm run test:browser` (vitest.browser.config.ts), run by .ci/run after npm test.
 // zsh and fish are Debian packages: `npm run test:shells` (vitest.shells.config.ts), run by .ci/run.
 // The single executable is built by `npm run test:binary` (vitest.binary.config.ts), run by .ci/run.
 // The newest TypeScript from the registry: `npm run test:latest-typescript` (npm test asks no registry).
 // The packed library installed into a new project: `npm run test:package` (vitest.package.config.ts), run by .ci/run.
-const NOT_HERE = ['test/browser/**', 'test/shells/**', 'test/binary/**', 'test/latest-typescript/**', 'test/package/library-package.test.ts'];
+// The suites whose point is size or many runs: `npm run test:scale` (vitest.scale.config.ts), run by .ci/run.
+const NOT_HERE = ['test/browser/**', 'test/shells/**', 'test/binary/**', 'test/latest-typescript/**', 'test/package/library-package.test.ts', ...SCALE_TESTS];
 
 // Files that change what a later file in the same process would see, each run in a process of its own.
 // Every other file shares its worker's modules with the files before it: a process and a module graph

@@ -137,7 +137,8 @@ export class BatchState implements BatchView {
    */
   answered(item: WorkItem, sentAt: number, effects: readonly FlowEffect[]): void {
     if (item.kind === 'upload') this.ledger.uploadEnded(item.task);
-    if (effects.some((effect) => effect.type === 'unreached')) {
+    const unreached = effects.some((effect) => effect.type === 'unreached');
+    if (unreached) {
       this.spend(item.task.doc, -1, 0);
       this.gate.unsent(sentAt);
       this.events.requestUnreached?.(endpointOf(item), item.task.doc);
@@ -149,6 +150,8 @@ export class BatchState implements BatchView {
       }
     }
     this.apply(item.task, effects);
+    // Counted by now if its effects did not say when: the gate may reckon its window slot from that.
+    if (!unreached) this.gate.settle(sentAt);
     if (this.probeTask === item.task) {
       // Accepted or refused, it has been applied; anything else says nothing about slots.
       this.slots.ended();

@@ -29,6 +29,8 @@ export interface FlowContext {
   writeResult: ResultWriter;
   /** Keeps an answer paid for whose result file could not be written, where the next run finds it (returns where). @default none: the failure is reported only */
   keepAnswer?(document: ResultDocument): Promise<string>;
+  /** Lets go of an answer kept while its result was put (`keepAnswer`'s path), once it is written. @default none: it stays */
+  dropKeptAnswer?(path: string): Promise<void>;
 }
 
 export type RetryPlan = { retryAt: number; effects: FlowEffect[] } | { giveUp: true; effects: FlowEffect[] };

@@ -6,16 +6,19 @@ import type { RateWindow } from '../config/grammar/rate-limit.js';
 
 /**
  * Default safety gap between a send and the send `limit` places before it:
- * min(50 ms, 5 % of the shortest window), 0 when there are no windows. A
- * request reaches the server's rate limiter some milliseconds after we record
- * it (measured up to ~40 ms on a busy loopback); under real windows (a minute
- * or more) 50 ms costs nothing, and for scaled-down test windows 5% keeps it
- * proportionate. The gate widens it further after any real 429.
+ * min(50 ms, max(2 ms, 0.2 % of the shortest window)), 0 when there are no
+ * windows. The gate holds a window's slot until its request is answered and
+ * then moves the send to when the server counted it at the latest
+ * (RequestGate.restamp), so the gap need not cover arrival delays: only
+ * whole-millisecond rounding (timers, processing_time_ms) and, for sends of
+ * other runs read from the send log, the margin those entries carry. A 5 %
+ * gap cost a 1 s window 5 % of its throughput. The gate widens it after any
+ * real 429.
  */
 export function defaultGuardMs(windows: readonly RateWindow[]): number {
   if (windows.length === 0) return 0;
   const shortest = Math.min(...windows.map((w) => w.windowMs));
-  return Math.min(50, Math.floor(shortest * 0.05));
+  return Math.min(50, Math.max(2, Math.floor(shortest * 0.002)));
 }
 
 /**
@@ -29,6 +32,7 @@ export function defaultGuardMs(windows: readonly RateWindow[]): number {
  * window cheap.
  *
  * @param history send times, ascending; entries before `firstIndex` are ignored
+ * @param inFlight sends not answered yet, after the history: each may reach the server's limiter at any instant up to now, so each counts as a send at `notBefore` (the most recent possible)
  */
 export function projectSendTimes(
   history: readonly number[],
@@ -37,10 +41,12 @@ export function projectSendTimes(
   guardMs: number,
   n: number,
   notBefore: number,
+  inFlight = 0,
 ): number[] {
   const slots: number[] = [];
-  const base = history.length;
-  const at = (i: number): number => (i < base ? (history[i] ?? 0) : (slots[i - base] ?? 0));
+  const settled = history.length;
+  const base = settled + inFlight;
+  const at = (i: number): number => (i < settled ? (history[i] ?? 0) : i < base ? notBefore : (slots[i - base] ?? 0));
   let earliest = notBefore;
   for (let k = 0; k < n; k++) {
     let slot = earliest;

@@ -3,6 +3,14 @@
  * checked against several rate windows at once (p-queue has a single
  * interval), tightened by the server's X-RateLimit-* headers, and held by
  * pauses after a 429 or 503.
+ *
+ * A granted send is in flight until its caller says what became of it:
+ * answered ({@link RequestGate.answered}, {@link RequestGate.restamp},
+ * {@link RequestGate.settle}) or never sent ({@link RequestGate.unsent}).
+ * While in flight it may reach the server's limiter at any instant, so it
+ * holds its place in every window as a send made now. On a busy machine 40
+ * requests granted together reached the server spread over 0.7 s; a window
+ * reckoned from their grants freed too early and the next ones met 429s.
  */
 import type { Clock } from '../util/clock.js';
 import { KeyShare } from './key-share.js';
@@ -55,6 +63,13 @@ export function countedAt(answeredAt: number, processingMs: number | undefined):
   return answeredAt - Math.max(0, processingMs ?? 0);
 }
 
+/**
+ * How much later than logged a send read from the send log may have reached
+ * the server: another run may have been killed with it in flight. It was the
+ * default guard before sends were held until answered.
+ */
+export const LOADED_SEND_MARGIN_MS = 50;
+
 /** Dropped log entries tolerated at the front before the array is compacted. */
 const COMPACT_THRESHOLD = 1_024;
 
@@ -68,9 +83,11 @@ export class RequestGate {
   /** Longest window plus guard: older entries can no longer hold anything back. */
   private horizonMs: number;
 
-  /** Send times, ascending; entries before `head` are expired and await compaction. */
+  /** Send times of answered sends (and other runs'), ascending; entries before `head` are expired and await compaction. */
   private log: number[];
   private head = 0;
+  /** Grant times of sends not answered yet. */
+  private readonly inFlight: number[] = [];
 
   private readonly waiters: Waiter[] = [];
   private pumping = false;
@@ -90,7 +107,8 @@ export class RequestGate {
     this.guardMs = Math.max(0, options.guardMs ?? defaultGuardMs(this.windows));
     this.maxGuardMs = Math.max(this.guardMs, Math.round((this.windows[0]?.windowMs ?? 0) / 10));
     this.horizonMs = Math.max(0, ...this.windows.map((w) => w.windowMs)) + this.guardMs;
-    this.log = [...(this.sendLog?.load() ?? [])].sort((a, b) => a - b);
+    // Another run's sends may have been in flight when it stopped: they reach the limiter up to the guard later.
+    this.log = [...(this.sendLog?.load() ?? [])].map((at) => at + LOADED_SEND_MARGIN_MS).sort((a, b) => a - b);
     this.prune(this.clock.now());
   }
 
@@ -127,7 +145,7 @@ export class RequestGate {
     const now = this.clock.now();
     this.prune(now);
     const notBefore = Math.max(now, from ?? now, this.pauseEnd, this.serverHoldUntil);
-    return projectSendTimes(this.log, this.head, this.ourWindows(now), this.guardMs, n, notBefore);
+    return projectSendTimes(this.log, this.head, this.ourWindows(now), this.guardMs, n, notBefore, this.inFlight.length);
   }
 
   /** Each window with the limit that is ours to use now: what other clients take is left to them. */
@@ -145,9 +163,9 @@ export class RequestGate {
     let latest = Math.max(now, this.pauseEnd, this.serverHoldUntil);
     let holding: RateWindow | undefined;
     for (const [i, window] of this.ourWindows(now).entries()) {
-      const index = this.log.length - window.limit;
+      const index = this.log.length + this.inFlight.length - window.limit;
       if (index < this.head) continue;
-      const at = (this.log[index] ?? 0) + window.windowMs + this.guardMs;
+      const at = (index < this.log.length ? (this.log[index] ?? 0) : now) + window.windowMs + this.guardMs;
       if (at > latest) [latest, holding] = [at, this.windows[i]];
     }
     return holding;
@@ -271,14 +289,32 @@ export class RequestGate {
    * (send-log-lines.ts), so every later reader counts the request once.
    */
   restamp(recordedAt: number, countedAt: number): void {
-    // Stryker disable next-line EqualityOperator: equivalent; moving a send to its own instant changes nothing.
-    if (countedAt <= recordedAt) return;
-    const index = this.log.lastIndexOf(recordedAt);
-    if (index < this.head) return;
-    this.log.splice(index, 1);
-    this.insert(countedAt);
+    const flying = this.inFlight.indexOf(recordedAt);
+    if (flying !== -1) {
+      this.inFlight.splice(flying, 1);
+      this.insert(Math.max(recordedAt, countedAt));
+    }
+    if (countedAt <= recordedAt) {
+      if (flying !== -1) this.wake();
+      return;
+    }
+    if (flying === -1) {
+      const index = this.log.lastIndexOf(recordedAt);
+      if (index < this.head) return;
+      this.log.splice(index, 1);
+      this.insert(countedAt);
+    }
     this.sendLog?.move(recordedAt, countedAt);
     this.wake();
+  }
+
+  /**
+   * The request granted at `recordedAt` was answered, or failed after it may
+   * have reached the server: if nothing has said when it was counted, it was
+   * by now. Does nothing to a send already answered or unsent.
+   */
+  settle(recordedAt: number): void {
+    if (this.inFlight.includes(recordedAt)) this.restamp(recordedAt, this.clock.now());
   }
 
   /** The request granted at `sentAt` was answered just now: its send moves to when the server most likely counted it ({@link countedAt}). */
@@ -291,9 +327,13 @@ export class RequestGate {
    * connection was made), so no window counted it, and the send log says so.
    */
   unsent(recordedAt: number): void {
-    const index = this.log.lastIndexOf(recordedAt);
-    if (index < this.head) return;
-    this.log.splice(index, 1);
+    const flying = this.inFlight.indexOf(recordedAt);
+    if (flying !== -1) this.inFlight.splice(flying, 1);
+    else {
+      const index = this.log.lastIndexOf(recordedAt);
+      if (index < this.head) return;
+      this.log.splice(index, 1);
+    }
     this.sendLog?.drop(recordedAt);
     this.wake();
   }
@@ -355,20 +395,16 @@ export class RequestGate {
     // Stryker disable next-line ConditionalExpression: equivalent; the pump serves only while someone waits.
     if (!waiter) return;
     waiter.detach();
+    this.inFlight.push(now);
     try {
-      this.record(now);
+      this.sendLog?.append(now);
     } catch (error) {
-      // The slot counts as used in memory; the caller learns the send log failed.
+      // The slot counts as used in memory (answered now: the caller will not send); the caller learns the send log failed.
+      this.settle(now);
       waiter.reject(error);
       return;
     }
     waiter.resolve(now);
-  }
-
-  /** Append to the sorted log (in memory first, so a failing send log still throttles). */
-  private record(at: number): void {
-    this.insert(at);
-    this.sendLog?.append(at);
   }
 
   private insert(at: number): void {
@@ -378,7 +414,12 @@ export class RequestGate {
     else this.log.splice(i, 0, at);
   }
 
+  /** Sends counted after `exclusiveStart`, those in flight at their grant. */
   private countSince(exclusiveStart: number): number {
+    return this.settledSince(exclusiveStart) + this.inFlight.filter((at) => at > exclusiveStart).length;
+  }
+
+  private settledSince(exclusiveStart: number): number {
     let lo = this.head;
     let hi = this.log.length;
     while (lo < hi) {

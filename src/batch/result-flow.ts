@@ -143,9 +143,10 @@ async function writeWithCopies(ctx: FlowContext, task: DocumentTask, document: R
   const earlierReview = reviewedFingerprint(task.doc.output);
   // A put to object storage can be cut by a kill -9 after the answer was paid for (a synchronous answer has no job
   // to fetch it from again): the answer is kept first, and the next run finds it there for nothing.
-  if (ctx.writeResult.remote) await ctx.keepAnswer?.(document).catch(() => undefined);
+  const keptWhilePut = ctx.writeResult.remote ? await ctx.keepAnswer?.(document).catch(() => undefined) : undefined;
   const failed = await writeOrFail(ctx, task, task.doc, document);
   if (failed) return { durable: false, effects: await keptOrNot(ctx, document, failed) };
+  if (keptWhilePut !== undefined) await ctx.dropKeptAnswer?.(keptWhilePut);
   const effects: FlowEffect[] = [];
   if (earlierReview && !sameFingerprint(earlierReview, fingerprintOf(document))) effects.push(reviewLeftBehind(task.doc));
   for (const copy of task.copies) {

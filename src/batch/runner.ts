@@ -36,6 +36,7 @@ export interface RunnerDeps {
   writeResult?: ResultWriter;
   /** Keeps an answer paid for whose result file could not be written (the state folder), so that no run pays for it again. @default none */
   keepAnswer?: (document: ResultDocument) => Promise<string>;
+  dropKeptAnswer?: (path: string) => Promise<void>;
   /** Checks each result's data before it is written. @default none */
   checker?: ResultChecker;
   /** Jobs that may be open on the server from earlier runs (unanswered uploads, journaled jobs), each until it expires. */
@@ -106,6 +107,7 @@ export class BatchRunner {
       random: deps.random ?? Math.random,
       writeResult: deps.writeResult ?? writeFileAtomically,
       ...(deps.keepAnswer ? { keepAnswer: deps.keepAnswer } : {}),
+      ...(deps.dropKeptAnswer ? { dropKeptAnswer: deps.dropKeptAnswer } : {}),
       ...(deps.checker ? { checker: deps.checker } : {}),
     };
     this.warmUp = deps.warmUp;
@@ -297,9 +299,12 @@ export class BatchRunner {
         continue; // stopped while waiting for a slot
       }
       // The best item may have changed while we waited for the slot; rarely
-      // nothing is left to send, and the slot goes unused.
+      // nothing is left to send, and the slot goes back unused.
       const chosen = this.state.stopping ? undefined : this.choose(this.clock.now());
-      if (!chosen?.item || (chosen.item.kind === 'upload' && !chosen.item.task.prepared)) continue; // overtaken by another upload: prepare it first
+      if (!chosen?.item || (chosen.item.kind === 'upload' && !chosen.item.task.prepared)) {
+        this.gate.unsent(sentAt); // (or overtaken by another upload: prepare it first)
+        continue;
+      }
       this.send(chosen, sentAt);
     }
   }

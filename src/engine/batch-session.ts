@@ -31,7 +31,7 @@ import type { RateWindow } from '../config/grammar/rate-limit.js';
 import { FileSendLog, sendLogPath } from '../batch/send-log.js';
 import { Journal, JournalCorruptError } from '../store/journal.js';
 import { ResultsIndex } from '../store/results-index.js';
-import { keepAnswer, keptAnswersDir } from '../store/kept-answers.js';
+import { dropKeptAnswer, keepAnswer, keptAnswersDir } from '../store/kept-answers.js';
 import { questionKey } from '../batch/question.js';
 import { serializeResult } from '../batch/result-file.js';
 import { KnownResults, resultsIndexPath } from './known-results.js';
@@ -191,6 +191,7 @@ export function sessionRunner(
       await deps.session.results.record(document.question, kept);
       return kept;
     },
+    dropKeptAnswer,
     ...(deps.checker ? { checker: deps.checker } : {}),
     ...runnerOptions,
     ...runnerEvents(deps, layers, onFinished),
@@ -256,7 +257,8 @@ export async function processThroughGate(
       session.gate.answered(sentAt, answer.processing_time_ms);
       return answer;
     } catch (error) {
-      if (!neverReached(error)) session.gate.answered(sentAt); // counted, if at all, by now
+      if (neverReached(error)) session.gate.unsent(sentAt);
+      else session.gate.answered(sentAt); // counted, if at all, by now
       if (!pausedForRateLimit(session, error, attempt, 'process', clock)) throw error;
     }
   }

@@ -14,7 +14,7 @@ import { PartResults, partsOfRun } from './parts.js';
 import { collectTaskOf } from './collect.js';
 import { runHosted } from './host/hosted-run.js';
 import type { HostedRun } from './host/hub.js';
-import { KNOWN_ANSWERS, PLAN_SLICE, RUNNING_AHEAD, RunningWindow } from './running-window.js';
+import { KNOWN_ANSWERS, PLAN_SLICE, RUNNING_AHEAD, RunningWindow, type RunWindowSizes } from './running-window.js';
 import { CompactEvery } from './compact-every.js';
 import type { PlannedSlice, SpooledSources } from './plan-documents.js';
 import { SpooledRun } from './spooled-run.js';
@@ -38,6 +38,8 @@ export interface ExtractBatchOptions {
    * run, keeping what it already extracted. @default none: every --force run extracts every file
    */
   forceCommand?: string;
+  /** How far ahead it plans, and how many finished answers it keeps in memory. @default RUNNING_AHEAD and KNOWN_ANSWERS (OBJECT_RUN_WINDOW suits s3:// inputs) */
+  window?: RunWindowSizes;
   /** The spool files of `s3://` documents: fetched before sending when planned without them, removed once settled. @default none */
   spool?: SpooledSources;
 }
@@ -80,7 +82,8 @@ export async function runExtractBatch(
   };
   // Each part's open job, by the part's own outcome.
   const openJobs: ExtractionReport['openJobs'] = [];
-  const running = new RunningWindow(RUNNING_AHEAD);
+  const sizes = options.window ?? { runningAhead: RUNNING_AHEAD, knownAnswers: KNOWN_ANSWERS };
+  const running = new RunningWindow(sizes.runningAhead);
   // The journal's records of finished files leave as the run goes (else they stay in memory to its end).
   const journal = new CompactEvery(
     () => deps.session.compact(),
@@ -101,9 +104,9 @@ export async function runExtractBatch(
       // A schema may have changed since a reused result was made: it gets today's verdict.
       for (const outcome of deps.checker ? await recheckReused(arrival.reused, deps.checker) : arrival.reused) finishedBeforeSending(outcome);
       // Of the slices planned so far, only where each finished question's answer is stays: the latest
-      // KNOWN_ANSWERS of them when the results index also knows them (a copy met later is answered
+      // sizes.knownAnswers of them when the results index also knows them (a copy met later is answered
       // from it), every one without it (--force, --no-dedupe; about 580 bytes a file).
-      planner.forgetFinished(batch.reusesEarlierResults ? KNOWN_ANSWERS : Number.POSITIVE_INFINITY);
+      planner.forgetFinished(batch.reusesEarlierResults ? sizes.knownAnswers : Number.POSITIVE_INFINITY);
       // What is not sent lets go of its object's bytes; what is sent has them (a rerun planned it from its record).
       const ready = await spooled.ready(slice.documents, arrival.tasks);
       for (const [outcome, doc] of ready.unread) {

@@ -88,11 +88,21 @@ export interface SpooledSources {
 }
 
 /**
- * With `s3://` inputs, the documents planned before the first is sent: a
+ * With `s3://` inputs, the documents planned and handed on together: a
  * second's worth at the key's usual 40 a second. A whole first slice waited
- * for 500 downloads (17 s of a 10,000-object run on a loaded machine).
+ * for 500 downloads (17 s of a 10,000-object run on a loaded machine), and
+ * with downloads barely faster than sending, each later slice's last
+ * downloads held back its first documents.
  */
-const FIRST_OBJECTS_SENT = 40;
+const OBJECTS_PLANNED_TOGETHER = 40;
+
+/**
+ * With `s3://` inputs, the runs of OBJECTS_PLANNED_TOGETHER whose downloads
+ * are under way beyond the one being planned. A whole next slice at once
+ * (500) let the downloads race ahead of the sender in bursts, and on two
+ * cores they took the CPU the sending needed (32 requests a second of 40).
+ */
+const OBJECT_RUNS_AHEAD = 3;
 
 /** Objects found by their listing, read when their slice is planned. */
 export interface ObjectReader {
@@ -100,6 +110,32 @@ export interface ObjectReader {
   read(path: string, listed: ListedVersion): Promise<ObjectRead>;
   /** What the version listed was found to be, recorded for the next run. */
   checked(path: string, listed: ListedVersion, result: PreflightOk): Promise<void>;
+}
+
+/**
+ * The slices' files in runs of OBJECTS_PLANNED_TOGETHER, each run's
+ * downloads started (`readAhead`) OBJECT_RUNS_AHEAD runs before it is handed
+ * on. A slice is still read from the list only when its first run is near.
+ */
+function* readingAhead<T>(slices: Iterator<T[]>, readAhead: (run: T[]) => void): Generator<T[]> {
+  const started: T[][] = [];
+  const runs: T[][] = [];
+  const startNext = (): boolean => {
+    while (runs.length === 0) {
+      const slice = slices.next();
+      if (slice.done) return false;
+      for (let start = 0; start < slice.value.length; start += OBJECTS_PLANNED_TOGETHER) runs.push(slice.value.slice(start, start + OBJECTS_PLANNED_TOGETHER));
+    }
+    const run = runs.shift() as T[];
+    readAhead(run);
+    started.push(run);
+    return true;
+  };
+  while (started.length <= OBJECT_RUNS_AHEAD && startNext());
+  for (let run = started.shift(); run !== undefined; run = started.shift()) {
+    startNext();
+    yield run;
+  }
 }
 
 /**
@@ -113,31 +149,26 @@ export async function planDocumentStream(args: string[], options: PlanOptions, s
     literal: options.listed,
     exclude: [options.outDir, ...(options.exclude ?? [])],
     ...(options.allowed ? { allowed: options.allowed } : {}),
-    // The first slice's objects download while later listing pages are asked for.
-    ...(options.objects ? { objects: { ...options.objects, readWhileListing: sliceSize } } : {}),
+    // The first objects download while later listing pages are asked for: as many as are read ahead later
+    // (the first slice's 500 at once were the run's peak of memory, at 10,000 objects past 150 MB).
+    ...(options.objects ? { objects: { ...options.objects, readWhileListing: OBJECTS_PLANNED_TOGETHER * (OBJECT_RUNS_AHEAD + 1) } } : {}),
   });
   const found = discovery.inputs.length;
   const { objects } = discovery;
   async function* slices(): AsyncGenerator<PlannedSlice> {
     try {
       let checked = 0;
-      // Each slice is read from the list as it is planned, and let go of there; its objects are downloaded
-      // then, and the next slice's start downloading too: the sender never waits at a slice's boundary.
+      // Each slice is read from the list as it is planned, and let go of there.
       const all = discovery.inputs.slices(sliceSize);
-      for (let slice = all.next(), first = true; !slice.done; first = false) {
-        const next = all.next();
-        if (!next.done) objects?.readAhead(next.value);
-        // Objects: sending starts once the first few are read, not the whole first slice (the rest downloads meanwhile).
-        const parts = objects && first ? [slice.value.slice(0, FIRST_OBJECTS_SENT), slice.value.slice(FIRST_OBJECTS_SENT)] : [slice.value];
-        for (const part of parts) {
-          if (part.length === 0) continue;
-          const planned = await planFiles(part, discovery.commonBase, options, objects);
-          checked += part.length;
-          // No file is left to count: the page counters go now, not at the process's exit after the last answer.
-          if (checked >= found) endIdleInspectionWorkers();
-          yield planned;
-        }
-        slice = next;
+      // Objects: sending starts once the first few are read, not a whole slice, and the next few download meanwhile.
+      const parts = objects ? readingAhead(all, (part) => objects.readAhead(part)) : all;
+      for (const part of parts) {
+        if (part.length === 0) continue;
+        const planned = await planFiles(part, discovery.commonBase, options, objects);
+        checked += part.length;
+        // No file is left to count: the page counters go now, not at the process's exit after the last answer.
+        if (checked >= found) endIdleInspectionWorkers();
+        yield planned;
       }
     } finally {
       objects?.close();

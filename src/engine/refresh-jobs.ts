@@ -50,7 +50,8 @@ async function askAbout(session: SessionGate, api: ApiClient, jobId: string, clo
       };
     } catch (error) {
       // Answered (a 410 for one job gone, a 429) or dropped: counted, if at all, by now.
-      if (!neverReached(error)) session.gate.answered(sentAt);
+      if (neverReached(error)) session.gate.unsent(sentAt);
+      else session.gate.answered(sentAt);
       // One job gone (410) or unknown must not hide what the others say; a bad key concerns them all.
       if (!(error instanceof ApiError) || error instanceof AuthenticationError) throw error;
       if (!pausedForRateLimit(session, error, attempt, 'result', clock)) return { status: 'error', code: error.code, message: error.message };

@@ -14,6 +14,7 @@ import type { BatchDeps } from '../engine/batch-session.js';
 import type { ExtractionReport } from '../engine/batch-report.js';
 import type { PlanOptions, PlannedSlice } from '../engine/plan-documents.js';
 import type { RunToPreview } from '../engine/run-preview.js';
+import { OBJECT_RUN_WINDOW } from '../engine/running-window.js';
 import { writeFileAtomically, type ResultWriter } from '../store/atomic-write.js';
 import type { Clock } from '../util/clock.js';
 import { pacedBy } from '../util/paced.js';
@@ -169,6 +170,8 @@ export async function extractFilesRun(options: ExtractFilesOptions): Promise<Ext
         parts,
         ...(keepOutcomes === undefined ? {} : { keepOutcomes }),
         ...(forceCommand === undefined ? {} : { forceCommand }),
+        // Objects are downloaded as they are planned: planned far ahead, they take the CPU the sending needs.
+        ...(stream.objects ? { window: OBJECT_RUN_WINDOW } : {}),
         ...(stream.spool ? { spool: stream.spool } : {}),
       });
       return client ? client.merged(report) : report;

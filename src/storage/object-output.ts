@@ -44,7 +44,8 @@ export async function openObjectOutput(
         const record = writeRecordPathOf(storeDir, bucket, objectKey);
         const known = await lastWritten(record, bucket, objectKey);
         const etag = await store.put(bucket, objectKey, text, known === undefined ? { absent: true } : { etag: known });
-        await writeFileAtomically(record, JSON.stringify({ bucket, key: objectKey, etag }), { mode: 0o600 });
+        // A cache of what the store said: lost, the next overwrite is refused as another writer's (object_changed), never made blind.
+        await writeFileAtomically(record, JSON.stringify({ bucket, key: objectKey, etag }), { mode: 0o600, durable: false });
         await local(path, text, writeOptions);
       };
       // The run keeps each answer in the state folder before this put (result-flow.ts): a kill during it pays nothing twice.

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomically } from './atomic-write.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
@@ -23,4 +23,15 @@ export async function keepAnswer(dir: string, key: string, text: string): Promis
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   await writeFileAtomically(path, text, { mode: PRIVATE_FILE_MODE });
   return path;
+}
+
+/**
+ * Let go of an answer kept only while its result was put in object storage:
+ * the put was acknowledged and the local mirror written, so the mirror is
+ * where the next run finds it. Kept, every answer of a bucket run would have
+ * stayed twice on the user's disk. A removal that fails leaves a copy that is
+ * merely redundant.
+ */
+export async function dropKeptAnswer(path: string): Promise<void> {
+  await rm(path, { force: true }).catch(() => undefined);
 }

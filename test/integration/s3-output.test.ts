@@ -4,7 +4,7 @@
  * finalized; a put the store refused keeps the paid answer, and the next run
  * writes it without paying; another writer's object is never overwritten.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,6 +35,10 @@ async function batch(): Promise<TestBucket> {
 }
 
 const env = (): NodeJS.ProcessEnv => suite.env();
+const keptAnswers = (home: NodeJS.ProcessEnv): string[] => {
+  const dir = join(String(home.DOCEXTRACT_STATE_DIR), 'kept-results');
+  return existsSync(dir) ? readdirSync(dir) : [];
+};
 
 describe('extract writes results to an s3:// prefix', () => {
   it('puts each result at the key a local run would name; a rerun pays, downloads and puts nothing', async () => {
@@ -45,6 +49,8 @@ describe('extract writes results to an s3:// prefix', () => {
     expect(first.code, first.stderr).toBe(0);
     expect((await results.keys()).sort()).toEqual(['out/a.pdf.json', 'out/sub/b.png.json']);
     expect(JSON.parse(await objectText('results', 'out/a.pdf.json'))).toMatchObject({ status: 'complete', pages: { total: 2 } });
+    // Each answer was kept only while it was put: once written, the state folder holds no second copy of it.
+    expect(keptAnswers(home)).toEqual([]);
 
     const paid = paidRequests();
     suite.moto.requests.length = 0;

@@ -12,7 +12,7 @@ import { DocumentTask } from '../../../src/batch/document-task.js';
 import { parseRateWindows } from '../../../src/config/grammar/rate-limit.js';
 import { findSetting } from '../../../src/config/settings.js';
 
-import { RequestGate } from '../../../src/batch/request-gate.js';
+import { AnsweredAtOnceGate } from '../../helpers/answered-gate.js';
 import { MemorySendLog } from '../../../src/batch/send-log.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
@@ -46,7 +46,7 @@ describe('requestsForDocument', () => {
 
 /** A fresh gate under `spec`, with `sent` requests already in its log at T0. */
 function projection(spec: string, sent = 0): AdmissionInput['projectSlots'] {
-  const gate = new RequestGate({
+  const gate = new AnsweredAtOnceGate({
     windows: parseRateWindows(spec),
     clock: new FakeClock(T0),
     sendLog: new MemorySendLog(Array(sent).fill(T0)),
@@ -205,7 +205,7 @@ describe('decideAdmission', () => {
 
   it('refuses the 4th of five 150-page PDFs under 100/h: they cannot all finish in 2 h', async () => {
     const clock = new FakeClock(T0);
-    const gate = new RequestGate({ windows: parseRateWindows(DEFAULT_RATE_LIMITS), clock });
+    const gate = new AnsweredAtOnceGate({ windows: parseRateWindows(DEFAULT_RATE_LIMITS), clock });
     const open: OpenJobLoad[] = [];
     const decisions: boolean[] = [];
     for (let i = 1; i <= 5; i++) {

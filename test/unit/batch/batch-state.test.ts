@@ -63,6 +63,7 @@ function make(
       return [T0 + 1, T0 + 2];
     },
     unsent: (at: number) => void gateCalls.push(['unsent', at]),
+    settle: (at: number) => void gateCalls.push(['settle', at]),
     pauseUntil: (until: number, reason: string) => void gateCalls.push(['pauseUntil', until, reason]),
     rejected: (limit?: number) => void gateCalls.push(['rejected', limit]),
     restamp: (recordedAt: number, countedAt: number) => void gateCalls.push(['restamp', recordedAt, countedAt]),
@@ -291,7 +292,8 @@ describe('a request answered', () => {
     expect(said('requestUnreached')).toEqual([]);
     expect(said('reachability')).toEqual([]);
     expect(batch.spent()).toEqual({ requests: 1, credits: 0 });
-    expect(gateCalls).toEqual([]);
+    // Answered with no word of when it was counted: by now, and its slot is reckoned from that.
+    expect(gateCalls).toEqual([['settle', T0]]);
   });
 
   it('counts a request whose answer has effects as reached', async () => {
@@ -305,7 +307,7 @@ describe('a request answered', () => {
     expect(batch.spent()).toEqual({ requests: 1, credits: 1 });
     expect(said('requestAnswered')).toEqual([['documents', a.doc]]);
     expect(said('requestUnreached')).toEqual([]);
-    expect(gateCalls).toEqual([]);
+    expect(gateCalls).toEqual([['settle', T0]]);
   });
 
   it('names the endpoint of a chunk and of a collect', async () => {
@@ -617,7 +619,14 @@ describe('a display that listens only for finished documents', () => {
   it('is told of them, and nothing else is asked of it', async () => {
     const clock = new FakeClock(T0);
     const finished: string[] = [];
-    const gate = { projectSlots: () => [], unsent: () => undefined, pauseUntil: () => undefined, rejected: () => undefined, restamp: () => undefined };
+    const gate = {
+      projectSlots: () => [],
+      unsent: () => undefined,
+      settle: () => undefined,
+      pauseUntil: () => undefined,
+      rejected: () => undefined,
+      restamp: () => undefined,
+    };
     const batch = new BatchState({
       clock,
       events: { documentFinished: (outcome) => void finished.push(outcome.file) },

@@ -110,10 +110,11 @@ describe('formatRateWindows', () => {
 });
 
 describe('defaultGuardMs', () => {
-  it('is min(50 ms, 5% of the shortest window)', () => {
+  it('is min(50 ms, max(2 ms, 0.2% of the shortest window)): rounding, not arrival delays', () => {
     expect(defaultGuardMs(parseRateWindows(DEFAULT_RATE_LIMITS))).toBe(50);
-    expect(defaultGuardMs(parseRateWindows('5/500ms,100/h'))).toBe(25);
-    expect(defaultGuardMs(parseRateWindows('8/1s,60/12s'))).toBe(50);
+    expect(defaultGuardMs(parseRateWindows('5/10s,100/h'))).toBe(20);
+    expect(defaultGuardMs(parseRateWindows('8/1s,60/12s'))).toBe(2);
+    expect(defaultGuardMs(parseRateWindows('5/500ms'))).toBe(2);
     expect(defaultGuardMs([])).toBe(0);
   });
 });
@@ -123,6 +124,13 @@ describe('projectSendTimes', () => {
     const windows = parseRateWindows('3/1s');
     expect(projectSendTimes([], 0, windows, 0, 7, 0)).toEqual([0, 0, 0, 1000, 1000, 1000, 2000]);
     expect(projectSendTimes([], 0, windows, 5, 4, 0)).toEqual([0, 0, 0, 1005]);
+  });
+
+  it('counts sends in flight as made at notBefore, after the history: any of them may reach the server now', () => {
+    const windows = parseRateWindows('3/1s');
+    // Sent at 0 and 100, one still unanswered: the third slot is free now, the next only a window after now.
+    expect(projectSendTimes([0, 100], 0, windows, 0, 3, 500, 1)).toEqual([1000, 1100, 1500]);
+    expect(projectSendTimes([0], 0, windows, 0, 2, 500, 1)).toEqual([500, 1000]);
   });
 
   it('continues from an existing history and respects notBefore', () => {

@@ -238,9 +238,9 @@ describe('object inputs against moto', () => {
     expect(stream.objects).toMatchObject({ downloaded: 4, unchanged: 0 });
   });
 
-  it('the first documents planned from objects are the first 40, not a whole slice: sending starts once they are read', async () => {
+  it('documents planned from objects come 40 at a time, not a whole slice: sending starts once the first are read, and never waits for the last downloads of its slice', async () => {
     const png = corpusFile('images/id-card.png');
-    const keys = Array.from({ length: 45 }, (_, index) => `in/${String(index).padStart(2, '0')}.png`);
+    const keys = Array.from({ length: 125 }, (_, index) => `in/${String(index).padStart(3, '0')}.png`);
     const standIn = stubStore({
       async *list() {
         yield keys.map((key) => ({ key, etag: `"${key}"`, size: png.length }));
@@ -252,18 +252,23 @@ describe('object inputs against moto', () => {
     });
     const cwd = mkdtempSync(join(tmpdir(), 'docextract-plan-'));
     const { spoolDir } = options();
-    const stream = await planDocumentStream(['s3://stand-in/in/'], {
-      cwd,
-      outDir: join(cwd, 'out'),
-      windows: [],
-      ttlMs: 3_600_000,
-      marginMs: 60_000,
-      objects: { spoolDir, open: async () => standIn },
-    });
+    const stream = await planDocumentStream(
+      ['s3://stand-in/in/'],
+      {
+        cwd,
+        outDir: join(cwd, 'out'),
+        windows: [],
+        ttlMs: 3_600_000,
+        marginMs: 60_000,
+        objects: { spoolDir, open: async () => standIn },
+      },
+      100,
+    );
     const sizes: number[] = [];
     for await (const slice of stream.slices) sizes.push(slice.documents.length);
-    expect(sizes).toEqual([40, 5]);
-    expect(stream.objects).toMatchObject({ downloaded: 45 });
+    // Slices of 100 (read ahead one at a time), each handed on in runs of 40.
+    expect(sizes).toEqual([40, 40, 20, 25]);
+    expect(stream.objects).toMatchObject({ downloaded: 125 });
   });
 
   it('a missing moto_server fails the test that needs it, saying so', async () => {

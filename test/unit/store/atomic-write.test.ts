@@ -90,6 +90,10 @@ describe('writeFileAtomically', () => {
     try {
       await writeFileAtomically(join(dir, 'result.json'), '{}');
       expect(sync).toHaveBeenCalledTimes(2);
+      // A record the run can make again: renamed into place whole, never synced.
+      await writeFileAtomically(join(dir, 'record.json'), '{"etag":"1"}', { durable: false });
+      expect(sync).toHaveBeenCalledTimes(2);
+      expect(readFileSync(join(dir, 'record.json'), 'utf8')).toBe('{"etag":"1"}');
     } finally {
       sync.mockRestore();
     }
