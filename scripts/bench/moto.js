@@ -35,7 +35,7 @@ export async function startMoto() {
       if (output.length < 4000) output += `${line}\n`;
       port ??= Number(/Running on http:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1]) || undefined;
       const logged = REQUEST_LINE.exec(line);
-      if (logged) requests.push({ method: logged[1], target: logged[2], status: Number(logged[3]), t: Date.now() });
+      if (logged) requests.push({ method: logged[1], target: logged[2], status: Number(logged[3]) });
     }
   };
   child.stdout.on('data', read);

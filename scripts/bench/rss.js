@@ -24,7 +24,7 @@ export function peakRssProbe(args, reportFile) {
   };
   return {
     command: useTime ? TIME : process.execPath,
-    args: useTime ? ['-f', '%U %S %e %M', '-o', reportFile, process.execPath, ...args] : args,
+    args: useTime ? ['-f', '%M', '-o', reportFile, process.execPath, ...args] : args,
     onSpawn: (pid) => {
       if (process.platform !== 'linux') return;
       timer = setInterval(() => poll(pid), 50);
@@ -35,7 +35,6 @@ export function peakRssProbe(args, reportFile) {
       if (useTime && existsSync(reportFile)) {
         const match = /(\d+)\s*$/.exec(readFileSync(reportFile, 'utf8'));
         timeKiB = match ? Number(match[1]) : null;
-        process.stderr.write(`bench-cpu: ${readFileSync(reportFile, 'utf8')}`);
         rmSync(reportFile, { force: true });
       }
       const known = [polledKiB, timeKiB].filter((v) => v !== null);

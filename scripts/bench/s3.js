@@ -52,9 +52,7 @@ export async function benchS3(section) {
       onRequest: (entry) => log.push(entry),
     });
     try {
-      const t0 = Date.now();
       const first = await extract(section, dir, moto, emulator, 'first');
-      (await import('node:fs')).writeFileSync('/tmp/s3-timeline.json', JSON.stringify({ t0, log, moto: first.requests }));
       const counted = countedRequests(emulator);
       const boundMs = minimumMakespanMs(counted, windows);
       const firstArrival = Math.min(...log.map((e) => e.at - e.durationMs));
@@ -133,7 +131,7 @@ async function extract(section, dir, moto, emulator, name) {
   const statuses = {};
   mkdirSync(join(dir, name), { recursive: true });
   const probe = peakRssProbe(
-    [...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/cpuprof-x'] : []), cli, 'extract', `s3://${IN}/batch/`, '--out', `s3://${OUT}/results/`, '--json', '--rate-limit', RATE_SPEC],
+    [cli, 'extract', `s3://${IN}/batch/`, '--out', `s3://${OUT}/results/`, '--json', '--rate-limit', RATE_SPEC],
     join(dir, name, 'rss.txt'),
   );
   const result = await run(probe.command, probe.args, {
