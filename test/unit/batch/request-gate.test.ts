@@ -347,6 +347,19 @@ describe('RequestGate: a send holds its slot until it is answered (issue 54)', (
     expect(thirdAt).toBe(T0 + 8_000);
   });
 
+  it('wakes a waiting request when the send holding its slot turns out counted at its grant', async () => {
+    const { clock, gate } = inFlightGate('1/1s');
+    const first = await gate.acquire();
+    let secondAt: number | undefined;
+    const second = gate.acquire().then((at) => (secondAt = at));
+    await clock.advance(1_000);
+    expect(secondAt).toBeUndefined(); // held: the first may reach the server now
+    gate.answered(first, 1_000); // worked on from its grant on: counted at T0, its window over
+    await clock.advance(0);
+    await second;
+    expect(secondAt).toBe(T0 + 1_000);
+  });
+
   it('settles a send once: an answered or unsent one is not moved again', async () => {
     const { clock, gate } = inFlightGate('1/1s');
     const sent = await gate.acquire();
