@@ -4,7 +4,7 @@ import { resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { entryKind, errorCode, takeIfSupported, walkFolder, type SearchFindings } from './folder-walk.js';
 import { argumentReachesPast, searchedFrom, type AllowedFolders } from './allowed-folders.js';
-import { FoundInputs, type DiscoveredInput } from './found-inputs.js';
+import { FoundInputs, OBJECTS_IN_MEMORY, type DiscoveredInput } from './found-inputs.js';
 import { CommonFolder, comparePaths } from './paths.js';
 import { toDisplayPath } from '../util/display-path.js';
 import { TakenFiles } from './taken-files.js';
@@ -88,7 +88,7 @@ export interface DiscoveryOptions {
 export async function discoverInputs(args: string[], options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const spoolDir = options.objects?.spoolDir;
-  const inputs = new FoundInputs(cwd, undefined, spoolDir === undefined ? undefined : (path) => objectAddressOf(spoolDir, path));
+  const inputs = spoolDir === undefined ? new FoundInputs(cwd) : new FoundInputs(cwd, OBJECTS_IN_MEMORY, (path) => objectAddressOf(spoolDir, path));
   let objects: ObjectInputs | undefined;
   const result: DiscoveryResult = { inputs, skipped: [], problems: [], commonBase: cwd };
   // An object's spool path is its own: it may not be downloaded yet, and no link leads there.

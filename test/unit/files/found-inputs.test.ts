@@ -9,6 +9,23 @@ const cwd = '/home/someone';
 const spillFolders = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith('docextract-spill-'));
 
 describe('FoundInputs', () => {
+  it('reads objects listed in a store back whole from disk: ETag, size and address (past OBJECTS_IN_MEMORY they are spilled)', () => {
+    const spool = '/state/spool/bucket';
+    const found = new FoundInputs(cwd, 1, (path) => `s3://${path.slice('/state/spool/'.length)}`);
+    found.push({ path: `${spool}/a.png`, via: 'folder', object: { etag: '"e-1"', size: 10 } });
+    found.push({ path: `${spool}/sub/ü b.pdf`, via: 'glob', object: { etag: '"9b2cf535f27731c974343645a3985328-2"', size: 8_388_608 } });
+    expect([...found.slices(5)].flat()).toEqual([
+      { path: `${spool}/a.png`, displayPath: 's3://bucket/a.png', fromFolder: true, via: 'folder', object: { etag: '"e-1"', size: 10 } },
+      {
+        path: `${spool}/sub/ü b.pdf`,
+        displayPath: 's3://bucket/sub/ü b.pdf',
+        fromFolder: true,
+        via: 'glob',
+        object: { etag: '"9b2cf535f27731c974343645a3985328-2"', size: 8_388_608 },
+      },
+    ]);
+  });
+
   it('keeps the order and how each file was found, across the files held in memory and those on disk', () => {
     const found = new FoundInputs(cwd, 3);
     const paths = ['/home/someone/in/a.pdf', '/elsewhere/b.png', '/home/someone/in/ü ñ #1.jpg', '/home/someone/in/d.pdf', '/home/someone/in/sub/e.pdf'];
