@@ -21,6 +21,12 @@ export interface RunningMoto {
   env: Record<string, string>;
   /** Clears every bucket (POST /moto-api/reset) and the request log. */
   reset(): Promise<void>;
+  /**
+   * Empties the request log once every request answered so far is in it. moto writes a request's line
+   * after its answer, so a line could land after a bare `requests.length = 0` and pass for a later
+   * request: a marker request is sent, and its own line is the positive signal.
+   */
+  clearLog(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,16 +89,29 @@ export async function startMoto(options: MotoOptions = {}): Promise<RunningMoto>
   // Left running, it must not keep this process alive.
   if (tied) for (const handle of [child, child.stdin, child.stdout, child.stderr]) (handle as { unref?: () => void } | null)?.unref?.();
   const url = `http://127.0.0.1:${port}`;
+  let markers = 0;
+  const clearLog = async (): Promise<void> => {
+    const marker = `/docextract-log-marker-${++markers}`;
+    await get(`${url}${marker}`);
+    await waitFor(
+      () => requests.some((logged) => logged.target === marker),
+      `moto to log ${marker}`,
+      60_000,
+      () => output,
+    );
+    requests.length = 0;
+  };
   await post(`${url}/moto-api/reset`); // its first HTTP answer: the positive signal that it serves
-  requests.length = 0;
+  await clearLog();
   return {
     url,
     requests,
     env: { ...MOTO_CREDENTIALS, AWS_ENDPOINT_URL_S3: url },
     reset: async () => {
       await post(`${url}/moto-api/reset`);
-      requests.length = 0;
+      await clearLog();
     },
+    clearLog,
     close: async () => {
       if (child.exitCode === null) {
         if (tied) child.stdin?.end();
@@ -105,6 +124,18 @@ export async function startMoto(options: MotoOptions = {}): Promise<RunningMoto>
 
 function stop(child: ChildProcess): void {
   child.kill('SIGTERM');
+}
+
+/** A GET whose answer, whatever its status, is read to its end. */
+function get(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, (res) => {
+      res.resume();
+      res.on('end', () => resolve());
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 function post(url: string): Promise<void> {

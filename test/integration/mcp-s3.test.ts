@@ -69,7 +69,7 @@ describe('docextract mcp --allow-s3', () => {
   it('extracts the objects below an allowed root through the client, listing only that root', async () => {
     await buckets();
     const mcp = await serve(['--allow-s3', 's3://docs/root/']);
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const { isError, answer } = await extract(mcp, ['s3://docs/root/']);
     expect(isError, JSON.stringify(answer)).toBe(false);
     expect(answer.documents?.map((doc) => [doc.file, doc.status]).sort()).toEqual([
@@ -84,7 +84,7 @@ describe('docextract mcp --allow-s3', () => {
   it.each(OUTSIDE)('refuses %s (%s) with path_not_allowed, and sends moto no request', async (_what, uri) => {
     await buckets();
     const mcp = await serve(['--allow-s3', 's3://docs/root/']);
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const paid = suite.paidRequests();
     const { isError, answer } = await extract(mcp, [uri]);
     expect(isError).toBe(true);
@@ -97,7 +97,7 @@ describe('docextract mcp --allow-s3', () => {
   it('refuses a schema named by an s3:// address, even below the root: a schema is a local file', async () => {
     await buckets();
     const mcp = await serve(['--allow-s3', 's3://docs/root/']);
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const called = await mcp.client.callTool({
       name: 'extract',
       arguments: { paths: ['s3://docs/root/a.pdf'], schemas: 'invoice=s3://docs/root/invoice.json' },
@@ -109,7 +109,7 @@ describe('docextract mcp --allow-s3', () => {
   it('without --allow-s3 refuses every s3:// argument unread', async () => {
     await buckets();
     const mcp = await serve([]);
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const { answer } = await extract(mcp, ['s3://docs/root/']);
     expect(answer.error?.code).toBe('path_not_allowed');
     expect(suite.moto.requests).toEqual([]);
@@ -127,7 +127,7 @@ describe('docextract mcp --allow-s3', () => {
     expect(fromConfig.answer.documents?.map((doc) => [doc.file, doc.status])).toEqual([['s3://docs/root/a.pdf', 'complete']]);
     await session?.close();
     // The flag replaces the setting (as --model replaces models): s3://docs/root/ is no longer allowed.
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const flagged = await extract(await serve(['--allow-s3', 's3://other/root/'], env), ['s3://docs/root/a.pdf']);
     expect(flagged.answer.error?.code).toBe('path_not_allowed');
     await session?.close();
@@ -147,7 +147,7 @@ describe('docextract mcp --allow-s3', () => {
       objectStorage: { env: suite.moto.env },
     });
     const out = mkdtempSync(join(tmpdir(), 'docextract-mcp-s3-out-'));
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const refused = dx.extract(['s3://docs/root2/', 's3://docs/root'], { out, allowedFolders: ['s3://docs/root'] });
     const outcomes = [];
     for await (const outcome of refused) outcomes.push([outcome.file, outcome.status, outcome.error?.code]);
@@ -172,7 +172,7 @@ describe('docextract mcp --allow-s3', () => {
     expect(extracted.documents).toEqual([expect.objectContaining({ file: 's3://docs/root/sub/b.png', status: 'complete', output: 's3://out/mcp/b.png.json' })]);
     expect(await out.keys()).toEqual(['mcp/b.png.json']);
 
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const byAddress = await mcp.client.callTool({ name: 'result', arguments: { path: 's3://out/mcp/b.png.json' } });
     expect(byAddress.structuredContent).toMatchObject({ output: 's3://out/mcp/b.png.json', source: 's3://docs/root/sub/b.png', status: 'complete' });
     expect((byAddress.structuredContent as { data?: unknown }).data).toBeDefined();
@@ -189,7 +189,7 @@ describe('docextract mcp --allow-s3', () => {
     await buckets();
     await makeBucket(suite.s3, 'out');
     const mcp = await serve(['--allow-s3', 's3://docs/root/']);
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const paid = suite.paidRequests();
     const refusedOut = await mcp.client.callTool({ name: 'extract', arguments: { paths: ['s3://docs/root/a.pdf'], out: 's3://out/mcp/' } });
     const refusedRead = await mcp.client.callTool({ name: 'result', arguments: { path: 's3://docs/root2/c.pdf.json' } });

@@ -53,7 +53,7 @@ describe('extract reads s3:// inputs as it reads folders', () => {
     expect(downloads().sort()).toEqual(['/inputs/batch/a.pdf', '/inputs/batch/sub/id']);
 
     const paid = uploads();
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const again = await extract(['s3://inputs/batch'], env, out); // no trailing slash: no such object, so the folder batch/
     expect(again.code, again.stderr).toBe(0);
     expect(again.lines.map((line) => line.status)).toEqual(['complete', 'complete']);

@@ -85,7 +85,7 @@ describe('the private copies folder is a state-folder path', () => {
     const { env, stateDir, out } = await resultsAndState('linked');
     const elsewhere = mkdtempSync(join(tmpdir(), 'docextract-elsewhere-'));
     symlinkSync(elsewhere, join(stateDir, 'objects'));
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const run = await runCli(['export', 's3://linked/results/', '--out', out], { env });
     expect(run.code).toBe(2); // state_dir_unsafe is a usage error (error-table)
     expect(run.stderr).toContain(`${join(stateDir, 'objects')} is a symbolic link`);
@@ -96,7 +96,7 @@ describe('the private copies folder is a state-folder path', () => {
   it('a state folder others may write to is refused, as for every command that keeps state', async () => {
     const { env, stateDir } = await resultsAndState('open');
     chmodSync(stateDir, 0o777);
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const run = await runCli(['check', 's3://open/results/'], { env });
     expect(run.code).toBe(2); // state_dir_unsafe is a usage error (error-table)
     expect(run.stderr).toContain(`The state folder ${stateDir} is not private`);

@@ -53,7 +53,7 @@ describe('extract writes results to an s3:// prefix', () => {
     expect(keptAnswers(home)).toEqual([]);
 
     const paid = paidRequests();
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const again = await extract(['s3://inputs/batch/', '--out', 's3://results/out'], home);
     expect(again.code, again.stderr).toBe(0);
     expect(again.lines.map((line) => line.status)).toEqual(['complete', 'complete']);

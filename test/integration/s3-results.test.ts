@@ -76,7 +76,7 @@ describe('export reads results from an s3:// prefix', () => {
     const bucket = await resultsInBucket(env);
     const fromBucket = scratch();
     expect((await runCli(['export', 's3://out/results', '--out', fromBucket], { env })).code).toBe(0);
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const put = await runCli(['export', 's3://out/results/', '--out', 's3://out/tables/'], { env });
     expect(put.code, put.stderr).toBe(0);
     const local = filesOf(fromBucket);

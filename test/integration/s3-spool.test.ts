@@ -45,14 +45,14 @@ describe('the spool of s3:// inputs', () => {
     expect(spooledObjects(stateDir)).toEqual([]);
     const paid = suite.paidRequests();
 
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     expect((await extract()).sort()).toEqual(done);
     expect(downloads()).toEqual([]);
     expect(suite.paidRequests()).toBe(paid);
 
     // Its result gone, b.png must be sent again: only it is downloaded, and let go of once written.
     rmSync(join(out, 'b.png.json'));
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     expect((await extract()).sort()).toEqual(done);
     expect(downloads()).toEqual(['/spooled/in/b.png']);
     expect(suite.paidRequests()).toBe(paid + 1);

@@ -141,7 +141,7 @@ describe('s3:// objects are read as they are planned', () => {
     });
     expect(downloads()).toBe(2);
 
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const again = await runCli(['extract', 's3://previewed/in/', '--out', out, '--dry-run'], { env });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain(

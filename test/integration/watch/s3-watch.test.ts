@@ -93,7 +93,7 @@ describe('docextract watch s3://', () => {
     await first.stop();
     const paid = suite.paidRequests();
 
-    suite.moto.requests.length = 0;
+    await suite.moto.clearLog();
     const second = watchS3(['s3://restart-bucket/inbox/', '--out', out], env);
     await second.watching();
     // Two whole listings (the second one a poll later): the first has looked at a.pdf and passed it over.

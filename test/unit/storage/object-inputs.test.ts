@@ -74,7 +74,7 @@ describe('object inputs against moto', () => {
     const keys = Array.from({ length: 300 }, (_, index) => `keys/${String(index).padStart(5, '0')}.txt`);
     await limited(keys, (key) => bucket.put(key, new Uint8Array()));
     await bucket.put('keys/zz/last.pdf', '%PDF-1.4 not read here');
-    store.moto.requests.length = 0;
+    await store.moto.clearLog();
     const inputs = new ObjectInputs(options({ pageSize: 12 }));
     const found = collector();
     await inputs.visit('s3://many-keys/keys/**/*.pdf', true, found);
