@@ -57,9 +57,13 @@ export async function openObjectStore(options: ObjectStoreOptions = {}): Promise
     const partial = `${path}.part-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
       const answer = await asked(`s3://${bucket}/${key}`, () => client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, IfMatch: etag })));
+      const sink = createWriteStream(partial, { mode: 0o600 });
       try {
-        await pipeline(answer.Body as Readable, createWriteStream(partial, { mode: 0o600 }));
+        await pipeline(answer.Body as Readable, sink);
       } catch (error) {
+        // A body reset before the stream's own open finished: the file is made after pipeline gives up, and
+        // the clean-up below must wait for it (else a partial copy is left behind).
+        if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
         return `the connection broke off in the middle of the body (${error instanceof Error ? error.message : String(error)})`;
       }
       // A connection cut mid-body can end the stream without an error: only the whole length counts as the object.
